@@ -1,0 +1,86 @@
+# µparquet — one entry point.
+#
+#   make            host library (build/host/libuparquet.a) and the upq tool
+#   make check      every test (unit, corpus, interop, sanitizers, fuzz, freestanding)
+#   make demo       the main job: shows what µparquet does on real files
+#   make deps       fetch and verify the pinned codec/crypto packages
+#   make firmware   Cortex-M4 images
+#   make size       code/data size report
+#   make bench      benchmarks
+#   make fuzz       long fuzzing runs
+#   make clean
+#
+# Area fragments (test/test.mk, codecs/codecs.mk, examples/examples.mk) add
+# their own targets; this file holds the shared variables and library rules.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+PARQUET_TESTING_DIR ?= $(abspath ../shared/parquet-testing)
+export PARQUET_TESTING_DIR
+
+BUILD ?= build
+HOST := $(BUILD)/host
+
+CC ?= cc
+AR ?= ar
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+
+# Library sources: everything in core/, port/ (not the OS adapters), codecs/ adapters.
+CORE_SRC := $(sort $(wildcard core/*.c))
+PORT_SRC := $(sort $(wildcard port/*.c))
+CODEC_SRC := $(sort $(wildcard codecs/upq_*.c))
+LIB_SRC := $(CORE_SRC) $(PORT_SRC) $(CODEC_SRC)
+# OS adapters: used by host tools and tests, allowed to call libc.
+POSIX_SRC := $(sort $(wildcard port/posix/*.c))
+
+INCLUDES := -Icore/include -Icore -Iport -Icodecs
+
+WARN_LIB := -Wall -Wextra -Wconversion -Wsign-conversion -Wundef -Wshadow \
+            -Wstrict-prototypes -Wmissing-prototypes -Wcast-align -Wvla -Werror=implicit-function-declaration
+WARN_TEST := -Wall -Wextra -Wundef -Wno-unused-parameter
+
+OPT ?= -O2 -g
+# Freestanding: the library must not rely on libc even where the compiler
+# would like to turn loops into memcpy/memset calls.
+FREESTANDING := -ffreestanding -fno-builtin
+ifneq ($(findstring gcc,$(notdir $(CC))),)
+FREESTANDING += -fno-tree-loop-distribute-patterns
+endif
+
+CODEC_DEFS ?=
+LIB_CFLAGS = -std=c99 $(OPT) $(WARN_LIB) $(FREESTANDING) $(INCLUDES) $(CODEC_DEFS) $(EXTRA_CFLAGS)
+TEST_CFLAGS = -std=c99 $(OPT) $(WARN_TEST) $(INCLUDES) -Itest $(CODEC_DEFS) $(EXTRA_CFLAGS)
+
+LIB_OBJ := $(patsubst %.c,$(HOST)/%.o,$(LIB_SRC))
+POSIX_OBJ := $(patsubst %.c,$(HOST)/%.o,$(POSIX_SRC))
+LIB := $(HOST)/libuparquet.a
+UPQ := $(HOST)/upq
+
+.PHONY: all lib clean check demo deps firmware size bench fuzz
+all: lib $(UPQ)
+lib: $(LIB)
+
+$(HOST)/core/%.o $(HOST)/port/%.o $(HOST)/codecs/%.o: CFLAGS_USE = $(LIB_CFLAGS)
+$(HOST)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(if $(CFLAGS_USE),$(CFLAGS_USE),$(TEST_CFLAGS)) -MMD -MP -c $< -o $@
+
+# posix adapters are host code, not freestanding library code
+$(HOST)/port/posix/%.o: CFLAGS_USE = $(TEST_CFLAGS)
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+-include codecs/codecs.mk
+-include examples/examples.mk
+-include test/test.mk
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,102 @@
+/*
+ * µparquet build configuration.
+ *
+ * Define UPQ_CONFIG_FILE (e.g. -DUPQ_CONFIG_FILE='"my_upq_config.h"') to name a
+ * header that is read first; every option below then only takes its default
+ * when that header left it undefined. Options are tested with #if, never
+ * #ifdef, so a misspelt or missing option is caught by -Wundef.
+ *
+ * Option                     Default  Meaning
+ * -------------------------  -------  ------------------------------------------
+ * UPQ_WITH_READER            1        reader state machines
+ * UPQ_WITH_WRITER            1        writer state machines
+ * UPQ_WITH_SNAPPY            1        SNAPPY codec (own code)
+ * UPQ_WITH_LZ4               0        LZ4_RAW / legacy LZ4 via lz4's block API
+ * UPQ_WITH_ZSTD              0        ZSTD decompression via zstd's decoder
+ * UPQ_WITH_GZIP              0        GZIP via zlib
+ * UPQ_WITH_CRYPTO            0        modular encryption via mbedtls
+ * UPQ_WITH_BLOOM             1        split-block bloom filters
+ * UPQ_WITH_VARIANT           1        Variant values and columns
+ * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built)
+ * UPQ_CRC32_TABLE            1        table-driven CRC32 (1 KB .rodata) vs bitwise
+ * UPQ_NO_ERRSTR              0        compile out upq_strerror() names
+ * UPQ_THRIFT_MAX_DEPTH       16       Thrift nesting limit (structs + containers)
+ * UPQ_THRIFT_MAX_LIST        (1<<24)  largest list/map element count accepted
+ * UPQ_THRIFT_MAX_BINARY      (1<<26)  largest binary/string accepted (bytes)
+ * UPQ_SCHEMA_MAX_DEPTH       32       schema tree nesting limit
+ * UPQ_ASSERT_ENABLED         0        internal assertions (debug builds)
+ * UPQ_LOG_ENABLED            0        internal trace hook (see port.h)
+ *
+ * The codec options default to 0 in the header so that a bare library build
+ * needs no third-party package; the Makefile turns them on when `make deps`
+ * has provided the packages.
+ */
+#ifndef UPARQUET_CONFIG_H
+#define UPARQUET_CONFIG_H
+
+#ifdef UPQ_CONFIG_FILE
+#include UPQ_CONFIG_FILE
+#endif
+
+#ifndef UPQ_WITH_READER
+#define UPQ_WITH_READER 1
+#endif
+#ifndef UPQ_WITH_WRITER
+#define UPQ_WITH_WRITER 1
+#endif
+#ifndef UPQ_WITH_SNAPPY
+#define UPQ_WITH_SNAPPY 1
+#endif
+#ifndef UPQ_WITH_LZ4
+#define UPQ_WITH_LZ4 0
+#endif
+#ifndef UPQ_WITH_ZSTD
+#define UPQ_WITH_ZSTD 0
+#endif
+#ifndef UPQ_WITH_GZIP
+#define UPQ_WITH_GZIP 0
+#endif
+#ifndef UPQ_WITH_CRYPTO
+#define UPQ_WITH_CRYPTO 0
+#endif
+#ifndef UPQ_WITH_BLOOM
+#define UPQ_WITH_BLOOM 1
+#endif
+#ifndef UPQ_WITH_VARIANT
+#define UPQ_WITH_VARIANT 1
+#endif
+#ifndef UPQ_WITH_NEON
+#if defined(__ARM_NEON) || defined(__ARM_NEON__)
+#define UPQ_WITH_NEON 1
+#else
+#define UPQ_WITH_NEON 0
+#endif
+#endif
+#ifndef UPQ_CRC32_TABLE
+#define UPQ_CRC32_TABLE 1
+#endif
+#ifndef UPQ_NO_ERRSTR
+#define UPQ_NO_ERRSTR 0
+#endif
+#ifndef UPQ_THRIFT_MAX_DEPTH
+#define UPQ_THRIFT_MAX_DEPTH 16
+#endif
+#ifndef UPQ_THRIFT_MAX_LIST
+#define UPQ_THRIFT_MAX_LIST (1L << 24)
+#endif
+#ifndef UPQ_THRIFT_MAX_BINARY
+#define UPQ_THRIFT_MAX_BINARY (1L << 26)
+#endif
+#ifndef UPQ_SCHEMA_MAX_DEPTH
+#define UPQ_SCHEMA_MAX_DEPTH 32
+#endif
+#ifndef UPQ_ASSERT_ENABLED
+#define UPQ_ASSERT_ENABLED 0
+#endif
+#ifndef UPQ_LOG_ENABLED
+#define UPQ_LOG_ENABLED 0
+#endif
+
+#include "config_check.h"
+
+#endif /* UPARQUET_CONFIG_H */

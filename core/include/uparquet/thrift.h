@@ -1,0 +1,241 @@
+/*
+ * Thrift compact protocol: a resumable, table-driven decoder and encoder.
+ *
+ * C structures are described by static tables (upq_tstruct); the decoder fills
+ * them from bytes arriving in any chunking, the encoder writes them into
+ * output windows of any size. Neither recurses: nesting lives in an explicit
+ * frame stack bounded by UPQ_THRIFT_MAX_DEPTH. Both stop with UPQ_AGAIN when
+ * input runs out / the output window is full, and continue exactly there.
+ *
+ * Storage conventions for described structs:
+ *   - every struct starts with `uint32_t isset`, bit N set when field id N was
+ *     present (field ids are < 32 in every described struct);
+ *   - bool -> uint8_t, i8 -> int8_t, i16 -> int16_t, i32/enum -> int32_t,
+ *     i64 -> int64_t, double -> double, binary/string -> upq_bytes,
+ *     uuid -> uint8_t[16], struct -> the embedded struct,
+ *     list<T> -> { T *v; uint32_t n; } (any upq_*_list type).
+ *   - a union is a struct with at most one isset bit; its members may share
+ *     storage (a C union).
+ */
+#ifndef UPARQUET_THRIFT_H
+#define UPARQUET_THRIFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "status.h"
+#include "arena.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A byte string. Points into the arena (decoded data) or caller memory. */
+typedef struct upq_bytes {
+    const uint8_t *ptr;
+    uint32_t len;
+} upq_bytes;
+
+/* The generic list layout every upq_*_list type shares. */
+typedef struct upq_list {
+    void *v;
+    uint32_t n;
+} upq_list;
+
+#define UPQ_LIST_TYPE(name, T) \
+    typedef struct name {      \
+        T *v;                  \
+        uint32_t n;            \
+    } name
+UPQ_LIST_TYPE(upq_bool_list, uint8_t);
+UPQ_LIST_TYPE(upq_i32_list, int32_t);
+UPQ_LIST_TYPE(upq_i64_list, int64_t);
+UPQ_LIST_TYPE(upq_bytes_list, upq_bytes);
+
+/* Is field id `id` present in a described struct `s` (anything with isset)? */
+#define UPQ_ISSET(s, id) ((((s).isset) >> (id)) & 1u)
+#define UPQ_SET(s, id) ((s).isset |= (1u << (id)))
+
+/* Compact protocol wire types. */
+enum {
+    UPQ_CT_STOP = 0,
+    UPQ_CT_TRUE = 1,
+    UPQ_CT_FALSE = 2,
+    UPQ_CT_BYTE = 3,
+    UPQ_CT_I16 = 4,
+    UPQ_CT_I32 = 5,
+    UPQ_CT_I64 = 6,
+    UPQ_CT_DOUBLE = 7,
+    UPQ_CT_BINARY = 8,
+    UPQ_CT_LIST = 9,
+    UPQ_CT_SET = 10,
+    UPQ_CT_MAP = 11,
+    UPQ_CT_STRUCT = 12,
+    UPQ_CT_UUID = 13
+};
+
+/* Storage kinds of described fields (and list elements). */
+typedef enum upq_tkind {
+    UPQ_TK_BOOL = 1,
+    UPQ_TK_I8,
+    UPQ_TK_I16,
+    UPQ_TK_I32,
+    UPQ_TK_I64,
+    UPQ_TK_DOUBLE,
+    UPQ_TK_BINARY,
+    UPQ_TK_UUID,
+    UPQ_TK_STRUCT,
+    UPQ_TK_LIST
+} upq_tkind;
+
+/* Field flags. */
+#define UPQ_TF_REQUIRED 0x01u /* missing at struct end -> UPQ_ERR_CORRUPT */
+#define UPQ_TF_PROJECT 0x02u  /* list<struct> filtered by the decoder's projection */
+
+typedef struct upq_tstruct upq_tstruct;
+
+typedef struct upq_tfield {
+    uint8_t id;       /* Thrift field id, 1..31 */
+    uint8_t kind;     /* upq_tkind of the field */
+    uint8_t elem;     /* upq_tkind of list elements (kind == UPQ_TK_LIST) */
+    uint8_t flags;    /* UPQ_TF_* */
+    uint16_t offset;  /* offsetof() in the C struct */
+    const upq_tstruct *sub; /* struct / list<struct> element description */
+    const char *name; /* for error messages and dumps */
+} upq_tfield;
+
+struct upq_tstruct {
+    const char *name;
+    const upq_tfield *fields; /* sorted by id */
+    uint16_t nfields;
+    uint16_t size;            /* sizeof the C struct */
+    uint8_t is_union;
+};
+
+/* Limits applied to untrusted input (defaults from config.h). */
+typedef struct upq_thrift_limits {
+    uint32_t max_depth;   /* <= UPQ_THRIFT_MAX_DEPTH */
+    uint32_t max_list;    /* elements in one list/set/map */
+    uint32_t max_binary;  /* bytes in one binary/string */
+} upq_thrift_limits;
+
+void upq_thrift_limits_default(upq_thrift_limits *l);
+
+/* ---- decoder ---------------------------------------------------------- */
+
+typedef struct upq_tframe {
+    const upq_tstruct *desc;  /* struct frame: its description (NULL: skipping) */
+    uint8_t *obj;             /* struct frame: C struct being filled (NULL: skipping) */
+    uint8_t *items;           /* list frame: element storage (NULL: skipping) */
+    const upq_tfield *field;  /* list frame: the list field (element kind, sub) */
+    uint32_t remaining;       /* container: elements (map: entries) left */
+    uint32_t index;           /* list frame: next wire element index */
+    uint32_t stored;          /* list frame: elements stored so far */
+    int16_t last_id;          /* struct frame: previous field id (delta encoding) */
+    uint8_t type;             /* UPQ_CT_STRUCT, UPQ_CT_LIST/SET, UPQ_CT_MAP */
+    uint8_t elem_ct;          /* container: element wire type (map: key type) */
+    uint8_t val_ct;           /* map: value wire type */
+    uint8_t map_value_next;   /* map: the next item is a value */
+} upq_tframe;
+
+typedef struct upq_tdec {
+    upq_tframe stack[UPQ_THRIFT_MAX_DEPTH];
+    upq_thrift_limits lim;
+    upq_arena *arena;
+    const uint8_t *proj;      /* projection bitmap for UPQ_TF_PROJECT lists, or NULL */
+    uint32_t proj_bits;       /* bits in `proj` */
+    uint32_t proj_count;      /* set bits in `proj` (slots allocated) */
+    uint64_t pos;             /* bytes consumed since init */
+    uint64_t limit;           /* the message may not extend past this many bytes */
+    /* token in progress */
+    uint64_t acc;             /* varint accumulator */
+    uint8_t shift;            /* varint bit position */
+    uint8_t stage;            /* what is being read (internal) */
+    uint8_t depth;            /* frames in use */
+    uint8_t cur_ct;           /* wire type of the value being read */
+    uint8_t tmp[16];          /* fixed-size token bytes (double, uuid) */
+    uint8_t tmp_len;
+    uint8_t *dest;            /* where the value being read is stored (NULL: skip) */
+    uint8_t dest_kind;        /* upq_tkind of dest */
+    const upq_tfield *dest_field; /* field whose value is read (lists, structs) */
+    uint8_t *bin;             /* binary body destination */
+    uint32_t bin_left;        /* binary body bytes still to come */
+    /* error details */
+    const char *err_struct;   /* struct being decoded when the error happened */
+    const char *err_field;    /* field name, when known */
+    uint64_t err_pos;         /* byte offset (from init) of the error */
+    upq_status status;        /* sticky error */
+} upq_tdec;
+
+/*
+ * Starts decoding one struct described by `desc` into `obj` (zeroed here).
+ * `desc` NULL validates and skips one struct without storing anything.
+ * Variable-size data (binaries, lists) is allocated from `arena` (may be NULL
+ * when desc is NULL). `limit` bounds the bytes the struct may take; every
+ * declared length and count is checked against the bytes left under it.
+ * `lim` may be NULL for the defaults.
+ */
+void upq_tdec_init(upq_tdec *d, const upq_tstruct *desc, void *obj, upq_arena *arena,
+                   uint64_t limit, const upq_thrift_limits *lim);
+
+/* Restricts UPQ_TF_PROJECT lists to the elements whose index has its bit set in
+ * `bitmap` (`nbits` bits); the others are skipped and cost no memory. Stored
+ * elements keep their relative order. Call after init, before the first feed. */
+void upq_tdec_set_projection(upq_tdec *d, const uint8_t *bitmap, uint32_t nbits);
+
+/*
+ * Feeds in[0..len). Returns UPQ_OK when the struct is complete (*used = bytes
+ * of `in` that belonged to it), UPQ_AGAIN when all of `in` was consumed and
+ * more is needed (*used = len), or an error (UPQ_ERR_CORRUPT, _TRUNCATED when
+ * the limit is reached, _LIMIT, _NOMEM). Any chunking gives the same result.
+ */
+upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *used);
+
+/* One-shot decode of a complete buffer: the struct must end within it.
+ * *used (may be NULL) gets its encoded length. */
+upq_status upq_thrift_decode(const upq_tstruct *desc, void *obj, upq_arena *arena,
+                             const uint8_t *buf, size_t len, size_t *used,
+                             const upq_thrift_limits *lim);
+
+/* ---- encoder ---------------------------------------------------------- */
+
+typedef struct upq_teframe {
+    const upq_tstruct *desc;
+    const uint8_t *obj;       /* struct frame: the C struct */
+    const upq_tfield *field;  /* list frame: the list field */
+    const uint8_t *items;     /* list frame: element storage */
+    uint32_t n;               /* list frame: element count */
+    uint32_t index;           /* struct: next field index; list: next element */
+    int16_t last_id;
+    uint8_t is_list;
+} upq_teframe;
+
+typedef struct upq_tenc {
+    upq_teframe stack[UPQ_THRIFT_MAX_DEPTH];
+    uint8_t depth;
+    uint8_t pend[24];         /* token bytes not yet placed in an output window */
+    uint8_t pend_len, pend_pos;
+    const uint8_t *body;      /* binary body still to copy */
+    uint32_t body_left;
+    uint64_t total;           /* bytes produced since init */
+    upq_status status;
+} upq_tenc;
+
+/* Starts encoding `obj` described by `desc` (not copied: must stay valid). */
+void upq_tenc_init(upq_tenc *e, const upq_tstruct *desc, const void *obj);
+
+/* Writes the next bytes into out[0..cap) (out may be NULL to only count).
+ * Returns UPQ_OK when finished (*produced = bytes written now), UPQ_AGAIN when
+ * the window is full and more remain, or UPQ_ERR_INVAL for a model that
+ * cannot be encoded (list too long, nesting too deep). */
+upq_status upq_tenc_run(upq_tenc *e, uint8_t *out, size_t cap, size_t *produced);
+
+/* One-shot: encodes into buf[0..cap). *len gets the encoded size; when it
+ * does not fit, returns UPQ_ERR_BUFFER and *len is the size needed. */
+upq_status upq_thrift_encode(const upq_tstruct *desc, const void *obj, uint8_t *buf,
+                             size_t cap, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,853 @@
+/*
+ * Thrift compact protocol, table-driven and resumable.
+ *
+ * The decoder is one stage machine over bytes: every token (field header,
+ * varint, fixed-width value, binary body, container header) can be split
+ * across feeds, because all partial state lives in upq_tdec. Nesting lives in
+ * an explicit frame stack, so a file cannot drive the C stack.
+ *
+ * The encoder walks a described struct with its own frame stack and stages
+ * each token in a small pending buffer, so any output window size works.
+ */
+#include "uparquet/thrift.h"
+#include "upq_port.h"
+
+enum {
+    ST_FIELD_HDR = 0, /* struct frame: next field header or STOP */
+    ST_FIELD_ID,      /* long-form field id varint */
+    ST_BYTE,          /* one-byte value (BYTE, bool list element) */
+    ST_INT,           /* zigzag varint of I16/I32/I64 */
+    ST_FIXED,         /* DOUBLE (8) or UUID (16) bytes into tmp */
+    ST_BIN_LEN,       /* binary length varint */
+    ST_BIN_BODY,      /* binary bytes */
+    ST_LIST_HDR,      /* list/set size-and-type byte */
+    ST_LIST_SIZE,     /* list/set long-form size varint */
+    ST_MAP_SIZE,      /* map entry count varint */
+    ST_MAP_TYPES,     /* map key/value type byte */
+    ST_DONE
+};
+
+void upq_thrift_limits_default(upq_thrift_limits *l)
+{
+    l->max_depth = UPQ_THRIFT_MAX_DEPTH;
+    l->max_list = (uint32_t)UPQ_THRIFT_MAX_LIST;
+    l->max_binary = (uint32_t)UPQ_THRIFT_MAX_BINARY;
+}
+
+/* Storage size of one value of a kind (list elements, array strides). */
+static size_t kind_size(uint8_t kind, const upq_tstruct *sub)
+{
+    switch (kind) {
+    case UPQ_TK_BOOL:
+    case UPQ_TK_I8: return 1;
+    case UPQ_TK_I16: return 2;
+    case UPQ_TK_I32: return 4;
+    case UPQ_TK_I64: return 8;
+    case UPQ_TK_DOUBLE: return sizeof(double);
+    case UPQ_TK_BINARY: return sizeof(upq_bytes);
+    case UPQ_TK_UUID: return 16;
+    case UPQ_TK_STRUCT: return sub ? sub->size : 0;
+    case UPQ_TK_LIST: return sizeof(upq_list);
+    default: return 0;
+    }
+}
+
+/* Can a value of wire type `ct` be stored as `kind`? Mismatches are skipped
+ * like unknown fields, as other Thrift implementations do. */
+static int compatible(uint8_t kind, uint8_t ct)
+{
+    switch (kind) {
+    case UPQ_TK_BOOL: return ct == UPQ_CT_TRUE || ct == UPQ_CT_FALSE;
+    case UPQ_TK_I8: return ct == UPQ_CT_BYTE;
+    case UPQ_TK_I16: return ct == UPQ_CT_I16;
+    case UPQ_TK_I32: return ct == UPQ_CT_I32;
+    case UPQ_TK_I64: return ct == UPQ_CT_I64;
+    case UPQ_TK_DOUBLE: return ct == UPQ_CT_DOUBLE;
+    case UPQ_TK_BINARY: return ct == UPQ_CT_BINARY;
+    case UPQ_TK_UUID: return ct == UPQ_CT_UUID;
+    case UPQ_TK_STRUCT: return ct == UPQ_CT_STRUCT;
+    case UPQ_TK_LIST: return ct == UPQ_CT_LIST || ct == UPQ_CT_SET;
+    default: return 0;
+    }
+}
+
+/* Fewest bytes one element of wire type `ct` can occupy: bounds the element
+ * count a container may declare in the bytes that are left. */
+static uint32_t min_wire_size(uint8_t ct)
+{
+    if (ct == UPQ_CT_DOUBLE)
+        return 8;
+    if (ct == UPQ_CT_UUID)
+        return 16;
+    return 1;
+}
+
+static int valid_ct(uint8_t ct)
+{
+    return ct >= UPQ_CT_TRUE && ct <= UPQ_CT_UUID;
+}
+
+/* ---- decoder ---------------------------------------------------------- */
+
+static upq_status dec_fail(upq_tdec *d, upq_status st, uint64_t at, const char *field)
+{
+    const upq_tframe *f;
+    unsigned i = d->depth;
+    d->status = st;
+    d->err_pos = at;
+    d->err_field = field;
+    d->err_struct = (const char *)0;
+    /* name the innermost described struct: messages then say "ColumnMetaData" */
+    while (i > 0) {
+        f = &d->stack[--i];
+        if (f->type == UPQ_CT_STRUCT && f->desc) {
+            d->err_struct = f->desc->name;
+            break;
+        }
+    }
+    return st;
+}
+
+void upq_tdec_init(upq_tdec *d, const upq_tstruct *desc, void *obj, upq_arena *arena,
+                   uint64_t limit, const upq_thrift_limits *lim)
+{
+    upq_memset(d, 0, sizeof *d);
+    if (lim)
+        d->lim = *lim;
+    else
+        upq_thrift_limits_default(&d->lim);
+    if (d->lim.max_depth > UPQ_THRIFT_MAX_DEPTH || d->lim.max_depth == 0)
+        d->lim.max_depth = UPQ_THRIFT_MAX_DEPTH;
+    d->arena = arena;
+    d->limit = limit;
+    d->status = UPQ_AGAIN; /* in progress */
+    d->depth = 1;
+    d->stack[0].type = UPQ_CT_STRUCT;
+    d->stack[0].desc = obj ? desc : (const upq_tstruct *)0;
+    d->stack[0].obj = (uint8_t *)obj;
+    if (obj && desc)
+        upq_memset(obj, 0, desc->size);
+    d->stage = ST_FIELD_HDR;
+}
+
+void upq_tdec_set_projection(upq_tdec *d, const uint8_t *bitmap, uint32_t nbits)
+{
+    uint32_t i, count = 0;
+    d->proj = bitmap;
+    d->proj_bits = bitmap ? nbits : 0;
+    for (i = 0; i < d->proj_bits; i++)
+        count += (bitmap[i >> 3] >> (i & 7)) & 1u;
+    d->proj_count = count;
+}
+
+static upq_tframe *push(upq_tdec *d)
+{
+    upq_tframe *f;
+    if (d->depth >= d->lim.max_depth)
+        return (upq_tframe *)0;
+    f = &d->stack[d->depth++];
+    upq_memset(f, 0, sizeof *f);
+    return f;
+}
+
+/* Stores a list's pointer and count without aliasing the typed list struct. */
+static void put_list(uint8_t *dst, void *items, uint32_t n)
+{
+    upq_memcpy(dst, &items, sizeof items);
+    upq_memcpy(dst + offsetof(upq_list, n), &n, sizeof n);
+}
+
+/* Finishes the container on top: publishes the stored element count. */
+static void finish_container(upq_tdec *d)
+{
+    upq_tframe *f = &d->stack[d->depth - 1];
+    if (f->type != UPQ_CT_MAP && f->items)
+        put_list(f->obj, f->items, f->stored);
+    d->depth--;
+}
+
+/* Checks the required fields of the struct on top (at its STOP). */
+static const upq_tfield *missing_required(const upq_tframe *f)
+{
+    uint16_t i;
+    const uint32_t isset = f->obj ? *(const uint32_t *)(const void *)f->obj : 0;
+    if (!f->desc)
+        return (const upq_tfield *)0;
+    for (i = 0; i < f->desc->nfields; i++) {
+        const upq_tfield *fd = &f->desc->fields[i];
+        if ((fd->flags & UPQ_TF_REQUIRED) && !((isset >> fd->id) & 1u))
+            return fd;
+    }
+    return (const upq_tfield *)0;
+}
+
+/* Starts reading a value of wire type d->cur_ct into d->dest (NULL: skip).
+ * Bools in struct fields carry their value in the header and never get here. */
+static upq_status begin_value(upq_tdec *d, uint64_t at)
+{
+    upq_tframe *f;
+    d->acc = 0;
+    d->shift = 0;
+    d->tmp_len = 0;
+    switch (d->cur_ct) {
+    case UPQ_CT_TRUE:
+    case UPQ_CT_FALSE:
+    case UPQ_CT_BYTE: d->stage = ST_BYTE; return UPQ_OK;
+    case UPQ_CT_I16:
+    case UPQ_CT_I32:
+    case UPQ_CT_I64: d->stage = ST_INT; return UPQ_OK;
+    case UPQ_CT_DOUBLE:
+    case UPQ_CT_UUID: d->stage = ST_FIXED; return UPQ_OK;
+    case UPQ_CT_BINARY: d->stage = ST_BIN_LEN; return UPQ_OK;
+    case UPQ_CT_LIST:
+    case UPQ_CT_SET: d->stage = ST_LIST_HDR; return UPQ_OK;
+    case UPQ_CT_MAP: d->stage = ST_MAP_SIZE; return UPQ_OK;
+    case UPQ_CT_STRUCT:
+        f = push(d);
+        if (!f)
+            return dec_fail(d, UPQ_ERR_LIMIT, at, "nesting depth");
+        f->type = UPQ_CT_STRUCT;
+        if (d->dest) {
+            f->desc = d->dest_field->sub;
+            f->obj = d->dest;
+        }
+        d->stage = ST_FIELD_HDR;
+        return UPQ_OK;
+    default: return dec_fail(d, UPQ_ERR_CORRUPT, at, "wire type");
+    }
+}
+
+static int elem_selected(const upq_tdec *d, const upq_tframe *f, uint32_t idx)
+{
+    if (!(f->field->flags & UPQ_TF_PROJECT) || !d->proj)
+        return 1;
+    return idx < d->proj_bits && ((d->proj[idx >> 3] >> (idx & 7)) & 1u);
+}
+
+/* A value just completed: move to the next field header or container element,
+ * closing containers that are complete. */
+static upq_status next_item(upq_tdec *d, uint64_t at)
+{
+    for (;;) {
+        upq_tframe *f;
+        if (d->depth == 0) {
+            d->stage = ST_DONE;
+            return UPQ_OK;
+        }
+        f = &d->stack[d->depth - 1];
+        if (f->type == UPQ_CT_STRUCT) {
+            d->stage = ST_FIELD_HDR;
+            return UPQ_OK;
+        }
+        if (f->type == UPQ_CT_MAP) {
+            if (f->map_value_next) {
+                f->map_value_next = 0;
+                d->cur_ct = f->val_ct;
+            } else {
+                if (f->remaining == 0) {
+                    finish_container(d);
+                    continue;
+                }
+                f->remaining--;
+                f->map_value_next = 1;
+                d->cur_ct = f->elem_ct;
+            }
+            d->dest = (uint8_t *)0;
+            return begin_value(d, at);
+        }
+        /* list or set */
+        if (f->remaining == 0) {
+            finish_container(d);
+            continue;
+        }
+        f->remaining--;
+        d->cur_ct = f->elem_ct;
+        d->dest = (uint8_t *)0;
+        /* list<list<..>> never occurs in Parquet's metadata: such elements are
+         * only skipped, never stored */
+        if (f->items && f->field->elem != UPQ_TK_LIST && elem_selected(d, f, f->index)) {
+            size_t esz = kind_size(f->field->elem, f->field->sub);
+            d->dest = f->items + (size_t)f->stored * esz;
+            d->dest_kind = f->field->elem;
+            d->dest_field = f->field;
+            f->stored++;
+            if (d->dest_kind == UPQ_TK_STRUCT)
+                upq_memset(d->dest, 0, esz);
+        }
+        f->index++;
+        return begin_value(d, at);
+    }
+}
+
+static void store_int(uint8_t *dst, uint8_t kind, int64_t v)
+{
+    switch (kind) {
+    case UPQ_TK_BOOL:
+    case UPQ_TK_I8: *(int8_t *)(void *)dst = (int8_t)v; break;
+    case UPQ_TK_I16: *(int16_t *)(void *)dst = (int16_t)v; break;
+    case UPQ_TK_I32: *(int32_t *)(void *)dst = (int32_t)v; break;
+    case UPQ_TK_I64: *(int64_t *)(void *)dst = v; break;
+    default: break;
+    }
+}
+
+/* Accumulates one varint byte: 1 when complete, 0 when more follow, -1 when
+ * longer than 64 bits. */
+static int varint_step(upq_tdec *d, uint8_t b)
+{
+    if (d->shift >= 64 || (d->shift == 63 && (b & 0x7Eu)))
+        return -1;
+    d->acc |= (uint64_t)(b & 0x7Fu) << d->shift;
+    d->shift = (uint8_t)(d->shift + 7);
+    return (b & 0x80u) ? 0 : 1;
+}
+
+static int64_t unzigzag(uint64_t u)
+{
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1u);
+}
+
+/* A struct field header is known: find its description, set the value's
+ * destination, and start reading it. */
+static upq_status begin_field(upq_tdec *d, int32_t id, uint8_t ct, uint64_t at)
+{
+    upq_tframe *f = &d->stack[d->depth - 1];
+    const upq_tfield *fd = (const upq_tfield *)0;
+    uint16_t i;
+
+    if (!valid_ct(ct))
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, "field type");
+    f->last_id = (int16_t)id;
+    d->cur_ct = ct;
+    d->dest = (uint8_t *)0;
+    if (f->desc && f->obj) {
+        for (i = 0; i < f->desc->nfields; i++)
+            if (f->desc->fields[i].id == id) {
+                fd = &f->desc->fields[i];
+                break;
+            }
+    }
+    if (fd && compatible(fd->kind, ct)) {
+        uint32_t *isset = (uint32_t *)(void *)f->obj;
+        uint32_t bit = 1u << fd->id;
+        if (f->desc->is_union && (*isset & ~bit))
+            return dec_fail(d, UPQ_ERR_CORRUPT, at, "union with two members");
+        *isset |= bit;
+        d->dest = f->obj + fd->offset;
+        d->dest_kind = fd->kind;
+        d->dest_field = fd;
+    }
+    if (ct == UPQ_CT_TRUE || ct == UPQ_CT_FALSE) {
+        if (d->dest)
+            *d->dest = ct == UPQ_CT_TRUE;
+        return next_item(d, at);
+    }
+    return begin_value(d, at);
+}
+
+/* A list/set header is known: check the count against what is left, set up
+ * element storage, and move to the first element. */
+static upq_status begin_list(upq_tdec *d, uint64_t count, uint8_t et, uint64_t at)
+{
+    upq_tframe *f;
+    uint8_t *dst = d->dest;
+    const upq_tfield *fd = d->dest_field;
+    uint64_t left = d->limit - at;
+
+    if (!valid_ct(et))
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, "list element type");
+    if (count > d->lim.max_list)
+        return dec_fail(d, UPQ_ERR_LIMIT, at, "list length");
+    if (count * min_wire_size(et) > left)
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, "list longer than its message");
+    f = push(d);
+    if (!f)
+        return dec_fail(d, UPQ_ERR_LIMIT, at, "nesting depth");
+    f->type = UPQ_CT_LIST;
+    f->elem_ct = et;
+    f->remaining = (uint32_t)count;
+    if (dst && d->dest_kind == UPQ_TK_LIST && compatible(fd->elem, et)) {
+        uint64_t slots = count;
+        size_t esz = kind_size(fd->elem, fd->sub);
+        if ((fd->flags & UPQ_TF_PROJECT) && d->proj && slots > d->proj_count)
+            slots = d->proj_count;
+        f->field = fd;
+        f->obj = dst;
+        f->items = (uint8_t *)upq_arena_alloc_array(d->arena, (size_t)slots, esz);
+        if (!f->items)
+            return dec_fail(d, UPQ_ERR_NOMEM, at, fd->name);
+        put_list(dst, f->items, 0);
+    }
+    return next_item(d, at);
+}
+
+static upq_status begin_map(upq_tdec *d, uint64_t count, uint8_t types, uint64_t at)
+{
+    upq_tframe *f;
+    uint8_t kt = (uint8_t)(types >> 4), vt = (uint8_t)(types & 0x0Fu);
+    if (count && (!valid_ct(kt) || !valid_ct(vt)))
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, "map element type");
+    if (count > d->lim.max_list)
+        return dec_fail(d, UPQ_ERR_LIMIT, at, "map size");
+    if (count * (min_wire_size(kt) + min_wire_size(vt)) > d->limit - at)
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, "map longer than its message");
+    f = push(d);
+    if (!f)
+        return dec_fail(d, UPQ_ERR_LIMIT, at, "nesting depth");
+    f->type = UPQ_CT_MAP;
+    f->elem_ct = kt;
+    f->val_ct = vt;
+    f->remaining = (uint32_t)count;
+    return next_item(d, at);
+}
+
+/* The fixed-size or integer value just read is complete: store it. */
+static upq_status finish_scalar(upq_tdec *d, uint64_t at)
+{
+    if (d->cur_ct == UPQ_CT_I16 || d->cur_ct == UPQ_CT_I32 || d->cur_ct == UPQ_CT_I64) {
+        int64_t v = unzigzag(d->acc);
+        if ((d->cur_ct == UPQ_CT_I16 && (v < -32768 || v > 32767)) ||
+            (d->cur_ct == UPQ_CT_I32 && (v < INT32_MIN || v > INT32_MAX)))
+            return dec_fail(d, UPQ_ERR_CORRUPT, at, "integer out of range");
+        if (d->dest)
+            store_int(d->dest, d->dest_kind, v);
+    } else if (d->cur_ct == UPQ_CT_DOUBLE) {
+        if (d->dest) {
+            double v = upq_f64_from_bits(upq_load_le64(d->tmp));
+            upq_memcpy(d->dest, &v, sizeof v);
+        }
+    } else if (d->dest) { /* UUID */
+        upq_memcpy(d->dest, d->tmp, 16);
+    }
+    return next_item(d, at);
+}
+
+upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *used)
+{
+    size_t i = 0, n = len;
+    upq_status st = UPQ_OK;
+    uint64_t room;
+
+    *used = 0;
+    if (d->status != UPQ_AGAIN)
+        return d->status;
+    room = d->limit - d->pos;
+    if ((uint64_t)n > room)
+        n = (size_t)room;
+
+    while (d->stage != ST_DONE) {
+        uint64_t at = d->pos + i;
+        uint8_t b;
+        int r;
+
+        if (d->stage == ST_BIN_BODY) {
+            size_t take = n - i;
+            if (take > d->bin_left)
+                take = d->bin_left;
+            if (d->bin)
+                upq_memcpy(d->bin, in + i, take);
+            if (d->bin)
+                d->bin += take;
+            d->bin_left -= (uint32_t)take;
+            i += take;
+            if (d->bin_left) {
+                if (i == n)
+                    break;
+                continue;
+            }
+            st = next_item(d, d->pos + i);
+            if (st < 0)
+                return st;
+            continue;
+        }
+        if (i == n)
+            break;
+        b = in[i++];
+        switch (d->stage) {
+        case ST_FIELD_HDR:
+            if (b == 0) { /* STOP */
+                upq_tframe *f = &d->stack[d->depth - 1];
+                const upq_tfield *miss = missing_required(f);
+                if (miss)
+                    return dec_fail(d, UPQ_ERR_CORRUPT, at, miss->name);
+                d->depth--;
+                st = next_item(d, at);
+            } else if (b >> 4) {
+                st = begin_field(d, d->stack[d->depth - 1].last_id + (b >> 4), b & 0x0Fu, at);
+            } else {
+                d->cur_ct = b & 0x0Fu;
+                d->acc = 0;
+                d->shift = 0;
+                d->stage = ST_FIELD_ID;
+            }
+            break;
+        case ST_FIELD_ID:
+            r = varint_step(d, b);
+            if (r < 0)
+                return dec_fail(d, UPQ_ERR_CORRUPT, at, "field id");
+            if (r > 0) {
+                int64_t id = unzigzag(d->acc);
+                if (id < -32768 || id > 32767)
+                    return dec_fail(d, UPQ_ERR_CORRUPT, at, "field id");
+                st = begin_field(d, (int32_t)id, d->cur_ct, at);
+            }
+            break;
+        case ST_BYTE:
+            if (d->cur_ct == UPQ_CT_BYTE) {
+                if (d->dest)
+                    *(int8_t *)(void *)d->dest = (int8_t)b;
+            } else { /* bool list element: 1 true; 2 (or 0, written by some) false */
+                if (b > 2)
+                    return dec_fail(d, UPQ_ERR_CORRUPT, at, "bool value");
+                if (d->dest)
+                    *d->dest = b == 1;
+            }
+            st = next_item(d, at);
+            break;
+        case ST_INT:
+            r = varint_step(d, b);
+            if (r < 0)
+                return dec_fail(d, UPQ_ERR_CORRUPT, at, "varint too long");
+            if (r > 0)
+                st = finish_scalar(d, at);
+            break;
+        case ST_FIXED:
+            d->tmp[d->tmp_len++] = b;
+            if (d->tmp_len == (d->cur_ct == UPQ_CT_DOUBLE ? 8 : 16))
+                st = finish_scalar(d, at);
+            break;
+        case ST_BIN_LEN:
+            r = varint_step(d, b);
+            if (r < 0)
+                return dec_fail(d, UPQ_ERR_CORRUPT, at, "binary length");
+            if (r > 0) {
+                uint64_t blen = d->acc;
+                if (blen > d->lim.max_binary)
+                    return dec_fail(d, UPQ_ERR_LIMIT, at, "binary length");
+                if (blen > d->limit - (at + 1))
+                    return dec_fail(d, UPQ_ERR_CORRUPT, at, "binary longer than its message");
+                d->bin = (uint8_t *)0;
+                if (d->dest) {
+                    upq_bytes bv;
+                    d->bin = (uint8_t *)upq_arena_alloc(d->arena, (size_t)blen);
+                    if (!d->bin)
+                        return dec_fail(d, UPQ_ERR_NOMEM, at,
+                                        d->dest_field ? d->dest_field->name : "binary");
+                    bv.ptr = d->bin;
+                    bv.len = (uint32_t)blen;
+                    upq_memcpy(d->dest, &bv, sizeof bv);
+                }
+                d->bin_left = (uint32_t)blen;
+                d->stage = ST_BIN_BODY;
+            }
+            break;
+        case ST_LIST_HDR:
+            if ((b >> 4) == 15) {
+                d->tmp[0] = b & 0x0Fu;
+                d->acc = 0;
+                d->shift = 0;
+                d->stage = ST_LIST_SIZE;
+            } else {
+                st = begin_list(d, b >> 4, b & 0x0Fu, at + 1);
+            }
+            break;
+        case ST_LIST_SIZE:
+            r = varint_step(d, b);
+            if (r < 0)
+                return dec_fail(d, UPQ_ERR_CORRUPT, at, "list size");
+            if (r > 0)
+                st = begin_list(d, d->acc, d->tmp[0], at + 1);
+            break;
+        case ST_MAP_SIZE:
+            r = varint_step(d, b);
+            if (r < 0)
+                return dec_fail(d, UPQ_ERR_CORRUPT, at, "map size");
+            if (r > 0) {
+                if (d->acc == 0) {
+                    st = begin_map(d, 0, 0, at + 1); /* empty maps have no type byte */
+                } else {
+                    d->tmp[0] = 0;
+                    upq_memcpy(d->tmp + 8, &d->acc, sizeof d->acc);
+                    d->stage = ST_MAP_TYPES;
+                }
+            }
+            break;
+        case ST_MAP_TYPES: {
+            uint64_t count;
+            upq_memcpy(&count, d->tmp + 8, sizeof count);
+            st = begin_map(d, count, b, at + 1);
+            break;
+        }
+        default: return dec_fail(d, UPQ_ERR_STATE, at, "decoder stage");
+        }
+        if (st < 0)
+            return st;
+    }
+
+    d->pos += i;
+    *used = i;
+    if (d->stage == ST_DONE) {
+        d->status = UPQ_OK;
+        return UPQ_OK;
+    }
+    if (d->pos >= d->limit)
+        return dec_fail(d, UPQ_ERR_TRUNCATED, d->pos, "message ends before its struct");
+    return UPQ_AGAIN;
+}
+
+upq_status upq_thrift_decode(const upq_tstruct *desc, void *obj, upq_arena *arena,
+                             const uint8_t *buf, size_t len, size_t *used,
+                             const upq_thrift_limits *lim)
+{
+    upq_tdec d;
+    size_t u = 0;
+    upq_status st;
+    upq_tdec_init(&d, desc, obj, arena, len, lim);
+    st = upq_tdec_feed(&d, buf, len, &u);
+    if (used)
+        *used = u;
+    if (st == UPQ_AGAIN)
+        st = UPQ_ERR_TRUNCATED;
+    return st;
+}
+
+/* ---- encoder ---------------------------------------------------------- */
+
+/* Wire type of a value; `val` NULL asks for a list's element type, where
+ * bools are announced as TRUE like the reference implementations do. */
+static uint8_t wire_type(uint8_t kind, const uint8_t *val)
+{
+    switch (kind) {
+    case UPQ_TK_BOOL: return (!val || *val) ? UPQ_CT_TRUE : UPQ_CT_FALSE;
+    case UPQ_TK_I8: return UPQ_CT_BYTE;
+    case UPQ_TK_I16: return UPQ_CT_I16;
+    case UPQ_TK_I32: return UPQ_CT_I32;
+    case UPQ_TK_I64: return UPQ_CT_I64;
+    case UPQ_TK_DOUBLE: return UPQ_CT_DOUBLE;
+    case UPQ_TK_BINARY: return UPQ_CT_BINARY;
+    case UPQ_TK_UUID: return UPQ_CT_UUID;
+    case UPQ_TK_STRUCT: return UPQ_CT_STRUCT;
+    default: return UPQ_CT_LIST;
+    }
+}
+
+static void pend_byte(upq_tenc *e, uint8_t b)
+{
+    e->pend[e->pend_len++] = b;
+}
+
+static void pend_varint(upq_tenc *e, uint64_t v)
+{
+    while (v >= 0x80u) {
+        pend_byte(e, (uint8_t)(v | 0x80u));
+        v >>= 7;
+    }
+    pend_byte(e, (uint8_t)v);
+}
+
+static uint64_t zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+void upq_tenc_init(upq_tenc *e, const upq_tstruct *desc, const void *obj)
+{
+    upq_memset(e, 0, sizeof *e);
+    e->depth = 1;
+    e->stack[0].desc = desc;
+    e->stack[0].obj = (const uint8_t *)obj;
+    e->status = UPQ_AGAIN;
+}
+
+static upq_status enc_push(upq_tenc *e, upq_teframe **out)
+{
+    if (e->depth >= UPQ_THRIFT_MAX_DEPTH)
+        return UPQ_ERR_INVAL;
+    *out = &e->stack[e->depth++];
+    upq_memset(*out, 0, sizeof **out);
+    return UPQ_OK;
+}
+
+/* Stages the bytes of one value of `kind` at `val` (a field's storage or a
+ * list element); containers and structs push a frame instead. */
+static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd, const uint8_t *val)
+{
+    upq_teframe *f;
+    upq_status st;
+    switch (kind) {
+    case UPQ_TK_BOOL: pend_byte(e, *val ? 1 : 2); return UPQ_OK; /* list elements only */
+    case UPQ_TK_I8: pend_byte(e, *val); return UPQ_OK;
+    case UPQ_TK_I16: pend_varint(e, zigzag(*(const int16_t *)(const void *)val)); return UPQ_OK;
+    case UPQ_TK_I32: pend_varint(e, zigzag(*(const int32_t *)(const void *)val)); return UPQ_OK;
+    case UPQ_TK_I64: pend_varint(e, zigzag(*(const int64_t *)(const void *)val)); return UPQ_OK;
+    case UPQ_TK_DOUBLE: {
+        double dv;
+        upq_memcpy(&dv, val, sizeof dv);
+        upq_store_le64(e->pend + e->pend_len, upq_f64_bits(dv));
+        e->pend_len = (uint8_t)(e->pend_len + 8);
+        return UPQ_OK;
+    }
+    case UPQ_TK_UUID:
+        upq_memcpy(e->pend + e->pend_len, val, 16);
+        e->pend_len = (uint8_t)(e->pend_len + 16);
+        return UPQ_OK;
+    case UPQ_TK_BINARY: {
+        upq_bytes bv;
+        upq_memcpy(&bv, val, sizeof bv);
+        pend_varint(e, bv.len);
+        e->body = bv.ptr;
+        e->body_left = bv.len;
+        return UPQ_OK;
+    }
+    case UPQ_TK_STRUCT:
+        st = enc_push(e, &f);
+        if (st < 0)
+            return st;
+        f->desc = fd->sub;
+        f->obj = val;
+        return UPQ_OK;
+    case UPQ_TK_LIST: {
+        void *items;
+        uint32_t n;
+        upq_memcpy(&items, val, sizeof items);
+        upq_memcpy(&n, val + offsetof(upq_list, n), sizeof n);
+        if (n > 0x7FFFFFFFu || fd->elem == UPQ_TK_LIST)
+            return UPQ_ERR_INVAL;
+        if (n < 15) {
+            pend_byte(e, (uint8_t)((n << 4) | wire_type(fd->elem, (const uint8_t *)0)));
+        } else {
+            pend_byte(e, (uint8_t)(0xF0u | wire_type(fd->elem, (const uint8_t *)0)));
+            pend_varint(e, n);
+        }
+        st = enc_push(e, &f);
+        if (st < 0)
+            return st;
+        f->is_list = 1;
+        f->field = fd;
+        f->items = (const uint8_t *)items;
+        f->n = n;
+        return UPQ_OK;
+    }
+    default: return UPQ_ERR_INVAL;
+    }
+}
+
+/* Stages the next token(s); UPQ_DONE when the whole struct is out. */
+static upq_status enc_step(upq_tenc *e)
+{
+    upq_teframe *f = &e->stack[e->depth - 1];
+    if (f->is_list) {
+        const upq_tfield *fd = f->field;
+        if (f->index == f->n) {
+            e->depth--;
+            return e->depth ? UPQ_OK : UPQ_DONE;
+        }
+        return enc_value(e, fd->elem, fd,
+                         f->items + (size_t)f->index++ * kind_size(fd->elem, fd->sub));
+    }
+    {
+        uint32_t isset = *(const uint32_t *)(const void *)f->obj;
+        const upq_tstruct *desc = f->desc;
+        while (f->index < desc->nfields) {
+            const upq_tfield *fd = &desc->fields[f->index++];
+            const uint8_t *val = f->obj + fd->offset;
+            uint8_t ct;
+            int32_t delta;
+            if (!((isset >> fd->id) & 1u))
+                continue;
+            ct = wire_type(fd->kind, val);
+            delta = (int32_t)fd->id - f->last_id;
+            if (delta > 0 && delta <= 15) {
+                pend_byte(e, (uint8_t)((delta << 4) | ct));
+            } else {
+                pend_byte(e, ct);
+                pend_varint(e, zigzag(fd->id));
+            }
+            f->last_id = fd->id;
+            if (fd->kind == UPQ_TK_BOOL)
+                return UPQ_OK;
+            return enc_value(e, fd->kind, fd, val);
+        }
+        /* a model missing a required field would make a file other readers reject */
+        for (uint16_t i = 0; i < desc->nfields; i++)
+            if ((desc->fields[i].flags & UPQ_TF_REQUIRED) && !((isset >> desc->fields[i].id) & 1u))
+                return UPQ_ERR_INVAL;
+        pend_byte(e, UPQ_CT_STOP);
+        e->depth--;
+        return UPQ_OK;
+    }
+}
+
+upq_status upq_tenc_run(upq_tenc *e, uint8_t *out, size_t cap, size_t *produced)
+{
+    size_t pos = 0;
+    *produced = 0;
+    if (e->status != UPQ_AGAIN)
+        return e->status;
+    for (;;) {
+        if (e->pend_pos < e->pend_len) {
+            size_t take = (size_t)(e->pend_len - e->pend_pos);
+            if (out) {
+                if (take > cap - pos)
+                    take = cap - pos;
+                upq_memcpy(out + pos, e->pend + e->pend_pos, take);
+            }
+            pos += take;
+            e->pend_pos = (uint8_t)(e->pend_pos + take);
+            if (e->pend_pos < e->pend_len)
+                break;
+        }
+        e->pend_pos = e->pend_len = 0;
+        if (e->body_left) {
+            size_t take = e->body_left;
+            if (out) {
+                if (take > cap - pos)
+                    take = cap - pos;
+                upq_memcpy(out + pos, e->body, take);
+            }
+            pos += take;
+            e->body += take;
+            e->body_left -= (uint32_t)take;
+            if (e->body_left)
+                break;
+        }
+        if (e->depth == 0) {
+            e->status = UPQ_OK;
+            break;
+        }
+        {
+            upq_status st = enc_step(e);
+            if (st < 0) {
+                e->status = st;
+                break;
+            }
+        }
+    }
+    e->total += pos;
+    *produced = pos;
+    return e->status;
+}
+
+upq_status upq_thrift_encode(const upq_tstruct *desc, const void *obj, uint8_t *buf,
+                             size_t cap, size_t *len)
+{
+    upq_tenc e;
+    size_t got = 0, total;
+    upq_status st;
+    upq_tenc_init(&e, desc, obj);
+    st = upq_tenc_run(&e, buf, cap, &got);
+    if (st == UPQ_OK) {
+        *len = got;
+        return UPQ_OK;
+    }
+    if (st < 0)
+        return st;
+    /* did not fit: keep counting so the caller learns the size it needs */
+    total = got;
+    do {
+        st = upq_tenc_run(&e, (uint8_t *)0, 0, &got);
+        total += got;
+    } while (st == UPQ_AGAIN);
+    *len = total;
+    return st < 0 ? st : UPQ_ERR_BUFFER;
+}

@@ -1,0 +1,187 @@
+/*
+ * The platform seam. Library code includes this and nothing from libc: the
+ * memory primitives, byte-order loads/stores, bit helpers and the assert/log
+ * hooks below are all it needs from a platform.
+ *
+ * Loads and stores go through bytes, so they are correct on any endianness
+ * and any alignment; compilers turn them into single instructions where the
+ * target allows.
+ */
+#ifndef UPQ_PORT_H
+#define UPQ_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "uparquet/config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define UPQ_INLINE static inline __attribute__((always_inline))
+#define UPQ_LIKELY(x) __builtin_expect(!!(x), 1)
+#define UPQ_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define UPQ_MUST_CHECK __attribute__((warn_unused_result))
+#else
+#define UPQ_INLINE static inline
+#define UPQ_LIKELY(x) (x)
+#define UPQ_UNLIKELY(x) (x)
+#define UPQ_MUST_CHECK
+#endif
+
+/* Memory primitives (port/mem.c). Same contracts as the libc functions; the
+ * names differ so that nothing links against libc by accident. */
+void *upq_memcpy(void *dst, const void *src, size_t n);
+void *upq_memmove(void *dst, const void *src, size_t n);
+void *upq_memset(void *dst, int c, size_t n);
+int upq_memcmp(const void *a, const void *b, size_t n);
+size_t upq_strlen(const char *s);
+
+/* Little-endian loads/stores (the format's byte order). */
+UPQ_INLINE uint16_t upq_load_le16(const void *p)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    return (uint16_t)(b[0] | (b[1] << 8));
+}
+UPQ_INLINE uint32_t upq_load_le32(const void *p)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
+}
+UPQ_INLINE uint64_t upq_load_le64(const void *p)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    return (uint64_t)upq_load_le32(b) | ((uint64_t)upq_load_le32(b + 4) << 32);
+}
+UPQ_INLINE void upq_store_le16(void *p, uint16_t v)
+{
+    uint8_t *b = (uint8_t *)p;
+    b[0] = (uint8_t)v;
+    b[1] = (uint8_t)(v >> 8);
+}
+UPQ_INLINE void upq_store_le32(void *p, uint32_t v)
+{
+    uint8_t *b = (uint8_t *)p;
+    b[0] = (uint8_t)v;
+    b[1] = (uint8_t)(v >> 8);
+    b[2] = (uint8_t)(v >> 16);
+    b[3] = (uint8_t)(v >> 24);
+}
+UPQ_INLINE void upq_store_le64(void *p, uint64_t v)
+{
+    upq_store_le32(p, (uint32_t)v);
+    upq_store_le32((uint8_t *)p + 4, (uint32_t)(v >> 32));
+}
+UPQ_INLINE uint32_t upq_load_be32(const void *p)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) | (uint32_t)b[3];
+}
+UPQ_INLINE void upq_store_be32(void *p, uint32_t v)
+{
+    uint8_t *b = (uint8_t *)p;
+    b[0] = (uint8_t)(v >> 24);
+    b[1] = (uint8_t)(v >> 16);
+    b[2] = (uint8_t)(v >> 8);
+    b[3] = (uint8_t)v;
+}
+
+/* IEEE-754 bit casts without aliasing UB. */
+UPQ_INLINE double upq_f64_from_bits(uint64_t u)
+{
+    double d;
+    upq_memcpy(&d, &u, sizeof d);
+    return d;
+}
+UPQ_INLINE uint64_t upq_f64_bits(double d)
+{
+    uint64_t u;
+    upq_memcpy(&u, &d, sizeof u);
+    return u;
+}
+UPQ_INLINE float upq_f32_from_bits(uint32_t u)
+{
+    float f;
+    upq_memcpy(&f, &u, sizeof f);
+    return f;
+}
+UPQ_INLINE uint32_t upq_f32_bits(float f)
+{
+    uint32_t u;
+    upq_memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* Bit helpers. The fallbacks are used when the compiler has no builtin
+ * (or UPQ_NO_BUILTIN_BITS is set, which the tests use to check them). */
+#if !defined(UPQ_NO_BUILTIN_BITS)
+#define UPQ_NO_BUILTIN_BITS 0
+#endif
+UPQ_INLINE unsigned upq_clz32(uint32_t v) /* v != 0 */
+{
+#if (defined(__GNUC__) || defined(__clang__)) && !UPQ_NO_BUILTIN_BITS
+    return (unsigned)__builtin_clz(v);
+#else
+    unsigned n = 0;
+    while (!(v & 0x80000000u)) {
+        v <<= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+UPQ_INLINE unsigned upq_ctz32(uint32_t v) /* v != 0 */
+{
+#if (defined(__GNUC__) || defined(__clang__)) && !UPQ_NO_BUILTIN_BITS
+    return (unsigned)__builtin_ctz(v);
+#else
+    unsigned n = 0;
+    while (!(v & 1u)) {
+        v >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+UPQ_INLINE unsigned upq_popcount32(uint32_t v)
+{
+#if (defined(__GNUC__) || defined(__clang__)) && !UPQ_NO_BUILTIN_BITS
+    return (unsigned)__builtin_popcount(v);
+#else
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    return (((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+#endif
+}
+/* Number of bits needed to represent v (0 for 0): the bit width of a level or index. */
+UPQ_INLINE unsigned upq_bit_width32(uint32_t v)
+{
+    return v ? 32u - upq_clz32(v) : 0u;
+}
+UPQ_INLINE unsigned upq_bit_width64(uint64_t v)
+{
+    uint32_t hi = (uint32_t)(v >> 32);
+    return hi ? 32u + upq_bit_width32(hi) : upq_bit_width32((uint32_t)v);
+}
+
+/* Assertions and trace hooks compile to nothing unless enabled. A port that
+ * enables them provides upq_port_assert_fail / upq_port_log. */
+#if UPQ_ASSERT_ENABLED
+void upq_port_assert_fail(const char *file, int line, const char *expr);
+#define UPQ_ASSERT(e) ((e) ? (void)0 : upq_port_assert_fail(__FILE__, __LINE__, #e))
+#else
+#define UPQ_ASSERT(e) ((void)0)
+#endif
+#if UPQ_LOG_ENABLED
+void upq_port_log(const char *msg, long a, long b);
+#define UPQ_LOG(msg, a, b) upq_port_log((msg), (long)(a), (long)(b))
+#else
+#define UPQ_LOG(msg, a, b) ((void)0)
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
