@@ -82,6 +82,16 @@ static uint32_t min_wire_size(uint8_t ct)
     return 1;
 }
 
+static int is_int_kind(uint8_t kind)
+{
+    return kind == UPQ_TK_I16 || kind == UPQ_TK_I32 || kind == UPQ_TK_I64;
+}
+
+static int is_varint_ct(uint8_t ct)
+{
+    return ct == UPQ_CT_I16 || ct == UPQ_CT_I32 || ct == UPQ_CT_I64;
+}
+
 static int valid_ct(uint8_t ct)
 {
     return ct >= UPQ_CT_TRUE && ct <= UPQ_CT_UUID;
@@ -366,7 +376,11 @@ static upq_status begin_list(upq_tdec *d, uint64_t count, uint8_t et, uint64_t a
     f->type = UPQ_CT_LIST;
     f->elem_ct = et;
     f->remaining = (uint32_t)count;
-    if (dst && d->dest_kind == UPQ_TK_LIST && compatible(fd->elem, et)) {
+    /* Elements are matched like the reference readers do: they read list
+     * elements with the declared type and ignore the header's, and i16/i32/i64
+     * share one wire form (a file in the wild declares i32 encodings as i16). */
+    if (dst && d->dest_kind == UPQ_TK_LIST &&
+        (compatible(fd->elem, et) || (is_int_kind(fd->elem) && is_varint_ct(et)))) {
         uint64_t slots = count;
         size_t esz = kind_size(fd->elem, fd->sub);
         if ((fd->flags & UPQ_TF_PROJECT) && d->proj && slots > d->proj_count)
@@ -406,8 +420,9 @@ static upq_status finish_scalar(upq_tdec *d, uint64_t at)
 {
     if (d->cur_ct == UPQ_CT_I16 || d->cur_ct == UPQ_CT_I32 || d->cur_ct == UPQ_CT_I64) {
         int64_t v = unzigzag(d->acc);
-        if ((d->cur_ct == UPQ_CT_I16 && (v < -32768 || v > 32767)) ||
-            (d->cur_ct == UPQ_CT_I32 && (v < INT32_MIN || v > INT32_MAX)))
+        uint8_t k = d->dest ? d->dest_kind : UPQ_TK_I64;
+        if (((d->cur_ct == UPQ_CT_I16 || k == UPQ_TK_I16) && (v < -32768 || v > 32767)) ||
+            ((d->cur_ct == UPQ_CT_I32 || k == UPQ_TK_I32) && (v < INT32_MIN || v > INT32_MAX)))
             return dec_fail(d, UPQ_ERR_CORRUPT, at, "integer out of range");
         if (d->dest)
             store_int(d->dest, d->dest_kind, v);

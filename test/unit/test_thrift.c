@@ -356,6 +356,15 @@ static void test_varints(void)
     v.n = 0;
     PUT(&v, 0x05, 0x01, 0x02, 0x00);
     CHECK(dec(&v, &x, NULL, NULL) == UPQ_OK && x.isset == 0);
+    /* list<i32> whose header declares i16 elements: read as i32, like the
+     * reference readers (one corpus file does this) */
+    v.n = 0;
+    PUT(&v, 0xA9, 0x24, 0x02, 0x03, 0x00);
+    CHECK(dec(&v, &x, NULL, NULL) == UPQ_OK && x.li.n == 2 && x.li.v[0] == 1 && x.li.v[1] == -2);
+    /* ... but i64 elements out of i32 range are corrupt */
+    v.n = 0;
+    PUT(&v, 0xA9, 0x16, 0x80, 0x80, 0x80, 0x80, 0x10, 0x00);
+    CHECK(dec(&v, &x, NULL, NULL) == UPQ_ERR_CORRUPT);
     /* non-minimal varint (padded with 0x80) is accepted as its value */
     v.n = 0;
     PUT(&v, 0x45, 0x84, 0x80, 0x00, 0x00);
