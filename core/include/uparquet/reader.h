@@ -1,0 +1,111 @@
+/*
+ * The reader: opens a file through a positional read callback and decodes its
+ * footer into the arena, resumably.
+ */
+#ifndef UPARQUET_READER_H
+#define UPARQUET_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "status.h"
+#include "arena.h"
+#include "thrift.h"
+#include "meta.h"
+#include "schema.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Positional read: read up to `len` bytes at `off` into `buf`. Returns UPQ_OK
+ * with *got set (fewer than asked is fine; 0 means end of file), UPQ_AGAIN
+ * when it would block (the reader returns UPQ_AGAIN and asks again later), or
+ * UPQ_ERR_IO.
+ */
+typedef upq_status (*upq_read_at_fn)(void *ctx, uint64_t off, void *buf, size_t len,
+                                     size_t *got);
+
+typedef struct upq_io {
+    void *ctx;
+    upq_read_at_fn read_at;
+    uint64_t size; /* file size in bytes */
+} upq_io;
+
+typedef struct upq_reader_opts {
+    /* Leaf columns to keep (bit i = leaf column i); NULL keeps all. Column
+     * chunks of other columns are skipped while decoding and cost no memory. */
+    const uint8_t *projection;
+    uint32_t projection_bits;
+    /* Bytes of the window the footer streams through (default 256). */
+    uint32_t io_window;
+    /* Limits for Thrift decoding; zeros mean the defaults. */
+    upq_thrift_limits limits;
+} upq_reader_opts;
+
+/* Where and why the last error happened. Strings are static. */
+typedef struct upq_error_info {
+    upq_status status;
+    uint64_t offset;       /* file offset, or UINT64_MAX when not tied to one */
+    const char *what;      /* e.g. "footer length exceeds the file" */
+    const char *in_struct; /* Thrift struct being decoded, when relevant */
+    const char *field;     /* its field, when relevant */
+    int32_t row_group;     /* -1 when not relevant */
+    int32_t column;        /* leaf column index, -1 when not relevant */
+    int32_t page;          /* page ordinal in the chunk, -1 when not relevant */
+} upq_error_info;
+
+typedef struct upq_reader {
+    upq_io io;
+    upq_arena arena;
+    upq_reader_opts opts;
+    upq_error_info err;
+    uint8_t stage;
+    uint8_t tail[8];        /* footer length + magic */
+    uint8_t head[4];
+    uint32_t fill;          /* bytes of the current read target filled so far */
+    uint32_t footer_len;
+    uint64_t footer_start;  /* file offset of the footer */
+    uint64_t pos;           /* next file offset to read in the current stage */
+    uint8_t *win;           /* footer streaming window (arena) */
+    uint32_t win_len, win_fill, win_used;
+    upq_tdec tdec;
+    upq_file_metadata meta;
+    upq_schema schema;
+    uint32_t *chunk_slot;   /* leaf column -> index in RowGroup.columns, UPQ_NONE if not kept */
+} upq_reader;
+
+/*
+ * Prepares a reader over `io` using arena[0..arena_len) for all memory (the
+ * caller keeps ownership; it must outlive the reader). `opts` may be NULL.
+ * No I/O happens here.
+ */
+void upq_reader_init(upq_reader *r, const upq_io *io, void *arena, size_t arena_len,
+                     const upq_reader_opts *opts);
+
+/*
+ * Finds, checks and decodes the footer, and builds the schema. Returns UPQ_OK
+ * when open, UPQ_AGAIN when the read callback would block (call again), or an
+ * error described by upq_reader_error(): UPQ_ERR_CORRUPT (bad magic, footer
+ * length outside the file, malformed metadata), UPQ_ERR_UNSUPPORTED
+ * (encrypted footer in a build without crypto), UPQ_ERR_NOMEM (see
+ * upq_arena_needed(&r->arena)), UPQ_ERR_LIMIT, UPQ_ERR_IO.
+ */
+upq_status upq_reader_open(upq_reader *r);
+
+/* After a successful open: the decoded metadata and schema (in the arena). */
+const upq_file_metadata *upq_reader_metadata(const upq_reader *r);
+const upq_schema *upq_reader_schema(const upq_reader *r);
+
+/* The chunk of leaf column `column` in row group `rg`, or NULL when the
+ * column was not projected or the indexes are out of range. */
+const upq_column_chunk *upq_reader_chunk(const upq_reader *r, uint32_t rg, uint32_t column);
+
+/* Details of the last error (status UPQ_OK when none). */
+const upq_error_info *upq_reader_error(const upq_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,313 @@
+/*
+ * Opening a file: find the footer through read_at, stream it through a small
+ * window into the Thrift decoder, build the schema, and check that the
+ * metadata describes something that fits in the file.
+ *
+ * Every stage keeps its progress in upq_reader, so a read callback that says
+ * "again" or delivers a few bytes at a time costs nothing but calls.
+ */
+#include "uparquet/reader.h"
+#include "upq_port.h"
+
+enum {
+    RS_INIT = 0,
+    RS_TAIL,    /* last 8 bytes: footer length + magic */
+    RS_HEAD,    /* first 4 bytes: magic */
+    RS_FOOTER,  /* footer bytes into the Thrift decoder */
+    RS_CHECK,   /* schema tree and consistency checks */
+    RS_OPEN,
+    RS_FAILED
+};
+
+#define MAGIC_LEN 4u
+#define TAIL_LEN 8u
+#define DEFAULT_WINDOW 256u
+
+static upq_status fail(upq_reader *r, upq_status st, uint64_t off, const char *what)
+{
+    r->err.status = st;
+    r->err.offset = off;
+    r->err.what = what;
+    r->stage = RS_FAILED;
+    return st;
+}
+
+static upq_status fail_chunk(upq_reader *r, uint32_t rg, uint32_t col, upq_status st,
+                             const char *what)
+{
+    r->err.row_group = (int32_t)rg;
+    r->err.column = (int32_t)col;
+    return fail(r, st, UINT64_MAX, what);
+}
+
+void upq_reader_init(upq_reader *r, const upq_io *io, void *arena, size_t arena_len,
+                     const upq_reader_opts *opts)
+{
+    upq_memset(r, 0, sizeof *r);
+    upq_memcpy(&r->io, io, sizeof r->io);
+    upq_arena_init(&r->arena, arena, arena_len);
+    if (opts)
+        upq_memcpy(&r->opts, opts, sizeof r->opts);
+    if (r->opts.io_window == 0)
+        r->opts.io_window = DEFAULT_WINDOW;
+    if (r->opts.limits.max_depth == 0 || r->opts.limits.max_list == 0 ||
+        r->opts.limits.max_binary == 0)
+        upq_thrift_limits_default(&r->opts.limits);
+    r->err.offset = UINT64_MAX;
+    r->err.row_group = r->err.column = r->err.page = -1;
+    r->stage = RS_INIT;
+}
+
+/* Fills dst[r->fill..len) from file offset off (+ r->fill). UPQ_OK when all
+ * `len` bytes are there. */
+static upq_status read_exact(upq_reader *r, uint64_t off, uint8_t *dst, uint32_t len)
+{
+    while (r->fill < len) {
+        size_t got = 0;
+        upq_status st = r->io.read_at(r->io.ctx, off + r->fill, dst + r->fill, len - r->fill, &got);
+        if (st == UPQ_AGAIN)
+            return UPQ_AGAIN;
+        if (st != UPQ_OK)
+            return fail(r, UPQ_ERR_IO, off + r->fill, "read failed");
+        if (got == 0)
+            return fail(r, UPQ_ERR_TRUNCATED, off + r->fill, "file shorter than its size");
+        if (got > len - r->fill)
+            return fail(r, UPQ_ERR_IO, off + r->fill, "read callback returned too much");
+        r->fill += (uint32_t)got;
+    }
+    r->fill = 0;
+    return UPQ_OK;
+}
+
+static upq_status stage_tail(upq_reader *r)
+{
+    upq_status st;
+    uint64_t size = r->io.size;
+    if (size < MAGIC_LEN + TAIL_LEN)
+        return fail(r, UPQ_ERR_CORRUPT, 0, "file too small to be Parquet");
+    st = read_exact(r, size - TAIL_LEN, r->tail, TAIL_LEN);
+    if (st != UPQ_OK)
+        return st;
+    if (upq_memcmp(r->tail + 4, "PARE", 4) == 0)
+        return fail(r, UPQ_ERR_UNSUPPORTED, size - 4,
+                    "encrypted footer (PARE): this build has no decryption");
+    if (upq_memcmp(r->tail + 4, "PAR1", 4) != 0)
+        return fail(r, UPQ_ERR_CORRUPT, size - 4, "no PAR1 magic at the end of the file");
+    r->footer_len = upq_load_le32(r->tail);
+    if ((uint64_t)r->footer_len > size - MAGIC_LEN - TAIL_LEN)
+        return fail(r, UPQ_ERR_CORRUPT, size - TAIL_LEN, "footer length exceeds the file");
+    if (r->footer_len == 0)
+        return fail(r, UPQ_ERR_CORRUPT, size - TAIL_LEN, "footer length is zero");
+    r->footer_start = size - TAIL_LEN - r->footer_len;
+    r->stage = RS_HEAD;
+    return UPQ_OK;
+}
+
+static upq_status stage_head(upq_reader *r)
+{
+    upq_status st = read_exact(r, 0, r->head, MAGIC_LEN);
+    if (st != UPQ_OK)
+        return st;
+    if (upq_memcmp(r->head, "PAR1", 4) != 0)
+        return fail(r, UPQ_ERR_CORRUPT, 0, "no PAR1 magic at the start of the file");
+    r->win_len = r->opts.io_window;
+    if (r->win_len > r->footer_len)
+        r->win_len = r->footer_len;
+    r->win = (uint8_t *)upq_arena_alloc(&r->arena, r->win_len);
+    if (!r->win)
+        return fail(r, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the read window");
+    upq_tdec_init(&r->tdec, &upq_file_metadata_desc, &r->meta, &r->arena, r->footer_len,
+                  &r->opts.limits);
+    if (r->opts.projection)
+        upq_tdec_set_projection(&r->tdec, r->opts.projection, r->opts.projection_bits);
+    r->pos = r->footer_start;
+    r->stage = RS_FOOTER;
+    return UPQ_OK;
+}
+
+static upq_status stage_footer(upq_reader *r)
+{
+    uint64_t end = r->footer_start + r->footer_len;
+    for (;;) {
+        size_t used = 0;
+        upq_status st;
+        if (r->win_used == r->win_fill) {
+            size_t got = 0;
+            uint64_t want = end - r->pos;
+            if (want > r->win_len)
+                want = r->win_len;
+            if (want == 0)
+                return fail(r, UPQ_ERR_CORRUPT, end, "footer ends inside its metadata");
+            st = r->io.read_at(r->io.ctx, r->pos, r->win, (size_t)want, &got);
+            if (st == UPQ_AGAIN)
+                return UPQ_AGAIN;
+            if (st != UPQ_OK)
+                return fail(r, UPQ_ERR_IO, r->pos, "read failed");
+            if (got == 0)
+                return fail(r, UPQ_ERR_TRUNCATED, r->pos, "file shorter than its size");
+            if (got > want)
+                return fail(r, UPQ_ERR_IO, r->pos, "read callback returned too much");
+            r->win_fill = (uint32_t)got;
+            r->win_used = 0;
+            r->pos += got;
+        }
+        st = upq_tdec_feed(&r->tdec, r->win + r->win_used, r->win_fill - r->win_used, &used);
+        r->win_used += (uint32_t)used;
+        if (st == UPQ_OK) {
+            r->stage = RS_CHECK;
+            return UPQ_OK;
+        }
+        if (st != UPQ_AGAIN) {
+            r->err.in_struct = r->tdec.err_struct;
+            r->err.field = r->tdec.err_field;
+            return fail(r, st, r->footer_start + r->tdec.err_pos,
+                        st == UPQ_ERR_NOMEM ? "arena too small for the footer"
+                        : st == UPQ_ERR_LIMIT ? "footer exceeds a decoding limit"
+                                              : "malformed footer metadata");
+        }
+    }
+}
+
+/* Do the path_in_schema names equal the leaf's path? */
+static int path_matches(const upq_schema *s, const upq_column_desc *cd, const upq_bytes_list *p)
+{
+    uint32_t k;
+    if (p->n != cd->path_len)
+        return 0;
+    for (k = 0; k < p->n; k++) {
+        const upq_bytes *nm = &s->nodes[cd->path[k]].elem->name;
+        if (nm->len != p->v[k].len || upq_memcmp(nm->ptr, p->v[k].ptr, nm->len) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* The byte range a chunk claims must lie between the magic and the footer.
+ * Chunks without values are exempt: writers leave data_page_offset 0 there
+ * (parquet-testing's column_chunk_key_value_metadata). */
+static int chunk_range_ok(const upq_reader *r, const upq_column_metadata *m)
+{
+    int64_t start = m->data_page_offset;
+    if (m->num_values == 0 && m->total_compressed_size >= 0)
+        return 1;
+    if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_DICTIONARY_PAGE_OFFSET) &&
+        m->dictionary_page_offset > 0 && m->dictionary_page_offset < start)
+        start = m->dictionary_page_offset;
+    if (start < (int64_t)MAGIC_LEN || m->total_compressed_size < 0 || m->num_values < 0)
+        return 0;
+    return (uint64_t)start <= r->footer_start &&
+           (uint64_t)m->total_compressed_size <= r->footer_start - (uint64_t)start;
+}
+
+static upq_status check_chunks(upq_reader *r)
+{
+    const upq_schema *s = &r->schema;
+    uint32_t kept = 0, c, g;
+
+    r->chunk_slot = (uint32_t *)upq_arena_alloc_array(&r->arena, s->num_columns, sizeof(uint32_t));
+    if (s->num_columns && !r->chunk_slot)
+        return fail(r, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the column map");
+    for (c = 0; c < s->num_columns; c++) {
+        int keep = !r->opts.projection ||
+                   (c < r->opts.projection_bits && ((r->opts.projection[c >> 3] >> (c & 7)) & 1u));
+        r->chunk_slot[c] = keep ? kept++ : UPQ_NONE;
+    }
+    for (g = 0; g < r->meta.row_groups.n; g++) {
+        const upq_row_group *rg = &r->meta.row_groups.v[g];
+        if (rg->num_rows < 0)
+            return fail_chunk(r, g, UINT32_MAX, UPQ_ERR_CORRUPT, "negative row count");
+        if (rg->columns.n != kept)
+            return fail_chunk(r, g, UINT32_MAX, UPQ_ERR_CORRUPT,
+                              "row group column count differs from the schema");
+        for (c = 0; c < s->num_columns; c++) {
+            const upq_column_chunk *ch;
+            const upq_column_metadata *m;
+            if (r->chunk_slot[c] == UPQ_NONE)
+                continue;
+            ch = &rg->columns.v[r->chunk_slot[c]];
+            if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA)) {
+                /* encrypted column metadata: readable only with its key */
+                if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_ENCRYPTED_COLUMN_METADATA) ||
+                    UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA))
+                    continue;
+                return fail_chunk(r, g, c, UPQ_ERR_CORRUPT, "column chunk without metadata");
+            }
+            m = &ch->meta_data;
+            if (m->type != s->columns[c].physical_type)
+                return fail_chunk(r, g, c, UPQ_ERR_CORRUPT,
+                                  "column chunk type differs from the schema");
+            if (!path_matches(s, &s->columns[c], &m->path_in_schema))
+                return fail_chunk(r, g, c, UPQ_ERR_CORRUPT,
+                                  "column chunk path differs from the schema");
+            if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_FILE_PATH) && !chunk_range_ok(r, m))
+                return fail_chunk(r, g, c, UPQ_ERR_CORRUPT,
+                                  "column chunk byte range lies outside the data");
+        }
+    }
+    return UPQ_OK;
+}
+
+static upq_status stage_check(upq_reader *r)
+{
+    uint32_t bad = 0;
+    upq_status st;
+    if (r->meta.num_rows < 0)
+        return fail(r, UPQ_ERR_CORRUPT, r->footer_start, "negative row count");
+    st = upq_schema_build(&r->schema, r->meta.schema.v, r->meta.schema.n, &r->arena, &bad);
+    if (st != UPQ_OK) {
+        r->err.in_struct = "SchemaElement";
+        r->err.column = -1;
+        return fail(r, st, r->footer_start,
+                    st == UPQ_ERR_NOMEM   ? "arena too small for the schema"
+                    : st == UPQ_ERR_LIMIT ? "schema nested too deeply"
+                                          : "malformed schema");
+    }
+    (void)bad;
+    st = check_chunks(r);
+    if (st != UPQ_OK)
+        return st;
+    r->stage = RS_OPEN;
+    return UPQ_OK;
+}
+
+upq_status upq_reader_open(upq_reader *r)
+{
+    upq_status st = UPQ_OK;
+    if (!r->io.read_at)
+        return fail(r, UPQ_ERR_INVAL, UINT64_MAX, "no read_at callback");
+    while (st == UPQ_OK) {
+        switch (r->stage) {
+        case RS_INIT: r->stage = RS_TAIL; break;
+        case RS_TAIL: st = stage_tail(r); break;
+        case RS_HEAD: st = stage_head(r); break;
+        case RS_FOOTER: st = stage_footer(r); break;
+        case RS_CHECK: st = stage_check(r); break;
+        case RS_OPEN: return UPQ_OK;
+        default: return r->err.status != UPQ_OK ? r->err.status : UPQ_ERR_STATE;
+        }
+    }
+    return st;
+}
+
+const upq_file_metadata *upq_reader_metadata(const upq_reader *r)
+{
+    return r->stage == RS_OPEN ? &r->meta : (const upq_file_metadata *)0;
+}
+
+const upq_schema *upq_reader_schema(const upq_reader *r)
+{
+    return r->stage == RS_OPEN ? &r->schema : (const upq_schema *)0;
+}
+
+const upq_column_chunk *upq_reader_chunk(const upq_reader *r, uint32_t rg, uint32_t column)
+{
+    if (r->stage != RS_OPEN || rg >= r->meta.row_groups.n || column >= r->schema.num_columns ||
+        r->chunk_slot[column] == UPQ_NONE)
+        return (const upq_column_chunk *)0;
+    return &r->meta.row_groups.v[rg].columns.v[r->chunk_slot[column]];
+}
+
+const upq_error_info *upq_reader_error(const upq_reader *r)
+{
+    return &r->err;
+}
