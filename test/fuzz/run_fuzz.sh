@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Builds and runs libFuzzer targets for a fixed time each.
+#
+#   test/fuzz/run_fuzz.sh SECONDS HOST_LIB FUZZ_DIR NAME[:SYMBOL...]...
+#
+# For each NAME: skipped (with the reason) while HOST_LIB lacks one of the
+# SYMBOLs the target needs; otherwise `$MAKE FUZZ_DIR/fuzz_NAME
+# FUZZ_DIR/seeds_NAME.stamp`, then the target runs over its seeds (a
+# regression run) and on into FUZZ_DIR/corpus_NAME for SECONDS. Findings are
+# written to FUZZ_DIR/artifacts/. Ends with `fuzz: N passed, N failed`;
+# exits 1 on any finding or build failure, 77 when every target was skipped.
+set -u
+secs=$1
+lib=$2
+dir=$3
+shift 3
+make_cmd=${MAKE:-make}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=0:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+
+ran=0
+fail=0
+for spec in "$@"; do
+    name=${spec%%:*}
+    syms=
+    [ "$spec" = "$name" ] || syms=${spec#*:}
+    missing=
+    for s in ${syms//:/ }; do
+        nm -g --defined-only "$lib" 2>/dev/null | grep -qw -- "$s" || missing="$missing $s"
+    done
+    if [ -n "$missing" ]; then
+        echo "fuzz_$name: skipped: the library does not define$missing yet"
+        continue
+    fi
+    ran=$((ran + 1))
+    if ! $make_cmd --no-print-directory "$dir/fuzz_$name" "$dir/seeds_$name.stamp"; then
+        echo "fuzz_$name: FAILED to build"
+        fail=$((fail + 1))
+        continue
+    fi
+    mkdir -p "$dir/corpus_$name" "$dir/artifacts"
+    log="$dir/fuzz_$name.log"
+    echo "fuzz_$name: running for ${secs}s (log: $log)"
+    if "$dir/fuzz_$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1 -artifact_prefix="$dir/artifacts/fuzz_$name-" \
+        "$dir/corpus_$name" "$dir/seeds_$name" >"$log" 2>&1; then
+        grep -E '^stat::(number_of_executed_units|new_units_added|peak_rss_mb)' "$log" |
+            sed "s/^/fuzz_$name: /"
+        echo "fuzz_$name: ok"
+    else
+        fail=$((fail + 1))
+        grep -E -A 30 'ERROR: |==ABORTING|deadly signal|runtime error|fuzz_meta: ' "$log" | head -n 60
+        grep -E 'Test unit written|SUMMARY' "$log"
+        echo "fuzz_$name: FAILED; reproduce with: $dir/fuzz_$name <the artifact file above>"
+    fi
+done
+passed=$((ran - fail))
+echo "fuzz: $passed passed, $fail failed"
+if [ "$ran" -eq 0 ]; then
+    exit 77
+fi
+[ "$fail" -eq 0 ]

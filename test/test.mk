@@ -1,0 +1,239 @@
+# Tests: included by the top-level Makefile (after codecs.mk and examples.mk).
+#
+#   make check        every stage below, then one summary and a grand total;
+#                     keeps going through failures and fails at the end
+#   make test         unit + corpus programs, host build only (quick)
+#   make check-asan   the same programs, library and tests built with
+#                     AddressSanitizer + UndefinedBehaviorSanitizer
+#   make check-interop  `upq meta --json` against DuckDB on the corpus
+#   make check-fuzz   the fuzz targets for FUZZ_CHECK_TIME seconds each
+#   make fuzz         the fuzz targets for FUZZ_TIME seconds each
+#   make interop-deps install the pinned DuckDB client (npm ci, once)
+#
+# Test programs: test/unit/*.c and test/corpus/*.c, each a standalone program
+# with its own main() ending with a `N passed, N failed` line, linked with
+# test/util/*.c, the port/posix adapters and the library. A program that
+# does not compile is reported as a failure while the others still run.
+#
+# Stages record their outcome in $(CHECK_DIR)/<stage>.res; the report at the
+# end reads them. Other areas add their own check targets (each run once,
+# counted as one pass or one failure) with
+#     CHECK_EXTRA_TARGETS += their-target
+# anywhere in the makefiles: the list is read when the stage runs.
+
+CHECK_EXTRA_TARGETS ?=
+
+TEST_TIMEOUT ?= 600
+ASAN_TEST_TIMEOUT ?= 1200
+FUZZ_CHECK_TIME ?= 60
+FUZZ_TIME ?= 600
+TEST_LDLIBS ?= -lm
+# The library and the codec packages (CODEC_LIBS, from codecs.mk) refer to
+# each other, so they are linked as a group.
+TEST_LIBS = -Wl,--start-group $(1) $(CODEC_LIBS) -Wl,--end-group $(TEST_LDLIBS) $(LDLIBS)
+
+CHECK_DIR := $(BUILD)/check
+TEST_PROG_SRC := $(sort $(wildcard test/unit/*.c)) $(sort $(wildcard test/corpus/*.c))
+TEST_UTIL_SRC := $(sort $(wildcard test/util/*.c))
+
+# ---- host build ----------------------------------------------------------
+
+HOST_TEST_OBJ := $(patsubst %.c,$(HOST)/%.o,$(TEST_PROG_SRC))
+HOST_TEST_BINS := $(patsubst %.c,$(HOST)/%,$(TEST_PROG_SRC))
+HOST_TEST_UTIL_OBJ := $(patsubst %.c,$(HOST)/%.o,$(TEST_UTIL_SRC))
+
+# A program's object removes the old binary first, so a test that no longer
+# compiles shows up as "not built" instead of running stale.
+$(HOST_TEST_OBJ): $(HOST)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@rm -f $(@:.o=)
+	$(CC) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(HOST_TEST_BINS): $(HOST)/%: $(HOST)/%.o $(HOST_TEST_UTIL_OBJ) $(POSIX_OBJ) $(LIB) $(CODEC_LIBS)
+	@rm -f $@
+	$(CC) $(TEST_CFLAGS) -o $@ $(filter %.o,$^) $(call TEST_LIBS,$(LIB))
+
+.PHONY: test test-bins check-unit stage-unit
+test-bins: $(HOST_TEST_BINS)
+
+# -k: one broken test must not keep the others from being built and run.
+# Everything the sub-make shares with other stages (library, codec
+# packages) is a prerequisite here, so parallel stages never build the same
+# file twice.
+stage-unit: $(LIB) $(CODEC_LIBS) $(POSIX_OBJ) $(HOST_TEST_UTIL_OBJ)
+	@rm -f $(CHECK_DIR)/unit.res
+	@$(MAKE) --no-print-directory -k test-bins || true
+	@bash test/run_tests.sh --label unit --logdir $(CHECK_DIR)/unit-logs \
+	    --result $(CHECK_DIR)/unit.res --timeout $(TEST_TIMEOUT) -- $(HOST_TEST_BINS) || true
+
+test check-unit: stage-unit
+	@bash test/check_report.sh $(CHECK_DIR) unit
+
+# ---- sanitizer build -------------------------------------------------------
+
+ASAN := $(BUILD)/asan
+ifeq ($(origin ASAN_CC),undefined)
+ASAN_CC := $(if $(shell command -v clang 2>/dev/null),clang,$(CC))
+endif
+ASAN_OPT ?= -O1 -g
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_EXTRA_CFLAGS ?=
+ASAN_LIB_CFLAGS = -std=c99 $(ASAN_OPT) $(WARN_LIB) -ffreestanding -fno-builtin $(INCLUDES) \
+                  $(CODEC_DEFS) $(EXTRA_CFLAGS) $(ASAN_EXTRA_CFLAGS) $(SAN_FLAGS)
+ASAN_TEST_CFLAGS = -std=c99 $(ASAN_OPT) $(WARN_TEST) $(INCLUDES) -Itest $(CODEC_DEFS) \
+                   $(EXTRA_CFLAGS) $(ASAN_EXTRA_CFLAGS) $(SAN_FLAGS)
+# halt on the first report; leaks are reports too
+ASAN_ENV := ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1 \
+            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+# Library objects mirror the host ones: our own sources get the library
+# warnings, anything else a codec adapter pulls in (package sources) not.
+ASAN_LIB_ALL := $(patsubst $(HOST)/%,$(ASAN)/%,$(LIB_OBJ))
+ASAN_LIB_OWN := $(filter $(ASAN)/core/% $(ASAN)/port/% $(ASAN)/codecs/upq_%,$(ASAN_LIB_ALL))
+ASAN_LIB_OTHER := $(filter-out $(ASAN_LIB_OWN),$(ASAN_LIB_ALL))
+ASAN_LIB := $(ASAN)/libuparquet.a
+ASAN_POSIX_OBJ := $(patsubst $(HOST)/%,$(ASAN)/%,$(POSIX_OBJ))
+ASAN_TEST_UTIL_OBJ := $(patsubst $(HOST)/%,$(ASAN)/%,$(HOST_TEST_UTIL_OBJ))
+ASAN_TEST_OBJ := $(patsubst $(HOST)/%,$(ASAN)/%,$(HOST_TEST_OBJ))
+ASAN_TEST_BINS := $(patsubst $(HOST)/%,$(ASAN)/%,$(HOST_TEST_BINS))
+
+$(ASAN_LIB_OWN): $(ASAN)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(ASAN_CC) $(ASAN_LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(ASAN_LIB_OTHER) $(ASAN_POSIX_OBJ) $(ASAN_TEST_UTIL_OBJ): $(ASAN)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(ASAN_CC) $(ASAN_TEST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(ASAN_TEST_OBJ): $(ASAN)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@rm -f $(@:.o=)
+	$(ASAN_CC) $(ASAN_TEST_CFLAGS) -MMD -MP -c $< -o $@
+
+# rebuilt when a codec package arrives (its option changes the sources)
+$(ASAN_LIB_ALL): $(DEPS_STAMPS)
+
+$(ASAN_LIB): $(ASAN_LIB_ALL)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# The codec packages are linked as built for the host (not instrumented).
+$(ASAN_TEST_BINS): $(ASAN)/%: $(ASAN)/%.o $(ASAN_TEST_UTIL_OBJ) $(ASAN_POSIX_OBJ) $(ASAN_LIB) $(CODEC_LIBS)
+	@rm -f $@
+	$(ASAN_CC) $(ASAN_TEST_CFLAGS) -o $@ $(filter %.o,$^) $(call TEST_LIBS,$(ASAN_LIB))
+
+.PHONY: asan-lib asan-test-bins check-asan stage-asan
+asan-lib: $(ASAN_LIB)
+asan-test-bins: $(ASAN_TEST_BINS)
+
+stage-asan: $(ASAN_LIB) $(CODEC_LIBS) $(ASAN_POSIX_OBJ) $(ASAN_TEST_UTIL_OBJ)
+	@rm -f $(CHECK_DIR)/asan.res
+	@$(MAKE) --no-print-directory -k asan-test-bins || true
+	@$(ASAN_ENV) bash test/run_tests.sh --label asan --logdir $(CHECK_DIR)/asan-logs \
+	    --result $(CHECK_DIR)/asan.res --timeout $(ASAN_TEST_TIMEOUT) -- $(ASAN_TEST_BINS) || true
+
+check-asan: stage-asan
+	@bash test/check_report.sh $(CHECK_DIR) asan
+
+# ---- interop: DuckDB as the oracle ----------------------------------------
+
+INTEROP_DIR := test/interop
+INTEROP_STAMP := $(INTEROP_DIR)/node_modules/.package-lock.json
+NODE ?= node
+NPM ?= npm
+
+# Installed only when the lock file changed since the last install, so
+# offline re-runs never go to the registry (test/interop/install.sh: npm ci,
+# or npm install --no-save of the same locked versions).
+$(INTEROP_STAMP): $(INTEROP_DIR)/package.json $(INTEROP_DIR)/package-lock.json $(INTEROP_DIR)/install.sh
+	@NPM=$(NPM) bash $(INTEROP_DIR)/install.sh
+	@touch $@
+
+.PHONY: interop-deps check-interop stage-interop
+interop-deps: $(INTEROP_STAMP)
+
+# upq is built when examples/ provides its rule; until then the script only
+# shows DuckDB's side and the stage counts as skipped.
+INTEROP_UPQ := $(if $(wildcard examples/examples.mk),$(UPQ))
+
+stage-interop: $(INTEROP_STAMP) $(INTEROP_UPQ)
+	@bash test/stage.sh $(CHECK_DIR)/interop.res interop -- \
+	    $(NODE) $(INTEROP_DIR)/meta_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq
+
+check-interop: stage-interop
+	@bash test/check_report.sh $(CHECK_DIR) interop
+
+# ---- fuzzing ---------------------------------------------------------------
+
+FUZZ := $(BUILD)/fuzz
+FUZZ_CC ?= clang
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_LIB_CFLAGS = -std=c99 -O1 -g $(INCLUDES) $(CODEC_DEFS) $(EXTRA_CFLAGS) -ffreestanding \
+                  -fno-builtin $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+FUZZ_CFLAGS = -std=c99 -O1 -g $(WARN_TEST) $(INCLUDES) -Itest $(CODEC_DEFS) $(EXTRA_CFLAGS) \
+              $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+FUZZ_LIB_ALL := $(patsubst $(HOST)/%,$(FUZZ)/%,$(LIB_OBJ))
+FUZZ_LIB := $(FUZZ)/libuparquet.a
+# Every test/fuzz/fuzz_NAME.c is a libFuzzer target with seeds in
+# $(FUZZ)/seeds_NAME (made by test/fuzz/make_seeds.sh NAME).
+FUZZ_NAMES := $(patsubst test/fuzz/fuzz_%.c,%,$(sort $(wildcard test/fuzz/fuzz_*.c)))
+FUZZ_BINS := $(patsubst %,$(FUZZ)/fuzz_%,$(FUZZ_NAMES))
+# Symbols a target needs before it can link (FUZZ_NEEDS.NAME): while the
+# library lacks one, the target is skipped (it is being written around it).
+FUZZ_NEEDS.meta := upq_thrift_decode upq_thrift_encode upq_file_metadata_desc \
+                   upq_page_header_desc upq_column_index_desc upq_offset_index_desc
+FUZZ_NEEDS.open := upq_reader_init
+upq_empty :=
+upq_space := $(upq_empty) $(upq_empty)
+FUZZ_SPECS = $(foreach n,$(FUZZ_NAMES),$(subst $(upq_space),:,$(strip $(n) $(FUZZ_NEEDS.$(n)))))
+
+$(FUZZ_LIB_ALL): $(FUZZ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_LIB_ALL): $(DEPS_STAMPS)
+
+$(FUZZ_LIB): $(FUZZ_LIB_ALL)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ)/fuzz_%: test/fuzz/fuzz_%.c $(FUZZ_LIB) $(CODEC_LIBS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -MF $@.d -fsanitize=fuzzer -o $@ $< $(call TEST_LIBS,$(FUZZ_LIB))
+
+$(FUZZ)/seeds_%.stamp: test/fuzz/make_seeds.sh
+	@bash test/fuzz/make_seeds.sh $* $(FUZZ)/seeds_$*
+	@touch $@
+
+.PHONY: fuzz-bins fuzz-seeds check-fuzz stage-fuzz fuzz
+fuzz-bins: $(FUZZ_BINS)
+fuzz-seeds: $(patsubst %,$(FUZZ)/seeds_%.stamp,$(FUZZ_NAMES))
+
+# Each target runs over its seeds, then on into $(FUZZ)/corpus_NAME; findings
+# land in $(FUZZ)/artifacts/ (test/fuzz/run_fuzz.sh).
+stage-fuzz: $(LIB) $(CODEC_LIBS)
+	@MAKE="$(MAKE)" bash test/stage.sh $(CHECK_DIR)/fuzz.res fuzz -- \
+	    bash test/fuzz/run_fuzz.sh $(FUZZ_CHECK_TIME) $(LIB) $(FUZZ) $(FUZZ_SPECS)
+
+check-fuzz: stage-fuzz
+	@bash test/check_report.sh $(CHECK_DIR) fuzz
+
+fuzz: $(LIB) $(CODEC_LIBS)
+	@MAKE="$(MAKE)" bash test/fuzz/run_fuzz.sh $(FUZZ_TIME) $(LIB) $(FUZZ) $(FUZZ_SPECS)
+
+# ---- other areas' checks --------------------------------------------------
+
+.PHONY: stage-extra
+# after the unit stage, so the host build is finished and not raced
+stage-extra: stage-unit
+	@for t in $(CHECK_EXTRA_TARGETS); do \
+	    bash test/stage.sh $(CHECK_DIR)/extra-$$t.res $$t -- $(MAKE) --no-print-directory $$t; \
+	done
+
+# ---- everything -------------------------------------------------------------
+
+check: stage-unit stage-asan stage-interop stage-fuzz stage-extra
+	@bash test/check_report.sh $(CHECK_DIR) unit asan interop fuzz \
+	    $(patsubst %,extra-%,$(CHECK_EXTRA_TARGETS))
