@@ -1,0 +1,167 @@
+# Third-party packages behind the codec and crypto adapters: lz4 (block API),
+# zstd (decoder), mbedtls (AES-GCM/CTR) and zlib (gzip). Never committed:
+# `make deps` fetches the versions pinned in codecs/deps.lock into $(DEPS_DIR),
+# verifies them and builds them as static libraries for one target.
+#
+#   make deps                      fetch, then build for the host
+#   make deps TARGET=cortex-m4     ... for Cortex-M4 (arm-none-eabi, hard float)
+#   make deps TARGET=aarch64       ... for aarch64 Linux
+#   make deps LZ4_SRC=/path ZSTD_SRC=... MBEDTLS_SRC=... ZLIB_SRC=...
+#                                  use these sources (directory or tarball)
+#   make deps UPQ_DEPS="lz4 zstd"  only some packages
+#   make deps-build-all            build the fetched packages for every target
+#   make deps-clean                remove the built packages (all targets)
+#   make deps-distclean            also remove the fetched sources
+#
+# Libraries: $(BUILD)/<target>/deps/{liblz4,libzstd,libmbedcrypto,libz}.a.
+# Once a package is fetched, CODEC_DEFS turns its UPQ_WITH_* option on and adds
+# its headers (as -isystem: the library's warnings stay on for its own code,
+# off for package headers), and CODEC_LIBS lists the host libraries to link after
+# libuparquet.a (DEPS_LIBS.<target> for the other targets).
+
+DEPS_DIR ?= codecs/.deps
+UPQ_DEPS ?= lz4 zstd mbedtls zlib
+TARGET ?= host
+DEPS_TARGETS := host cortex-m4 aarch64
+
+# --- toolchains, one set per target ------------------------------------------
+CROSS_CM4 ?= arm-none-eabi-
+CROSS_A64 ?= aarch64-linux-gnu-
+NM ?= nm
+OBJCOPY ?= objcopy
+
+TCC.host = $(CC)
+TAR.host = $(AR)
+TNM.host = $(NM)
+TOBJCOPY.host = $(OBJCOPY)
+TOPT.host ?= -O2
+TFLAGS.host =
+
+TCC.cortex-m4 = $(CROSS_CM4)gcc
+TAR.cortex-m4 = $(CROSS_CM4)ar
+TNM.cortex-m4 = $(CROSS_CM4)nm
+TOBJCOPY.cortex-m4 = $(CROSS_CM4)objcopy
+TSIZE.cortex-m4 = $(CROSS_CM4)size
+TOPT.cortex-m4 ?= -Os
+TFLAGS.cortex-m4 = -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -nostdlib \
+                   -ffunction-sections -fdata-sections
+
+TCC.aarch64 = $(CROSS_A64)gcc
+TAR.aarch64 = $(CROSS_A64)ar
+TNM.aarch64 = $(CROSS_A64)nm
+TOBJCOPY.aarch64 = $(CROSS_A64)objcopy
+TOPT.aarch64 ?= -O2
+TFLAGS.aarch64 =
+
+# gcc turns copy and fill loops into memcpy/memset calls unless told not to;
+# clang does not do that under -ffreestanding and rejects the gcc flag.
+DEPS_HOST_IS_CLANG := $(shell $(CC) -dM -E -x c /dev/null 2>/dev/null | grep -c __clang__)
+TNOLOOP.host = $(if $(filter 0,$(DEPS_HOST_IS_CLANG)),-fno-tree-loop-distribute-patterns)
+TNOLOOP.cortex-m4 = -fno-tree-loop-distribute-patterns
+TNOLOOP.aarch64 = -fno-tree-loop-distribute-patterns
+
+# Package code is not ours: built freestanding like the library, warnings off.
+DEPS_CFLAGS.t = -std=gnu99 $(TOPT.$1) $(TFLAGS.$1) -ffreestanding -fno-builtin $(TNOLOOP.$1) \
+                -w -Icore/include -Iport -Icodecs $(DEPS_EXTRA_CFLAGS)
+
+# The seam headers rename every libc call written in the package sources, but
+# the compiler itself still emits memset/memcpy for some aggregate copies and
+# initialisers (zstd's ZSTD_frameHeader zero-init at -Os on Cortex-M, for
+# one). Each package object therefore has those references renamed to the port
+# functions, which have the same contracts.
+DEPS_REDEFINE := $(foreach f,memcpy memmove memset memcmp,--redefine-sym $(f)=upq_$(f))
+
+# --- the packages -------------------------------------------------------------
+DEPS_LIBNAME.lz4 := liblz4.a
+DEPS_LIBNAME.zstd := libzstd.a
+DEPS_LIBNAME.mbedtls := libmbedcrypto.a
+DEPS_LIBNAME.zlib := libz.a
+
+# lz4: the block API only, with no heap and no libc (see upq_lz4_deps.h).
+DEPS_FILES.lz4 := lib/lz4.c
+DEPS_CFLAGS.lz4 = -include codecs/upq_lz4_deps.h -DLZ4_FREESTANDING=1 -DLZ4_MEMORY_USAGE=12
+DEPS_DEFS.lz4 = -DUPQ_WITH_LZ4=1 -DLZ4_MEMORY_USAGE=12 -isystem $(DEPS_DIR)/lz4/lib
+
+# zstd: the decoder only (no compressor, dictBuilder, legacy formats, asm or
+# threads); libc replaced by upq_zstd_deps.h, used through ZSTD_initStaticDCtx.
+DEPS_FILES.zstd := lib/common/entropy_common.c lib/common/error_private.c \
+                   lib/common/fse_decompress.c lib/common/xxhash.c lib/common/zstd_common.c \
+                   lib/decompress/huf_decompress.c lib/decompress/zstd_ddict.c \
+                   lib/decompress/zstd_decompress.c lib/decompress/zstd_decompress_block.c
+DEPS_CFLAGS.zstd = -include codecs/upq_zstd_deps.h -DZSTD_DISABLE_ASM -DZSTD_LEGACY_SUPPORT=0 \
+                   -DZSTD_NO_UNUSED_FUNCTIONS -DZSTD_TRACE=0 -DDEBUGLEVEL=0 -DXXH_NAMESPACE=ZSTD_ \
+                   -I$(DEPS_DIR)/zstd/lib -I$(DEPS_DIR)/zstd/lib/common
+# On microcontrollers: the smaller Huffman and sequence decoders, no error strings.
+DEPS_CFLAGS.zstd.cortex-m4 = -DHUF_FORCE_DECOMPRESS_X1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT \
+                             -DZSTD_STRIP_ERROR_STRINGS
+DEPS_DEFS.zstd = -DUPQ_WITH_ZSTD=1 -isystem $(DEPS_DIR)/zstd/lib
+
+# mbedtls: AES, GCM, CTR through the cipher layer (upq_mbedtls_config.h); the
+# libc names it calls are renamed by upq_mbedtls_deps.h on this build only.
+DEPS_FILES.mbedtls := library/aes.c library/gcm.c library/cipher.c library/cipher_wrap.c \
+                      library/platform_util.c library/constant_time.c
+DEPS_MBEDTLS_CONFIG := -DMBEDTLS_CONFIG_FILE='"upq_mbedtls_config.h"'
+DEPS_CFLAGS.mbedtls = -include codecs/upq_mbedtls_deps.h $(DEPS_MBEDTLS_CONFIG) \
+                      -I$(DEPS_DIR)/mbedtls/include
+DEPS_DEFS.mbedtls = -DUPQ_WITH_CRYPTO=1 $(DEPS_MBEDTLS_CONFIG) -isystem $(DEPS_DIR)/mbedtls/include
+
+# zlib: inflate and deflate with Z_SOLO (no libc, no default allocator: the
+# adapter must set zalloc/zfree) and Z_PREFIX (z_inflate...) so a host program
+# can also link the system's zlib.
+DEPS_FILES.zlib := adler32.c crc32.c deflate.c inffast.c inflate.c inftrees.c trees.c zutil.c
+DEPS_CFLAGS.zlib = -DZ_SOLO -DZ_PREFIX -I$(DEPS_DIR)/zlib
+DEPS_DEFS.zlib = -DUPQ_WITH_GZIP=1 -DZ_SOLO -DZ_PREFIX -isystem $(DEPS_DIR)/zlib
+
+# --- what is available ----------------------------------------------------------
+# A package counts once fetch.sh has written its stamp.
+DEPS_READY := $(foreach p,$(UPQ_DEPS),$(if $(wildcard $(DEPS_DIR)/$(p).stamp),$(p)))
+DEPS_STAMPS := $(foreach p,$(DEPS_READY),$(DEPS_DIR)/$(p).stamp)
+$(foreach t,$(DEPS_TARGETS),$(eval DEPS_LIBS.$(t) := \
+    $(foreach p,$(DEPS_READY),$(BUILD)/$(t)/deps/$(DEPS_LIBNAME.$(p)))))
+
+CODEC_DEFS += $(foreach p,$(DEPS_READY),$(DEPS_DEFS.$(p)))
+CODEC_LIBS := $(DEPS_LIBS.host)
+
+# Library objects see the codec options: rebuild them when a package arrives.
+$(LIB_OBJ): $(DEPS_STAMPS)
+lib: $(CODEC_LIBS)
+
+# --- build rules: $(call upq_deps_rules,TARGET,PACKAGE) -----------------------------
+define upq_deps_rules
+DEPS_OBJ.$(1).$(2) := $$(patsubst %.c,$$(BUILD)/$(1)/deps/$(2)/%.o,$$(DEPS_FILES.$(2)))
+$$(BUILD)/$(1)/deps/$(2)/%.o: $$(DEPS_DIR)/$(2)/%.c $$(DEPS_DIR)/$(2).stamp codecs/codecs.mk
+	@mkdir -p $$(dir $$@)
+	$$(TCC.$(1)) $$(call DEPS_CFLAGS.t,$(1)) $$(DEPS_CFLAGS.$(2)) $$(DEPS_CFLAGS.$(2).$(1)) -MMD -MP -c $$< -o $$@
+	$$(TOBJCOPY.$(1)) $$(DEPS_REDEFINE) $$@ || { rm -f $$@; exit 1; }
+$$(BUILD)/$(1)/deps/$$(DEPS_LIBNAME.$(2)): $$(DEPS_OBJ.$(1).$(2))
+	@mkdir -p $$(dir $$@)
+	rm -f $$@
+	$$(TAR.$(1)) rcs $$@ $$^
+endef
+$(foreach t,$(DEPS_TARGETS),$(foreach p,$(UPQ_DEPS),$(eval $(call upq_deps_rules,$(t),$(p)))))
+
+# --- targets ------------------------------------------------------------------------
+.PHONY: deps deps-fetch deps-build deps-build-all deps-clean deps-distclean
+
+ifeq ($(filter $(TARGET),$(DEPS_TARGETS)),)
+$(if $(filter deps deps-build,$(MAKECMDGOALS)),$(error TARGET=$(TARGET): use one of $(DEPS_TARGETS)))
+endif
+
+# Fetching is a separate make run so the build below sees the fresh stamps.
+deps: deps-fetch
+	@$(MAKE) --no-print-directory deps-build TARGET=$(TARGET)
+
+deps-fetch:
+	@LZ4_SRC='$(LZ4_SRC)' ZSTD_SRC='$(ZSTD_SRC)' MBEDTLS_SRC='$(MBEDTLS_SRC)' ZLIB_SRC='$(ZLIB_SRC)' \
+	  UPQ_DEPS_DIR='$(DEPS_DIR)' $(SHELL) codecs/fetch.sh $(UPQ_DEPS)
+
+deps-build: $(DEPS_LIBS.$(TARGET))
+	@echo "deps: $(TARGET): $(if $(DEPS_LIBS.$(TARGET)),$(DEPS_LIBS.$(TARGET)),nothing fetched; run make deps)"
+
+deps-build-all: $(foreach t,$(DEPS_TARGETS),$(DEPS_LIBS.$(t)))
+
+deps-clean:
+	rm -rf $(foreach t,$(DEPS_TARGETS),$(BUILD)/$(t)/deps)
+
+deps-distclean: deps-clean
+	rm -rf $(DEPS_DIR)

@@ -1,0 +1,63 @@
+# Freestanding checks and the Cortex-M4 library build.
+#
+#   make freestanding-check   (a `make check` stage) see check.sh: nm checks of
+#                             every library and package object, Cortex-M4 and
+#                             host, and a bare -nostdlib Cortex-M4 image link
+#   make size                 text/data/bss of the Cortex-M4 library and packages
+#   $(BUILD)/cortex-m4/libuparquet.a   the library for Cortex-M4 (-Os, thumb,
+#                             hard float), the flags of `make deps TARGET=cortex-m4`
+#
+# Uses the toolchain variables of codecs/codecs.mk: include this file after it.
+ifndef UPQ_FREESTANDING_MK
+UPQ_FREESTANDING_MK := 1
+
+CM4 := $(BUILD)/cortex-m4
+CM4_LIB := $(CM4)/libuparquet.a
+CM4_LIB_OBJ := $(patsubst %.c,$(CM4)/%.o,$(LIB_SRC))
+# -g costs no target memory and lets the check name the source line of a
+# stray libc reference.
+CM4_CFLAGS = -std=c99 $(TOPT.cortex-m4) -g $(TFLAGS.cortex-m4) -ffreestanding -fno-builtin \
+             $(TNOLOOP.cortex-m4) $(WARN_LIB) $(INCLUDES) $(CODEC_DEFS) $(CM4_EXTRA_CFLAGS)
+
+define upq_cm4_compile
+	@mkdir -p $(dir $@)
+	$(TCC.cortex-m4) $(CM4_CFLAGS) -MMD -MP -c $< -o $@
+endef
+$(CM4)/core/%.o: core/%.c
+	$(upq_cm4_compile)
+$(CM4)/port/%.o: port/%.c
+	$(upq_cm4_compile)
+$(CM4)/codecs/%.o: codecs/%.c
+	$(upq_cm4_compile)
+
+# The codec options change with the fetched packages.
+$(CM4_LIB_OBJ): $(DEPS_STAMPS) test/freestanding/freestanding.mk
+
+$(CM4_LIB): $(CM4_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(TAR.cortex-m4) rcs $@ $^
+
+.PHONY: freestanding-check size size-lib
+# A stage of `make check` (test/test.mk runs CHECK_EXTRA_TARGETS).
+CHECK_EXTRA_TARGETS += freestanding-check
+
+freestanding-check: $(CM4_LIB) $(DEPS_LIBS.cortex-m4) $(LIB) $(CODEC_LIBS)
+	@FS_OUT='$(CM4)/freestanding' FS_LDSCRIPT=linker/check_image.ld \
+	  FS_CM4_CC='$(TCC.cortex-m4)' FS_CM4_NM='$(TNM.cortex-m4)' FS_CM4_SIZE='$(TSIZE.cortex-m4)' \
+	  FS_CM4_CFLAGS='-std=c99 $(TOPT.cortex-m4) $(TFLAGS.cortex-m4) -ffreestanding -fno-builtin $(TNOLOOP.cortex-m4) -Wall -Wextra' \
+	  FS_CM4_LIB='$(CM4_LIB)' FS_CM4_OBJS='$(CM4_LIB_OBJ)' FS_CM4_DEPS='$(DEPS_LIBS.cortex-m4)' \
+	  FS_HOST_NM='$(TNM.host)' FS_HOST_OBJS='$(LIB_OBJ)' FS_HOST_DEPS='$(CODEC_LIBS)' \
+	  $(SHELL) test/freestanding/check.sh
+
+# Sizes come from this target, never from memory. Other fragments may add
+# their own prerequisites to `size` (firmware images).
+size: size-lib
+size-lib: $(CM4_LIB) $(DEPS_LIBS.cortex-m4)
+	@echo "Cortex-M4 ($(TOPT.cortex-m4) $(TFLAGS.cortex-m4)), bytes per object:"
+	@$(TSIZE.cortex-m4) $(CM4_LIB_OBJ) | sed 's|$(CM4)/||'
+	@echo "Totals:"
+	@printf '  %-28s %s\n' libuparquet.a "$$($(TSIZE.cortex-m4) -t $(CM4_LIB) | awk 'END { print "text " $$1 ", data " $$2 ", bss " $$3 }')"
+	@$(foreach l,$(DEPS_LIBS.cortex-m4),printf '  %-28s %s\n' '$(notdir $(l)) (package)' "$$($(TSIZE.cortex-m4) -t $(l) | awk 'END { print "text " $$1 ", data " $$2 ", bss " $$3 }')";)
+
+endif
