@@ -1,0 +1,44 @@
+/* Codec dispatch: one switch, so a build without a codec names it clearly. */
+#include "upq_codec.h"
+#include "uparquet/meta.h"
+#include "upq_port.h"
+
+int upq_codec_can_decompress(int32_t codec)
+{
+    switch (codec) {
+    case UPQ_CODEC_UNCOMPRESSED: return 1;
+    case UPQ_CODEC_SNAPPY: return UPQ_WITH_SNAPPY;
+    case UPQ_CODEC_LZ4:
+    case UPQ_CODEC_LZ4_RAW: return UPQ_WITH_LZ4;
+    case UPQ_CODEC_ZSTD: return UPQ_WITH_ZSTD;
+    case UPQ_CODEC_GZIP: return UPQ_WITH_GZIP;
+    default: return 0; /* LZO, BROTLI, unknown */
+    }
+}
+
+upq_status upq_decompress(int32_t codec, const uint8_t *src, size_t src_len, uint8_t *dst,
+                          size_t dst_len, upq_arena *a)
+{
+    (void)a;
+    switch (codec) {
+    case UPQ_CODEC_UNCOMPRESSED:
+        if (src_len != dst_len)
+            return UPQ_ERR_CORRUPT;
+        upq_memcpy(dst, src, dst_len);
+        return UPQ_OK;
+#if UPQ_WITH_SNAPPY
+    case UPQ_CODEC_SNAPPY: return upq_snappy_decompress(src, src_len, dst, dst_len);
+#endif
+#if UPQ_WITH_LZ4
+    case UPQ_CODEC_LZ4_RAW: return upq_lz4_raw_decompress(src, src_len, dst, dst_len);
+    case UPQ_CODEC_LZ4: return upq_lz4_hadoop_decompress(src, src_len, dst, dst_len);
+#endif
+#if UPQ_WITH_ZSTD
+    case UPQ_CODEC_ZSTD: return upq_zstd_decompress(src, src_len, dst, dst_len, a);
+#endif
+#if UPQ_WITH_GZIP
+    case UPQ_CODEC_GZIP: return upq_gzip_decompress(src, src_len, dst, dst_len, a);
+#endif
+    default: return UPQ_ERR_UNSUPPORTED;
+    }
+}

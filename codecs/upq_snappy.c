@@ -1,0 +1,211 @@
+/*
+ * Snappy, written for µparquet: a bounds-checked decoder for every tag type
+ * and a small greedy compressor whose hash table lives in the arena.
+ *
+ * Format (google/snappy format_description.txt): a varint of the
+ * uncompressed length, then elements. Tag low bits: 00 literal, 01 copy with
+ * an 11-bit offset, 10 copy with a 16-bit offset, 11 copy with a 32-bit offset.
+ */
+#include "upq_codec.h"
+#include "upq_port.h"
+
+#if UPQ_WITH_SNAPPY
+
+upq_status upq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len)
+{
+    const uint8_t *p = src, *end = src + src_len;
+    uint64_t ulen = 0;
+    size_t out = 0;
+    unsigned shift = 0;
+
+    /* preamble: uncompressed length, at most 5 bytes for 32-bit sizes */
+    for (;;) {
+        if (p == end || shift > 28)
+            return UPQ_ERR_CORRUPT;
+        ulen |= (uint64_t)(*p & 0x7Fu) << shift;
+        shift += 7;
+        if (!(*p++ & 0x80u))
+            break;
+    }
+    if (ulen != dst_len)
+        return UPQ_ERR_CORRUPT;
+
+    while (p < end) {
+        uint8_t tag = *p++;
+        size_t len, off;
+        if ((tag & 3u) == 0) {
+            len = (size_t)(tag >> 2) + 1u;
+            if (len > 60) {
+                size_t nb = len - 60, k;
+                if ((size_t)(end - p) < nb)
+                    return UPQ_ERR_CORRUPT;
+                len = 0;
+                for (k = 0; k < nb; k++)
+                    len |= (size_t)p[k] << (8 * k);
+                len += 1;
+                p += nb;
+            }
+            if (len > (size_t)(end - p) || len > dst_len - out)
+                return UPQ_ERR_CORRUPT;
+            upq_memcpy(dst + out, p, len);
+            p += len;
+            out += len;
+            continue;
+        }
+        if ((tag & 3u) == 1) {
+            if (p == end)
+                return UPQ_ERR_CORRUPT;
+            len = 4u + ((tag >> 2) & 7u);
+            off = ((size_t)(tag >> 5) << 8) | *p++;
+        } else if ((tag & 3u) == 2) {
+            if (end - p < 2)
+                return UPQ_ERR_CORRUPT;
+            len = 1u + (tag >> 2);
+            off = upq_load_le16(p);
+            p += 2;
+        } else {
+            if (end - p < 4)
+                return UPQ_ERR_CORRUPT;
+            len = 1u + (tag >> 2);
+            off = upq_load_le32(p);
+            p += 4;
+        }
+        if (off == 0 || off > out || len > dst_len - out)
+            return UPQ_ERR_CORRUPT;
+        if (off >= len) {
+            upq_memcpy(dst + out, dst + out - off, len);
+            out += len;
+        } else { /* overlapping copy repeats the last `off` bytes */
+            const uint8_t *s = dst + out - off;
+            size_t k;
+            for (k = 0; k < len; k++)
+                dst[out + k] = s[k];
+            out += len;
+        }
+    }
+    return out == dst_len ? UPQ_OK : UPQ_ERR_CORRUPT;
+}
+
+/* ---- compressor --------------------------------------------------------- */
+
+#define HASH_BITS 12u
+#define BLOCK (1u << 16) /* copies never reach across 64 KiB, like the reference */
+
+size_t upq_snappy_bound(size_t src_len)
+{
+    return 32u + src_len + src_len / 6u;
+}
+
+static uint8_t *put_varint(uint8_t *o, uint32_t v)
+{
+    while (v >= 0x80u) {
+        *o++ = (uint8_t)(v | 0x80u);
+        v >>= 7;
+    }
+    *o++ = (uint8_t)v;
+    return o;
+}
+
+static uint8_t *emit_literal(uint8_t *o, const uint8_t *s, size_t len)
+{
+    size_t n = len - 1u;
+    if (n < 60) {
+        *o++ = (uint8_t)(n << 2);
+    } else {
+        unsigned bytes = n < (1u << 8) ? 1u : n < (1u << 16) ? 2u : n < (1u << 24) ? 3u : 4u;
+        unsigned k;
+        *o++ = (uint8_t)((59u + bytes) << 2);
+        for (k = 0; k < bytes; k++)
+            *o++ = (uint8_t)(n >> (8 * k));
+    }
+    upq_memcpy(o, s, len);
+    return o + len;
+}
+
+static uint8_t *emit_copy(uint8_t *o, size_t off, size_t len)
+{
+    while (len >= 68) {
+        *o++ = (uint8_t)(2u | (63u << 2));
+        upq_store_le16(o, (uint16_t)off);
+        o += 2;
+        len -= 64;
+    }
+    if (len > 64) {
+        *o++ = (uint8_t)(2u | (59u << 2));
+        upq_store_le16(o, (uint16_t)off);
+        o += 2;
+        len -= 60;
+    }
+    if (len >= 4 && len < 12 && off < 2048) {
+        *o++ = (uint8_t)(1u | ((len - 4u) << 2) | ((off >> 8) << 5));
+        *o++ = (uint8_t)off;
+    } else {
+        *o++ = (uint8_t)(2u | ((len - 1u) << 2));
+        upq_store_le16(o, (uint16_t)off);
+        o += 2;
+    }
+    return o;
+}
+
+static uint32_t hash4(const uint8_t *p)
+{
+    return (upq_load_le32(p) * 0x1E35A7BDu) >> (32u - HASH_BITS);
+}
+
+upq_status upq_snappy_compress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_cap,
+                               size_t *dst_len, upq_arena *a)
+{
+    upq_arena_mark mark;
+    uint16_t *table;
+    uint8_t *o = dst;
+    size_t base;
+
+    if (src_len > 0xFFFFFFFFu)
+        return UPQ_ERR_INVAL;
+    if (dst_cap < upq_snappy_bound(src_len))
+        return UPQ_ERR_BUFFER;
+    mark = upq_arena_save(a);
+    table = (uint16_t *)upq_arena_alloc(a, sizeof(uint16_t) << HASH_BITS);
+    if (!table)
+        return UPQ_ERR_NOMEM;
+    o = put_varint(o, (uint32_t)src_len);
+
+    for (base = 0; base < src_len; base += BLOCK) {
+        const uint8_t *blk = src + base;
+        size_t n = src_len - base < BLOCK ? src_len - base : BLOCK;
+        size_t i = 0, lit = 0;
+        upq_memset(table, 0, sizeof(uint16_t) << HASH_BITS);
+        if (n >= 15) {
+            /* the last bytes of a block are always literal, so 4-byte loads
+             * and match extension never read past it */
+            size_t limit = n - 4;
+            i = 1;
+            while (i < limit - 8) {
+                uint32_t h = hash4(blk + i);
+                size_t cand = table[h];
+                table[h] = (uint16_t)i;
+                if (cand < i && upq_load_le32(blk + cand) == upq_load_le32(blk + i)) {
+                    size_t len = 4;
+                    while (i + len < limit && blk[cand + len] == blk[i + len])
+                        len++;
+                    if (i > lit)
+                        o = emit_literal(o, blk + lit, i - lit);
+                    o = emit_copy(o, i - cand, len);
+                    i += len;
+                    lit = i;
+                    if (i < limit - 8)
+                        table[hash4(blk + i - 1)] = (uint16_t)(i - 1);
+                } else {
+                    i++;
+                }
+            }
+        }
+        if (lit < n)
+            o = emit_literal(o, blk + lit, n - lit);
+    }
+    upq_arena_rewind(a, mark);
+    *dst_len = (size_t)(o - dst);
+    return UPQ_OK;
+}
+
+#endif /* UPQ_WITH_SNAPPY */

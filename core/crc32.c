@@ -1,0 +1,39 @@
+/*
+ * CRC-32 (IEEE 802.3 / gzip polynomial, reflected 0xEDB88320), the page
+ * checksum Parquet specifies. Table-driven by default; UPQ_CRC32_TABLE=0
+ * trades speed for the 1 KB table on the smallest targets.
+ */
+#include "uparquet/crc32.h"
+
+#if UPQ_CRC32_TABLE
+/* Built at compile time would need a generator; a const table keeps it in flash. */
+#define R(c) (((c) & 1u) ? 0xEDB88320u ^ ((c) >> 1) : (c) >> 1)
+#define R8(c) R(R(R(R(R(R(R(R(c))))))))
+#define T4(n) R8(n), R8((n) + 1u), R8((n) + 2u), R8((n) + 3u)
+#define T16(n) T4(n), T4((n) + 4u), T4((n) + 8u), T4((n) + 12u)
+#define T64(n) T16(n), T16((n) + 16u), T16((n) + 32u), T16((n) + 48u)
+static const uint32_t crc_table[256] = {T64(0u), T64(64u), T64(128u), T64(192u)};
+#endif
+
+uint32_t upq_crc32_update(uint32_t crc, const void *data, size_t len)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    crc = ~crc;
+#if UPQ_CRC32_TABLE
+    while (len--)
+        crc = crc_table[(crc ^ *p++) & 0xFFu] ^ (crc >> 8);
+#else
+    while (len--) {
+        unsigned k;
+        crc ^= *p++;
+        for (k = 0; k < 8; k++)
+            crc = (crc & 1u) ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
+    }
+#endif
+    return ~crc;
+}
+
+uint32_t upq_crc32(const void *data, size_t len)
+{
+    return upq_crc32_update(0, data, len);
+}
