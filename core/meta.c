@@ -320,6 +320,55 @@ static const upq_tfield page_header_fields[] = {
 STRUCT_DESC(upq_page_header, "PageHeader", page_header_fields);
 #undef S
 
+/* Page headers as the column reader decodes them: page statistics are
+ * skipped, so a header takes no arena memory however many pages a chunk has
+ * (the page index and chunk statistics are the places to read them). */
+#define S upq_data_page_header
+static const upq_tfield data_page_header_lean_fields[] = {
+    F_I32(1, REQ, num_values, "num_values"),
+    F_I32(2, REQ, encoding, "encoding"),
+    F_I32(3, REQ, definition_level_encoding, "definition_level_encoding"),
+    F_I32(4, REQ, repetition_level_encoding, "repetition_level_encoding"),
+};
+static const upq_tstruct data_page_header_lean_desc = {
+    "DataPageHeader", data_page_header_lean_fields,
+    (uint16_t)UPQ_COUNTOF(data_page_header_lean_fields), (uint16_t)sizeof(S), 0};
+#undef S
+
+#define S upq_data_page_header_v2
+static const upq_tfield data_page_header_v2_lean_fields[] = {
+    F_I32(1, REQ, num_values, "num_values"),
+    F_I32(2, REQ, num_nulls, "num_nulls"),
+    F_I32(3, REQ, num_rows, "num_rows"),
+    F_I32(4, REQ, encoding, "encoding"),
+    F_I32(5, REQ, definition_levels_byte_length, "definition_levels_byte_length"),
+    F_I32(6, REQ, repetition_levels_byte_length, "repetition_levels_byte_length"),
+    F_BOOL(7, OPT, is_compressed, "is_compressed"),
+};
+static const upq_tstruct data_page_header_v2_lean_desc = {
+    "DataPageHeaderV2", data_page_header_v2_lean_fields,
+    (uint16_t)UPQ_COUNTOF(data_page_header_v2_lean_fields), (uint16_t)sizeof(S), 0};
+#undef S
+
+#define S upq_page_header
+static const upq_tfield page_header_lean_fields[] = {
+    F_I32(1, REQ, type, "type"),
+    F_I32(2, REQ, uncompressed_page_size, "uncompressed_page_size"),
+    F_I32(3, REQ, compressed_page_size, "compressed_page_size"),
+    F_I32(4, OPT, crc, "crc"),
+    FIELD(5, UPQ_TK_STRUCT, 0, OPT, data_page_header, &data_page_header_lean_desc,
+          "data_page_header"),
+    F_STRUCT(6, OPT, index_page_header, upq_index_page_header, "index_page_header"),
+    F_STRUCT(7, OPT, dictionary_page_header, upq_dictionary_page_header,
+             "dictionary_page_header"),
+    FIELD(8, UPQ_TK_STRUCT, 0, OPT, data_page_header_v2, &data_page_header_v2_lean_desc,
+          "data_page_header_v2"),
+};
+const upq_tstruct upq_page_header_lean_desc = {"PageHeader", page_header_lean_fields,
+                                               (uint16_t)UPQ_COUNTOF(page_header_lean_fields),
+                                               (uint16_t)sizeof(S), 0};
+#undef S
+
 /* ---- column chunk metadata -------------------------------------------- */
 
 #define S upq_key_value

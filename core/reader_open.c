@@ -54,7 +54,7 @@ void upq_reader_init(upq_reader *r, const upq_io *io, void *arena, size_t arena_
         r->opts.limits.max_binary == 0)
         upq_thrift_limits_default(&r->opts.limits);
     r->err.offset = UINT64_MAX;
-    r->err.row_group = r->err.column = r->err.page = -1;
+    r->err.row_group = r->err.column = r->err.page = r->err.schema_element = -1;
     r->stage = RS_INIT;
 }
 
@@ -256,13 +256,12 @@ static upq_status stage_check(upq_reader *r)
     st = upq_schema_build(&r->schema, r->meta.schema.v, r->meta.schema.n, &r->arena, &bad);
     if (st != UPQ_OK) {
         r->err.in_struct = "SchemaElement";
-        r->err.column = -1;
+        r->err.schema_element = (int32_t)bad;
         return fail(r, st, r->footer_start,
                     st == UPQ_ERR_NOMEM   ? "arena too small for the schema"
                     : st == UPQ_ERR_LIMIT ? "schema nested too deeply"
                                           : "malformed schema");
     }
-    (void)bad;
     st = check_chunks(r);
     if (st != UPQ_OK)
         return st;
@@ -310,4 +309,9 @@ const upq_column_chunk *upq_reader_chunk(const upq_reader *r, uint32_t rg, uint3
 const upq_error_info *upq_reader_error(const upq_reader *r)
 {
     return &r->err;
+}
+
+uint32_t upq_reader_footer_length(const upq_reader *r)
+{
+    return r->footer_len;
 }

@@ -840,6 +840,9 @@ extern const upq_tstruct upq_uncompressed_desc;
 extern const upq_tstruct upq_bloom_filter_compression_desc;
 extern const upq_tstruct upq_bloom_filter_header_desc;
 extern const upq_tstruct upq_page_header_desc;
+/* PageHeader without page statistics (skipped while decoding): what the
+ * column reader uses, so page headers never take arena memory. */
+extern const upq_tstruct upq_page_header_lean_desc;
 extern const upq_tstruct upq_key_value_desc;
 extern const upq_tstruct upq_sorting_column_desc;
 extern const upq_tstruct upq_page_encoding_stats_desc;

@@ -32,6 +32,12 @@ typedef struct upq_io {
     uint64_t size; /* file size in bytes */
 } upq_io;
 
+/* An INT96 value as stored: 8 bytes nanoseconds of the day (LE), then the
+ * Julian day number (4 bytes LE). */
+typedef struct upq_int96 {
+    uint8_t b[12];
+} upq_int96;
+
 typedef struct upq_reader_opts {
     /* Leaf columns to keep (bit i = leaf column i); NULL keeps all. Column
      * chunks of other columns are skipped while decoding and cost no memory. */
@@ -41,6 +47,11 @@ typedef struct upq_reader_opts {
     uint32_t io_window;
     /* Limits for Thrift decoding; zeros mean the defaults. */
     upq_thrift_limits limits;
+    /* Skip page CRC verification (it is on by default). */
+    uint8_t no_crc_check;
+    /* Largest uncompressed page accepted (default 256 MiB): a page header
+     * claiming more is UPQ_ERR_LIMIT before any memory is reserved. */
+    uint32_t max_page_size;
 } upq_reader_opts;
 
 /* Where and why the last error happened. Strings are static. */
@@ -53,6 +64,7 @@ typedef struct upq_error_info {
     int32_t row_group;     /* -1 when not relevant */
     int32_t column;        /* leaf column index, -1 when not relevant */
     int32_t page;          /* page ordinal in the chunk, -1 when not relevant */
+    int32_t schema_element; /* index of a malformed SchemaElement, -1 when not relevant */
 } upq_error_info;
 
 typedef struct upq_reader {
@@ -89,7 +101,9 @@ void upq_reader_init(upq_reader *r, const upq_io *io, void *arena, size_t arena_
  * error described by upq_reader_error(): UPQ_ERR_CORRUPT (bad magic, footer
  * length outside the file, malformed metadata), UPQ_ERR_UNSUPPORTED
  * (encrypted footer in a build without crypto), UPQ_ERR_NOMEM (see
- * upq_arena_needed(&r->arena)), UPQ_ERR_LIMIT, UPQ_ERR_IO.
+ * upq_arena_needed(&r->arena)), UPQ_ERR_LIMIT, UPQ_ERR_IO. Errors are final:
+ * after UPQ_ERR_NOMEM, give a larger arena to upq_reader_init() and open
+ * again.
  */
 upq_status upq_reader_open(upq_reader *r);
 
@@ -103,6 +117,9 @@ const upq_column_chunk *upq_reader_chunk(const upq_reader *r, uint32_t rg, uint3
 
 /* Details of the last error (status UPQ_OK when none). */
 const upq_error_info *upq_reader_error(const upq_reader *r);
+
+/* Bytes of the encoded footer (FileMetaData), as the file's tail states. */
+uint32_t upq_reader_footer_length(const upq_reader *r);
 
 #ifdef __cplusplus
 }

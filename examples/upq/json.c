@@ -1,0 +1,160 @@
+/* Streaming JSON output (see json.h for the string escaping rules). */
+#include "json.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+void json_init(json_writer *w, FILE *out)
+{
+    memset(w, 0, sizeof *w);
+    w->out = out;
+}
+
+/* Separator before a value or key at the current level. */
+static void before_item(json_writer *w)
+{
+    if (w->after_key) {
+        w->after_key = 0;
+        return;
+    }
+    if (w->depth > 0) {
+        if (w->count[w->depth - 1])
+            fputc(',', w->out);
+        w->count[w->depth - 1] = 1;
+    }
+}
+
+static void open_level(json_writer *w, char c)
+{
+    before_item(w);
+    fputc(c, w->out);
+    if (w->depth < JSON_MAX_DEPTH) {
+        w->count[w->depth] = 0;
+        w->depth++;
+    }
+}
+
+static void close_level(json_writer *w, char c)
+{
+    if (w->depth > 0)
+        w->depth--;
+    fputc(c, w->out);
+}
+
+void json_object_begin(json_writer *w) { open_level(w, '{'); }
+void json_object_end(json_writer *w) { close_level(w, '}'); }
+void json_array_begin(json_writer *w) { open_level(w, '['); }
+void json_array_end(json_writer *w) { close_level(w, ']'); }
+
+size_t utf8_seq_len(const unsigned char *p, size_t n)
+{
+    unsigned c = p[0];
+    size_t len, i;
+    uint32_t cp, min;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2; cp = c & 0x1Fu; min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3; cp = c & 0x0Fu; min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4; cp = c & 0x07u; min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (i = 1; i < len; i++) {
+        if ((p[i] & 0xC0u) != 0x80u)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFFu || (cp >= 0xD800u && cp <= 0xDFFFu))
+        return 0;
+    return len;
+}
+
+static void put_string(FILE *out, const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    fputc('"', out);
+    while (i < n) {
+        unsigned c = p[i];
+        size_t k;
+        if (c == '"' || c == '\\') {
+            fputc('\\', out);
+            fputc((int)c, out);
+            i++;
+        } else if (c < 0x20) {
+            fprintf(out, "\\u%04x", c);
+            i++;
+        } else if (c < 0x80) {
+            fputc((int)c, out);
+            i++;
+        } else if ((k = utf8_seq_len(p + i, n - i)) != 0) {
+            fwrite(p + i, 1, k, out);
+            i += k;
+        } else {
+            fprintf(out, "\\u%04x", c);
+            i++;
+        }
+    }
+    fputc('"', out);
+}
+
+void json_key(json_writer *w, const char *key)
+{
+    before_item(w);
+    put_string(w->out, (const unsigned char *)key, strlen(key));
+    fputc(':', w->out);
+    w->after_key = 1;
+}
+
+void json_string(json_writer *w, const void *bytes, size_t len)
+{
+    before_item(w);
+    put_string(w->out, (const unsigned char *)bytes, len);
+}
+
+void json_cstr(json_writer *w, const char *s)
+{
+    if (!s)
+        json_null(w);
+    else
+        json_string(w, s, strlen(s));
+}
+
+void json_int(json_writer *w, int64_t v)
+{
+    before_item(w);
+    fprintf(w->out, "%" PRId64, v);
+}
+
+void json_uint(json_writer *w, uint64_t v)
+{
+    before_item(w);
+    fprintf(w->out, "%" PRIu64, v);
+}
+
+void json_bool(json_writer *w, int v)
+{
+    before_item(w);
+    fputs(v ? "true" : "false", w->out);
+}
+
+void json_null(json_writer *w)
+{
+    before_item(w);
+    fputs("null", w->out);
+}
+
+void json_number_text(json_writer *w, const char *text)
+{
+    before_item(w);
+    fputs(text, w->out);
+}
+
+void json_finish(json_writer *w)
+{
+    fputc('\n', w->out);
+}

@@ -1,0 +1,342 @@
+/*
+ * upq — inspect Parquet files with µparquet.
+ *
+ * Commands live in one table; each names its own options, and the test
+ * knobs (--chunk, --again, --arena) work with every command, before or after
+ * its name.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "upq.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct command {
+    const char *name;
+    int (*run)(const tool_args *a);
+    const char *synopsis;
+    const char *summary;
+    const tool_optspec *opts; /* terminated by a NULL name */
+    int min_files, max_files;
+} command;
+
+static const tool_optspec no_opts[] = {{NULL, 0}};
+static const tool_optspec meta_opts[] = {{"json", 0}, {NULL, 0}};
+
+static int cmd_version(const tool_args *a);
+static int cmd_help(const tool_args *a);
+
+static const command commands[] = {
+    {"schema", cmd_schema, "schema FILE", "print the schema in Parquet message syntax", no_opts,
+     1, 1},
+    {"meta", cmd_meta, "meta [--json] FILE",
+     "print the footer: row groups, column chunks, statistics", meta_opts, 1, 1},
+    {"version", cmd_version, "version", "print the version", no_opts, 0, 0},
+    {"help", cmd_help, "help", "print this help", no_opts, 0, 0},
+};
+
+#define NUM_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *out)
+{
+    size_t i;
+    fputs("usage: upq COMMAND [OPTIONS] FILE\n\ncommands:\n", out);
+    for (i = 0; i < NUM_COMMANDS; i++)
+        fprintf(out, "  %-24s %s\n", commands[i].synopsis, commands[i].summary);
+    fputs("\noptions:\n"
+          "  -h, --help               print this help\n"
+          "  --version                print the version\n",
+          out);
+}
+
+static int cmd_version(const tool_args *a)
+{
+    (void)a;
+    printf("upq %s\n", UPQ_VERSION_STRING);
+    return 0;
+}
+
+static int cmd_help(const tool_args *a)
+{
+    (void)a;
+    usage(stdout);
+    return 0;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("upq: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\nTry 'upq --help'.\n", stderr);
+    return 2;
+}
+
+/* ---- arguments ---------------------------------------------------------- */
+
+int args_flag(const tool_args *a, const char *name)
+{
+    int i;
+    for (i = 0; i < a->nopts; i++)
+        if (strcmp(a->opt_name[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+const char *args_value(const tool_args *a, const char *name)
+{
+    const char *v = NULL;
+    int i;
+    for (i = 0; i < a->nopts; i++)
+        if (strcmp(a->opt_name[i], name) == 0)
+            v = a->opt_value[i];
+    return v;
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    unsigned long long v;
+    if (!s || !*s || *s == '-')
+        return 0;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno || *end || v == 0 || v > (unsigned long long)SIZE_MAX)
+        return 0;
+    *out = (size_t)v;
+    return 1;
+}
+
+/* Splits "--name=value" into name (copied into buf) and value. */
+static const char *split_opt(const char *arg, char *buf, size_t cap, const char **value)
+{
+    const char *eq = strchr(arg, '=');
+    size_t n;
+    *value = NULL;
+    if (!eq)
+        return arg + 2;
+    n = (size_t)(eq - (arg + 2));
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(buf, arg + 2, n);
+    buf[n] = '\0';
+    *value = eq + 1;
+    return buf;
+}
+
+/* Common options; returns 1 if `name` was one (consuming a value), 0 if
+ * not, -1 on a usage error (already reported). */
+static int common_option(tool_args *a, const char *name, const char *value, int *i, int argc,
+                         char **argv)
+{
+    int wants = strcmp(name, "chunk") == 0 || strcmp(name, "arena") == 0;
+    if (!wants && strcmp(name, "again") != 0)
+        return 0;
+    if (!wants) {
+        if (value)
+            return usage_error("--again takes no value%s", ""), -1;
+        a->again = 1;
+        return 1;
+    }
+    if (!value) {
+        if (*i + 1 >= argc)
+            return usage_error("--%s needs a value", name), -1;
+        value = argv[++*i];
+    }
+    if (!parse_size(value, strcmp(name, "chunk") == 0 ? &a->chunk : &a->arena))
+        return usage_error("bad number for --%s", name), -1;
+    return 1;
+}
+
+/* Parses argv[first..argc) for `cmd` (NULL: only common options, stopping
+ * at the first non-option, whose index goes to *stop). */
+static int parse_args(tool_args *a, const command *cmd, int first, int argc, char **argv,
+                      int *stop)
+{
+    int i, only_files = 0;
+    for (i = first; i < argc; i++) {
+        const char *arg = argv[i], *name, *value;
+        char buf[64];
+        int r;
+        size_t k;
+        if (only_files || arg[0] != '-' || strcmp(arg, "-") == 0) {
+            if (!cmd) {
+                *stop = i;
+                return 0;
+            }
+            if (a->nfiles >= TOOL_MAX_FILES)
+                return usage_error("too many files%s", "");
+            a->files[a->nfiles++] = arg;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            only_files = 1;
+            continue;
+        }
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            usage(stdout);
+            exit(0);
+        }
+        if (!cmd && strcmp(arg, "--version") == 0) {
+            cmd_version(a);
+            exit(0);
+        }
+        if (arg[1] != '-')
+            return usage_error("unknown option %s", arg);
+        name = split_opt(arg, buf, sizeof buf, &value);
+        r = common_option(a, name, value, &i, argc, argv);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (!cmd)
+            return usage_error("unknown option %s", arg);
+        for (k = 0; cmd->opts[k].name; k++)
+            if (strcmp(cmd->opts[k].name, name) == 0)
+                break;
+        if (!cmd->opts[k].name)
+            return usage_error("unknown option %s", arg);
+        if (cmd->opts[k].takes_value && !value) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value", arg);
+            value = argv[++i];
+        } else if (!cmd->opts[k].takes_value && value) {
+            return usage_error("%s takes no value", arg);
+        }
+        if (a->nopts >= TOOL_MAX_OPTS)
+            return usage_error("too many options%s", "");
+        a->opt_name[a->nopts] = cmd->opts[k].name;
+        a->opt_value[a->nopts] = value;
+        a->nopts++;
+    }
+    if (!cmd)
+        *stop = argc;
+    return 0;
+}
+
+/* ---- opening files ------------------------------------------------------ */
+
+void tool_report(const char *path, const upq_error_info *e)
+{
+    fprintf(stderr, "upq: %s: %s (%s)", path, e->what ? e->what : "error", upq_strerror(e->status));
+    if (e->offset != UINT64_MAX)
+        fprintf(stderr, " at offset %" PRIu64, e->offset);
+    if (e->in_struct) {
+        fprintf(stderr, " in %s", e->in_struct);
+        if (e->field)
+            fprintf(stderr, ".%s", e->field);
+        if (e->schema_element >= 0)
+            fprintf(stderr, " #%" PRId32, e->schema_element);
+    }
+    if (e->row_group >= 0)
+        fprintf(stderr, ", row group %" PRId32, e->row_group);
+    if (e->column >= 0)
+        fprintf(stderr, ", column %" PRId32, e->column);
+    if (e->page >= 0)
+        fprintf(stderr, ", page %" PRId32, e->page);
+    fputc('\n', stderr);
+}
+
+#define DEFAULT_ARENA ((size_t)1 << 20)
+/* After this many exact retries, grow at least geometrically so a footer
+ * that keeps asking for a little more does not cost quadratic time. */
+#define EXACT_RETRIES 8
+/* A corrupt footer can claim huge lists; refuse arenas beyond this. */
+#define MAX_ARENA (UINT64_C(64) << 30)
+
+int tool_open(tool_file *tf, const char *path, const tool_args *a)
+{
+    size_t len = a->arena ? a->arena : DEFAULT_ARENA;
+    int attempt;
+
+    memset(tf, 0, sizeof *tf);
+    tf->path = path;
+    if (upq_posix_open(&tf->pf, path) != UPQ_OK) {
+        fprintf(stderr, "upq: %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    tf->pf.max_read = a->chunk;
+    tf->pf.again_alternate = a->again;
+    upq_posix_io(&tf->pf, &tf->io);
+    tf->reader = malloc(sizeof *tf->reader);
+    if (!tf->reader) {
+        fprintf(stderr, "upq: %s: out of memory\n", path);
+        tool_close(tf);
+        return 1;
+    }
+    for (attempt = 0;; attempt++) {
+        upq_status st;
+        size_t need;
+        void *mem = realloc(tf->arena, len);
+        if (!mem) {
+            fprintf(stderr, "upq: %s: cannot allocate a %zu-byte arena\n", path, len);
+            tool_close(tf);
+            return 1;
+        }
+        tf->arena = mem;
+        tf->arena_len = len;
+        upq_reader_init(tf->reader, &tf->io, tf->arena, tf->arena_len, NULL);
+        do
+            st = upq_reader_open(tf->reader);
+        while (st == UPQ_AGAIN);
+        if (st == UPQ_OK)
+            return 0;
+        need = upq_arena_needed(&tf->reader->arena);
+        if (st != UPQ_ERR_NOMEM || need <= len || (uint64_t)need > MAX_ARENA) {
+            tool_report(path, upq_reader_error(tf->reader));
+            tool_close(tf);
+            return 1;
+        }
+        if (attempt >= EXACT_RETRIES && need < len * 2)
+            need = len * 2;
+        len = need;
+    }
+}
+
+void tool_close(tool_file *tf)
+{
+    upq_posix_close(&tf->pf);
+    free(tf->reader);
+    free(tf->arena);
+    tf->reader = NULL;
+    tf->arena = NULL;
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    tool_args args;
+    const command *cmd = NULL;
+    size_t i;
+    int at = 1, rc;
+
+    memset(&args, 0, sizeof args);
+    rc = parse_args(&args, NULL, 1, argc, argv, &at);
+    if (rc)
+        return rc;
+    if (at >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    for (i = 0; i < NUM_COMMANDS; i++)
+        if (strcmp(commands[i].name, argv[at]) == 0)
+            cmd = &commands[i];
+    if (!cmd)
+        return usage_error("unknown command '%s'", argv[at]);
+    rc = parse_args(&args, cmd, at + 1, argc, argv, NULL);
+    if (rc)
+        return rc;
+    if (args.nfiles < cmd->min_files || args.nfiles > cmd->max_files) {
+        fprintf(stderr, "usage: upq %s\n", cmd->synopsis);
+        return 2;
+    }
+    rc = cmd->run(&args);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "upq: write error: %s\n", strerror(errno));
+        return 1;
+    }
+    return rc;
+}

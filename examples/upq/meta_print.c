@@ -1,0 +1,331 @@
+/*
+ * `upq meta`: the footer in a stable, line-oriented layout. One "key: value"
+ * per line, nested items indented by two spaces; optional fields that are
+ * absent are left out. Statistics are decoded by the column's type.
+ */
+#include "upq.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* Key-value metadata values longer than this are cut, with "..." after. */
+#define KV_VALUE_MAX 200u
+
+static void print_escaped(FILE *out, const uint8_t *p, size_t n)
+{
+    strbuf sb;
+    sb_init(&sb);
+    fmt_escaped(&sb, p, n);
+    fwrite(sb_str(&sb), 1, sb.len, out);
+    sb_free(&sb);
+}
+
+static void print_kv_list(FILE *out, const upq_key_value_list *kv, const char *indent)
+{
+    uint32_t i;
+    for (i = 0; i < kv->n; i++) {
+        const upq_key_value *e = &kv->v[i];
+        fputs(indent, out);
+        print_escaped(out, e->key.ptr, e->key.len);
+        if (!UPQ_ISSET(*e, UPQ_KEY_VALUE_VALUE)) {
+            fputs(" (no value)\n", out);
+            continue;
+        }
+        fputs(" = ", out);
+        if (e->value.len > KV_VALUE_MAX) {
+            size_t cut = KV_VALUE_MAX;
+            /* do not split a UTF-8 sequence */
+            while (cut > KV_VALUE_MAX - 3 && (e->value.ptr[cut] & 0xC0u) == 0x80u)
+                cut--;
+            print_escaped(out, e->value.ptr, cut);
+            fputs("...", out);
+        } else {
+            print_escaped(out, e->value.ptr, e->value.len);
+        }
+        fputc('\n', out);
+    }
+}
+
+const char *column_order_name(const upq_column_order *o)
+{
+    if (o->isset == (1u << UPQ_COLUMN_ORDER_TYPE_ORDER))
+        return "TYPE_ORDER";
+    if (o->isset == (1u << UPQ_COLUMN_ORDER_IEEE_754_TOTAL_ORDER))
+        return "IEEE_754_TOTAL_ORDER";
+    if (o->isset == (1u << UPQ_COLUMN_ORDER_INT96_TIMESTAMP_ORDER))
+        return "INT96_TIMESTAMP_ORDER";
+    return "UNKNOWN";
+}
+
+/* Dotted path of leaf `col`, or "#col" when there is no such leaf. */
+static void leaf_path(strbuf *sb, const upq_schema *s, uint32_t col)
+{
+    if (col < s->num_columns)
+        fmt_node_path(sb, s, s->columns[col].node);
+    else
+        sb_printf(sb, "#%" PRIu32, col);
+}
+
+static void print_value_line(FILE *out, const char *key, const value_kind *k, const upq_bytes *b)
+{
+    strbuf sb;
+    sb_init(&sb);
+    value_render(&sb, k, b->ptr, b->len, 0);
+    fprintf(out, "      %s: %s\n", key, sb_str(&sb));
+    sb_free(&sb);
+}
+
+static void print_statistics(FILE *out, const upq_statistics *st, const value_kind *k)
+{
+    fputs("    statistics:\n", out);
+    if (UPQ_ISSET(*st, UPQ_STATISTICS_MIN_VALUE))
+        print_value_line(out, "min_value", k, &st->min_value);
+    if (UPQ_ISSET(*st, UPQ_STATISTICS_MAX_VALUE))
+        print_value_line(out, "max_value", k, &st->max_value);
+    if (UPQ_ISSET(*st, UPQ_STATISTICS_MIN))
+        print_value_line(out, "min", k, &st->min);
+    if (UPQ_ISSET(*st, UPQ_STATISTICS_MAX))
+        print_value_line(out, "max", k, &st->max);
+    if (UPQ_ISSET(*st, UPQ_STATISTICS_NULL_COUNT))
+        fprintf(out, "      null_count: %" PRId64 "\n", st->null_count);
+    if (UPQ_ISSET(*st, UPQ_STATISTICS_DISTINCT_COUNT))
+        fprintf(out, "      distinct_count: %" PRId64 "\n", st->distinct_count);
+    if (UPQ_ISSET(*st, UPQ_STATISTICS_NAN_COUNT))
+        fprintf(out, "      nan_count: %" PRId64 "\n", st->nan_count);
+    if (UPQ_ISSET(*st, UPQ_STATISTICS_IS_MIN_VALUE_EXACT))
+        fprintf(out, "      is_min_value_exact: %s\n", st->is_min_value_exact ? "true" : "false");
+    if (UPQ_ISSET(*st, UPQ_STATISTICS_IS_MAX_VALUE_EXACT))
+        fprintf(out, "      is_max_value_exact: %s\n", st->is_max_value_exact ? "true" : "false");
+}
+
+static void print_geospatial(FILE *out, const upq_geospatial_statistics *g)
+{
+    uint32_t i;
+    if (UPQ_ISSET(*g, UPQ_GEOSPATIAL_STATISTICS_BBOX)) {
+        const upq_bounding_box *b = &g->bbox;
+        strbuf sb;
+        sb_init(&sb);
+        sb_adds(&sb, "x ");
+        fmt_double(&sb, b->xmin);
+        sb_adds(&sb, "..");
+        fmt_double(&sb, b->xmax);
+        sb_adds(&sb, ", y ");
+        fmt_double(&sb, b->ymin);
+        sb_adds(&sb, "..");
+        fmt_double(&sb, b->ymax);
+        if (UPQ_ISSET(*b, UPQ_BOUNDING_BOX_ZMIN) || UPQ_ISSET(*b, UPQ_BOUNDING_BOX_ZMAX)) {
+            sb_adds(&sb, ", z ");
+            fmt_double(&sb, b->zmin);
+            sb_adds(&sb, "..");
+            fmt_double(&sb, b->zmax);
+        }
+        if (UPQ_ISSET(*b, UPQ_BOUNDING_BOX_MMIN) || UPQ_ISSET(*b, UPQ_BOUNDING_BOX_MMAX)) {
+            sb_adds(&sb, ", m ");
+            fmt_double(&sb, b->mmin);
+            sb_adds(&sb, "..");
+            fmt_double(&sb, b->mmax);
+        }
+        fprintf(out, "    geospatial_bbox: %s\n", sb_str(&sb));
+        sb_free(&sb);
+    }
+    if (UPQ_ISSET(*g, UPQ_GEOSPATIAL_STATISTICS_GEOSPATIAL_TYPES)) {
+        fputs("    geospatial_types:", out);
+        for (i = 0; i < g->geospatial_types.n; i++)
+            fprintf(out, "%s %" PRId32, i ? "," : "", g->geospatial_types.v[i]);
+        fputc('\n', out);
+    }
+}
+
+static void print_chunk(FILE *out, const upq_schema *s, uint32_t col, const upq_column_chunk *ch)
+{
+    const upq_column_metadata *m = &ch->meta_data;
+    int has_meta = UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA) != 0;
+    char buf[32];
+    uint32_t i;
+    strbuf sb;
+
+    sb_init(&sb);
+    if (has_meta && m->path_in_schema.n > 0) {
+        for (i = 0; i < m->path_in_schema.n; i++) {
+            if (i)
+                sb_addc(&sb, '.');
+            sb_add(&sb, m->path_in_schema.v[i].ptr, m->path_in_schema.v[i].len);
+        }
+    } else {
+        leaf_path(&sb, s, col);
+    }
+    fprintf(out, "  column %" PRIu32 ": %s\n", col, sb_str(&sb));
+    sb_free(&sb);
+
+    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA))
+        fprintf(out, "    encryption: %s\n",
+                UPQ_ISSET(ch->crypto_metadata,
+                          UPQ_COLUMN_CRYPTO_METADATA_ENCRYPTION_WITH_COLUMN_KEY)
+                    ? "column key"
+                    : "footer key");
+    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_ENCRYPTED_COLUMN_METADATA))
+        fprintf(out, "    encrypted_column_metadata: %" PRIu32 " bytes\n",
+                ch->encrypted_column_metadata.len);
+    if (!has_meta) {
+        fputs("    meta_data: (absent)\n", out);
+    } else {
+        fprintf(out, "    type: %s\n", enum_name(upq_type_name(m->type), m->type, buf, sizeof buf));
+        fputs("    encodings:", out);
+        for (i = 0; i < m->encodings.n; i++)
+            fprintf(out, "%s %s", i ? "," : "",
+                    enum_name(upq_encoding_name(m->encodings.v[i]), m->encodings.v[i], buf,
+                              sizeof buf));
+        fputc('\n', out);
+        fprintf(out, "    codec: %s\n", enum_name(upq_codec_name(m->codec), m->codec, buf, sizeof buf));
+        fprintf(out, "    num_values: %" PRId64 "\n", m->num_values);
+        fprintf(out, "    total_compressed_size: %" PRId64 "\n", m->total_compressed_size);
+        fprintf(out, "    total_uncompressed_size: %" PRId64 "\n", m->total_uncompressed_size);
+        fprintf(out, "    data_page_offset: %" PRId64 "\n", m->data_page_offset);
+        if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_DICTIONARY_PAGE_OFFSET))
+            fprintf(out, "    dictionary_page_offset: %" PRId64 "\n", m->dictionary_page_offset);
+        if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_INDEX_PAGE_OFFSET))
+            fprintf(out, "    index_page_offset: %" PRId64 "\n", m->index_page_offset);
+        if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET))
+            fprintf(out, "    bloom_filter_offset: %" PRId64 "\n", m->bloom_filter_offset);
+        if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH))
+            fprintf(out, "    bloom_filter_length: %" PRId32 "\n", m->bloom_filter_length);
+    }
+    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_FILE_PATH)) {
+        sb_init(&sb);
+        fmt_quoted(&sb, ch->file_path.ptr, ch->file_path.len);
+        fprintf(out, "    file_path: %s\n", sb_str(&sb));
+        sb_free(&sb);
+    }
+    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_FILE_OFFSET))
+        fprintf(out, "    file_offset: %" PRId64 "\n", ch->file_offset);
+    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_COLUMN_INDEX_OFFSET))
+        fprintf(out, "    column_index_offset: %" PRId64 "\n", ch->column_index_offset);
+    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_COLUMN_INDEX_LENGTH))
+        fprintf(out, "    column_index_length: %" PRId32 "\n", ch->column_index_length);
+    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_OFFSET_INDEX_OFFSET))
+        fprintf(out, "    offset_index_offset: %" PRId64 "\n", ch->offset_index_offset);
+    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_OFFSET_INDEX_LENGTH))
+        fprintf(out, "    offset_index_length: %" PRId32 "\n", ch->offset_index_length);
+    if (!has_meta)
+        return;
+    if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_KEY_VALUE_METADATA)) {
+        fputs("    key_value_metadata:\n", out);
+        print_kv_list(out, &m->key_value_metadata, "      ");
+    }
+    if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_ENCODING_STATS)) {
+        fputs("    encoding_stats:", out);
+        for (i = 0; i < m->encoding_stats.n; i++) {
+            const upq_page_encoding_stats *es = &m->encoding_stats.v[i];
+            char b2[32];
+            fprintf(out, "%s %s %s x%" PRId32, i ? "," : "",
+                    enum_name(upq_page_type_name(es->page_type), es->page_type, buf, sizeof buf),
+                    enum_name(upq_encoding_name(es->encoding), es->encoding, b2, sizeof b2),
+                    es->count);
+        }
+        fputc('\n', out);
+    }
+    if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_STATISTICS)) {
+        value_kind k;
+        value_kind_for(&k, s, col, m->type);
+        print_statistics(out, &m->statistics, &k);
+    }
+    if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_SIZE_STATISTICS) &&
+        UPQ_ISSET(m->size_statistics, UPQ_SIZE_STATISTICS_UNENCODED_BYTE_ARRAY_DATA_BYTES))
+        fprintf(out, "    unencoded_byte_array_data_bytes: %" PRId64 "\n",
+                m->size_statistics.unencoded_byte_array_data_bytes);
+    if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_GEOSPATIAL_STATISTICS))
+        print_geospatial(out, &m->geospatial_statistics);
+}
+
+static void print_row_group(FILE *out, const upq_schema *s, uint32_t g, const upq_row_group *rg)
+{
+    uint32_t i;
+    fprintf(out, "row_group %" PRIu32 ":\n", g);
+    fprintf(out, "  num_rows: %" PRId64 "\n", rg->num_rows);
+    fprintf(out, "  total_byte_size: %" PRId64 "\n", rg->total_byte_size);
+    if (UPQ_ISSET(*rg, UPQ_ROW_GROUP_TOTAL_COMPRESSED_SIZE))
+        fprintf(out, "  total_compressed_size: %" PRId64 "\n", rg->total_compressed_size);
+    if (UPQ_ISSET(*rg, UPQ_ROW_GROUP_FILE_OFFSET))
+        fprintf(out, "  file_offset: %" PRId64 "\n", rg->file_offset);
+    if (UPQ_ISSET(*rg, UPQ_ROW_GROUP_ORDINAL))
+        fprintf(out, "  ordinal: %d\n", (int)rg->ordinal);
+    if (UPQ_ISSET(*rg, UPQ_ROW_GROUP_SORTING_COLUMNS)) {
+        fputs("  sorting_columns:", out);
+        for (i = 0; i < rg->sorting_columns.n; i++) {
+            const upq_sorting_column *sc = &rg->sorting_columns.v[i];
+            strbuf sb;
+            sb_init(&sb);
+            if (sc->column_idx >= 0)
+                leaf_path(&sb, s, (uint32_t)sc->column_idx);
+            else
+                sb_printf(&sb, "#%" PRId32, sc->column_idx);
+            fprintf(out, "%s %s %s %s", i ? "," : "", sb_str(&sb),
+                    sc->descending ? "DESC" : "ASC",
+                    sc->nulls_first ? "NULLS_FIRST" : "NULLS_LAST");
+            sb_free(&sb);
+        }
+        fputc('\n', out);
+    }
+    for (i = 0; i < rg->columns.n; i++)
+        print_chunk(out, s, i, &rg->columns.v[i]);
+}
+
+int cmd_meta_text(tool_file *tf, FILE *out)
+{
+    const upq_file_metadata *m = upq_reader_metadata(tf->reader);
+    const upq_schema *s = upq_reader_schema(tf->reader);
+    uint32_t i;
+
+    fputs("file: ", out);
+    print_escaped(out, (const uint8_t *)tf->path, strlen(tf->path));
+    fputc('\n', out);
+    fprintf(out, "file_size: %" PRIu64 "\n", tf->io.size);
+    fprintf(out, "footer_length: %" PRIu32 "\n", upq_reader_footer_length(tf->reader));
+    fprintf(out, "version: %" PRId32 "\n", m->version);
+    fputs("created_by: ", out);
+    if (UPQ_ISSET(*m, UPQ_FILE_METADATA_CREATED_BY))
+        print_escaped(out, m->created_by.ptr, m->created_by.len);
+    else
+        fputs("(none)", out);
+    fputc('\n', out);
+    fprintf(out, "num_rows: %" PRId64 "\n", m->num_rows);
+    if (UPQ_ISSET(*m, UPQ_FILE_METADATA_KEY_VALUE_METADATA)) {
+        fprintf(out, "key_value_metadata: %" PRIu32 "\n", m->key_value_metadata.n);
+        print_kv_list(out, &m->key_value_metadata, "  ");
+    } else {
+        fputs("key_value_metadata: (none)\n", out);
+    }
+    if (UPQ_ISSET(*m, UPQ_FILE_METADATA_COLUMN_ORDERS)) {
+        fprintf(out, "column_orders: %" PRIu32 "\n", m->column_orders.n);
+        for (i = 0; i < m->column_orders.n; i++) {
+            strbuf sb;
+            sb_init(&sb);
+            leaf_path(&sb, s, i);
+            fprintf(out, "  %s: %s\n", sb_str(&sb), column_order_name(&m->column_orders.v[i]));
+            sb_free(&sb);
+        }
+    } else {
+        fputs("column_orders: (none)\n", out);
+    }
+    if (UPQ_ISSET(*m, UPQ_FILE_METADATA_ENCRYPTION_ALGORITHM))
+        fprintf(out, "encryption_algorithm: %s\n",
+                UPQ_ISSET(m->encryption_algorithm, UPQ_ENCRYPTION_ALGORITHM_AES_GCM_V1) ? "AES_GCM_V1"
+                : UPQ_ISSET(m->encryption_algorithm, UPQ_ENCRYPTION_ALGORITHM_AES_GCM_CTR_V1)
+                    ? "AES_GCM_CTR_V1"
+                    : "UNKNOWN");
+    fprintf(out, "row_groups: %" PRIu32 "\n", m->row_groups.n);
+    for (i = 0; i < m->row_groups.n; i++)
+        print_row_group(out, s, i, &m->row_groups.v[i]);
+    return 0;
+}
+
+int cmd_meta(const tool_args *a)
+{
+    tool_file tf;
+    int rc;
+    if (tool_open(&tf, a->files[0], a) != 0)
+        return 1;
+    rc = args_flag(a, "json") ? cmd_meta_json(&tf, stdout) : cmd_meta_text(&tf, stdout);
+    tool_close(&tf);
+    return rc;
+}

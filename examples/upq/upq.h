@@ -1,0 +1,138 @@
+/*
+ * The upq host tool: shared declarations between its command files.
+ *
+ *   main.c         command table, argument parsing, opening files, errors
+ *   schema_print.c `upq schema` and the annotation strings
+ *   meta_print.c   `upq meta` (text)
+ *   meta_json.c    `upq meta --json`
+ *   value_fmt.c    statistics values rendered by type
+ *   json.c         JSON writer; strbuf.c growable strings
+ */
+#ifndef UPQ_TOOL_H
+#define UPQ_TOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "uparquet/uparquet.h"
+#include "posix/io_posix.h"
+#include "strbuf.h"
+
+/* ---- arguments (main.c) ------------------------------------------------ */
+
+#define TOOL_MAX_FILES 16
+#define TOOL_MAX_OPTS 16
+
+/* A command's own --option; `takes_value` options read the next argument
+ * (or the text after '='). */
+typedef struct tool_optspec {
+    const char *name;
+    int takes_value;
+} tool_optspec;
+
+typedef struct tool_args {
+    /* options every command accepts (test and debugging knobs) */
+    size_t chunk;       /* --chunk N: read_at returns at most N bytes */
+    int again;          /* --again: read_at says "again" every other call */
+    size_t arena;       /* --arena N: first arena size (default 1 MiB) */
+    /* the command's own options, in the order given */
+    const char *opt_name[TOOL_MAX_OPTS];
+    const char *opt_value[TOOL_MAX_OPTS]; /* NULL for flags */
+    int nopts;
+    const char *files[TOOL_MAX_FILES];
+    int nfiles;
+} tool_args;
+
+/* Was --name given? */
+int args_flag(const tool_args *a, const char *name);
+/* The value of the last --name VALUE, or NULL. */
+const char *args_value(const tool_args *a, const char *name);
+
+/* ---- opened files (main.c) ---------------------------------------------- */
+
+typedef struct tool_file {
+    const char *path;
+    upq_posix_file pf;
+    upq_io io;
+    upq_reader *reader; /* malloc'd */
+    void *arena;        /* malloc'd */
+    size_t arena_len;
+} tool_file;
+
+/* Opens `path` and its footer. On failure prints the error and returns 1. */
+int tool_open(tool_file *tf, const char *path, const tool_args *a);
+void tool_close(tool_file *tf);
+
+/* Reports a failed library call on a file as
+ *   upq: FILE: what (status) at offset N in Struct.field ... */
+void tool_report(const char *path, const upq_error_info *e);
+
+/* ---- commands ------------------------------------------------------------ */
+
+int cmd_schema(const tool_args *a);
+int cmd_meta(const tool_args *a);
+int cmd_meta_json(tool_file *tf, FILE *out);
+int cmd_meta_text(tool_file *tf, FILE *out);
+
+/* ---- schema strings (schema_print.c) ------------------------------------ */
+
+/* Appends the LogicalType as written in schema text ("STRING",
+ * "TIMESTAMP(MICROS,true)", "DECIMAL(10,2)"); returns 0 (appending nothing)
+ * when none is set or its kind is unknown. */
+int fmt_logical_type(strbuf *sb, const upq_logical_type *lt);
+
+/* Appends an element's annotation: its LogicalType, else its ConvertedType
+ * ("UTF8", "DECIMAL(p,s)"). Returns 0 when it has neither. */
+int fmt_annotation(strbuf *sb, const upq_schema_element *e);
+
+/* Writes the whole schema in message syntax. */
+void print_schema(FILE *out, const upq_schema *s);
+
+/* Appends the dotted path of a schema node ("" for the root). */
+void fmt_node_path(strbuf *sb, const upq_schema *s, uint32_t node);
+
+/* An enum's name, or "UNKNOWN(v)" for a value the format does not define. */
+const char *enum_name(const char *name, int32_t v, char *buf, size_t cap);
+
+/* "TYPE_ORDER", "IEEE_754_TOTAL_ORDER", "INT96_TIMESTAMP_ORDER" or "UNKNOWN". */
+const char *column_order_name(const upq_column_order *o);
+
+/* ---- statistics values (value_fmt.c) ------------------------------------ */
+
+/* How to read one value of a column. */
+typedef struct value_kind {
+    int32_t physical;                /* upq_type */
+    int32_t type_length;             /* FIXED_LEN_BYTE_ARRAY width, -1 unknown */
+    const upq_logical_type *logical; /* NULL: none */
+    int32_t scale;                   /* DECIMAL */
+} value_kind;
+
+/* What value_render produced. */
+enum {
+    VAL_TEXT = 0,   /* readable text (a date, "NaN", "0x01 (invalid)") */
+    VAL_INT = 1,    /* a decimal integer literal, valid as a JSON number */
+    VAL_STRING = 2  /* JSON mode: the raw string bytes, to be JSON-escaped */
+};
+
+/* Describes leaf column `col` of `s`, or, when the chunk's physical type
+ * disagrees with the schema (or col is out of range), only that type. */
+void value_kind_for(value_kind *k, const upq_schema *s, uint32_t col, int32_t chunk_type);
+
+/* Appends bytes p[0..n) decoded as `k` describes. Text mode quotes and
+ * escapes strings; JSON mode leaves them raw (VAL_STRING). Never fails: a
+ * value of the wrong size is shown as hex followed by " (invalid)". */
+int value_render(strbuf *sb, const value_kind *k, const uint8_t *p, size_t n, int json);
+
+/* Appends p[0..n) as a double-quoted string with C-like escapes (\n, \",
+ * \xNN for bytes that are neither printable ASCII nor well-formed UTF-8). */
+void fmt_quoted(strbuf *sb, const uint8_t *p, size_t n);
+
+/* The same escapes without the surrounding quotes (and with '"' as is). */
+void fmt_escaped(strbuf *sb, const uint8_t *p, size_t n);
+
+/* Shortest text that reads back as the same value ("0.1", "NaN", "-Infinity"). */
+void fmt_double(strbuf *sb, double d);
+void fmt_float(strbuf *sb, float f);
+
+#endif

@@ -1,0 +1,92 @@
+/* POSIX file adapter for upq_io (host tools and tests). */
+#define _POSIX_C_SOURCE 200809L
+#define _FILE_OFFSET_BITS 64
+
+#include "io_posix.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+upq_status upq_posix_open(upq_posix_file *f, const char *path)
+{
+    struct stat st;
+    int fd, saved;
+
+    f->fd = -1;
+    f->size = 0;
+    f->max_read = 0;
+    f->again_alternate = 0;
+    f->calls = 0;
+    do {
+        fd = open(path, O_RDONLY);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return UPQ_ERR_IO;
+    if (fstat(fd, &st) != 0) {
+        saved = errno;
+        close(fd);
+        errno = saved;
+        return UPQ_ERR_IO;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        errno = EISDIR;
+        return UPQ_ERR_IO;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size < 0) {
+        /* pipes and devices have no size to find the footer with */
+        close(fd);
+        errno = ESPIPE;
+        return UPQ_ERR_IO;
+    }
+    f->fd = fd;
+    f->size = (uint64_t)st.st_size;
+    return UPQ_OK;
+}
+
+void upq_posix_io(upq_posix_file *f, upq_io *io)
+{
+    io->ctx = f;
+    io->read_at = upq_posix_read_at;
+    io->size = f->size;
+}
+
+upq_status upq_posix_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    upq_posix_file *f = (upq_posix_file *)ctx;
+    ssize_t n;
+
+    *got = 0;
+    f->calls++;
+    if (f->again_alternate && (f->calls & 1u))
+        return UPQ_AGAIN;
+    if (f->fd < 0)
+        return UPQ_ERR_IO;
+    if (off >= f->size || len == 0)
+        return UPQ_OK;
+    if (len > f->size - off)
+        len = (size_t)(f->size - off);
+    if (f->max_read && len > f->max_read)
+        len = f->max_read;
+    if (len > (size_t)SSIZE_MAX)
+        len = (size_t)SSIZE_MAX;
+    /* off < size, and size came from a non-negative off_t, so it fits */
+    do {
+        n = pread(f->fd, buf, len, (off_t)off);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return UPQ_ERR_IO;
+    *got = (size_t)n;
+    return UPQ_OK;
+}
+
+void upq_posix_close(upq_posix_file *f)
+{
+    if (f->fd >= 0)
+        close(f->fd);
+    f->fd = -1;
+}

@@ -1,0 +1,44 @@
+/*
+ * A upq_io over a POSIX file: open + fstat for the size, pread for read_at.
+ * Host code (libc allowed); firmware supplies its own adapter.
+ */
+#ifndef UPQ_IO_POSIX_H
+#define UPQ_IO_POSIX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "uparquet/reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct upq_posix_file {
+    int fd;                /* -1 when closed */
+    uint64_t size;         /* from fstat at open */
+    /* Test knobs, both off after open: they make the file behave like a slow
+     * or non-blocking source so callers can prove chunking does not matter. */
+    size_t max_read;       /* at most this many bytes per read_at (0: no cap) */
+    int again_alternate;   /* every other read_at returns UPQ_AGAIN */
+    unsigned long calls;   /* read_at calls so far */
+} upq_posix_file;
+
+/* Opens `path` read-only and records its size. Returns UPQ_OK, or UPQ_ERR_IO
+ * with errno describing why (the file is then left closed). */
+upq_status upq_posix_open(upq_posix_file *f, const char *path);
+
+/* Fills *io to read from `f` (which must stay valid while io is used). */
+void upq_posix_io(upq_posix_file *f, upq_io *io);
+
+/* The upq_read_at_fn: pread with EINTR retried; 0 bytes at or past the end.
+ * `ctx` is a upq_posix_file. */
+upq_status upq_posix_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got);
+
+/* Closes the descriptor (safe to call twice). */
+void upq_posix_close(upq_posix_file *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
