@@ -42,3 +42,78 @@ upq_status upq_decompress(int32_t codec, const uint8_t *src, size_t src_len, uin
     default: return UPQ_ERR_UNSUPPORTED;
     }
 }
+
+size_t upq_decompress_workspace(int32_t codec)
+{
+    switch (codec) {
+#if UPQ_WITH_ZSTD
+    case UPQ_CODEC_ZSTD: return upq_zstd_workspace();
+#endif
+#if UPQ_WITH_GZIP
+    case UPQ_CODEC_GZIP: return upq_gzip_decompress_workspace();
+#endif
+    default: return 0; /* the others decode with no working memory */
+    }
+}
+
+upq_status upq_compress(int32_t codec, const uint8_t *src, size_t src_len, uint8_t *dst,
+                        size_t dst_cap, size_t *dst_len, upq_arena *a)
+{
+    switch (codec) {
+    case UPQ_CODEC_UNCOMPRESSED:
+        if ((!src && src_len) || (!dst && dst_cap) || !dst_len)
+            return UPQ_ERR_INVAL;
+        if (dst_cap < src_len)
+            return UPQ_ERR_BUFFER;
+        if (src_len)
+            upq_memcpy(dst, src, src_len);
+        *dst_len = src_len;
+        return UPQ_OK;
+#if UPQ_WITH_SNAPPY
+    case UPQ_CODEC_SNAPPY: return upq_snappy_compress(src, src_len, dst, dst_cap, dst_len, a);
+#endif
+#if UPQ_WITH_LZ4
+    case UPQ_CODEC_LZ4_RAW: return upq_lz4_raw_compress(src, src_len, dst, dst_cap, dst_len, a);
+    case UPQ_CODEC_LZ4: return upq_lz4_hadoop_compress(src, src_len, dst, dst_cap, dst_len, a);
+#endif
+#if UPQ_WITH_GZIP
+    case UPQ_CODEC_GZIP: return upq_gzip_compress(src, src_len, dst, dst_cap, dst_len, a);
+#endif
+    default: return UPQ_ERR_UNSUPPORTED; /* ZSTD is decompress-only */
+    }
+}
+
+size_t upq_compress_bound(int32_t codec, size_t src_len)
+{
+    switch (codec) {
+    case UPQ_CODEC_UNCOMPRESSED: return src_len;
+#if UPQ_WITH_SNAPPY
+    case UPQ_CODEC_SNAPPY: return src_len > 0xFFFFFFFFu ? 0 : upq_snappy_bound(src_len);
+#endif
+#if UPQ_WITH_LZ4
+    case UPQ_CODEC_LZ4_RAW: return upq_lz4_raw_bound(src_len);
+    case UPQ_CODEC_LZ4: return upq_lz4_hadoop_bound(src_len);
+#endif
+#if UPQ_WITH_GZIP
+    case UPQ_CODEC_GZIP: return upq_gzip_bound(src_len);
+#endif
+    default: return 0;
+    }
+}
+
+size_t upq_compress_workspace(int32_t codec)
+{
+    switch (codec) {
+#if UPQ_WITH_SNAPPY
+    case UPQ_CODEC_SNAPPY: return upq_snappy_compress_workspace();
+#endif
+#if UPQ_WITH_LZ4
+    case UPQ_CODEC_LZ4_RAW:
+    case UPQ_CODEC_LZ4: return upq_lz4_compress_workspace();
+#endif
+#if UPQ_WITH_GZIP
+    case UPQ_CODEC_GZIP: return upq_gzip_compress_workspace();
+#endif
+    default: return 0;
+    }
+}

@@ -96,6 +96,11 @@ size_t upq_snappy_bound(size_t src_len)
     return 32u + src_len + src_len / 6u;
 }
 
+size_t upq_snappy_compress_workspace(void)
+{
+    return sizeof(uint16_t) << HASH_BITS;
+}
+
 static uint8_t *put_varint(uint8_t *o, uint32_t v)
 {
     while (v >= 0x80u) {
@@ -165,7 +170,7 @@ upq_status upq_snappy_compress(const uint8_t *src, size_t src_len, uint8_t *dst,
     if (dst_cap < upq_snappy_bound(src_len))
         return UPQ_ERR_BUFFER;
     mark = upq_arena_save(a);
-    table = (uint16_t *)upq_arena_alloc(a, sizeof(uint16_t) << HASH_BITS);
+    table = (uint16_t *)upq_arena_alloc(a, upq_snappy_compress_workspace());
     if (!table)
         return UPQ_ERR_NOMEM;
     o = put_varint(o, (uint32_t)src_len);
