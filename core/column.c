@@ -1,0 +1,895 @@
+/*
+ * Column chunk reading: a stage machine over the chunk's bytes.
+ *
+ *   HEADER -> BODY -> PAGE -> (DATA ... ) -> HEADER ... -> DONE
+ *
+ * Bytes arrive through a read-ahead window; a page header is decoded as the
+ * window fills (any chunking), the bytes after it are the start of the page
+ * body, and the rest of the body is read straight into the page buffer. All
+ * progress is kept in upq_column_reader, so UPQ_AGAIN from the read callback
+ * can happen anywhere and the next call continues there.
+ *
+ * Memory: a window, the page buffers (compressed and decompressed, grown to
+ * the largest page seen), the dictionary, and for a few encodings a value
+ * buffer: O(largest page + dictionary) per column, never O(chunk).
+ */
+#include "uparquet/column.h"
+#include "uparquet/crc32.h"
+#include "upq_codec.h"
+#include "upq_port.h"
+
+enum {
+    CS_HEADER = 0, /* decoding a page header */
+    CS_BODY,       /* reading (or skipping) a page body */
+    CS_PAGE,       /* body complete: checksum, decompress, set up decoders */
+    CS_DATA,       /* a data page is being consumed */
+    CS_DONE,
+    CS_FAILED
+};
+
+#define WINDOW 512u
+#define DEFAULT_MAX_PAGE (256u << 20)
+
+static upq_status col_fail(upq_column_reader *c, upq_status st, uint64_t off, const char *what)
+{
+    upq_error_info *e = &c->r->err;
+    e->status = st;
+    e->offset = off;
+    e->what = what;
+    e->in_struct = e->field = (const char *)0;
+    e->row_group = (int32_t)c->rg;
+    e->column = (int32_t)c->col;
+    e->page = c->page_no;
+    c->stage = CS_FAILED;
+    return st;
+}
+
+#define MAX_DICT_HEADER 100u
+
+/* Is the writer parquet-mr older than 1.2.9 (or of unknown version)? */
+static int old_parquet_mr(const upq_file_metadata *m)
+{
+    static const char app[] = "parquet-mr";
+    static const char ver[] = " version ";
+    const uint8_t *p = m->created_by.ptr, *end;
+    unsigned v[3] = {0, 0, 0}, k = 0;
+    if (!UPQ_ISSET(*m, UPQ_FILE_METADATA_CREATED_BY) || m->created_by.len < sizeof app - 1 ||
+        upq_memcmp(p, app, sizeof app - 1) != 0)
+        return 0;
+    end = p + m->created_by.len;
+    p += sizeof app - 1;
+    if ((size_t)(end - p) < sizeof ver - 1 || upq_memcmp(p, ver, sizeof ver - 1) != 0)
+        return 1; /* no version: treated as the oldest */
+    p += sizeof ver - 1;
+    while (p < end && k < 3) {
+        if (*p >= '0' && *p <= '9') {
+            if (v[k] < 100000u)
+                v[k] = v[k] * 10u + (unsigned)(*p - '0');
+        } else if (*p == '.') {
+            k++;
+        } else {
+            break;
+        }
+        p++;
+    }
+    return v[0] < 1 || (v[0] == 1 && (v[1] < 2 || (v[1] == 2 && v[2] < 9)));
+}
+
+upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uint32_t column)
+{
+    const upq_column_chunk *ch = upq_reader_chunk(r, rg, column);
+    const upq_column_metadata *m;
+    int64_t start;
+
+    upq_memset(c, 0, sizeof *c);
+    c->r = r;
+    c->rg = rg;
+    c->col = column;
+    c->page_no = -1;
+    if (!ch)
+        return col_fail(c, UPQ_ERR_INVAL, UINT64_MAX, "no such column chunk (or not projected)");
+    if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA) ||
+        UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) ||
+        UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_ENCRYPTED_COLUMN_METADATA))
+        return col_fail(c, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
+                        "encrypted column chunk: this build has no decryption");
+    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_FILE_PATH))
+        return col_fail(c, UPQ_ERR_UNSUPPORTED, UINT64_MAX, "column data stored in another file");
+    m = &ch->meta_data;
+    c->m = m;
+    c->cd = &r->schema.columns[column];
+    if (!upq_codec_can_decompress(m->codec))
+        return col_fail(c, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
+                        m->codec == UPQ_CODEC_BROTLI ? "BROTLI codec not in this build"
+                        : m->codec == UPQ_CODEC_LZO  ? "LZO codec not supported"
+                        : m->codec == UPQ_CODEC_ZSTD ? "ZSTD codec not in this build"
+                        : m->codec == UPQ_CODEC_GZIP ? "GZIP codec not in this build"
+                        : m->codec == UPQ_CODEC_LZ4 || m->codec == UPQ_CODEC_LZ4_RAW
+                            ? "LZ4 codec not in this build"
+                            : "unknown codec");
+    /* The chunk starts at its dictionary page when there is one. Writers
+     * disagree on how they mark "no dictionary" (absent, 0, or equal to the
+     * data page offset), so only an earlier, positive offset counts. */
+    start = m->data_page_offset;
+    if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_DICTIONARY_PAGE_OFFSET) &&
+        m->dictionary_page_offset > 0 && m->dictionary_page_offset < start)
+        start = m->dictionary_page_offset;
+    c->pos = (uint64_t)start;
+    c->chunk_end = (uint64_t)start + (uint64_t)m->total_compressed_size;
+    if (c->chunk_end > r->footer_start)
+        c->chunk_end = r->footer_start;
+    c->values_left = (uint64_t)m->num_values;
+    c->row_start_due = 1;
+    /* parquet-mr up to 1.2.8 left the dictionary page header out of
+     * total_compressed_size (PARQUET-816): allow for it, as other readers do */
+    if (old_parquet_mr(&r->meta)) {
+        uint64_t room = r->footer_start - c->chunk_end;
+        c->chunk_end += room < MAX_DICT_HEADER ? room : MAX_DICT_HEADER;
+    }
+    c->mark = upq_arena_save(&r->arena);
+    c->win_len = WINDOW;
+    c->win = (uint8_t *)upq_arena_alloc(&r->arena, c->win_len);
+    if (!c->win)
+        return col_fail(c, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the read window");
+    c->stage = c->values_left ? CS_HEADER : CS_DONE;
+    if (c->stage == CS_HEADER)
+        upq_tdec_init(&c->tdec, &upq_page_header_lean_desc, &c->ph, &r->arena, c->chunk_end - c->pos,
+                      &r->opts.limits);
+    c->page_off = c->pos;
+    return UPQ_OK;
+}
+
+void upq_column_close(upq_column_reader *c)
+{
+    if (c->r)
+        upq_arena_rewind(&c->r->arena, c->mark);
+    c->r = (upq_reader *)0;
+}
+
+static size_t align8(size_t n)
+{
+    return (n + 7u) & ~(size_t)7u;
+}
+
+/* Gives the page its buffers, carved from one block sized from the page
+ * header: the body as stored, the decompressed values, and for the encodings
+ * that rebuild values, room for them. The block is reused by later pages; a
+ * block at the top of the arena is re-taken in place, another one is
+ * replaced by one at least twice as large, so growth wastes at most as much
+ * as the block finally holds. */
+static int page_block(upq_column_reader *c, size_t raw, size_t page, size_t extra)
+{
+    upq_arena *a = &c->r->arena;
+    size_t need = align8(raw) + align8(page) + 2u * align8(extra);
+    if (need > c->block_cap) {
+        size_t want = need;
+        if (c->block && c->block + c->block_cap == a->base + a->used) {
+            upq_arena_rewind(a, (upq_arena_mark)(c->block - a->base));
+        } else if (c->block && want < 2u * c->block_cap) {
+            want = 2u * c->block_cap;
+        }
+        c->block = (uint8_t *)upq_arena_alloc(a, want ? want : 1u);
+        if (!c->block) {
+            c->block_cap = 0;
+            return 0;
+        }
+        c->block_cap = want;
+    }
+    c->raw = c->block;
+    c->page = c->block + align8(raw);
+    c->vb.buf = c->page + align8(page);
+    c->vb.cap = extra;
+    c->prev_buf = c->vb.buf + align8(extra);
+    c->prev_cap = extra;
+    return 1;
+}
+
+/* Values section bytes a page's encoding may need rebuilt outside the page. */
+static size_t rebuilt_bytes(const upq_column_reader *c, int32_t enc, size_t page_len)
+{
+    if (enc == UPQ_ENC_DELTA_BYTE_ARRAY ||
+        (enc == UPQ_ENC_BYTE_STREAM_SPLIT && c->cd->physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY))
+        return page_len;
+    return 0;
+}
+
+/* Refills the window from the chunk. UPQ_OK with at least one new byte. */
+static upq_status fill_window(upq_column_reader *c)
+{
+    size_t got = 0;
+    uint64_t want = c->chunk_end - c->pos;
+    upq_status st;
+    if (want == 0)
+        return col_fail(c, UPQ_ERR_CORRUPT, c->pos, "column chunk ends before all its values");
+    if (want > c->win_len)
+        want = c->win_len;
+    st = c->r->io.read_at(c->r->io.ctx, c->pos, c->win, (size_t)want, &got);
+    if (st == UPQ_AGAIN)
+        return UPQ_AGAIN;
+    if (st != UPQ_OK)
+        return col_fail(c, UPQ_ERR_IO, c->pos, "read failed");
+    if (got == 0)
+        return col_fail(c, UPQ_ERR_TRUNCATED, c->pos, "file shorter than its size");
+    if (got > want)
+        return col_fail(c, UPQ_ERR_IO, c->pos, "read callback returned too much");
+    c->win_fill = (uint32_t)got;
+    c->win_used = 0;
+    c->pos += got;
+    return UPQ_OK;
+}
+
+/* File offset of the next unconsumed chunk byte. */
+static uint64_t cursor(const upq_column_reader *c)
+{
+    return c->pos - (c->win_fill - c->win_used);
+}
+
+/* Checks a decoded page header and prepares reading its body. */
+static upq_status begin_body(upq_column_reader *c)
+{
+    const upq_page_header *ph = &c->ph;
+    uint64_t body_start = cursor(c);
+    uint32_t max_page = c->r->opts.max_page_size ? c->r->opts.max_page_size : DEFAULT_MAX_PAGE;
+    upq_arena *a = &c->r->arena;
+
+    c->page_no++;
+    if (ph->compressed_page_size < 0 || ph->uncompressed_page_size < 0)
+        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "negative page size");
+    if ((uint64_t)ph->compressed_page_size > c->chunk_end - body_start)
+        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "page extends past its column chunk");
+    if ((uint32_t)ph->uncompressed_page_size > max_page)
+        return col_fail(c, UPQ_ERR_LIMIT, c->page_off, "page larger than max_page_size");
+    c->body_len = (uint32_t)ph->compressed_page_size;
+    c->body_fill = 0;
+
+    switch (ph->type) {
+    case UPQ_PAGE_DICTIONARY:
+        if (!UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DICTIONARY_PAGE_HEADER))
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "dictionary page without its header");
+        if (c->has_dict)
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "second dictionary page in a chunk");
+        if (c->scanning) {
+            size_t n = ph->dictionary_page_header.num_values > 0
+                           ? (size_t)ph->dictionary_page_header.num_values : 0;
+            c->scan_dict = align8((size_t)ph->uncompressed_page_size + 1u) +
+                           align8(n * upq_value_size(c->cd->physical_type));
+            c->has_dict = 1;
+            break;
+        }
+        /* The dictionary lives as long as the chunk: its bytes and its value
+         * array are allocated now, below the page block, so the block stays
+         * at the top of the arena and later pages can re-take it in place. */
+        if (ph->dictionary_page_header.num_values < 0 ||
+            (uint64_t)ph->dictionary_page_header.num_values > 8u * (uint64_t)ph->uncompressed_page_size)
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "dictionary size does not fit its page");
+        c->dict_buf = (uint8_t *)upq_arena_alloc(a, (size_t)ph->uncompressed_page_size + 1u);
+        c->dict_vals_cap = align8((size_t)ph->dictionary_page_header.num_values *
+                                  upq_value_size(c->cd->physical_type));
+        c->dict_vals = (uint8_t *)upq_arena_alloc(a, c->dict_vals_cap);
+        if (!c->dict_buf || !c->dict_vals)
+            return col_fail(c, UPQ_ERR_NOMEM, c->page_off, "arena too small for the dictionary");
+        break;
+    case UPQ_PAGE_DATA:
+        if (!UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER))
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "data page without its header");
+        if (ph->data_page_header.num_values < 0 ||
+            (uint64_t)ph->data_page_header.num_values > c->values_left)
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off,
+                            "page holds more values than its column chunk");
+        break;
+    case UPQ_PAGE_DATA_V2: {
+        const upq_data_page_header_v2 *h = &ph->data_page_header_v2;
+        if (!UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2))
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "data page v2 without its header");
+        if (h->num_values < 0 || (uint64_t)h->num_values > c->values_left)
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off,
+                            "page holds more values than its column chunk");
+        if (h->num_nulls < 0 || h->num_nulls > h->num_values || h->num_rows < 0 ||
+            h->definition_levels_byte_length < 0 || h->repetition_levels_byte_length < 0 ||
+            (int64_t)h->definition_levels_byte_length + h->repetition_levels_byte_length >
+                ph->compressed_page_size ||
+            (int64_t)h->definition_levels_byte_length + h->repetition_levels_byte_length >
+                ph->uncompressed_page_size)
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "inconsistent data page v2 header");
+        break;
+    }
+    default:
+        break; /* index pages and page types from the future: skipped */
+    }
+    c->stage = CS_BODY;
+    return UPQ_OK;
+}
+
+static int is_data_page(int32_t type)
+{
+    return type == UPQ_PAGE_DATA || type == UPQ_PAGE_DATA_V2;
+}
+
+static uint32_t page_num_values(const upq_page_header *ph)
+{
+    return (uint32_t)(ph->type == UPQ_PAGE_DATA ? ph->data_page_header.num_values
+                                                : ph->data_page_header_v2.num_values);
+}
+
+/* Can a pending skip pass over this whole page without decoding it? */
+static int page_skippable(const upq_column_reader *c)
+{
+    const upq_page_header *ph = &c->ph;
+    if (!c->skip_left || !is_data_page(ph->type))
+        return 0;
+    if (c->cd->max_rep == 0) /* flat: one value slot per row */
+        return page_num_values(ph) <= c->skip_left;
+    /* v2 pages start and end on row boundaries and say how many rows they hold */
+    return ph->type == UPQ_PAGE_DATA_V2 && ph->data_page_header_v2.num_rows >= 0 &&
+           (uint64_t)ph->data_page_header_v2.num_rows <= c->skip_left;
+}
+
+/* The page buffers the current page needs (see page_block). */
+static void page_needs(const upq_column_reader *c, size_t *raw, size_t *page, size_t *extra)
+{
+    const upq_page_header *ph = &c->ph;
+    size_t ulen = (size_t)ph->uncompressed_page_size;
+    int compressed = c->m->codec != UPQ_CODEC_UNCOMPRESSED;
+    *raw = c->body_len;
+    *page = *extra = 0;
+    if (ph->type == UPQ_PAGE_DATA) {
+        *page = compressed ? ulen : 0;
+        *extra = rebuilt_bytes(c, ph->data_page_header.encoding, ulen);
+    } else if (ph->type == UPQ_PAGE_DATA_V2) {
+        *page = compressed ? ulen : 0;
+        *extra = rebuilt_bytes(c, ph->data_page_header_v2.encoding, ulen);
+    } else if (ph->type == UPQ_PAGE_DICTIONARY && !compressed) {
+        *raw = 0; /* read straight into the dictionary's own buffer */
+    }
+}
+
+static upq_status read_body(upq_column_reader *c)
+{
+    int keep = (c->ph.type == UPQ_PAGE_DICTIONARY || is_data_page(c->ph.type)) &&
+               !page_skippable(c);
+    uint8_t *dst = (uint8_t *)0;
+    size_t raw, page, extra;
+
+    if (keep && !c->body_fill) {
+        page_needs(c, &raw, &page, &extra);
+        if (c->scanning) {
+            size_t need = align8(raw) + align8(page) + 2u * align8(extra);
+            if (need > c->scan_block)
+                c->scan_block = need;
+            keep = 0;
+        } else if ((raw || page || extra) && !page_block(c, raw, page, extra)) {
+            return col_fail(c, UPQ_ERR_NOMEM, c->page_off, "arena too small for a page");
+        }
+    }
+    if (keep)
+        dst = c->ph.type == UPQ_PAGE_DICTIONARY && c->m->codec == UPQ_CODEC_UNCOMPRESSED
+                  ? c->dict_buf
+                  : c->raw;
+    /* bytes already in the window first */
+    if (c->win_used < c->win_fill && c->body_fill < c->body_len) {
+        uint32_t take = c->win_fill - c->win_used;
+        if (take > c->body_len - c->body_fill)
+            take = c->body_len - c->body_fill;
+        if (dst)
+            upq_memcpy(dst + c->body_fill, c->win + c->win_used, take);
+        c->win_used += take;
+        c->body_fill += take;
+    }
+    while (c->body_fill < c->body_len) {
+        size_t got = 0;
+        size_t want = c->body_len - c->body_fill;
+        upq_status st;
+        if (!dst) { /* skipped body: no read at all */
+            c->pos += want;
+            c->body_fill = c->body_len;
+            break;
+        }
+        st = c->r->io.read_at(c->r->io.ctx, c->pos, dst + c->body_fill, want, &got);
+        if (st == UPQ_AGAIN)
+            return UPQ_AGAIN;
+        if (st != UPQ_OK)
+            return col_fail(c, UPQ_ERR_IO, c->pos, "read failed");
+        if (got == 0)
+            return col_fail(c, UPQ_ERR_TRUNCATED, c->pos, "file shorter than its size");
+        if (got > want)
+            return col_fail(c, UPQ_ERR_IO, c->pos, "read callback returned too much");
+        c->pos += got;
+        c->body_fill += (uint32_t)got;
+    }
+    if (!keep) {
+        if (is_data_page(c->ph.type)) {
+            uint64_t n = page_num_values(&c->ph);
+            uint64_t rows = c->cd->max_rep ? (uint64_t)c->ph.data_page_header_v2.num_rows : n;
+            c->values_left -= n;
+            c->skip_left -= rows < c->skip_left ? rows : c->skip_left;
+        }
+        return UPQ_DONE; /* page consumed */
+    }
+    c->stage = CS_PAGE;
+    return UPQ_OK;
+}
+
+/* Sets up one level stream of a v1 page at *p (advancing it). */
+static upq_status v1_levels(upq_column_reader *c, int32_t enc, uint16_t max_level,
+                            const uint8_t **p, const uint8_t *end, upq_rle_dec *rle,
+                            upq_bitpacked_dec *bpd, uint8_t *is_bp)
+{
+    unsigned bw = upq_bit_width32(max_level);
+    uint32_t n = (uint32_t)c->ph.data_page_header.num_values;
+    size_t len;
+    if (enc == UPQ_ENC_RLE) {
+        if (end - *p < 4)
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "levels length missing");
+        len = upq_load_le32(*p);
+        *p += 4;
+        if (len > (size_t)(end - *p))
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "levels longer than their page");
+        upq_rle_init(rle, *p, len, bw);
+        *is_bp = 0;
+    } else if (enc == UPQ_ENC_BIT_PACKED) {
+        len = upq_bitpacked_len(n, bw);
+        if (len > (size_t)(end - *p))
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "levels longer than their page");
+        upq_bitpacked_init(bpd, *p, len, bw);
+        *is_bp = 1;
+    } else {
+        return col_fail(c, UPQ_ERR_UNSUPPORTED, c->page_off, "level encoding not RLE or BIT_PACKED");
+    }
+    *p += len;
+    return UPQ_OK;
+}
+
+static upq_status setup_values(upq_column_reader *c, int32_t enc, const uint8_t *p,
+                               size_t len, uint32_t n)
+{
+    upq_status st;
+    if ((enc == UPQ_ENC_PLAIN_DICTIONARY || enc == UPQ_ENC_RLE_DICTIONARY) && !c->has_dict)
+        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "dictionary-encoded page without a dictionary");
+    /* values that must be rebuilt go to the value buffer (page_block sized
+     * it from the page, so a page's worth always fits and every read makes
+     * progress); DELTA_BYTE_ARRAY also keeps the previous value */
+    st = upq_values_init(&c->vals, enc, c->cd->physical_type, c->cd->type_length, p, len, n,
+                         c->has_dict ? &c->dict : (const upq_dict *)0,
+                         enc == UPQ_ENC_DELTA_BYTE_ARRAY ? c->prev_buf : (uint8_t *)0,
+                         enc == UPQ_ENC_DELTA_BYTE_ARRAY ? c->prev_cap : 0);
+    if (st != UPQ_OK)
+        return col_fail(c, st, c->page_off,
+                        st == UPQ_ERR_UNSUPPORTED ? "encoding not valid for this column type"
+                                                  : "malformed values section");
+    return UPQ_OK;
+}
+
+/* The page body is complete: verify, decompress and prepare decoding. */
+static upq_status process_page(upq_column_reader *c)
+{
+    const upq_page_header *ph = &c->ph;
+    upq_arena *a = &c->r->arena;
+    const uint8_t *body = ph->type == UPQ_PAGE_DICTIONARY && c->m->codec == UPQ_CODEC_UNCOMPRESSED
+                              ? c->dict_buf
+                              : c->raw;
+    size_t ulen = (size_t)ph->uncompressed_page_size;
+    upq_status st;
+
+    if (UPQ_ISSET(*ph, UPQ_PAGE_HEADER_CRC) && !c->r->opts.no_crc_check &&
+        upq_crc32(body, c->body_len) != (uint32_t)ph->crc)
+        return col_fail(c, UPQ_ERR_CRC, c->page_off, "page checksum mismatch");
+
+    if (ph->type == UPQ_PAGE_DICTIONARY) {
+        const upq_dictionary_page_header *dh = &ph->dictionary_page_header;
+        if (body != c->dict_buf) {
+            st = upq_decompress(c->m->codec, body, c->body_len, c->dict_buf, ulen, a);
+            if (st != UPQ_OK)
+                return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? "arena too small for the codec"
+                                                                        : "dictionary page does not decompress");
+        } else if (c->body_len != ulen) {
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "uncompressed page sizes differ");
+        }
+        if (dh->num_values < 0)
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "negative dictionary size");
+        if (dh->encoding != UPQ_ENC_PLAIN && dh->encoding != UPQ_ENC_PLAIN_DICTIONARY)
+            return col_fail(c, UPQ_ERR_UNSUPPORTED, c->page_off, "dictionary page not PLAIN");
+        {
+            upq_arena vals; /* exactly the array reserved with the page header */
+            upq_arena_init(&vals, c->dict_vals, c->dict_vals_cap);
+            st = upq_dict_decode(&c->dict, c->cd->physical_type, c->cd->type_length, c->dict_buf,
+                                 ulen, (uint32_t)dh->num_values, &vals);
+        }
+        if (st != UPQ_OK)
+            return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? "arena too small for the dictionary"
+                                                                    : "malformed dictionary page");
+        c->has_dict = 1;
+        return UPQ_DONE;
+    }
+
+    if (ph->type == UPQ_PAGE_DATA) {
+        const upq_data_page_header *h = &ph->data_page_header;
+        const uint8_t *p, *end;
+        if (c->m->codec == UPQ_CODEC_UNCOMPRESSED) {
+            if (c->body_len != ulen)
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "uncompressed page sizes differ");
+            c->page = c->raw;
+        } else {
+            st = upq_decompress(c->m->codec, c->raw, c->body_len, c->page, ulen, a);
+            if (st != UPQ_OK)
+                return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? "arena too small for the codec"
+                                                                        : "page does not decompress");
+        }
+        p = c->page;
+        end = p + ulen;
+        c->v2 = 0;
+        if (c->cd->max_rep) {
+            st = v1_levels(c, h->repetition_level_encoding, c->cd->max_rep, &p, end, &c->rep_rle,
+                           &c->rep_bpd, &c->rep_bp);
+            if (st != UPQ_OK)
+                return st;
+        }
+        if (c->cd->max_def) {
+            st = v1_levels(c, h->definition_level_encoding, c->cd->max_def, &p, end, &c->def_rle,
+                           &c->def_bpd, &c->def_bp);
+            if (st != UPQ_OK)
+                return st;
+        }
+        st = setup_values(c, h->encoding, p, (size_t)(end - p), (uint32_t)h->num_values);
+        if (st != UPQ_OK)
+            return st;
+        c->levels_left = (uint32_t)h->num_values;
+    } else {
+        const upq_data_page_header_v2 *h = &ph->data_page_header_v2;
+        uint32_t rl = (uint32_t)h->repetition_levels_byte_length;
+        uint32_t dl = (uint32_t)h->definition_levels_byte_length;
+        size_t vlen_stored = c->body_len - rl - dl, vlen = ulen - rl - dl;
+        const uint8_t *vals = c->raw + rl + dl;
+        /* is_compressed defaults to true when absent */
+        int compressed = !UPQ_ISSET(*h, UPQ_DATA_PAGE_HEADER_V2_IS_COMPRESSED) || h->is_compressed;
+        c->v2 = 1;
+        c->row_start_due = 1;
+        c->rep_bp = c->def_bp = 0;
+        upq_rle_init(&c->rep_rle, c->raw, rl, upq_bit_width32(c->cd->max_rep));
+        upq_rle_init(&c->def_rle, c->raw + rl, dl, upq_bit_width32(c->cd->max_def));
+        if (compressed && c->m->codec != UPQ_CODEC_UNCOMPRESSED && vlen > 0) {
+            st = upq_decompress(c->m->codec, vals, vlen_stored, c->page, vlen, a);
+            if (st != UPQ_OK)
+                return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? "arena too small for the codec"
+                                                                        : "page does not decompress");
+            vals = c->page;
+        } else if (vlen_stored != vlen) {
+            /* an empty values section never reaches a decompressor, but its
+             * stored and stated sizes must still agree */
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "uncompressed page sizes differ");
+        }
+        st = setup_values(c, h->encoding, vals, vlen, (uint32_t)(h->num_values - h->num_nulls));
+        if (st != UPQ_OK)
+            return st;
+        c->levels_left = (uint32_t)h->num_values;
+    }
+    c->values_left -= c->levels_left;
+    c->stage = CS_DATA;
+    return UPQ_OK;
+}
+
+/* Moves to the next data page (reading headers, bodies, dictionaries).
+ * UPQ_OK: a data page is ready (CS_DATA); UPQ_DONE: the chunk is finished. */
+static upq_status next_page(upq_column_reader *c)
+{
+    for (;;) {
+        upq_status st;
+        switch (c->stage) {
+        case CS_HEADER: {
+            size_t used = 0;
+            if (c->values_left == 0) {
+                c->stage = CS_DONE;
+                return UPQ_DONE;
+            }
+            if (c->win_used == c->win_fill) {
+                st = fill_window(c);
+                if (st != UPQ_OK)
+                    return st;
+            }
+            st = upq_tdec_feed(&c->tdec, c->win + c->win_used, c->win_fill - c->win_used, &used);
+            c->win_used += (uint32_t)used;
+            if (st == UPQ_AGAIN)
+                continue;
+            if (st != UPQ_OK) {
+                uint64_t at = c->page_off + c->tdec.err_pos;
+                col_fail(c, st == UPQ_ERR_TRUNCATED ? UPQ_ERR_CORRUPT : st, at,
+                         st == UPQ_ERR_NOMEM ? "arena too small for a page header"
+                                             : "malformed page header");
+                c->r->err.in_struct = c->tdec.err_struct;
+                c->r->err.field = c->tdec.err_field;
+                return c->r->err.status;
+            }
+            st = begin_body(c);
+            if (st != UPQ_OK)
+                return st;
+            break;
+        }
+        case CS_BODY:
+            st = read_body(c);
+            if (st == UPQ_DONE) { /* skipped page: next header */
+                c->stage = CS_HEADER;
+                c->page_off = cursor(c);
+                if (c->values_left)
+                    upq_tdec_init(&c->tdec, &upq_page_header_lean_desc, &c->ph, &c->r->arena,
+                                  c->chunk_end - c->page_off, &c->r->opts.limits);
+                break;
+            }
+            if (st != UPQ_OK)
+                return st;
+            break;
+        case CS_PAGE:
+            st = process_page(c);
+            if (st == UPQ_DONE) { /* dictionary page */
+                c->stage = CS_HEADER;
+                c->page_off = cursor(c);
+                upq_tdec_init(&c->tdec, &upq_page_header_lean_desc, &c->ph, &c->r->arena,
+                              c->chunk_end - c->page_off, &c->r->opts.limits);
+                break;
+            }
+            return st;
+        case CS_DATA: return UPQ_OK;
+        case CS_DONE: return UPQ_DONE;
+        default: return c->r->err.status < 0 ? c->r->err.status : UPQ_ERR_STATE;
+        }
+    }
+}
+
+/* The current data page is consumed: the next one starts with a header. */
+static void end_page(upq_column_reader *c)
+{
+    c->page_off = cursor(c);
+    c->stage = c->values_left ? CS_HEADER : CS_DONE;
+    if (c->stage == CS_HEADER)
+        upq_tdec_init(&c->tdec, &upq_page_header_lean_desc, &c->ph, &c->r->arena,
+                      c->chunk_end - c->page_off, &c->r->opts.limits);
+}
+
+static upq_status get_levels(upq_column_reader *c, int rep, uint16_t *out, size_t n)
+{
+    if (rep)
+        return c->rep_bp ? upq_bitpacked_get16(&c->rep_bpd, out, n) : upq_rle_get16(&c->rep_rle, out, n);
+    return c->def_bp ? upq_bitpacked_get16(&c->def_bpd, out, n) : upq_rle_get16(&c->def_rle, out, n);
+}
+
+/*
+ * Decodes up to n level entries of the current page into rep/def (either may
+ * be NULL when the column has no such levels) and their values into `vals`.
+ * Stops early if the value buffer fills. *nl / *nv get the counts.
+ */
+static upq_status decode_some(upq_column_reader *c, uint16_t *rep, uint16_t *def, void *vals,
+                              size_t n, size_t *nl, size_t *nv)
+{
+    const upq_column_desc *cd = c->cd;
+    upq_rle_dec rep_save = c->rep_rle, def_save = c->def_rle;
+    upq_bitpacked_dec rep_bsave = c->rep_bpd, def_bsave = c->def_bpd;
+    size_t i, nonnull, got = 0;
+    upq_status st;
+
+    if (n > c->levels_left)
+        n = c->levels_left;
+    nonnull = n; /* a required column: every slot has a value */
+    if (cd->max_rep) {
+        st = get_levels(c, 1, rep, n);
+        if (st != UPQ_OK)
+            return col_fail(c, st, c->page_off, "malformed repetition levels");
+        /* a chunk, and every v2 page, starts a new row */
+        if (n && c->row_start_due && rep[0] != 0)
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "repetition levels do not start a row");
+        c->row_start_due = 0;
+        for (i = 0; i < n; i++)
+            if (rep[i] > cd->max_rep)
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "repetition level above its maximum");
+    }
+    if (cd->max_def) {
+        st = get_levels(c, 0, def, n);
+        if (st != UPQ_OK)
+            return col_fail(c, st, c->page_off, "malformed definition levels");
+        nonnull = 0;
+        for (i = 0; i < n; i++) {
+            if (def[i] > cd->max_def)
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "definition level above its maximum");
+            nonnull += def[i] == cd->max_def;
+        }
+    }
+    st = upq_values_get(&c->vals, vals, nonnull, &got, &c->vb);
+    if (st != UPQ_OK)
+        return col_fail(c, st, c->page_off, "malformed values");
+    if (got < nonnull) {
+        /* the value buffer filled: keep only the levels up to the first
+         * value that did not fit, by decoding them again from the saved state */
+        size_t k = 0, seen = 0;
+        if (cd->max_def) {
+            while (k < n && !(def[k] == cd->max_def && seen == got)) {
+                seen += def[k] == cd->max_def;
+                k++;
+            }
+        } else {
+            k = got;
+        }
+        c->rep_rle = rep_save;
+        c->def_rle = def_save;
+        c->rep_bpd = rep_bsave;
+        c->def_bpd = def_bsave;
+        if (cd->max_rep && get_levels(c, 1, rep, k) != UPQ_OK)
+            return col_fail(c, UPQ_ERR_STATE, c->page_off, "level replay");
+        if (cd->max_def && get_levels(c, 0, def, k) != UPQ_OK)
+            return col_fail(c, UPQ_ERR_STATE, c->page_off, "level replay");
+        n = k;
+    }
+    c->levels_left -= (uint32_t)n;
+    *nl = n;
+    *nv = got;
+    return UPQ_OK;
+}
+
+upq_status upq_column_read(upq_column_reader *c, upq_batch *b)
+{
+    size_t vsize = upq_value_size(c->cd ? c->cd->physical_type : -1);
+    b->levels = b->values_n = 0;
+    if (c->stage == CS_FAILED)
+        return c->r->err.status;
+    if ((c->cd->max_def && !b->def) || (c->cd->max_rep && !b->rep) || !b->values)
+        return UPQ_ERR_INVAL;
+    c->vb.used = 0;
+    while (b->levels < b->cap) {
+        size_t nl = 0, nv = 0, want;
+        upq_status st;
+        if (c->stage != CS_DATA) {
+            st = next_page(c);
+            if (st == UPQ_DONE || (st == UPQ_AGAIN && b->levels))
+                break;
+            if (st != UPQ_OK)
+                return st;
+        }
+        want = b->cap - b->levels;
+        st = decode_some(c, c->cd->max_rep ? b->rep + b->levels : (uint16_t *)0,
+                         c->cd->max_def ? b->def + b->levels : (uint16_t *)0,
+                         (uint8_t *)b->values + b->values_n * vsize, want, &nl, &nv);
+        if (st != UPQ_OK)
+            return st;
+        b->levels += nl;
+        b->values_n += nv;
+        if (c->levels_left == 0) {
+            end_page(c);
+            /* byte arrays point into this page's buffers, which the next
+             * page reuses: hand them over first */
+            if (nv && (c->cd->physical_type == UPQ_TYPE_BYTE_ARRAY ||
+                       c->cd->physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY))
+                break;
+        } else if (nl < want && nl < c->levels_left + nl)
+            break; /* the value buffer is full: hand over what there is */
+    }
+    return b->levels ? UPQ_OK : UPQ_DONE;
+}
+
+upq_status upq_column_skip(upq_column_reader *c, uint64_t rows, uint64_t *skipped)
+{
+    uint16_t rep[64], def[64];
+    int nested = c->cd && c->cd->max_rep > 0;
+    *skipped = 0;
+    if (c->stage == CS_FAILED)
+        return c->r->err.status;
+    if (!c->skipping) { /* a new skip; a resumed one keeps its progress */
+        c->skipping = 1;
+        c->skip_left = rows;
+        c->skip_rows = rows;
+    }
+    for (;;) {
+        size_t n, k, i, nonnull = 0;
+        int stop = 0;
+        upq_status st;
+        if (!nested && c->skip_left == 0)
+            break;
+        if (c->stage != CS_DATA) {
+            st = next_page(c); /* passes over whole pages inside the range */
+            if (st == UPQ_DONE)
+                break;
+            if (st != UPQ_OK)
+                return st;
+        }
+        n = c->levels_left < 64 ? c->levels_left : 64;
+        if (nested) {
+            /* skip_left counts rows not yet started; the skip ends just
+             * before the repetition level 0 that would start one more */
+            upq_rle_dec save = c->rep_rle;
+            upq_bitpacked_dec bsave = c->rep_bpd;
+            if (get_levels(c, 1, rep, n) != UPQ_OK)
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "malformed repetition levels");
+            for (k = 0; k < n; k++) {
+                if (rep[k] != 0)
+                    continue;
+                if (c->skip_left == 0) {
+                    stop = 1;
+                    break;
+                }
+                c->skip_left--;
+            }
+            c->rep_rle = save;
+            c->rep_bpd = bsave;
+            if (get_levels(c, 1, rep, k) != UPQ_OK)
+                return col_fail(c, UPQ_ERR_STATE, c->page_off, "level replay");
+        } else {
+            k = n < c->skip_left ? n : (size_t)c->skip_left;
+            c->skip_left -= k;
+        }
+        if (c->cd->max_def) {
+            if (get_levels(c, 0, def, k) != UPQ_OK)
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "malformed definition levels");
+            for (i = 0; i < k; i++)
+                nonnull += def[i] == c->cd->max_def;
+        } else {
+            nonnull = k;
+        }
+        st = upq_values_skip(&c->vals, nonnull);
+        if (st != UPQ_OK)
+            return col_fail(c, st, c->page_off, "malformed values");
+        c->levels_left -= (uint32_t)k;
+        if (c->levels_left == 0)
+            end_page(c);
+        if (stop)
+            break;
+    }
+    c->skipping = 0;
+    *skipped = c->skip_rows - c->skip_left;
+    c->skip_left = 0;
+    return UPQ_OK;
+}
+
+/* ---- workspace planning ----------------------------------------------- */
+
+#define WINDOW_NEED ((size_t)WINDOW)
+
+void upq_workspace_init(upq_workspace *ws)
+{
+    upq_memset(ws, 0, sizeof *ws);
+}
+
+upq_status upq_reader_workspace(upq_reader *r, upq_workspace *ws)
+{
+    const upq_file_metadata *m = upq_reader_metadata(r);
+    const upq_schema *s = upq_reader_schema(r);
+    if (!m || !s)
+        return UPQ_ERR_STATE;
+    if (!ws->started) {
+        ws->started = 1;
+        ws->footer = upq_arena_high_water(&r->arena);
+        ws->mark = upq_arena_save(&r->arena);
+    }
+    for (; ws->rg < m->row_groups.n; ws->rg++, ws->col = 0, ws->rg_sum = 0) {
+        for (; ws->col < s->num_columns; ws->col++) {
+            upq_column_reader *c = &ws->c;
+            upq_status st;
+            size_t need, codec;
+            if (!upq_reader_chunk(r, ws->rg, ws->col))
+                continue;
+            if (!ws->open) {
+                st = upq_column_open(c, r, ws->rg, ws->col);
+                if (st != UPQ_OK)
+                    return st;
+                c->scanning = 1;
+                ws->open = 1;
+            }
+            st = next_page(c); /* in scan mode every page is passed over */
+            if (st == UPQ_AGAIN)
+                return UPQ_AGAIN;
+            if (st != UPQ_DONE && st != UPQ_OK)
+                return st;
+            codec = upq_decompress_workspace(c->m->codec);
+            need = align8(WINDOW_NEED) + c->scan_dict + c->scan_block;
+            upq_column_close(c);
+            ws->open = 0;
+            if (need + codec > ws->largest_column)
+                ws->largest_column = need + codec;
+            if (codec > ws->codec)
+                ws->codec = codec;
+            /* open side by side, blocks that grow cannot be re-taken in
+             * place: doubling bounds their total to four times the largest */
+            ws->rg_sum += align8(WINDOW_NEED) + c->scan_dict + 4u * c->scan_block;
+        }
+        if (ws->rg_sum > ws->largest_row_group)
+            ws->largest_row_group = ws->rg_sum;
+    }
+    upq_arena_rewind(&r->arena, ws->mark);
+    ws->sequential = ws->footer + ws->largest_column;
+    ws->concurrent = ws->footer + ws->largest_row_group + ws->codec;
+    return UPQ_OK;
+}

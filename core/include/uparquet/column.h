@@ -1,0 +1,151 @@
+/*
+ * Column reading: one column chunk, page by page, into caller batches.
+ *
+ * Values come out packed (nulls have a definition level but no value), in
+ * the column's physical representation:
+ *   BOOLEAN uint8_t (0/1), INT32 int32_t, INT64 int64_t, INT96 upq_int96,
+ *   FLOAT float, DOUBLE double, BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY upq_bytes.
+ * Byte arrays point into the reader's page buffers and stay valid until the
+ * next read or skip on the same column reader.
+ */
+#ifndef UPARQUET_COLUMN_H
+#define UPARQUET_COLUMN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One read's worth of levels and values; the caller owns every array. */
+typedef struct upq_batch {
+    uint16_t *def;   /* room for `cap` levels; may be NULL when the column's max_def is 0 */
+    uint16_t *rep;   /* room for `cap` levels; may be NULL when the column's max_rep is 0 */
+    void *values;    /* room for `cap` values (see the representation above) */
+    size_t cap;      /* most level entries to produce */
+    size_t levels;   /* out: level entries produced (one per value slot, null or not) */
+    size_t values_n; /* out: values produced (the non-null slots) */
+} upq_batch;
+
+/* The column reader's internals are public so it can live on the stack or
+ * in static memory; treat them as private. */
+#include "encoding.h"
+
+typedef struct upq_column_reader {
+    upq_reader *r;
+    const upq_column_desc *cd;
+    const upq_column_metadata *m;
+    uint32_t rg, col;
+    int32_t page_no;          /* ordinal of the current page in the chunk */
+    uint8_t stage;
+    uint8_t v2;               /* current page is DATA_PAGE_V2 */
+    uint8_t rep_bp, def_bp;   /* levels use deprecated BIT_PACKED */
+    uint8_t row_start_due;    /* the next repetition level must be 0 (chunk or v2 page start) */
+    uint64_t chunk_end;       /* file offset just past the chunk */
+    uint64_t pos;             /* next file offset to read */
+    uint64_t values_left;     /* level entries of the chunk not yet seen in a page header */
+    uint64_t skip_left;       /* rows a pending skip still has to pass */
+    uint64_t skip_rows;       /* rows the pending skip was asked for */
+    uint8_t skipping;         /* a skip is in progress (resumes after UPQ_AGAIN) */
+    /* read-ahead window over the chunk */
+    uint8_t *win;
+    uint32_t win_len, win_fill, win_used;
+    /* page header */
+    upq_tdec tdec;
+    upq_page_header ph;
+    uint64_t page_off;        /* file offset of the current page header */
+    /* page body */
+    uint8_t *block;           /* one allocation holding the page buffers below */
+    size_t block_cap;
+    uint8_t *raw;             /* body as stored (compressed) */
+    uint32_t body_len, body_fill;
+    uint8_t *page;            /* decompressed body (or == raw) */
+    /* dictionary */
+    uint8_t *dict_buf;
+    uint8_t *dict_vals;       /* room for the decoded dictionary values */
+    size_t dict_vals_cap;
+    upq_dict dict;
+    uint8_t has_dict;
+    /* current data page */
+    uint32_t levels_left;     /* level entries left in the page */
+    upq_rle_dec rep_rle, def_rle;
+    upq_bitpacked_dec rep_bpd, def_bpd;
+    upq_values_dec vals;
+    uint8_t *prev_buf;        /* DELTA_BYTE_ARRAY previous value */
+    size_t prev_cap;
+    upq_vbuf vb;              /* values built while decoding (valid until the next read) */
+    upq_arena_mark mark;      /* arena position at open, restored by close */
+    /* workspace planning: page headers only */
+    uint8_t scanning;
+    size_t scan_block, scan_dict;
+} upq_column_reader;
+
+/*
+ * Prepares reading leaf column `column` of row group `rg` of an open reader.
+ * Page buffers come from the reader's arena, above everything allocated so
+ * far; upq_column_close() gives them back (close column readers in the
+ * reverse order of opening). Returns UPQ_OK, UPQ_ERR_INVAL (bad index, or a
+ * column not kept by the projection), UPQ_ERR_UNSUPPORTED (codec not in
+ * this build, column data in another file, encrypted column), or
+ * UPQ_ERR_NOMEM.
+ */
+upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uint32_t column);
+
+/*
+ * Reads up to b->cap level entries and their values. Returns UPQ_OK with
+ * b->levels > 0; UPQ_DONE when the chunk has no more values (b->levels 0);
+ * UPQ_AGAIN when the read callback would block before anything was produced
+ * (call again); or an error, described by upq_reader_error() (row group,
+ * column, page and file offset): UPQ_ERR_CORRUPT, UPQ_ERR_CRC,
+ * UPQ_ERR_UNSUPPORTED, UPQ_ERR_NOMEM (upq_arena_needed() tells the size),
+ * UPQ_ERR_LIMIT, UPQ_ERR_IO.
+ */
+upq_status upq_column_read(upq_column_reader *c, upq_batch *b);
+
+/*
+ * Skips `rows` rows (records: for repeated columns, a row spans all levels up
+ * to the next repetition level 0). *skipped gets the rows actually skipped
+ * (fewer only at the end of the chunk). Whole pages are skipped without
+ * reading or decompressing them where their headers show they lie inside
+ * the skipped range. Returns like upq_column_read (UPQ_OK when done).
+ */
+upq_status upq_column_skip(upq_column_reader *c, uint64_t rows, uint64_t *skipped);
+
+/* Releases the column's arena memory (rewinds to where open found it). */
+void upq_column_close(upq_column_reader *c);
+
+/* upq_value_size() (encoding.h) gives the bytes one value takes in `values`. */
+
+/* What reading a file's projected columns needs from the arena. */
+typedef struct upq_workspace {
+    size_t footer;       /* the open reader: footer, schema, column map */
+    size_t sequential;   /* footer + the largest column chunk read on its own (exact) */
+    size_t concurrent;   /* footer + every projected column of a row group open at once
+                            (an upper bound), as row-wise reading (upq_rows) does */
+    size_t largest_column, largest_row_group, codec;
+    /* scanning state */
+    upq_column_reader c;
+    uint32_t rg, col;
+    size_t rg_sum;
+    upq_arena_mark mark;
+    uint8_t started, open;
+} upq_workspace;
+
+void upq_workspace_init(upq_workspace *ws);
+
+/*
+ * Reads the page headers (not the pages) of every projected column chunk of
+ * an open reader and computes the arena size reading needs: `sequential` for
+ * one column reader at a time, `concurrent` for all projected columns of a
+ * row group at once. Resumable (UPQ_AGAIN); the arena is left as it was.
+ * Errors as upq_column_read.
+ */
+upq_status upq_reader_workspace(upq_reader *r, upq_workspace *ws);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

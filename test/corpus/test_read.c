@@ -1,0 +1,375 @@
+/*
+ * Reads every column of every row group of every corpus file through the
+ * column reader, and checks that the result (levels and values, serialised)
+ * is the same
+ *   - in every I/O pattern of tu_flaky_cfgs (1 byte, primes, random, again),
+ *   - in batch sizes 1, 7 and 1024,
+ *   - after skipping k rows (equal to the full read from row k on),
+ *   - and that data cut short (reads past a point fail as end of file)
+ *     gives an error or exactly the full result, never something else.
+ * Files that must fail, and how, are listed below. Values themselves are
+ * checked against DuckDB by test/interop (upq cat vs DuckDB).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uparquet/uparquet.h"
+#include "uparquet/column.h"
+#include "util/check.h"
+#include "util/files.h"
+#include "util/flaky_io.h"
+
+static const struct {
+    const char *name;
+    upq_status status;
+    const char *why;
+} expected[] = {
+    {"datapage_v1-corrupt-checksum.parquet", UPQ_ERR_CRC, "a data page's CRC does not match"},
+    {"rle-dict-uncompressed-corrupt-checksum.parquet", UPQ_ERR_CRC, "a page's CRC does not match"},
+    {"ARROW-GH-41317.parquet", UPQ_ERR_CORRUPT, "chunk paths differ from the schema (open)"},
+    {"ARROW-RS-GH-6229-DICTHEADER.parquet", UPQ_ERR_CORRUPT, "negative dictionary size (open: chunk range)"},
+    {"PARQUET-1481.parquet", UPQ_ERR_CORRUPT, "corrupt schema type (open)"},
+    {"ARROW-RS-GH-6229-LEVELS.parquet", UPQ_ERR_CORRUPT, "a page has too few repetition levels"},
+    {"ARROW-GH-41321.parquet", UPQ_ERR_CORRUPT, "fewer levels than the page's num_values"},
+    {"ARROW-GH-45185.parquet", UPQ_ERR_CORRUPT, "repetition levels start with 1"},
+    {"ARROW-GH-47662.parquet", UPQ_ERR_CORRUPT, "a required column has fewer values than slots"},
+    {"large_string_map.brotli.parquet", UPQ_ERR_UNSUPPORTED, "BROTLI is not in this build"},
+    {"lz4_raw_compressed.parquet", UPQ_WITH_LZ4 ? UPQ_OK : UPQ_ERR_UNSUPPORTED, "LZ4_RAW"},
+    {"lz4_raw_compressed_larger.parquet", UPQ_WITH_LZ4 ? UPQ_OK : UPQ_ERR_UNSUPPORTED, "LZ4_RAW"},
+    {"hadoop_lz4_compressed.parquet", UPQ_WITH_LZ4 ? UPQ_OK : UPQ_ERR_UNSUPPORTED, "LZ4"},
+    {"hadoop_lz4_compressed_larger.parquet", UPQ_WITH_LZ4 ? UPQ_OK : UPQ_ERR_UNSUPPORTED, "LZ4"},
+    {"non_hadoop_lz4_compressed.parquet", UPQ_WITH_LZ4 ? UPQ_OK : UPQ_ERR_UNSUPPORTED, "LZ4"},
+};
+
+/* ---- a growable byte string ------------------------------------------- */
+
+typedef struct sbuf {
+    uint8_t *p;
+    size_t n, cap;
+} sbuf;
+
+static void put(sbuf *b, const void *d, size_t n)
+{
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2 + 64;
+        b->p = (uint8_t *)realloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+}
+
+/* One column read: the serialisation and where each row starts in it. */
+typedef struct col_result {
+    sbuf data;
+    size_t *row_start;
+    size_t rows, rows_cap;
+} col_result;
+
+static void col_result_free(col_result *r)
+{
+    free(r->data.p);
+    free(r->row_start);
+    memset(r, 0, sizeof *r);
+}
+
+static void serialise(col_result *out, const upq_column_desc *cd, const upq_batch *b)
+{
+    size_t vsize = upq_value_size(cd->physical_type), v = 0, i;
+    for (i = 0; i < b->levels; i++) {
+        uint16_t d = cd->max_def ? b->def[i] : 0, r = cd->max_rep ? b->rep[i] : 0;
+        if (r == 0) {
+            if (out->rows == out->rows_cap) {
+                out->rows_cap = out->rows_cap * 2 + 16;
+                out->row_start = (size_t *)realloc(out->row_start, out->rows_cap * sizeof(size_t));
+            }
+            out->row_start[out->rows++] = out->data.n;
+        }
+        put(&out->data, &d, 2);
+        put(&out->data, &r, 2);
+        if (d == cd->max_def) {
+            const uint8_t *val = (const uint8_t *)b->values + v * vsize;
+            if (cd->physical_type == UPQ_TYPE_BYTE_ARRAY ||
+                cd->physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
+                const upq_bytes *bv = (const upq_bytes *)(const void *)val;
+                put(&out->data, &bv->len, 4);
+                put(&out->data, bv->ptr, bv->len);
+            } else {
+                put(&out->data, val, vsize);
+            }
+            v++;
+        }
+    }
+}
+
+static uint8_t *arena;
+#define ARENA (256u << 20)
+
+typedef struct run_cfg {
+    const tu_flaky_cfg *io;
+    size_t batch;
+    uint64_t skip;   /* rows to skip first */
+    uint64_t cut;    /* reads at or past this offset (before the footer) see end of file */
+    size_t arena;    /* arena bytes (0: the large default) */
+} run_cfg;
+
+typedef struct cut_src {
+    tu_mem_src mem;
+    uint64_t cut, footer_start;
+} cut_src;
+
+static upq_status cut_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    cut_src *s = (cut_src *)ctx;
+    if (off >= s->cut && off < s->footer_start) {
+        *got = 0;
+        return UPQ_OK;
+    }
+    if (off < s->cut && off + len > s->cut)
+        len = (size_t)(s->cut - off);
+    return tu_mem_read_at(&s->mem, off, buf, len, got);
+}
+
+/* Reads column `col` of row group `rg`; returns the status (first error). */
+static upq_status read_column(upq_reader *r, uint32_t rg, uint32_t col, const run_cfg *cfg,
+                              col_result *out)
+{
+    const upq_column_desc *cd = &upq_reader_schema(r)->columns[col];
+    upq_column_reader c;
+    upq_batch b;
+    upq_status st;
+    unsigned spins = 0;
+    size_t vsize = upq_value_size(cd->physical_type);
+    uint16_t *def = (uint16_t *)malloc(cfg->batch * 2), *rep = (uint16_t *)malloc(cfg->batch * 2);
+    void *vals = malloc(cfg->batch * (vsize ? vsize : 1));
+
+    memset(out, 0, sizeof *out);
+    st = upq_column_open(&c, r, rg, col);
+    if (st == UPQ_OK && cfg->skip) {
+        uint64_t skipped = 0;
+        do
+            st = upq_column_skip(&c, cfg->skip, &skipped);
+        while (st == UPQ_AGAIN && ++spins < 100000000u);
+    }
+    while (st == UPQ_OK) {
+        b.def = def;
+        b.rep = rep;
+        b.values = vals;
+        b.cap = cfg->batch;
+        st = upq_column_read(&c, &b);
+        if (st == UPQ_AGAIN) {
+            if (++spins > 100000000u)
+                break;
+            st = UPQ_OK;
+            continue;
+        }
+        if (st == UPQ_OK)
+            serialise(out, cd, &b);
+    }
+    if (st == UPQ_DONE)
+        st = UPQ_OK;
+    upq_column_close(&c);
+    free(def);
+    free(rep);
+    free(vals);
+    return st;
+}
+
+typedef struct file_result {
+    upq_status status;
+    col_result *cols; /* rg-major */
+    size_t ncols;
+} file_result;
+
+static void file_result_free(file_result *f)
+{
+    for (size_t i = 0; i < f->ncols; i++)
+        col_result_free(&f->cols[i]);
+    free(f->cols);
+    memset(f, 0, sizeof *f);
+}
+
+static upq_status read_file(const uint8_t *data, size_t len, const run_cfg *cfg, file_result *res,
+                            uint64_t *footer_start)
+{
+    cut_src src;
+    tu_flaky fl;
+    upq_reader r;
+    upq_status st;
+    unsigned spins = 0;
+    tu_mem_src_init(&src.mem, data, len);
+    src.cut = cfg->cut;
+    src.footer_start = footer_start ? *footer_start : len;
+    tu_flaky_init(&fl, cfg->io, cut_read_at, &src, tu_seed());
+    upq_io io = {&fl, tu_flaky_read_at, len};
+    upq_reader_init(&r, &io, cfg->arena ? arena + ARENA - cfg->arena : arena,
+                    cfg->arena ? cfg->arena : ARENA, NULL);
+    memset(res, 0, sizeof *res);
+    do
+        st = upq_reader_open(&r);
+    while (st == UPQ_AGAIN && ++spins < 100000000u);
+    if (st == UPQ_OK) {
+        const upq_file_metadata *m = upq_reader_metadata(&r);
+        const upq_schema *s = upq_reader_schema(&r);
+        if (footer_start)
+            *footer_start = r.footer_start;
+        res->ncols = (size_t)m->row_groups.n * s->num_columns;
+        res->cols = (col_result *)calloc(res->ncols ? res->ncols : 1, sizeof *res->cols);
+        for (uint32_t g = 0; g < m->row_groups.n && st == UPQ_OK; g++)
+            for (uint32_t c = 0; c < s->num_columns && st == UPQ_OK; c++)
+                st = read_column(&r, g, c, cfg, &res->cols[(size_t)g * s->num_columns + c]);
+        if (st != UPQ_OK) {
+            const upq_error_info *e = upq_reader_error(&r);
+            tu_note("%s at rg %d col %d page %d offset %lld", e->what ? e->what : "?", e->row_group,
+                    e->column, e->page, (long long)e->offset);
+        }
+    }
+    res->status = st;
+    return st;
+}
+
+static int same_cols(const col_result *a, const col_result *b)
+{
+    return a->data.n == b->data.n && (a->data.n == 0 || memcmp(a->data.p, b->data.p, a->data.n) == 0);
+}
+
+static int same_files(const file_result *a, const file_result *b)
+{
+    if (a->status != b->status || a->ncols != b->ncols)
+        return 0;
+    /* a failing read stops at a point that depends on the batch size: only
+     * its status must agree */
+    if (a->status != UPQ_OK)
+        return 1;
+    for (size_t i = 0; i < a->ncols; i++)
+        if (!same_cols(&a->cols[i], &b->cols[i])) {
+            size_t k = 0, n = a->cols[i].data.n < b->cols[i].data.n ? a->cols[i].data.n : b->cols[i].data.n;
+            while (k < n && a->cols[i].data.p[k] == b->cols[i].data.p[k])
+                k++;
+            tu_note("column %zu differs at byte %zu (sizes %zu, %zu)", i, k, a->cols[i].data.n,
+                    b->cols[i].data.n);
+            return 0;
+        }
+    return 1;
+}
+
+static void test_file(const char *path)
+{
+    const char *name = tu_basename(path);
+    uint8_t *data;
+    size_t len;
+    upq_status expect = UPQ_OK;
+    file_result full, other;
+    run_cfg cfg = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX};
+    uint64_t footer_start = 0;
+
+    if (tu_read_file(path, &data, &len) != 0) {
+        TU_CHECK_MSG(0, "%s: cannot read", path);
+        return;
+    }
+    for (size_t k = 0; k < sizeof expected / sizeof expected[0]; k++)
+        if (strcmp(name, expected[k].name) == 0)
+            expect = expected[k].status;
+    tu_case("%s", name);
+    read_file(data, len, &cfg, &full, &footer_start);
+    TU_CHECK_MSG(full.status == expect, "%s: read gave %s, expected %s", name,
+                 upq_strerror(full.status), upq_strerror(expect));
+
+    /* every I/O pattern and batch size gives the same */
+    for (size_t i = 1; i < tu_flaky_ncfgs; i++) {
+        run_cfg c2 = {&tu_flaky_cfgs[i], i % 2 ? 7 : 1, 0, UINT64_MAX};
+        if (len > (1u << 20) && c2.batch == 1)
+            c2.batch = 7; /* keep large files quick */
+        read_file(data, len, &c2, &other, NULL);
+        TU_CHECK_MSG(same_files(&full, &other), "%s: I/O pattern %s batch %zu differs (%s vs %s)",
+                     name, tu_flaky_cfgs[i].name, c2.batch, upq_strerror(other.status),
+                     upq_strerror(full.status));
+        file_result_free(&other);
+    }
+
+    if (full.status == UPQ_OK) {
+        /* the planned workspace is enough to read every column one at a time */
+        upq_reader r;
+        tu_mem_src src;
+        static upq_workspace ws;
+        upq_status st;
+        tu_mem_src_init(&src, data, len);
+        upq_io io = {&src, tu_mem_read_at, len};
+        upq_reader_init(&r, &io, arena, ARENA, NULL);
+        st = upq_reader_open(&r);
+        upq_workspace_init(&ws);
+        if (st == UPQ_OK)
+            st = upq_reader_workspace(&r, &ws);
+        TU_CHECK_MSG(st == UPQ_OK && ws.sequential >= ws.footer && ws.concurrent >= ws.sequential,
+                     "%s: workspace planning gave %s", name, upq_strerror(st));
+        if (st == UPQ_OK) {
+            run_cfg c5 = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX, ws.sequential};
+            read_file(data, len, &c5, &other, NULL);
+            TU_CHECK_MSG(same_files(&full, &other), "%s: reading in the planned %zu bytes gave %s",
+                         name, ws.sequential, upq_strerror(other.status));
+            file_result_free(&other);
+            tu_note("%s: arena %zu bytes (footer %zu)", name, ws.sequential, ws.footer);
+        }
+    }
+
+    if (full.status == UPQ_OK && full.ncols) {
+        /* skipping k rows equals the full read from row k */
+        uint64_t rows0 = full.cols[0].rows;
+        uint64_t ks[] = {1, rows0 / 2, rows0 ? rows0 - 1 : 0, rows0, rows0 + 5};
+        for (size_t t = 0; t < 5; t++) {
+            run_cfg c3 = {&tu_flaky_cfgs[t % tu_flaky_ncfgs], 97, ks[t], UINT64_MAX};
+            int ok = 1;
+            if (ks[t] == 0)
+                continue;
+            read_file(data, len, &c3, &other, NULL);
+            ok = other.status == UPQ_OK && other.ncols == full.ncols;
+            for (size_t i = 0; ok && i < full.ncols; i++) {
+                const col_result *f = &full.cols[i];
+                /* only columns of row group 0 have rows0 rows; others compare their own */
+                size_t k = ks[t] < f->rows ? f->row_start[ks[t]] : f->data.n;
+                ok = other.cols[i].data.n == f->data.n - k &&
+                     memcmp(other.cols[i].data.p ? other.cols[i].data.p : (uint8_t *)"", f->data.p ? f->data.p + k : (uint8_t *)"",
+                            f->data.n - k) == 0;
+                if (!ok)
+                    tu_note("skip %llu: column %zu differs", (unsigned long long)ks[t], i);
+            }
+            TU_CHECK_MSG(ok, "%s: skip %llu rows differs from the full read", name,
+                         (unsigned long long)ks[t]);
+            file_result_free(&other);
+        }
+
+        /* data cut short: an error, or (cut after every chunk) the same result */
+        {
+            uint64_t rng = tu_seed() ^ len;
+            int bad = 0;
+            for (int t = 0; t < 24; t++) {
+                run_cfg c4 = {&tu_flaky_cfgs[0], 1024, 0, 4 + tu_rand_below(&rng, footer_start - 3)};
+                read_file(data, len, &c4, &other, &footer_start);
+                if (other.status == UPQ_OK ? !same_files(&full, &other) : other.status > 0)
+                    bad++;
+                file_result_free(&other);
+            }
+            TU_CHECK_MSG(bad == 0, "%s: %d cut reads gave data that differs", name, bad);
+        }
+    }
+    file_result_free(&full);
+    free(data);
+}
+
+int main(void)
+{
+    static const char *subdirs[] = {"data", "bad_data", "shredded_variant"};
+    arena = (uint8_t *)malloc(ARENA);
+    for (size_t d = 0; d < 3; d++) {
+        tu_file_list l;
+        if (tu_list_corpus(subdirs[d], TU_CORPUS_SKIP_PARE, &l) != 0) {
+            TU_CHECK_MSG(0, "cannot list %s/%s", tu_corpus_dir(), subdirs[d]);
+            continue;
+        }
+        for (size_t i = 0; i < l.n; i++)
+            test_file(l.paths[i]);
+        tu_file_list_free(&l);
+    }
+    free(arena);
+    return tu_summary();
+}
