@@ -10,9 +10,9 @@ WARN_UPQ := -Wall -Wextra -Wshadow -Wundef -Wstrict-prototypes -Wmissing-prototy
             -Wformat=2 -Wno-format-nonliteral
 $(UPQ_OBJ): CFLAGS_USE = -std=c99 $(OPT) $(WARN_UPQ) $(INCLUDES) $(CODEC_DEFS) $(EXTRA_CFLAGS)
 
-$(UPQ): $(UPQ_OBJ) $(POSIX_OBJ) $(LIB)
+$(UPQ): $(UPQ_OBJ) $(POSIX_OBJ) $(LIB) $(CODEC_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $(UPQ_OBJ) $(POSIX_OBJ) $(LIB) $(UPQ_LDLIBS)
+	$(CC) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $(UPQ_OBJ) $(POSIX_OBJ) -Wl,--start-group $(LIB) $(CODEC_LIBS) -Wl,--end-group $(UPQ_LDLIBS)
 
 # What `make demo` shows until the writer exists: schema and footer of a few
 # corpus files, read through upq.

@@ -74,32 +74,42 @@ size_t utf8_seq_len(const unsigned char *p, size_t n)
     return len;
 }
 
-static void put_string(FILE *out, const unsigned char *p, size_t n)
+void json_append_string(strbuf *sb, const void *bytes, size_t n)
 {
+    const unsigned char *p = (const unsigned char *)bytes;
     size_t i = 0;
-    fputc('"', out);
+    sb_addc(sb, '"');
     while (i < n) {
         unsigned c = p[i];
         size_t k;
         if (c == '"' || c == '\\') {
-            fputc('\\', out);
-            fputc((int)c, out);
+            sb_addc(sb, '\\');
+            sb_addc(sb, (char)c);
             i++;
         } else if (c < 0x20) {
-            fprintf(out, "\\u%04x", c);
+            sb_printf(sb, "\\u%04x", c);
             i++;
         } else if (c < 0x80) {
-            fputc((int)c, out);
+            sb_addc(sb, (char)c);
             i++;
         } else if ((k = utf8_seq_len(p + i, n - i)) != 0) {
-            fwrite(p + i, 1, k, out);
+            sb_add(sb, p + i, k);
             i += k;
         } else {
-            fprintf(out, "\\u%04x", c);
+            sb_printf(sb, "\\u%04x", c);
             i++;
         }
     }
-    fputc('"', out);
+    sb_addc(sb, '"');
+}
+
+static void put_string(FILE *out, const unsigned char *p, size_t n)
+{
+    strbuf sb;
+    sb_init(&sb);
+    json_append_string(&sb, p, n);
+    fwrite(sb.p, 1, sb.len, out);
+    sb_free(&sb);
 }
 
 void json_key(json_writer *w, const char *key)

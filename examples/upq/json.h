@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "strbuf.h"
+
 #define JSON_MAX_DEPTH 32
 
 typedef struct json_writer {
@@ -44,6 +46,9 @@ void json_null(json_writer *w);
 void json_number_text(json_writer *w, const char *text);
 /* Ends the document with a newline. */
 void json_finish(json_writer *w);
+
+/* Appends bytes[0..len) as a JSON string (quotes included), escaped as above. */
+void json_append_string(strbuf *sb, const void *bytes, size_t len);
 
 /* Length of the well-formed UTF-8 sequence starting at p[0..n), or 0 when the
  * byte at p does not start one (ASCII gives 1). */

@@ -25,6 +25,8 @@ typedef struct command {
 
 static const tool_optspec no_opts[] = {{NULL, 0}};
 static const tool_optspec meta_opts[] = {{"json", 0}, {NULL, 0}};
+static const tool_optspec cat_opts[] = {{"json", 0},    {"columns", 1}, {"head", 1},
+                                        {"skip", 1},    {"batch", 1},   {NULL, 0}};
 
 static int cmd_version(const tool_args *a);
 static int cmd_help(const tool_args *a);
@@ -34,6 +36,8 @@ static const command commands[] = {
      1, 1},
     {"meta", cmd_meta, "meta [--json] FILE",
      "print the footer: row groups, column chunks, statistics", meta_opts, 1, 1},
+    {"cat", cmd_cat, "cat [--json] [--columns a,b.c] [--head N] [--skip N] FILE",
+     "print the rows: a table, or JSON lines with --json", cat_opts, 1, 1},
     {"version", cmd_version, "version", "print the version", no_opts, 0, 0},
     {"help", cmd_help, "help", "print this help", no_opts, 0, 0},
 };
@@ -44,8 +48,12 @@ static void usage(FILE *out)
 {
     size_t i;
     fputs("usage: upq COMMAND [OPTIONS] FILE\n\ncommands:\n", out);
-    for (i = 0; i < NUM_COMMANDS; i++)
-        fprintf(out, "  %-24s %s\n", commands[i].synopsis, commands[i].summary);
+    for (i = 0; i < NUM_COMMANDS; i++) {
+        if (strlen(commands[i].synopsis) > 24) /* summary on the next line */
+            fprintf(out, "  %s\n  %-24s %s\n", commands[i].synopsis, "", commands[i].summary);
+        else
+            fprintf(out, "  %-24s %s\n", commands[i].synopsis, commands[i].summary);
+    }
     fputs("\noptions:\n"
           "  -h, --help               print this help\n"
           "  --version                print the version\n",

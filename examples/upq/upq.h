@@ -6,6 +6,8 @@
  *   meta_print.c   `upq meta` (text)
  *   meta_json.c    `upq meta --json`
  *   value_fmt.c    statistics values rendered by type
+ *   cat.c          `upq cat`: rows as JSON lines or a table
+ *   value_json.c   one row value as JSON
  *   json.c         JSON writer; strbuf.c growable strings
  */
 #ifndef UPQ_TOOL_H
@@ -74,6 +76,7 @@ int cmd_schema(const tool_args *a);
 int cmd_meta(const tool_args *a);
 int cmd_meta_json(tool_file *tf, FILE *out);
 int cmd_meta_text(tool_file *tf, FILE *out);
+int cmd_cat(const tool_args *a);
 
 /* ---- schema strings (schema_print.c) ------------------------------------ */
 
@@ -134,5 +137,16 @@ void fmt_escaped(strbuf *sb, const uint8_t *p, size_t n);
 /* Shortest text that reads back as the same value ("0.1", "NaN", "-Infinity"). */
 void fmt_double(strbuf *sb, double d);
 void fmt_float(strbuf *sb, float f);
+
+/* Days since 1970-01-01 as YYYY-MM-DD (proleptic Gregorian; years outside
+ * 0..9999 with a sign: "+10000-01-01", "-0001-12-31"). */
+void fmt_date(strbuf *sb, int64_t days);
+
+/* ---- row values (value_json.c) ------------------------------------------- */
+
+/* Appends one value of leaf column `col` of `s`, in the column reader's
+ * representation (column.h), as the JSON text `upq cat --json` prints (see
+ * README.md, "upq cat --json format"). */
+void value_json(strbuf *sb, const upq_schema *s, uint32_t col, const void *v);
 
 #endif

@@ -250,7 +250,7 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
     *y = yoe + era * 400 + (*m <= 2);
 }
 
-static void fmt_date(strbuf *sb, int64_t days)
+void fmt_date(strbuf *sb, int64_t days)
 {
     int64_t y;
     unsigned m, d;

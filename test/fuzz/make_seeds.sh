@@ -5,6 +5,7 @@
 #                                         bytes) and the bytes at offset 4
 #                                         (the first page header)
 #   test/fuzz/make_seeds.sh open OUTDIR   links to the whole files
+#   test/fuzz/make_seeds.sh rows OUTDIR   the same
 #
 # Reads the corpus from $PARQUET_TESTING_DIR (default ../shared/parquet-testing).
 set -eu
@@ -42,7 +43,7 @@ while IFS= read -r -d '' f; do
             n=$((n + 1))
         fi
         ;;
-    open)
+    open | rows)
         ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$out/$id"
         n=$((n + 1))
         ;;

@@ -17,5 +17,6 @@
 #include "meta.h"
 #include "schema.h"
 #include "reader.h"
+#include "record.h"
 
 #endif

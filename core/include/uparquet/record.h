@@ -1,0 +1,192 @@
+/*
+ * Records: the rows of a row group, assembled from the definition and
+ * repetition levels of their leaf columns (Dremel) and delivered as a stream
+ * of events, one call per event.
+ *
+ * A row is the sequence of its selected top-level fields in schema order.
+ * Each field is one item:
+ *
+ *   VALUE                          a leaf value
+ *   NULL                           a null value of any kind
+ *   BEGIN_STRUCT items END_STRUCT  a group (members in schema order)
+ *   BEGIN_LIST items END_LIST      a LIST-annotated group, or a repeated
+ *                                  field outside LIST/MAP (a list of
+ *                                  required elements)
+ *   BEGIN_MAP (key value)* END_MAP a MAP (or a MAP_KEY_VALUE group that is
+ *                                  not inside a MAP)
+ *
+ * LIST and MAP follow the backward-compatibility rules of the format's
+ * logical types: 2-level lists, repeated groups named "array" or
+ * "<list>_tuple", repeated groups with several fields, and maps whose keys
+ * are optional (a null key is a NULL item) or whose value field is absent
+ * (every value is a NULL item with node UPQ_NONE). A LIST or MAP annotation
+ * on a layout that does not have the annotated shape (not exactly one
+ * repeated child; a key_value group with other than 1 or 2 fields) is
+ * ignored: the group reads as a plain group.
+ *
+ * Memory: a plan of the selected part of the schema, and per selected leaf
+ * column a column reader and one batch of `batch` levels and values, all
+ * from the reader's arena: O(selected leaves x batch + pages), never
+ * O(row group). No recursion: the nesting is walked with explicit stacks
+ * sized from the schema.
+ */
+#ifndef UPARQUET_RECORD_H
+#define UPARQUET_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "column.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum upq_event_type {
+    UPQ_EV_VALUE = 1,
+    UPQ_EV_NULL = 2,
+    UPQ_EV_BEGIN_STRUCT = 3,
+    UPQ_EV_END_STRUCT = 4,
+    UPQ_EV_BEGIN_LIST = 5,
+    UPQ_EV_END_LIST = 6,
+    UPQ_EV_BEGIN_MAP = 7,
+    UPQ_EV_END_MAP = 8
+} upq_event_type;
+
+/* Where an item sits in its container. */
+typedef enum upq_event_role {
+    UPQ_ROLE_FIELD = 0,   /* a top-level field or a struct member (named by its node) */
+    UPQ_ROLE_ELEMENT = 1, /* a list element */
+    UPQ_ROLE_KEY = 2,     /* a map entry's key */
+    UPQ_ROLE_VALUE = 3    /* a map entry's value */
+} upq_event_role;
+
+typedef struct upq_event {
+    uint8_t type;      /* upq_event_type */
+    uint8_t role;      /* upq_event_role of the item (END_* repeat their BEGIN's) */
+    uint32_t node;     /* schema node of the item: its name for UPQ_ROLE_FIELD;
+                          UPQ_NONE for the missing value of a map without values */
+    uint32_t column;   /* VALUE: leaf column index (its type: schema.columns[column]);
+                          else UPQ_NONE */
+    const void *value; /* VALUE: one value in the representation of column.h;
+                          valid until the next call on the same upq_rows */
+} upq_event;
+
+/* One node of the reading plan: the selected schema as it is rendered. */
+typedef struct upq_rows_node {
+    uint32_t schema;     /* schema node */
+    uint32_t column;     /* leaf column (leaf nodes), else UPQ_NONE */
+    uint32_t size;       /* plan nodes in this subtree, itself included */
+    uint32_t leaf_first; /* its leaves: leaves[leaf_first .. leaf_first + leaf_count) */
+    uint32_t leaf_count;
+    uint16_t def;        /* not null when the definition level is at least this */
+    uint16_t def_elems;  /* list/map: at least one entry at this level */
+    uint16_t rep;        /* list/map: repetition level of entries after the first */
+    uint8_t kind;        /* internal */
+    uint8_t has_value;   /* map: the entries have a value field */
+} upq_rows_node;
+
+/* A selected leaf column: its reader, its batch and the position in it. */
+typedef struct upq_rows_leaf {
+    upq_column_reader col;
+    upq_batch b;
+    size_t pos;          /* next level entry in b */
+    size_t vpos;         /* next value in b */
+    size_t vsize;        /* bytes per value */
+    uint64_t skip_left;  /* rows a pending skip still passes on this column */
+    uint16_t max_def, max_rep;
+    uint8_t done;        /* the column chunk has no more entries */
+    uint8_t skip_state;  /* 0 idle, 1 skipping through the column reader, 2 done */
+} upq_rows_leaf;
+
+typedef struct upq_rows_frame {
+    uint32_t node;  /* plan node of an open container */
+    uint32_t next;  /* struct: next member's plan node */
+    uint16_t er;    /* repetition level the current item's entries start with */
+    uint8_t state;
+    uint8_t role;
+} upq_rows_frame;
+
+/* Internals are public so the struct can live anywhere; treat as private. */
+typedef struct upq_rows {
+    upq_reader *r;
+    uint32_t rg;
+    uint64_t num_rows;       /* rows of the row group */
+    uint64_t row;            /* rows started or skipped so far */
+    upq_rows_node *nodes;    /* nodes[0] is the row itself */
+    uint32_t num_nodes;
+    upq_rows_leaf *leaves;
+    uint32_t num_leaves;
+    uint32_t num_open;       /* column readers opened (closed in reverse) */
+    upq_rows_frame *stack;
+    uint32_t depth, stack_cap;
+    uint64_t skip_rows;      /* rows the pending skip passes */
+    uint8_t skipping;        /* a skip is in progress (resumes after UPQ_AGAIN) */
+    uint8_t stage;
+    upq_status failed;
+    upq_arena_mark mark;
+} upq_rows;
+
+/* Batch size (level entries per leaf column and read) when 0 is given. */
+#define UPQ_ROWS_DEFAULT_BATCH 256u
+
+/*
+ * Prepares reading the rows of row group `rg` of an open reader.
+ *
+ * `nodes[0..n)` selects schema nodes (NULL: every top-level field). A
+ * selected node brings its whole subtree; its ancestors come with only their
+ * selected descendants (a map always keeps its keys). Fields come out in
+ * schema order whatever the order of `nodes`. `batch` is the number of
+ * levels read per leaf column at a time (0: UPQ_ROWS_DEFAULT_BATCH).
+ *
+ * All memory comes from the reader's arena above what is allocated so far;
+ * upq_rows_close() gives it back. No I/O happens here. Returns UPQ_OK,
+ * UPQ_ERR_INVAL (reader not open, rg or a node out of range, a column left
+ * out by the reader's projection), UPQ_ERR_UNSUPPORTED (see
+ * upq_column_open), UPQ_ERR_CORRUPT (negative row count) or UPQ_ERR_NOMEM;
+ * upq_reader_error() has the details.
+ */
+upq_status upq_rows_open(upq_rows *w, upq_reader *r, uint32_t rg, const uint32_t *nodes,
+                         uint32_t n, size_t batch);
+
+/*
+ * Starts the next row (the rest of an unfinished row is passed over first).
+ * Returns UPQ_OK when a row is ready for upq_rows_event(), UPQ_DONE after
+ * the last row, UPQ_AGAIN when the read callback would block (call again;
+ * nothing is lost), or an error: those of upq_column_read(), and
+ * UPQ_ERR_CORRUPT when the columns disagree (a column ends before the row
+ * group's row count, holds more rows, or its levels contradict the schema
+ * or the other columns), described by upq_reader_error().
+ */
+upq_status upq_rows_next(upq_rows *w);
+
+/*
+ * Gives the next event of the current row in *ev. Returns UPQ_OK with an
+ * event, UPQ_DONE when the row is complete (no event), UPQ_AGAIN (call
+ * again: the same event comes), or an error as upq_rows_next(). Values and
+ * byte arrays in *ev point into the column readers' buffers and stay valid
+ * until the next call on `w`.
+ */
+upq_status upq_rows_event(upq_rows *w, upq_event *ev);
+
+/*
+ * Passes over up to `rows` whole rows without assembling them (the rest of
+ * an unfinished row is passed over first and does not count); pages that
+ * lie entirely inside the skipped range are not read. *skipped gets the rows passed (fewer only at
+ * the end of the row group). Returns UPQ_OK, UPQ_AGAIN (call again with the
+ * same arguments) or an error as upq_rows_next().
+ */
+upq_status upq_rows_skip(upq_rows *w, uint64_t rows, uint64_t *skipped);
+
+/* Rows of the row group, and rows started or skipped so far. */
+uint64_t upq_rows_count(const upq_rows *w);
+uint64_t upq_rows_position(const upq_rows *w);
+
+/* Closes the column readers and gives the arena memory back (everything
+ * allocated since upq_rows_open). Safe on a failed open. */
+void upq_rows_close(upq_rows *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
