@@ -6,9 +6,14 @@
 #   make check-asan   the same programs, library and tests built with
 #                     AddressSanitizer + UndefinedBehaviorSanitizer
 #   make check-interop  `upq meta --json` against DuckDB on the corpus
+#   make check-conformance  `upq cat --json` values against DuckDB (arrow-rs
+#                     for the listed exceptions) on the corpus
+#   make check-chunking  after conformance: `upq cat --json` with 1-byte +
+#                     "again" and 13-byte reads gives byte-identical output
 #   make check-fuzz   the fuzz targets for FUZZ_CHECK_TIME seconds each
 #   make fuzz         the fuzz targets for FUZZ_TIME seconds each
-#   make interop-deps install the pinned DuckDB client (npm ci, once)
+#   make interop-deps install the pinned DuckDB client, parquet-wasm and
+#                     apache-arrow (npm ci, once)
 #
 # Test programs: test/unit/*.c and test/corpus/*.c, each a standalone program
 # with its own main() ending with a `N passed, N failed` line, linked with
@@ -164,6 +169,36 @@ stage-interop: $(INTEROP_STAMP) $(INTEROP_UPQ)
 check-interop: stage-interop
 	@bash test/check_report.sh $(CHECK_DIR) interop
 
+# ---- conformance: `upq cat --json` values against DuckDB / arrow-rs --------
+
+# The files that passed conformance, for the chunking stage.
+CONFORMANCE_PASS := $(CHECK_DIR)/conformance.pass
+# check-chunking's 1-byte run skips files larger than this (bytes); empty:
+# every file. The 13-byte run always covers every file.
+CHUNKING_MAX_SIZE ?=
+
+.PHONY: check-conformance stage-conformance check-chunking stage-chunking
+
+# canonical_test.mjs checks the oracle's own helpers first.
+stage-conformance: $(INTEROP_STAMP) $(INTEROP_UPQ)
+	@rm -f $(CONFORMANCE_PASS)
+	@bash test/stage.sh $(CHECK_DIR)/conformance.res conformance -- \
+	    sh -c '$(NODE) $(INTEROP_DIR)/canonical_test.mjs && \
+	           $(NODE) $(INTEROP_DIR)/cat_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq \
+	               --pass-list $(CONFORMANCE_PASS) --generated-dir $(CHECK_DIR)/generated'
+
+check-conformance: stage-conformance
+	@bash test/check_report.sh $(CHECK_DIR) conformance
+
+# Runs after conformance: it re-reads the files that passed there.
+stage-chunking: stage-conformance
+	@bash test/stage.sh $(CHECK_DIR)/chunking.res chunking -- \
+	    $(NODE) $(INTEROP_DIR)/cat_chunking.mjs --upq $(UPQ) --skip-without-upq \
+	        --files-from $(CONFORMANCE_PASS) $(if $(CHUNKING_MAX_SIZE),--max-size $(CHUNKING_MAX_SIZE))
+
+check-chunking: stage-chunking
+	@bash test/check_report.sh $(CHECK_DIR) chunking
+
 # ---- fuzzing ---------------------------------------------------------------
 
 FUZZ := $(BUILD)/fuzz
@@ -234,6 +269,6 @@ stage-extra: stage-unit
 
 # ---- everything -------------------------------------------------------------
 
-check: stage-unit stage-asan stage-interop stage-fuzz stage-extra
-	@bash test/check_report.sh $(CHECK_DIR) unit asan interop fuzz \
+check: stage-unit stage-asan stage-interop stage-conformance stage-chunking stage-fuzz stage-extra
+	@bash test/check_report.sh $(CHECK_DIR) unit asan interop conformance chunking fuzz \
 	    $(patsubst %,extra-%,$(CHECK_EXTRA_TARGETS))

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the pinned interop packages (package-lock.json) into
-# test/interop/node_modules.
+# test/interop/node_modules: the DuckDB client, and arrow-rs compiled to
+# WebAssembly (parquet-wasm) with the Arrow reader for what it returns
+# (apache-arrow).
 #
 # `npm ci` is tried first. The lock file can only list the DuckDB bindings of
 # the platforms the registry serves (this one has linux-x64, not darwin or
@@ -23,11 +25,16 @@ else
     exit 1
 fi
 
-# The installed client must be the pinned one.
-want=$(node -p "require('./package.json').dependencies['@duckdb/node-api']")
-have=$(node -p "require('./node_modules/@duckdb/node-api/package.json').version")
-if [ "$want" != "$have" ]; then
-    echo "interop: installed @duckdb/node-api $have, but package.json pins $want" >&2
-    exit 1
-fi
-echo "interop: @duckdb/node-api $have installed"
+# The installed packages must be the pinned ones.
+bad=0
+for pkg in $(node -p "Object.keys(require('./package.json').dependencies).join(' ')"); do
+    want=$(node -p "require('./package.json').dependencies['$pkg']")
+    have=$(node -p "require('./node_modules/$pkg/package.json').version")
+    if [ "$want" != "$have" ]; then
+        echo "interop: installed $pkg $have, but package.json pins $want" >&2
+        bad=1
+    else
+        echo "interop: $pkg $have installed"
+    fi
+done
+exit $bad
