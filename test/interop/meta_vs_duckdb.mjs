@@ -474,7 +474,10 @@ try {
   DUCKDB_VERSION = pkg.version;
 } catch { /* only used in messages */ }
 
-main().then((code) => process.exit(code), (e) => {
+// exit only once stdout has drained: through a pipe, an immediate exit can
+// drop the tail of the output, summary line included
+const exitAfterFlush = (code) => process.stdout.write('', () => process.exit(code));
+main().then(exitAfterFlush, (e) => {
   console.error(e && e.stack ? e.stack : e);
-  process.exit(1);
+  exitAfterFlush(1);
 });
