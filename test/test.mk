@@ -272,3 +272,19 @@ stage-extra: stage-unit
 check: stage-unit stage-asan stage-interop stage-conformance stage-chunking stage-fuzz stage-extra
 	@bash test/check_report.sh $(CHECK_DIR) unit asan interop conformance chunking fuzz \
 	    $(patsubst %,extra-%,$(CHECK_EXTRA_TARGETS))
+
+# ---- benchmarks (make bench) -----------------------------------------------
+# Throughput figures come from here, never from timed tests. The library is
+# built with the normal flags (OPT); BENCH_SECONDS is the time spent per file.
+
+BENCH_SRC := $(sort $(wildcard test/bench/*.c))
+BENCH_BINS := $(patsubst %.c,$(HOST)/%,$(BENCH_SRC))
+BENCH_SECONDS ?= 0.5
+
+$(BENCH_BINS): $(HOST)/%: $(HOST)/%.o $(HOST_TEST_UTIL_OBJ) $(LIB) $(CODEC_LIBS)
+	$(CC) $(TEST_CFLAGS) -o $@ $(filter %.o,$^) $(call TEST_LIBS,$(LIB))
+
+.PHONY: bench
+bench: $(BENCH_BINS)
+	@echo "== read throughput ($(CC) $(OPT), $(BENCH_SECONDS) s per file, corpus files in memory)"
+	@$(HOST)/test/bench/bench_read $(BENCH_SECONDS)
