@@ -17,6 +17,7 @@
 #include "uparquet/crc32.h"
 #include "upq_codec.h"
 #include "upq_port.h"
+#include "upq_internal.h"
 
 enum {
     CS_HEADER = 0, /* decoding a page header */
@@ -198,20 +199,17 @@ static upq_status fill_window(upq_column_reader *c)
 {
     size_t got = 0;
     uint64_t want = c->chunk_end - c->pos;
+    const char *what = "";
     upq_status st;
     if (want == 0)
         return col_fail(c, UPQ_ERR_CORRUPT, c->pos, "column chunk ends before all its values");
     if (want > c->win_len)
         want = c->win_len;
-    st = c->r->io.read_at(c->r->io.ctx, c->pos, c->win, (size_t)want, &got);
+    st = upq_io_read(&c->r->io, c->pos, c->win, (size_t)want, &got, &what);
     if (st == UPQ_AGAIN)
         return UPQ_AGAIN;
     if (st != UPQ_OK)
-        return col_fail(c, UPQ_ERR_IO, c->pos, "read failed");
-    if (got == 0)
-        return col_fail(c, UPQ_ERR_TRUNCATED, c->pos, "file shorter than its size");
-    if (got > want)
-        return col_fail(c, UPQ_ERR_IO, c->pos, "read callback returned too much");
+        return col_fail(c, st, c->pos, what);
     c->win_fill = (uint32_t)got;
     c->win_used = 0;
     c->pos += got;
@@ -378,21 +376,18 @@ static upq_status read_body(upq_column_reader *c)
     while (c->body_fill < c->body_len) {
         size_t got = 0;
         size_t want = c->body_len - c->body_fill;
+        const char *what = "";
         upq_status st;
         if (!dst) { /* skipped body: no read at all */
             c->pos += want;
             c->body_fill = c->body_len;
             break;
         }
-        st = c->r->io.read_at(c->r->io.ctx, c->pos, dst + c->body_fill, want, &got);
+        st = upq_io_read(&c->r->io, c->pos, dst + c->body_fill, want, &got, &what);
         if (st == UPQ_AGAIN)
             return UPQ_AGAIN;
         if (st != UPQ_OK)
-            return col_fail(c, UPQ_ERR_IO, c->pos, "read failed");
-        if (got == 0)
-            return col_fail(c, UPQ_ERR_TRUNCATED, c->pos, "file shorter than its size");
-        if (got > want)
-            return col_fail(c, UPQ_ERR_IO, c->pos, "read callback returned too much");
+            return col_fail(c, st, c->pos, what);
         c->pos += got;
         c->body_fill += (uint32_t)got;
     }

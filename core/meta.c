@@ -323,32 +323,15 @@ STRUCT_DESC(upq_page_header, "PageHeader", page_header_fields);
 /* Page headers as the column reader decodes them: page statistics are
  * skipped, so a header takes no arena memory however many pages a chunk has
  * (the page index and chunk statistics are the places to read them). */
-#define S upq_data_page_header
-static const upq_tfield data_page_header_lean_fields[] = {
-    F_I32(1, REQ, num_values, "num_values"),
-    F_I32(2, REQ, encoding, "encoding"),
-    F_I32(3, REQ, definition_level_encoding, "definition_level_encoding"),
-    F_I32(4, REQ, repetition_level_encoding, "repetition_level_encoding"),
-};
+/* Statistics is the last field of both data page headers: the lean
+ * descriptions are the full field tables without it. */
 static const upq_tstruct data_page_header_lean_desc = {
-    "DataPageHeader", data_page_header_lean_fields,
-    (uint16_t)UPQ_COUNTOF(data_page_header_lean_fields), (uint16_t)sizeof(S), 0};
-#undef S
-
-#define S upq_data_page_header_v2
-static const upq_tfield data_page_header_v2_lean_fields[] = {
-    F_I32(1, REQ, num_values, "num_values"),
-    F_I32(2, REQ, num_nulls, "num_nulls"),
-    F_I32(3, REQ, num_rows, "num_rows"),
-    F_I32(4, REQ, encoding, "encoding"),
-    F_I32(5, REQ, definition_levels_byte_length, "definition_levels_byte_length"),
-    F_I32(6, REQ, repetition_levels_byte_length, "repetition_levels_byte_length"),
-    F_BOOL(7, OPT, is_compressed, "is_compressed"),
-};
+    "DataPageHeader", data_page_header_fields,
+    (uint16_t)(UPQ_COUNTOF(data_page_header_fields) - 1u), (uint16_t)sizeof(upq_data_page_header), 0};
 static const upq_tstruct data_page_header_v2_lean_desc = {
-    "DataPageHeaderV2", data_page_header_v2_lean_fields,
-    (uint16_t)UPQ_COUNTOF(data_page_header_v2_lean_fields), (uint16_t)sizeof(S), 0};
-#undef S
+    "DataPageHeaderV2", data_page_header_v2_fields,
+    (uint16_t)(UPQ_COUNTOF(data_page_header_v2_fields) - 1u),
+    (uint16_t)sizeof(upq_data_page_header_v2), 0};
 
 #define S upq_page_header
 static const upq_tfield page_header_lean_fields[] = {

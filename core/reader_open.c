@@ -8,6 +8,7 @@
  */
 #include "uparquet/reader.h"
 #include "upq_port.h"
+#include "upq_internal.h"
 
 enum {
     RS_INIT = 0,
@@ -58,21 +59,41 @@ void upq_reader_init(upq_reader *r, const upq_io *io, void *arena, size_t arena_
     r->stage = RS_INIT;
 }
 
+upq_status upq_io_read(const upq_io *io, uint64_t off, void *buf, size_t want, size_t *got,
+                       const char **what)
+{
+    upq_status st;
+    *got = 0;
+    st = io->read_at(io->ctx, off, buf, want, got);
+    if (st == UPQ_AGAIN)
+        return UPQ_AGAIN;
+    if (st != UPQ_OK) {
+        *what = "read failed";
+        return UPQ_ERR_IO;
+    }
+    if (*got == 0) {
+        *what = "file shorter than its size";
+        return UPQ_ERR_TRUNCATED;
+    }
+    if (*got > want) {
+        *what = "read callback returned too much";
+        return UPQ_ERR_IO;
+    }
+    return UPQ_OK;
+}
+
 /* Fills dst[r->fill..len) from file offset off (+ r->fill). UPQ_OK when all
  * `len` bytes are there. */
 static upq_status read_exact(upq_reader *r, uint64_t off, uint8_t *dst, uint32_t len)
 {
     while (r->fill < len) {
-        size_t got = 0;
-        upq_status st = r->io.read_at(r->io.ctx, off + r->fill, dst + r->fill, len - r->fill, &got);
+        size_t got;
+        const char *what = "";
+        upq_status st = upq_io_read(&r->io, off + r->fill, dst + r->fill, len - r->fill, &got, &what);
         if (st == UPQ_AGAIN)
             return UPQ_AGAIN;
         if (st != UPQ_OK)
-            return fail(r, UPQ_ERR_IO, off + r->fill, "read failed");
-        if (got == 0)
-            return fail(r, UPQ_ERR_TRUNCATED, off + r->fill, "file shorter than its size");
-        if (got > len - r->fill)
-            return fail(r, UPQ_ERR_IO, off + r->fill, "read callback returned too much");
+            return fail(r, st, off + r->fill, what);
         r->fill += (uint32_t)got;
     }
     r->fill = 0;
@@ -133,20 +154,17 @@ static upq_status stage_footer(upq_reader *r)
         upq_status st;
         if (r->win_used == r->win_fill) {
             size_t got = 0;
+            const char *what = "";
             uint64_t want = end - r->pos;
             if (want > r->win_len)
                 want = r->win_len;
             if (want == 0)
                 return fail(r, UPQ_ERR_CORRUPT, end, "footer ends inside its metadata");
-            st = r->io.read_at(r->io.ctx, r->pos, r->win, (size_t)want, &got);
+            st = upq_io_read(&r->io, r->pos, r->win, (size_t)want, &got, &what);
             if (st == UPQ_AGAIN)
                 return UPQ_AGAIN;
             if (st != UPQ_OK)
-                return fail(r, UPQ_ERR_IO, r->pos, "read failed");
-            if (got == 0)
-                return fail(r, UPQ_ERR_TRUNCATED, r->pos, "file shorter than its size");
-            if (got > want)
-                return fail(r, UPQ_ERR_IO, r->pos, "read callback returned too much");
+                return fail(r, st, r->pos, what);
             r->win_fill = (uint32_t)got;
             r->win_used = 0;
             r->pos += got;

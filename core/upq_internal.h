@@ -3,6 +3,8 @@
 #define UPQ_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include "uparquet/status.h"
 
 /* Compile-time check that works in C99 (no _Static_assert): a false `cond`
  * declares an array of negative size. `tag` makes the typedef name unique. */
@@ -10,5 +12,12 @@
 
 /* Elements in a true array (not a pointer). */
 #define UPQ_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* One read through the caller's read_at with its contract checked: UPQ_OK
+ * with 1..want bytes in *got, UPQ_AGAIN, or an error (UPQ_ERR_IO,
+ * UPQ_ERR_TRUNCATED for an early end of file) described by *what. */
+struct upq_io;
+upq_status upq_io_read(const struct upq_io *io, uint64_t off, void *buf, size_t want,
+                       size_t *got, const char **what);
 
 #endif

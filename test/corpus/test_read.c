@@ -260,7 +260,7 @@ static void test_file(const char *path)
     size_t len;
     upq_status expect = UPQ_OK;
     file_result full, other;
-    run_cfg cfg = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX};
+    run_cfg cfg = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX, 0};
     uint64_t footer_start = 0;
 
     if (tu_read_file(path, &data, &len) != 0) {
@@ -277,7 +277,7 @@ static void test_file(const char *path)
 
     /* every I/O pattern and batch size gives the same */
     for (size_t i = 1; i < tu_flaky_ncfgs; i++) {
-        run_cfg c2 = {&tu_flaky_cfgs[i], i % 2 ? 7 : 1, 0, UINT64_MAX};
+        run_cfg c2 = {&tu_flaky_cfgs[i], i % 2 ? 7 : 1, 0, UINT64_MAX, 0};
         if (len > (1u << 20) && c2.batch == 1)
             c2.batch = 7; /* keep large files quick */
         read_file(data, len, &c2, &other, NULL);
@@ -317,7 +317,7 @@ static void test_file(const char *path)
         uint64_t rows0 = full.cols[0].rows;
         uint64_t ks[] = {1, rows0 / 2, rows0 ? rows0 - 1 : 0, rows0, rows0 + 5};
         for (size_t t = 0; t < 5; t++) {
-            run_cfg c3 = {&tu_flaky_cfgs[t % tu_flaky_ncfgs], 97, ks[t], UINT64_MAX};
+            run_cfg c3 = {&tu_flaky_cfgs[t % tu_flaky_ncfgs], 97, ks[t], UINT64_MAX, 0};
             int ok = 1;
             if (ks[t] == 0)
                 continue;
@@ -343,7 +343,7 @@ static void test_file(const char *path)
             uint64_t rng = tu_seed() ^ len;
             int bad = 0;
             for (int t = 0; t < 24; t++) {
-                run_cfg c4 = {&tu_flaky_cfgs[0], 1024, 0, 4 + tu_rand_below(&rng, footer_start - 3)};
+                run_cfg c4 = {&tu_flaky_cfgs[0], 1024, 0, 4 + tu_rand_below(&rng, footer_start - 3), 0};
                 read_file(data, len, &c4, &other, &footer_start);
                 if (other.status == UPQ_OK ? !same_files(&full, &other) : other.status > 0)
                     bad++;
