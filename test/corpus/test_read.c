@@ -113,23 +113,6 @@ typedef struct run_cfg {
     size_t arena;    /* arena bytes (0: the large default) */
 } run_cfg;
 
-typedef struct cut_src {
-    tu_mem_src mem;
-    uint64_t cut, footer_start;
-} cut_src;
-
-static upq_status cut_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
-{
-    cut_src *s = (cut_src *)ctx;
-    if (off >= s->cut && off < s->footer_start) {
-        *got = 0;
-        return UPQ_OK;
-    }
-    if (off < s->cut && off + len > s->cut)
-        len = (size_t)(s->cut - off);
-    return tu_mem_read_at(&s->mem, off, buf, len, got);
-}
-
 /* Reads column `col` of row group `rg`; returns the status (first error). */
 static upq_status read_column(upq_reader *r, uint32_t rg, uint32_t col, const run_cfg *cfg,
                               col_result *out)
@@ -192,7 +175,7 @@ static void file_result_free(file_result *f)
 static upq_status read_file(const uint8_t *data, size_t len, const run_cfg *cfg, file_result *res,
                             uint64_t *footer_start)
 {
-    cut_src src;
+    tu_cut_src src;
     tu_flaky fl;
     upq_reader r;
     upq_status st;
@@ -200,7 +183,7 @@ static upq_status read_file(const uint8_t *data, size_t len, const run_cfg *cfg,
     tu_mem_src_init(&src.mem, data, len);
     src.cut = cfg->cut;
     src.footer_start = footer_start ? *footer_start : len;
-    tu_flaky_init(&fl, cfg->io, cut_read_at, &src, tu_seed());
+    tu_flaky_init(&fl, cfg->io, tu_cut_read_at, &src, tu_seed());
     upq_io io = {&fl, tu_flaky_read_at, len};
     upq_reader_init(&r, &io, cfg->arena ? arena + ARENA - cfg->arena : arena,
                     cfg->arena ? cfg->arena : ARENA, NULL);
@@ -358,18 +341,9 @@ static void test_file(const char *path)
 
 int main(void)
 {
-    static const char *subdirs[] = {"data", "bad_data", "shredded_variant"};
+    static const char *const subdirs[] = {"data", "bad_data", "shredded_variant"};
     arena = (uint8_t *)malloc(ARENA);
-    for (size_t d = 0; d < 3; d++) {
-        tu_file_list l;
-        if (tu_list_corpus(subdirs[d], TU_CORPUS_SKIP_PARE, &l) != 0) {
-            TU_CHECK_MSG(0, "cannot list %s/%s", tu_corpus_dir(), subdirs[d]);
-            continue;
-        }
-        for (size_t i = 0; i < l.n; i++)
-            test_file(l.paths[i]);
-        tu_file_list_free(&l);
-    }
+    tu_for_each_corpus_file(subdirs, 3, TU_CORPUS_SKIP_PARE, test_file);
     free(arena);
     return tu_summary();
 }

@@ -73,23 +73,6 @@ typedef struct run_cfg {
     uint64_t cut;         /* reads at or past this offset (before the footer) see end of file */
 } run_cfg;
 
-typedef struct cut_src {
-    tu_mem_src mem;
-    uint64_t cut, footer_start;
-} cut_src;
-
-static upq_status cut_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
-{
-    cut_src *s = (cut_src *)ctx;
-    if (off >= s->cut && off < s->footer_start) {
-        *got = 0;
-        return UPQ_OK;
-    }
-    if (off < s->cut && off + len > s->cut)
-        len = (size_t)(s->cut - off);
-    return tu_mem_read_at(&s->mem, off, buf, len, got);
-}
-
 static void serialise(result *res, const upq_schema *s, const upq_event *ev)
 {
     uint8_t head[2] = {ev->type, ev->role};
@@ -216,7 +199,7 @@ static upq_status read_rg(upq_reader *r, uint32_t rg, const run_cfg *cfg, result
 static upq_status read_file(const uint8_t *data, size_t len, const run_cfg *cfg, result *res,
                             uint64_t *footer_start)
 {
-    cut_src src;
+    tu_cut_src src;
     tu_flaky fl;
     upq_reader r;
     upq_status st;
@@ -224,7 +207,7 @@ static upq_status read_file(const uint8_t *data, size_t len, const run_cfg *cfg,
     tu_mem_src_init(&src.mem, data, len);
     src.cut = cfg->cut ? cfg->cut : UINT64_MAX;
     src.footer_start = footer_start && *footer_start ? *footer_start : len;
-    tu_flaky_init(&fl, cfg->io, cut_read_at, &src, tu_seed());
+    tu_flaky_init(&fl, cfg->io, tu_cut_read_at, &src, tu_seed());
     upq_io io = {&fl, tu_flaky_read_at, len};
     upq_reader_init(&r, &io, arena, ARENA, NULL);
     memset(res, 0, sizeof *res);
@@ -392,18 +375,9 @@ static void test_file(const char *path)
 
 int main(void)
 {
-    static const char *subdirs[] = {"data", "bad_data", "shredded_variant"};
+    static const char *const subdirs[] = {"data", "bad_data", "shredded_variant"};
     arena = (uint8_t *)malloc(ARENA);
-    for (size_t d = 0; d < 3; d++) {
-        tu_file_list l;
-        if (tu_list_corpus(subdirs[d], TU_CORPUS_SKIP_PARE, &l) != 0) {
-            TU_CHECK_MSG(0, "cannot list %s/%s", tu_corpus_dir(), subdirs[d]);
-            continue;
-        }
-        for (size_t i = 0; i < l.n; i++)
-            test_file(l.paths[i]);
-        tu_file_list_free(&l);
-    }
+    tu_for_each_corpus_file(subdirs, 3, TU_CORPUS_SKIP_PARE, test_file);
     free(arena);
     return tu_summary();
 }

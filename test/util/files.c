@@ -1,6 +1,7 @@
 /* Files and corpus listing for tests (see files.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "util/files.h"
+#include "util/check.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -205,4 +206,19 @@ const char *tu_basename(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
+}
+
+void tu_for_each_corpus_file(const char *const *subdirs, size_t n, unsigned flags,
+                             void (*fn)(const char *path))
+{
+    for (size_t d = 0; d < n; d++) {
+        tu_file_list l;
+        if (tu_list_corpus(subdirs[d], flags, &l) != 0) {
+            TU_CHECK_MSG(0, "cannot list %s/%s", tu_corpus_dir(), subdirs[d]);
+            continue;
+        }
+        for (size_t i = 0; i < l.n; i++)
+            fn(l.paths[i]);
+        tu_file_list_free(&l);
+    }
 }

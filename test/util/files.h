@@ -41,6 +41,12 @@ void tu_file_list_free(tu_file_list *l);
  * *.parquet.encrypted are never listed (their suffix differs). */
 int tu_list_corpus(const char *subdir, unsigned flags, tu_file_list *out);
 
+/* Calls fn(path) for every file tu_list_corpus(subdir, flags) lists, for each
+ * of the `n` subdirectories; a subdirectory that cannot be read is a failed
+ * check. */
+void tu_for_each_corpus_file(const char *const *subdirs, size_t n, unsigned flags,
+                             void (*fn)(const char *path));
+
 /* 1 when the last four bytes of the file are "PARE" (encrypted footer), 0
  * otherwise (also when it cannot be read). */
 int tu_file_has_encrypted_footer(const char *path);

@@ -161,3 +161,15 @@ size_t tu_flaky_next_chunk(tu_flaky *f, size_t remaining)
         return 0;
     return pick_len(f, remaining);
 }
+
+upq_status tu_cut_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    tu_cut_src *s = (tu_cut_src *)ctx;
+    if (off >= s->cut && off < s->footer_start) {
+        *got = 0;
+        return UPQ_OK;
+    }
+    if (off < s->cut && off + len > s->cut)
+        len = (size_t)(s->cut - off);
+    return tu_mem_read_at(&s->mem, off, buf, len, got);
+}

@@ -39,6 +39,17 @@ void tu_mem_src_init(tu_mem_src *s, const void *data, size_t len);
 /* read_at over s->data: full reads up to the end, 0 bytes at or past it. */
 upq_status tu_mem_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got);
 
+/* A source whose data is missing from `cut` up to `footer_start`: reads
+ * there see end of file, as if the file had been cut short but its footer
+ * (read first, from the end) had survived. Shows how readers handle data
+ * that ends early. */
+typedef struct tu_cut_src {
+    tu_mem_src mem;
+    uint64_t cut, footer_start;
+} tu_cut_src;
+
+upq_status tu_cut_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got);
+
 /* ---- the flaky wrapper ------------------------------------------------ */
 
 typedef enum tu_chunk_mode {
