@@ -838,7 +838,7 @@ void upq_workspace_init(upq_workspace *ws)
     upq_memset(ws, 0, sizeof *ws);
 }
 
-upq_status upq_reader_workspace(upq_reader *r, upq_workspace *ws)
+upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
 {
     const upq_file_metadata *m = upq_reader_metadata(r);
     const upq_schema *s = upq_reader_schema(r);

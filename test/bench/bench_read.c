@@ -6,7 +6,7 @@
  *
  * Without files, a fixed set of corpus files covering the encodings and
  * codecs is used. Prints MB/s of decoded column-chunk bytes (as stored) and
- * values/s, and the arena each file needs (upq_reader_workspace).
+ * values/s, and the arena each file needs (upq_reader_workspace_size).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
             upq_io io = {&src, tu_mem_read_at, len};
             upq_reader_init(&r, &io, arena, ARENA, NULL);
             upq_workspace_init(&ws);
-            if (upq_reader_open(&r) != UPQ_OK || upq_reader_workspace(&r, &ws) != UPQ_OK)
+            if (upq_reader_open(&r) != UPQ_OK || upq_reader_workspace_size(&r, &ws) != UPQ_OK)
                 ws.sequential = 0;
             printf("%-44s %9.1f %9.2f %10.0f %10zu\n", tu_basename(path),
                    (double)chunk * reps / (t1 - t0) / 1e6, (double)vals * reps / (t1 - t0) / 1e6,

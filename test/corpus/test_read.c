@@ -282,7 +282,7 @@ static void test_file(const char *path)
         st = upq_reader_open(&r);
         upq_workspace_init(&ws);
         if (st == UPQ_OK)
-            st = upq_reader_workspace(&r, &ws);
+            st = upq_reader_workspace_size(&r, &ws);
         TU_CHECK_MSG(st == UPQ_OK && ws.sequential >= ws.footer && ws.concurrent >= ws.sequential,
                      "%s: workspace planning gave %s", name, upq_strerror(st));
         if (st == UPQ_OK) {

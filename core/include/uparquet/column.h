@@ -142,7 +142,7 @@ void upq_workspace_init(upq_workspace *ws);
  * row group at once. Resumable (UPQ_AGAIN); the arena is left as it was.
  * Errors as upq_column_read.
  */
-upq_status upq_reader_workspace(upq_reader *r, upq_workspace *ws);
+upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws);
 
 #ifdef __cplusplus
 }
