@@ -18,5 +18,6 @@
 #include "schema.h"
 #include "reader.h"
 #include "record.h"
+#include "encode.h"
 
 #endif

@@ -1,0 +1,167 @@
+/*
+ * The RLE/bit-packing hybrid (levels, dictionary indices, RLE booleans),
+ * choosing runs exactly as parquet-cpp/Arrow's RleEncoder does, so the bytes
+ * match theirs:
+ *
+ *   - values are looked at in groups of 8, counted from the start and again
+ *     from the end of each RLE run;
+ *   - a group of 8 equal values starts an RLE run, which lasts as long as
+ *     the value repeats (and ends the bit-packed run before it, if any);
+ *   - other groups are bit-packed; a bit-packed run has a one-byte header,
+ *     so it ends after 63 groups;
+ *   - a last group of fewer than 8 values is an RLE run when its values are
+ *     all equal and no bit-packed run is open, else it is zero-padded to 8
+ *     and bit-packed.
+ *
+ * A bit-packed run is a stretch of the input, so it is packed straight from
+ * the caller's array (booleans, whose input bytes may hold any nonzero value
+ * for true, through their own packer).
+ */
+#include "encode.h"
+
+#define MAX_GROUPS 63u           /* bit-packed groups per one-byte header */
+#define MAX_RUN 0x7FFFFFFFu      /* the format's longest run */
+
+enum { IN_BOOL, IN_U16, IN_U32 };
+
+UPQ_INLINE uint32_t load(const void *v, size_t i, int kind)
+{
+    if (kind == IN_BOOL)
+        return ((const uint8_t *)v)[i] != 0;
+    if (kind == IN_U16)
+        return ((const uint16_t *)v)[i];
+    return ((const uint32_t *)v)[i];
+}
+
+UPQ_INLINE int all_equal(const void *v, size_t i, size_t k, int kind)
+{
+    uint32_t first = load(v, i, kind);
+    size_t j;
+    for (j = 1; j < k; j++)
+        if (load(v, i + j, kind) != first)
+            return 0;
+    return 1;
+}
+
+/* Largest value in v[i..i+k) as an OR: above the width iff any value is. */
+UPQ_INLINE uint32_t or_all(const void *v, size_t i, size_t k, int kind)
+{
+    uint32_t acc = 0;
+    size_t j;
+    if (kind == IN_BOOL)
+        return k ? 1u : 0u; /* normalised: never above width 1 */
+    for (j = 0; j < k; j++)
+        acc |= load(v, i + j, kind);
+    return acc;
+}
+
+static void put_rle_run(upq_wbuf *w, uint32_t value, size_t count, unsigned bw)
+{
+    uint8_t tmp[10 + 4];
+    unsigned k = upq_put_uleb(tmp, (uint64_t)count << 1), b, i;
+    uint8_t *at;
+    for (b = 0; b < (bw + 7u) / 8u; b++)
+        tmp[k++] = (uint8_t)(value >> (8u * b));
+    at = upq_wb_take(w, k);
+    if (at)
+        for (i = 0; i < k; i++)
+            at[i] = tmp[i];
+}
+
+/* Packs n (a multiple of 8) values from v[i..]; the tail group arrives in
+ * tmp, already zero-padded. */
+UPQ_INLINE void pack_from(const void *v, size_t i, size_t n, unsigned bw, int kind, uint8_t *out)
+{
+    if (kind == IN_BOOL)
+        upq_pack_bool((const uint8_t *)v + i, n, out);
+    else if (kind == IN_U16)
+        upq_pack16((const uint16_t *)v + i, n, bw, out);
+    else
+        upq_pack32((const uint32_t *)v + i, n, bw, out);
+}
+
+UPQ_INLINE upq_status hybrid(upq_wbuf *w, const void *v, size_t n, unsigned bw, int kind)
+{
+    uint32_t limit = bw >= 32 ? 0xFFFFFFFFu : ((uint32_t)1 << bw) - 1u;
+    uint8_t *header = (uint8_t *)0; /* of the open bit-packed run */
+    unsigned groups = 0;            /* in the open bit-packed run */
+    int open = 0;
+    size_t i = 0;
+
+    while (i < n) {
+        size_t left = n - i, g;
+        uint8_t *at;
+
+        if (left >= 8 ? all_equal(v, i, 8, kind) : (!open && all_equal(v, i, left, kind))) {
+            uint32_t value = load(v, i, kind);
+            size_t j = i + (left >= 8 ? 8u : left);
+            if (value > limit)
+                return UPQ_ERR_INVAL;
+            if (open) {
+                if (header)
+                    *header = (uint8_t)(groups << 1 | 1u);
+                open = 0;
+            }
+            while (j < n && j - i < MAX_RUN && load(v, j, kind) == value)
+                j++;
+            put_rle_run(w, value, j - i, bw);
+            i = j;
+            continue;
+        }
+        if (!open) {
+            header = upq_wb_take(w, 1);
+            groups = 0;
+            open = 1;
+        }
+        /* the whole groups that follow, up to the next group of equal values */
+        for (g = 0; groups + g < MAX_GROUPS && left - 8u * g >= 8; g++)
+            if (g > 0 && all_equal(v, i + 8u * g, 8, kind))
+                break;
+        if (g > 0) {
+            if (or_all(v, i, 8u * g, kind) > limit)
+                return UPQ_ERR_INVAL;
+            at = upq_wb_take(w, g * bw);
+            if (at)
+                pack_from(v, i, 8u * g, bw, kind, at);
+            i += 8u * g;
+        } else {
+            /* the last values, padded with zeros */
+            uint32_t t32[8];
+            size_t j;
+            /* a loop, not an initialiser: compilers turn those into memset */
+            for (j = 0; j < 8; j++)
+                t32[j] = j < left ? load(v, i + j, kind) : 0u;
+            if (or_all(t32, 0, 8, IN_U32) > limit)
+                return UPQ_ERR_INVAL;
+            at = upq_wb_take(w, bw);
+            if (at)
+                upq_pack32(t32, 8, bw, at);
+            g = 1;
+            i = n;
+        }
+        groups += (unsigned)g;
+        if (groups == MAX_GROUPS) {
+            if (header)
+                *header = (uint8_t)(groups << 1 | 1u);
+            open = 0;
+        }
+    }
+    if (open && header)
+        *header = (uint8_t)(groups << 1 | 1u);
+    return UPQ_OK;
+}
+
+upq_status upq_enc_hybrid_bool(upq_wbuf *w, const uint8_t *v, size_t n)
+{
+    return hybrid(w, v, n, 1, IN_BOOL);
+}
+
+upq_status upq_enc_hybrid16(upq_wbuf *w, const uint16_t *v, size_t n, unsigned bit_width)
+{
+    return hybrid(w, v, n, bit_width, IN_U16);
+}
+
+upq_status upq_enc_hybrid32(upq_wbuf *w, const uint32_t *v, size_t n, unsigned bit_width)
+{
+    return hybrid(w, v, n, bit_width, IN_U32);
+}
