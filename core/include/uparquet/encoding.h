@@ -116,7 +116,8 @@ typedef struct upq_values_dec {
     int32_t encoding;        /* upq_encoding */
     int32_t physical_type;   /* upq_type */
     int32_t type_length;     /* FIXED_LEN_BYTE_ARRAY width */
-    const uint8_t *p, *end;  /* unread part of the page's values section */
+    const uint8_t *p, *end;  /* unread part of the values section (for the byte-array
+                                delta encodings: of their concatenated bytes) */
     uint32_t num_values;     /* values the section holds (an upper bound for PLAIN,
                                 dictionary and RLE sections of v1 pages) */
     uint32_t produced;       /* values returned or skipped so far */
@@ -138,7 +139,7 @@ typedef struct upq_values_dec {
         struct {
             size_t stride;   /* values in the section (the length of each stream) */
             size_t width;    /* bytes per value (the number of streams) */
-            const uint8_t *base; /* start of the first stream */
+            const uint8_t *base; /* start of the first stream; the next value is `produced` */
         } bss;
     } u;
 } upq_values_dec;
