@@ -18,6 +18,7 @@
 #include "schema.h"
 #include "reader.h"
 #include "record.h"
+#include "writer.h"
 #include "encode.h"
 
 #endif

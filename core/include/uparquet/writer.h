@@ -1,0 +1,418 @@
+/*
+ * The writer: streams rows into Parquet through a write callback, with
+ * bounded memory, resumable output and optional power-loss checkpoints.
+ *
+ * Memory model. Parquet stores each column chunk contiguously, so a row
+ * group's pages must be held until the row group ends. Each leaf column gets
+ * a page staging area (levels, and `page_size` bytes of values), a chunk
+ * buffer for its finished pages (`chunk_size`), a dictionary (`dict_size`)
+ * and its page-index entries; one page-encoding scratch area is shared. A
+ * row group ends when a column's chunk buffer could not take another page,
+ * when the row or byte limit is reached, or on request. RAM is therefore
+ * O(columns x chunk_size) and never grows with rows; the metadata of finished
+ * row groups (a few hundred bytes each) lives in a RAM log, or, when the sink
+ * can read back what it wrote and checkpoints are on, in the file itself.
+ * upq_writer_workspace_size() gives the exact need.
+ *
+ * Values are given in the reader's representation (see column.h): BOOLEAN
+ * uint8_t, INT32 int32_t, INT64 int64_t, INT96 upq_int96, FLOAT float,
+ * DOUBLE double, BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY upq_bytes (copied by the
+ * writer; the caller's bytes need not outlive the call).
+ *
+ * Output is a resumable state machine: every byte goes through sink.write,
+ * which may take part of what is offered or say UPQ_AGAIN. Any call may then
+ * return UPQ_AGAIN; it has kept its place, and calling it again (or
+ * upq_writer_poll) continues exactly there. No byte is written twice or
+ * skipped.
+ *
+ * The file: "PAR1", then per row group each column's dictionary page and
+ * data pages, then that row group's ColumnIndex and OffsetIndex structures
+ * (so RAM stays bounded; the ColumnChunk offsets point at them), then in
+ * checkpoint mode a complete footer. The last footer describes every row
+ * group; readers never look at the earlier ones.
+ */
+#ifndef UPARQUET_WRITER_H
+#define UPARQUET_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "status.h"
+#include "arena.h"
+#include "thrift.h"
+#include "meta.h"
+#include "schema.h"
+#include "reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- output ------------------------------------------------------------ */
+
+/* Appends buf[0..len). Returns UPQ_OK with *written (1..len: a short write
+ * is fine), UPQ_AGAIN when it would block (nothing written), or UPQ_ERR_IO. */
+typedef upq_status (*upq_write_fn)(void *ctx, const void *buf, size_t len, size_t *written);
+/* Makes everything written so far durable (fsync, SD card flush). UPQ_OK,
+ * UPQ_AGAIN (asked again later) or UPQ_ERR_IO. */
+typedef upq_status (*upq_sync_fn)(void *ctx);
+
+typedef struct upq_sink {
+    void *ctx;
+    upq_write_fn write;
+    upq_sync_fn sync;        /* optional; called after each checkpoint and at close */
+    upq_read_at_fn read_at;  /* optional: reads back what was written (offsets from the
+                                file start); with checkpoints on, finished row groups'
+                                metadata is then streamed from the file, not kept in RAM */
+} upq_sink;
+
+/* ---- schema builder ---------------------------------------------------- */
+
+/* Builds the flat SchemaElement list (depth-first, as the footer stores it)
+ * in caller memory. Names are not copied: they must outlive the writer.
+ * Every call after the first error does nothing and returns that error. */
+typedef struct upq_schema_builder {
+    upq_schema_element *elems;
+    uint32_t n, cap;
+    uint32_t open[UPQ_SCHEMA_MAX_DEPTH + 1]; /* indices of open groups; open[0] is the root */
+    uint8_t kind[UPQ_SCHEMA_MAX_DEPTH + 1];  /* what each open group is (plain, list, map) */
+    uint32_t depth;                          /* groups open below the root */
+    uint32_t last;                           /* element added last */
+    upq_status status;                       /* first error, sticky */
+} upq_schema_builder;
+
+/* Starts the list with the root group `root_name` ("schema" if NULL).
+ * Errors (UPQ_ERR_BUFFER when `cap` is too small) surface in later calls. */
+void upq_sb_init(upq_schema_builder *b, upq_schema_element *elems, uint32_t cap,
+                 const char *root_name);
+/* A group; `lt` may be NULL. LIST/MAP logical types also set the matching
+ * ConvertedType, as the format asks for compatibility. Close it with
+ * upq_sb_end. Returns UPQ_OK, UPQ_ERR_BUFFER (elems full), UPQ_ERR_LIMIT
+ * (nesting deeper than UPQ_SCHEMA_MAX_DEPTH) or UPQ_ERR_INVAL. */
+upq_status upq_sb_group(upq_schema_builder *b, const char *name, int32_t repetition,
+                        const upq_logical_type *lt);
+upq_status upq_sb_end(upq_schema_builder *b);
+/* A leaf column. `type_length` is for FIXED_LEN_BYTE_ARRAY (else 0). The
+ * ConvertedType equivalent of `lt` (UTF8, DECIMAL + scale/precision,
+ * TIMESTAMP_MICROS, INT_8, ...) is set too. `lt` may be NULL. UPQ_ERR_INVAL
+ * for a bad type, a FIXED_LEN_BYTE_ARRAY without a positive length, or a
+ * logical type the physical type cannot carry. */
+upq_status upq_sb_column(upq_schema_builder *b, const char *name, int32_t repetition,
+                         int32_t physical_type, int32_t type_length, const upq_logical_type *lt);
+/* The three-level LIST: `name` (LIST) { repeated group list { <element> } };
+ * add the element column or group (named "element"), then upq_sb_end_list. */
+upq_status upq_sb_list(upq_schema_builder *b, const char *name, int32_t repetition);
+upq_status upq_sb_end_list(upq_schema_builder *b);
+/* MAP: `name` (MAP) { repeated group key_value { key; value } }; add a
+ * required "key" and a "value", then upq_sb_end_map. */
+upq_status upq_sb_map(upq_schema_builder *b, const char *name, int32_t repetition);
+upq_status upq_sb_end_map(upq_schema_builder *b);
+/* Sets the field id of the element added last. */
+upq_status upq_sb_field_id(upq_schema_builder *b, int32_t id);
+/* Checks that every group is closed; *n gets the element count. */
+upq_status upq_sb_finish(upq_schema_builder *b, uint32_t *n);
+
+/* Logical type constructors (they clear *lt first). */
+void upq_lt_string(upq_logical_type *lt);
+void upq_lt_enum(upq_logical_type *lt);
+void upq_lt_json(upq_logical_type *lt);
+void upq_lt_bson(upq_logical_type *lt);
+void upq_lt_uuid(upq_logical_type *lt);
+void upq_lt_float16(upq_logical_type *lt);
+void upq_lt_date(upq_logical_type *lt);
+void upq_lt_unknown(upq_logical_type *lt);
+void upq_lt_decimal(upq_logical_type *lt, int32_t precision, int32_t scale);
+void upq_lt_int(upq_logical_type *lt, int bit_width, int is_signed);
+/* unit: UPQ_TIME_UNIT_MILLIS / _MICROS / _NANOS */
+void upq_lt_time(upq_logical_type *lt, int unit, int adjusted_to_utc);
+void upq_lt_timestamp(upq_logical_type *lt, int unit, int adjusted_to_utc);
+
+/* ---- options ------------------------------------------------------------ */
+
+typedef struct upq_column_opts {
+    int32_t encoding;   /* UPQ_ENC_*, or -1 for the type's default. PLAIN_DICTIONARY /
+                           RLE_DICTIONARY turn the dictionary on; any other value turns
+                           it off (unless `dictionary` is 1) and is used for every page */
+    int8_t dictionary;  /* -1 default (on unless BOOLEAN), 0 off, 1 on */
+    int8_t bloom;       /* reserved */
+} upq_column_opts;
+
+/* Zeroed options give the defaults below. */
+typedef struct upq_writer_opts {
+    int32_t codec;            /* UPQ_CODEC_UNCOMPRESSED (default), SNAPPY, GZIP, LZ4_RAW, LZ4 */
+    uint32_t page_size;       /* bytes of values (PLAIN size) per data page (default 8 KiB,
+                                 at least 64); also the longest BYTE_ARRAY value + 4 */
+    uint32_t page_levels;     /* level entries per data page (default page_size / 4,
+                                 at most 65535); a row must fit in one page */
+    uint32_t chunk_size;      /* per-column buffer of finished pages (default the larger of
+                                 4 x page_size and two worst-case pages; at least one) */
+    uint32_t dict_size;       /* per-column dictionary budget in PLAIN bytes (default
+                                 page_size); past it the chunk falls back to the column's
+                                 other encoding (PLAIN unless set) */
+    uint32_t max_pages;       /* data pages per column chunk the page index can hold
+                                 (default 2 x chunk_size / page_size + 2) */
+    uint32_t footer_size;     /* RAM for finished row groups' metadata (default: the arena
+                                 left over); unused when it is streamed from the file */
+    uint64_t row_group_rows;  /* end a row group after this many rows (0: no limit) */
+    uint64_t row_group_bytes; /* ... or once its pages take this many bytes (0: no limit) */
+    uint8_t data_page_v2;     /* write DATA_PAGE_V2 (default v1, read by everything) */
+    uint8_t no_crc;           /* omit page CRCs (default: every page has one) */
+    uint8_t no_statistics;    /* omit page and chunk statistics */
+    uint8_t no_page_index;    /* omit ColumnIndex / OffsetIndex */
+    uint8_t checkpoint;       /* after each row group, append a complete footer and sync */
+    uint32_t stats_max_binary;/* longest binary min/max kept (default 64; longer are truncated) */
+    const upq_column_opts *columns; /* per leaf column, or NULL for defaults */
+    uint32_t ncolumns;
+    const upq_key_value *kv;  /* key-value metadata for the footer (not copied) */
+    uint32_t nkv;
+    const upq_sorting_column *sorting; /* sorting columns declared for every row group */
+    uint32_t nsorting;
+} upq_writer_opts;
+
+/* ---- the writer's state --------------------------------------------------- */
+
+/* Bounds of one statistics value (min or max), PLAIN-encoded. */
+typedef struct upq_minmax {
+    uint8_t *min, *max;   /* storage of `cap` bytes each */
+    uint32_t min_len, max_len, cap;
+    uint8_t has;          /* a non-null, non-NaN value was seen */
+    uint8_t min_ok, max_ok; /* the bound is known (truncation or size may prevent it) */
+    uint8_t min_exact, max_exact;
+} upq_minmax;
+
+/* One leaf column being written. Internal: treat as private. */
+typedef struct upq_wcol {
+    /* schema */
+    const upq_schema_element *elem;
+    upq_bytes *path;          /* names from the top-level field to the leaf */
+    uint16_t *rep_def;        /* [r]: lowest definition level a repetition level r allows */
+    uint32_t path_len;
+    int32_t type, type_length;
+    uint16_t max_def, max_rep;
+    uint8_t order;            /* statistics order (core/stats.h) */
+    uint8_t use_dict;         /* the dictionary is configured */
+    uint8_t dict_on;          /* the current chunk still uses it */
+    uint8_t pending;          /* row-wise: the current row has its entry staged */
+    int32_t enc;              /* encoding without (or after) the dictionary */
+    uint32_t vsize;           /* staged bytes per value, 0 for BYTE_ARRAY */
+    /* staging: [0, nlev) levels, nval values in vbytes bytes; the first
+     * clev / cval / cbytes of them are committed (rows every column has) */
+    uint16_t *def, *rep;
+    uint8_t *vals;
+    uint32_t vcap, lcap;
+    uint32_t nlev, nval, vbytes;
+    uint32_t clev, cval, cbytes;
+    uint32_t pend_off;        /* row-wise: staging offset of the pending value */
+    uint64_t rows;            /* complete rows taken in this row group */
+    uint64_t crows;           /* of them committed */
+    uint64_t frows;           /* of them in finished pages */
+    /* dictionary: PLAIN values (the dictionary page body) and a hash table */
+    uint8_t *dict;
+    uint32_t dict_bytes, dict_cap, dict_n, dict_max;
+    uint32_t *dict_off;       /* BYTE_ARRAY: offset of each entry in `dict` */
+    uint16_t *slots;          /* entry index + 1, 0 when free */
+    uint32_t nslots;
+    uint32_t dict_pages;      /* data pages of this chunk that use it */
+    /* finished pages */
+    uint8_t *chunk;
+    size_t chunk_used, chunk_cap;
+    size_t worst;             /* bound of one page, header included */
+    /* page index */
+    uint32_t npages, max_pages;
+    upq_page_location *locs;
+    uint8_t *null_pages;
+    upq_bytes *pmin, *pmax;
+    int64_t *pnulls;
+    uint8_t *pbytes;          /* min/max storage, 2 x scap per page */
+    uint32_t scap;            /* bytes of one min or max (0: no min/max) */
+    uint8_t ci_ok;            /* a ColumnIndex can be written for this chunk */
+    /* chunk statistics and counters */
+    upq_minmax st;
+    int64_t nulls, nans, num_values, unc_bytes, comp_bytes, ba_bytes;
+    int64_t *def_hist, *rep_hist;
+    uint32_t enc_mask;        /* 1 << encoding for every encoding used */
+    uint32_t pages_dict, pages_plain; /* data pages per kind (encoding_stats) */
+    /* layout, fixed when the row group ends */
+    int64_t chunk_off, data_off, ci_off, oi_off;
+    int32_t dict_hdr, dict_stored, dict_unc, ci_len, oi_len;
+} upq_wcol;
+
+/* The writer's state: public so it can be static or on the stack (it is
+ * about half a kilobyte; the bulk lives in the arena); treat its fields as
+ * private. */
+typedef struct upq_writer {
+    upq_sink sink;
+    upq_writer_opts o;        /* with defaults filled in */
+    const upq_schema_element *elems;
+    uint32_t nelems;
+    upq_wcol *cols;
+    uint32_t ncols;
+    upq_arena arena;
+    upq_error_info err;
+    upq_status failed;        /* sticky error */
+    uint8_t mode;             /* 0 none yet, 1 row-wise, 2 column-wise */
+    uint8_t closed, closing, close_stage, log_full, streaming, flush_wait;
+    /* shared scratch */
+    void *models;             /* Thrift models being encoded (arena) */
+    uint8_t *pbuf;            /* page body, compressed dictionary, read-back window */
+    size_t pbuf_cap;
+    uint8_t *hbuf;            /* one encoded page header */
+    size_t hbuf_cap;
+    uint32_t *idx;            /* dictionary indices of one page */
+    upq_bytes *bvals;         /* byte-array values of one page for the encoders */
+    uint32_t lmax;            /* level entries of one page */
+    /* rows */
+    uint64_t rs;              /* rows every column has in the current row group */
+    uint64_t rows_done;       /* rows of finished row groups */
+    uint64_t rows_durable;    /* rows behind the last synced footer */
+    uint64_t rg_rows;         /* rows of the row group being written out */
+    uint32_t num_rg;          /* finished row groups */
+    uint8_t rg_due;           /* end the row group before taking more */
+    /* finished row groups' metadata */
+    uint8_t *log;
+    size_t log_cap, log_used;
+    uint64_t stream_off, stream_len; /* row_groups list body of the last footer in the file */
+    uint64_t new_off, new_len;
+    /* output */
+    uint8_t ostage, gstage, rstage, out_kind;
+    uint8_t magic_done, tenc_on;
+    uint8_t lit_len, lit_pos;
+    uint8_t lit[40];          /* RowGroup generator literals */
+    uint32_t oc, gi, rc;      /* column / item indices of the stages */
+    const uint8_t *src;       /* the piece being written */
+    size_t src_len, src_pos;
+    uint64_t file_pos;
+    uint64_t footer_start;
+    uint64_t copy_pos, copy_end;
+    uint8_t win[96];          /* Thrift and literal output window */
+    /* the row group being written out */
+    int64_t rg_unc, rg_comp, rg_off;
+} upq_writer;
+
+/*
+ * Arena bytes the writer needs for this schema and these options (codec
+ * working memory included): init with this many bytes succeeds and writing
+ * never runs out of memory for up to `max_row_groups` row groups (their
+ * footer metadata is kept in RAM; each takes at most a bound computed from
+ * the schema, usually far less, so more often fit). Pass
+ * max_row_groups 0 when that metadata is streamed from the file (a sink with
+ * read_at, and checkpoint on), or when opts->footer_size sets it explicitly.
+ * Returns UPQ_OK, or the errors of upq_writer_init for bad input.
+ */
+upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n,
+                                     const upq_writer_opts *o, uint32_t max_row_groups,
+                                     size_t *need);
+
+/*
+ * Prepares writing `elems` (from upq_sb_finish or a footer; must outlive the
+ * writer, as must opts->kv, opts->sorting and the sink) to `sink`, all memory
+ * from arena[0..len) (the caller's; give it 8-aligned). Writes nothing yet.
+ * Returns UPQ_ERR_INVAL (bad schema/options; upq_writer_error() says which),
+ * UPQ_ERR_UNSUPPORTED (a codec or encoding this build cannot write, e.g.
+ * ZSTD), or UPQ_ERR_NOMEM (upq_arena_needed(&w->arena) tells the size).
+ */
+upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema_element *elems,
+                           uint32_t n, void *arena, size_t len, const upq_writer_opts *o);
+
+/*
+ * Column-wise: appends `levels` level entries of leaf `column` with their
+ * packed non-null values (def/rep may be NULL when the column's max level is
+ * 0). A call holds whole rows: it starts a row (rep[0] == 0) and its last row
+ * ends with it. *consumed gets the level entries taken (always whole rows).
+ *
+ * Returns UPQ_OK when all were taken (a row group's output may still be
+ * pending: see upq_writer_poll). UPQ_DONE when this column's page staging
+ * holds only rows some other column has not reached yet: write the other
+ * columns, then call again with the rest. UPQ_AGAIN when output is blocked
+ * (*consumed may be > 0; call again with the rest). Input errors leave the
+ * writer as it was and take nothing:
+ * UPQ_ERR_INVAL (levels out of range, a call not starting a row, a
+ * FIXED_LEN_BYTE_ARRAY value of the wrong length, row-wise calls in
+ * progress), UPQ_ERR_LIMIT (a row larger than one page). Other errors are
+ * final: UPQ_ERR_IO, UPQ_ERR_NOMEM (finished row groups' metadata does not
+ * fit: upq_writer_close still writes a footer for those before it).
+ *
+ * A row group ends only at a row every column has reached, so write all
+ * columns of a batch of rows before much more of any one of them.
+ */
+upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_t *def,
+                                   const uint16_t *rep, const void *values, size_t levels,
+                                   size_t *consumed);
+
+/* Row-wise (flat schemas: no repeated fields): set each column's value of
+ * the current row (or null), then end the row. A column left unset is null;
+ * for a required one upq_writer_end_row returns UPQ_ERR_INVAL and keeps the
+ * row so it can be completed. Setting a column twice replaces its value.
+ * Values are copied. UPQ_AGAIN from any of them: output is blocked, the call
+ * took nothing (the row is kept); call it again. */
+upq_status upq_writer_set(upq_writer *w, uint32_t column, const void *value);
+upq_status upq_writer_set_null(upq_writer *w, uint32_t column);
+upq_status upq_writer_end_row(upq_writer *w);
+
+/* Continues output that an earlier call left blocked (a call that took its
+ * data may leave the row group's output unfinished). UPQ_OK when nothing is
+ * pending, UPQ_AGAIN while blocked. */
+upq_status upq_writer_poll(upq_writer *w);
+
+/* Ends the current row group now, at the last row every column has, and
+ * writes it out (and its checkpoint). UPQ_OK when written, UPQ_AGAIN until
+ * then (call again). Nothing to do without rows. */
+upq_status upq_writer_flush(upq_writer *w);
+
+/*
+ * Finishes the file: last row group, page indexes, footer, sync (resumable:
+ * UPQ_AGAIN until done). A row-wise row not ended is dropped. UPQ_ERR_INVAL
+ * when some columns have rows others lack (nothing is written; complete
+ * them first). After UPQ_OK the writer only answers UPQ_ERR_STATE.
+ */
+upq_status upq_writer_close(upq_writer *w);
+
+/* Rows taken so far (all row groups, written out or not; column-wise: the
+ * rows every column has). */
+uint64_t upq_writer_rows(const upq_writer *w);
+
+/* Rows a power cut cannot lose: those covered by the last synced footer
+ * (checkpoint mode, or after close). */
+uint64_t upq_writer_rows_durable(const upq_writer *w);
+
+/* Bytes written to the sink so far. */
+uint64_t upq_writer_file_size(const upq_writer *w);
+
+/* Where and why the last error happened (status UPQ_OK when none). */
+const upq_error_info *upq_writer_error(const upq_writer *w);
+
+/* ---- recovery ------------------------------------------------------------ */
+
+/*
+ * Finds the last complete checkpoint footer of a file written in checkpoint
+ * mode and cut at any byte (power loss). `io` reads the damaged file (its
+ * `size` is the length found). *valid_len gets the length the file must be
+ * cut to: its first valid_len bytes are then a valid Parquet file holding
+ * every checkpointed row; *rows gets their number. The arena (the caller's)
+ * must hold one decoded footer, as for upq_reader_open. Returns UPQ_OK,
+ * UPQ_ERR_CORRUPT when no checkpoint is found, UPQ_ERR_NOMEM (arena too
+ * small for a footer), or an I/O error. Resumable (UPQ_AGAIN) through `st`,
+ * which the caller zeroes first and passes back unchanged (it must not move
+ * between calls). The scan reads the file backwards in 64-byte blocks and
+ * tries a footer wherever it finds "PAR1" (a length that does not fit is
+ * rejected before the footer is read). A complete file gives its length.
+ */
+typedef struct upq_recover_state {
+    upq_io io;           /* the damaged file (copied at each call) */
+    upq_io sub;          /* the same file as if it ended at `cand` */
+    uint64_t pos;        /* candidates ending at or below this offset are left */
+    uint64_t cand;       /* end of the candidate being checked */
+    uint64_t bstart;     /* file offset of buf[0] */
+    uint32_t want, fill; /* bytes of the block being read, and read so far */
+    uint8_t stage;
+    uint8_t buf[64];     /* a block of the file, read backwards */
+    upq_reader reader;
+} upq_recover_state;
+
+upq_status upq_recover(upq_recover_state *st, const upq_io *io, void *arena, size_t arena_len,
+                       uint64_t *valid_len, uint64_t *rows);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

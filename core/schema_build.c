@@ -1,0 +1,375 @@
+/*
+ * Building a schema to write: the flat, depth-first SchemaElement list a
+ * footer stores, filled in caller memory by nested calls, plus constructors
+ * for the logical type annotations.
+ *
+ * Each annotated element also gets the legacy ConvertedType equivalent (and
+ * DECIMAL's scale and precision), because readers written before LogicalType
+ * existed only look at those.
+ */
+#include "uparquet/writer.h"
+#include "upq_port.h"
+
+#if UPQ_WITH_WRITER
+
+enum { K_GROUP = 0, K_LIST_OUTER, K_LIST_INNER, K_MAP_OUTER, K_MAP_INNER };
+
+static upq_status sb_fail(upq_schema_builder *b, upq_status st)
+{
+    if (b->status == UPQ_OK)
+        b->status = st;
+    return st;
+}
+
+static upq_bytes name_bytes(const char *s)
+{
+    upq_bytes v;
+    v.ptr = (const uint8_t *)s;
+    v.len = s ? (uint32_t)upq_strlen(s) : 0u;
+    return v;
+}
+
+void upq_sb_init(upq_schema_builder *b, upq_schema_element *elems, uint32_t cap,
+                 const char *root_name)
+{
+    upq_memset(b, 0, sizeof *b);
+    b->elems = elems;
+    b->cap = cap;
+    if (!elems || cap == 0) {
+        b->status = UPQ_ERR_BUFFER;
+        return;
+    }
+    upq_memset(&elems[0], 0, sizeof elems[0]);
+    elems[0].name = name_bytes(root_name ? root_name : "schema");
+    UPQ_SET(elems[0], UPQ_SCHEMA_ELEMENT_NAME);
+    UPQ_SET(elems[0], UPQ_SCHEMA_ELEMENT_NUM_CHILDREN);
+    b->n = 1;
+    b->open[0] = 0;
+}
+
+/* Appends an element under the innermost open group. */
+static upq_schema_element *add(upq_schema_builder *b, const char *name, int32_t repetition)
+{
+    upq_schema_element *e;
+    if (b->status != UPQ_OK)
+        return (upq_schema_element *)0;
+    if (!name || !name[0] || repetition < UPQ_REP_REQUIRED || repetition > UPQ_REP_REPEATED) {
+        sb_fail(b, UPQ_ERR_INVAL);
+        return (upq_schema_element *)0;
+    }
+    if (b->n >= b->cap) {
+        sb_fail(b, UPQ_ERR_BUFFER);
+        return (upq_schema_element *)0;
+    }
+    e = &b->elems[b->n];
+    upq_memset(e, 0, sizeof *e);
+    e->name = name_bytes(name);
+    UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_NAME);
+    e->repetition_type = repetition;
+    UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_REPETITION_TYPE);
+    b->elems[b->open[b->depth]].num_children++;
+    b->last = b->n++;
+    return e;
+}
+
+static upq_status push(upq_schema_builder *b, uint8_t kind)
+{
+    if (b->depth >= UPQ_SCHEMA_MAX_DEPTH)
+        return sb_fail(b, UPQ_ERR_LIMIT);
+    b->depth++;
+    b->open[b->depth] = b->last;
+    b->kind[b->depth] = kind;
+    return UPQ_OK;
+}
+
+static void set_converted(upq_schema_element *e, int32_t ct)
+{
+    e->converted_type = ct;
+    UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE);
+}
+
+static upq_status add_group(upq_schema_builder *b, const char *name, int32_t repetition,
+                            const upq_logical_type *lt, uint8_t kind)
+{
+    upq_schema_element *e = add(b, name, repetition);
+    int k;
+    if (!e)
+        return b->status;
+    UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_NUM_CHILDREN);
+    if (lt && lt->isset) {
+        k = upq_logical_type_kind(lt);
+        if (k != UPQ_LOGICAL_TYPE_LIST && k != UPQ_LOGICAL_TYPE_MAP)
+            return sb_fail(b, UPQ_ERR_INVAL);
+        upq_memcpy(&e->logical_type, lt, sizeof *lt);
+        UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE);
+        set_converted(e, k == UPQ_LOGICAL_TYPE_LIST ? UPQ_CONVERTED_LIST : UPQ_CONVERTED_MAP);
+    }
+    return push(b, kind);
+}
+
+upq_status upq_sb_group(upq_schema_builder *b, const char *name, int32_t repetition,
+                        const upq_logical_type *lt)
+{
+    return add_group(b, name, repetition, lt, K_GROUP);
+}
+
+/* Closes the innermost group, which must be of `kind` and not empty. */
+static upq_status pop(upq_schema_builder *b, uint8_t kind)
+{
+    if (b->status != UPQ_OK)
+        return b->status;
+    if (b->depth == 0 || b->kind[b->depth] != kind)
+        return sb_fail(b, UPQ_ERR_INVAL);
+    if (b->elems[b->open[b->depth]].num_children == 0)
+        return sb_fail(b, UPQ_ERR_INVAL); /* many readers reject empty groups */
+    b->depth--;
+    return UPQ_OK;
+}
+
+upq_status upq_sb_end(upq_schema_builder *b)
+{
+    return pop(b, K_GROUP);
+}
+
+/* Largest DECIMAL precision n bytes of two's complement hold. */
+static int32_t flba_max_precision(int32_t n)
+{
+    /* floor(log10(2^(8n-1) - 1)) computed on a float-free digit count: each
+     * byte adds log10(256) ~ 2.408 digits */
+    if (n <= 0)
+        return 0;
+    if (n > 32)
+        n = 32;
+    return (int32_t)(((int64_t)(8 * n - 1) * 30103 - 1) / 100000);
+}
+
+/* Checks that `lt` fits the physical type and sets the ConvertedType twin. */
+static upq_status annotate(upq_schema_element *e, const upq_logical_type *lt)
+{
+    int32_t t = e->type;
+    int k = upq_logical_type_kind(lt);
+    switch (k) {
+    case UPQ_LOGICAL_TYPE_STRING:
+    case UPQ_LOGICAL_TYPE_ENUM:
+    case UPQ_LOGICAL_TYPE_JSON:
+    case UPQ_LOGICAL_TYPE_BSON:
+        if (t != UPQ_TYPE_BYTE_ARRAY)
+            return UPQ_ERR_INVAL;
+        set_converted(e, k == UPQ_LOGICAL_TYPE_STRING ? UPQ_CONVERTED_UTF8
+                         : k == UPQ_LOGICAL_TYPE_ENUM ? UPQ_CONVERTED_ENUM
+                         : k == UPQ_LOGICAL_TYPE_JSON ? UPQ_CONVERTED_JSON
+                                                      : UPQ_CONVERTED_BSON);
+        break;
+    case UPQ_LOGICAL_TYPE_UUID:
+        if (t != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY || e->type_length != 16)
+            return UPQ_ERR_INVAL;
+        break;
+    case UPQ_LOGICAL_TYPE_FLOAT16:
+        if (t != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY || e->type_length != 2)
+            return UPQ_ERR_INVAL;
+        break;
+    case UPQ_LOGICAL_TYPE_DATE:
+        if (t != UPQ_TYPE_INT32)
+            return UPQ_ERR_INVAL;
+        set_converted(e, UPQ_CONVERTED_DATE);
+        break;
+    case UPQ_LOGICAL_TYPE_DECIMAL: {
+        int32_t p = lt->u.decimal.precision, s = lt->u.decimal.scale;
+        int32_t maxp = t == UPQ_TYPE_INT32 ? 9
+                     : t == UPQ_TYPE_INT64 ? 18
+                     : t == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ? flba_max_precision(e->type_length)
+                     : t == UPQ_TYPE_BYTE_ARRAY ? INT32_MAX : 0;
+        if (p < 1 || p > maxp || s < 0 || s > p)
+            return UPQ_ERR_INVAL;
+        set_converted(e, UPQ_CONVERTED_DECIMAL);
+        e->scale = s;
+        e->precision = p;
+        UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_SCALE);
+        UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_PRECISION);
+        break;
+    }
+    case UPQ_LOGICAL_TYPE_TIME: {
+        int u = upq_time_unit_kind(&lt->u.time.unit);
+        if (u == 0 || t != (u == UPQ_TIME_UNIT_MILLIS ? UPQ_TYPE_INT32 : UPQ_TYPE_INT64))
+            return UPQ_ERR_INVAL;
+        /* the legacy types only ever meant UTC-adjusted values */
+        if (lt->u.time.is_adjusted_to_utc && u != UPQ_TIME_UNIT_NANOS)
+            set_converted(e, u == UPQ_TIME_UNIT_MILLIS ? UPQ_CONVERTED_TIME_MILLIS
+                                                       : UPQ_CONVERTED_TIME_MICROS);
+        break;
+    }
+    case UPQ_LOGICAL_TYPE_TIMESTAMP: {
+        int u = upq_time_unit_kind(&lt->u.timestamp.unit);
+        if (u == 0 || t != UPQ_TYPE_INT64)
+            return UPQ_ERR_INVAL;
+        if (lt->u.timestamp.is_adjusted_to_utc && u != UPQ_TIME_UNIT_NANOS)
+            set_converted(e, u == UPQ_TIME_UNIT_MILLIS ? UPQ_CONVERTED_TIMESTAMP_MILLIS
+                                                       : UPQ_CONVERTED_TIMESTAMP_MICROS);
+        break;
+    }
+    case UPQ_LOGICAL_TYPE_INTEGER: {
+        int bw = lt->u.integer.bit_width, sg = lt->u.integer.is_signed != 0;
+        int32_t ct;
+        if (bw != 8 && bw != 16 && bw != 32 && bw != 64)
+            return UPQ_ERR_INVAL;
+        if (t != (bw == 64 ? UPQ_TYPE_INT64 : UPQ_TYPE_INT32))
+            return UPQ_ERR_INVAL;
+        ct = (sg ? UPQ_CONVERTED_INT_8 : UPQ_CONVERTED_UINT_8) +
+             (bw == 8 ? 0 : bw == 16 ? 1 : bw == 32 ? 2 : 3);
+        set_converted(e, ct);
+        break;
+    }
+    case UPQ_LOGICAL_TYPE_LIST:
+    case UPQ_LOGICAL_TYPE_MAP: return UPQ_ERR_INVAL; /* groups only */
+    default: break; /* UNKNOWN and kinds without a legacy twin */
+    }
+    upq_memcpy(&e->logical_type, lt, sizeof *lt);
+    UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE);
+    return UPQ_OK;
+}
+
+upq_status upq_sb_column(upq_schema_builder *b, const char *name, int32_t repetition,
+                         int32_t physical_type, int32_t type_length, const upq_logical_type *lt)
+{
+    upq_schema_element *e;
+    if (b->status == UPQ_OK &&
+        (physical_type < UPQ_TYPE_BOOLEAN || physical_type > UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ||
+         (physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && type_length <= 0)))
+        return sb_fail(b, UPQ_ERR_INVAL);
+    e = add(b, name, repetition);
+    if (!e)
+        return b->status;
+    e->type = physical_type;
+    UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_TYPE);
+    if (physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
+        e->type_length = type_length;
+        UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_TYPE_LENGTH);
+    }
+    if (lt && lt->isset && annotate(e, lt) != UPQ_OK)
+        return sb_fail(b, UPQ_ERR_INVAL);
+    return UPQ_OK;
+}
+
+upq_status upq_sb_list(upq_schema_builder *b, const char *name, int32_t repetition)
+{
+    upq_logical_type lt;
+    upq_memset(&lt, 0, sizeof lt);
+    UPQ_SET(lt, UPQ_LOGICAL_TYPE_LIST);
+    if (add_group(b, name, repetition, &lt, K_LIST_OUTER) != UPQ_OK)
+        return b->status;
+    return add_group(b, "list", UPQ_REP_REPEATED, (const upq_logical_type *)0, K_LIST_INNER);
+}
+
+upq_status upq_sb_end_list(upq_schema_builder *b)
+{
+    if (b->status == UPQ_OK && b->depth > 0 && b->kind[b->depth] == K_LIST_INNER &&
+        b->elems[b->open[b->depth]].num_children != 1)
+        return sb_fail(b, UPQ_ERR_INVAL); /* exactly one element field */
+    if (pop(b, K_LIST_INNER) != UPQ_OK)
+        return b->status;
+    return pop(b, K_LIST_OUTER);
+}
+
+upq_status upq_sb_map(upq_schema_builder *b, const char *name, int32_t repetition)
+{
+    upq_logical_type lt;
+    upq_memset(&lt, 0, sizeof lt);
+    UPQ_SET(lt, UPQ_LOGICAL_TYPE_MAP);
+    if (add_group(b, name, repetition, &lt, K_MAP_OUTER) != UPQ_OK)
+        return b->status;
+    return add_group(b, "key_value", UPQ_REP_REPEATED, (const upq_logical_type *)0, K_MAP_INNER);
+}
+
+upq_status upq_sb_end_map(upq_schema_builder *b)
+{
+    if (b->status == UPQ_OK && b->depth > 0 && b->kind[b->depth] == K_MAP_INNER) {
+        uint32_t kv = b->open[b->depth];
+        const upq_schema_element *key = &b->elems[kv + 1];
+        if (b->elems[kv].num_children < 1 || b->elems[kv].num_children > 2 ||
+            key->repetition_type != UPQ_REP_REQUIRED)
+            return sb_fail(b, UPQ_ERR_INVAL); /* a required key, and at most a value */
+    }
+    if (pop(b, K_MAP_INNER) != UPQ_OK)
+        return b->status;
+    return pop(b, K_MAP_OUTER);
+}
+
+upq_status upq_sb_field_id(upq_schema_builder *b, int32_t id)
+{
+    if (b->status != UPQ_OK)
+        return b->status;
+    if (b->last == 0)
+        return sb_fail(b, UPQ_ERR_INVAL); /* the root has no field id */
+    b->elems[b->last].field_id = id;
+    UPQ_SET(b->elems[b->last], UPQ_SCHEMA_ELEMENT_FIELD_ID);
+    return UPQ_OK;
+}
+
+upq_status upq_sb_finish(upq_schema_builder *b, uint32_t *n)
+{
+    if (b->status != UPQ_OK)
+        return b->status;
+    if (b->depth != 0 || b->n < 2)
+        return sb_fail(b, UPQ_ERR_INVAL); /* groups left open, or no column */
+    *n = b->n;
+    return UPQ_OK;
+}
+
+/* ---- logical types -------------------------------------------------------- */
+
+static void lt_only(upq_logical_type *lt, int kind)
+{
+    upq_memset(lt, 0, sizeof *lt);
+    lt->isset = 1u << kind;
+}
+
+void upq_lt_string(upq_logical_type *lt) { lt_only(lt, UPQ_LOGICAL_TYPE_STRING); }
+void upq_lt_enum(upq_logical_type *lt) { lt_only(lt, UPQ_LOGICAL_TYPE_ENUM); }
+void upq_lt_json(upq_logical_type *lt) { lt_only(lt, UPQ_LOGICAL_TYPE_JSON); }
+void upq_lt_bson(upq_logical_type *lt) { lt_only(lt, UPQ_LOGICAL_TYPE_BSON); }
+void upq_lt_uuid(upq_logical_type *lt) { lt_only(lt, UPQ_LOGICAL_TYPE_UUID); }
+void upq_lt_float16(upq_logical_type *lt) { lt_only(lt, UPQ_LOGICAL_TYPE_FLOAT16); }
+void upq_lt_date(upq_logical_type *lt) { lt_only(lt, UPQ_LOGICAL_TYPE_DATE); }
+void upq_lt_unknown(upq_logical_type *lt) { lt_only(lt, UPQ_LOGICAL_TYPE_UNKNOWN); }
+
+void upq_lt_decimal(upq_logical_type *lt, int32_t precision, int32_t scale)
+{
+    lt_only(lt, UPQ_LOGICAL_TYPE_DECIMAL);
+    lt->u.decimal.isset = (1u << UPQ_DECIMAL_TYPE_SCALE) | (1u << UPQ_DECIMAL_TYPE_PRECISION);
+    lt->u.decimal.precision = precision;
+    lt->u.decimal.scale = scale;
+}
+
+void upq_lt_int(upq_logical_type *lt, int bit_width, int is_signed)
+{
+    lt_only(lt, UPQ_LOGICAL_TYPE_INTEGER);
+    lt->u.integer.isset = (1u << UPQ_INT_TYPE_BIT_WIDTH) | (1u << UPQ_INT_TYPE_IS_SIGNED);
+    lt->u.integer.bit_width = (int8_t)bit_width;
+    lt->u.integer.is_signed = (uint8_t)(is_signed != 0);
+}
+
+static void set_unit(upq_time_unit *u, int unit)
+{
+    upq_memset(u, 0, sizeof *u);
+    if (unit >= UPQ_TIME_UNIT_MILLIS && unit <= UPQ_TIME_UNIT_NANOS)
+        u->isset = 1u << unit;
+}
+
+void upq_lt_time(upq_logical_type *lt, int unit, int adjusted_to_utc)
+{
+    lt_only(lt, UPQ_LOGICAL_TYPE_TIME);
+    lt->u.time.isset = (1u << UPQ_TIME_TYPE_IS_ADJUSTED_TO_UTC) | (1u << UPQ_TIME_TYPE_UNIT);
+    lt->u.time.is_adjusted_to_utc = (uint8_t)(adjusted_to_utc != 0);
+    set_unit(&lt->u.time.unit, unit);
+}
+
+void upq_lt_timestamp(upq_logical_type *lt, int unit, int adjusted_to_utc)
+{
+    lt_only(lt, UPQ_LOGICAL_TYPE_TIMESTAMP);
+    lt->u.timestamp.isset =
+        (1u << UPQ_TIMESTAMP_TYPE_IS_ADJUSTED_TO_UTC) | (1u << UPQ_TIMESTAMP_TYPE_UNIT);
+    lt->u.timestamp.is_adjusted_to_utc = (uint8_t)(adjusted_to_utc != 0);
+    set_unit(&lt->u.timestamp.unit, unit);
+}
+
+#endif /* UPQ_WITH_WRITER */

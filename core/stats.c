@@ -1,0 +1,425 @@
+/*
+ * Statistics: min/max in the order the column's logical type defines (the
+ * TYPE_ORDER rules of parquet.thrift's ColumnOrder), NaN counting for
+ * floating point, and truncation of long binary bounds.
+ */
+#include "stats.h"
+#include "upq_port.h"
+
+#if UPQ_WITH_WRITER
+
+int upq_stats_order(int32_t physical_type, const upq_logical_type *lt, int32_t converted)
+{
+    int t = physical_type;
+    int k = lt ? upq_logical_type_kind(lt) : 0;
+    int binary = t == UPQ_TYPE_BYTE_ARRAY || t == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY;
+    switch (k) {
+    case UPQ_LOGICAL_TYPE_INTEGER:
+        if (!lt->u.integer.is_signed)
+            return t == UPQ_TYPE_INT32 ? UPQ_SO_U32 : t == UPQ_TYPE_INT64 ? UPQ_SO_U64 : UPQ_SO_NONE;
+        break;
+    case UPQ_LOGICAL_TYPE_DECIMAL:
+        if (binary)
+            return UPQ_SO_DECIMAL;
+        break;
+    case UPQ_LOGICAL_TYPE_FLOAT16:
+        return t == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ? UPQ_SO_F16 : UPQ_SO_NONE;
+    case UPQ_LOGICAL_TYPE_VARIANT:
+    case UPQ_LOGICAL_TYPE_GEOMETRY:
+    case UPQ_LOGICAL_TYPE_GEOGRAPHY: return UPQ_SO_NONE;
+    case 0:
+        /* legacy annotations only */
+        if (converted >= UPQ_CONVERTED_UINT_8 && converted <= UPQ_CONVERTED_UINT_64)
+            return t == UPQ_TYPE_INT32 ? UPQ_SO_U32 : t == UPQ_TYPE_INT64 ? UPQ_SO_U64 : UPQ_SO_NONE;
+        if (converted == UPQ_CONVERTED_DECIMAL && binary)
+            return UPQ_SO_DECIMAL;
+        if (converted == UPQ_CONVERTED_INTERVAL)
+            return UPQ_SO_NONE; /* its order is undefined */
+        break;
+    default: break;
+    }
+    switch (t) {
+    case UPQ_TYPE_BOOLEAN: return UPQ_SO_BOOL;
+    case UPQ_TYPE_INT32: return UPQ_SO_I32;
+    case UPQ_TYPE_INT64: return UPQ_SO_I64;
+    case UPQ_TYPE_FLOAT: return UPQ_SO_F32;
+    case UPQ_TYPE_DOUBLE: return UPQ_SO_F64;
+    case UPQ_TYPE_BYTE_ARRAY:
+    case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY: return UPQ_SO_BYTES;
+    default: return UPQ_SO_NONE; /* INT96 */
+    }
+}
+
+uint32_t upq_stats_cap(int order, int32_t physical_type, int32_t type_length,
+                       uint32_t max_binary)
+{
+    switch (order) {
+    case UPQ_SO_BOOL: return 1;
+    case UPQ_SO_I32:
+    case UPQ_SO_U32:
+    case UPQ_SO_F32: return 4;
+    case UPQ_SO_I64:
+    case UPQ_SO_U64:
+    case UPQ_SO_F64: return 8;
+    case UPQ_SO_F16: return type_length == 2 ? 2 : 0;
+    case UPQ_SO_BYTES:
+    case UPQ_SO_DECIMAL:
+        if (physical_type == UPQ_TYPE_BYTE_ARRAY)
+            return max_binary;
+        /* a shortened FIXED_LEN_BYTE_ARRAY bound would not be of the type */
+        return type_length > 0 && (uint32_t)type_length <= max_binary ? (uint32_t)type_length : 0;
+    default: return 0;
+    }
+}
+
+/* Half-precision bits -> a key that orders like the value (-0 == +0). */
+static int32_t f16_key(uint16_t h)
+{
+    int32_t mag = (int32_t)(h & 0x7FFFu);
+    return (h & 0x8000u) ? -mag : mag;
+}
+
+static int f16_nan(uint16_t h)
+{
+    return (h & 0x7C00u) == 0x7C00u && (h & 0x03FFu) != 0;
+}
+
+static int bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    size_t n = alen < blen ? alen : blen;
+    int c = n ? upq_memcmp(a, b, n) : 0;
+    if (c)
+        return c;
+    return alen < blen ? -1 : alen > blen;
+}
+
+/* Signed big-endian integers of any lengths (the shorter is sign-extended). */
+static int decimal_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    int na = alen && (a[0] & 0x80u), nb = blen && (b[0] & 0x80u);
+    size_t n = alen > blen ? alen : blen, i;
+    if (na != nb)
+        return na ? -1 : 1;
+    for (i = 0; i < n; i++) {
+        unsigned x = i + alen >= n ? a[i + alen - n] : (na ? 0xFFu : 0u);
+        unsigned y = i + blen >= n ? b[i + blen - n] : (nb ? 0xFFu : 0u);
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    return 0;
+}
+
+#define CMP3(x, y) ((x) < (y) ? -1 : (x) > (y))
+
+int upq_stats_cmp(int order, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    switch (order) {
+    case UPQ_SO_BOOL: return CMP3(a[0] != 0, b[0] != 0);
+    case UPQ_SO_I32: return CMP3((int32_t)upq_load_le32(a), (int32_t)upq_load_le32(b));
+    case UPQ_SO_U32: return CMP3(upq_load_le32(a), upq_load_le32(b));
+    case UPQ_SO_I64: return CMP3((int64_t)upq_load_le64(a), (int64_t)upq_load_le64(b));
+    case UPQ_SO_U64: return CMP3(upq_load_le64(a), upq_load_le64(b));
+    case UPQ_SO_F32: {
+        float x = upq_f32_from_bits(upq_load_le32(a)), y = upq_f32_from_bits(upq_load_le32(b));
+        return CMP3(x, y);
+    }
+    case UPQ_SO_F64: {
+        double x = upq_f64_from_bits(upq_load_le64(a)), y = upq_f64_from_bits(upq_load_le64(b));
+        return CMP3(x, y);
+    }
+    case UPQ_SO_F16: return CMP3(f16_key(upq_load_le16(a)), f16_key(upq_load_le16(b)));
+    case UPQ_SO_DECIMAL: return decimal_cmp(a, alen, b, blen);
+    default: return bytes_cmp(a, alen, b, blen);
+    }
+}
+
+void upq_minmax_reset(upq_minmax *m)
+{
+    m->min_len = m->max_len = 0;
+    m->has = 0;
+    m->min_ok = m->max_ok = 0;
+    m->min_exact = m->max_exact = 0;
+}
+
+static void set_min(upq_minmax *m, int order, const uint8_t *p, size_t len)
+{
+    m->min_ok = m->min_exact = 0;
+    if (len <= m->cap) {
+        if (len)
+            upq_memcpy(m->min, p, len);
+        m->min_len = (uint32_t)len;
+        m->min_ok = m->min_exact = 1;
+    } else if (order == UPQ_SO_BYTES && m->cap > 0) {
+        upq_memcpy(m->min, p, m->cap); /* a prefix sorts first */
+        m->min_len = m->cap;
+        m->min_ok = 1;
+    }
+}
+
+static void set_max(upq_minmax *m, int order, const uint8_t *p, size_t len)
+{
+    m->max_ok = m->max_exact = 0;
+    if (len <= m->cap) {
+        if (len)
+            upq_memcpy(m->max, p, len);
+        m->max_len = (uint32_t)len;
+        m->max_ok = m->max_exact = 1;
+    } else if (order == UPQ_SO_BYTES && m->cap > 0) {
+        /* the shortest prefix that sorts after every value starting with
+         * the kept bytes: drop trailing 0xFF bytes, increment the last */
+        uint32_t k = m->cap;
+        while (k > 0 && p[k - 1] == 0xFFu)
+            k--;
+        if (k == 0)
+            return; /* only 0xFF bytes: no shorter upper bound exists */
+        upq_memcpy(m->max, p, k);
+        m->max[k - 1]++;
+        m->max_len = k;
+        m->max_ok = 1;
+    }
+}
+
+/* Fixed-width bounds found as native values: store them PLAIN. */
+static void set_fixed(upq_minmax *m, const uint8_t *lo, const uint8_t *hi, size_t w)
+{
+    if (m->cap < w)
+        return;
+    upq_memcpy(m->min, lo, w);
+    upq_memcpy(m->max, hi, w);
+    m->min_len = m->max_len = (uint32_t)w;
+    m->min_ok = m->max_ok = m->min_exact = m->max_exact = 1;
+}
+
+static void page_ints(upq_minmax *m, int order, const uint8_t *vals, size_t n)
+{
+    uint8_t lo[8], hi[8];
+    size_t i;
+    if (order == UPQ_SO_I32 || order == UPQ_SO_U32) {
+        const int32_t *v = (const int32_t *)(const void *)vals;
+        int32_t smin = v[0], smax = v[0];
+        uint32_t umin = (uint32_t)v[0], umax = (uint32_t)v[0];
+        for (i = 1; i < n; i++) {
+            int32_t x = v[i];
+            if (x < smin) smin = x;
+            if (x > smax) smax = x;
+            if ((uint32_t)x < umin) umin = (uint32_t)x;
+            if ((uint32_t)x > umax) umax = (uint32_t)x;
+        }
+        upq_store_le32(lo, order == UPQ_SO_I32 ? (uint32_t)smin : umin);
+        upq_store_le32(hi, order == UPQ_SO_I32 ? (uint32_t)smax : umax);
+        set_fixed(m, lo, hi, 4);
+    } else {
+        const int64_t *v = (const int64_t *)(const void *)vals;
+        int64_t smin = v[0], smax = v[0];
+        uint64_t umin = (uint64_t)v[0], umax = (uint64_t)v[0];
+        for (i = 1; i < n; i++) {
+            int64_t x = v[i];
+            if (x < smin) smin = x;
+            if (x > smax) smax = x;
+            if ((uint64_t)x < umin) umin = (uint64_t)x;
+            if ((uint64_t)x > umax) umax = (uint64_t)x;
+        }
+        upq_store_le64(lo, order == UPQ_SO_I64 ? (uint64_t)smin : umin);
+        upq_store_le64(hi, order == UPQ_SO_I64 ? (uint64_t)smax : umax);
+        set_fixed(m, lo, hi, 8);
+    }
+}
+
+/* NaN takes no part in min/max; a zero bound is written as -0.0 (min) or
+ * +0.0 (max), so readers comparing bits cannot miss either zero. */
+static void page_floats(upq_minmax *m, int order, const uint8_t *vals, size_t n, int64_t *nans)
+{
+    uint8_t lo[8], hi[8];
+    size_t i;
+    int seen = 0;
+    if (order == UPQ_SO_F32) {
+        const float *v = (const float *)(const void *)vals;
+        float mn = 0, mx = 0;
+        for (i = 0; i < n; i++) {
+            float x = v[i];
+            if (x != x) {
+                (*nans)++;
+                continue;
+            }
+            if (!seen || x < mn) mn = x;
+            if (!seen || x > mx) mx = x;
+            seen = 1;
+        }
+        if (!seen)
+            return;
+        upq_store_le32(lo, mn == 0.0f ? 0x80000000u : upq_f32_bits(mn));
+        upq_store_le32(hi, mx == 0.0f ? 0u : upq_f32_bits(mx));
+        m->has = 1;
+        set_fixed(m, lo, hi, 4);
+    } else {
+        const double *v = (const double *)(const void *)vals;
+        double mn = 0, mx = 0;
+        for (i = 0; i < n; i++) {
+            double x = v[i];
+            if (x != x) {
+                (*nans)++;
+                continue;
+            }
+            if (!seen || x < mn) mn = x;
+            if (!seen || x > mx) mx = x;
+            seen = 1;
+        }
+        if (!seen)
+            return;
+        upq_store_le64(lo, mn == 0.0 ? 0x8000000000000000u : upq_f64_bits(mn));
+        upq_store_le64(hi, mx == 0.0 ? 0u : upq_f64_bits(mx));
+        m->has = 1;
+        set_fixed(m, lo, hi, 8);
+    }
+}
+
+static void page_f16(upq_minmax *m, const uint8_t *vals, size_t n, int64_t *nans)
+{
+    uint8_t lo[2], hi[2];
+    uint16_t mn = 0, mx = 0;
+    size_t i;
+    int seen = 0;
+    for (i = 0; i < n; i++) {
+        uint16_t h = upq_load_le16(vals + 2 * i);
+        if (f16_nan(h)) {
+            (*nans)++;
+            continue;
+        }
+        if (!seen || f16_key(h) < f16_key(mn)) mn = h;
+        if (!seen || f16_key(h) > f16_key(mx)) mx = h;
+        seen = 1;
+    }
+    if (!seen)
+        return;
+    upq_store_le16(lo, f16_key(mn) == 0 ? 0x8000u : mn);
+    upq_store_le16(hi, f16_key(mx) == 0 ? 0u : mx);
+    m->has = 1;
+    set_fixed(m, lo, hi, 2);
+}
+
+void upq_minmax_page(upq_minmax *m, int order, int32_t physical_type, int32_t type_length,
+                     const uint8_t *vals, size_t n, size_t bytes, int64_t *nans)
+{
+    size_t i;
+    upq_minmax_reset(m);
+    if (n == 0 || order == UPQ_SO_NONE)
+        return;
+    switch (order) {
+    case UPQ_SO_BOOL: {
+        uint8_t lo = 1, hi = 0;
+        for (i = 0; i < n; i++) {
+            uint8_t b = vals[i] != 0;
+            if (b < lo) lo = b;
+            if (b > hi) hi = b;
+        }
+        m->has = 1;
+        set_fixed(m, &lo, &hi, 1);
+        return;
+    }
+    case UPQ_SO_I32:
+    case UPQ_SO_U32:
+    case UPQ_SO_I64:
+    case UPQ_SO_U64:
+        m->has = 1;
+        page_ints(m, order, vals, n);
+        return;
+    case UPQ_SO_F32:
+    case UPQ_SO_F64: page_floats(m, order, vals, n, nans); return;
+    case UPQ_SO_F16:
+        if (physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && type_length == 2)
+            page_f16(m, vals, n, nans);
+        return;
+    default: break;
+    }
+    /* binary orders: find the extremes in place, then store them */
+    {
+        const uint8_t *lo = (const uint8_t *)0, *hi = (const uint8_t *)0;
+        size_t lo_len = 0, hi_len = 0, pos = 0;
+        for (i = 0; i < n; i++) {
+            const uint8_t *p;
+            size_t len;
+            if (physical_type == UPQ_TYPE_BYTE_ARRAY) {
+                if (bytes - pos < 4)
+                    break;
+                len = upq_load_le32(vals + pos);
+                p = vals + pos + 4;
+                if (len > bytes - pos - 4)
+                    break;
+                pos += 4 + len;
+            } else {
+                len = (size_t)type_length;
+                p = vals + i * len;
+            }
+            if (!lo || upq_stats_cmp(order, p, len, lo, lo_len) < 0) {
+                lo = p;
+                lo_len = len;
+            }
+            if (!hi || upq_stats_cmp(order, p, len, hi, hi_len) > 0) {
+                hi = p;
+                hi_len = len;
+            }
+        }
+        if (!lo)
+            return;
+        m->has = 1;
+        set_min(m, order, lo, lo_len);
+        set_max(m, order, hi, hi_len);
+    }
+}
+
+static void copy_min(upq_minmax *dst, const upq_minmax *src)
+{
+    if (src->min_len)
+        upq_memcpy(dst->min, src->min, src->min_len);
+    dst->min_len = src->min_len;
+    dst->min_ok = src->min_ok;
+    dst->min_exact = src->min_exact;
+}
+
+static void copy_max(upq_minmax *dst, const upq_minmax *src)
+{
+    if (src->max_len)
+        upq_memcpy(dst->max, src->max, src->max_len);
+    dst->max_len = src->max_len;
+    dst->max_ok = src->max_ok;
+    dst->max_exact = src->max_exact;
+}
+
+void upq_minmax_copy(upq_minmax *dst, const upq_minmax *src)
+{
+    dst->has = src->has;
+    copy_min(dst, src);
+    copy_max(dst, src);
+}
+
+void upq_minmax_merge(upq_minmax *dst, const upq_minmax *src, int order)
+{
+    int c;
+    if (!src->has)
+        return;
+    if (!dst->has) {
+        upq_minmax_copy(dst, src);
+        return;
+    }
+    /* an unknown bound on either side leaves the chunk's unknown */
+    if (!dst->min_ok || !src->min_ok) {
+        dst->min_ok = 0;
+    } else {
+        c = upq_stats_cmp(order, src->min, src->min_len, dst->min, dst->min_len);
+        if (c < 0)
+            copy_min(dst, src);
+        else if (c == 0 && src->min_len == dst->min_len)
+            dst->min_exact |= src->min_exact; /* a real value equals the bound */
+    }
+    if (!dst->max_ok || !src->max_ok) {
+        dst->max_ok = 0;
+    } else {
+        c = upq_stats_cmp(order, src->max, src->max_len, dst->max, dst->max_len);
+        if (c > 0)
+            copy_max(dst, src);
+        else if (c == 0 && src->max_len == dst->max_len)
+            dst->max_exact |= src->max_exact;
+    }
+}
+
+#endif /* UPQ_WITH_WRITER */

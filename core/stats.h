@@ -1,0 +1,65 @@
+/*
+ * Column statistics for the writer (internal): the sort order of a leaf
+ * column, min/max of a page's values in that order, and merging page bounds
+ * into chunk bounds.
+ *
+ * Bounds are kept PLAIN-encoded (little-endian numbers, raw bytes for binary
+ * types) in storage of a fixed capacity, as Statistics.min_value/max_value
+ * and ColumnIndex store them. Binary values longer than the capacity are
+ * truncated: a min to a prefix, a max to a prefix whose last byte is
+ * incremented (carrying), both then inexact; a max of only 0xFF bytes
+ * cannot be shortened and is dropped.
+ */
+#ifndef UPQ_STATS_H
+#define UPQ_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "uparquet/writer.h"
+
+/* How a column's values compare (the ColumnOrder TYPE_ORDER of its type). */
+enum {
+    UPQ_SO_NONE = 0, /* no defined order (INT96, INTERVAL, geospatial): no min/max */
+    UPQ_SO_BOOL,     /* false < true */
+    UPQ_SO_I32,
+    UPQ_SO_U32,      /* INTEGER(8|16|32, unsigned) */
+    UPQ_SO_I64,
+    UPQ_SO_U64,      /* INTEGER(64, unsigned) */
+    UPQ_SO_F32,      /* IEEE order without NaN; -0.0 = +0.0 */
+    UPQ_SO_F64,
+    UPQ_SO_F16,      /* FLOAT16 on FIXED_LEN_BYTE_ARRAY(2), by value */
+    UPQ_SO_BYTES,    /* unsigned byte-wise (strings, binary, FLBA) */
+    UPQ_SO_DECIMAL   /* signed big-endian two's complement (DECIMAL on binary types) */
+};
+
+/* The order of a leaf: `lt` is its LogicalType (may be unset), `converted`
+ * its ConvertedType or -1. */
+int upq_stats_order(int32_t physical_type, const upq_logical_type *lt, int32_t converted);
+
+/* Bytes one stored bound needs for this column (0: no min/max are kept):
+ * the value width for fixed types, `max_binary` for BYTE_ARRAY. */
+uint32_t upq_stats_cap(int order, int32_t physical_type, int32_t type_length,
+                       uint32_t max_binary);
+
+/* Compares two PLAIN-encoded values in `order`: <0, 0, >0. */
+int upq_stats_cmp(int order, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+
+/* Forgets every value (keeps the storage). */
+void upq_minmax_reset(upq_minmax *m);
+
+/*
+ * Sets m (reset first) to the bounds of n staged values: fixed types as the
+ * native array of column.h's representation, BYTE_ARRAY as PLAIN (4-byte
+ * little-endian length, then the bytes) `bytes` long, FIXED_LEN_BYTE_ARRAY
+ * as n x type_length raw bytes. *nans gets the NaN count (float orders).
+ */
+void upq_minmax_page(upq_minmax *m, int order, int32_t physical_type, int32_t type_length,
+                     const uint8_t *vals, size_t n, size_t bytes, int64_t *nans);
+
+/* Widens dst by src (bounds of another page of the same column). */
+void upq_minmax_merge(upq_minmax *dst, const upq_minmax *src, int order);
+
+/* Copies src's bounds into dst (same order; dst->cap >= src's lengths). */
+void upq_minmax_copy(upq_minmax *dst, const upq_minmax *src);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * Writer internals shared by its source files (not a public header):
+ *   writer.c       setup, the public calls, staging, dictionaries, rows
+ *   writer_page.c  encoding a data page into the chunk buffer, page headers,
+ *                  statistics and page-index entries, dictionary pages
+ *   writer_out.c   ending a row group: layout, metadata (RowGroup, footer,
+ *                  page indexes) and the resumable output state machine
+ */
+#ifndef UPQ_WRITER_INT_H
+#define UPQ_WRITER_INT_H
+
+#include "uparquet/writer.h"
+#include "uparquet/encode.h"
+#include "uparquet/crc32.h"
+#include "upq_codec.h"
+#include "upq_port.h"
+#include "stats.h"
+
+/* Distinct encodings one column chunk can use: levels (RLE), dictionary
+ * data and dictionary page, and the column's other encoding. */
+#define UPQ_COUNTOF_ENCS 4u
+
+/* Thrift models the writer fills and encodes, kept in the arena so the
+ * writer struct itself stays small enough for a task stack. */
+typedef struct upq_wmodels {
+    upq_page_header ph;
+    upq_column_chunk cc;
+    upq_column_index ci;
+    upq_offset_index oi;
+    upq_tenc tenc;
+    int32_t encs[UPQ_COUNTOF_ENCS];
+    upq_page_encoding_stats es[3];
+    upq_minmax pst;          /* one page's bounds when there is no page index */
+} upq_wmodels;
+
+#define UPQ_W_MODELS(w) ((upq_wmodels *)(void *)(w)->models)
+
+/* Output stages (upq_writer.ostage). */
+enum {
+    UPQ_OS_IDLE = 0,
+    UPQ_OS_MAGIC,
+    UPQ_OS_DICT_HDR,
+    UPQ_OS_DICT_BODY,
+    UPQ_OS_CHUNK,
+    UPQ_OS_CI,
+    UPQ_OS_OI,
+    UPQ_OS_FOOTER,
+    UPQ_OS_SYNC,
+    UPQ_OS_END
+};
+
+/* What an output run is for (upq_writer.out_kind). */
+enum { UPQ_OUT_RG = 1, UPQ_OUT_FOOTER = 2 };
+
+/* Writer API modes. */
+enum { UPQ_WM_NONE = 0, UPQ_WM_ROWS = 1, UPQ_WM_COLUMNS = 2 };
+
+UPQ_INLINE size_t upq_w_align8(size_t n)
+{
+    return (n + 7u) & ~(size_t)7u;
+}
+
+/* Records an error; final ones (every status but input errors) stick. */
+upq_status upq_w_fail(upq_writer *w, upq_status st, int32_t column, const char *what);
+
+/* ---- writer_page.c ---------------------------------------------------------- */
+
+/* Bytes an encoded page header can take at most (with `scap`-byte bounds). */
+size_t upq_w_header_bound(uint32_t scap);
+
+/* Bound of a page body (levels and values, before compression) of a column
+ * staging `lcap` levels and `vcap` value bytes, and of the page as stored. */
+size_t upq_w_body_bound(const upq_wcol *c);
+size_t upq_w_stored_bound(const upq_wcol *c, int32_t codec, int v2);
+
+/*
+ * Encodes the committed staging prefix of column c as one data page at the
+ * end of its chunk buffer, updating statistics, counters and the page index,
+ * and removes it from the staging. `final`: the row group is ending (the
+ * chunk need not keep room for another page). UPQ_OK, or a final error.
+ */
+upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final);
+
+/* Compresses (if needed) the dictionary page of c into w->pbuf, computes
+ * its CRC and encodes its header into w->hbuf; sets c->dict_* sizes.
+ * Returns UPQ_OK, or a final error. */
+upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len);
+
+/* ---- writer.c ---------------------------------------------------------------- */
+
+/* Looks up a PLAIN key (BYTE_ARRAY: the payload only) in c's dictionary:
+ * its index, or -1 (then *slot is where it would go). */
+int32_t upq_w_dict_find(const upq_wcol *c, const uint8_t *key, uint32_t klen, uint32_t *slot);
+
+/* The PLAIN key of the staged value at byte `off` of the staging: key and
+ * klen (fixed types are converted into tmp[16]); returns the value's staged
+ * size. */
+uint32_t upq_w_staged_key(const upq_wcol *c, uint32_t off, uint8_t *tmp, const uint8_t **key,
+                          uint32_t *klen);
+
+/* After a row group's output: clears every column's chunk state and
+ * re-indexes the rows carried over into the next row group. */
+void upq_w_rg_reset(upq_writer *w);
+
+/* Recomputes the rows every column has and commits them. */
+void upq_w_advance(upq_writer *w);
+
+/* ---- writer_out.c ------------------------------------------------------------ */
+
+/* Ends the row group at w->rs: last pages, layout, metadata; starts its
+ * output (call upq_w_pump). UPQ_OK, or a final error (UPQ_ERR_NOMEM when the
+ * metadata log is full). */
+upq_status upq_w_rg_finish(upq_writer *w);
+
+/* Starts writing the final footer (close without checkpoints). */
+void upq_w_footer_start(upq_writer *w);
+
+/* Moves pending output to the sink: UPQ_OK when none is left, UPQ_AGAIN,
+ * or a final error. */
+upq_status upq_w_pump(upq_writer *w);
+
+/* Upper bound of the encoded ColumnChunks of cols[0..ncols) (cols NULL: of
+ * the RowGroup fields around ncols chunks), for sizing the metadata log. */
+size_t upq_w_rg_bound(const upq_wcol *cols, uint32_t ncols, const upq_writer_opts *o);
+
+#endif

@@ -1,0 +1,873 @@
+/*
+ * Ending a row group and writing it out.
+ *
+ * When a row group ends, every column's last page is made, the dictionary
+ * pages are sized, and the layout is fixed: where each chunk, ColumnIndex
+ * and OffsetIndex will land. The RowGroup metadata is then encoded once,
+ * into the RAM log (checked for room before a byte is written), or, when the
+ * footer is streamed from the file, generated again inside each footer.
+ *
+ * Output is a state machine over pieces: RAM regions (chunk buffers,
+ * dictionaries, the log) are handed to the sink in place; Thrift structures
+ * and small literals go through a window; earlier row groups' metadata is
+ * copied back from the file. The sink may take any part of a piece or say
+ * "again"; the position is kept to the byte.
+ *
+ * The footer is assembled by hand, field by field, exactly as the Thrift
+ * encoder would write the same FileMetaData (field ids in order, short-form
+ * headers), so that its bytes do not depend on how it was produced.
+ */
+#include "writer_int.h"
+
+#if UPQ_WITH_WRITER
+
+/* Footer generator stages. */
+enum {
+    G_HEAD = 0,
+    G_SCHEMA,
+    G_ROWS,
+    G_RGS,
+    G_COPY,
+    G_NEW,
+    G_KV0,
+    G_KV,
+    G_CREATED,
+    G_ORDERS,
+    G_ORDER_ITEMS,
+    G_STOP,
+    G_TAIL,
+    G_DONE
+};
+
+/* RowGroup generator stages. */
+enum { R_HEAD = 0, R_COL, R_TAIL, R_SORT, R_TAIL2, R_DONE };
+
+#define CREATED_BY "uparquet version 0.1.0"
+#define CT_STRUCT 12u
+
+/* ---- small encodings ------------------------------------------------------- */
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80u) {
+        p[n++] = (uint8_t)(v | 0x80u);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+static uint64_t zz(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+/* A list header of n elements of wire type `ct`. */
+static size_t put_list_hdr(uint8_t *p, uint32_t n, unsigned ct)
+{
+    if (n < 15) {
+        p[0] = (uint8_t)((n << 4) | ct);
+        return 1;
+    }
+    p[0] = (uint8_t)(0xF0u | ct);
+    return 1 + put_varint(p + 1, n);
+}
+
+static size_t list_hdr_len(uint32_t n)
+{
+    uint8_t tmp[6];
+    return put_list_hdr(tmp, n, CT_STRUCT);
+}
+
+/* A field header with delta `d` (1..15) and wire type ct, then a zigzag varint. */
+static size_t put_int_field(uint8_t *p, unsigned d, unsigned ct, int64_t v)
+{
+    p[0] = (uint8_t)((d << 4) | ct);
+    return 1 + put_varint(p + 1, zz(v));
+}
+
+static void set_src(upq_writer *w, const uint8_t *p, size_t n)
+{
+    w->src = p;
+    w->src_len = n;
+    w->src_pos = 0;
+}
+
+/* ---- metadata models ---------------------------------------------------------- */
+
+static int order_is_float(int order)
+{
+    return order == UPQ_SO_F32 || order == UPQ_SO_F64 || order == UPQ_SO_F16;
+}
+
+/* The ColumnChunk of column `ci` of the row group being written. */
+static void fill_cc(upq_writer *w, uint32_t ci)
+{
+    upq_wmodels *m = UPQ_W_MODELS(w);
+    const upq_wcol *c = &w->cols[ci];
+    upq_column_chunk *cc = &m->cc;
+    upq_column_metadata *md = &cc->meta_data;
+    uint32_t e, ne = 0, nes = 0;
+    int v2 = w->o.data_page_v2 != 0;
+
+    upq_memset(cc, 0, sizeof *cc);
+    cc->file_offset = c->chunk_off;
+    UPQ_SET(*cc, UPQ_COLUMN_CHUNK_FILE_OFFSET);
+    UPQ_SET(*cc, UPQ_COLUMN_CHUNK_META_DATA);
+    md->isset = (1u << UPQ_COLUMN_METADATA_TYPE) | (1u << UPQ_COLUMN_METADATA_ENCODINGS) |
+                (1u << UPQ_COLUMN_METADATA_PATH_IN_SCHEMA) | (1u << UPQ_COLUMN_METADATA_CODEC) |
+                (1u << UPQ_COLUMN_METADATA_NUM_VALUES) |
+                (1u << UPQ_COLUMN_METADATA_TOTAL_UNCOMPRESSED_SIZE) |
+                (1u << UPQ_COLUMN_METADATA_TOTAL_COMPRESSED_SIZE) |
+                (1u << UPQ_COLUMN_METADATA_DATA_PAGE_OFFSET) |
+                (1u << UPQ_COLUMN_METADATA_ENCODING_STATS);
+    md->type = c->type;
+    for (e = 0; e < 32 && ne < UPQ_COUNTOF_ENCS; e++)
+        if (c->enc_mask & (1u << e))
+            m->encs[ne++] = (int32_t)e;
+    md->encodings.v = m->encs;
+    md->encodings.n = ne;
+    md->path_in_schema.v = c->path;
+    md->path_in_schema.n = c->path_len;
+    md->codec = w->o.codec;
+    md->num_values = c->num_values;
+    md->total_uncompressed_size = c->unc_bytes;
+    md->total_compressed_size = c->comp_bytes;
+    md->data_page_offset = c->data_off;
+    if (c->dict_pages) {
+        md->dictionary_page_offset = c->chunk_off;
+        UPQ_SET(*md, UPQ_COLUMN_METADATA_DICTIONARY_PAGE_OFFSET);
+        m->es[nes].isset = 0xEu;
+        m->es[nes].page_type = UPQ_PAGE_DICTIONARY;
+        m->es[nes].encoding = v2 ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY;
+        m->es[nes++].count = 1;
+    }
+    if (c->pages_dict) {
+        m->es[nes].isset = 0xEu;
+        m->es[nes].page_type = v2 ? UPQ_PAGE_DATA_V2 : UPQ_PAGE_DATA;
+        m->es[nes].encoding = v2 ? UPQ_ENC_RLE_DICTIONARY : UPQ_ENC_PLAIN_DICTIONARY;
+        m->es[nes++].count = (int32_t)c->pages_dict;
+    }
+    if (c->pages_plain) {
+        m->es[nes].isset = 0xEu;
+        m->es[nes].page_type = v2 ? UPQ_PAGE_DATA_V2 : UPQ_PAGE_DATA;
+        m->es[nes].encoding = c->enc;
+        m->es[nes++].count = (int32_t)c->pages_plain;
+    }
+    md->encoding_stats.v = m->es;
+    md->encoding_stats.n = nes;
+    if (!w->o.no_statistics) {
+        upq_statistics *s = &md->statistics;
+        UPQ_SET(*md, UPQ_COLUMN_METADATA_STATISTICS);
+        s->null_count = c->nulls;
+        UPQ_SET(*s, UPQ_STATISTICS_NULL_COUNT);
+        if (c->st.has && c->st.min_ok) {
+            s->min_value.ptr = c->st.min;
+            s->min_value.len = c->st.min_len;
+            s->is_min_value_exact = c->st.min_exact;
+            UPQ_SET(*s, UPQ_STATISTICS_MIN_VALUE);
+            UPQ_SET(*s, UPQ_STATISTICS_IS_MIN_VALUE_EXACT);
+        }
+        if (c->st.has && c->st.max_ok) {
+            s->max_value.ptr = c->st.max;
+            s->max_value.len = c->st.max_len;
+            s->is_max_value_exact = c->st.max_exact;
+            UPQ_SET(*s, UPQ_STATISTICS_MAX_VALUE);
+            UPQ_SET(*s, UPQ_STATISTICS_IS_MAX_VALUE_EXACT);
+        }
+        if (order_is_float(c->order)) {
+            s->nan_count = c->nans;
+            UPQ_SET(*s, UPQ_STATISTICS_NAN_COUNT);
+        }
+    }
+    if (c->type == UPQ_TYPE_BYTE_ARRAY || c->def_hist || c->rep_hist) {
+        upq_size_statistics *z = &md->size_statistics;
+        UPQ_SET(*md, UPQ_COLUMN_METADATA_SIZE_STATISTICS);
+        if (c->type == UPQ_TYPE_BYTE_ARRAY) {
+            z->unencoded_byte_array_data_bytes = c->ba_bytes;
+            UPQ_SET(*z, UPQ_SIZE_STATISTICS_UNENCODED_BYTE_ARRAY_DATA_BYTES);
+        }
+        if (c->rep_hist) {
+            z->repetition_level_histogram.v = c->rep_hist;
+            z->repetition_level_histogram.n = (uint32_t)c->max_rep + 1u;
+            UPQ_SET(*z, UPQ_SIZE_STATISTICS_REPETITION_LEVEL_HISTOGRAM);
+        }
+        if (c->def_hist) {
+            z->definition_level_histogram.v = c->def_hist;
+            z->definition_level_histogram.n = (uint32_t)c->max_def + 1u;
+            UPQ_SET(*z, UPQ_SIZE_STATISTICS_DEFINITION_LEVEL_HISTOGRAM);
+        }
+    }
+    if (c->max_pages) {
+        cc->offset_index_offset = c->oi_off;
+        cc->offset_index_length = c->oi_len;
+        UPQ_SET(*cc, UPQ_COLUMN_CHUNK_OFFSET_INDEX_OFFSET);
+        UPQ_SET(*cc, UPQ_COLUMN_CHUNK_OFFSET_INDEX_LENGTH);
+        if (c->ci_len) {
+            cc->column_index_offset = c->ci_off;
+            cc->column_index_length = c->ci_len;
+            UPQ_SET(*cc, UPQ_COLUMN_CHUNK_COLUMN_INDEX_OFFSET);
+            UPQ_SET(*cc, UPQ_COLUMN_CHUNK_COLUMN_INDEX_LENGTH);
+        }
+    }
+}
+
+static int32_t boundary_order(const upq_wcol *c)
+{
+    int asc = 1, desc = 1;
+    uint32_t p, prev = UINT32_MAX;
+    for (p = 0; p < c->npages; p++) {
+        int a, b;
+        if (c->null_pages[p])
+            continue;
+        if (prev != UINT32_MAX) {
+            a = upq_stats_cmp(c->order, c->pmin[p].ptr, c->pmin[p].len, c->pmin[prev].ptr,
+                              c->pmin[prev].len);
+            b = upq_stats_cmp(c->order, c->pmax[p].ptr, c->pmax[p].len, c->pmax[prev].ptr,
+                              c->pmax[prev].len);
+            if (a < 0 || b < 0)
+                asc = 0;
+            if (a > 0 || b > 0)
+                desc = 0;
+        }
+        prev = p;
+    }
+    return asc ? UPQ_BOUNDARY_ASCENDING : desc ? UPQ_BOUNDARY_DESCENDING : UPQ_BOUNDARY_UNORDERED;
+}
+
+static void build_ci(upq_writer *w, const upq_wcol *c)
+{
+    upq_column_index *ci = &UPQ_W_MODELS(w)->ci;
+    upq_memset(ci, 0, sizeof *ci);
+    ci->isset = (1u << UPQ_COLUMN_INDEX_NULL_PAGES) | (1u << UPQ_COLUMN_INDEX_MIN_VALUES) |
+                (1u << UPQ_COLUMN_INDEX_MAX_VALUES) | (1u << UPQ_COLUMN_INDEX_BOUNDARY_ORDER) |
+                (1u << UPQ_COLUMN_INDEX_NULL_COUNTS);
+    ci->null_pages.v = c->null_pages;
+    ci->null_pages.n = c->npages;
+    ci->min_values.v = c->pmin;
+    ci->min_values.n = c->npages;
+    ci->max_values.v = c->pmax;
+    ci->max_values.n = c->npages;
+    ci->boundary_order = boundary_order(c);
+    ci->null_counts.v = c->pnulls;
+    ci->null_counts.n = c->npages;
+}
+
+static void build_oi(upq_writer *w, const upq_wcol *c)
+{
+    upq_offset_index *oi = &UPQ_W_MODELS(w)->oi;
+    upq_memset(oi, 0, sizeof *oi);
+    oi->isset = 1u << UPQ_OFFSET_INDEX_PAGE_LOCATIONS;
+    oi->page_locations.v = c->locs;
+    oi->page_locations.n = c->npages;
+}
+
+/* ---- the RowGroup generator -------------------------------------------------- */
+
+static void lit_start(upq_writer *w)
+{
+    w->lit_len = w->lit_pos = 0;
+}
+
+/* Copies pending literal bytes into out (NULL: only counts). */
+static size_t lit_drain(upq_writer *w, uint8_t *out, size_t cap)
+{
+    size_t k = (size_t)(w->lit_len - w->lit_pos);
+    if (out) {
+        if (k > cap)
+            k = cap;
+        upq_memcpy(out, w->lit + w->lit_pos, k);
+    }
+    w->lit_pos = (uint8_t)(w->lit_pos + k);
+    return k;
+}
+
+/*
+ * Produces the next bytes of the encoded RowGroup into out[0..cap) (out
+ * NULL: counts them all at once). UPQ_OK when it is complete, UPQ_AGAIN when
+ * out is full. *produced gets the bytes of this call.
+ */
+static upq_status rg_gen(upq_writer *w, uint8_t *out, size_t cap, size_t *produced)
+{
+    upq_wmodels *m = UPQ_W_MODELS(w);
+    size_t pos = 0;
+    *produced = 0;
+    for (;;) {
+        if (w->lit_pos < w->lit_len) {
+            pos += lit_drain(w, out ? out + pos : out, cap - pos);
+            if (w->lit_pos < w->lit_len) {
+                *produced = pos;
+                return UPQ_AGAIN;
+            }
+        }
+        if (w->tenc_on) {
+            size_t got = 0;
+            upq_status st;
+            if (out && pos == cap) {
+                *produced = pos;
+                return UPQ_AGAIN;
+            }
+            st = upq_tenc_run(&m->tenc, out ? out + pos : out, out ? cap - pos : 0, &got);
+            pos += got;
+            if (st == UPQ_AGAIN) {
+                *produced = pos;
+                return UPQ_AGAIN;
+            }
+            if (st != UPQ_OK)
+                return upq_w_fail(w, UPQ_ERR_STATE, -1, "metadata cannot be encoded");
+            w->tenc_on = 0;
+        }
+        lit_start(w);
+        switch (w->rstage) {
+        case R_HEAD:
+            w->lit[0] = 0x19; /* field 1, list */
+            w->lit_len = (uint8_t)(1 + put_list_hdr(w->lit + 1, w->ncols, CT_STRUCT));
+            w->rc = 0;
+            w->rstage = R_COL;
+            break;
+        case R_COL:
+            if (w->rc == w->ncols) {
+                w->rstage = R_TAIL;
+                break;
+            }
+            fill_cc(w, w->rc++);
+            upq_tenc_init(&m->tenc, &upq_column_chunk_desc, &m->cc);
+            w->tenc_on = 1;
+            break;
+        case R_TAIL: {
+            size_t k = put_int_field(w->lit, 1, 6, w->rg_unc);
+            k += put_int_field(w->lit + k, 1, 6, (int64_t)w->rg_rows);
+            if (w->o.nsorting) {
+                w->lit[k++] = 0x19;
+                k += put_list_hdr(w->lit + k, w->o.nsorting, CT_STRUCT);
+            }
+            w->lit_len = (uint8_t)k;
+            w->rc = 0;
+            w->rstage = w->o.nsorting ? R_SORT : R_TAIL2;
+            break;
+        }
+        case R_SORT:
+            if (w->rc == w->o.nsorting) {
+                w->rstage = R_TAIL2;
+                break;
+            }
+            upq_tenc_init(&m->tenc, &upq_sorting_column_desc, &w->o.sorting[w->rc++]);
+            w->tenc_on = 1;
+            break;
+        case R_TAIL2: {
+            size_t k = put_int_field(w->lit, w->o.nsorting ? 1u : 2u, 6, w->rg_off);
+            k += put_int_field(w->lit + k, 1, 6, w->rg_comp);
+            if (w->num_rg <= 32767u)
+                k += put_int_field(w->lit + k, 1, 4, (int64_t)w->num_rg);
+            w->lit[k++] = 0; /* STOP */
+            w->lit_len = (uint8_t)k;
+            w->rstage = R_DONE;
+            break;
+        }
+        default: *produced = pos; return UPQ_OK;
+        }
+    }
+}
+
+size_t upq_w_rg_bound(const upq_wcol *cols, uint32_t ncols, const upq_writer_opts *o)
+{
+    size_t b = 0, len = 0;
+    uint32_t i;
+    if (!cols) {
+        /* RowGroup fields around the chunks */
+        b = 1 + list_hdr_len(ncols) + 4u * 11u + 4u + 1u;
+        if (o->nsorting) {
+            b += 1 + list_hdr_len(o->nsorting);
+            for (i = 0; i < o->nsorting; i++) {
+                if (upq_thrift_encode(&upq_sorting_column_desc, &o->sorting[i], (uint8_t *)0, 0,
+                                      &len) != UPQ_OK)
+                    return SIZE_MAX;
+                b += len;
+            }
+        }
+        return b;
+    }
+    for (i = 0; i < ncols; i++) {
+        const upq_wcol *c = &cols[i];
+        upq_column_chunk cc;
+        upq_column_metadata *md = &cc.meta_data;
+        int32_t encs[UPQ_COUNTOF_ENCS];
+        upq_page_encoding_stats es[3];
+        uint32_t k;
+        upq_memset(&cc, 0, sizeof cc);
+        /* every field the writer may set, every integer at its widest */
+        cc.isset = (1u << UPQ_COLUMN_CHUNK_FILE_OFFSET) | (1u << UPQ_COLUMN_CHUNK_META_DATA) |
+                   (1u << UPQ_COLUMN_CHUNK_OFFSET_INDEX_OFFSET) |
+                   (1u << UPQ_COLUMN_CHUNK_OFFSET_INDEX_LENGTH) |
+                   (1u << UPQ_COLUMN_CHUNK_COLUMN_INDEX_OFFSET) |
+                   (1u << UPQ_COLUMN_CHUNK_COLUMN_INDEX_LENGTH);
+        cc.file_offset = cc.offset_index_offset = cc.column_index_offset = INT64_MIN;
+        cc.offset_index_length = cc.column_index_length = INT32_MIN;
+        md->isset = 0x1FFFFu << 1;
+        md->isset &= ~((1u << UPQ_COLUMN_METADATA_KEY_VALUE_METADATA) |
+                       (1u << UPQ_COLUMN_METADATA_INDEX_PAGE_OFFSET) |
+                       (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET) |
+                       (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH) |
+                       (1u << UPQ_COLUMN_METADATA_GEOSPATIAL_STATISTICS));
+        md->type = c->type;
+        for (k = 0; k < UPQ_COUNTOF_ENCS; k++)
+            encs[k] = INT32_MIN;
+        md->encodings.v = encs;
+        md->encodings.n = UPQ_COUNTOF_ENCS;
+        md->path_in_schema.v = c->path;
+        md->path_in_schema.n = c->path_len;
+        md->codec = INT32_MIN;
+        md->num_values = md->total_uncompressed_size = md->total_compressed_size = INT64_MIN;
+        md->data_page_offset = md->dictionary_page_offset = INT64_MIN;
+        md->statistics.isset = (1u << UPQ_STATISTICS_NULL_COUNT) | (1u << UPQ_STATISTICS_NAN_COUNT);
+        md->statistics.null_count = md->statistics.nan_count = INT64_MIN;
+        if (c->scap) {
+            md->statistics.isset |= (1u << UPQ_STATISTICS_MAX_VALUE) |
+                                    (1u << UPQ_STATISTICS_MIN_VALUE) |
+                                    (1u << UPQ_STATISTICS_IS_MAX_VALUE_EXACT) |
+                                    (1u << UPQ_STATISTICS_IS_MIN_VALUE_EXACT);
+            md->statistics.min_value.ptr = md->statistics.max_value.ptr = (const uint8_t *)&cc;
+            md->statistics.min_value.len = md->statistics.max_value.len = c->scap;
+        }
+        for (k = 0; k < 3; k++) {
+            es[k].isset = 0xEu;
+            es[k].page_type = es[k].encoding = es[k].count = INT32_MIN;
+        }
+        md->encoding_stats.v = es;
+        md->encoding_stats.n = 3;
+        md->size_statistics.isset = 1u << UPQ_SIZE_STATISTICS_UNENCODED_BYTE_ARRAY_DATA_BYTES;
+        md->size_statistics.unencoded_byte_array_data_bytes = INT64_MIN;
+        if (upq_thrift_encode(&upq_column_chunk_desc, &cc, (uint8_t *)0, 0, &len) != UPQ_OK)
+            return SIZE_MAX;
+        b += len;
+        /* the level histograms, left out of the model above */
+        if (c->max_rep)
+            b += 1 + list_hdr_len((uint32_t)c->max_rep + 1u) + ((size_t)c->max_rep + 1u) * 10u;
+        if (c->max_def)
+            b += 1 + list_hdr_len((uint32_t)c->max_def + 1u) + ((size_t)c->max_def + 1u) * 10u;
+    }
+    return b;
+}
+
+/* ---- ending a row group -------------------------------------------------------- */
+
+static upq_status count_struct(upq_writer *w, const upq_tstruct *d, const void *obj, int32_t *len)
+{
+    size_t n = 0;
+    if (upq_thrift_encode(d, obj, (uint8_t *)0, 0, &n) != UPQ_OK || n > INT32_MAX)
+        return upq_w_fail(w, UPQ_ERR_STATE, -1, "page index cannot be encoded");
+    *len = (int32_t)n;
+    return UPQ_OK;
+}
+
+upq_status upq_w_rg_finish(upq_writer *w)
+{
+    upq_wmodels *m = UPQ_W_MODELS(w);
+    uint64_t pos;
+    uint32_t i, p;
+    upq_status st;
+
+    for (i = 0; i < w->ncols; i++) {
+        upq_wcol *c = &w->cols[i];
+        st = upq_w_flush_page(w, c, 1);
+        if (st != UPQ_OK)
+            return st;
+        if (c->frows != w->rs)
+            return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)i, "columns out of step at a row group end");
+        if (c->dict_pages) {
+            size_t hl = 0;
+            st = upq_w_dict_page(w, c, &hl);
+            if (st != UPQ_OK)
+                return st;
+            c->dict_hdr = (int32_t)hl;
+            c->enc_mask |= 1u << (w->o.data_page_v2 ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY);
+        }
+    }
+    /* layout */
+    pos = w->file_pos + (w->magic_done ? 0u : 4u);
+    w->rg_off = (int64_t)pos;
+    w->rg_unc = w->rg_comp = 0;
+    for (i = 0; i < w->ncols; i++) {
+        upq_wcol *c = &w->cols[i];
+        c->chunk_off = (int64_t)pos;
+        c->data_off = c->chunk_off + c->dict_hdr + c->dict_stored;
+        for (p = 0; p < c->npages && c->max_pages; p++)
+            c->locs[p].offset += c->data_off;
+        pos = (uint64_t)c->data_off + c->chunk_used;
+        c->unc_bytes += c->dict_hdr + c->dict_unc;
+        c->comp_bytes += c->dict_hdr + c->dict_stored;
+        w->rg_unc += c->unc_bytes;
+        w->rg_comp += c->comp_bytes;
+    }
+    if (!w->o.no_page_index) {
+        for (i = 0; i < w->ncols; i++) {
+            upq_wcol *c = &w->cols[i];
+            c->ci_len = 0;
+            if (c->ci_ok && c->npages) {
+                build_ci(w, c);
+                st = count_struct(w, &upq_column_index_desc, &m->ci, &c->ci_len);
+                if (st != UPQ_OK)
+                    return st;
+                c->ci_off = (int64_t)pos;
+                pos += (uint64_t)c->ci_len;
+            }
+        }
+        for (i = 0; i < w->ncols; i++) {
+            upq_wcol *c = &w->cols[i];
+            build_oi(w, c);
+            st = count_struct(w, &upq_offset_index_desc, &m->oi, &c->oi_len);
+            if (st != UPQ_OK)
+                return st;
+            c->oi_off = (int64_t)pos;
+            pos += (uint64_t)c->oi_len;
+        }
+    }
+    w->rg_rows = w->rs;
+    if (!w->streaming) {
+        size_t need = 0, got = 0;
+        w->rstage = R_HEAD;
+        lit_start(w);
+        w->tenc_on = 0;
+        st = rg_gen(w, (uint8_t *)0, 0, &need);
+        if (st != UPQ_OK)
+            return st;
+        if (need > w->log_cap - w->log_used) {
+            w->log_full = 1;
+            w->arena.needed = w->arena.cap + (need - (w->log_cap - w->log_used));
+            return upq_w_fail(w, UPQ_ERR_NOMEM, -1,
+                              "footer log full: more row groups than the arena's metadata room");
+        }
+        w->rstage = R_HEAD;
+        lit_start(w);
+        st = rg_gen(w, w->log + w->log_used, w->log_cap - w->log_used, &got);
+        if (st != UPQ_OK || got != need)
+            return upq_w_fail(w, UPQ_ERR_STATE, -1, "row group metadata changed size");
+        w->log_used += got;
+    }
+    w->out_kind = UPQ_OUT_RG;
+    w->oc = 0;
+    w->gstage = G_HEAD;
+    w->ostage = w->magic_done ? UPQ_OS_DICT_HDR : UPQ_OS_MAGIC;
+    return UPQ_OK;
+}
+
+void upq_w_footer_start(upq_writer *w)
+{
+    w->out_kind = UPQ_OUT_FOOTER;
+    w->gstage = G_HEAD;
+    w->ostage = w->magic_done ? UPQ_OS_FOOTER : UPQ_OS_MAGIC;
+}
+
+/* ---- the footer ---------------------------------------------------------------- */
+
+/* Runs the Thrift encoder on `obj` into the window (starting it first). */
+static upq_status tenc_piece(upq_writer *w, const upq_tstruct *d, const void *obj, int *done)
+{
+    upq_wmodels *m = UPQ_W_MODELS(w);
+    size_t got = 0;
+    upq_status st;
+    if (!w->tenc_on) {
+        upq_tenc_init(&m->tenc, d, obj);
+        w->tenc_on = 1;
+    }
+    st = upq_tenc_run(&m->tenc, w->win, sizeof w->win, &got);
+    if (st < 0)
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "metadata cannot be encoded");
+    *done = st == UPQ_OK;
+    if (*done)
+        w->tenc_on = 0;
+    set_src(w, w->win, got);
+    return UPQ_OK;
+}
+
+/* Sets the next piece of the footer as the source. UPQ_OK, UPQ_DONE when the
+ * footer is complete, UPQ_AGAIN (reading back blocked) or an error. */
+static upq_status footer_piece(upq_writer *w)
+{
+    int in_rg = w->out_kind == UPQ_OUT_RG;
+    int done = 0;
+    size_t k, got = 0;
+    upq_status st;
+    for (;;) {
+        switch (w->gstage) {
+        case G_HEAD:
+            w->footer_start = w->file_pos;
+            w->win[0] = 0x15; /* version: i32 1 */
+            w->win[1] = 0x02;
+            w->win[2] = 0x19; /* schema: list<struct> */
+            k = 3 + put_list_hdr(w->win + 3, w->nelems, CT_STRUCT);
+            set_src(w, w->win, k);
+            w->gi = 0;
+            w->gstage = G_SCHEMA;
+            return UPQ_OK;
+        case G_SCHEMA:
+            if (w->gi == w->nelems) {
+                w->gstage = G_ROWS;
+                continue;
+            }
+            st = tenc_piece(w, &upq_schema_element_desc, &w->elems[w->gi], &done);
+            if (done)
+                w->gi++;
+            return st;
+        case G_ROWS: {
+            uint64_t rows = w->rows_done + (in_rg ? w->rg_rows : 0u);
+            uint32_t nrg = w->num_rg + (in_rg ? 1u : 0u);
+            k = put_int_field(w->win, 1, 6, (int64_t)rows);
+            w->win[k++] = 0x19; /* row_groups: list<struct> */
+            k += put_list_hdr(w->win + k, nrg, CT_STRUCT);
+            set_src(w, w->win, k);
+            w->gstage = G_RGS;
+            return UPQ_OK;
+        }
+        case G_RGS:
+            w->new_off = w->file_pos;
+            if (!w->streaming) {
+                set_src(w, w->log, w->log_used);
+                w->gstage = G_KV0;
+                return UPQ_OK;
+            }
+            w->copy_pos = w->stream_off;
+            w->copy_end = w->stream_off + w->stream_len;
+            w->gstage = G_COPY;
+            continue;
+        case G_COPY: {
+            uint64_t want = w->copy_end - w->copy_pos;
+            if (want == 0) {
+                w->gstage = in_rg ? G_NEW : G_KV0;
+                w->rstage = R_HEAD;
+                w->tenc_on = 0;
+                lit_start(w);
+                continue;
+            }
+            if (want > w->pbuf_cap)
+                want = w->pbuf_cap;
+            st = w->sink.read_at(w->sink.ctx, w->copy_pos, w->pbuf, (size_t)want, &got);
+            if (st == UPQ_AGAIN)
+                return UPQ_AGAIN;
+            if (st != UPQ_OK || got == 0 || got > want)
+                return upq_w_fail(w, UPQ_ERR_IO, -1, "reading back earlier metadata failed");
+            w->copy_pos += got;
+            set_src(w, w->pbuf, got);
+            return UPQ_OK;
+        }
+        case G_NEW:
+            st = rg_gen(w, w->win, sizeof w->win, &got);
+            if (st < 0)
+                return st;
+            if (st == UPQ_OK)
+                w->gstage = G_KV0;
+            set_src(w, w->win, got);
+            return UPQ_OK;
+        case G_KV0:
+            w->new_len = w->file_pos - w->new_off;
+            w->gi = 0;
+            if (w->o.nkv) {
+                w->win[0] = 0x19; /* key_value_metadata */
+                k = 1 + put_list_hdr(w->win + 1, w->o.nkv, CT_STRUCT);
+                set_src(w, w->win, k);
+                w->gstage = G_KV;
+                return UPQ_OK;
+            }
+            w->gstage = G_CREATED;
+            continue;
+        case G_KV:
+            if (w->gi == w->o.nkv) {
+                w->gstage = G_CREATED;
+                continue;
+            }
+            st = tenc_piece(w, &upq_key_value_desc, &w->o.kv[w->gi], &done);
+            if (done)
+                w->gi++;
+            return st;
+        case G_CREATED:
+            w->win[0] = w->o.nkv ? 0x18 : 0x28; /* created_by: binary */
+            k = 1 + put_varint(w->win + 1, sizeof CREATED_BY - 1);
+            upq_memcpy(w->win + k, CREATED_BY, sizeof CREATED_BY - 1);
+            set_src(w, w->win, k + sizeof CREATED_BY - 1);
+            w->gstage = G_ORDERS;
+            return UPQ_OK;
+        case G_ORDERS:
+            w->win[0] = 0x19; /* column_orders: list<ColumnOrder> */
+            k = 1 + put_list_hdr(w->win + 1, w->ncols, CT_STRUCT);
+            set_src(w, w->win, k);
+            w->gi = 0;
+            w->gstage = G_ORDER_ITEMS;
+            return UPQ_OK;
+        case G_ORDER_ITEMS:
+            /* each ColumnOrder is TYPE_ORDER: field 1 struct, its STOP, our STOP */
+            for (k = 0; w->gi < w->ncols && k + 3 <= sizeof w->win; w->gi++) {
+                w->win[k++] = 0x1C;
+                w->win[k++] = 0;
+                w->win[k++] = 0;
+            }
+            if (w->gi == w->ncols)
+                w->gstage = G_STOP;
+            set_src(w, w->win, k);
+            return UPQ_OK;
+        case G_STOP:
+            w->win[0] = 0;
+            set_src(w, w->win, 1);
+            w->gstage = G_TAIL;
+            return UPQ_OK;
+        case G_TAIL: {
+            uint64_t len = w->file_pos - w->footer_start;
+            if (len > UINT32_MAX)
+                return upq_w_fail(w, UPQ_ERR_LIMIT, -1, "footer larger than 4 GiB");
+            upq_store_le32(w->win, (uint32_t)len);
+            upq_memcpy(w->win + 4, "PAR1", 4);
+            set_src(w, w->win, 8);
+            w->gstage = G_DONE;
+            return UPQ_OK;
+        }
+        default: return UPQ_DONE;
+        }
+    }
+}
+
+/* ---- the output state machine ----------------------------------------------------- */
+
+/* The output run is complete: account for it. */
+static void out_done(upq_writer *w)
+{
+    int footer = w->out_kind == UPQ_OUT_FOOTER || w->o.checkpoint;
+    if (footer && w->streaming) {
+        w->stream_off = w->new_off;
+        w->stream_len = w->new_len;
+    }
+    if (w->out_kind == UPQ_OUT_RG) {
+        if (w->o.checkpoint)
+            w->rows_durable = w->rows_done + w->rg_rows;
+        upq_w_rg_reset(w);
+    } else {
+        w->rows_durable = w->rows_done;
+        w->close_stage = 2;
+    }
+}
+
+static upq_status next_piece(upq_writer *w)
+{
+    upq_wmodels *m = UPQ_W_MODELS(w);
+    upq_status st;
+    int done = 0;
+    for (;;) {
+        upq_wcol *c = w->oc < w->ncols ? &w->cols[w->oc] : (upq_wcol *)0;
+        switch (w->ostage) {
+        case UPQ_OS_MAGIC:
+            set_src(w, (const uint8_t *)"PAR1", 4);
+            w->magic_done = 1;
+            w->oc = 0;
+            w->ostage = w->out_kind == UPQ_OUT_RG ? UPQ_OS_DICT_HDR : UPQ_OS_FOOTER;
+            return UPQ_OK;
+        case UPQ_OS_DICT_HDR: {
+            size_t hl = 0;
+            if (!c) {
+                w->ostage = UPQ_OS_CI;
+                w->oc = 0;
+                continue;
+            }
+            w->ostage = UPQ_OS_CHUNK;
+            if (!c->dict_pages)
+                continue;
+            /* compressed again: the same bytes as when the layout was made */
+            st = upq_w_dict_page(w, c, &hl);
+            if (st != UPQ_OK)
+                return st;
+            if ((int32_t)hl != c->dict_hdr)
+                return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)w->oc, "dictionary page changed size");
+            set_src(w, w->hbuf, hl);
+            w->ostage = UPQ_OS_DICT_BODY;
+            return UPQ_OK;
+        }
+        case UPQ_OS_DICT_BODY:
+            set_src(w, w->o.codec != UPQ_CODEC_UNCOMPRESSED ? w->pbuf : c->dict,
+                    (size_t)c->dict_stored);
+            w->ostage = UPQ_OS_CHUNK;
+            return UPQ_OK;
+        case UPQ_OS_CHUNK:
+            set_src(w, c->chunk, c->chunk_used);
+            w->oc++;
+            w->ostage = UPQ_OS_DICT_HDR;
+            return UPQ_OK;
+        case UPQ_OS_CI:
+            if (!c || w->o.no_page_index) {
+                w->ostage = UPQ_OS_OI;
+                w->oc = 0;
+                continue;
+            }
+            if (!c->ci_len) {
+                w->oc++;
+                continue;
+            }
+            if (!w->tenc_on)
+                build_ci(w, c);
+            st = tenc_piece(w, &upq_column_index_desc, &m->ci, &done);
+            if (done)
+                w->oc++;
+            return st;
+        case UPQ_OS_OI:
+            if (!c || w->o.no_page_index) {
+                w->gstage = G_HEAD;
+                w->ostage = w->o.checkpoint ? UPQ_OS_FOOTER : UPQ_OS_END;
+                continue;
+            }
+            if (!w->tenc_on)
+                build_oi(w, c);
+            st = tenc_piece(w, &upq_offset_index_desc, &m->oi, &done);
+            if (done)
+                w->oc++;
+            return st;
+        case UPQ_OS_FOOTER:
+            st = footer_piece(w);
+            if (st != UPQ_DONE)
+                return st;
+            w->ostage = UPQ_OS_SYNC;
+            continue;
+        case UPQ_OS_SYNC:
+            if (w->sink.sync) {
+                st = w->sink.sync(w->sink.ctx);
+                if (st == UPQ_AGAIN)
+                    return UPQ_AGAIN;
+                if (st != UPQ_OK)
+                    return upq_w_fail(w, UPQ_ERR_IO, -1, "sync failed");
+            }
+            w->ostage = UPQ_OS_END;
+            continue;
+        case UPQ_OS_END:
+            w->ostage = UPQ_OS_IDLE;
+            out_done(w);
+            return UPQ_DONE;
+        default: return UPQ_DONE;
+        }
+    }
+}
+
+upq_status upq_w_pump(upq_writer *w)
+{
+    for (;;) {
+        upq_status st;
+        if (w->src_pos < w->src_len) {
+            size_t n = 0, left = w->src_len - w->src_pos;
+            st = w->sink.write(w->sink.ctx, w->src + w->src_pos, left, &n);
+            if (st == UPQ_AGAIN)
+                return UPQ_AGAIN;
+            if (st != UPQ_OK || n == 0 || n > left) {
+                upq_w_fail(w, UPQ_ERR_IO, -1, "write failed");
+                w->err.offset = w->file_pos;
+                return UPQ_ERR_IO;
+            }
+            w->src_pos += n;
+            w->file_pos += n;
+            continue;
+        }
+        if (w->ostage == UPQ_OS_IDLE)
+            return UPQ_OK;
+        st = next_piece(w);
+        if (st == UPQ_DONE)
+            return UPQ_OK;
+        if (st != UPQ_OK)
+            return st;
+    }
+}
+
+#endif /* UPQ_WITH_WRITER */

@@ -1,0 +1,488 @@
+/*
+ * Data and dictionary pages: the committed part of a column's staging is
+ * encoded (levels, then values), compressed straight into the column's chunk
+ * buffer behind room for the largest possible header, checksummed, and its
+ * header is put in front of it. Statistics and the page-index entry are
+ * taken on the way.
+ */
+#include "writer_int.h"
+
+#if UPQ_WITH_WRITER
+
+static size_t sadd(size_t a, size_t b)
+{
+    return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+size_t upq_w_header_bound(uint32_t scap)
+{
+    upq_page_header ph;
+    upq_statistics *s;
+    size_t v1 = 0, v2 = 0;
+    int k;
+    for (k = 0; k < 2; k++) {
+        upq_memset(&ph, 0, sizeof ph);
+        /* the largest varints: every integer at its minimum */
+        ph.isset = (1u << UPQ_PAGE_HEADER_TYPE) | (1u << UPQ_PAGE_HEADER_UNCOMPRESSED_PAGE_SIZE) |
+                   (1u << UPQ_PAGE_HEADER_COMPRESSED_PAGE_SIZE) | (1u << UPQ_PAGE_HEADER_CRC);
+        ph.type = k ? UPQ_PAGE_DATA_V2 : UPQ_PAGE_DATA;
+        ph.uncompressed_page_size = ph.compressed_page_size = ph.crc = INT32_MIN;
+        if (k) {
+            upq_data_page_header_v2 *h = &ph.data_page_header_v2;
+            UPQ_SET(ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2);
+            h->isset = 0xFFu << 1;
+            h->num_values = h->num_nulls = h->num_rows = h->encoding = INT32_MIN;
+            h->definition_levels_byte_length = h->repetition_levels_byte_length = INT32_MIN;
+            s = &h->statistics;
+        } else {
+            upq_data_page_header *h = &ph.data_page_header;
+            UPQ_SET(ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER);
+            h->isset = 0x1Fu << 1;
+            h->num_values = h->encoding = INT32_MIN;
+            h->definition_level_encoding = h->repetition_level_encoding = INT32_MIN;
+            s = &h->statistics;
+        }
+        s->isset = (1u << UPQ_STATISTICS_NULL_COUNT) | (1u << UPQ_STATISTICS_NAN_COUNT);
+        s->null_count = s->nan_count = INT64_MIN;
+        if (scap) {
+            s->isset |= (1u << UPQ_STATISTICS_MAX_VALUE) | (1u << UPQ_STATISTICS_MIN_VALUE) |
+                        (1u << UPQ_STATISTICS_IS_MAX_VALUE_EXACT) |
+                        (1u << UPQ_STATISTICS_IS_MIN_VALUE_EXACT);
+            s->min_value.ptr = s->max_value.ptr = (const uint8_t *)&ph;
+            s->min_value.len = s->max_value.len = scap;
+        }
+        if (upq_thrift_encode(&upq_page_header_desc, &ph, (uint8_t *)0, 0, k ? &v2 : &v1) != UPQ_OK)
+            return SIZE_MAX;
+    }
+    /* a dictionary page header is smaller: no statistics */
+    return v1 > v2 ? v1 : v2;
+}
+
+/* Level and value parts of a page body's bound. */
+static void bounds(const upq_wcol *c, size_t *lev, size_t *vals)
+{
+    size_t nv = c->vsize ? c->vcap / c->vsize : c->vcap / 4u, l = 0, v;
+    if (nv > c->lcap)
+        nv = c->lcap;
+    if (c->max_rep)
+        l = sadd(l, sadd(4, upq_rle_bound(c->lcap, upq_bit_width32(c->max_rep))));
+    if (c->max_def)
+        l = sadd(l, sadd(4, upq_rle_bound(c->lcap, upq_bit_width32(c->max_def))));
+    if (c->type == UPQ_TYPE_BYTE_ARRAY && c->enc == UPQ_ENC_PLAIN)
+        v = c->vcap; /* staged as PLAIN already: lengths included */
+    else
+        v = upq_encode_bound(c->enc, c->type, c->type_length, nv, c->vcap);
+    if (v == 0)
+        v = SIZE_MAX;
+    if (c->use_dict) {
+        unsigned bw = c->dict_max > 1 ? upq_bit_width32(c->dict_max - 1u) : 1u;
+        size_t d = sadd(1, upq_rle_bound(nv, bw));
+        if (d > v)
+            v = d;
+    }
+    *lev = l;
+    *vals = v;
+}
+
+size_t upq_w_body_bound(const upq_wcol *c)
+{
+    size_t l, v;
+    bounds(c, &l, &v);
+    return sadd(l, v);
+}
+
+static size_t cbound(int32_t codec, size_t n)
+{
+    size_t b;
+    if (n == SIZE_MAX)
+        return SIZE_MAX;
+    b = upq_compress_bound(codec, n);
+    return b ? b : SIZE_MAX;
+}
+
+size_t upq_w_stored_bound(const upq_wcol *c, int32_t codec, int v2)
+{
+    size_t l, v, cv;
+    bounds(c, &l, &v);
+    if (codec == UPQ_CODEC_UNCOMPRESSED)
+        return sadd(l, v);
+    if (!v2)
+        return cbound(codec, sadd(l, v));
+    cv = cbound(codec, v);
+    return sadd(l, cv > v ? cv : v);
+}
+
+/* Encodes levels [0, n) (v1: with the 4-byte length) at out. */
+static upq_status put_levels(const uint16_t *lv, uint32_t n, uint16_t max, int v2, uint8_t *out,
+                             size_t cap, size_t *len)
+{
+    size_t k = v2 ? 0u : 4u, got = 0;
+    upq_status st;
+    if (cap < k)
+        return UPQ_ERR_BUFFER;
+    st = upq_encode_rle16(lv, n, upq_bit_width32(max), out + k, cap - k, &got);
+    if (st != UPQ_OK)
+        return st;
+    if (!v2)
+        upq_store_le32(out, (uint32_t)got);
+    *len = k + got;
+    return UPQ_OK;
+}
+
+/* Byte-array values of the staging as upq_bytes for the encoders. */
+static void staged_bytes(const upq_wcol *c, upq_bytes *out, uint32_t nv)
+{
+    uint32_t i, off = 0;
+    for (i = 0; i < nv; i++) {
+        if (c->type == UPQ_TYPE_BYTE_ARRAY) {
+            out[i].len = upq_load_le32(c->vals + off);
+            out[i].ptr = c->vals + off + 4;
+            off += 4u + out[i].len;
+        } else {
+            out[i].len = c->vsize;
+            out[i].ptr = c->vals + off;
+            off += c->vsize;
+        }
+    }
+}
+
+/* The values section: dictionary indices or the column's encoding. */
+static upq_status put_values(upq_writer *w, upq_wcol *c, int dict, uint32_t nv, uint32_t vb,
+                             uint8_t *out, size_t cap, size_t *len)
+{
+    if (dict) {
+        uint32_t i, off = 0;
+        unsigned bw = c->dict_n > 1 ? upq_bit_width32(c->dict_n - 1u) : 1u;
+        size_t got = 0;
+        upq_status st;
+        for (i = 0; i < nv; i++) {
+            uint8_t tmp[16];
+            const uint8_t *key;
+            uint32_t klen, slot;
+            int32_t ix;
+            off += upq_w_staged_key(c, off, tmp, &key, &klen);
+            ix = upq_w_dict_find(c, key, klen, &slot);
+            if (ix < 0)
+                return UPQ_ERR_STATE; /* every staged value was put in the dictionary */
+            w->idx[i] = (uint32_t)ix;
+        }
+        if (cap < 1)
+            return UPQ_ERR_BUFFER;
+        out[0] = (uint8_t)bw;
+        st = upq_encode_rle32(w->idx, nv, bw, out + 1, cap - 1, &got);
+        *len = 1 + got;
+        return st;
+    }
+    if (c->enc == UPQ_ENC_PLAIN &&
+        (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY)) {
+        /* staged byte arrays are PLAIN already */
+        if (cap < vb)
+            return UPQ_ERR_BUFFER;
+        if (vb)
+            upq_memcpy(out, c->vals, vb);
+        *len = vb;
+        return UPQ_OK;
+    }
+    if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
+        staged_bytes(c, w->bvals, nv);
+        return upq_encode_values(c->enc, c->type, c->type_length, w->bvals, nv, out, cap, len);
+    }
+    return upq_encode_values(c->enc, c->type, c->type_length, c->vals, nv, out, cap, len);
+}
+
+static void put_stats(const upq_wcol *c, upq_statistics *s, const upq_minmax *mm, int64_t nulls,
+                      int64_t nans)
+{
+    upq_memset(s, 0, sizeof *s);
+    s->null_count = nulls;
+    UPQ_SET(*s, UPQ_STATISTICS_NULL_COUNT);
+    if (mm->has && mm->min_ok) {
+        s->min_value.ptr = mm->min;
+        s->min_value.len = mm->min_len;
+        s->is_min_value_exact = mm->min_exact;
+        UPQ_SET(*s, UPQ_STATISTICS_MIN_VALUE);
+        UPQ_SET(*s, UPQ_STATISTICS_IS_MIN_VALUE_EXACT);
+    }
+    if (mm->has && mm->max_ok) {
+        s->max_value.ptr = mm->max;
+        s->max_value.len = mm->max_len;
+        s->is_max_value_exact = mm->max_exact;
+        UPQ_SET(*s, UPQ_STATISTICS_MAX_VALUE);
+        UPQ_SET(*s, UPQ_STATISTICS_IS_MAX_VALUE_EXACT);
+    }
+    if (c->order == UPQ_SO_F32 || c->order == UPQ_SO_F64 || c->order == UPQ_SO_F16) {
+        s->nan_count = nans;
+        UPQ_SET(*s, UPQ_STATISTICS_NAN_COUNT);
+    }
+}
+
+/* Removes the first n levels, nv values and vb value bytes from the staging
+ * (they are in a page now); what stays is the start of the next page. */
+static void drop_prefix(upq_wcol *c, uint32_t n, uint32_t nv, uint32_t vb)
+{
+    uint32_t rest = c->nlev - n;
+    if (c->def && rest)
+        upq_memmove(c->def, c->def + n, (size_t)rest * sizeof(uint16_t));
+    if (c->rep && rest)
+        upq_memmove(c->rep, c->rep + n, (size_t)rest * sizeof(uint16_t));
+    if (c->vbytes > vb)
+        upq_memmove(c->vals, c->vals + vb, c->vbytes - vb);
+    c->nlev = rest;
+    c->nval -= nv;
+    c->vbytes -= vb;
+    if (c->pending && c->pend_off >= vb)
+        c->pend_off -= vb;
+    c->clev = c->cval = c->cbytes = 0;
+}
+
+upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
+{
+    upq_wmodels *m = UPQ_W_MODELS(w);
+    upq_page_header *ph = &m->ph;
+    uint32_t n = c->clev, nv = c->cval, vb = c->cbytes, i;
+    int v2 = w->o.data_page_v2 != 0;
+    int dict = c->dict_on;
+    int32_t col = (int32_t)(c - w->cols);
+    size_t pos = 0, rl = 0, dl = 0, vl = 0, lev, body, room, stored, hl = 0;
+    uint8_t *dst;
+    int is_comp = 0;
+    int64_t nans = 0, rows = (int64_t)(c->crows - c->frows);
+    upq_minmax mm;
+    upq_status st;
+
+    if (n == 0)
+        return UPQ_OK;
+    if (c->max_pages && c->npages >= c->max_pages)
+        return upq_w_fail(w, UPQ_ERR_STATE, col, "page index full");
+    /* body: levels, then values */
+    if (c->max_rep) {
+        st = put_levels(c->rep, n, c->max_rep, v2, w->pbuf, w->pbuf_cap, &rl);
+        if (st != UPQ_OK)
+            return upq_w_fail(w, st == UPQ_ERR_INVAL ? UPQ_ERR_STATE : st, col, "repetition levels");
+        pos += rl;
+    }
+    if (c->max_def) {
+        st = put_levels(c->def, n, c->max_def, v2, w->pbuf + pos, w->pbuf_cap - pos, &dl);
+        if (st != UPQ_OK)
+            return upq_w_fail(w, st == UPQ_ERR_INVAL ? UPQ_ERR_STATE : st, col, "definition levels");
+        pos += dl;
+    }
+    lev = pos;
+    st = put_values(w, c, dict, nv, vb, w->pbuf + pos, w->pbuf_cap - pos, &vl);
+    if (st != UPQ_OK)
+        return upq_w_fail(w, st == UPQ_ERR_BUFFER ? UPQ_ERR_STATE : st, col, "encoding values");
+    body = lev + vl;
+    if (body > INT32_MAX)
+        return upq_w_fail(w, UPQ_ERR_LIMIT, col, "page larger than 2 GiB");
+
+    /* statistics of the page */
+    if (c->max_pages) {
+        mm.min = c->pbytes + (size_t)c->npages * 2u * c->scap;
+        mm.max = mm.min + c->scap;
+    } else {
+        mm.min = m->pst.min;
+        mm.max = m->pst.max;
+    }
+    mm.cap = c->scap;
+    upq_minmax_page(&mm, c->order, c->type, c->type_length, c->vals, nv, vb, &nans);
+
+    /* stored form, behind room for the largest header */
+    room = c->chunk_cap - c->chunk_used;
+    if (room < w->hbuf_cap)
+        return upq_w_fail(w, UPQ_ERR_STATE, col, "chunk buffer overrun");
+    dst = c->chunk + c->chunk_used + w->hbuf_cap;
+    room -= w->hbuf_cap;
+    if (w->o.codec == UPQ_CODEC_UNCOMPRESSED) {
+        if (room < body)
+            return upq_w_fail(w, UPQ_ERR_STATE, col, "chunk buffer overrun");
+        upq_memcpy(dst, w->pbuf, body);
+        stored = body;
+    } else if (!v2) {
+        st = upq_compress(w->o.codec, w->pbuf, body, dst, room, &stored, &w->arena);
+        if (st != UPQ_OK)
+            return upq_w_fail(w, st == UPQ_ERR_BUFFER ? UPQ_ERR_STATE : st, col, "compressing a page");
+        is_comp = 1;
+    } else {
+        size_t cl = 0;
+        if (room < body)
+            return upq_w_fail(w, UPQ_ERR_STATE, col, "chunk buffer overrun");
+        upq_memcpy(dst, w->pbuf, lev);
+        stored = body;
+        if (vl > 0) {
+            st = upq_compress(w->o.codec, w->pbuf + lev, vl, dst + lev, room - lev, &cl, &w->arena);
+            if (st != UPQ_OK)
+                return upq_w_fail(w, st == UPQ_ERR_BUFFER ? UPQ_ERR_STATE : st, col,
+                                  "compressing a page");
+            if (cl < vl) {
+                is_comp = 1;
+                stored = lev + cl;
+            }
+        }
+        if (!is_comp && vl)
+            upq_memcpy(dst + lev, w->pbuf + lev, vl); /* not worth it: stored as is */
+    }
+    if (stored > INT32_MAX)
+        return upq_w_fail(w, UPQ_ERR_LIMIT, col, "page larger than 2 GiB");
+
+    /* header */
+    upq_memset(ph, 0, sizeof *ph);
+    ph->isset = (1u << UPQ_PAGE_HEADER_TYPE) | (1u << UPQ_PAGE_HEADER_UNCOMPRESSED_PAGE_SIZE) |
+                (1u << UPQ_PAGE_HEADER_COMPRESSED_PAGE_SIZE);
+    ph->uncompressed_page_size = (int32_t)body;
+    ph->compressed_page_size = (int32_t)stored;
+    if (!w->o.no_crc) {
+        ph->crc = (int32_t)upq_crc32(dst, stored);
+        UPQ_SET(*ph, UPQ_PAGE_HEADER_CRC);
+    }
+    if (v2) {
+        upq_data_page_header_v2 *h = &ph->data_page_header_v2;
+        ph->type = UPQ_PAGE_DATA_V2;
+        UPQ_SET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2);
+        h->isset = (1u << UPQ_DATA_PAGE_HEADER_V2_NUM_VALUES) | (1u << UPQ_DATA_PAGE_HEADER_V2_NUM_NULLS) |
+                   (1u << UPQ_DATA_PAGE_HEADER_V2_NUM_ROWS) | (1u << UPQ_DATA_PAGE_HEADER_V2_ENCODING) |
+                   (1u << UPQ_DATA_PAGE_HEADER_V2_DEFINITION_LEVELS_BYTE_LENGTH) |
+                   (1u << UPQ_DATA_PAGE_HEADER_V2_REPETITION_LEVELS_BYTE_LENGTH) |
+                   (1u << UPQ_DATA_PAGE_HEADER_V2_IS_COMPRESSED);
+        h->num_values = (int32_t)n;
+        h->num_nulls = (int32_t)(n - nv);
+        h->num_rows = (int32_t)rows;
+        h->encoding = dict ? UPQ_ENC_RLE_DICTIONARY : c->enc;
+        h->definition_levels_byte_length = (int32_t)dl;
+        h->repetition_levels_byte_length = (int32_t)rl;
+        h->is_compressed = (uint8_t)is_comp;
+        if (!w->o.no_statistics) {
+            put_stats(c, &h->statistics, &mm, (int64_t)(n - nv), nans);
+            UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_V2_STATISTICS);
+        }
+    } else {
+        upq_data_page_header *h = &ph->data_page_header;
+        ph->type = UPQ_PAGE_DATA;
+        UPQ_SET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER);
+        h->isset = (1u << UPQ_DATA_PAGE_HEADER_NUM_VALUES) | (1u << UPQ_DATA_PAGE_HEADER_ENCODING) |
+                   (1u << UPQ_DATA_PAGE_HEADER_DEFINITION_LEVEL_ENCODING) |
+                   (1u << UPQ_DATA_PAGE_HEADER_REPETITION_LEVEL_ENCODING);
+        h->num_values = (int32_t)n;
+        /* parquet-java's v1 names, which old readers expect */
+        h->encoding = dict ? UPQ_ENC_PLAIN_DICTIONARY : c->enc;
+        h->definition_level_encoding = UPQ_ENC_RLE;
+        h->repetition_level_encoding = UPQ_ENC_RLE;
+        if (!w->o.no_statistics) {
+            put_stats(c, &h->statistics, &mm, (int64_t)(n - nv), nans);
+            UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_STATISTICS);
+        }
+    }
+    st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf, w->hbuf_cap, &hl);
+    if (st != UPQ_OK)
+        return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
+    upq_memmove(c->chunk + c->chunk_used + hl, dst, stored);
+    upq_memcpy(c->chunk + c->chunk_used, w->hbuf, hl);
+
+    /* page index entry */
+    if (c->max_pages) {
+        uint32_t p = c->npages;
+        upq_page_location *loc = &c->locs[p];
+        loc->isset = (1u << UPQ_PAGE_LOCATION_OFFSET) | (1u << UPQ_PAGE_LOCATION_COMPRESSED_PAGE_SIZE) |
+                     (1u << UPQ_PAGE_LOCATION_FIRST_ROW_INDEX);
+        loc->offset = (int64_t)c->chunk_used; /* made absolute when the row group ends */
+        loc->compressed_page_size = (int32_t)(hl + stored);
+        loc->first_row_index = (int64_t)c->frows;
+        c->null_pages[p] = (uint8_t)(nv == 0);
+        c->pnulls[p] = (int64_t)(n - nv);
+        c->pmin[p].ptr = mm.min;
+        c->pmax[p].ptr = mm.max;
+        c->pmin[p].len = c->pmax[p].len = 0;
+        if (nv > 0) {
+            /* a page of only NaN (or with an unknown bound) has no index entry */
+            if (!mm.has || !mm.min_ok || !mm.max_ok)
+                c->ci_ok = 0;
+            c->pmin[p].len = mm.min_len;
+            c->pmax[p].len = mm.max_len;
+        }
+        if (c->order == UPQ_SO_NONE)
+            c->ci_ok = 0;
+    }
+
+    /* chunk totals */
+    upq_minmax_merge(&c->st, &mm, c->order);
+    c->nulls += (int64_t)(n - nv);
+    c->nans += nans;
+    c->num_values += (int64_t)n;
+    c->unc_bytes += (int64_t)(hl + body);
+    c->comp_bytes += (int64_t)(hl + stored);
+    if (c->type == UPQ_TYPE_BYTE_ARRAY)
+        c->ba_bytes += (int64_t)vb - 4 * (int64_t)nv;
+    for (i = 0; c->def_hist && i < n; i++)
+        c->def_hist[c->def[i]]++;
+    for (i = 0; c->rep_hist && i < n; i++)
+        c->rep_hist[c->rep[i]]++;
+    c->enc_mask |= 1u << (dict ? (v2 ? UPQ_ENC_RLE_DICTIONARY : UPQ_ENC_PLAIN_DICTIONARY) : c->enc);
+    if (c->max_def || c->max_rep)
+        c->enc_mask |= 1u << UPQ_ENC_RLE;
+    if (dict) {
+        c->pages_dict++;
+        c->dict_pages++;
+    } else {
+        c->pages_plain++;
+    }
+    c->chunk_used += hl + stored;
+    c->npages++;
+    c->frows = c->crows;
+    drop_prefix(c, n, nv, vb);
+
+    if (!final) {
+        /* keep room for the last page of the row group */
+        size_t total = 0;
+        uint32_t k;
+        if (c->chunk_cap - c->chunk_used < c->worst || (c->max_pages && c->npages + 1u >= c->max_pages))
+            w->rg_due = 1;
+        if (w->o.row_group_bytes) {
+            for (k = 0; k < w->ncols; k++)
+                total += w->cols[k].chunk_used;
+            if (total >= w->o.row_group_bytes)
+                w->rg_due = 1;
+        }
+    }
+    return UPQ_OK;
+}
+
+upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
+{
+    upq_page_header *ph = &UPQ_W_MODELS(w)->ph;
+    const uint8_t *body = c->dict;
+    size_t stored = c->dict_bytes;
+    int32_t col = (int32_t)(c - w->cols);
+    upq_status st;
+
+    if (w->o.codec != UPQ_CODEC_UNCOMPRESSED) {
+        st = upq_compress(w->o.codec, c->dict, c->dict_bytes, w->pbuf, w->pbuf_cap, &stored,
+                          &w->arena);
+        if (st != UPQ_OK)
+            return upq_w_fail(w, st == UPQ_ERR_BUFFER ? UPQ_ERR_STATE : st, col,
+                              "compressing a dictionary page");
+        body = w->pbuf;
+    }
+    upq_memset(ph, 0, sizeof *ph);
+    ph->isset = (1u << UPQ_PAGE_HEADER_TYPE) | (1u << UPQ_PAGE_HEADER_UNCOMPRESSED_PAGE_SIZE) |
+                (1u << UPQ_PAGE_HEADER_COMPRESSED_PAGE_SIZE) |
+                (1u << UPQ_PAGE_HEADER_DICTIONARY_PAGE_HEADER);
+    ph->type = UPQ_PAGE_DICTIONARY;
+    ph->uncompressed_page_size = (int32_t)c->dict_bytes;
+    ph->compressed_page_size = (int32_t)stored;
+    if (!w->o.no_crc) {
+        ph->crc = (int32_t)upq_crc32(body, stored);
+        UPQ_SET(*ph, UPQ_PAGE_HEADER_CRC);
+    }
+    ph->dictionary_page_header.isset = (1u << UPQ_DICTIONARY_PAGE_HEADER_NUM_VALUES) |
+                                       (1u << UPQ_DICTIONARY_PAGE_HEADER_ENCODING);
+    ph->dictionary_page_header.num_values = (int32_t)c->dict_n;
+    ph->dictionary_page_header.encoding =
+        w->o.data_page_v2 ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY;
+    st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf, w->hbuf_cap, hdr_len);
+    if (st != UPQ_OK)
+        return upq_w_fail(w, UPQ_ERR_STATE, col, "dictionary page header larger than its bound");
+    c->dict_stored = (int32_t)stored;
+    c->dict_unc = (int32_t)c->dict_bytes;
+    return UPQ_OK;
+}
+
+#endif /* UPQ_WITH_WRITER */
