@@ -1,4 +1,5 @@
-# Host examples: the upq tool (examples/upq) over the POSIX file adapter.
+# Host examples: the upq tool (examples/upq) and the sensor logger
+# (examples/sensor_logger) over POSIX files, and `make demo`.
 # Included by the top-level Makefile.
 
 UPQ_SRC := $(sort $(wildcard examples/upq/*.c))
@@ -14,24 +15,42 @@ $(UPQ): $(UPQ_OBJ) $(POSIX_OBJ) $(LIB) $(CODEC_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $(UPQ_OBJ) $(POSIX_OBJ) -Wl,--start-group $(LIB) $(CODEC_LIBS) -Wl,--end-group $(UPQ_LDLIBS)
 
-# What `make demo` shows until the writer exists: schema and footer of a few
-# corpus files, read through upq.
-DEMO_DATA := $(PARQUET_TESTING_DIR)/data
-DEMO_SCHEMA_FILES := alltypes_plain.parquet nested_lists.snappy.parquet \
-                     data_index_bloom_encoding_stats.parquet delta_encoding_required_column.parquet
-DEMO_META_FILES := alltypes_plain.parquet data_index_bloom_encoding_stats.parquet
+# ---- sensor logger ------------------------------------------------------------
+# The core is built exactly like library code (freestanding, the library's
+# warnings): firmware compiles the same file and only swaps host_main.c.
+SENSOR := $(HOST)/sensor_logger
+SENSOR_CORE_OBJ := $(HOST)/examples/sensor_logger/sensor_logger.o
+SENSOR_HOST_OBJ := $(HOST)/examples/sensor_logger/host_main.o
+$(SENSOR_CORE_OBJ): CFLAGS_USE = $(LIB_CFLAGS)
+$(SENSOR_HOST_OBJ): CFLAGS_USE = -std=c99 $(OPT) $(WARN_UPQ) $(INCLUDES) $(CODEC_DEFS) $(EXTRA_CFLAGS)
 
-demo: $(UPQ)
-	@set -e; \
-	for f in $(DEMO_SCHEMA_FILES); do \
-	    echo "== upq schema $$f"; \
-	    $(UPQ) schema "$(DEMO_DATA)/$$f"; \
-	    echo; \
-	done; \
-	for f in $(DEMO_META_FILES); do \
-	    echo "== upq meta $$f"; \
-	    $(UPQ) meta "$(DEMO_DATA)/$$f"; \
-	    echo; \
-	done; \
-	echo "== upq meta --json nested_lists.snappy.parquet (one JSON object)"; \
-	$(UPQ) meta --json "$(DEMO_DATA)/nested_lists.snappy.parquet"
+$(SENSOR): $(SENSOR_CORE_OBJ) $(SENSOR_HOST_OBJ) $(LIB) $(CODEC_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $(SENSOR_CORE_OBJ) $(SENSOR_HOST_OBJ) -Wl,--start-group $(LIB) $(CODEC_LIBS) -Wl,--end-group
+
+all: $(SENSOR)
+
+# ---- make demo ------------------------------------------------------------------
+# Fetches the codec packages when they are missing (the demo's own file needs
+# none, so it goes on without them if they cannot be had), builds everything,
+# logs 10000 sensor rows with checkpoints into build/demo/sensor.parquet and
+# shows the file through upq.
+DEMO_DIR := $(BUILD)/demo
+DEMO_FILE := $(DEMO_DIR)/sensor.parquet
+
+.PHONY: demo-run
+demo:
+	@$(MAKE) --no-print-directory deps || \
+	    echo "demo: the codec packages could not be fetched; going on without them"
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run: $(UPQ) $(SENSOR)
+	@set -e; mkdir -p $(DEMO_DIR); rm -f $(DEMO_FILE); \
+	echo; echo "== sensor_logger: 10000 rows, a row group and checkpoint every 1000 rows"; \
+	$(SENSOR) --rows 10000 --row-group-rows 1000 $(DEMO_FILE); \
+	echo; echo "== upq schema $(DEMO_FILE)"; \
+	$(UPQ) schema $(DEMO_FILE); \
+	echo; echo "== upq meta $(DEMO_FILE)"; \
+	$(UPQ) meta $(DEMO_FILE); \
+	echo; echo "== upq cat --head 5 $(DEMO_FILE)"; \
+	$(UPQ) cat --head 5 $(DEMO_FILE)

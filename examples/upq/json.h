@@ -47,6 +47,13 @@ void json_number_text(json_writer *w, const char *text);
 /* Ends the document with a newline. */
 void json_finish(json_writer *w);
 
+/* The key "schema" and its array of SchemaElements elems[0..n) as `upq meta
+ * --json` prints them; `s` is their tree (for paths and levels). (meta_json.c) */
+struct upq_schema;
+struct upq_schema_element;
+void json_schema_entries(json_writer *w, const struct upq_schema_element *elems, uint32_t n,
+                         const struct upq_schema *s);
+
 /* Appends bytes[0..len) as a JSON string (quotes included), escaped as above. */
 void json_append_string(strbuf *sb, const void *bytes, size_t len);
 

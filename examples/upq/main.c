@@ -28,6 +28,14 @@ static const tool_optspec meta_opts[] = {{"json", 0}, {NULL, 0}};
 static const tool_optspec cat_opts[] = {{"json", 0},    {"columns", 1}, {"head", 1},
                                         {"skip", 1},    {"batch", 1},   {NULL, 0}};
 
+static const tool_optspec write_opts[] = {
+    {"schema", 1},         {"codec", 1},          {"encoding", 1},       {"dictionary", 0},
+    {"no-dictionary", 0},  {"page-size", 1},      {"chunk-size", 1},     {"dict-size", 1},
+    {"row-group-size", 1}, {"row-group-rows", 1}, {"data-page-v2", 0},   {"no-crc", 0},
+    {"no-statistics", 0},  {"no-page-index", 0},  {"checkpoint", 0},     {"stats-max-binary", 1},
+    {"kv", 1},             {"sorting-column", 1}, {"schema-json", 0},    {"page-levels", 1},
+    {"max-pages", 1},      {"footer-size", 1},    {"max-row-groups", 1}, {NULL, 0}};
+
 static int cmd_version(const tool_args *a);
 static int cmd_help(const tool_args *a);
 
@@ -38,6 +46,8 @@ static const command commands[] = {
      "print the footer: row groups, column chunks, statistics", meta_opts, 1, 1},
     {"cat", cmd_cat, "cat [--json] [--columns a,b.c] [--head N] [--skip N] FILE",
      "print the rows: a table, or JSON lines with --json", cat_opts, 1, 1},
+    {"write", cmd_write, "write --schema SCHEMA [options] IN.jsonl OUT.parquet",
+     "write JSON lines (as cat --json prints them) into a Parquet file", write_opts, 0, 2},
     {"version", cmd_version, "version", "print the version", no_opts, 0, 0},
     {"help", cmd_help, "help", "print this help", no_opts, 0, 0},
 };
@@ -56,7 +66,35 @@ static void usage(FILE *out)
     }
     fputs("\noptions:\n"
           "  -h, --help               print this help\n"
-          "  --version                print the version\n",
+          "  --version                print the version\n"
+          "\nwrite options (sizes take K, M, G):\n"
+          "  --schema FILE            the schema in message syntax, as `upq schema` prints it\n"
+          "  --codec NAME             UNCOMPRESSED (default), SNAPPY, GZIP, LZ4_RAW, ZSTD, ...\n"
+          "  --encoding [COL=]ENC     value encoding of every column, or of column (or group)\n"
+          "                           COL; repeatable, later ones win\n"
+          "  --dictionary, --no-dictionary\n"
+          "                           dictionary encoding on / off for every column\n"
+          "  --page-size N            bytes of values per data page (at least the longest\n"
+          "                           binary value + 4)\n"
+          "  --page-levels N          level entries per data page (a row must fit in one)\n"
+          "  --max-pages N            data pages per column chunk the page index can hold\n"
+          "  --chunk-size N           per-column buffer of finished pages (default 1M)\n"
+          "  --dict-size N            per-column dictionary budget\n"
+          "  --row-group-size N       end a row group after N encoded bytes\n"
+          "  --row-group-rows N       end a row group after N rows\n"
+          "  --data-page-v2           write DATA_PAGE_V2 pages\n"
+          "  --no-crc, --no-statistics, --no-page-index\n"
+          "                           leave out page CRCs, statistics, the page index\n"
+          "  --checkpoint             a complete footer after every row group (its metadata\n"
+          "                           is then read back from the file, not kept in RAM)\n"
+          "  --max-row-groups N       without --checkpoint: row groups whose metadata the\n"
+          "                           arena keeps (default: 64M of it, at least 1000)\n"
+          "  --footer-size N          ... or this many bytes for that metadata\n"
+          "  --stats-max-binary N     longest binary min/max kept in statistics\n"
+          "  --kv KEY=VALUE           key-value metadata (repeatable)\n"
+          "  --sorting-column COL[:desc][:nulls-first]\n"
+          "                           declare a sort order (repeatable)\n"
+          "  --schema-json            only parse SCHEMA; print its elements as meta --json does\n",
           out);
 }
 

@@ -70,13 +70,14 @@ static void key_bool(json_writer *w, const char *key, int present, int v)
         json_null(w);
 }
 
-static void write_schema(json_writer *w, const upq_file_metadata *m, const upq_schema *s)
+void json_schema_entries(json_writer *w, const upq_schema_element *elems, uint32_t n,
+                         const upq_schema *s)
 {
     uint32_t i;
     json_key(w, "schema");
     json_array_begin(w);
-    for (i = 0; i < m->schema.n; i++) {
-        const upq_schema_element *e = &m->schema.v[i];
+    for (i = 0; i < n; i++) {
+        const upq_schema_element *e = &elems[i];
         const upq_schema_node *nd = i < s->num_nodes ? &s->nodes[i] : NULL;
         strbuf sb;
         json_object_begin(w);
@@ -274,7 +275,7 @@ int cmd_meta_json(tool_file *tf, FILE *out)
     } else {
         json_null(&w);
     }
-    write_schema(&w, m, s);
+    json_schema_entries(&w, m->schema.v, m->schema.n, s);
     json_key(&w, "row_groups");
     json_array_begin(&w);
     for (i = 0; i < m->row_groups.n; i++)

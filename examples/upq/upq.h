@@ -8,6 +8,11 @@
  *   value_fmt.c    statistics values rendered by type
  *   cat.c          `upq cat`: rows as JSON lines or a table
  *   value_json.c   one row value as JSON
+ *   write.c        `upq write`: JSON lines into a Parquet file
+ *   schema_parse.c message syntax (`upq schema`'s output) into SchemaElements
+ *   jsonl_parse.c  one JSON line into a tree (jsonl.h)
+ *   shred.c        a JSON row into levels and values (shred.h)
+ *   value_parse.c  one JSON value back into a column value
  *   json.c         JSON writer; strbuf.c growable strings
  */
 #ifndef UPQ_TOOL_H
@@ -18,13 +23,14 @@
 #include <stdio.h>
 
 #include "uparquet/uparquet.h"
+#include "uparquet/writer.h"
 #include "posix/io_posix.h"
 #include "strbuf.h"
 
 /* ---- arguments (main.c) ------------------------------------------------ */
 
 #define TOOL_MAX_FILES 16
-#define TOOL_MAX_OPTS 16
+#define TOOL_MAX_OPTS 64
 
 /* A command's own --option; `takes_value` options read the next argument
  * (or the text after '='). */
@@ -77,6 +83,7 @@ int cmd_meta(const tool_args *a);
 int cmd_meta_json(tool_file *tf, FILE *out);
 int cmd_meta_text(tool_file *tf, FILE *out);
 int cmd_cat(const tool_args *a);
+int cmd_write(const tool_args *a);
 
 /* ---- schema strings (schema_print.c) ------------------------------------ */
 
@@ -100,6 +107,20 @@ const char *enum_name(const char *name, int32_t v, char *buf, size_t cap);
 
 /* "TYPE_ORDER", "IEEE_754_TOTAL_ORDER", "INT96_TIMESTAMP_ORDER" or "UNKNOWN". */
 const char *column_order_name(const upq_column_order *o);
+
+/* ---- schema text (schema_parse.c) ---------------------------------------- */
+
+/* A schema read from message syntax. Names and other strings point into buf. */
+typedef struct schema_text {
+    upq_schema_element *elems; /* root first, depth first, as a footer stores them */
+    uint32_t n;
+    char *buf;
+} schema_text;
+
+/* Parses text[0..len) (what `upq schema` prints) into st (free with
+ * schema_text_free). Returns 0, or -1 with "line N: what" in err. */
+int schema_parse(const char *text, size_t len, schema_text *st, char *err, size_t errcap);
+void schema_text_free(schema_text *st);
 
 /* ---- statistics values (value_fmt.c) ------------------------------------ */
 

@@ -6,6 +6,9 @@
 #                                         (the first page header)
 #   test/fuzz/make_seeds.sh open OUTDIR   links to the whole files
 #   test/fuzz/make_seeds.sh rows OUTDIR   the same
+#   test/fuzz/make_seeds.sh jsonl OUTDIR  JSON lines for fuzz_jsonl's fixed
+#                                         schemas (first byte picks one), and
+#                                         a schema text (no corpus needed)
 #
 # Reads the corpus from $PARQUET_TESTING_DIR (default ../shared/parquet-testing).
 set -eu
@@ -20,6 +23,19 @@ mkdir -p "$out"
 le32() {
     od -An -tu4 -j "$2" -N4 --endian=little "$1" | tr -d ' '
 }
+
+if [ "$name" = jsonl ]; then
+    printf '%s\n' \
+        '{"id":1,"s":"h\u00e9\u00ff\ud83d\ude00","d":"2024-02-29","ts":"1677-09-21T00:12:43.145224192Z","t":"23:59:59.999999","tm":"00:00:00.001","i96":"2024-01-01T12:34:56.123456789","f":1e-45,"x":"-Infinity","h":"NaN","u":"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11","iv":{"months":1,"days":2,"millis":3},"dec":"-12345678901234.5678","bd":"0.0000000001","d32":"-9999999.99","u64":18446744073709551615,"i8":-128,"b":"AP8=","ok":true,"nul":null}' \
+        '{"id":-9223372036854775808,"s":null,"d":"-0001-12-31","ts":-1,"f":"NaN","x":-0,"dec":"0"}' \
+        >"$out/flat"
+    { printf '\001'; printf '%s\n' \
+        '{"l":[{"a":1,"m":[{"key":"k","value":[1,2,3]},{"key":"n","value":null}]},null],"r":[1,2],"k":[{"key":5,"value":null}],"s":{"t":{"u":[{"v":true},{"v":null}]}}}' \
+        '{"l":[],"r":[],"k":null,"s":{"t":null}}' '{"s":{}}' '[1,{"a":[]}]'; } >"$out/nested"
+    printf 'message m {\n  optional group g (LIST) {\n    repeated group list {\n      optional binary element (STRING) = 3;\n    }\n  }\n  required fixed_len_byte_array(4) x (DECIMAL(9,2));\n}\n' >"$out/schema"
+    echo "seeds for fuzz_jsonl: 3 inputs in $out"
+    exit 0
+fi
 
 n=0
 while IFS= read -r -d '' f; do

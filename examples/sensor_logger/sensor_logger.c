@@ -1,0 +1,230 @@
+/*
+ * The sensor logger's core: schema, writer options, the readings and the
+ * row loop. Portable C99 that includes nothing but the µparquet headers:
+ * no libc, no heap (the writer's memory is the static arena below), no
+ * blocking (a sink that says "again" makes sensor_logger_step() return
+ * UPQ_AGAIN, and the next call resumes the same row).
+ */
+#include "sensor_logger.h"
+
+/* The writer's memory; 8-aligned as upq_writer_init asks. */
+static uint64_t sensor_arena[SENSOR_ARENA_BYTES / 8];
+
+static const char *const channel_names[SENSOR_CHANNELS] = {"ch0", "ch1", "ch2", "ch3",
+                                                           "ch4", "ch5", "ch6", "ch7"};
+
+enum { COL_TS = 0, COL_DEVICE = 1, COL_CH0 = 2, COL_STATUS = 2 + SENSOR_CHANNELS };
+enum { ST_NEXT = 0, ST_SET, ST_END, ST_CLOSE, ST_DONE };
+
+/* 2024-06-01T00:00:00Z, and one row every 100 ms. */
+#define START_US INT64_C(1717200000000000)
+#define PERIOD_US 100000
+
+/* Byte-wise clear: no memset on a board without libc. */
+static void zero(void *p, size_t n)
+{
+    volatile uint8_t *b = (volatile uint8_t *)p;
+    while (n-- > 0)
+        *b++ = 0;
+}
+
+static size_t cstr_len(const char *s)
+{
+    size_t n = 0;
+    while (s[n])
+        n++;
+    return n;
+}
+
+/* ---- readings ---------------------------------------------------------------- */
+
+/* xorshift64*: small, fast and the same on every platform. */
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * UINT64_C(0x2545F4914F6CDD1D);
+}
+
+void sensor_read(uint64_t *rng, uint64_t i, sensor_sample *out)
+{
+    uint64_t r = rng_next(rng), r2 = rng_next(rng);
+    /* the waves only need the row number modulo their periods: 32 bits keep
+     * 64-bit division (a runtime call on 32-bit cores) out */
+    uint32_t i32 = (uint32_t)i;
+    unsigned k, valid = 0;
+    /* a little jitter, always less than the period: timestamps only grow */
+    out->ts_us = START_US + (int64_t)i * PERIOD_US + (int64_t)(r & 0x3FF);
+    out->valid = 0;
+    for (k = 0; k < SENSOR_CHANNELS; k++) {
+        /* a triangle wave per channel, its own period, plus noise */
+        uint32_t period = 200u + 50u * k;
+        uint32_t phase = (i32 + 37u * k) % period;
+        uint32_t tri = phase < period / 2 ? phase : period - phase;
+        float noise = ((float)((r >> (8 * k)) & 0xFF) / 255.0f - 0.5f) * 0.2f;
+        out->ch[k] = 20.0f + 2.5f * (float)k + 5.0f * (float)tri / (float)(period / 2) + noise;
+        /* a channel drops out about one reading in sixteen; ch7 also for a
+         * stretch of every thousand rows */
+        if (((r2 >> (4 * k)) & 0xF) != 0 && !(k == 7 && i32 % 1000u >= 500u && i32 % 1000u < 520u)) {
+            out->valid = (uint8_t)(out->valid | (1u << k));
+            valid++;
+        } else {
+            out->ch[k] = 0.0f;
+        }
+    }
+    out->status_ok = valid >= SENSOR_CHANNELS - 1;
+}
+
+/* ---- the file ------------------------------------------------------------------ */
+
+static upq_status build_schema(sensor_logger *lg)
+{
+    upq_schema_builder b;
+    upq_logical_type lt;
+    unsigned k;
+    upq_sb_init(&b, lg->elems, SENSOR_COLUMNS + 1, "sensor");
+    upq_lt_timestamp(&lt, UPQ_TIME_UNIT_MICROS, 1);
+    upq_sb_column(&b, "ts", UPQ_REP_REQUIRED, UPQ_TYPE_INT64, 0, &lt);
+    upq_lt_string(&lt);
+    upq_sb_column(&b, "device", UPQ_REP_REQUIRED, UPQ_TYPE_BYTE_ARRAY, 0, &lt);
+    for (k = 0; k < SENSOR_CHANNELS; k++)
+        upq_sb_column(&b, channel_names[k], UPQ_REP_OPTIONAL, UPQ_TYPE_FLOAT, 0, 0);
+    upq_sb_column(&b, "status", UPQ_REP_REQUIRED, UPQ_TYPE_BOOLEAN, 0, 0);
+    return upq_sb_finish(&b, &lg->nelems); /* the builder's errors are sticky */
+}
+
+/* Small pages and chunks keep RAM low; the encodings suit each column:
+ * timestamps grow steadily (DELTA_BINARY_PACKED), the device name repeats
+ * (dictionary), float bytes compress better split by significance
+ * (BYTE_STREAM_SPLIT), flags are runs (RLE). */
+static void set_options(sensor_logger *lg)
+{
+    upq_writer_opts *o = &lg->opts;
+    unsigned k;
+    zero(o, sizeof *o);
+    o->page_size = 1024;
+    o->chunk_size = 6 * 1024;
+    o->dict_size = 256;
+    o->row_group_rows = lg->cfg.row_group_rows;
+    o->checkpoint = 1;
+    for (k = 0; k < SENSOR_COLUMNS; k++) {
+        lg->cols[k].encoding = -1;
+        lg->cols[k].dictionary = 0;
+        lg->cols[k].bloom = 0;
+    }
+    lg->cols[COL_TS].encoding = UPQ_ENC_DELTA_BINARY_PACKED;
+    lg->cols[COL_DEVICE].dictionary = 1;
+    for (k = 0; k < SENSOR_CHANNELS; k++)
+        lg->cols[COL_CH0 + k].encoding = UPQ_ENC_BYTE_STREAM_SPLIT;
+    lg->cols[COL_STATUS].encoding = UPQ_ENC_RLE;
+    o->columns = lg->cols;
+    o->ncolumns = SENSOR_COLUMNS;
+}
+
+upq_status sensor_logger_open(sensor_logger *lg, const upq_sink *sink, const sensor_config *cfg)
+{
+    upq_status st;
+    zero(lg, sizeof *lg);
+    lg->cfg.device = cfg->device;
+    lg->cfg.seed = cfg->seed;
+    lg->cfg.rows = cfg->rows;
+    lg->cfg.row_group_rows = cfg->row_group_rows;
+    lg->device.ptr = (const uint8_t *)cfg->device;
+    lg->device.len = (uint32_t)cstr_len(cfg->device);
+    lg->rng = cfg->seed ^ UINT64_C(0x9E3779B97F4A7C15);
+    if (lg->rng == 0)
+        lg->rng = 1; /* xorshift's one fixed point */
+    st = build_schema(lg);
+    if (st != UPQ_OK)
+        return st;
+    set_options(lg);
+    /* the sink reads back and checkpoints are on: finished row groups'
+     * metadata stays in the file, so no RAM is set aside for it */
+    st = upq_writer_workspace_size(lg->elems, lg->nelems, &lg->opts,
+                                   sink->read_at ? 0u : 64u, &lg->arena_need);
+    if (st != UPQ_OK)
+        return st;
+    if (lg->arena_need > sizeof sensor_arena)
+        return UPQ_ERR_NOMEM;
+    lg->stage = ST_NEXT;
+    return upq_writer_init(&lg->w, sink, lg->elems, lg->nelems, sensor_arena, sizeof sensor_arena,
+                           &lg->opts);
+}
+
+/* Sets columns lg->col.. of the current row; UPQ_AGAIN keeps the place. */
+static upq_status set_columns(sensor_logger *lg)
+{
+    const sensor_sample *s = &lg->cur;
+    upq_status st = UPQ_OK;
+    while (lg->col < SENSOR_COLUMNS) {
+        unsigned c = lg->col;
+        if (c == COL_TS) {
+            st = upq_writer_set(&lg->w, c, &s->ts_us);
+        } else if (c == COL_DEVICE) {
+            st = upq_writer_set(&lg->w, c, &lg->device);
+        } else if (c == COL_STATUS) {
+            uint8_t ok = s->status_ok;
+            st = upq_writer_set(&lg->w, c, &ok);
+        } else {
+            unsigned k = c - COL_CH0;
+            st = (s->valid >> k) & 1u ? upq_writer_set(&lg->w, c, &s->ch[k])
+                                      : upq_writer_set_null(&lg->w, c);
+        }
+        if (st != UPQ_OK)
+            return st;
+        lg->col++;
+    }
+    return UPQ_OK;
+}
+
+upq_status sensor_logger_step(sensor_logger *lg)
+{
+    upq_status st;
+    for (;;) {
+        switch (lg->stage) {
+        case ST_NEXT:
+            if (lg->row >= lg->cfg.rows) {
+                lg->stage = ST_CLOSE;
+                continue;
+            }
+            sensor_read(&lg->rng, lg->row, &lg->cur);
+            lg->col = 0;
+            lg->stage = ST_SET;
+            continue;
+        case ST_SET:
+            st = set_columns(lg);
+            if (st != UPQ_OK)
+                return st;
+            lg->stage = ST_END;
+            continue;
+        case ST_END:
+            st = upq_writer_end_row(&lg->w);
+            if (st != UPQ_OK)
+                return st;
+            lg->row++;
+            lg->stage = ST_NEXT;
+            return UPQ_OK;
+        case ST_CLOSE:
+            st = upq_writer_close(&lg->w);
+            if (st != UPQ_OK)
+                return st;
+            lg->stage = ST_DONE;
+            return UPQ_DONE;
+        default:
+            return UPQ_DONE;
+        }
+    }
+}
+
+size_t sensor_logger_arena_size(void)
+{
+    return sizeof sensor_arena;
+}
+
+size_t sensor_logger_arena_need(const sensor_logger *lg)
+{
+    return lg->arena_need;
+}

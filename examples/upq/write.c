@@ -1,0 +1,911 @@
+/*
+ * `upq write --schema SCHEMA [options] IN.jsonl OUT.parquet`: JSON lines, in
+ * the form `upq cat --json` prints them, into a Parquet file with the schema
+ * SCHEMA (message syntax, as `upq schema` prints it). So
+ *
+ *   upq schema F > s; upq cat --json F > a.jsonl; upq write --schema s a.jsonl G
+ *
+ * gives a file G that `upq cat --json` prints exactly as a.jsonl.
+ *
+ * Streaming: one line is read, parsed, shredded into level entries per leaf
+ * column and handed to the writer before the next is read, so memory follows
+ * the longest line and the writer's arena (computed from the schema and the
+ * options), never the number of rows.
+ *
+ * The file is written to OUT.tmp and renamed to OUT only once complete: a
+ * bad line (reported as `upq: IN:LINE: field "a.b": what`) or any other
+ * error leaves no OUT behind that could pass for the result.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "upq.h"
+#include "json.h"
+#include "jsonl.h"
+#include "shred.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Containers one JSON row may nest: well above what a schema of
+ * UPQ_SCHEMA_MAX_DEPTH groups needs (a map entry is two per level). */
+#define MAX_JSON_DEPTH 256
+/* A schema file larger than this is not a schema. */
+#define MAX_SCHEMA_TEXT ((size_t)64 << 20)
+/* Without checkpoints: bytes of arena for finished row groups' metadata,
+ * and the fewest row groups it must hold whatever the schema. */
+#define FOOTER_LOG_BUDGET ((size_t)64 << 20)
+#define MIN_ROW_GROUPS 1000u
+/* Chunk buffer per column unless --chunk-size says otherwise: a host can
+ * afford row groups of a useful size (the library's default suits boards). */
+#define HOST_CHUNK_SIZE (1024u * 1024u)
+/* Largest arena tried when the writer asks for more. */
+#define MAX_ARENA ((size_t)1 << 34 > (size_t)-1 / 2 ? (size_t)-1 / 2 : (size_t)1 << 34)
+
+/* ---- the output file ------------------------------------------------------- */
+
+typedef struct out_file {
+    int fd;
+    /* test knobs (--chunk, --again): short writes and "would block" */
+    size_t max_write;
+    int again;
+    unsigned long calls;
+    int err; /* errno of a failed call */
+} out_file;
+
+static upq_status out_write(void *ctx, const void *buf, size_t len, size_t *written)
+{
+    out_file *f = (out_file *)ctx;
+    ssize_t n;
+    f->calls++;
+    if (f->again && (f->calls & 1u))
+        return UPQ_AGAIN;
+    if (f->max_write && len > f->max_write)
+        len = f->max_write;
+    do
+        n = write(f->fd, buf, len);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        f->err = errno;
+        return UPQ_ERR_IO;
+    }
+    *written = (size_t)n;
+    return UPQ_OK;
+}
+
+static upq_status out_sync(void *ctx)
+{
+    out_file *f = (out_file *)ctx;
+    if (fsync(f->fd) != 0 && errno != EINVAL) {
+        f->err = errno;
+        return UPQ_ERR_IO;
+    }
+    return UPQ_OK;
+}
+
+static upq_status out_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    out_file *f = (out_file *)ctx;
+    ssize_t n;
+    if (off > (uint64_t)INT64_MAX) {
+        *got = 0;
+        return UPQ_OK;
+    }
+    do
+        n = pread(f->fd, buf, len, (off_t)off);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        f->err = errno;
+        return UPQ_ERR_IO;
+    }
+    *got = (size_t)n;
+    return UPQ_OK;
+}
+
+/* ---- options ------------------------------------------------------------------ */
+
+typedef struct write_cfg {
+    const char *schema_path, *in_path, *out_path;
+    int schema_json;
+    uint32_t max_row_groups; /* footer metadata kept in RAM for this many (no checkpoints) */
+    upq_writer_opts o;
+    upq_column_opts *cols;
+    upq_key_value *kv;
+    upq_sorting_column *sorting;
+} write_cfg;
+
+/* A byte count or count: digits with an optional K, M or G (binary). */
+static int parse_amount(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+    uint64_t mul = 1;
+    if (!s || !*s || *s == '-' || *s == '+')
+        return 0;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return 0;
+    if (*end) {
+        switch (*end) {
+        case 'k': case 'K': mul = 1024; break;
+        case 'm': case 'M': mul = 1024 * 1024; break;
+        case 'g': case 'G': mul = 1024 * 1024 * 1024; break;
+        default: return 0;
+        }
+        if (end[1] && !((end[1] == 'i' || end[1] == 'I') && (end[2] == 'B' || end[2] == 'b') &&
+                        !end[3]) &&
+            !((end[1] == 'B' || end[1] == 'b') && !end[2]))
+            return 0;
+    }
+    if (v > max / mul)
+        return 0;
+    *out = (uint64_t)v * mul;
+    return 1;
+}
+
+static int opt_u32(const tool_args *a, const char *name, uint32_t *dst)
+{
+    const char *v = args_value(a, name);
+    uint64_t x;
+    if (!v)
+        return 0;
+    if (!parse_amount(v, UINT32_MAX, &x) || x == 0) {
+        fprintf(stderr, "upq: bad value for --%s: %s\n", name, v);
+        return -1;
+    }
+    *dst = (uint32_t)x;
+    return 0;
+}
+
+static int opt_u64(const tool_args *a, const char *name, uint64_t *dst)
+{
+    const char *v = args_value(a, name);
+    uint64_t x;
+    if (!v)
+        return 0;
+    if (!parse_amount(v, UINT64_MAX, &x) || x == 0) {
+        fprintf(stderr, "upq: bad value for --%s: %s\n", name, v);
+        return -1;
+    }
+    *dst = x;
+    return 0;
+}
+
+/* Leaf columns named by `path`: the leaf with that dotted path, or every
+ * leaf under the group with that path. Calls mark(col) for each; returns
+ * how many. */
+static uint32_t match_columns(const upq_schema *s, const char *path, size_t len, uint8_t *hit)
+{
+    uint32_t c, n = 0;
+    strbuf sb;
+    c = upq_schema_find_column(s, path, len);
+    if (c != UPQ_NONE) {
+        hit[c] = 1;
+        return 1;
+    }
+    sb_init(&sb);
+    for (c = 0; c < s->num_columns; c++) {
+        sb_reset(&sb);
+        fmt_node_path(&sb, s, s->columns[c].node);
+        if (sb.len > len && memcmp(sb.p, path, len) == 0 && sb.p[len] == '.') {
+            hit[c] = 1;
+            n++;
+        }
+    }
+    sb_free(&sb);
+    return n;
+}
+
+/* --encoding ENC and --encoding COL=ENC, in the order given (later wins). */
+static int apply_encodings(const tool_args *a, const upq_schema *s, write_cfg *cfg)
+{
+    uint8_t *hit = calloc(s->num_columns + 1, 1);
+    int i;
+    if (!hit) {
+        fputs("upq: out of memory\n", stderr);
+        return -1;
+    }
+    for (i = 0; i < a->nopts; i++) {
+        const char *v = a->opt_value[i], *eq;
+        int enc;
+        uint32_t c;
+        if (strcmp(a->opt_name[i], "encoding") != 0)
+            continue;
+        eq = strrchr(v, '=');
+        enc = upq_encoding_from_name(eq ? eq + 1 : v);
+        if (enc < 0) {
+            fprintf(stderr, "upq: unknown encoding '%s' (PLAIN, RLE, RLE_DICTIONARY, "
+                            "DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, "
+                            "BYTE_STREAM_SPLIT, ...)\n", eq ? eq + 1 : v);
+            free(hit);
+            return -1;
+        }
+        memset(hit, 0, s->num_columns + 1);
+        if (!eq) {
+            memset(hit, 1, s->num_columns);
+        } else if (match_columns(s, v, (size_t)(eq - v), hit) == 0) {
+            fprintf(stderr, "upq: --encoding: no column '%.*s' in the schema\n", (int)(eq - v), v);
+            free(hit);
+            return -1;
+        }
+        for (c = 0; c < s->num_columns; c++)
+            if (hit[c])
+                cfg->cols[c].encoding = enc;
+    }
+    free(hit);
+    return 0;
+}
+
+/* --kv KEY=VALUE (key-value metadata) and --sorting-column COL[:desc][:nulls-first]. */
+static int apply_lists(const tool_args *a, const upq_schema *s, write_cfg *cfg)
+{
+    int i;
+    uint32_t nkv = 0, nsort = 0;
+    cfg->kv = calloc((size_t)a->nopts + 1, sizeof *cfg->kv);
+    cfg->sorting = calloc((size_t)a->nopts + 1, sizeof *cfg->sorting);
+    if (!cfg->kv || !cfg->sorting) {
+        fputs("upq: out of memory\n", stderr);
+        return -1;
+    }
+    for (i = 0; i < a->nopts; i++) {
+        const char *v = a->opt_value[i];
+        if (strcmp(a->opt_name[i], "kv") == 0) {
+            const char *eq = strchr(v, '=');
+            upq_key_value *kv = &cfg->kv[nkv++];
+            size_t klen = eq ? (size_t)(eq - v) : strlen(v);
+            kv->key.ptr = (const uint8_t *)v;
+            kv->key.len = (uint32_t)klen;
+            UPQ_SET(*kv, UPQ_KEY_VALUE_KEY);
+            if (eq) {
+                kv->value.ptr = (const uint8_t *)eq + 1;
+                kv->value.len = (uint32_t)strlen(eq + 1);
+                UPQ_SET(*kv, UPQ_KEY_VALUE_VALUE);
+            }
+        } else if (strcmp(a->opt_name[i], "sorting-column") == 0) {
+            upq_sorting_column *sc = &cfg->sorting[nsort++];
+            const char *colon = strchr(v, ':'), *p;
+            size_t len = colon ? (size_t)(colon - v) : strlen(v);
+            uint32_t c = upq_schema_find_column(s, v, len);
+            if (c == UPQ_NONE) {
+                fprintf(stderr, "upq: --sorting-column: no leaf column '%.*s'\n", (int)len, v);
+                return -1;
+            }
+            sc->column_idx = (int32_t)c;
+            for (p = colon; p; p = strchr(p + 1, ':')) {
+                const char *end = strchr(p + 1, ':');
+                size_t n = end ? (size_t)(end - p - 1) : strlen(p + 1);
+                if (n == 4 && memcmp(p + 1, "desc", 4) == 0)
+                    sc->descending = 1;
+                else if (n == 3 && memcmp(p + 1, "asc", 3) == 0)
+                    sc->descending = 0;
+                else if (n == 11 && memcmp(p + 1, "nulls-first", 11) == 0)
+                    sc->nulls_first = 1;
+                else if (n == 10 && memcmp(p + 1, "nulls-last", 10) == 0)
+                    sc->nulls_first = 0;
+                else {
+                    fprintf(stderr, "upq: --sorting-column: unknown flag '%.*s' "
+                                    "(asc, desc, nulls-first, nulls-last)\n", (int)n, p + 1);
+                    return -1;
+                }
+            }
+            sc->isset = (1u << UPQ_SORTING_COLUMN_COLUMN_IDX) |
+                        (1u << UPQ_SORTING_COLUMN_DESCENDING) |
+                        (1u << UPQ_SORTING_COLUMN_NULLS_FIRST);
+        }
+    }
+    cfg->o.kv = cfg->kv;
+    cfg->o.nkv = nkv;
+    cfg->o.sorting = cfg->sorting;
+    cfg->o.nsorting = nsort;
+    return 0;
+}
+
+/* Every writer setting from the command line. */
+static int build_opts(const tool_args *a, const upq_schema *s, write_cfg *cfg)
+{
+    const char *v;
+    uint32_t c;
+    upq_writer_opts *o = &cfg->o;
+    int dict = -1;
+
+    memset(o, 0, sizeof *o);
+    if ((v = args_value(a, "codec"))) {
+        int codec = upq_codec_from_name(v);
+        if (codec < 0) {
+            fprintf(stderr, "upq: unknown codec '%s' (UNCOMPRESSED, SNAPPY, GZIP, LZ4_RAW, ZSTD, ...)\n", v);
+            return -1;
+        }
+        o->codec = codec;
+    }
+    if (opt_u32(a, "page-size", &o->page_size) || opt_u32(a, "chunk-size", &o->chunk_size) ||
+        opt_u32(a, "page-levels", &o->page_levels) || opt_u32(a, "max-pages", &o->max_pages) ||
+        opt_u32(a, "footer-size", &o->footer_size) ||
+        opt_u32(a, "max-row-groups", &cfg->max_row_groups) ||
+        opt_u32(a, "dict-size", &o->dict_size) ||
+        opt_u32(a, "stats-max-binary", &o->stats_max_binary) ||
+        opt_u64(a, "row-group-size", &o->row_group_bytes) ||
+        opt_u64(a, "row-group-rows", &o->row_group_rows))
+        return -1;
+    if (!o->chunk_size)
+        o->chunk_size = HOST_CHUNK_SIZE;
+    o->data_page_v2 = (uint8_t)args_flag(a, "data-page-v2");
+    o->no_crc = (uint8_t)args_flag(a, "no-crc");
+    o->no_statistics = (uint8_t)args_flag(a, "no-statistics");
+    o->no_page_index = (uint8_t)args_flag(a, "no-page-index");
+    o->checkpoint = (uint8_t)args_flag(a, "checkpoint");
+    {
+        int i;
+        for (i = 0; i < a->nopts; i++) {
+            if (strcmp(a->opt_name[i], "dictionary") == 0)
+                dict = 1;
+            else if (strcmp(a->opt_name[i], "no-dictionary") == 0)
+                dict = 0;
+        }
+    }
+    cfg->cols = calloc(s->num_columns + 1, sizeof *cfg->cols);
+    if (!cfg->cols) {
+        fputs("upq: out of memory\n", stderr);
+        return -1;
+    }
+    for (c = 0; c < s->num_columns; c++) {
+        cfg->cols[c].encoding = -1;
+        /* booleans have no dictionary encoding: --dictionary leaves them be */
+        cfg->cols[c].dictionary =
+            (int8_t)(dict == 1 && s->columns[c].physical_type == UPQ_TYPE_BOOLEAN ? -1 : dict);
+    }
+    if (apply_encodings(a, s, cfg) || apply_lists(a, s, cfg))
+        return -1;
+    o->columns = cfg->cols;
+    o->ncolumns = s->num_columns;
+    return 0;
+}
+
+/* ---- the run ----------------------------------------------------------------------- */
+
+typedef struct write_state {
+    write_cfg cfg;
+    schema_text st;
+    upq_schema s;
+    void *schema_mem;
+    shredder sh;
+    int shred_ready;
+    jv_doc doc;
+    out_file out;
+    char *tmp_path;
+    int out_open;
+    upq_writer *w;
+    size_t *done, *vdone; /* per column: level entries and values of the row taken */
+    void *arena;
+    size_t arena_len;
+    FILE *in;
+    int seekable;     /* the input can be read again from the start */
+} write_state;
+
+static int read_schema(write_state *ws)
+{
+    uint8_t *text = NULL;
+    size_t len = 0, cap = 0;
+    char err[512];
+    FILE *f = fopen(ws->cfg.schema_path, "rb");
+    if (!f) {
+        fprintf(stderr, "upq: %s: %s\n", ws->cfg.schema_path, strerror(errno));
+        return -1;
+    }
+    for (;;) {
+        size_t n;
+        if (len == cap) {
+            cap = cap ? cap * 2 : 4096;
+            if (cap > MAX_SCHEMA_TEXT) {
+                fprintf(stderr, "upq: %s: too large for a schema\n", ws->cfg.schema_path);
+                free(text);
+                fclose(f);
+                return -1;
+            }
+            text = realloc(text, cap);
+            if (!text) {
+                fputs("upq: out of memory\n", stderr);
+                fclose(f);
+                return -1;
+            }
+        }
+        n = fread(text + len, 1, cap - len, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    if (ferror(f)) {
+        fprintf(stderr, "upq: %s: %s\n", ws->cfg.schema_path, strerror(errno));
+        free(text);
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    if (schema_parse((const char *)text, len, &ws->st, err, sizeof err)) {
+        fprintf(stderr, "upq: %s: %s\n", ws->cfg.schema_path, err);
+        free(text);
+        return -1;
+    }
+    free(text);
+    return 0;
+}
+
+/* The tree of the parsed elements: column descriptors, levels, paths. */
+static int build_tree(write_state *ws)
+{
+    size_t len = 4096 + (size_t)ws->st.n * 512;
+    for (;;) {
+        upq_arena a;
+        uint32_t bad = 0;
+        upq_status st;
+        ws->schema_mem = realloc(ws->schema_mem, len);
+        if (!ws->schema_mem) {
+            fputs("upq: out of memory\n", stderr);
+            return -1;
+        }
+        upq_arena_init(&a, ws->schema_mem, len);
+        st = upq_schema_build(&ws->s, ws->st.elems, ws->st.n, &a, &bad);
+        if (st == UPQ_OK)
+            break;
+        if (st == UPQ_ERR_NOMEM && upq_arena_needed(&a) > len) {
+            len = upq_arena_needed(&a);
+            continue;
+        }
+        fprintf(stderr, "upq: %s: the schema is not valid at element %" PRIu32 " (%s)\n",
+                ws->cfg.schema_path, bad, upq_strerror(st));
+        return -1;
+    }
+    if (ws->s.num_columns == 0) {
+        fprintf(stderr, "upq: %s: the schema has no columns\n", ws->cfg.schema_path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reports a failed writer call: the writer's own account when it has one. */
+static void writer_fail(const write_state *ws, upq_status st, const char *doing, uint64_t line)
+{
+    const upq_error_info *e = upq_writer_error(ws->w);
+    fprintf(stderr, "upq: %s: ", ws->cfg.out_path);
+    if (line)
+        fprintf(stderr, doing, line);
+    else
+        fputs(doing, stderr);
+    if (st == UPQ_ERR_IO && ws->out.err) {
+        fprintf(stderr, ": %s\n", strerror(ws->out.err));
+    } else if (e && e->status == st && e->what) {
+        fprintf(stderr, ": %s", e->what);
+        if (e->column >= 0 && (uint32_t)e->column < ws->s.num_columns) {
+            strbuf sb;
+            sb_init(&sb);
+            fmt_node_path(&sb, &ws->s, ws->s.columns[e->column].node);
+            fprintf(stderr, " (column %s)", sb_str(&sb));
+            sb_free(&sb);
+        }
+        fprintf(stderr, " (%s)\n", upq_strerror(st));
+    } else {
+        fprintf(stderr, ": %s\n", upq_strerror(st));
+    }
+    if (st == UPQ_ERR_LIMIT)
+        fputs("upq: a row must fit in one page: raise --page-size (binary values) or "
+              "--page-levels (long lists)\n", stderr);
+    else if (st == UPQ_ERR_NOMEM)
+        fputs("upq: the footer metadata of finished row groups no longer fits: use "
+              "--checkpoint, fewer row groups (--chunk-size, --row-group-rows) or a larger "
+              "--max-row-groups\n", stderr);
+}
+
+/* OUT.tmp, where the file is written until it is complete. */
+static int open_output(write_state *ws, const tool_args *a)
+{
+    ws->tmp_path = malloc(strlen(ws->cfg.out_path) + 5);
+    if (!ws->tmp_path) {
+        fputs("upq: out of memory\n", stderr);
+        return -1;
+    }
+    sprintf(ws->tmp_path, "%s.tmp", ws->cfg.out_path);
+    ws->out.fd = open(ws->tmp_path, O_RDWR | O_CREAT | O_TRUNC, 0666);
+    if (ws->out.fd < 0) {
+        fprintf(stderr, "upq: %s: %s\n", ws->tmp_path, strerror(errno));
+        return -1;
+    }
+    ws->out_open = 1;
+    ws->out.max_write = a->chunk;
+    ws->out.again = a->again;
+    return 0;
+}
+
+/* Without checkpoints the metadata of finished row groups stays in the
+ * arena: room for FOOTER_LOG_BUDGET bytes of it, and never fewer than
+ * MIN_ROW_GROUPS row groups. */
+static uint32_t default_max_row_groups(const write_state *ws)
+{
+    size_t one = 0, none = 0, per;
+    if (upq_writer_workspace_size(ws->st.elems, ws->st.n, &ws->cfg.o, 1, &one) != UPQ_OK ||
+        upq_writer_workspace_size(ws->st.elems, ws->st.n, &ws->cfg.o, 0, &none) != UPQ_OK ||
+        one <= none)
+        return MIN_ROW_GROUPS;
+    per = one - none;
+    return FOOTER_LOG_BUDGET / per > MIN_ROW_GROUPS ? (uint32_t)(FOOTER_LOG_BUDGET / per > 1000000
+                                                                     ? 1000000
+                                                                     : FOOTER_LOG_BUDGET / per)
+                                                    : MIN_ROW_GROUPS;
+}
+
+/* Sizes the arena from the schema and options and starts the writer. */
+static int init_writer(write_state *ws, const tool_args *a)
+{
+    upq_sink sink;
+    size_t need = 0;
+    uint32_t max_rg;
+    upq_status st;
+    int attempt;
+
+    memset(&sink, 0, sizeof sink);
+    sink.ctx = &ws->out;
+    sink.write = out_write;
+    sink.sync = out_sync;
+    sink.read_at = out_read_at;
+    /* finished row groups' metadata: read back from the file with
+     * checkpoints, else kept in the arena for up to max_row_groups */
+    max_rg = ws->cfg.o.checkpoint || ws->cfg.o.footer_size ? 0
+             : ws->cfg.max_row_groups ? ws->cfg.max_row_groups : default_max_row_groups(ws);
+    if (!ws->w && !(ws->w = malloc(sizeof *ws->w))) {
+        fputs("upq: out of memory\n", stderr);
+        return -1;
+    }
+    st = upq_writer_workspace_size(ws->st.elems, ws->st.n, &ws->cfg.o, max_rg, &need);
+    if (st != UPQ_OK) {
+        /* init checks the same and says what is wrong (before it needs memory) */
+        static uint64_t tiny[8];
+        upq_status why = upq_writer_init(ws->w, &sink, ws->st.elems, ws->st.n, tiny, sizeof tiny,
+                                         &ws->cfg.o);
+        if (why == UPQ_ERR_UNSUPPORTED)
+            fprintf(stderr, "upq: %s: this build cannot write codec %s\n", ws->cfg.out_path,
+                    upq_codec_name(ws->cfg.o.codec));
+        else
+            writer_fail(ws, st, "cannot write this schema with these options", 0);
+        return -1;
+    }
+    if (a->arena)
+        need = a->arena;
+    for (attempt = 0;; attempt++) {
+        size_t more;
+        void *mem = realloc(ws->arena, need ? need : 1);
+        if (!mem) {
+            fprintf(stderr, "upq: cannot allocate a %zu-byte arena\n", need);
+            return -1;
+        }
+        ws->arena = mem;
+        ws->arena_len = need;
+        st = upq_writer_init(ws->w, &sink, ws->st.elems, ws->st.n, ws->arena, ws->arena_len,
+                             &ws->cfg.o);
+        if (st == UPQ_OK)
+            return 0;
+        more = upq_arena_needed(&ws->w->arena);
+        if (st == UPQ_ERR_NOMEM && !a->arena && more > need && more <= MAX_ARENA && attempt < 8) {
+            need = more;
+            continue;
+        }
+        break;
+    }
+    if (st == UPQ_ERR_NOMEM)
+        fprintf(stderr, "upq: %s: a %zu-byte arena is too small (%zu bytes needed)\n",
+                ws->cfg.out_path, ws->arena_len, upq_arena_needed(&ws->w->arena));
+    else if (st == UPQ_ERR_UNSUPPORTED)
+        fprintf(stderr, "upq: %s: this build cannot write codec %s\n", ws->cfg.out_path,
+                upq_codec_name(ws->cfg.o.codec));
+    else
+        writer_fail(ws, st, "cannot write this schema with these options", 0);
+    return -1;
+}
+
+/*
+ * A row too large for a page (UPQ_ERR_LIMIT): a binary value longer than
+ * page_size - 4, or more level entries in one column than page_levels.
+ * Unless those were given on the command line, picks sizes that fit the
+ * row; returns 1 when something changed (the caller starts over), 0 when
+ * nothing can.
+ */
+static int grow_pages(write_state *ws, const tool_args *a, uint64_t line)
+{
+    upq_writer_opts *o = &ws->cfg.o;
+    uint64_t longest = 0 /* bytes of the row in its widest column */, levels = 0, page = o->page_size ? o->page_size : 8192, lv;
+    uint32_t c;
+    int changed = 0;
+    for (c = 0; c < ws->s.num_columns; c++) {
+        /* the row's bytes in this column, as the writer counts them */
+        const shred_leaf *lf = &ws->sh.leaves[c];
+        uint64_t bytes = 0;
+        size_t k;
+        if (lf->n > levels)
+            levels = lf->n;
+        for (k = 0; k < lf->nv; k++) {
+            if (lf->is_bytes)
+                bytes += 4u + ((const upq_bytes *)(const void *)(lf->vals + k * lf->vsize))->len;
+            else
+                bytes += lf->vsize;
+        }
+        if (bytes > longest)
+            longest = bytes;
+    }
+    lv = o->page_levels ? o->page_levels : page / 4;
+    if (!args_value(a, "page-size") && longest > page) {
+        while (page < longest)
+            page *= 2;
+        if (page > UINT32_MAX / 2)
+            return 0;
+        o->page_size = (uint32_t)page;
+        changed = 1;
+    }
+    if (!args_value(a, "page-levels") && levels > (o->page_levels ? o->page_levels : page / 4)) {
+        while (lv < levels)
+            lv *= 2;
+        if (lv > 65535)
+            lv = 65535;
+        if (lv < levels)
+            return 0;
+        o->page_levels = (uint32_t)lv;
+        changed = 1;
+    }
+    if (changed)
+        fprintf(stderr, "upq: line %" PRIu64 " needs larger pages: starting over with "
+                        "--page-size %" PRIu64 " --page-levels %" PRIu64 "\n", line,
+                (uint64_t)o->page_size, o->page_levels ? (uint64_t)o->page_levels : page / 4);
+    return changed;
+}
+
+/* Hands the shredded row to the writer, one leaf column at a time. A
+ * column the writer finds too far ahead (UPQ_DONE) is offered again after
+ * the others; output that would block (UPQ_AGAIN) is retried at once (the
+ * sink here only blocks under the --again test knob). */
+static upq_status write_row(write_state *ws)
+{
+    /* where "no values" points for a column whose entries are all null */
+    static const uint64_t no_values[2] = {0, 0};
+    uint32_t c, left = ws->s.num_columns;
+    for (c = 0; c < ws->s.num_columns; c++)
+        ws->done[c] = ws->vdone[c] = 0;
+    while (left > 0) {
+        int progress = 0;
+        for (c = 0; c < ws->s.num_columns; c++) {
+            const upq_column_desc *cd = &ws->s.columns[c];
+            const shred_leaf *lf = &ws->sh.leaves[c];
+            upq_status st;
+            if (ws->done[c] >= lf->n)
+                continue;
+            do {
+                size_t consumed = 0, k, done = ws->done[c];
+                st = upq_writer_write_column(ws->w, c, cd->max_def ? lf->def + done : NULL,
+                                             cd->max_rep ? lf->rep + done : NULL,
+                                             lf->vals ? lf->vals + ws->vdone[c] * lf->vsize
+                                                      : (const void *)no_values,
+                                             lf->n - done,
+                                             &consumed);
+                if (st != UPQ_OK && st != UPQ_AGAIN && st != UPQ_DONE)
+                    return st;
+                if (consumed > lf->n - done)
+                    return UPQ_ERR_STATE;
+                for (k = done; k < done + consumed; k++)
+                    ws->vdone[c] += !cd->max_def || lf->def[k] == cd->max_def;
+                ws->done[c] += consumed;
+                progress |= consumed > 0;
+                if (st == UPQ_OK && ws->done[c] < lf->n)
+                    return UPQ_ERR_STATE; /* "all taken" that took less */
+            } while (st == UPQ_AGAIN);
+            if (ws->done[c] >= lf->n)
+                left--;
+        }
+        if (!progress && left > 0)
+            return UPQ_ERR_STATE; /* every column waits for another */
+    }
+    return UPQ_OK;
+}
+
+static int is_blank(const char *s, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+            return 0;
+    return 1;
+}
+
+/* Starts the output over: an empty OUT.tmp and the input from its start. */
+static int rewind_all(write_state *ws)
+{
+    if (fseek(ws->in, 0, SEEK_SET) != 0 || ftruncate(ws->out.fd, 0) != 0 ||
+        lseek(ws->out.fd, 0, SEEK_SET) < 0) {
+        fprintf(stderr, "upq: cannot start over: %s\n", strerror(errno));
+        return -1;
+    }
+    clearerr(ws->in);
+    return 0;
+}
+
+static int convert(write_state *ws, const tool_args *a)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    uint64_t lineno;
+    const char *in_name = ws->in == stdin ? "-" : ws->cfg.in_path;
+    int rc = -1, again;
+    upq_status st;
+
+    do {
+        again = 0;
+        lineno = 0;
+        if (init_writer(ws, a))
+            goto out;
+        for (;;) {
+            ssize_t got = getline(&line, &cap, ws->in);
+            size_t len;
+            if (got < 0) {
+                if (ferror(ws->in)) {
+                    fprintf(stderr, "upq: %s: %s\n", in_name, strerror(errno));
+                    goto out;
+                }
+                break;
+            }
+            lineno++;
+            len = (size_t)got;
+            if (len && line[len - 1] == '\n')
+                len--;
+            if (is_blank(line, len))
+                continue;
+            if (memchr(line, '\0', len)) {
+                fprintf(stderr, "upq: %s:%" PRIu64 ": invalid JSON: NUL byte\n", in_name, lineno);
+                goto out;
+            }
+            if (jv_parse(&ws->doc, line, len, MAX_JSON_DEPTH)) {
+                fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: invalid JSON: %s\n", in_name, lineno,
+                        ws->doc.err_col, ws->doc.err);
+                goto out;
+            }
+            if (shred_row(&ws->sh, &ws->doc)) {
+                if (ws->sh.err_path.len)
+                    fprintf(stderr, "upq: %s:%" PRIu64 ": field \"%s\": %s\n", in_name, lineno,
+                            sb_str(&ws->sh.err_path), ws->sh.err);
+                else
+                    fprintf(stderr, "upq: %s:%" PRIu64 ": %s\n", in_name, lineno, ws->sh.err);
+                goto out;
+            }
+            st = write_row(ws);
+            if (st == UPQ_ERR_LIMIT && ws->seekable && grow_pages(ws, a, lineno)) {
+                if (rewind_all(ws))
+                    goto out;
+                again = 1;
+                break;
+            }
+            if (st != UPQ_OK) {
+                writer_fail(ws, st, "writing the row of line %" PRIu64 " failed", lineno);
+                goto out;
+            }
+        }
+    } while (again);
+    do
+        st = upq_writer_close(ws->w);
+    while (st == UPQ_AGAIN);
+    if (st != UPQ_OK) {
+        writer_fail(ws, st, "finishing the file failed", 0);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(line);
+    return rc;
+}
+
+static void cleanup(write_state *ws, int failed)
+{
+    if (ws->out_open) {
+        close(ws->out.fd);
+        if (failed)
+            unlink(ws->tmp_path);
+    }
+    if (ws->in && ws->in != stdin)
+        fclose(ws->in);
+    if (ws->shred_ready)
+        shred_free(&ws->sh);
+    jv_free(&ws->doc);
+    schema_text_free(&ws->st);
+    free(ws->schema_mem);
+    free(ws->w);
+    free(ws->done);
+    free(ws->vdone);
+    free(ws->arena);
+    free(ws->tmp_path);
+    free(ws->cfg.cols);
+    free(ws->cfg.kv);
+    free(ws->cfg.sorting);
+}
+
+static int print_schema_json(write_state *ws)
+{
+    json_writer w;
+    json_init(&w, stdout);
+    json_object_begin(&w);
+    json_schema_entries(&w, ws->st.elems, ws->st.n, &ws->s);
+    json_object_end(&w);
+    json_finish(&w);
+    return 0;
+}
+
+int cmd_write(const tool_args *a)
+{
+    write_state ws;
+    int rc = 1;
+
+    memset(&ws, 0, sizeof ws);
+    ws.out.fd = -1;
+    jv_init(&ws.doc);
+    ws.cfg.schema_path = args_value(a, "schema");
+    ws.cfg.schema_json = args_flag(a, "schema-json");
+    if (!ws.cfg.schema_path) {
+        fputs("upq: write needs --schema FILE (the message syntax `upq schema` prints)\n", stderr);
+        return 2;
+    }
+    if (a->nfiles != (ws.cfg.schema_json ? 0 : 2)) {
+        fputs(ws.cfg.schema_json ? "usage: upq write --schema FILE --schema-json\n"
+                                 : "usage: upq write --schema FILE [options] IN.jsonl OUT.parquet\n",
+              stderr);
+        return 2;
+    }
+    if (!ws.cfg.schema_json) {
+        ws.cfg.in_path = a->files[0];
+        ws.cfg.out_path = a->files[1];
+    }
+    if (read_schema(&ws) || build_tree(&ws))
+        goto done;
+    if (ws.cfg.schema_json) {
+        rc = print_schema_json(&ws);
+        goto done;
+    }
+    if (build_opts(a, &ws.s, &ws.cfg))
+        goto done;
+    if (shred_init(&ws.sh, &ws.s)) {
+        fprintf(stderr, "upq: %s: cannot plan rows for this schema\n", ws.cfg.schema_path);
+        goto done;
+    }
+    ws.shred_ready = 1;
+    ws.done = calloc(ws.s.num_columns, sizeof *ws.done);
+    ws.vdone = calloc(ws.s.num_columns, sizeof *ws.vdone);
+    if (!ws.done || !ws.vdone) {
+        fputs("upq: out of memory\n", stderr);
+        goto done;
+    }
+    if (strcmp(ws.cfg.in_path, "-") == 0) {
+        ws.in = stdin;
+    } else if (!(ws.in = fopen(ws.cfg.in_path, "rb"))) {
+        fprintf(stderr, "upq: %s: %s\n", ws.cfg.in_path, strerror(errno));
+        goto done;
+    }
+    {
+        struct stat sb;
+        ws.seekable = ws.in != stdin && fstat(fileno(ws.in), &sb) == 0 && S_ISREG(sb.st_mode);
+    }
+    if (open_output(&ws, a) || convert(&ws, a))
+        goto done;
+    if (close(ws.out.fd) != 0) {
+        ws.out_open = 0;
+        fprintf(stderr, "upq: %s: %s\n", ws.tmp_path, strerror(errno));
+        unlink(ws.tmp_path);
+        goto done;
+    }
+    ws.out_open = 0;
+    if (rename(ws.tmp_path, ws.cfg.out_path) != 0) {
+        fprintf(stderr, "upq: %s: %s\n", ws.cfg.out_path, strerror(errno));
+        unlink(ws.tmp_path);
+        goto done;
+    }
+    rc = 0;
+done:
+    if (rc && ws.cfg.out_path && !ws.cfg.schema_json)
+        fprintf(stderr, "upq: %s not written\n", ws.cfg.out_path);
+    cleanup(&ws, rc != 0);
+    return rc;
+}
