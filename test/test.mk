@@ -10,15 +10,27 @@
 #                     for the listed exceptions) on the corpus
 #   make check-chunking  after conformance: `upq cat --json` with 1-byte +
 #                     "again" and 13-byte reads gives byte-identical output
+#   make check-write  after conformance: `upq write` parses every corpus
+#                     schema back, round-trips the files that passed
+#                     (cat -> write -> cat is the identity; DuckDB reads the
+#                     copy as the original), refuses bad input; and the
+#                     sensor logger's file reads the same in DuckDB
+#   make check-write-matrix  `upq write` over every type x encoding x codec
+#                     x page version x nesting and the edge cases, read back
+#                     by upq, DuckDB and arrow-rs; statistics and page index
+#   make check-powerloss  power cut at every write call and byte of logging
+#                     runs in checkpoint mode, recovered and read back; DuckDB
+#                     reads a sample of the recovered files
 #   make check-fuzz   the fuzz targets for FUZZ_CHECK_TIME seconds each
 #   make fuzz         the fuzz targets for FUZZ_TIME seconds each
 #   make interop-deps install the pinned DuckDB client, parquet-wasm and
 #                     apache-arrow (npm ci, once)
 #
-# Test programs: test/unit/*.c and test/corpus/*.c, each a standalone program
-# with its own main() ending with a `N passed, N failed` line, linked with
-# test/util/*.c, the port/posix adapters and the library. A program that
-# does not compile is reported as a failure while the others still run.
+# Test programs: test/unit/*.c, test/corpus/*.c and test/powerloss/*.c, each
+# a standalone program with its own main() ending with a `N passed, N failed`
+# line, linked with test/util/*.c, the port/posix adapters and the library. A
+# program that does not compile is reported as a failure while the others
+# still run.
 #
 # Stages record their outcome in $(CHECK_DIR)/<stage>.res; the report at the
 # end reads them. Other areas add their own check targets (each run once,
@@ -38,7 +50,8 @@ TEST_LDLIBS ?= -lm
 TEST_LIBS = -Wl,--start-group $(1) $(CODEC_LIBS) -Wl,--end-group $(TEST_LDLIBS) $(LDLIBS)
 
 CHECK_DIR := $(BUILD)/check
-TEST_PROG_SRC := $(sort $(wildcard test/unit/*.c)) $(sort $(wildcard test/corpus/*.c))
+TEST_PROG_SRC := $(sort $(wildcard test/unit/*.c)) $(sort $(wildcard test/corpus/*.c)) \
+                 $(sort $(wildcard test/powerloss/*.c))
 TEST_UTIL_SRC := $(sort $(wildcard test/util/*.c))
 
 # ---- host build ----------------------------------------------------------
@@ -199,6 +212,51 @@ stage-chunking: stage-conformance
 check-chunking: stage-chunking
 	@bash test/check_report.sh $(CHECK_DIR) chunking
 
+# ---- write: `upq write` against `upq cat` and DuckDB -------------------------
+
+.PHONY: check-write stage-write
+
+# Runs after conformance: it round-trips the files that passed there. The
+# sensor logger is checked too (DuckDB reads its file as upq does).
+stage-write: stage-conformance $(SENSOR)
+	@bash test/stage.sh $(CHECK_DIR)/write.res write -- \
+	    $(NODE) $(INTEROP_DIR)/write_roundtrip.mjs --upq $(UPQ) --skip-without-upq \
+	        --files-from $(CONFORMANCE_PASS) --work $(CHECK_DIR)/write
+
+check-write: stage-write
+	@bash test/check_report.sh $(CHECK_DIR) write
+
+# ---- the writer: interop matrix and power loss ------------------------------
+
+.PHONY: check-write-matrix stage-write-matrix check-powerloss stage-powerloss
+
+# `upq write` over generated data: every physical type x encoding x codec x
+# page version x nesting and the edge cases, read back by upq, DuckDB and
+# arrow-rs; statistics and page index checked against the data.
+stage-write-matrix: $(INTEROP_STAMP) $(INTEROP_UPQ)
+	@bash test/stage.sh $(CHECK_DIR)/write-matrix.res write-matrix -- \
+	    $(NODE) $(INTEROP_DIR)/write_matrix.mjs --upq $(UPQ) --skip-without-upq \
+	        --work $(CHECK_DIR)/write-matrix
+
+check-write-matrix: stage-write-matrix
+	@bash test/check_report.sh $(CHECK_DIR) write-matrix
+
+# Power cuts at every write call and byte (test_powerloss --full; the unit
+# and asan stages run its quicker default), then DuckDB reads a sample of
+# recovered files.
+POWERLOSS_BIN := $(HOST)/test/powerloss/test_powerloss
+# in `make check` the unit stage's sub-make builds the program: not twice at once
+ifneq ($(filter check,$(MAKECMDGOALS)),)
+stage-powerloss: stage-unit
+endif
+stage-powerloss: $(INTEROP_STAMP) $(LIB) $(CODEC_LIBS) $(POSIX_OBJ) $(HOST_TEST_UTIL_OBJ)
+	@$(MAKE) --no-print-directory $(POWERLOSS_BIN) || true
+	@bash test/stage.sh $(CHECK_DIR)/powerloss.res powerloss -- \
+	    bash test/powerloss/run.sh $(POWERLOSS_BIN) $(CHECK_DIR)/powerloss $(NODE)
+
+check-powerloss: stage-powerloss
+	@bash test/check_report.sh $(CHECK_DIR) powerloss
+
 # ---- fuzzing ---------------------------------------------------------------
 
 FUZZ := $(BUILD)/fuzz
@@ -219,6 +277,7 @@ FUZZ_BINS := $(patsubst %,$(FUZZ)/fuzz_%,$(FUZZ_NAMES))
 FUZZ_NEEDS.meta := upq_thrift_decode upq_thrift_encode upq_file_metadata_desc \
                    upq_page_header_desc upq_column_index_desc upq_offset_index_desc
 FUZZ_NEEDS.open := upq_reader_init
+FUZZ_NEEDS.jsonl := upq_sb_init upq_schema_build
 upq_empty :=
 upq_space := $(upq_empty) $(upq_empty)
 FUZZ_SPECS = $(foreach n,$(FUZZ_NAMES),$(subst $(upq_space),:,$(strip $(n) $(FUZZ_NEEDS.$(n)))))
@@ -269,9 +328,10 @@ stage-extra: stage-unit
 
 # ---- everything -------------------------------------------------------------
 
-check: stage-unit stage-asan stage-interop stage-conformance stage-chunking stage-fuzz stage-extra
-	@bash test/check_report.sh $(CHECK_DIR) unit asan interop conformance chunking fuzz \
-	    $(patsubst %,extra-%,$(CHECK_EXTRA_TARGETS))
+check: stage-unit stage-asan stage-interop stage-conformance stage-chunking stage-write \
+       stage-write-matrix stage-powerloss stage-fuzz stage-extra
+	@bash test/check_report.sh $(CHECK_DIR) unit asan interop conformance chunking write \
+	    write-matrix powerloss fuzz $(patsubst %,extra-%,$(CHECK_EXTRA_TARGETS))
 
 # ---- benchmarks (make bench) -----------------------------------------------
 # Throughput figures come from here, never from timed tests. The library is
