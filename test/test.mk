@@ -249,7 +249,7 @@ POWERLOSS_BIN := $(HOST)/test/powerloss/test_powerloss
 ifneq ($(filter check,$(MAKECMDGOALS)),)
 stage-powerloss: stage-unit
 endif
-stage-powerloss: $(INTEROP_STAMP) $(LIB) $(CODEC_LIBS) $(POSIX_OBJ) $(HOST_TEST_UTIL_OBJ)
+stage-powerloss: $(INTEROP_STAMP) $(LIB) $(CODEC_LIBS) $(POSIX_OBJ) $(HOST_TEST_UTIL_OBJ) $(UPQ) $(SENSOR)
 	@$(MAKE) --no-print-directory $(POWERLOSS_BIN) || true
 	@bash test/stage.sh $(CHECK_DIR)/powerloss.res powerloss -- \
 	    bash test/powerloss/run.sh $(POWERLOSS_BIN) $(CHECK_DIR)/powerloss $(NODE)

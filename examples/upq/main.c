@@ -48,6 +48,9 @@ static const command commands[] = {
      "print the rows: a table, or JSON lines with --json", cat_opts, 1, 1},
     {"write", cmd_write, "write --schema SCHEMA [options] IN.jsonl OUT.parquet",
      "write JSON lines (as cat --json prints them) into a Parquet file", write_opts, 0, 2},
+    {"recover", cmd_recover, "recover FILE [OUT]",
+     "cut a file written with checkpoints back to its last complete one (or copy that to OUT)",
+     no_opts, 1, 2},
     {"version", cmd_version, "version", "print the version", no_opts, 0, 0},
     {"help", cmd_help, "help", "print this help", no_opts, 0, 0},
 };

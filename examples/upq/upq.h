@@ -84,6 +84,7 @@ int cmd_meta_json(tool_file *tf, FILE *out);
 int cmd_meta_text(tool_file *tf, FILE *out);
 int cmd_cat(const tool_args *a);
 int cmd_write(const tool_args *a);
+int cmd_recover(const tool_args *a);
 
 /* ---- schema strings (schema_print.c) ------------------------------------ */
 

@@ -44,6 +44,46 @@ add "$log"
 "$node" "$here/../interop/powerloss_duckdb.mjs" "$dir" >"$log" 2>&1 || rc=1
 cat "$log"
 add "$log"
+# upq recover on the sensor logger's file cut at many points: the recovered
+# rows are exactly a prefix of the full file's rows, ending at a checkpoint.
+upq=${UPQ:-build/host/upq}
+logger=${SENSOR_LOGGER:-build/host/sensor_logger}
+echo "== upq recover on cut sensor logs"
+if [ -x "$upq" ] && [ -x "$logger" ]; then
+    rdir=$dir/recover
+    mkdir -p "$rdir"
+    "$logger" --rows 3000 --row-group-rows 500 "$rdir/full.parquet" >/dev/null 2>&1 || rc=1
+    "$upq" cat --json "$rdir/full.parquet" >"$rdir/full.jsonl" || rc=1
+    size=$(stat -c %s "$rdir/full.parquet")
+    # the first checkpoint ends with the second "PAR1" of the file
+    first=$(grep -boa PAR1 "$rdir/full.parquet" | sed -n 2p | cut -d: -f1)
+    first=$((${first:-0} + 4))
+    p=0 f=0
+    for cut in 0 4 100 $((size / 7)) $((size / 3)) $((size / 2)) $((size * 2 / 3)) $((size - 9)) $((size - 1)) "$size"; do
+        head -c "$cut" "$rdir/full.parquet" >"$rdir/cut.parquet"
+        if "$upq" recover "$rdir/cut.parquet" >/dev/null 2>&1; then
+            "$upq" cat --json "$rdir/cut.parquet" >"$rdir/cut.jsonl" 2>/dev/null
+            n=$(wc -l <"$rdir/cut.jsonl")
+            if [ $((n % 500)) -eq 0 ] && [ "$n" -gt 0 ] && head -n "$n" "$rdir/full.jsonl" | cmp -s - "$rdir/cut.jsonl"; then
+                p=$((p + 1))
+            else
+                echo "FAIL recover at cut $cut: $n rows, not a checkpointed prefix"
+                f=$((f + 1))
+            fi
+        elif [ "$cut" -lt "$first" ]; then
+            p=$((p + 1)) # before the first checkpoint: nothing to recover
+        else
+            echo "FAIL recover at cut $cut found no checkpoint"
+            f=$((f + 1))
+        fi
+    done
+    echo "upq recover: $p passed, $f failed"
+    tp=$((tp + p))
+    tf=$((tf + f))
+else
+    echo "FAIL upq recover: $upq or $logger not built"
+    tf=$((tf + 1))
+fi
 echo "# powerloss: $(( $(date +%s) - start )) s"
 echo "$tp passed, $tf failed"
 [ "$rc" -eq 0 ] && [ "$tf" -eq 0 ]
