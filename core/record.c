@@ -81,76 +81,6 @@ typedef struct builder {
     uint32_t depth, stack_cap, max_depth;
 } builder;
 
-static uint32_t child_of(const upq_schema *s, uint32_t node, uint32_t k)
-{
-    return s->children[s->nodes[node].first_child + k];
-}
-
-static int name_is(const upq_schema_node *nd, const char *name)
-{
-    size_t len = upq_strlen(name);
-    return nd->elem->name.len == len && upq_memcmp(nd->elem->name.ptr, name, len) == 0;
-}
-
-/* Is a group annotated LIST (want_map 0) or MAP / MAP_KEY_VALUE (1)? A
- * LogicalType this version knows decides; else the ConvertedType. */
-static int annotated(const upq_schema_element *e, int want_map)
-{
-    if (UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE)) {
-        int kind = upq_logical_type_kind(&e->logical_type);
-        if (kind != 0)
-            return kind == (want_map ? UPQ_LOGICAL_TYPE_MAP : UPQ_LOGICAL_TYPE_LIST);
-    }
-    if (!UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE))
-        return 0;
-    if (want_map)
-        return e->converted_type == UPQ_CONVERTED_MAP ||
-               e->converted_type == UPQ_CONVERTED_MAP_KEY_VALUE;
-    return e->converted_type == UPQ_CONVERTED_LIST;
-}
-
-/* LIST with the shape the annotation needs: one repeated child. */
-static int list_shape(const upq_schema *s, uint32_t g)
-{
-    const upq_schema_node *nd = &s->nodes[g];
-    return nd->is_group && annotated(nd->elem, 0) && nd->num_children == 1 &&
-           s->nodes[child_of(s, g, 0)].repetition == UPQ_REP_REPEATED;
-}
-
-/* MAP with one repeated key_value group of one or two fields. */
-static int map_shape(const upq_schema *s, uint32_t g)
-{
-    const upq_schema_node *nd = &s->nodes[g], *kv;
-    if (!nd->is_group || !annotated(nd->elem, 1) || nd->num_children != 1)
-        return 0;
-    kv = &s->nodes[child_of(s, g, 0)];
-    return kv->repetition == UPQ_REP_REPEATED && kv->is_group &&
-           (kv->num_children == 1 || kv->num_children == 2);
-}
-
-/* The element of LIST group g whose repeated child is r: the repeated node
- * itself (*consumed = 1) or its only field. */
-static uint32_t list_element(const upq_schema *s, uint32_t g, uint32_t r, uint8_t *consumed)
-{
-    const upq_schema_node *rn = &s->nodes[r], *gn = &s->nodes[g];
-    uint32_t only;
-    *consumed = 1;
-    if (!rn->is_group || rn->num_children != 1)
-        return r; /* a repeated primitive, or a tuple of several fields */
-    only = child_of(s, r, 0);
-    if (s->nodes[only].repetition == UPQ_REP_REPEATED)
-        return r; /* a synthetic middle level could not be repeated itself */
-    if (name_is(rn, "array"))
-        return r;
-    /* "<list name>_tuple" */
-    if (rn->elem->name.len == gn->elem->name.len + 6 &&
-        upq_memcmp(rn->elem->name.ptr, gn->elem->name.ptr, gn->elem->name.len) == 0 &&
-        upq_memcmp(rn->elem->name.ptr + gn->elem->name.len, "_tuple", 6) == 0)
-        return r;
-    *consumed = 0;
-    return only;
-}
-
 static upq_status push_build(builder *b, uint32_t plan, uint32_t schema, uint8_t consumed,
                              uint8_t force)
 {
@@ -201,19 +131,19 @@ static upq_status add_node(builder *b, uint32_t i, uint8_t consumed, uint8_t for
         p->leaf_count = 1;
         b->leaves++;
         return UPQ_OK;
-    } else if (list_shape(s, i)) {
-        uint32_t r = child_of(s, i, 0);
+    } else if (upq_schema_is_list(s, i)) {
+        uint32_t r = upq_schema_child(s, i, 0);
         p->kind = RK_LIST;
         p->def_elems = s->nodes[r].max_def;
         p->rep = s->nodes[r].max_rep;
-        frame_schema = list_element(s, i, r, &frame_consumed);
-    } else if (map_shape(s, i)) {
-        uint32_t kv = child_of(s, i, 0);
+        frame_schema = upq_schema_list_element(s, i, r, &frame_consumed);
+    } else if (upq_schema_is_map(s, i)) {
+        uint32_t kv = upq_schema_child(s, i, 0);
         p->kind = RK_MAP;
         p->def_elems = s->nodes[kv].max_def;
         p->rep = s->nodes[kv].max_rep;
         p->has_value = (uint8_t)(s->nodes[kv].num_children == 2 &&
-                                 (force || b->mark[child_of(s, kv, 1)] != 0));
+                                 (force || b->mark[upq_schema_child(s, kv, 1)] != 0));
         frame_schema = kv;
     } else {
         p->kind = RK_STRUCT;
@@ -247,16 +177,16 @@ static upq_status build_plan(builder *b)
             break;
         case RK_MAP:
             if (f->k == 0) {
-                next = child_of(s, f->schema, 0);
+                next = upq_schema_child(s, f->schema, 0);
                 force = 1; /* entries need their keys */
             } else if (f->k == 1 && p->has_value) {
-                next = child_of(s, f->schema, 1);
+                next = upq_schema_child(s, f->schema, 1);
             }
             f->k++;
             break;
         default: /* root, struct */
             while (f->k < s->nodes[f->schema].num_children) {
-                uint32_t c = child_of(s, f->schema, f->k++);
+                uint32_t c = upq_schema_child(s, f->schema, f->k++);
                 if (f->force || b->mark[c] != 0) {
                     next = c;
                     break;

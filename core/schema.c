@@ -281,3 +281,69 @@ size_t upq_schema_node_path(const upq_schema *s, uint32_t node, char *buf, size_
     }
     return total;
 }
+
+uint32_t upq_schema_child(const upq_schema *s, uint32_t node, uint32_t k)
+{
+    return s->children[s->nodes[node].first_child + k];
+}
+
+static int name_equals(const upq_schema_node *nd, const char *name)
+{
+    size_t len = upq_strlen(name);
+    return nd->elem->name.len == len && upq_memcmp(nd->elem->name.ptr, name, len) == 0;
+}
+
+/* Is a group annotated LIST (want_map 0) or MAP / MAP_KEY_VALUE (1)? A
+ * LogicalType this version knows decides; else the ConvertedType. */
+static int annotated(const upq_schema_element *e, int want_map)
+{
+    if (UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE)) {
+        int kind = upq_logical_type_kind(&e->logical_type);
+        if (kind != 0)
+            return kind == (want_map ? UPQ_LOGICAL_TYPE_MAP : UPQ_LOGICAL_TYPE_LIST);
+    }
+    if (!UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE))
+        return 0;
+    if (want_map)
+        return e->converted_type == UPQ_CONVERTED_MAP ||
+               e->converted_type == UPQ_CONVERTED_MAP_KEY_VALUE;
+    return e->converted_type == UPQ_CONVERTED_LIST;
+}
+
+int upq_schema_is_list(const upq_schema *s, uint32_t g)
+{
+    const upq_schema_node *nd = &s->nodes[g];
+    return nd->is_group && annotated(nd->elem, 0) && nd->num_children == 1 &&
+           s->nodes[upq_schema_child(s, g, 0)].repetition == UPQ_REP_REPEATED;
+}
+
+int upq_schema_is_map(const upq_schema *s, uint32_t g)
+{
+    const upq_schema_node *nd = &s->nodes[g], *kv;
+    if (!nd->is_group || !annotated(nd->elem, 1) || nd->num_children != 1)
+        return 0;
+    kv = &s->nodes[upq_schema_child(s, g, 0)];
+    return kv->repetition == UPQ_REP_REPEATED && kv->is_group &&
+           (kv->num_children == 1 || kv->num_children == 2);
+}
+
+uint32_t upq_schema_list_element(const upq_schema *s, uint32_t g, uint32_t r, uint8_t *consumed)
+{
+    const upq_schema_node *rn = &s->nodes[r], *gn = &s->nodes[g];
+    uint32_t only;
+    *consumed = 1;
+    if (!rn->is_group || rn->num_children != 1)
+        return r; /* a repeated primitive, or a tuple of several fields */
+    only = upq_schema_child(s, r, 0);
+    if (s->nodes[only].repetition == UPQ_REP_REPEATED)
+        return r; /* a synthetic middle level could not be repeated itself */
+    if (name_equals(rn, "array"))
+        return r;
+    /* "<list name>_tuple" */
+    if (rn->elem->name.len == gn->elem->name.len + 6 &&
+        upq_memcmp(rn->elem->name.ptr, gn->elem->name.ptr, gn->elem->name.len) == 0 &&
+        upq_memcmp(rn->elem->name.ptr + gn->elem->name.len, "_tuple", 6) == 0)
+        return r;
+    *consumed = 0;
+    return only;
+}

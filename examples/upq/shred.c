@@ -36,70 +36,8 @@ static void *xrealloc(void *p, size_t n, size_t size)
     return p;
 }
 
-/* ---- the plan (as core/record.c builds it, for the whole schema) ----------- */
-
-static uint32_t child_of(const upq_schema *s, uint32_t node, uint32_t k)
-{
-    return s->children[s->nodes[node].first_child + k];
-}
-
-static int name_is(const upq_schema_node *nd, const char *name)
-{
-    size_t len = strlen(name);
-    return nd->elem->name.len == len && memcmp(nd->elem->name.ptr, name, len) == 0;
-}
-
-static int annotated(const upq_schema_element *e, int want_map)
-{
-    if (UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE)) {
-        int kind = upq_logical_type_kind(&e->logical_type);
-        if (kind != 0)
-            return kind == (want_map ? UPQ_LOGICAL_TYPE_MAP : UPQ_LOGICAL_TYPE_LIST);
-    }
-    if (!UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE))
-        return 0;
-    if (want_map)
-        return e->converted_type == UPQ_CONVERTED_MAP ||
-               e->converted_type == UPQ_CONVERTED_MAP_KEY_VALUE;
-    return e->converted_type == UPQ_CONVERTED_LIST;
-}
-
-static int list_shape(const upq_schema *s, uint32_t g)
-{
-    const upq_schema_node *nd = &s->nodes[g];
-    return nd->is_group && annotated(nd->elem, 0) && nd->num_children == 1 &&
-           s->nodes[child_of(s, g, 0)].repetition == UPQ_REP_REPEATED;
-}
-
-static int map_shape(const upq_schema *s, uint32_t g)
-{
-    const upq_schema_node *nd = &s->nodes[g], *kv;
-    if (!nd->is_group || !annotated(nd->elem, 1) || nd->num_children != 1)
-        return 0;
-    kv = &s->nodes[child_of(s, g, 0)];
-    return kv->repetition == UPQ_REP_REPEATED && kv->is_group &&
-           (kv->num_children == 1 || kv->num_children == 2);
-}
-
-static uint32_t list_element(const upq_schema *s, uint32_t g, uint32_t r, int *consumed)
-{
-    const upq_schema_node *rn = &s->nodes[r], *gn = &s->nodes[g];
-    uint32_t only;
-    *consumed = 1;
-    if (!rn->is_group || rn->num_children != 1)
-        return r;
-    only = child_of(s, r, 0);
-    if (s->nodes[only].repetition == UPQ_REP_REPEATED)
-        return r;
-    if (name_is(rn, "array"))
-        return r;
-    if (rn->elem->name.len == gn->elem->name.len + 6 &&
-        memcmp(rn->elem->name.ptr, gn->elem->name.ptr, gn->elem->name.len) == 0 &&
-        memcmp(rn->elem->name.ptr + gn->elem->name.len, "_tuple", 6) == 0)
-        return r;
-    *consumed = 0;
-    return only;
-}
+/* ---- the plan: the schema read as core/record.c reads it (schema.h's shape
+ * rules), for the whole schema ----------------------------------------------- */
 
 typedef struct bframe {
     uint32_t plan, schema, k;
@@ -132,14 +70,16 @@ static void add_node(shredder *sh, bframe *stack, uint32_t *depth, uint32_t i, i
         p->leaf_count = 1;
         sh->num_leaves++;
         return;
-    } else if (list_shape(s, i)) {
-        uint32_t r = child_of(s, i, 0);
+    } else if (upq_schema_is_list(s, i)) {
+        uint32_t r = upq_schema_child(s, i, 0);
         p->kind = WK_LIST;
         p->def_elems = s->nodes[r].max_def;
         p->rep = s->nodes[r].max_rep;
-        frame_schema = list_element(s, i, r, &frame_consumed);
-    } else if (map_shape(s, i)) {
-        uint32_t kv = child_of(s, i, 0);
+        uint8_t took = 0;
+        frame_schema = upq_schema_list_element(s, i, r, &took);
+        frame_consumed = took;
+    } else if (upq_schema_is_map(s, i)) {
+        uint32_t kv = upq_schema_child(s, i, 0);
         p->kind = WK_MAP;
         p->def_elems = s->nodes[kv].max_def;
         p->rep = s->nodes[kv].max_rep;
@@ -191,12 +131,12 @@ static int build_plan(shredder *sh)
             break;
         case WK_MAP:
             if (f->k < s->nodes[f->schema].num_children)
-                next = child_of(s, f->schema, f->k);
+                next = upq_schema_child(s, f->schema, f->k);
             f->k++;
             break;
         default:
             if (f->k < s->nodes[f->schema].num_children)
-                next = child_of(s, f->schema, f->k++);
+                next = upq_schema_child(s, f->schema, f->k++);
             break;
         }
         if (next == UPQ_NONE) {

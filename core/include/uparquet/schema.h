@@ -65,6 +65,24 @@ typedef struct upq_schema {
 upq_status upq_schema_build(upq_schema *s, const upq_schema_element *elems, uint32_t n,
                             upq_arena *a, uint32_t *bad_elem);
 
+/* The k-th child (node index) of group `node`. */
+uint32_t upq_schema_child(const upq_schema *s, uint32_t node, uint32_t k);
+
+/* How nested data reads, by LogicalTypes.md's rules including their
+ * backward-compatibility cases (shared by the row reader and writers):
+ * a group annotated LIST with one repeated child, or annotated MAP /
+ * MAP_KEY_VALUE with one repeated group of one or two fields. Annotations on
+ * other shapes are ignored (the group reads as a plain group). */
+int upq_schema_is_list(const upq_schema *s, uint32_t node);
+int upq_schema_is_map(const upq_schema *s, uint32_t node);
+
+/* The element of LIST group `list` whose repeated child is `rep`: the
+ * repeated node itself (*consumed = 1: a repeated primitive, a group of
+ * several fields, one whose only field is repeated, or one named "array" or
+ * "<list>_tuple"), or else its only field (*consumed = 0). */
+uint32_t upq_schema_list_element(const upq_schema *s, uint32_t list, uint32_t rep,
+                                 uint8_t *consumed);
+
 /* Leaf column whose dotted path (top-level field to leaf, e.g. "a.list.element")
  * equals path[0..len), or UPQ_NONE. */
 uint32_t upq_schema_find_column(const upq_schema *s, const char *path, size_t len);
