@@ -17,7 +17,8 @@
 #                     sensor logger's file reads the same in DuckDB
 #   make check-write-matrix  `upq write` over every type x encoding x codec
 #                     x page version x nesting and the edge cases, read back
-#                     by upq, DuckDB and arrow-rs; statistics and page index
+#                     by upq, DuckDB and arrow-rs; statistics and page index;
+#                     then random schemas/rows/options (write_random.mjs)
 #   make check-powerloss  power cut at every write call and byte of logging
 #                     runs in checkpoint mode, recovered and read back; DuckDB
 #                     reads a sample of the recovered files
@@ -232,11 +233,14 @@ check-write: stage-write
 
 # `upq write` over generated data: every physical type x encoding x codec x
 # page version x nesting and the edge cases, read back by upq, DuckDB and
-# arrow-rs; statistics and page index checked against the data.
+# arrow-rs; statistics and page index checked against the data. Then the
+# property test: random schemas, rows and options (seed: $UPQ_TEST_SEED),
+# read back by upq and DuckDB; the stage counts both.
 stage-write-matrix: $(INTEROP_STAMP) $(INTEROP_UPQ)
 	@bash test/stage.sh $(CHECK_DIR)/write-matrix.res write-matrix -- \
-	    $(NODE) $(INTEROP_DIR)/write_matrix.mjs --upq $(UPQ) --skip-without-upq \
-	        --work $(CHECK_DIR)/write-matrix
+	    bash test/sum_counts.sh \
+	    '$(NODE) $(INTEROP_DIR)/write_matrix.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/write-matrix' \
+	    '$(NODE) $(INTEROP_DIR)/write_random.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/write-random'
 
 check-write-matrix: stage-write-matrix
 	@bash test/check_report.sh $(CHECK_DIR) write-matrix

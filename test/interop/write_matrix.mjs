@@ -99,7 +99,9 @@ const NEITHER = [
 const opts = { upq: path.join(repoRoot, 'build', 'host', 'upq'), skipWithoutUpq: false,
                work: path.join(repoRoot, 'build', 'check', 'write-matrix'), only: null, keep: false,
                list: false };
-{
+// write_random.mjs imports the kinds from here: run only when started directly
+const isMain = !!process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
   const argv = process.argv.slice(2);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -121,7 +123,7 @@ function hashString(s) {
   return h >>> 0;
 }
 
-class Rng {
+export class Rng {
   constructor(seed) { this.s = (seed >>> 0) || 1; }
   u32() { // mulberry32
     let t = (this.s = (this.s + 0x6D2B79F5) >>> 0);
@@ -238,7 +240,7 @@ const jsonNum = (t) => (/^-?\d/.test(t) ? t : `"${t}"`);
 
 // JSON strings as upq prints them: '"' and '\' escaped, controls as \u00xx,
 // everything else (well-formed UTF-8) as is.
-function jsonStr(s) {
+export function jsonStr(s) {
   let out = '"';
   for (const ch of s) {
     const c = ch.codePointAt(0);
@@ -433,7 +435,7 @@ const boolKind = {
   json: (v) => String(v), key: (v) => ['z', v], plain: (b) => b[0] !== 0,
 };
 
-const K = {
+export const K = {
   bool: boolKind,
   i32: intKind('i32', 'INT32', null, ...I32, { specials: [...I32, 0n, -1n] }),
   i8: intKind('i8', 'INT32', 'INTEGER(8,true)', -128n, 127n, { specials: [-128n, 127n] }),
@@ -500,9 +502,9 @@ const CODECS = ['UNCOMPRESSED', 'SNAPPY', 'LZ4_RAW', 'GZIP'];
 // of optional elements), map (optional MAP, STRING keys, optional values),
 // struct (optional group of a required `a` and an optional `b`).
 
-const typeText = (k) => (k.phys === 'FIXED_LEN_BYTE_ARRAY' ? `fixed_len_byte_array(${k.len})`
+export const typeText = (k) => (k.phys === 'FIXED_LEN_BYTE_ARRAY' ? `fixed_len_byte_array(${k.len})`
   : k.phys === 'BYTE_ARRAY' ? 'binary' : k.phys.toLowerCase());
-const annText = (k) => (k.ann ? ` (${k.ann})` : '');
+export const annText = (k) => (k.ann ? ` (${k.ann})` : '');
 
 function schemaText(cols) {
   const out = ['message m {'];
@@ -1461,7 +1463,9 @@ async function main() {
 }
 
 const exitAfterFlush = (code) => process.stdout.write('', () => process.exit(code));
-main().then(exitAfterFlush, (e) => {
-  console.error(e && e.stack ? e.stack : e);
-  exitAfterFlush(1);
-});
+if (isMain) {
+  main().then(exitAfterFlush, (e) => {
+    console.error(e && e.stack ? e.stack : e);
+    exitAfterFlush(1);
+  });
+}
