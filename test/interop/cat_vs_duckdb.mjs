@@ -41,6 +41,7 @@ import { fileURLToPath } from 'node:url';
 import { rowShape, shapeHas, parseJsonLine, firstDiff, show, Int, fmtTimestamp } from './canonical.mjs';
 import { DuckOracle, OracleError } from './oracle_duckdb.mjs';
 import { writeGenerated } from './generated.mjs';
+import { listParquet, footerMagic } from './corpus.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
@@ -121,32 +122,7 @@ const UPQ_TIMEOUT_MS = 120000;
 
 // ---- the files ---------------------------------------------------------------
 
-function listParquet(dir) {
-  const out = [];
-  const pending = [dir];
-  while (pending.length) {
-    const d = pending.pop();
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) pending.push(p);
-      else if (e.isFile() && e.name.endsWith('.parquet')) out.push(p);
-    }
-  }
-  return out.sort();
-}
 
-function footerMagic(file) {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const size = fs.fstatSync(fd).size;
-    if (size < 4) return '';
-    const b = Buffer.alloc(4);
-    fs.readSync(fd, b, 0, 4, size - 4);
-    return b.toString('latin1');
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 // ---- running upq -------------------------------------------------------------
 

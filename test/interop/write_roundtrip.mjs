@@ -33,6 +33,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rowShape, parseJsonLine, firstDiff, show } from './canonical.mjs';
+import { listParquet } from './corpus.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
@@ -122,19 +123,6 @@ function run(args, { input = null, encoding = 'buffer' } = {}) {
 
 const lastLines = (s, n = 3) => (s || '').trim().split('\n').slice(-n).join(' | ');
 
-function listParquet(dir) {
-  const out = [];
-  const pending = [dir];
-  while (pending.length) {
-    const d = pending.pop();
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) pending.push(p);
-      else if (e.isFile() && e.name.endsWith('.parquet')) out.push(p);
-    }
-  }
-  return out.sort();
-}
 
 class Failure extends Error {}
 
