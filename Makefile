@@ -83,12 +83,7 @@ $(LIB): $(LIB_OBJ)
 -include test/freestanding/freestanding.mk
 -include examples/examples.mk
 -include test/test.mk
-
-# Firmware images (Cortex-M4 under qemu) are not built yet: say so rather
-# than succeed silently.
-firmware:
-	@echo "make firmware: no firmware images yet (placeholder until the Cortex-M4 targets land);"
-	@echo "  the library's freestanding Cortex-M4 build and link check run in 'make check'."
+-include examples/firmware/firmware.mk
 
 clean:
 	rm -rf $(BUILD)

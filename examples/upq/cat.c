@@ -1,6 +1,7 @@
 /*
- * `upq cat [--json] [--columns a,b.c] [--head N] [--skip N] FILE`: the rows
- * of a file, one JSON object per line (--json) or as a tab-separated table.
+ * `upq cat [--json|--raw] [--columns a,b.c] [--head N] [--skip N] FILE`: the
+ * rows of a file, one JSON object per line (--json; --raw: leaf values by
+ * physical type, bit-exact) or as a tab-separated table.
  *
  * Rows come from the library's record reader (uparquet/record.h) one event
  * at a time; each row is built in memory and written only when complete,
@@ -24,6 +25,7 @@
 
 typedef struct cat_cfg {
     int json;
+    int raw;        /* --raw: JSON lines, leaf values by physical type only */
     uint64_t head;  /* rows to print; UINT64_MAX: all */
     uint64_t skip;
     const char *columns;
@@ -35,9 +37,69 @@ typedef struct cat_cfg {
 typedef struct row_writer {
     const upq_schema *s;
     strbuf *sb;
+    int raw;
     unsigned depth;
     unsigned char count[MAX_NEST]; /* items written at each open level */
 } row_writer;
+
+/*
+ * --raw: a leaf value by its physical type alone, bit-exact and without any
+ * logical type applied: BOOLEAN true/false, INT32/INT64 decimal, FLOAT
+ * "f:" and DOUBLE "d:" with the hex digits of their bits, INT96, BYTE_ARRAY
+ * and FIXED_LEN_BYTE_ARRAY "0x" and their bytes in hex. The firmware reader
+ * (examples/firmware/reader_main.c) prints the same, so a target's reading
+ * can be compared with the host's byte for byte.
+ */
+static void value_raw(strbuf *sb, const upq_schema *s, uint32_t col, const void *v)
+{
+    const uint8_t *p;
+    size_t n, i;
+    switch (s->columns[col].physical_type) {
+    case UPQ_TYPE_BOOLEAN:
+        sb_adds(sb, *(const uint8_t *)v ? "true" : "false");
+        return;
+    case UPQ_TYPE_INT32: {
+        int32_t x;
+        memcpy(&x, v, sizeof x);
+        sb_printf(sb, "%" PRId32, x);
+        return;
+    }
+    case UPQ_TYPE_INT64: {
+        int64_t x;
+        memcpy(&x, v, sizeof x);
+        sb_printf(sb, "%" PRId64, x);
+        return;
+    }
+    case UPQ_TYPE_FLOAT: {
+        uint32_t bits;
+        memcpy(&bits, v, sizeof bits);
+        sb_printf(sb, "\"f:%08" PRIx32 "\"", bits);
+        return;
+    }
+    case UPQ_TYPE_DOUBLE: {
+        uint64_t bits;
+        memcpy(&bits, v, sizeof bits);
+        sb_printf(sb, "\"d:%016" PRIx64 "\"", bits);
+        return;
+    }
+    case UPQ_TYPE_INT96:
+        p = ((const upq_int96 *)v)->b;
+        n = sizeof ((const upq_int96 *)v)->b;
+        break;
+    case UPQ_TYPE_BYTE_ARRAY:
+    case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY:
+        p = ((const upq_bytes *)v)->ptr;
+        n = ((const upq_bytes *)v)->len;
+        break;
+    default:
+        sb_adds(sb, "null");
+        return;
+    }
+    sb_adds(sb, "\"0x");
+    for (i = 0; i < n; i++)
+        sb_printf(sb, "%02x", p[i]);
+    sb_addc(sb, '"');
+}
 
 /* Separator and key before an item. */
 static void item_start(row_writer *rw, const upq_event *ev)
@@ -72,7 +134,10 @@ static int row_event(row_writer *rw, const upq_event *ev)
     switch (ev->type) {
     case UPQ_EV_VALUE:
         item_start(rw, ev);
-        value_json(rw->sb, rw->s, ev->column, ev->value);
+        if (rw->raw)
+            value_raw(rw->sb, rw->s, ev->column, ev->value);
+        else
+            value_json(rw->sb, rw->s, ev->column, ev->value);
         item_end(rw, ev);
         return 0;
     case UPQ_EV_NULL:
@@ -189,7 +254,7 @@ static void print_header(cat_state *cs)
 }
 
 /* Reads one row's events into sb (JSON object, or table cells). */
-static upq_status read_row(upq_rows *rows, const upq_schema *s, strbuf *sb, int json)
+static upq_status read_row(upq_rows *rows, const upq_schema *s, strbuf *sb, int json, int raw)
 {
     row_writer rw;
     upq_event ev;
@@ -198,6 +263,7 @@ static upq_status read_row(upq_rows *rows, const upq_schema *s, strbuf *sb, int 
     int cells = 0;
     memset(&rw, 0, sizeof rw);
     rw.s = s;
+    rw.raw = raw;
     rw.sb = json ? sb : &cell;
     rw.depth = 1;
     sb_init(&cell);
@@ -263,7 +329,7 @@ static upq_status cat_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg, 
         if (st != UPQ_OK)
             break;
         sb_reset(&sb);
-        st = read_row(&rows, s, &sb, cfg->json);
+        st = read_row(&rows, s, &sb, cfg->json, cfg->raw);
         if (st != UPQ_OK)
             break;
         sb_addc(&sb, '\n');
@@ -351,7 +417,8 @@ int cmd_cat(const tool_args *a)
     int rc;
 
     memset(&cfg, 0, sizeof cfg);
-    cfg.json = args_flag(a, "json");
+    cfg.raw = args_flag(a, "raw");
+    cfg.json = cfg.raw || args_flag(a, "json");
     cfg.head = UINT64_MAX;
     cfg.columns = args_value(a, "columns");
     if ((v = args_value(a, "head")) && !parse_count(v, &cfg.head)) {

@@ -25,8 +25,8 @@ typedef struct command {
 
 static const tool_optspec no_opts[] = {{NULL, 0}};
 static const tool_optspec meta_opts[] = {{"json", 0}, {NULL, 0}};
-static const tool_optspec cat_opts[] = {{"json", 0},    {"columns", 1}, {"head", 1},
-                                        {"skip", 1},    {"batch", 1},   {NULL, 0}};
+static const tool_optspec cat_opts[] = {{"json", 0}, {"raw", 0},   {"columns", 1}, {"head", 1},
+                                        {"skip", 1}, {"batch", 1}, {NULL, 0}};
 
 static const tool_optspec write_opts[] = {
     {"schema", 1},         {"codec", 1},          {"encoding", 1},       {"dictionary", 0},
@@ -44,7 +44,7 @@ static const command commands[] = {
      1, 1},
     {"meta", cmd_meta, "meta [--json] FILE",
      "print the footer: row groups, column chunks, statistics", meta_opts, 1, 1},
-    {"cat", cmd_cat, "cat [--json] [--columns a,b.c] [--head N] [--skip N] FILE",
+    {"cat", cmd_cat, "cat [--json|--raw] [--columns a,b.c] [--head N] [--skip N] FILE",
      "print the rows: a table, or JSON lines with --json", cat_opts, 1, 1},
     {"write", cmd_write, "write --schema SCHEMA [options] IN.jsonl OUT.parquet",
      "write JSON lines (as cat --json prints them) into a Parquet file", write_opts, 0, 2},

@@ -1,0 +1,91 @@
+# Cortex-M4 firmware images (make firmware), run under qemu's mps2-an386
+# board in `make check` (stage firmware-check, test/firmware/run.sh).
+#
+#   $(BUILD)/firmware/sensor_logger.elf   the sensor logger (examples/sensor_logger
+#                                         core) writing through semihosting
+#   $(BUILD)/firmware/fw_reader.elf       any Parquet file -> `upq cat --raw` lines,
+#                                         in a static arena of FW_READER_ARENA bytes
+#   $(BUILD)/firmware/fw_reader_big.elf   the same with FW_READER_BIG_ARENA bytes
+#                                         (reads the files the small arena cannot)
+#   $(BUILD)/firmware/stm32f4/*.elf       the same programs linked for a 1 MB flash /
+#                                         128 KB RAM part (linker/stm32f4.ld): the
+#                                         size budget; the reader with a smaller arena
+#
+# Library and codec packages as built for Cortex-M4 by freestanding.mk and
+# codecs.mk (the flags of `make deps TARGET=cortex-m4`); the startup
+# (port/cortex-m) and semihosting adapter (port/semihost) are not part of
+# the library. Include after codecs.mk, freestanding.mk, examples.mk and
+# test.mk (the check stage needs their programs).
+
+FW := $(BUILD)/firmware
+FW_READER_ARENA ?= 262144
+FW_READER_BIG_ARENA ?= 3145728
+FW_STM32_READER_ARENA ?= 65536
+FW_STM32_READER_OUT ?= 4096
+
+QEMU_ARM ?= qemu-system-arm
+# Everything the images need besides their own code; firmware code is
+# compiled like library code (freestanding, the library's warnings).
+FW_CFLAGS = $(CM4_CFLAGS) -Iexamples/firmware
+FW_LDFLAGS = $(TOPT.cortex-m4) $(TFLAGS.cortex-m4) -nostdlib -nostartfiles -Llinker -Wl,--gc-sections
+FW_LIBS = -Wl,--start-group $(CM4_LIB) $(DEPS_LIBS.cortex-m4) -lgcc -Wl,--end-group
+
+FW_COMMON_SRC := port/cortex-m/startup.c port/semihost/io_semihost.c examples/firmware/fw_util.c
+FW_COMMON_OBJ := $(patsubst %.c,$(FW)/obj/%.o,$(FW_COMMON_SRC))
+FW_LOGGER_OBJ := $(FW)/obj/examples/firmware/logger_main.o \
+                 $(FW)/obj/examples/sensor_logger/sensor_logger.o
+FW_READER_OBJ := $(FW)/obj/examples/firmware/reader_main.o
+FW_READER_BIG_OBJ := $(FW)/obj/big/reader_main.o
+FW_STM32_READER_OBJ := $(FW)/obj/stm32f4/reader_main.o
+
+FW_IMAGES := $(FW)/sensor_logger.elf $(FW)/fw_reader.elf $(FW)/fw_reader_big.elf
+FW_BUDGET_IMAGES := $(FW)/stm32f4/sensor_logger.elf $(FW)/stm32f4/fw_reader.elf
+
+$(FW)/obj/%.o: %.c $(DEPS_STAMPS) examples/firmware/firmware.mk
+	@mkdir -p $(dir $@)
+	$(TCC.cortex-m4) $(FW_CFLAGS) -MMD -MP -c $< -o $@
+$(FW)/obj/examples/firmware/reader_main.o: FW_CFLAGS += -DFW_READER_ARENA_BYTES=$(FW_READER_ARENA)
+$(FW_READER_BIG_OBJ): examples/firmware/reader_main.c $(DEPS_STAMPS) examples/firmware/firmware.mk
+	@mkdir -p $(dir $@)
+	$(TCC.cortex-m4) $(FW_CFLAGS) -DFW_READER_ARENA_BYTES=$(FW_READER_BIG_ARENA) -MMD -MP -c $< -o $@
+$(FW_STM32_READER_OBJ): examples/firmware/reader_main.c $(DEPS_STAMPS) examples/firmware/firmware.mk
+	@mkdir -p $(dir $@)
+	$(TCC.cortex-m4) $(FW_CFLAGS) -DFW_READER_ARENA_BYTES=$(FW_STM32_READER_ARENA) \
+	    -DFW_READER_OUT_BYTES=$(FW_STM32_READER_OUT) -MMD -MP -c $< -o $@
+
+# $(call fw_link,LDSCRIPT,OBJECTS)
+define fw_link
+	@mkdir -p $(dir $@)
+	$(TCC.cortex-m4) $(FW_LDFLAGS) -T $(1) -Wl,-Map=$(@:.elf=.map) -o $@ $(2) $(FW_LIBS)
+endef
+FW_LINK_DEPS = $(FW_COMMON_OBJ) $(CM4_LIB) $(DEPS_LIBS.cortex-m4) linker/cortex_m_sections.ld
+
+$(FW)/sensor_logger.elf: $(FW_LOGGER_OBJ) $(FW_LINK_DEPS) linker/mps2_an386.ld
+	$(call fw_link,mps2_an386.ld,$(FW_LOGGER_OBJ) $(FW_COMMON_OBJ))
+$(FW)/fw_reader.elf: $(FW_READER_OBJ) $(FW_LINK_DEPS) linker/mps2_an386.ld
+	$(call fw_link,mps2_an386.ld,$(FW_READER_OBJ) $(FW_COMMON_OBJ))
+$(FW)/fw_reader_big.elf: $(FW_READER_BIG_OBJ) $(FW_LINK_DEPS) linker/mps2_an386.ld
+	$(call fw_link,mps2_an386.ld,$(FW_READER_BIG_OBJ) $(FW_COMMON_OBJ))
+$(FW)/stm32f4/sensor_logger.elf: $(FW_LOGGER_OBJ) $(FW_LINK_DEPS) linker/stm32f4.ld
+	$(call fw_link,stm32f4.ld,$(FW_LOGGER_OBJ) $(FW_COMMON_OBJ))
+$(FW)/stm32f4/fw_reader.elf: $(FW_STM32_READER_OBJ) $(FW_LINK_DEPS) linker/stm32f4.ld
+	$(call fw_link,stm32f4.ld,$(FW_STM32_READER_OBJ) $(FW_COMMON_OBJ))
+
+.PHONY: size-firmware firmware-check
+firmware: $(FW_IMAGES) $(FW_BUDGET_IMAGES)
+	@$(MAKE) --no-print-directory size-firmware
+	@echo "run one: $(QEMU_ARM) -M mps2-an386 -nographic -monitor none" \
+	    "-semihosting-config enable=on,target=native -kernel $(FW)/fw_reader.elf -append 'IN.parquet OUT.jsonl'"
+
+size: size-firmware
+size-firmware: $(FW_IMAGES) $(FW_BUDGET_IMAGES)
+	@echo "Firmware images (text = code + constants in flash; data + bss in RAM, stack not included):"
+	@$(TSIZE.cortex-m4) $(FW_IMAGES) $(FW_BUDGET_IMAGES) | sed 's|$(FW)/||'
+
+# A `make check` stage: the images under qemu against the host tools.
+CHECK_EXTRA_TARGETS += firmware-check
+firmware-check: $(FW_IMAGES) $(UPQ) $(SENSOR) $(INTEROP_STAMP)
+	@FW_DIR='$(FW)' QEMU_ARM='$(QEMU_ARM)' UPQ='$(UPQ)' SENSOR='$(SENSOR)' NODE='$(NODE)' \
+	  FW_READER_ARENA='$(FW_READER_ARENA)' FW_READER_BIG_ARENA='$(FW_READER_BIG_ARENA)' \
+	  bash test/firmware/run.sh
+
