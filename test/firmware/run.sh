@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# The firmware images under qemu (mps2-an386, Cortex-M4F) against the host,
+# run by `make check` (stage firmware-check; examples/firmware/firmware.mk
+# passes the inputs in the environment):
+#
+#  logger  sensor_logger.elf logs 10000 rows in 10 row groups through
+#          semihosting; the file is byte-identical to the host logger's from
+#          the same seed, and DuckDB reads exactly the generated rows
+#          (test/interop/firmware_logger.mjs re-implements the generator);
+#  reader  fw_reader.elf (256 KB arena) reads every corpus file: its output
+#          must be byte-identical to `upq cat --raw` on the host and, where
+#          the host fails, its error line the same as upq's; the files of
+#          nomem.txt must fail with UPQ_ERR_NOMEM and a needed size above the
+#          arena, then read as on the host with fw_reader_big.elf (3 MB).
+#
+# Both report their stack high-water mark (painted at reset); the largest is
+# printed. One line per check (PASS/FAIL), then "N passed, N failed".
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+fw=${FW_DIR:?FW_DIR: the firmware build directory}
+qemu=${QEMU_ARM:-qemu-system-arm}
+upq=${UPQ:?UPQ: the host upq tool}
+sensor=${SENSOR:?SENSOR: the host sensor logger}
+node=${NODE:-node}
+arena=${FW_READER_ARENA:?}
+corpus=${PARQUET_TESTING_DIR:?}
+timeout_s=${FW_TIMEOUT:-60}
+work=$fw/check
+rm -rf "$work"
+mkdir -p "$work"
+
+passed=0
+failed=0
+pass() {
+    echo "PASS firmware: $1"
+    passed=$((passed + 1))
+}
+fail() {
+    echo "FAIL firmware: $1"
+    shift
+    local l
+    for l in "$@"; do [ -n "$l" ] && echo "    $l"; done
+    failed=$((failed + 1))
+}
+
+if ! command -v "$qemu" >/dev/null 2>&1; then
+    echo "SKIP firmware: $qemu is not installed (.ci/run installs qemu-system-arm)"
+    exit 77
+fi
+
+# qemu_run IMAGE CONSOLE ARGS...: the image with ARGS as its semihosting
+# command line; console output to CONSOLE; returns the image's exit status
+# (124 on timeout).
+qemu_run() {
+    local image=$1 console=$2
+    shift 2
+    timeout "$timeout_s" "$qemu" -M mps2-an386 -nographic -monitor none \
+        -semihosting-config enable=on,target=native -kernel "$image" -append "$*" \
+        </dev/null >"$console" 2>&1
+}
+
+stack_of() { sed -n 's/^stack: \([0-9]*\) bytes used.*/\1/p' "$1"; }
+
+t0=$(date +%s)
+
+# ---- logger -----------------------------------------------------------------------------
+largs=(--rows 10000 --row-group-rows 1000 --seed 7)
+qemu_run "$fw/sensor_logger.elf" "$work/logger.console" "${largs[@]}" "$work/logger_fw.parquet"
+rc=$?
+logger_stack=$(stack_of "$work/logger.console")
+if [ "$rc" -ne 0 ]; then
+    mapfile -t lines <"$work/logger.console"
+    fail "sensor_logger.elf exits $rc" "${lines[@]}"
+elif ! grep -q '^rows: 10000 written' "$work/logger.console" || [ -z "$logger_stack" ]; then
+    mapfile -t lines <"$work/logger.console"
+    fail "sensor_logger.elf does not report its rows and stack" "${lines[@]}"
+else
+    pass "sensor_logger.elf logs 10000 rows ($(sed -n 's/^arena: //p' "$work/logger.console"); stack $logger_stack bytes)"
+fi
+if "$sensor" "${largs[@]}" "$work/logger_host.parquet" >/dev/null 2>&1 &&
+    cmp -s "$work/logger_fw.parquet" "$work/logger_host.parquet"; then
+    pass "the firmware's file is byte-identical to the host logger's ($(wc -c <"$work/logger_fw.parquet") bytes)"
+else
+    fail "the firmware's file differs from the host logger's (same seed)"
+fi
+out=$("$node" "$here/../interop/firmware_logger.mjs" "$work/logger_fw.parquet" "${largs[@]}" 2>&1)
+if [ $? -eq 0 ]; then
+    pass "DuckDB reads the firmware's file: $(grep '^ok' <<<"$out" | sed 's/^ok //' | paste -sd ';' -)"
+else
+    mapfile -t lines <<<"$out"
+    fail "DuckDB on the firmware's file" "${lines[@]}"
+fi
+t1=$(date +%s)
+
+# ---- reader -------------------------------------------------------------------------------
+declare -A nomem=()
+while read -r f _; do nomem[$f]=1; done < <(sed -e 's/#.*//' "$here/nomem.txt" | awk 'NF')
+
+# compare REL IMAGE TAG: runs IMAGE on the file; 0 when it matches the host
+# (same bytes; same error line when the host fails), else prints why.
+compare() {
+    local rel=$1 image=$2 tag=$3 file=$corpus/$1 hrc frc herr ferr
+    "$upq" cat --raw "$file" >"$work/$tag.host" 2>"$work/$tag.host.err"
+    hrc=$?
+    qemu_run "$image" "$work/$tag.console" "$file" "$work/$tag.fw"
+    frc=$?
+    if [ "$frc" -eq 124 ]; then
+        why="timed out after ${timeout_s}s"
+        return 1
+    fi
+    if ! cmp -s "$work/$tag.host" "$work/$tag.fw"; then
+        why="output differs from upq cat --raw (exit $frc, host $hrc): $(cmp "$work/$tag.host" "$work/$tag.fw" 2>&1 | head -1)"
+        return 1
+    fi
+    if [ "$hrc" -eq 0 ]; then
+        [ "$frc" -eq 0 ] && return 0
+        why="exit $frc where the host reads it: $(grep '^error:' "$work/$tag.console")"
+        return 1
+    fi
+    herr=$(head -n 1 "$work/$tag.host.err")
+    herr="error: ${herr#"upq: $file: "}"
+    ferr=$(grep -m1 '^error:' "$work/$tag.console")
+    if [ "$frc" -ne 1 ] || [ "$herr" != "$ferr" ]; then
+        why="the host says '$herr', the firmware (exit $frc) '$ferr'"
+        return 1
+    fi
+    return 0
+}
+
+n_same=0 n_err=0 n_nomem=0 n_skip=0
+reader_stack=0 reader_stack_file=
+while read -r file; do
+    rel=${file#"$corpus"/}
+    tag=$(tr '/' '_' <<<"$rel")
+    if [ "$(tail -c 4 "$file" | tr -d '\0')" = PARE ]; then
+        echo "SKIP firmware: $rel: encrypted footer (no keys on the target)"
+        n_skip=$((n_skip + 1))
+        continue
+    fi
+    why=
+    if [ -n "${nomem[$rel]:-}" ]; then
+        unset "nomem[$rel]"
+        qemu_run "$fw/fw_reader.elf" "$work/$tag.console" "$file" "$work/$tag.fw"
+        frc=$?
+        need=$(sed -n 's/^arena needed: \([0-9]*\) bytes/\1/p' "$work/$tag.console")
+        if [ "$frc" -ne 1 ] || ! grep -q '^error: .*(arena too small)' "$work/$tag.console" ||
+            [ -z "$need" ] || [ "$need" -le "$arena" ]; then
+            fail "$rel: listed in nomem.txt, but fw_reader.elf exits $frc: $(grep -m1 '^error:' "$work/$tag.console")" \
+                "(if it fits now, take it off the list)"
+        elif compare "$rel" "$fw/fw_reader_big.elf" "$tag.big"; then
+            pass "$rel: UPQ_ERR_NOMEM in $arena bytes, needs $need; fw_reader_big.elf reads it as the host"
+            n_nomem=$((n_nomem + 1))
+        else
+            fail "$rel (fw_reader_big.elf): $why"
+        fi
+        continue
+    fi
+    if compare "$rel" "$fw/fw_reader.elf" "$tag"; then
+        s=$(stack_of "$work/$tag.console")
+        if [ -n "$s" ] && [ "$s" -gt "$reader_stack" ]; then
+            reader_stack=$s
+            reader_stack_file=$rel
+        fi
+        if grep -q '^error:' "$work/$tag.console"; then
+            pass "$rel: same error as the host: $(grep -m1 '^error:' "$work/$tag.console" | cut -c8-)"
+            n_err=$((n_err + 1))
+        else
+            pass "$rel: byte-identical ($(sed -n 's/^rows: //p' "$work/$tag.console") rows, arena high water $(sed -n 's/.*high water //p' "$work/$tag.console"))"
+            n_same=$((n_same + 1))
+        fi
+        rm -f "$work/$tag".*
+    else
+        if grep -q '(arena too small)' "$work/$tag.console" 2>/dev/null; then
+            why="$why (UPQ_ERR_NOMEM: $(sed -n 's/^arena needed: //p' "$work/$tag.console"); list it in nomem.txt if that is expected)"
+        fi
+        fail "$rel: $why"
+    fi
+done < <(find "$corpus" -name '*.parquet' -type f | LC_ALL=C sort)
+for rel in "${!nomem[@]}"; do
+    fail "$rel: listed in nomem.txt but not in the corpus"
+done
+t2=$(date +%s)
+
+echo "firmware: logger stack high-water $logger_stack bytes; reader stack high-water $reader_stack bytes ($reader_stack_file)"
+echo "firmware: reader: $n_same files byte-identical, $n_err with the host's error, $n_nomem over the arena (listed), $n_skip encrypted skipped"
+echo "firmware: logger $((t1 - t0)) s, reader $((t2 - t1)) s"
+echo "firmware: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
