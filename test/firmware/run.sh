@@ -13,8 +13,10 @@
 #          nomem.txt must fail with UPQ_ERR_NOMEM and a needed size above the
 #          arena, then read as on the host with fw_reader_big.elf (3 MB).
 #
-# Both report their stack high-water mark (painted at reset); the largest is
-# printed. One line per check (PASS/FAIL), then "N passed, N failed".
+# Both report their stack high-water mark (painted at reset); the largest of
+# each must be within the stack of the STM32F4 budget map (FW_STACK_BUDGET,
+# whose images `make` has linked before this runs). One line per check
+# (PASS/FAIL), then "N passed, N failed".
 set -u
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -181,6 +183,23 @@ for rel in "${!nomem[@]}"; do
     fail "$rel: listed in nomem.txt but not in the corpus"
 done
 t2=$(date +%s)
+
+# The budget part (linker/stm32f4.ld) has FW_STACK_BUDGET bytes of stack.
+budget=${FW_STACK_BUDGET:-}
+if [ -n "$budget" ]; then
+    for m in "sensor_logger.elf:${logger_stack:-}" "fw_reader.elf:$reader_stack"; do
+        img=${m%%:*} used=${m#*:}
+        if [ -n "$used" ] && [ "$used" -gt 0 ] && [ "$used" -le "$budget" ]; then
+            pass "$img: stack high-water $used bytes, within the $budget bytes of the STM32F4 budget"
+        else
+            fail "$img: stack high-water '${used}' bytes, not within the $budget bytes of the STM32F4 budget"
+        fi
+    done
+fi
+if [ -n "${TSIZE:-}" ]; then
+    echo "firmware: image sizes (arm-none-eabi-size):"
+    "$TSIZE" "$fw"/*.elf "$fw"/stm32f4/*.elf 2>/dev/null | sed "s|$fw/||; s|^|    |"
+fi
 
 echo "firmware: logger stack high-water $logger_stack bytes; reader stack high-water $reader_stack bytes ($reader_stack_file)"
 echo "firmware: reader: $n_same files byte-identical, $n_err with the host's error, $n_nomem over the arena (listed), $n_skip encrypted skipped"
