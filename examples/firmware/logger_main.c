@@ -3,7 +3,10 @@
  * file the host program links) writing through a semihosting sink.
  *
  *   sensor_logger.elf [--rows N] [--seed S] [--row-group-rows N] [--device NAME]
- *                     OUT.parquet      (the semihosting command line)
+ *                     [--again] OUT.parquet      (the semihosting command line)
+ *
+ * --again makes every other write say "would block", as a busy card does:
+ * the file must come out the same.
  *
  * Prints what the host program prints ("arena: ...", "rows: ..."), then the
  * stack high-water mark. Exit status 0, 1 (the writer failed) or 2 (usage,
@@ -14,11 +17,22 @@
 #include "../sensor_logger/sensor_logger.h"
 
 static sensor_logger lg; /* the writer's state is large: not on the stack */
+static upq_sh_file out_file;
+static int again_knob;   /* --again */
+static unsigned long writes;
+
+static upq_status busy_write(void *ctx, const void *buf, size_t len, size_t *written)
+{
+    *written = 0;
+    if (again_knob && (++writes & 1u))
+        return UPQ_AGAIN;
+    return upq_sh_write(ctx, buf, len, written);
+}
 
 static int usage(fw_out *c)
 {
     fw_puts(c, "usage: sensor_logger.elf [--rows N] [--seed S] [--row-group-rows N] "
-               "[--device NAME] OUT.parquet\n");
+               "[--device NAME] [--again] OUT.parquet\n");
     return 2;
 }
 
@@ -27,7 +41,7 @@ int main(void)
     char *argv[16];
     const char *path = 0;
     sensor_config cfg;
-    upq_sh_file f;
+    upq_sh_file *f = &out_file;
     upq_sink sink;
     fw_out *c;
     uint64_t v;
@@ -53,6 +67,8 @@ int main(void)
                    fw_parse_u64(argv[i + 1], &v) && v > 0 && v <= UINT32_MAX) {
             cfg.row_group_rows = (uint32_t)v;
             i++;
+        } else if (fw_streq(a, "--again")) {
+            again_knob = 1;
         } else if (fw_streq(a, "--device") && i + 1 < argc) {
             cfg.device = argv[++i];
         } else if (a[0] == '-' || path) {
@@ -63,13 +79,14 @@ int main(void)
     }
     if (!path)
         fw_exit(usage(c));
-    if (upq_sh_open(&f, path, UPQ_SH_READ_WRITE) != UPQ_OK) {
+    if (upq_sh_open(f, path, UPQ_SH_READ_WRITE) != UPQ_OK) {
         fw_puts(c, "sensor_logger: cannot create ");
         fw_puts(c, path);
         fw_putc(c, '\n');
         fw_exit(2);
     }
-    upq_sh_sink(&f, &sink);
+    upq_sh_sink(f, &sink);
+    sink.write = busy_write;
 
     st = sensor_logger_open(&lg, &sink, &cfg);
     fw_puts(c, "arena: ");
@@ -81,7 +98,7 @@ int main(void)
         fw_puts(c, "sensor_logger: cannot start the writer: ");
         fw_puts(c, upq_strerror(st));
         fw_putc(c, '\n');
-        (void)upq_sh_close(&f);
+        (void)upq_sh_close(f);
         fw_exit(1);
     }
     do
@@ -96,10 +113,10 @@ int main(void)
         fw_puts(c, " (");
         fw_puts(c, upq_strerror(st));
         fw_puts(c, ")\n");
-        (void)upq_sh_close(&f);
+        (void)upq_sh_close(f);
         fw_exit(1);
     }
-    if (upq_sh_close(&f) != UPQ_OK) {
+    if (upq_sh_close(f) != UPQ_OK) {
         fw_puts(c, "sensor_logger: cannot close ");
         fw_puts(c, path);
         fw_putc(c, '\n');

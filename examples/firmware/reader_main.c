@@ -3,7 +3,12 @@
  * static arena and writes its rows in the form `upq cat --raw` prints on the
  * host, so the two outputs can be compared byte for byte.
  *
- *   fw_reader.elf IN.parquet OUT.jsonl      (the semihosting command line)
+ *   fw_reader.elf [--chunk N] [--again] IN.parquet OUT.jsonl
+ *                                           (the semihosting command line)
+ *
+ * --chunk N makes every read return at most N bytes and --again makes every
+ * other read say "would block", as a slow or busy medium does: the output
+ * must not change.
  *
  * --raw is `upq cat --json` with every leaf value shown by its physical type
  * alone, bit-exact: BOOLEAN true/false, INT32/INT64 decimal, FLOAT
@@ -34,6 +39,25 @@ static uint64_t arena[FW_READER_ARENA_BYTES / 8];
 static char out_buf[FW_READER_OUT_BYTES];
 static upq_reader reader;
 static upq_rows rows;
+
+/* The file as a slow medium shows it (--chunk, --again). */
+typedef struct slow_file {
+    upq_sh_file *f;
+    size_t chunk;         /* at most this many bytes per read; 0: no limit */
+    int again;            /* every other read says "again" */
+    unsigned long calls;
+} slow_file;
+
+static upq_status slow_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    slow_file *s = (slow_file *)ctx;
+    *got = 0;
+    if (s->again && (++s->calls & 1u))
+        return UPQ_AGAIN;
+    if (s->chunk && len > s->chunk)
+        len = s->chunk;
+    return upq_sh_read_at(s->f, off, buf, len, got);
+}
 
 /* ---- one row, as upq's cat.c writes it ------------------------------------------ */
 
@@ -318,9 +342,11 @@ static void report(fw_out *c, const upq_error_info *e)
 
 int main(void)
 {
-    char *argv[4];
-    int argc;
+    char *argv[8];
+    const char *files[2];
+    int argc, i, nfiles = 0;
     upq_sh_file in, out;
+    slow_file slow;
     upq_io io;
     fw_out o, *c;
     uint64_t nrows = 0;
@@ -328,25 +354,46 @@ int main(void)
 
     fw_console_open();
     c = fw_console();
-    argc = fw_args(argv, 4);
-    if (argc != 3) {
-        fw_puts(c, "usage: fw_reader.elf IN.parquet OUT.jsonl\n");
+    argc = fw_args(argv, 8);
+    slow.chunk = 0;
+    slow.again = 0;
+    slow.calls = 0;
+    for (i = 1; i < argc; i++) {
+        uint64_t v;
+        if (fw_streq(argv[i], "--chunk") && i + 1 < argc && fw_parse_u64(argv[i + 1], &v) &&
+            v > 0 && v <= 0x40000000u) {
+            slow.chunk = (size_t)v;
+            i++;
+        } else if (fw_streq(argv[i], "--again")) {
+            slow.again = 1;
+        } else if (argv[i][0] == '-' || nfiles == 2) {
+            nfiles = 3;
+            break;
+        } else {
+            files[nfiles++] = argv[i];
+        }
+    }
+    if (nfiles != 2) {
+        fw_puts(c, "usage: fw_reader.elf [--chunk N] [--again] IN.parquet OUT.jsonl\n");
         fw_exit(2);
     }
-    if (upq_sh_open(&in, argv[1], UPQ_SH_READ) != UPQ_OK) {
+    if (upq_sh_open(&in, files[0], UPQ_SH_READ) != UPQ_OK) {
         fw_puts(c, "fw_reader: cannot open ");
-        fw_puts(c, argv[1]);
+        fw_puts(c, files[0]);
         fw_putc(c, '\n');
         fw_exit(2);
     }
-    if (upq_sh_open(&out, argv[2], UPQ_SH_WRITE) != UPQ_OK) {
+    if (upq_sh_open(&out, files[1], UPQ_SH_WRITE) != UPQ_OK) {
         fw_puts(c, "fw_reader: cannot create ");
-        fw_puts(c, argv[2]);
+        fw_puts(c, files[1]);
         fw_putc(c, '\n');
         fw_exit(2);
     }
     fw_out_init(&o, &out, out_buf, sizeof out_buf);
     upq_sh_io(&in, &io);
+    slow.f = &in;
+    io.ctx = &slow;
+    io.read_at = slow_read_at;
     upq_reader_init(&reader, &io, arena, sizeof arena, 0);
 
     st = dump(&o, &nrows);
@@ -354,7 +401,7 @@ int main(void)
         fw_drop(&o); /* the row the error cut, unless it outgrew the buffer */
     if (fw_flush(&o) != 0 || upq_sh_close(&out) != UPQ_OK) {
         fw_puts(c, "fw_reader: cannot write ");
-        fw_puts(c, argv[2]);
+        fw_puts(c, files[1]);
         fw_putc(c, '\n');
         fw_exit(2);
     }

@@ -5,13 +5,16 @@
 #
 #  logger  sensor_logger.elf logs 10000 rows in 10 row groups through
 #          semihosting; the file is byte-identical to the host logger's from
-#          the same seed, and DuckDB reads exactly the generated rows
+#          the same seed (also through a sink that says "again" every other
+#          write), and DuckDB reads exactly the generated rows
 #          (test/interop/firmware_logger.mjs re-implements the generator);
 #  reader  fw_reader.elf (256 KB arena) reads every corpus file: its output
 #          must be byte-identical to `upq cat --raw` on the host and, where
 #          the host fails, its error line the same as upq's; the files of
 #          nomem.txt must fail with UPQ_ERR_NOMEM and a needed size above the
-#          arena, then read as on the host with fw_reader_big.elf (3 MB).
+#          arena, then read as on the host with fw_reader_big.elf (3 MB);
+#          the files of chunked.txt again with 13-byte reads that say "again"
+#          every other call.
 #
 # Both report their stack high-water mark (painted at reset); the largest of
 # each must be within the stack of the STM32F4 budget map (FW_STACK_BUDGET,
@@ -86,6 +89,13 @@ if "$sensor" "${largs[@]}" "$work/logger_host.parquet" >/dev/null 2>&1 &&
 else
     fail "the firmware's file differs from the host logger's (same seed)"
 fi
+qemu_run "$fw/sensor_logger.elf" "$work/logger_again.console" "${largs[@]}" --again "$work/logger_again.parquet"
+if [ $? -eq 0 ] && cmp -s "$work/logger_again.parquet" "$work/logger_host.parquet"; then
+    pass "with a sink that says \"again\" every other write, the same bytes"
+else
+    fail "with a sink that says \"again\" every other write, sensor_logger.elf writes another file" \
+        "$(cat "$work/logger_again.console")"
+fi
 out=$("$node" "$here/../interop/firmware_logger.mjs" "$work/logger_fw.parquet" "${largs[@]}" 2>&1)
 if [ $? -eq 0 ]; then
     pass "DuckDB reads the firmware's file: $(grep '^ok' <<<"$out" | sed 's/^ok //' | paste -sd ';' -)"
@@ -99,13 +109,14 @@ t1=$(date +%s)
 declare -A nomem=()
 while read -r f _; do nomem[$f]=1; done < <(sed -e 's/#.*//' "$here/nomem.txt" | awk 'NF')
 
-# compare REL IMAGE TAG: runs IMAGE on the file; 0 when it matches the host
-# (same bytes; same error line when the host fails), else prints why.
+# compare REL IMAGE TAG [OPTIONS]: runs IMAGE on the file; 0 when it matches
+# the host (same bytes; same error line when the host fails), else sets why.
 compare() {
     local rel=$1 image=$2 tag=$3 file=$corpus/$1 hrc frc herr ferr
     "$upq" cat --raw "$file" >"$work/$tag.host" 2>"$work/$tag.host.err"
     hrc=$?
-    qemu_run "$image" "$work/$tag.console" "$file" "$work/$tag.fw"
+    # shellcheck disable=SC2086
+    qemu_run "$image" "$work/$tag.console" ${4:-} "$file" "$work/$tag.fw"
     frc=$?
     if [ "$frc" -eq 124 ]; then
         why="timed out after ${timeout_s}s"
@@ -182,6 +193,20 @@ done < <(find "$corpus" -name '*.parquet' -type f | LC_ALL=C sort)
 for rel in "${!nomem[@]}"; do
     fail "$rel: listed in nomem.txt but not in the corpus"
 done
+
+# Resumable I/O on the target: short reads and "again" change nothing.
+while read -r rel _; do
+    tag=chunked_$(tr '/' '_' <<<"$rel")
+    why=
+    if [ ! -f "$corpus/$rel" ]; then
+        fail "$rel: listed in chunked.txt but not in the corpus"
+    elif compare "$rel" "$fw/fw_reader.elf" "$tag" "--chunk 13 --again"; then
+        pass "$rel: --chunk 13 --again: the same as the host"
+        rm -f "$work/$tag".*
+    else
+        fail "$rel: --chunk 13 --again: $why"
+    fi
+done < <(sed -e 's/#.*//' "$here/chunked.txt" | awk 'NF')
 t2=$(date +%s)
 
 # The budget part (linker/stm32f4.ld) has FW_STACK_BUDGET bytes of stack.
