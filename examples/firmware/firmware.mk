@@ -94,3 +94,7 @@ firmware-check: $(FW_IMAGES) $(FW_BUDGET_IMAGES) $(UPQ) $(SENSOR) $(INTEROP_STAM
 	  FW_READER_ARENA='$(FW_READER_ARENA)' FW_STACK_BUDGET='$(FW_STM32_STACK)' TSIZE='$(TSIZE.cortex-m4)' \
 	  bash test/firmware/run.sh
 
+
+# `make check` runs the extra stages in a sub-make: the host programs this
+# one shares with other stages are built first, never twice at once.
+stage-extra: $(UPQ) $(SENSOR) $(INTEROP_STAMP)

@@ -89,15 +89,14 @@ if "$sensor" "${largs[@]}" "$work/logger_host.parquet" >/dev/null 2>&1 &&
 else
     fail "the firmware's file differs from the host logger's (same seed)"
 fi
-qemu_run "$fw/sensor_logger.elf" "$work/logger_again.console" "${largs[@]}" --again "$work/logger_again.parquet"
-if [ $? -eq 0 ] && cmp -s "$work/logger_again.parquet" "$work/logger_host.parquet"; then
+if qemu_run "$fw/sensor_logger.elf" "$work/logger_again.console" "${largs[@]}" --again \
+    "$work/logger_again.parquet" && cmp -s "$work/logger_again.parquet" "$work/logger_host.parquet"; then
     pass "with a sink that says \"again\" every other write, the same bytes"
 else
     fail "with a sink that says \"again\" every other write, sensor_logger.elf writes another file" \
         "$(cat "$work/logger_again.console")"
 fi
-out=$("$node" "$here/../interop/firmware_logger.mjs" "$work/logger_fw.parquet" "${largs[@]}" 2>&1)
-if [ $? -eq 0 ]; then
+if out=$("$node" "$here/../interop/firmware_logger.mjs" "$work/logger_fw.parquet" "${largs[@]}" 2>&1); then
     pass "DuckDB reads the firmware's file: $(grep '^ok' <<<"$out" | sed 's/^ok //' | paste -sd ';' -)"
 else
     mapfile -t lines <<<"$out"
