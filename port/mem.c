@@ -1,7 +1,12 @@
 /*
- * Freestanding memory primitives. Simple byte loops:
- * the library moves little data through these (metadata, page copies are
- * rare), so size beats speed here.
+ * Freestanding memory primitives.
+ *
+ * Page bodies, dictionary values and arena clears go through these, so
+ * blocks that share their alignment are moved a machine word at a time
+ * (about 4-8x fewer iterations than a byte loop; it is what made
+ * DELTA_BYTE_ARRAY decoding and per-page state resets slow). The word
+ * accesses use a may_alias type so they are valid on any object; compilers
+ * without the attribute get the byte loops.
  *
  * GCC may recognise these loops and emit calls to memcpy/memset; the build
  * compiles this file with -fno-builtin / -fno-tree-loop-distribute-patterns so
@@ -9,10 +14,29 @@
  */
 #include "upq_port.h"
 
+#if defined(__GNUC__) && !defined(UPQ_MEM_BYTEWISE)
+typedef size_t __attribute__((__may_alias__)) upq_word;
+#define UPQ_WORD_COPY 1
+#define UPQ_WSZ sizeof(upq_word)
+#define UPQ_WMASK ((uintptr_t)(UPQ_WSZ - 1u))
+#else
+#define UPQ_WORD_COPY 0
+#endif
+
 void *upq_memcpy(void *dst, const void *src, size_t n)
 {
     uint8_t *d = (uint8_t *)dst;
     const uint8_t *s = (const uint8_t *)src;
+#if UPQ_WORD_COPY
+    if (n >= 4 * UPQ_WSZ && (((uintptr_t)d ^ (uintptr_t)s) & UPQ_WMASK) == 0) {
+        while ((uintptr_t)d & UPQ_WMASK) {
+            *d++ = *s++;
+            n--;
+        }
+        for (; n >= UPQ_WSZ; n -= UPQ_WSZ, d += UPQ_WSZ, s += UPQ_WSZ)
+            *(upq_word *)(void *)d = *(const upq_word *)(const void *)s;
+    }
+#endif
     while (n--)
         *d++ = *s++;
     return dst;
@@ -36,6 +60,21 @@ void *upq_memmove(void *dst, const void *src, size_t n)
 void *upq_memset(void *dst, int c, size_t n)
 {
     uint8_t *d = (uint8_t *)dst;
+#if UPQ_WORD_COPY
+    if (n >= 4 * UPQ_WSZ) {
+        upq_word w = (upq_word)(uint8_t)c;
+        w |= w << 8;
+        w |= w << 16;
+        if (UPQ_WSZ > 4)
+            w |= (w << 16) << 16;
+        while ((uintptr_t)d & UPQ_WMASK) {
+            *d++ = (uint8_t)c;
+            n--;
+        }
+        for (; n >= UPQ_WSZ; n -= UPQ_WSZ, d += UPQ_WSZ)
+            *(upq_word *)(void *)d = w;
+    }
+#endif
     while (n--)
         *d++ = (uint8_t)c;
     return dst;

@@ -41,7 +41,10 @@ for spec in "$@"; do
     mkdir -p "$dir/corpus_$name" "$dir/artifacts"
     log="$dir/fuzz_$name.log"
     echo "fuzz_$name: running for ${secs}s (log: $log)"
-    if "$dir/fuzz_$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+    # -timeout: a hang never returns, but a large seed with tens of thousands
+    # of pages takes a few seconds under coverage instrumentation, and the
+    # parallel stages of make check can slow a run down several times more.
+    if "$dir/fuzz_$name" -max_total_time="$secs" -timeout="${FUZZ_UNIT_TIMEOUT:-30}" -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$dir/artifacts/fuzz_$name-" \
         "$dir/corpus_$name" "$dir/seeds_$name" >"$log" 2>&1; then
         grep -E '^stat::(number_of_executed_units|new_units_added|peak_rss_mb)' "$log" |
