@@ -504,8 +504,10 @@ static upq_status load_patched(const sink_buf *s, size_t at, uint8_t v, uint32_t
         st = upq_bloom_open(&br, &f.r, 0, 0);
         if (st == UPQ_OK && max_bytes)
             upq_bloom_set_max_bytes(&br, max_bytes);
-        while (st == UPQ_OK && (st = upq_bloom_load(&br)) == UPQ_AGAIN)
-            ;
+        if (st == UPQ_OK)
+            do
+                st = upq_bloom_load(&br);
+            while (st == UPQ_AGAIN);
     }
     rfile_close(&f);
     free(copy);
