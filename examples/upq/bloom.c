@@ -62,11 +62,11 @@ static int parse_value(const upq_schema *s, uint32_t col, const char *text, void
             snprintf(first, sizeof first, "null has no bloom filter hash");
             break;
         }
-        if (value_parse(s, col, &d, &d.v[0], out, bytes, &off, err, errcap) == 0) {
+        /* the message of the last value that did not fit the column is kept */
+        if (value_parse(s, col, &d, &d.v[0], out, bytes, &off, err, errcap) == 0)
             rc = 0;
-        } else if (attempt == 0) {
+        else
             snprintf(first, sizeof first, "%.500s", err);
-        }
     }
     if (rc == 0 && (s->columns[col].physical_type == UPQ_TYPE_BYTE_ARRAY ||
                     s->columns[col].physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY)) {
