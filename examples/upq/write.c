@@ -254,12 +254,13 @@ static int apply_bloom(const tool_args *a, const upq_schema *s, write_cfg *cfg)
     }
     for (i = 0; i < a->nopts; i++) {
         const char *v = a->opt_value[i], *c1, *c2 = NULL;
-        size_t len = strlen(v);
+        size_t len;
         uint64_t ndv = 0;
         double fpp = 0.0;
         uint32_t c, n;
         if (strcmp(a->opt_name[i], "bloom") != 0)
             continue;
+        len = strlen(v);
         memset(hit, 0, s->num_columns + 1);
         n = match_columns(s, v, len, hit);
         c1 = strchr(v, ':');
