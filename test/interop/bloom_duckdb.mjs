@@ -31,8 +31,8 @@ const repoRoot = path.resolve(here, '..', '..');
 
 const ROWS = 1500;        // rows per file, 500 per row group
 const PER_RG = 500;
-const PRESENT = 60;       // sampled present values per file and column
-const ABSENT = 200;       // absent values per file and column
+const PRESENT = 40;       // sampled present values per file and column
+const ABSENT = 120;       // absent values per file and column
 const PARALLEL = 4;       // upq processes at once
 
 function parseArgs(argv) {
