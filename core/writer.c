@@ -26,6 +26,9 @@
 #define MIN_PAGE 64u
 #define DEFAULT_STATS_BINARY 64u
 #define MAX_DICT_ENTRIES 65534u
+#define DEFAULT_BLOOM_MAX (1u << 20)
+#define DEFAULT_BLOOM_NDV 65536u
+#define DEFAULT_BLOOM_FPP 0.01
 
 /* ---- errors --------------------------------------------------------------- */
 
@@ -198,11 +201,39 @@ static upq_status configure(upq_writer *w, const upq_writer_opts *in)
         o->stats_max_binary = DEFAULT_STATS_BINARY;
     if (o->stats_max_binary > (1u << 20))
         o->stats_max_binary = 1u << 20;
+    if (o->bloom_max_bytes == 0)
+        o->bloom_max_bytes = DEFAULT_BLOOM_MAX;
     if (o->columns && o->ncolumns == 0)
         o->columns = (const upq_column_opts *)0;
     if ((o->nkv && !o->kv) || (o->nsorting && !o->sorting))
         return upq_w_fail(w, UPQ_ERR_INVAL, -1, "key-value or sorting list missing");
     return UPQ_OK;
+}
+
+/* The bitset size of a column that asked for a bloom filter. */
+static upq_status bloom_setup(upq_writer *w, upq_wcol *c, uint32_t index,
+                              const upq_column_opts *co)
+{
+#if UPQ_WITH_BLOOM
+    const upq_writer_opts *o = &w->o;
+    uint64_t ndv = co->bloom_ndv;
+    double fpp = co->bloom_fpp == 0.0 ? DEFAULT_BLOOM_FPP : co->bloom_fpp;
+    if (co->bloom != 1)
+        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "bloom must be 0 or 1");
+    if (c->type == UPQ_TYPE_BOOLEAN)
+        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "BOOLEAN columns take no bloom filter");
+    if (ndv == 0)
+        ndv = o->row_group_rows ? o->row_group_rows : DEFAULT_BLOOM_NDV;
+    c->bloom_bytes = upq_bloom_size(ndv, fpp, o->bloom_max_bytes);
+    if (c->bloom_bytes == 0)
+        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "bloom_fpp outside (0, 1)");
+    return UPQ_OK;
+#else
+    (void)c;
+    (void)co;
+    return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, (int32_t)index,
+                      "bloom filters are not in this build (UPQ_WITH_BLOOM 0)");
+#endif
 }
 
 /* Schema facts and per-column settings (everything but memory) of leaf
@@ -269,6 +300,8 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
         c->order = UPQ_SO_NONE;
     c->max_pages = o->no_page_index ? 0 : o->max_pages;
     c->ci_ok = 1;
+    if (o->columns && index < o->ncolumns && o->columns[index].bloom)
+        return bloom_setup(w, c, index, &o->columns[index]);
     return UPQ_OK;
 }
 
@@ -308,6 +341,8 @@ static void col_take(wtake *t, upq_wcol *c, uint32_t path_len)
         c->slots = (uint16_t *)take(t, (size_t)c->nslots * sizeof(uint16_t));
     }
     c->chunk = (uint8_t *)take(t, c->chunk_cap);
+    if (c->bloom_bytes)
+        c->bloom = (uint8_t *)take(t, c->bloom_bytes);
     if (mp) {
         c->locs = (upq_page_location *)take(t, mp * sizeof(upq_page_location));
         c->null_pages = (uint8_t *)take(t, mp);
@@ -348,7 +383,9 @@ static void chunk_clear(upq_wcol *c)
         upq_memset(c->rep_hist, 0, ((size_t)c->max_rep + 1u) * sizeof(int64_t));
     c->enc_mask = 0;
     c->pages_dict = c->pages_plain = 0;
-    c->dict_hdr = c->dict_stored = c->dict_unc = c->ci_len = c->oi_len = 0;
+    c->dict_hdr = c->dict_stored = c->dict_unc = c->ci_len = c->oi_len = c->bf_hdr = 0;
+    if (c->bloom)
+        upq_memset(c->bloom, 0, c->bloom_bytes);
     dict_clear(c);
 }
 

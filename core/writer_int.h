@@ -12,6 +12,7 @@
 #include "uparquet/writer.h"
 #include "uparquet/encode.h"
 #include "uparquet/crc32.h"
+#include "uparquet/bloom.h"
 #include "upq_codec.h"
 #include "upq_port.h"
 #include "stats.h"
@@ -27,6 +28,7 @@ typedef struct upq_wmodels {
     upq_column_chunk cc;
     upq_column_index ci;
     upq_offset_index oi;
+    upq_bloom_filter_header bf;
     upq_tenc tenc;
     int32_t encs[UPQ_COUNTOF_ENCS];
     upq_page_encoding_stats es[3];
@@ -42,6 +44,8 @@ enum {
     UPQ_OS_DICT_HDR,
     UPQ_OS_DICT_BODY,
     UPQ_OS_CHUNK,
+    UPQ_OS_BF_HDR,
+    UPQ_OS_BF_BITS,
     UPQ_OS_CI,
     UPQ_OS_OI,
     UPQ_OS_FOOTER,
@@ -80,6 +84,10 @@ size_t upq_w_stored_bound(const upq_wcol *c, int32_t codec, int v2);
  * chunk need not keep room for another page). UPQ_OK, or a final error.
  */
 upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final);
+
+/* Puts the first nv staged values of c (the page being made) into its
+ * bloom filter. */
+void upq_w_bloom_take(upq_wcol *c, uint32_t nv);
 
 /* Compresses (if needed) the dictionary page of c into w->pbuf, computes
  * its CRC and encodes its header into w->hbuf; sets c->dict_* sizes.

@@ -199,6 +199,12 @@ static void fill_cc(upq_writer *w, uint32_t ci)
             UPQ_SET(*z, UPQ_SIZE_STATISTICS_DEFINITION_LEVEL_HISTOGRAM);
         }
     }
+    if (c->bloom_bytes) {
+        md->bloom_filter_offset = c->bf_off;
+        md->bloom_filter_length = c->bf_hdr + (int32_t)c->bloom_bytes;
+        UPQ_SET(*md, UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET);
+        UPQ_SET(*md, UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH);
+    }
     if (c->max_pages) {
         cc->offset_index_offset = c->oi_off;
         cc->offset_index_length = c->oi_len;
@@ -252,6 +258,18 @@ static void build_ci(upq_writer *w, const upq_wcol *c)
     ci->boundary_order = boundary_order(c);
     ci->null_counts.v = c->pnulls;
     ci->null_counts.n = c->npages;
+}
+
+static void build_bf(upq_writer *w, const upq_wcol *c)
+{
+    upq_bloom_filter_header *h = &UPQ_W_MODELS(w)->bf;
+    upq_memset(h, 0, sizeof *h);
+    h->isset = (1u << UPQ_BLOOM_FILTER_HEADER_NUM_BYTES) | (1u << UPQ_BLOOM_FILTER_HEADER_ALGORITHM) |
+               (1u << UPQ_BLOOM_FILTER_HEADER_HASH) | (1u << UPQ_BLOOM_FILTER_HEADER_COMPRESSION);
+    h->num_bytes = (int32_t)c->bloom_bytes;
+    h->algorithm.isset = 1u << UPQ_BLOOM_FILTER_ALGORITHM_BLOCK;
+    h->hash.isset = 1u << UPQ_BLOOM_FILTER_HASH_XXHASH;
+    h->compression.isset = 1u << UPQ_BLOOM_FILTER_COMPRESSION_UNCOMPRESSED;
 }
 
 static void build_oi(upq_writer *w, const upq_wcol *c)
@@ -410,6 +428,12 @@ size_t upq_w_rg_bound(const upq_wcol *cols, uint32_t ncols, const upq_writer_opt
                        (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET) |
                        (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH) |
                        (1u << UPQ_COLUMN_METADATA_GEOSPATIAL_STATISTICS));
+        if (c->bloom_bytes) {
+            md->isset |= (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET) |
+                         (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH);
+            md->bloom_filter_offset = INT64_MIN;
+            md->bloom_filter_length = INT32_MIN;
+        }
         md->type = c->type;
         for (k = 0; k < UPQ_COUNTOF_ENCS; k++)
             encs[k] = INT32_MIN;
@@ -499,6 +523,20 @@ upq_status upq_w_rg_finish(upq_writer *w)
         c->comp_bytes += c->dict_hdr + c->dict_stored;
         w->rg_unc += c->unc_bytes;
         w->rg_comp += c->comp_bytes;
+    }
+    /* bloom filters after the chunks: the checkpoint footer that follows
+     * them references only bytes written before it */
+    for (i = 0; i < w->ncols; i++) {
+        upq_wcol *c = &w->cols[i];
+        c->bf_hdr = 0;
+        if (!c->bloom_bytes)
+            continue;
+        build_bf(w, c);
+        st = count_struct(w, &upq_bloom_filter_header_desc, &m->bf, &c->bf_hdr);
+        if (st != UPQ_OK)
+            return st;
+        c->bf_off = (int64_t)pos;
+        pos += (uint64_t)c->bf_hdr + c->bloom_bytes;
     }
     if (!w->o.no_page_index) {
         for (i = 0; i < w->ncols; i++) {
@@ -762,7 +800,7 @@ static upq_status next_piece(upq_writer *w)
         case UPQ_OS_DICT_HDR: {
             size_t hl = 0;
             if (!c) {
-                w->ostage = UPQ_OS_CI;
+                w->ostage = UPQ_OS_BF_HDR;
                 w->oc = 0;
                 continue;
             }
@@ -788,6 +826,27 @@ static upq_status next_piece(upq_writer *w)
             set_src(w, c->chunk, c->chunk_used);
             w->oc++;
             w->ostage = UPQ_OS_DICT_HDR;
+            return UPQ_OK;
+        case UPQ_OS_BF_HDR:
+            if (!c) {
+                w->ostage = UPQ_OS_CI;
+                w->oc = 0;
+                continue;
+            }
+            if (!c->bloom_bytes) {
+                w->oc++;
+                continue;
+            }
+            if (!w->tenc_on)
+                build_bf(w, c);
+            st = tenc_piece(w, &upq_bloom_filter_header_desc, &m->bf, &done);
+            if (done)
+                w->ostage = UPQ_OS_BF_BITS;
+            return st;
+        case UPQ_OS_BF_BITS:
+            set_src(w, c->bloom, c->bloom_bytes);
+            w->oc++;
+            w->ostage = UPQ_OS_BF_HDR;
             return UPQ_OK;
         case UPQ_OS_CI:
             if (!c || w->o.no_page_index) {

@@ -235,6 +235,26 @@ static void drop_prefix(upq_wcol *c, uint32_t n, uint32_t nv, uint32_t vb)
     c->clev = c->cval = c->cbytes = 0;
 }
 
+void upq_w_bloom_take(upq_wcol *c, uint32_t nv)
+{
+#if UPQ_WITH_BLOOM
+    upq_bloom f;
+    uint32_t i, off = 0;
+    f.bits = c->bloom;
+    f.num_bytes = c->bloom_bytes;
+    for (i = 0; i < nv; i++) {
+        uint8_t tmp[16];
+        const uint8_t *key;
+        uint32_t klen;
+        off += upq_w_staged_key(c, off, tmp, &key, &klen);
+        upq_bloom_insert(&f, upq_xxh64(key, klen, 0));
+    }
+#else
+    (void)c;
+    (void)nv;
+#endif
+}
+
 upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
@@ -285,6 +305,8 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     }
     mm.cap = c->scap;
     upq_minmax_page(&mm, c->order, c->type, c->type_length, c->vals, nv, vb, &nans);
+    if (c->bloom)
+        upq_w_bloom_take(c, nv);
 
     /* stored form, behind room for the largest header */
     room = c->chunk_cap - c->chunk_used;

@@ -19,6 +19,9 @@
 #                     x page version x nesting and the edge cases, read back
 #                     by upq, DuckDB and arrow-rs; statistics and page index;
 #                     then random schemas/rows/options (write_random.mjs)
+#   make check-bloom  bloom filters `upq write --bloom` makes, and DuckDB's,
+#                     asked through `upq bloom` and DuckDB's parquet_bloom_probe:
+#                     the same answer for every value and row group
 #   make check-powerloss  power cut at every write call and byte of logging
 #                     runs in checkpoint mode, recovered and read back; DuckDB
 #                     reads a sample of the recovered files
@@ -245,6 +248,16 @@ stage-write-matrix: $(INTEROP_STAMP) $(INTEROP_UPQ)
 check-write-matrix: stage-write-matrix
 	@bash test/check_report.sh $(CHECK_DIR) write-matrix
 
+# Bloom filters: `upq bloom` against DuckDB's parquet_bloom_probe on files
+# upq writes (every filterable type DuckDB can probe) and on one DuckDB writes.
+.PHONY: check-bloom stage-bloom
+stage-bloom: $(INTEROP_STAMP) $(INTEROP_UPQ)
+	@bash test/stage.sh $(CHECK_DIR)/bloom.res bloom -- \
+	    $(NODE) $(INTEROP_DIR)/bloom_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/bloom
+
+check-bloom: stage-bloom
+	@bash test/check_report.sh $(CHECK_DIR) bloom
+
 # Power cuts at every write call and byte (test_powerloss --full; the unit
 # and asan stages run its quicker default), then DuckDB reads a sample of
 # recovered files.
@@ -333,9 +346,9 @@ stage-extra: stage-unit
 # ---- everything -------------------------------------------------------------
 
 check: stage-unit stage-asan stage-interop stage-conformance stage-chunking stage-write \
-       stage-write-matrix stage-powerloss stage-fuzz stage-extra
+       stage-write-matrix stage-bloom stage-powerloss stage-fuzz stage-extra
 	@bash test/check_report.sh $(CHECK_DIR) unit asan interop conformance chunking write \
-	    write-matrix powerloss fuzz $(patsubst %,extra-%,$(CHECK_EXTRA_TARGETS))
+	    write-matrix bloom powerloss fuzz $(patsubst %,extra-%,$(CHECK_EXTRA_TARGETS))
 
 # ---- benchmarks (make bench) -----------------------------------------------
 # Throughput figures come from here, never from timed tests. The library is

@@ -34,7 +34,8 @@ static const tool_optspec write_opts[] = {
     {"row-group-size", 1}, {"row-group-rows", 1}, {"data-page-v2", 0},   {"no-crc", 0},
     {"no-statistics", 0},  {"no-page-index", 0},  {"checkpoint", 0},     {"stats-max-binary", 1},
     {"kv", 1},             {"sorting-column", 1}, {"schema-json", 0},    {"page-levels", 1},
-    {"max-pages", 1},      {"footer-size", 1},    {"max-row-groups", 1}, {NULL, 0}};
+    {"max-pages", 1},      {"footer-size", 1},    {"max-row-groups", 1}, {"bloom", 1},
+    {"bloom-max-bytes", 1}, {NULL, 0}};
 
 static int cmd_version(const tool_args *a);
 static int cmd_help(const tool_args *a);
@@ -51,6 +52,8 @@ static const command commands[] = {
     {"recover", cmd_recover, "recover FILE [OUT]",
      "cut a file written with checkpoints back to its last complete one (or copy that to OUT)",
      no_opts, 1, 2},
+    {"bloom", cmd_bloom, "bloom FILE COLUMN VALUE",
+     "ask each row group's bloom filter of COLUMN about VALUE: absent or maybe", no_opts, 3, 3},
     {"version", cmd_version, "version", "print the version", no_opts, 0, 0},
     {"help", cmd_help, "help", "print this help", no_opts, 0, 0},
 };
@@ -97,6 +100,11 @@ static void usage(FILE *out)
           "  --kv KEY=VALUE           key-value metadata (repeatable)\n"
           "  --sorting-column COL[:desc][:nulls-first]\n"
           "                           declare a sort order (repeatable)\n"
+          "  --bloom COL[:NDV[:FPP]]  a bloom filter for column (or group) COL sized for NDV\n"
+          "                           distinct values per row group (default: the row group\n"
+          "                           row limit, else 64K) at false-positive rate FPP\n"
+          "                           (default 0.01); repeatable\n"
+          "  --bloom-max-bytes N      largest bloom filter of one column chunk (default 1M)\n"
           "  --schema-json            only parse SCHEMA; print its elements as meta --json does\n",
           out);
 }

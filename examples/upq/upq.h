@@ -13,6 +13,7 @@
  *   jsonl_parse.c  one JSON line into a tree (jsonl.h)
  *   shred.c        a JSON row into levels and values (shred.h)
  *   value_parse.c  one JSON value back into a column value
+ *   bloom.c        `upq bloom`: a value against each row group's bloom filter
  *   json.c         JSON writer; strbuf.c growable strings
  */
 #ifndef UPQ_TOOL_H
@@ -85,6 +86,7 @@ int cmd_meta_text(tool_file *tf, FILE *out);
 int cmd_cat(const tool_args *a);
 int cmd_write(const tool_args *a);
 int cmd_recover(const tool_args *a);
+int cmd_bloom(const tool_args *a);
 
 /* ---- schema strings (schema_print.c) ------------------------------------ */
 

@@ -241,6 +241,83 @@ static int apply_encodings(const tool_args *a, const upq_schema *s, write_cfg *c
     return 0;
 }
 
+/* --bloom COL[:NDV[:FPP]], in the order given (later wins): a leaf, or every
+ * non-BOOLEAN leaf under a group. A name that is a column as a whole wins
+ * over splitting it at ':'. */
+static int apply_bloom(const tool_args *a, const upq_schema *s, write_cfg *cfg)
+{
+    uint8_t *hit = calloc(s->num_columns + 1, 1);
+    int i;
+    if (!hit) {
+        fputs("upq: out of memory\n", stderr);
+        return -1;
+    }
+    for (i = 0; i < a->nopts; i++) {
+        const char *v = a->opt_value[i], *c1, *c2 = NULL;
+        size_t len;
+        uint64_t ndv = 0;
+        double fpp = 0.0;
+        uint32_t c, n;
+        if (strcmp(a->opt_name[i], "bloom") != 0)
+            continue;
+        len = strlen(v);
+        memset(hit, 0, s->num_columns + 1);
+        n = match_columns(s, v, len, hit);
+        c1 = strchr(v, ':');
+        if (n == 0 && c1) {
+            char *end;
+            len = (size_t)(c1 - v);
+            c2 = strchr(c1 + 1, ':');
+            if (c2) {
+                char nd[32];
+                size_t k = (size_t)(c2 - c1 - 1);
+                if (k == 0 || k >= sizeof nd)
+                    goto bad;
+                memcpy(nd, c1 + 1, k);
+                nd[k] = '\0';
+                if (!parse_amount(nd, UINT32_MAX, &ndv) || ndv == 0)
+                    goto bad;
+                errno = 0;
+                fpp = strtod(c2 + 1, &end);
+                if (errno || end == c2 + 1 || *end || !(fpp > 0.0 && fpp < 1.0))
+                    goto bad;
+            } else if (!parse_amount(c1 + 1, UINT32_MAX, &ndv) || ndv == 0) {
+                goto bad;
+            }
+            n = match_columns(s, v, len, hit);
+        }
+        if (n == 0) {
+            fprintf(stderr, "upq: --bloom: no column '%.*s' in the schema\n", (int)len, v);
+            free(hit);
+            return -1;
+        }
+        for (c = 0; c < s->num_columns; c++) {
+            if (!hit[c])
+                continue;
+            if (s->columns[c].physical_type == UPQ_TYPE_BOOLEAN) {
+                if (n == 1 && upq_schema_find_column(s, v, len) == c) {
+                    fprintf(stderr, "upq: --bloom: column '%.*s' is BOOLEAN: Parquet defines "
+                                    "no bloom filter for it\n", (int)len, v);
+                    free(hit);
+                    return -1;
+                }
+                continue;
+            }
+            cfg->cols[c].bloom = 1;
+            cfg->cols[c].bloom_ndv = (uint32_t)ndv;
+            cfg->cols[c].bloom_fpp = fpp;
+        }
+        continue;
+    bad:
+        fprintf(stderr, "upq: bad value for --bloom: %s (COL[:NDV[:FPP]], NDV > 0, 0 < FPP < 1)\n",
+                v);
+        free(hit);
+        return -1;
+    }
+    free(hit);
+    return 0;
+}
+
 /* --kv KEY=VALUE (key-value metadata) and --sorting-column COL[:desc][:nulls-first]. */
 static int apply_lists(const tool_args *a, const upq_schema *s, write_cfg *cfg)
 {
@@ -328,6 +405,7 @@ static int build_opts(const tool_args *a, const upq_schema *s, write_cfg *cfg)
         opt_u32(a, "max-row-groups", &cfg->max_row_groups) ||
         opt_u32(a, "dict-size", &o->dict_size) ||
         opt_u32(a, "stats-max-binary", &o->stats_max_binary) ||
+        opt_u32(a, "bloom-max-bytes", &o->bloom_max_bytes) ||
         opt_u64(a, "row-group-size", &o->row_group_bytes) ||
         opt_u64(a, "row-group-rows", &o->row_group_rows))
         return -1;
@@ -358,7 +436,7 @@ static int build_opts(const tool_args *a, const upq_schema *s, write_cfg *cfg)
         cfg->cols[c].dictionary =
             (int8_t)(dict == 1 && s->columns[c].physical_type == UPQ_TYPE_BOOLEAN ? -1 : dict);
     }
-    if (apply_encodings(a, s, cfg) || apply_lists(a, s, cfg))
+    if (apply_encodings(a, s, cfg) || apply_lists(a, s, cfg) || apply_bloom(a, s, cfg))
         return -1;
     o->columns = cfg->cols;
     o->ncolumns = s->num_columns;

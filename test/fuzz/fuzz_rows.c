@@ -7,6 +7,7 @@
  * give the same events (values included), or both fail: the record reader
  * is resumable and its output does not depend on batching. A run that skips
  * two rows of each row group must agree with a full read from there on.
+ * Every column chunk's bloom filter is loaded and probed in every run too.
  * Any violation aborts; the sanitizers catch out-of-bounds accesses and
  * undefined behaviour on the way.
  *
@@ -85,6 +86,48 @@ typedef struct outcome {
     uint64_t events;
 } outcome;
 
+/* Every column's bloom filter in every row group, loaded and asked about a
+ * zero value: status and answer go into the hash (a filter is optional to
+ * readers, so a bad one does not end the run, but every run must see it
+ * alike). */
+static void probe_blooms(upq_reader *r, outcome *out, unsigned *spins)
+{
+    static const uint8_t zeros[64];
+    const upq_schema *sc = upq_reader_schema(r);
+    uint32_t g, c;
+    for (g = 0; g < upq_reader_metadata(r)->row_groups.n; g++) {
+        for (c = 0; c < sc->num_columns; c++) {
+            upq_bloom_reader br;
+            union {
+                int64_t i;
+                double d;
+                upq_bytes b;
+                upq_int96 t;
+            } v;
+            int32_t t = sc->columns[c].physical_type;
+            int maybe = -1;
+            upq_status st = upq_bloom_open(&br, r, g, c);
+            memset(&v, 0, sizeof v);
+            if (t == UPQ_TYPE_BYTE_ARRAY || t == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
+                v.b.ptr = zeros;
+                v.b.len = t == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY &&
+                                  sc->columns[c].type_length <= (int32_t)sizeof zeros
+                              ? (uint32_t)sc->columns[c].type_length : 0u;
+            }
+            if (st == UPQ_OK) {
+                do
+                    st = upq_bloom_load(&br);
+                while (st == UPQ_AGAIN && ++*spins < MAX_SPINS);
+            }
+            if (st == UPQ_OK)
+                st = upq_bloom_might_contain(&br, &v, &maybe);
+            upq_bloom_close(&br);
+            out->hash = mix(out->hash, &st, sizeof st);
+            out->hash = mix(out->hash, &maybe, sizeof maybe);
+        }
+    }
+}
+
 /* Reads every row group, skipping `skip` rows at the start of each, and
  * hashes the rows from `from` on. */
 static void run(const uint8_t *data, size_t size, size_t chunk, size_t batch, uint64_t skip,
@@ -102,6 +145,14 @@ static void run(const uint8_t *data, size_t size, size_t chunk, size_t batch, ui
     do
         st = upq_reader_open(&r);
     while (st == UPQ_AGAIN && ++spins < MAX_SPINS);
+    if (st == UPQ_OK) {
+        upq_arena_mark mark = upq_arena_save(&r.arena);
+        probe_blooms(&r, out, &spins);
+        if (upq_arena_save(&r.arena) != mark) {
+            fprintf(stderr, "fuzz_rows: closing a bloom filter did not give the arena back\n");
+            abort();
+        }
+    }
     for (g = 0; st == UPQ_OK && g < upq_reader_metadata(&r)->row_groups.n; g++) {
         const upq_schema *sc = upq_reader_schema(&r);
         upq_arena_mark mark = upq_arena_save(&r.arena);

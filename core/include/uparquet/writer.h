@@ -26,7 +26,8 @@
  * skipped.
  *
  * The file: "PAR1", then per row group each column's dictionary page and
- * data pages, then that row group's ColumnIndex and OffsetIndex structures
+ * data pages, then that row group's bloom filters (header and bitset, for
+ * the columns that asked for one), ColumnIndex and OffsetIndex structures
  * (so RAM stays bounded; the ColumnChunk offsets point at them), then in
  * checkpoint mode a complete footer. The last footer describes every row
  * group; readers never look at the earlier ones.
@@ -133,7 +134,14 @@ typedef struct upq_column_opts {
                            RLE_DICTIONARY turn the dictionary on; any other value turns
                            it off (unless `dictionary` is 1) and is used for every page */
     int8_t dictionary;  /* -1 default (on unless BOOLEAN), 0 off, 1 on */
-    int8_t bloom;       /* reserved */
+    int8_t bloom;       /* 1: a split-block bloom filter of the column's values in every
+                           row group (not for BOOLEAN); 0 (default): none */
+    uint32_t bloom_ndv; /* distinct values expected per row group, which sizes the filter
+                           (default row_group_rows when set, else 65536) */
+    double bloom_fpp;   /* false-positive probability wanted, 0 < fpp < 1 (default 0.01);
+                           the bitset is the smallest power of two from 32 bytes that
+                           reaches it for bloom_ndv values (uparquet/bloom.h), at most
+                           the writer's bloom_max_bytes */
 } upq_column_opts;
 
 /* Zeroed options give the defaults below. */
@@ -160,6 +168,8 @@ typedef struct upq_writer_opts {
     uint8_t no_page_index;    /* omit ColumnIndex / OffsetIndex */
     uint8_t checkpoint;       /* after each row group, append a complete footer and sync */
     uint32_t stats_max_binary;/* longest binary min/max kept (default 64; longer are truncated) */
+    uint32_t bloom_max_bytes; /* largest bloom filter bitset of one column chunk (default
+                                 1 MiB, at most 128 MiB; rounded down to a power of two) */
     const upq_column_opts *columns; /* per leaf column, or NULL for defaults */
     uint32_t ncolumns;
     const upq_key_value *kv;  /* key-value metadata for the footer (not copied) */
@@ -231,9 +241,12 @@ typedef struct upq_wcol {
     int64_t *def_hist, *rep_hist;
     uint32_t enc_mask;        /* 1 << encoding for every encoding used */
     uint32_t pages_dict, pages_plain; /* data pages per kind (encoding_stats) */
+    /* bloom filter of the chunk's values: the bitset as the file stores it */
+    uint8_t *bloom;
+    uint32_t bloom_bytes;     /* 0: no filter */
     /* layout, fixed when the row group ends */
-    int64_t chunk_off, data_off, ci_off, oi_off;
-    int32_t dict_hdr, dict_stored, dict_unc, ci_len, oi_len;
+    int64_t chunk_off, data_off, ci_off, oi_off, bf_off;
+    int32_t dict_hdr, dict_stored, dict_unc, ci_len, oi_len, bf_hdr;
 } upq_wcol;
 
 /* The writer's state: public so it can be static or on the stack (it is
