@@ -51,6 +51,8 @@ static const command commands[] = {
     {"recover", cmd_recover, "recover FILE [OUT]",
      "cut a file written with checkpoints back to its last complete one (or copy that to OUT)",
      no_opts, 1, 2},
+    {"variant", cmd_variant, "variant METADATA VALUE",
+     "print a Variant value (its metadata and value bytes in two files) as JSON", no_opts, 2, 2},
     {"version", cmd_version, "version", "print the version", no_opts, 0, 0},
     {"help", cmd_help, "help", "print this help", no_opts, 0, 0},
 };

@@ -13,6 +13,7 @@
  *   jsonl_parse.c  one JSON line into a tree (jsonl.h)
  *   shred.c        a JSON row into levels and values (shred.h)
  *   value_parse.c  one JSON value back into a column value
+ *   variant_json.c Variant values as JSON, `upq variant`
  *   json.c         JSON writer; strbuf.c growable strings
  */
 #ifndef UPQ_TOOL_H
@@ -84,6 +85,14 @@ int cmd_meta_json(tool_file *tf, FILE *out);
 int cmd_meta_text(tool_file *tf, FILE *out);
 int cmd_cat(const tool_args *a);
 int cmd_write(const tool_args *a);
+int cmd_variant(const tool_args *a);
+
+/* ---- Variant values (variant_json.c) ------------------------------------- */
+
+/* Appends the Variant (metadata, value) as JSON: primitives as a typed
+ * column of the same type prints them. Returns 0, or the negative status of
+ * an invalid Variant (nothing appended). */
+int variant_json(strbuf *sb, const uint8_t *meta, size_t mlen, const uint8_t *val, size_t vlen);
 int cmd_recover(const tool_args *a);
 
 /* ---- schema strings (schema_print.c) ------------------------------------ */

@@ -20,5 +20,6 @@
 #include "record.h"
 #include "writer.h"
 #include "encode.h"
+#include "variant.h"
 
 #endif
