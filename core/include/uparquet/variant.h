@@ -301,6 +301,91 @@ void upq_variant_build_drop_key(upq_variant_builder *b);
  * (UPQ_ERR_INVAL when no value or a container is still open). */
 upq_status upq_variant_build_finish(upq_variant_builder *b, size_t *len);
 
+/* ---- VARIANT columns: reconstruction from record events --------------------- */
+
+#if UPQ_WITH_READER
+
+struct upq_event;
+
+/* What a schema node of a VARIANT subtree is (internal). */
+typedef struct upq_variant_node {
+    uint8_t role;    /* see variant_rows.c */
+    uint8_t conv;    /* typed primitive: how it becomes a Variant */
+    uint8_t scale;
+    uint8_t pad;
+} upq_variant_node;
+
+typedef struct upq_variant_slot {
+    size_t value_off;     /* saved `value` bytes in scratch, when has_value */
+    size_t value_len;
+    size_t scratch_mark;  /* scratch use when the slot opened */
+    uint32_t node;        /* its schema node */
+    uint32_t typed_node;  /* the typed_value node of an open typed object */
+    uint8_t has_value;
+    uint8_t typed;        /* 0 none, 1 primitive, 2 object, 3 array (ended), 4 array open */
+    uint8_t field;        /* an object member: its key goes before what it emits */
+} upq_variant_slot;
+
+typedef struct upq_variant_asm {
+    const upq_schema *s;
+    uint32_t root, num_nodes;   /* the VARIANT group and its subtree size */
+    upq_variant_node *nodes;    /* per subtree node */
+    upq_variant_slot *slots;
+    uint32_t max_slots, depth;
+    uint8_t *scratch;           /* metadata and saved values of open slots */
+    size_t scratch_cap, scratch_len;
+    size_t meta_off, meta_len;  /* the row's metadata in scratch */
+    uint8_t has_meta, done, pad[2];
+    upq_variant_meta meta;
+    upq_variant_keys keys;
+    upq_variant_builder b;
+    uint8_t *meta_out;          /* rebuilt metadata when keys were added */
+    size_t meta_out_cap, meta_out_len;
+} upq_variant_asm;
+
+/*
+ * Prepares reconstructing the Variants of VARIANT group `node` of schema s
+ * (as upq_rows delivers it). The subtree is checked here: a binary
+ * `metadata`, an optional binary `value`, an optional `typed_value` of a
+ * type the shredding spec allows (primitives of its table, a 3-level LIST
+ * of required element groups, a group of required field groups), nested
+ * in any way. Memory from arena `a`: value_cap bytes for the value (and as
+ * much again for saved inputs), max_keys keys of key_bytes bytes in all,
+ * max_entries members of containers open at once.
+ * Returns UPQ_OK, UPQ_ERR_INVAL (not a VARIANT group), UPQ_ERR_CORRUPT (a
+ * layout the spec does not allow), UPQ_ERR_UNSUPPORTED (a typed_value type
+ * outside the table) or UPQ_ERR_NOMEM.
+ */
+upq_status upq_variant_asm_init(upq_variant_asm *va, const upq_schema *s, uint32_t node,
+                                upq_arena *a, size_t value_cap, uint32_t max_keys,
+                                size_t key_bytes, uint32_t max_entries);
+
+/* Is `node` a VARIANT-annotated group? */
+int upq_variant_is_column(const upq_schema *s, uint32_t node);
+
+/*
+ * Feeds the events of one non-null Variant of the group, from its
+ * BEGIN_STRUCT to its END_STRUCT, in order (upq_rows_event). Values are
+ * copied as needed: the event's pointers may die after the call. Returns
+ * UPQ_OK (more wanted), UPQ_DONE after END_STRUCT (the Variant is ready:
+ * upq_variant_asm_result), or an error: UPQ_ERR_CORRUPT for data the spec
+ * forbids (invalid Variant bytes; `value` and a non-object `typed_value`
+ * both set; a partially shredded value that is not an object or repeats a
+ * shredded field), UPQ_ERR_UNSUPPORTED when
+ * `metadata` does not come first, UPQ_ERR_BUFFER / UPQ_ERR_LIMIT when the
+ * Variant outgrows the sizes given to init. A missing value (no `value`,
+ * no `typed_value`) is left out of an object, and is a Variant null as an
+ * array element or the whole Variant.
+ */
+upq_status upq_variant_asm_feed(upq_variant_asm *va, const struct upq_event *ev);
+
+/* The Variant completed by the last UPQ_DONE: metadata and value bytes in
+ * the assembler's memory, valid until the next feed. */
+void upq_variant_asm_result(const upq_variant_asm *va, const uint8_t **meta, size_t *meta_len,
+                            const uint8_t **value, size_t *value_len);
+
+#endif /* UPQ_WITH_READER */
+
 #endif /* UPQ_WITH_VARIANT */
 
 #ifdef __cplusplus
