@@ -303,17 +303,20 @@ upq_status upq_variant_build_finish(upq_variant_builder *b, size_t *len);
 
 /* ---- VARIANT columns: reconstruction from record events --------------------- */
 
-#if UPQ_WITH_READER
-
-struct upq_event;
-
 /* What a schema node of a VARIANT subtree is (internal). */
 typedef struct upq_variant_node {
-    uint8_t role;    /* see variant_rows.c */
+    uint8_t role;    /* see variant_int.h */
     uint8_t conv;    /* typed primitive: how it becomes a Variant */
     uint8_t scale;
     uint8_t pad;
 } upq_variant_node;
+
+/* Is `node` a VARIANT-annotated group? */
+int upq_variant_is_column(const upq_schema *s, uint32_t node);
+
+#if UPQ_WITH_READER
+
+struct upq_event;
 
 typedef struct upq_variant_slot {
     size_t value_off;     /* saved `value` bytes in scratch, when has_value */
@@ -359,9 +362,6 @@ typedef struct upq_variant_asm {
 upq_status upq_variant_asm_init(upq_variant_asm *va, const upq_schema *s, uint32_t node,
                                 upq_arena *a, size_t value_cap, uint32_t max_keys,
                                 size_t key_bytes, uint32_t max_entries);
-
-/* Is `node` a VARIANT-annotated group? */
-int upq_variant_is_column(const upq_schema *s, uint32_t node);
 
 /*
  * Feeds the events of one non-null Variant of the group, from its
