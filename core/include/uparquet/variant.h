@@ -386,6 +386,83 @@ void upq_variant_asm_result(const upq_variant_asm *va, const uint8_t **meta, siz
 
 #endif /* UPQ_WITH_READER */
 
+/* ---- VARIANT columns: shredding for the writer ------------------------------ */
+
+#if UPQ_WITH_WRITER
+
+struct upq_writer;
+
+/* One leaf column's level entries and values for the current row. */
+typedef struct upq_variant_shred_leaf {
+    uint32_t column;      /* leaf column index */
+    uint16_t *def, *rep;
+    uint8_t *vals;        /* packed non-null values (column.h's representation) */
+    size_t n, nv;         /* level entries, values */
+    size_t vsize;
+    size_t written;       /* entries upq_variant_shred_write() has passed on */
+} upq_variant_shred_leaf;
+
+typedef struct upq_variant_shred_frame {
+    upq_variant v;        /* the slot's Variant (p NULL: missing) */
+    uint32_t node;        /* slot schema node */
+    uint32_t idx;         /* next field / element */
+    uint16_t rep;
+    uint8_t stage;
+    uint8_t pad;
+} upq_variant_shred_frame;
+
+typedef struct upq_variant_shredder {
+    const upq_schema *s;
+    uint32_t root, num_nodes;
+    upq_variant_node *nodes;
+    upq_variant_shred_leaf *leaves;
+    uint32_t num_leaves, first_column;
+    size_t max_levels;
+    upq_variant_shred_frame *stack;
+    uint32_t max_depth, depth;
+    uint8_t *scratch;     /* residual objects and decimals of the row */
+    size_t scratch_cap, scratch_len;
+    upq_variant_meta meta;
+} upq_variant_shredder;
+
+/*
+ * Prepares shredding Variants into the columns of VARIANT group `node` of
+ * schema s (a group outside any repeated field), laid out as
+ * upq_variant_asm_init describes. Memory from arena a: max_levels level
+ * entries per leaf column and row, scratch_bytes for the partially shredded
+ * objects of a row. Returns UPQ_OK, UPQ_ERR_INVAL (not a VARIANT group),
+ * UPQ_ERR_UNSUPPORTED (inside a repeated field, or a typed_value type the
+ * spec lacks), UPQ_ERR_CORRUPT (a layout the spec does not allow) or
+ * UPQ_ERR_NOMEM.
+ */
+upq_status upq_variant_shredder_init(upq_variant_shredder *sh, const upq_schema *s, uint32_t node,
+                                     upq_arena *a, size_t max_levels, size_t scratch_bytes);
+
+/*
+ * Shreds one row's Variant (meta NULL: the group is null) into each leaf's
+ * entries: a value whose type is exactly a typed_value's type goes there,
+ * an array into a typed LIST element by element, an object into a typed
+ * group field by field (fields the group does not shred stay in `value` as
+ * an object); anything else goes to `value`. Byte arrays point into meta,
+ * value and the shredder's scratch: keep them until the row is written.
+ * Returns UPQ_OK, UPQ_ERR_CORRUPT (invalid Variant), UPQ_ERR_INVAL (a null
+ * for a required group, or a required `value` the value cannot go into),
+ * UPQ_ERR_LIMIT (more level entries than max_levels, or nesting deeper than
+ * the schema) or UPQ_ERR_BUFFER (scratch too small).
+ */
+upq_status upq_variant_shred(upq_variant_shredder *sh, const uint8_t *meta, size_t meta_len,
+                             const uint8_t *value, size_t value_len);
+
+/*
+ * Writes the row's entries with upq_writer_write_column(), leaf by leaf.
+ * Returns UPQ_OK when every leaf took its entries, UPQ_DONE when some
+ * leaf's staging waits for other columns (write those, then call again),
+ * UPQ_AGAIN when output is blocked (call again), or the writer's error.
+ */
+upq_status upq_variant_shred_write(upq_variant_shredder *sh, struct upq_writer *w);
+
+#endif /* UPQ_WITH_WRITER */
+
 #endif /* UPQ_WITH_VARIANT */
 
 #ifdef __cplusplus
