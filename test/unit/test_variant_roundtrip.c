@@ -15,6 +15,7 @@
 #include "uparquet/uparquet.h"
 #include "uparquet/variant.h"
 #include "util/check.h"
+#include "util/files.h"
 #include "util/flaky_io.h"
 #include "util/variant_cmp.h"
 #include "writer_util.h"
@@ -23,6 +24,7 @@
 #define VCAP (1u << 16)
 
 static uint64_t rs;
+static const char *out_dir; /* --out DIR: keep the files (for the DuckDB comparison) */
 
 /* ---- random Variants ------------------------------------------------------------ */
 
@@ -381,6 +383,11 @@ static void run(int kind)
         TU_CHECK_MSG(typed_entries > (kind == S_PRIM ? 2u : ROWS / 4u),
                      "only %zu typed values written", typed_entries);
     tu_note("%s: %zu bytes, %zu typed values", schema_names[kind], sink.n, typed_entries);
+    if (out_dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/roundtrip_%d.parquet", out_dir, kind);
+        TU_CHECK_MSG(tu_write_file(path, sink.p, sink.n) == 0, "cannot write %s", path);
+    }
 
     tu_case("%s: read back", schema_names[kind]);
     rmem = malloc(8u << 20);
@@ -471,9 +478,11 @@ static void run(int kind)
     sink_free(&sink);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     int kind;
+    if (argc == 3 && strcmp(argv[1], "--out") == 0)
+        out_dir = argv[2];
     rs = tu_seed();
     tu_note("seed %llu", (unsigned long long)rs);
     for (kind = 0; kind < S_COUNT; kind++)
