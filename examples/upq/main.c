@@ -34,7 +34,8 @@ static const tool_optspec write_opts[] = {
     {"row-group-size", 1}, {"row-group-rows", 1}, {"data-page-v2", 0},   {"no-crc", 0},
     {"no-statistics", 0},  {"no-page-index", 0},  {"checkpoint", 0},     {"stats-max-binary", 1},
     {"kv", 1},             {"sorting-column", 1}, {"schema-json", 0},    {"page-levels", 1},
-    {"max-pages", 1},      {"footer-size", 1},    {"max-row-groups", 1}, {NULL, 0}};
+    {"max-pages", 1},      {"footer-size", 1},    {"max-row-groups", 1}, {"shred", 1},
+    {NULL, 0}};
 
 static int cmd_version(const tool_args *a);
 static int cmd_help(const tool_args *a);
@@ -99,7 +100,11 @@ static void usage(FILE *out)
           "  --kv KEY=VALUE           key-value metadata (repeatable)\n"
           "  --sorting-column COL[:desc][:nulls-first]\n"
           "                           declare a sort order (repeatable)\n"
-          "  --schema-json            only parse SCHEMA; print its elements as meta --json does\n",
+          "  --schema-json            only parse SCHEMA; print its elements as meta --json does\n"
+          "  --shred COL=SPEC         shred VARIANT column COL as SPEC: a type (int8..int64,\n"
+          "                           float, double, boolean, decimal(P,S), date, time,\n"
+          "                           timestamp[_ntz][_nanos], string, binary, uuid), [SPEC]\n"
+          "                           for a list, {name:SPEC,...} for object fields\n",
           out);
 }
 

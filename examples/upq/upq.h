@@ -106,6 +106,11 @@ int variant_rewrite_needed(const upq_schema *s);
 int variant_rewrite(const upq_schema *s, const struct jv_doc *d, strbuf *out, char *err,
                     size_t errcap);
 
+/* Applies every --shred COL=SPEC option to the schema text in `schema`
+ * (the VARIANT group COL gets the typed_value SPEC describes). Returns 0, or
+ * -1 with a message in err. */
+int variant_shred_schema(strbuf *schema, const tool_args *a, char *err, size_t errcap);
+
 int cmd_recover(const tool_args *a);
 
 /* ---- schema strings (schema_print.c) ------------------------------------ */

@@ -569,3 +569,262 @@ int variant_rewrite(const upq_schema *s, const jv_doc *d, strbuf *out, char *err
     jv_free(&w.tmp);
     return rc;
 }
+
+/* ---- --shred COL=SPEC: a shredding schema in short form ------------------------------ */
+
+/*
+ * SPEC is a type: a primitive name (boolean, int8, int16, int32, int64,
+ * float, double, decimal(P,S), date, time, timestamp, timestamp_ntz,
+ * timestamp_nanos, timestamp_ntz_nanos, string, binary, uuid), [TYPE] for a
+ * list of it, or {name:TYPE,...} for an object with those shredded fields.
+ * It becomes the group's typed_value in message syntax.
+ */
+typedef struct spec_parser {
+    const char *p, *end;
+    strbuf *out;
+    char *err;
+    size_t errcap;
+} spec_parser;
+
+static void sp_ws(spec_parser *sp)
+{
+    while (sp->p < sp->end && (*sp->p == ' ' || *sp->p == '\t'))
+        sp->p++;
+}
+
+static int sp_fail(spec_parser *sp, const char *what)
+{
+    snprintf(sp->err, sp->errcap, "--shred: %s at '%.*s'", what, (int)(sp->end - sp->p), sp->p);
+    return -1;
+}
+
+static void indent(strbuf *sb, int n)
+{
+    while (n-- > 0)
+        sb_adds(sb, "  ");
+}
+
+static int sp_type(spec_parser *sp, int ind);
+
+static int sp_primitive(spec_parser *sp, int ind)
+{
+    static const struct {
+        const char *name, *text;
+    } prims[] = {
+        {"boolean", "boolean typed_value"},
+        {"int8", "int32 typed_value (INTEGER(8,true))"},
+        {"int16", "int32 typed_value (INTEGER(16,true))"},
+        {"int32", "int32 typed_value"},
+        {"int64", "int64 typed_value"},
+        {"float", "float typed_value"},
+        {"double", "double typed_value"},
+        {"date", "int32 typed_value (DATE)"},
+        {"timestamp_ntz_nanos", "int64 typed_value (TIMESTAMP(NANOS,false))"},
+        {"timestamp_nanos", "int64 typed_value (TIMESTAMP(NANOS,true))"},
+        {"timestamp_ntz", "int64 typed_value (TIMESTAMP(MICROS,false))"},
+        {"timestamp", "int64 typed_value (TIMESTAMP(MICROS,true))"},
+        {"time", "int64 typed_value (TIME(MICROS,false))"},
+        {"string", "binary typed_value (STRING)"},
+        {"binary", "binary typed_value"},
+        {"uuid", "fixed_len_byte_array(16) typed_value (UUID)"},
+    };
+    size_t i, n = 0;
+    while (sp->p + n < sp->end && ((sp->p[n] >= 'a' && sp->p[n] <= 'z') || sp->p[n] == '_' ||
+                                   (sp->p[n] >= '0' && sp->p[n] <= '9')))
+        n++;
+    if (n == 7 && memcmp(sp->p, "decimal", 7) == 0) {
+        int prec, scale, used = 0;
+        if (sscanf(sp->p + 7, "(%d,%d)%n", &prec, &scale, &used) != 2 || used == 0 || prec < 1 ||
+            prec > 38 || scale < 0 || scale > prec)
+            return sp_fail(sp, "bad decimal(P,S)");
+        sp->p += 7 + (size_t)used;
+        indent(sp->out, ind);
+        sb_printf(sp->out, "optional %s typed_value (DECIMAL(%d,%d));\n",
+                  prec <= 9 ? "int32" : prec <= 18 ? "int64" : "fixed_len_byte_array(16)", prec,
+                  scale);
+        return 0;
+    }
+    for (i = 0; i < sizeof prims / sizeof prims[0]; i++) {
+        if (strlen(prims[i].name) == n && memcmp(sp->p, prims[i].name, n) == 0) {
+            sp->p += n;
+            indent(sp->out, ind);
+            sb_printf(sp->out, "optional %s;\n", prims[i].text);
+            return 0;
+        }
+    }
+    return sp_fail(sp, "unknown type");
+}
+
+static int sp_type(spec_parser *sp, int ind)
+{
+    sp_ws(sp);
+    if (sp->p < sp->end && *sp->p == '[') {
+        sp->p++;
+        indent(sp->out, ind);
+        sb_adds(sp->out, "optional group typed_value (LIST) {\n");
+        indent(sp->out, ind + 1);
+        sb_adds(sp->out, "repeated group list {\n");
+        indent(sp->out, ind + 2);
+        sb_adds(sp->out, "required group element {\n");
+        indent(sp->out, ind + 3);
+        sb_adds(sp->out, "optional binary value;\n");
+        if (sp_type(sp, ind + 3))
+            return -1;
+        sp_ws(sp);
+        if (sp->p >= sp->end || *sp->p != ']')
+            return sp_fail(sp, "expected ']'");
+        sp->p++;
+        indent(sp->out, ind + 2);
+        sb_adds(sp->out, "}\n");
+        indent(sp->out, ind + 1);
+        sb_adds(sp->out, "}\n");
+        indent(sp->out, ind);
+        sb_adds(sp->out, "}\n");
+        return 0;
+    }
+    if (sp->p < sp->end && *sp->p == '{') {
+        int first = 1;
+        sp->p++;
+        indent(sp->out, ind);
+        sb_adds(sp->out, "optional group typed_value {\n");
+        for (;;) {
+            const char *name;
+            size_t n = 0;
+            sp_ws(sp);
+            if (sp->p < sp->end && *sp->p == '}' && !first)
+                break;
+            if (!first) {
+                if (sp->p >= sp->end || *sp->p != ',')
+                    return sp_fail(sp, "expected ',' or '}'");
+                sp->p++;
+                sp_ws(sp);
+            }
+            first = 0;
+            name = sp->p;
+            while (sp->p + n < sp->end && sp->p[n] != ':' && sp->p[n] != ',' && sp->p[n] != '}')
+                n++;
+            while (n && (name[n - 1] == ' ' || name[n - 1] == '\t'))
+                n--;
+            if (n == 0 || sp->p + n >= sp->end)
+                return sp_fail(sp, "expected a field name");
+            sp->p += n;
+            sp_ws(sp);
+            if (sp->p >= sp->end || *sp->p != ':')
+                return sp_fail(sp, "expected ':'");
+            sp->p++;
+            indent(sp->out, ind + 1);
+            sb_printf(sp->out, "required group %.*s {\n", (int)n, name);
+            indent(sp->out, ind + 2);
+            sb_adds(sp->out, "optional binary value;\n");
+            if (sp_type(sp, ind + 2))
+                return -1;
+            indent(sp->out, ind + 1);
+            sb_adds(sp->out, "}\n");
+        }
+        sp->p++;
+        indent(sp->out, ind);
+        sb_adds(sp->out, "}\n");
+        return 0;
+    }
+    return sp_primitive(sp, ind);
+}
+
+/* Applies one COL=SPEC to the schema text in sb. */
+static int shred_one(strbuf *sb, const char *opt, char *err, size_t errcap)
+{
+    const char *eq = strchr(opt, '=');
+    char pat[512];
+    const char *text = sb_str(sb), *at, *line_end, *q;
+    size_t head, close = 0, cur;
+    int depth = 0;
+    strbuf typed, res;
+    spec_parser sp;
+    if (!eq || eq == opt || (size_t)(eq - opt) > 400) {
+        snprintf(err, errcap, "--shred wants COL=SPEC, got '%s'", opt);
+        return -1;
+    }
+    snprintf(pat, sizeof pat, "group %.*s (VARIANT", (int)(eq - opt), opt);
+    at = strstr(text, pat);
+    if (!at) {
+        snprintf(err, errcap, "--shred: no VARIANT group named '%.*s' in the schema", (int)(eq - opt),
+                 opt);
+        return -1;
+    }
+    line_end = strchr(at, '\n');
+    head = (size_t)((line_end ? line_end + 1 : text + sb->len) - text);
+    /* the group's closing brace; `required binary value;` becomes optional */
+    for (q = at; *q; q++) {
+        if (*q == '{')
+            depth++;
+        else if (*q == '}' && --depth == 0) {
+            close = (size_t)(q - text);
+            break;
+        }
+    }
+    if (!close) {
+        snprintf(err, errcap, "--shred: the group '%.*s' does not end", (int)(eq - opt), opt);
+        return -1;
+    }
+    sb_init(&typed);
+    memset(&sp, 0, sizeof sp);
+    sp.p = eq + 1;
+    sp.end = eq + 1 + strlen(eq + 1);
+    sp.out = &typed;
+    sp.err = err;
+    sp.errcap = errcap;
+    if (sp_type(&sp, 2)) {
+        sb_free(&typed);
+        return -1;
+    }
+    sp_ws(&sp);
+    if (sp.p != sp.end) {
+        sb_free(&typed);
+        return sp_fail(&sp, "unexpected text");
+    }
+    /* back to the start of the closing brace's line */
+    cur = close;
+    while (cur > head && text[cur - 1] != '\n')
+        cur--;
+    sb_init(&res);
+    {
+        /* the group's own lines, with the value made optional */
+        size_t i = head;
+        sb_add(&res, text, head);
+        while (i < cur) {
+            const char *nl = memchr(text + i, '\n', cur - i);
+            size_t ll = nl ? (size_t)(nl - (text + i)) + 1 : cur - i;
+            const char *r = strstr(text + i, "required binary value;");
+            if (strstr(text + i, "typed_value") && strstr(text + i, "typed_value") < text + i + ll) {
+                snprintf(err, errcap, "--shred: '%.*s' is shredded in the schema already",
+                         (int)(eq - opt), opt);
+                sb_free(&typed);
+                sb_free(&res);
+                return -1;
+            }
+            if (r && r < text + i + ll) {
+                sb_add(&res, text + i, (size_t)(r - (text + i)));
+                sb_adds(&res, "optional binary value;");
+                sb_add(&res, r + 22, ll - (size_t)(r + 22 - (text + i)));
+            } else {
+                sb_add(&res, text + i, ll);
+            }
+            i += ll;
+        }
+    }
+    sb_add(&res, typed.p, typed.len);
+    sb_add(&res, text + cur, sb->len - cur);
+    sb_reset(sb);
+    sb_add(sb, res.p, res.len);
+    sb_free(&typed);
+    sb_free(&res);
+    return 0;
+}
+
+int variant_shred_schema(strbuf *schema, const tool_args *a, char *err, size_t errcap)
+{
+    int i;
+    for (i = 0; i < a->nopts; i++)
+        if (strcmp(a->opt_name[i], "shred") == 0 && shred_one(schema, a->opt_value[i], err, errcap))
+            return -1;
+    return 0;
+}

@@ -375,6 +375,7 @@ typedef struct write_state {
     shredder sh;
     int shred_ready;
     jv_doc doc;
+    const tool_args *args;
     jv_doc vdoc;      /* the row with VARIANT values in their column form */
     strbuf vtext;
     int has_variant;
@@ -428,12 +429,24 @@ static int read_schema(write_state *ws)
         return -1;
     }
     fclose(f);
-    if (schema_parse((const char *)text, len, &ws->st, err, sizeof err)) {
-        fprintf(stderr, "upq: %s: %s\n", ws->cfg.schema_path, err);
+    {
+        strbuf sb;
+        int rc;
+        sb_init(&sb);
+        sb_add(&sb, text, len);
         free(text);
-        return -1;
+        if (variant_shred_schema(&sb, ws->args, err, sizeof err)) {
+            fprintf(stderr, "upq: %s\n", err);
+            sb_free(&sb);
+            return -1;
+        }
+        rc = schema_parse(sb_str(&sb), sb.len, &ws->st, err, sizeof err);
+        if (rc)
+            fprintf(stderr, "upq: %s: %s\n", ws->cfg.schema_path, err);
+        sb_free(&sb);
+        if (rc)
+            return -1;
     }
-    free(text);
     return 0;
 }
 
@@ -862,6 +875,7 @@ int cmd_write(const tool_args *a)
     jv_init(&ws.doc);
     jv_init(&ws.vdoc);
     sb_init(&ws.vtext);
+    ws.args = a;
     ws.cfg.schema_path = args_value(a, "schema");
     ws.cfg.schema_json = args_flag(a, "schema-json");
     if (!ws.cfg.schema_path) {

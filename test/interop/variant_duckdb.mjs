@@ -258,12 +258,21 @@ const SCHEMAS = {
 const rows = Array.from({ length: 300 }, (_, i) => jrow(i));
 const jsonl = path.join(opts.work, 'rows.jsonl');
 fs.writeFileSync(jsonl, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+// the same shredding as typed_object, from the --shred option
+const SHRED = { shred_option: ['--shred', 'v={a:int64,name:string,ts:timestamp,amount:decimal(18,2),tags:[string],loc:{lat:double,lon:double}}'] };
+SCHEMAS.shred_option = SCHEMAS.plain;
 for (const [name, text] of Object.entries(SCHEMAS)) {
   const sf = path.join(opts.work, `schema_${name}.txt`), f = path.join(opts.work, `json_${name}.parquet`);
   fs.writeFileSync(sf, text);
   try {
-    execFileSync(opts.upq, ['write', '--schema', sf, jsonl, f], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync(opts.upq, ['write', '--schema', sf, ...(SHRED[name] || []), jsonl, f], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (e) { console.log(`FAIL upq write (${name}): ${String(e.stderr).trim()}`); failed++; continue; }
+  if (SHRED[name]) {
+    // the option's schema is the hand-written one
+    const got = execFileSync(opts.upq, ['schema', f], { encoding: 'utf8' });
+    const want = execFileSync(opts.upq, ['schema', path.join(opts.work, 'json_typed_object.parquet')], { encoding: 'utf8' });
+    if (got !== want) { console.log(`FAIL --shred gives another schema:\n${got}`); failed++; } else { console.log('ok --shred gives the typed_object schema'); passed++; }
+  }
   // and what upq reads back is the JSON it was given (as JSON values)
   const back = upqRows(f, 'id');
   let bad = null;
