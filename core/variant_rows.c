@@ -191,6 +191,19 @@ static int shredded_name(const upq_variant_asm *va, uint32_t tnode, const uint8_
     return 0;
 }
 
+/* The role of slot node's typed_value (R_NONE without one). */
+static uint8_t typed_role(const upq_variant_asm *va, uint32_t slot)
+{
+    const upq_schema *s = va->s;
+    uint32_t k;
+    for (k = 0; k < s->nodes[slot].num_children; k++) {
+        uint8_t r = va->nodes[s->children[s->nodes[slot].first_child + k] - va->root].role;
+        if (r == R_TPRIM || r == R_TOBJ || r == R_TLIST)
+            return r;
+    }
+    return R_NONE;
+}
+
 /* A slot ends: what its value and typed_value say together. */
 static upq_status end_slot(upq_variant_asm *va, upq_variant_slot *sl, uint8_t role)
 {
@@ -233,6 +246,11 @@ static upq_status end_slot(upq_variant_asm *va, upq_variant_slot *sl, uint8_t ro
     }
     case 0:
         if (sl->has_value) {
+            /* an object belongs in a typed object, an array in a typed list */
+            uint8_t tr = typed_role(va, sl->node);
+            if (vp[0] != 0 && (((vp[0] & 3u) == 2u && tr == R_TOBJ) ||
+                               ((vp[0] & 3u) == 3u && tr == R_TLIST)))
+                return UPQ_ERR_CORRUPT;
             st = put_key(va, sl);
             if (st == UPQ_OK)
                 st = bst(upq_variant_build_raw(&va->b, vp, sl->value_len));

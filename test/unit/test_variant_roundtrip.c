@@ -478,6 +478,191 @@ static void run(int kind)
     sink_free(&sink);
 }
 
+/* ---- data the spec forbids, read back as errors ----------------------------------- */
+
+/* The leaf of schema node path a.b.c under v. */
+static upq_variant_shred_leaf *leaf_at(upq_variant_shredder *sh, const upq_schema *s,
+                                       const char *path)
+{
+    uint32_t i;
+    for (i = 0; i < sh->num_leaves; i++) {
+        char buf[256];
+        size_t n = upq_schema_node_path(s, s->columns[sh->leaves[i].column].node, buf, sizeof buf);
+        if (n == strlen(path) && memcmp(buf, path, n) == 0) /* not NUL-terminated */
+            return &sh->leaves[i];
+    }
+    return NULL;
+}
+
+/* Builds {key: int32 5, ...} (keys given) or a bare int8 (no keys). */
+static void small_value(row *r, const char *const *keys, int nkeys)
+{
+    size_t vl, ml;
+    int i;
+    upq_variant_keys_init(&G.keys, G.kb, sizeof G.kb, G.ko, 1024);
+    upq_variant_builder_init(&G.b, &G.keys, G.out, sizeof G.out, G.ents, 4096, G.frames, 16);
+    if (nkeys) {
+        upq_variant_build_begin_object(&G.b);
+        for (i = 0; i < nkeys; i++) {
+            upq_variant_build_key(&G.b, key(keys[i]));
+            upq_variant_build_int(&G.b, UPQ_VARIANT_INT32, 5); /* f_i32's type */
+        }
+        upq_variant_build_end(&G.b);
+    } else {
+        upq_variant_build_int(&G.b, UPQ_VARIANT_INT8, 5);
+    }
+    upq_variant_build_finish(&G.b, &vl);
+    r->m = malloc(upq_variant_keys_size(&G.keys));
+    upq_variant_keys_finish(&G.keys, UPQ_VARIANT_SORTED_AUTO, r->m, upq_variant_keys_size(&G.keys), &ml);
+    r->ml = ml;
+    r->v = malloc(vl);
+    memcpy(r->v, G.out, vl);
+    r->vl = vl;
+    r->null = 0;
+}
+
+static void tampered(int which)
+{
+    static const char *const why[] = {
+        "an object in value while the typed object is null",
+        "value and a typed primitive both set",
+        "a partially shredded value repeating a shredded field",
+        "a non-object value with shredded fields",
+    };
+    static const char *const k1[] = {"f_i32"}, *const k2[] = {"f_i32", "r0"};
+    static upq_schema_element elems[256];
+    static uint8_t smem[1 << 16], empty_obj[] = {0x02, 0x00, 0x00}, null_v[] = {0x00};
+    uint8_t conflict[8];
+    uint32_t n = build_schema(S_OBJECT, elems, 256), i, vnode = UPQ_NONE, rnode = UPQ_NONE;
+    upq_schema s;
+    upq_arena sa, va;
+    uint8_t *wmem, *vmem = malloc(16u << 20), *rmem = malloc(8u << 20);
+    upq_writer w;
+    upq_writer_opts o;
+    sink_buf sink;
+    upq_sink k;
+    size_t need = 0, took;
+    upq_status st, fs = UPQ_OK;
+    upq_variant_shredder sh;
+    upq_variant_shred_leaf *l;
+    row r;
+    int32_t id = 0;
+    uint16_t zero = 0;
+    upq_bytes b;
+
+    tu_case("rejected on reading: %s", why[which]);
+    upq_arena_init(&sa, smem, sizeof smem);
+    upq_schema_build(&s, elems, n, &sa, NULL);
+    for (i = 1; i < s.num_nodes; i++)
+        if (upq_variant_is_column(&s, i))
+            vnode = i;
+    memset(&o, 0, sizeof o);
+    o.page_size = 1u << 20;
+    upq_writer_workspace_size(elems, n, &o, 4, &need);
+    wmem = malloc(need);
+    sink_init(&sink, SINK_WHOLE, 1);
+    k = sink_of(&sink, 0);
+    TU_CHECK_STATUS(upq_writer_init(&w, &k, elems, n, wmem, need, &o), UPQ_OK);
+    upq_arena_init(&va, vmem, 16u << 20);
+    TU_CHECK_STATUS(upq_variant_shredder_init(&sh, &s, vnode, &va, 4096, 1u << 16), UPQ_OK);
+    memset(&r, 0, sizeof r);
+    switch (which) {
+    case 0: /* an int: value holds it; then value becomes {} */
+        small_value(&r, NULL, 0);
+        TU_CHECK_STATUS(upq_variant_shred(&sh, r.m, r.ml, r.v, r.vl), UPQ_OK);
+        l = leaf_at(&sh, &s, "v.value");
+        b.ptr = empty_obj;
+        b.len = sizeof empty_obj;
+        if (TU_CHECK(l && l->nv == 1))
+            memcpy(l->vals, &b, sizeof b);
+        break;
+    case 1: /* {f_i32: 5}: the typed field also gets a value */
+        small_value(&r, k1, 1);
+        TU_CHECK_STATUS(upq_variant_shred(&sh, r.m, r.ml, r.v, r.vl), UPQ_OK);
+        l = leaf_at(&sh, &s, "v.typed_value.f_i32.value");
+        b.ptr = null_v;
+        b.len = 1;
+        if (TU_CHECK(l && l->n == 1 && l->nv == 0)) {
+            l->def[0] = s.nodes[s.columns[l->column].node].max_def;
+            memcpy(l->vals, &b, sizeof b);
+            l->nv = 1;
+        }
+        break;
+    case 2: /* {f_i32: 5, r0: 5}: the residual {r0} becomes {f_i32} */
+        small_value(&r, k2, 2);
+        TU_CHECK_STATUS(upq_variant_shred(&sh, r.m, r.ml, r.v, r.vl), UPQ_OK);
+        l = leaf_at(&sh, &s, "v.value");
+        /* object of one field: id of f_i32 (0: added first), offsets 0 and 2, int8 5 */
+        conflict[0] = 0x02;
+        conflict[1] = 1;
+        conflict[2] = 0;
+        conflict[3] = 0;
+        conflict[4] = 2;
+        conflict[5] = 0x0c;
+        conflict[6] = 5;
+        b.ptr = conflict;
+        b.len = 7;
+        if (TU_CHECK(l && l->nv == 1))
+            memcpy(l->vals, &b, sizeof b);
+        break;
+    default: /* {f_i32: 5} shredded, and value set to a non-object */
+        small_value(&r, k1, 1);
+        TU_CHECK_STATUS(upq_variant_shred(&sh, r.m, r.ml, r.v, r.vl), UPQ_OK);
+        l = leaf_at(&sh, &s, "v.value");
+        b.ptr = null_v;
+        b.len = 1;
+        if (TU_CHECK(l && l->n == 1 && l->nv == 0)) {
+            l->def[0] = s.nodes[s.columns[l->column].node].max_def;
+            memcpy(l->vals, &b, sizeof b);
+            l->nv = 1;
+        }
+        break;
+    }
+    WU_RETRY(st, upq_writer_write_column(&w, 0, &zero, &zero, &id, 1, &took));
+    WU_RETRY(st, upq_variant_shred_write(&sh, &w));
+    TU_CHECK_STATUS(st, UPQ_OK);
+    WU_RETRY(st, upq_writer_close(&w));
+    TU_CHECK_STATUS(st, UPQ_OK);
+    {
+        tu_mem_src src;
+        upq_io io;
+        upq_reader rd;
+        upq_variant_asm as;
+        upq_rows it;
+        upq_event ev;
+        tu_mem_src_init(&src, sink.p, sink.n);
+        io.ctx = &src;
+        io.read_at = tu_mem_read_at;
+        io.size = sink.n;
+        upq_reader_init(&rd, &io, rmem, 8u << 20, NULL);
+        while ((st = upq_reader_open(&rd)) == UPQ_AGAIN)
+            ;
+        TU_CHECK_STATUS(st, UPQ_OK);
+        for (i = 1; i < upq_reader_schema(&rd)->num_nodes; i++)
+            if (upq_variant_is_column(upq_reader_schema(&rd), i))
+                rnode = i;
+        upq_arena_init(&va, vmem, 16u << 20);
+        TU_CHECK_STATUS(upq_variant_asm_init(&as, upq_reader_schema(&rd), rnode, &va, 1u << 16,
+                                             256, 4096, 256),
+                        UPQ_OK);
+        TU_CHECK_STATUS(upq_rows_open(&it, &rd, 0, &rnode, 1, 0), UPQ_OK);
+        TU_CHECK_STATUS(upq_rows_next(&it), UPQ_OK);
+        while ((st = upq_rows_event(&it, &ev)) == UPQ_OK) {
+            fs = upq_variant_asm_feed(&as, &ev);
+            if (fs != UPQ_OK)
+                break;
+        }
+        TU_CHECK_STATUS(fs, UPQ_ERR_CORRUPT);
+        upq_rows_close(&it);
+    }
+    free(r.m);
+    free(r.v);
+    free(wmem);
+    free(vmem);
+    free(rmem);
+    sink_free(&sink);
+}
+
 int main(int argc, char **argv)
 {
     int kind;
@@ -487,5 +672,7 @@ int main(int argc, char **argv)
     tu_note("seed %llu", (unsigned long long)rs);
     for (kind = 0; kind < S_COUNT; kind++)
         run(kind);
+    for (kind = 0; kind < 4; kind++)
+        tampered(kind);
     return tu_summary();
 }

@@ -371,7 +371,8 @@ upq_status upq_variant_asm_init(upq_variant_asm *va, const upq_schema *s, uint32
  * upq_variant_asm_result), or an error: UPQ_ERR_CORRUPT for data the spec
  * forbids (invalid Variant bytes; `value` and a non-object `typed_value`
  * both set; a partially shredded value that is not an object or repeats a
- * shredded field), UPQ_ERR_UNSUPPORTED when
+ * shredded field; an object or array in `value` where the schema shreds
+ * objects or arrays and typed_value is null), UPQ_ERR_UNSUPPORTED when
  * `metadata` does not come first, UPQ_ERR_BUFFER / UPQ_ERR_LIMIT when the
  * Variant outgrows the sizes given to init. A missing value (no `value`,
  * no `typed_value`) is left out of an object, and is a Variant null as an
