@@ -235,7 +235,17 @@ static const uint8_t prim_fixed[21] = {
 upq_status upq_variant_item_read(const uint8_t *p, size_t avail, upq_variant_item *it)
 {
     unsigned basic, hdr;
-    upq_memset(it, 0, sizeof *it);
+    /* field by field: this runs once per value walked */
+    it->type = 0;
+    it->scale = 0;
+    it->short_string = 0;
+    it->count = 0;
+    it->i = 0;
+    it->d = 0.0;
+    it->f = 0.0f;
+    it->bytes = NULL;
+    it->len = 0;
+    it->size = 0;
     if (avail < 1)
         return UPQ_ERR_TRUNCATED;
     basic = p[0] & 3u;
@@ -384,7 +394,10 @@ upq_status upq_variant_find(const upq_variant_meta *m, upq_variant v, const void
 void upq_variant_walk_init(upq_variant_walk *w, const upq_variant_meta *m, const void *p,
                            size_t len)
 {
-    upq_memset(w, 0, sizeof *w);
+    /* the frame stack is written as containers open: not cleared here */
+    w->depth = 0;
+    w->started = 0;
+    w->done = 0;
     w->m = m;
     w->root = (const uint8_t *)p;
     w->root_len = len;
@@ -422,8 +435,15 @@ upq_status upq_variant_walk_next(upq_variant_walk *w, upq_variant_step *s)
     container c;
     uint32_t off;
     upq_status st;
-    upq_memset(s, 0, sizeof *s);
+    s->event = 0;
     s->field_id = UPQ_NONE;
+    s->key = NULL;
+    s->key_len = 0;
+    s->value.p = NULL;
+    s->value.len = 0;
+    s->item.type = 0; /* END steps carry no item */
+    s->item.count = 0;
+    s->item.size = 0;
     if (w->done)
         return UPQ_DONE;
     if (!w->started) {

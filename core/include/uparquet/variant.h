@@ -161,7 +161,7 @@ typedef struct upq_variant_step {
     const uint8_t *key;     /* its bytes */
     size_t key_len;
     upq_variant value;      /* the value (BEGIN_* and VALUE) */
-    upq_variant_item item;  /* its header */
+    upq_variant_item item;  /* its header (BEGIN_* and VALUE; END_*: type 0) */
 } upq_variant_step;
 
 /* Starts a depth-first walk over value p[0..len) (which must be exactly one
