@@ -8,6 +8,9 @@
 //    under shredding schemas (typed strings, integers, timestamps, decimals,
 //    nested objects and lists). DuckDB's `v::JSON` of every row must equal
 //    `upq cat --json`'s rendering of it.
+//    DuckDB keeps microseconds only for timestamps with time zone; arrow-rs
+//    (no Variant decoding in parquet-wasm 0.8) checks the shredded
+//    nanosecond ones to the nanosecond instead.
 // 2. DuckDB's files, read by us: DuckDB writes Variants of many types and
 //    shapes (it shreds them itself); `upq cat --json` must equal DuckDB's
 //    own reading of each row.
@@ -28,7 +31,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { tableFromIPC } from 'apache-arrow';
+
+const parquetWasm = createRequire(import.meta.url)('parquet-wasm/node');
 
 const args = process.argv.slice(2);
 const opts = { upq: null, roundtrip: null, work: '/tmp/upq-variant-duckdb', seed: 12345 };
@@ -204,6 +211,33 @@ if (opts.roundtrip && fs.existsSync(opts.roundtrip)) {
 } else {
   console.log(`FAIL no round-trip program (${opts.roundtrip}) for the library's files`);
   failed++;
+}
+
+// ---- 1a': what DuckDB cannot check there, arrow-rs can in part -------------------------------
+// DuckDB's TIMESTAMPTZ has microseconds only. arrow-rs (parquet-wasm 0.8) has no Variant
+// decoding (a VARIANT group reads as a plain struct of binaries), but it reads the shredded
+// typed_value column of nanosecond timestamps with time zone exactly: each value there must be
+// the instant upq prints for that field.
+{
+  const f = path.join(opts.work, 'roundtrip_2.parquet');
+  try {
+    const t = tableFromIPC(parquetWasm.readParquet(new Uint8Array(fs.readFileSync(f))).intoIPCStream());
+    const ids = t.getChild('id'), v = t.getChild('v');
+    const tsn = v.getChild('typed_value').getChild('f_tsn').getChild('typed_value');
+    const ours = new Map(upqRows(f, 'id').map((r) => [r.id, r.j]));
+    let n = 0, bad = null, i = 0;
+    const raw = []; /* the exact nanoseconds (get() gives milliseconds as a double) */
+    for (const d of tsn.data) for (let j = 0; j < d.length; j++) raw.push(d.values[d.offset + j]);
+    for (i = 0; i < t.numRows && !bad; i++) {
+      if (!tsn.isValid(i)) continue;
+      const x = raw[i];
+      const o = ours.get(Number(ids.get(i)));
+      const a = o && typeof o === 'object' ? instant(String(o.f_tsn)) : null;
+      if (!a || a.ns !== BigInt(x)) bad = `row ${ids.get(i)}: upq ${o && o.f_tsn} vs arrow-rs ${x} ns`;
+      n++;
+    }
+    if (bad || n < 10) { console.log(`FAIL arrow-rs typed timestamp_nanos: ${bad || `only ${n} values`}`); failed++; } else { console.log(`ok arrow-rs: ${n} shredded timestamp_nanos (UTC) values equal upq's to the nanosecond`); passed++; }
+  } catch (e) { console.log(`FAIL arrow-rs on ${f}: ${e.message}`); failed++; }
 }
 
 // ---- 1b: upq write from JSON ----------------------------------------------------------------
