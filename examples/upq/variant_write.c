@@ -7,7 +7,7 @@
  * base64, "typed_value": ...}), which the ordinary shredder then writes.
  *
  * JSON to Variant: null, booleans, integers (the smallest of int8..int64
- * that holds them; beyond int64 a double), other numbers as doubles,
+ * that holds them; beyond int64, and -0, a double), other numbers as doubles,
  * strings, arrays, objects (duplicate keys rejected).
  *
  * Shredding follows the value's type: a primitive goes to a typed_value
@@ -161,7 +161,7 @@ static int build_number(vw *w, const jv *v)
         long long x;
         errno = 0;
         x = strtoll(buf, &end, 10);
-        if (errno == 0 && *end == 0) {
+        if (errno == 0 && *end == 0 && !(x == 0 && buf[0] == '-')) { /* -0 stays a double */
             upq_variant_kind k = x >= -128 && x <= 127           ? UPQ_VARIANT_INT8
                                  : x >= -32768 && x <= 32767     ? UPQ_VARIANT_INT16
                                  : x >= INT32_MIN && x <= INT32_MAX ? UPQ_VARIANT_INT32
@@ -476,12 +476,12 @@ static int emit_field(vw *w, uint32_t node, const jv *v)
     const jv *c;
     uint32_t k;
     int first = 1;
+    if (upq_variant_is_column(s, node))
+        return emit_variant(w, node, v); /* a null decides there: null group or Variant null */
     if (!has_variant(s, node) || v->type == JV_NULL) {
         copy_json(w, v);
         return 0;
     }
-    if (upq_variant_is_column(s, node))
-        return emit_variant(w, node, v);
     if (upq_schema_is_list(s, node) && v->type == JV_ARRAY) {
         uint32_t rep = s->children[s->nodes[node].first_child];
         uint8_t consumed = 0;

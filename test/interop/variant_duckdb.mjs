@@ -18,7 +18,9 @@
 // 3. parquet-testing's shredded_variant files that DuckDB reads (each in a
 //    fresh database: a fatal error there invalidates it) must read the same
 //    in upq; the files DuckDB cannot read are listed with its reason (their
-//    truth is cases.json, checked by test_shredded_variant).
+//    truth is cases.json, checked by test_shredded_variant). And each file
+//    upq reads goes through `upq write` with its own schema (shredding
+//    included) and prints the same again.
 //
 // The two render some types differently on purpose, so values are compared
 // after canonicalising (see same()): decimals (upq: exact string, DuckDB: a
@@ -352,6 +354,24 @@ for (const [name, q] of Object.entries(DUCK)) {
 
 // ---- 3: the shredded_variant corpus ---------------------------------------------------------
 
+// `upq cat --json` -> `upq write --schema (its schema)` -> `upq cat --json` is the identity.
+const rw = { ok: 0, bad: 0 };
+function rewrite(f, name) {
+  const base = path.join(opts.work, `sv_${name}`);
+  try {
+    const text = execFileSync(opts.upq, ['cat', '--json', f], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    fs.writeFileSync(`${base}.jsonl`, text);
+    fs.writeFileSync(`${base}.schema`, execFileSync(opts.upq, ['schema', f], { encoding: 'utf8' }));
+    execFileSync(opts.upq, ['write', '--schema', `${base}.schema`, `${base}.jsonl`, `${base}.parquet`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const back = execFileSync(opts.upq, ['cat', '--json', `${base}.parquet`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    if (back === text) { rw.ok++; return; }
+    console.log(`FAIL shredded_variant/${name} through upq write: prints differently`);
+  } catch (e) {
+    console.log(`FAIL shredded_variant/${name} through upq write: ${String(e.stderr || e.message).trim().slice(0, 200)}`);
+  }
+  rw.bad++;
+}
+
 const corpusDir = path.join(process.env.PARQUET_TESTING_DIR || path.resolve('../shared/parquet-testing'), 'shredded_variant');
 if (fs.existsSync(corpusDir)) {
   const duckFails = [];
@@ -360,6 +380,7 @@ if (fs.existsSync(corpusDir)) {
     const f = path.join(corpusDir, name);
     let ours = null;
     try { ours = upqRows(f, 'id', 'var'); } catch (e) { ours = null; }
+    if (ours !== null) rewrite(f, name);
     let duck;
     try {
       const db = await DuckDBInstance.create(':memory:');
@@ -376,6 +397,8 @@ if (fs.existsSync(corpusDir)) {
     if (d) { console.log(`FAIL shredded_variant/${name}: ${d}`); diff3++; } else same3++;
   }
   console.log(`${diff3 ? 'FAIL' : 'ok'} shredded_variant corpus: ${same3} files read the same by upq and DuckDB, ${diff3} differ, ${errorCases} refused by upq only (error cases)`);
+  console.log(`${rw.bad ? 'FAIL' : 'ok'} shredded_variant corpus through upq write with each file's own schema: ${rw.ok} print the same again, ${rw.bad} differ`);
+  if (rw.bad || rw.ok < 100) failed++; else passed++;
   if (diff3) failed++; else passed++;
   for (const x of duckFails) console.log(`# DuckDB cannot read shredded_variant/${x}`);
 } else {
