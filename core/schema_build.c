@@ -98,11 +98,13 @@ static upq_status add_group(upq_schema_builder *b, const char *name, int32_t rep
     UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_NUM_CHILDREN);
     if (lt && lt->isset) {
         k = upq_logical_type_kind(lt);
-        if (k != UPQ_LOGICAL_TYPE_LIST && k != UPQ_LOGICAL_TYPE_MAP)
+        if (k != UPQ_LOGICAL_TYPE_LIST && k != UPQ_LOGICAL_TYPE_MAP &&
+            k != UPQ_LOGICAL_TYPE_VARIANT)
             return sb_fail(b, UPQ_ERR_INVAL);
         upq_memcpy(&e->logical_type, lt, sizeof *lt);
         UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE);
-        set_converted(e, k == UPQ_LOGICAL_TYPE_LIST ? UPQ_CONVERTED_LIST : UPQ_CONVERTED_MAP);
+        if (k != UPQ_LOGICAL_TYPE_VARIANT) /* VARIANT has no ConvertedType */
+            set_converted(e, k == UPQ_LOGICAL_TYPE_LIST ? UPQ_CONVERTED_LIST : UPQ_CONVERTED_MAP);
     }
     return push(b, kind);
 }

@@ -25,7 +25,10 @@
 #   make check-powerloss  power cut at every write call and byte of logging
 #                     runs in checkpoint mode, recovered and read back; DuckDB
 #                     reads a sample of the recovered files
+#   make check-variant  Variant JSON against data_dictionary.json; Variant
+#                     files both ways between upq and DuckDB
 #   make check-fuzz   the fuzz targets for FUZZ_CHECK_TIME seconds each
+#                     (fuzz_variant: FUZZ_CHECK_CAP.variant, 30)
 #   make fuzz         the fuzz targets for FUZZ_TIME seconds each
 #   make interop-deps install the pinned DuckDB client, parquet-wasm and
 #                     apache-arrow (npm ci, once)
@@ -274,6 +277,30 @@ stage-powerloss: $(INTEROP_STAMP) $(LIB) $(CODEC_LIBS) $(POSIX_OBJ) $(HOST_TEST_
 check-powerloss: stage-powerloss
 	@bash test/check_report.sh $(CHECK_DIR) powerloss
 
+# ---- Variant: JSON rendering and DuckDB, both ways --------------------------
+
+.PHONY: check-variant stage-variant
+VARIANT_RT_BIN := $(HOST)/test/unit/test_variant_roundtrip
+
+# `upq variant` against parquet-testing's variant/data_dictionary.json; our
+# Variant files (the library's round-trip test's, upq write's) read by
+# DuckDB and DuckDB's read by upq, compared value by value. The C programs
+# (test_variant, test_shredded_variant, test_variant_roundtrip) run in the
+# unit and asan stages.
+# in `make check` the unit stage's sub-make builds the program: not twice at once
+ifneq ($(filter check,$(MAKECMDGOALS)),)
+stage-variant: stage-unit
+endif
+stage-variant: $(INTEROP_STAMP) $(INTEROP_UPQ) $(LIB) $(CODEC_LIBS) $(POSIX_OBJ) $(HOST_TEST_UTIL_OBJ)
+	@$(MAKE) --no-print-directory $(VARIANT_RT_BIN) || true
+	@bash test/stage.sh $(CHECK_DIR)/variant.res variant -- \
+	    bash test/sum_counts.sh \
+	    '$(NODE) $(INTEROP_DIR)/variant_json.mjs --upq $(UPQ)' \
+	    '$(NODE) $(INTEROP_DIR)/variant_duckdb.mjs --upq $(UPQ) --roundtrip $(VARIANT_RT_BIN) --work $(CHECK_DIR)/variant'
+
+check-variant: stage-variant
+	@bash test/check_report.sh $(CHECK_DIR) variant
+
 # ---- fuzzing ---------------------------------------------------------------
 
 FUZZ := $(BUILD)/fuzz
@@ -295,6 +322,9 @@ FUZZ_NEEDS.meta := upq_thrift_decode upq_thrift_encode upq_file_metadata_desc \
                    upq_page_header_desc upq_column_index_desc upq_offset_index_desc
 FUZZ_NEEDS.open := upq_reader_init
 FUZZ_NEEDS.jsonl := upq_sb_init upq_schema_build
+FUZZ_NEEDS.variant := upq_variant_validate
+# make check runs fuzz_variant for at most this long (make fuzz: FUZZ_TIME)
+FUZZ_CHECK_CAP.variant ?= 30
 upq_empty :=
 upq_space := $(upq_empty) $(upq_empty)
 FUZZ_SPECS = $(foreach n,$(FUZZ_NAMES),$(subst $(upq_space),:,$(strip $(n) $(FUZZ_NEEDS.$(n)))))
@@ -325,7 +355,7 @@ fuzz-seeds: $(patsubst %,$(FUZZ)/seeds_%.stamp,$(FUZZ_NAMES))
 # Each target runs over its seeds, then on into $(FUZZ)/corpus_NAME; findings
 # land in $(FUZZ)/artifacts/ (test/fuzz/run_fuzz.sh).
 stage-fuzz: $(LIB) $(CODEC_LIBS)
-	@MAKE="$(MAKE)" bash test/stage.sh $(CHECK_DIR)/fuzz.res fuzz -- \
+	@MAKE="$(MAKE)" FUZZ_CAP_variant=$(FUZZ_CHECK_CAP.variant) bash test/stage.sh $(CHECK_DIR)/fuzz.res fuzz -- \
 	    bash test/fuzz/run_fuzz.sh $(FUZZ_CHECK_TIME) $(LIB) $(FUZZ) $(FUZZ_SPECS)
 
 check-fuzz: stage-fuzz
@@ -346,9 +376,9 @@ stage-extra: stage-unit
 # ---- everything -------------------------------------------------------------
 
 check: stage-unit stage-asan stage-interop stage-conformance stage-chunking stage-write \
-       stage-write-matrix stage-bloom stage-powerloss stage-fuzz stage-extra
+       stage-write-matrix stage-bloom stage-powerloss stage-variant stage-fuzz stage-extra
 	@bash test/check_report.sh $(CHECK_DIR) unit asan interop conformance chunking write \
-	    write-matrix bloom powerloss fuzz $(patsubst %,extra-%,$(CHECK_EXTRA_TARGETS))
+	    write-matrix bloom powerloss variant fuzz $(patsubst %,extra-%,$(CHECK_EXTRA_TARGETS))
 
 # ---- benchmarks (make bench) -----------------------------------------------
 # Throughput figures come from here, never from timed tests. The library is
@@ -365,3 +395,5 @@ $(BENCH_BINS): $(HOST)/%: $(HOST)/%.o $(HOST_TEST_UTIL_OBJ) $(LIB) $(CODEC_LIBS)
 bench: $(BENCH_BINS)
 	@echo "== read throughput ($(CC) $(OPT), $(BENCH_SECONDS) s per file, corpus files in memory)"
 	@$(HOST)/test/bench/bench_read $(BENCH_SECONDS)
+	@echo "== Variant throughput ($(CC) $(OPT), $(BENCH_SECONDS) s per measure, in memory)"
+	@$(HOST)/test/bench/bench_variant $(BENCH_SECONDS)

@@ -11,6 +11,7 @@
  */
 #include "upq.h"
 #include "json.h"
+#include "uparquet/variant.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -34,12 +35,73 @@ typedef struct cat_cfg {
 
 /* ---- one row ---------------------------------------------------------------- */
 
+/* VARIANT columns: one assembler per VARIANT group, each with its own
+ * memory (the row reader's arena is not to be shared). */
+#define MAX_VARIANTS 64
+#define VARIANT_VALUE_CAP ((size_t)16 << 20)
+#define VARIANT_MAX_KEYS 65536u
+#define VARIANT_KEY_BYTES ((size_t)1 << 20)
+#define VARIANT_MAX_ENTRIES 65536u
+
+typedef struct variant_col {
+    uint32_t node;
+    upq_variant_asm va;
+    void *mem;
+    upq_status init_st;
+} variant_col;
+
+typedef struct variant_set {
+    variant_col cols[MAX_VARIANTS];
+    unsigned n;
+} variant_set;
+
+static void variant_set_free(variant_set *vs)
+{
+    unsigned i;
+    for (i = 0; i < vs->n; i++)
+        free(vs->cols[i].mem);
+    vs->n = 0;
+}
+
+/* The assembler of VARIANT group `node`, prepared on first use. */
+static variant_col *variant_for(variant_set *vs, const upq_schema *s, uint32_t node)
+{
+    unsigned i;
+    variant_col *c;
+    size_t len;
+    upq_arena a;
+    for (i = 0; i < vs->n; i++)
+        if (vs->cols[i].node == node)
+            return &vs->cols[i];
+    if (vs->n >= MAX_VARIANTS)
+        return NULL;
+    c = &vs->cols[vs->n++];
+    memset(c, 0, sizeof *c);
+    c->node = node;
+    len = 2 * VARIANT_VALUE_CAP + VARIANT_KEY_BYTES + (VARIANT_MAX_KEYS + 1) * 4 +
+          VARIANT_MAX_ENTRIES * sizeof(upq_variant_entry) + (size_t)s->num_nodes * 64 + 4096 +
+          VARIANT_MAX_KEYS * 4 + VARIANT_KEY_BYTES;
+    c->mem = malloc(len);
+    if (!c->mem) {
+        c->init_st = UPQ_ERR_NOMEM;
+        return c;
+    }
+    upq_arena_init(&a, c->mem, len);
+    c->init_st = upq_variant_asm_init(&c->va, s, node, &a, VARIANT_VALUE_CAP, VARIANT_MAX_KEYS,
+                                      VARIANT_KEY_BYTES, VARIANT_MAX_ENTRIES);
+    return c;
+}
+
 typedef struct row_writer {
     const upq_schema *s;
     strbuf *sb;
     int raw;
     unsigned depth;
     unsigned char count[MAX_NEST]; /* items written at each open level */
+    variant_set *vs;
+    variant_col *in_variant;       /* events go to this assembler until it is done */
+    upq_status variant_st;         /* what failed in a Variant */
+    uint32_t variant_node;
 } row_writer;
 
 /*
@@ -128,9 +190,49 @@ static void item_end(row_writer *rw, const upq_event *ev)
         sb_addc(rw->sb, '}');
 }
 
-/* Writes one event; returns 0, or -1 when nesting exceeds MAX_NEST. */
+/* Routes an event of a Variant to its assembler; writes the Variant as
+ * JSON when complete. Returns 0, or -1 with rw->variant_st set. */
+static int variant_event(row_writer *rw, const upq_event *ev)
+{
+    variant_col *c = rw->in_variant;
+    upq_status st = upq_variant_asm_feed(&c->va, ev);
+    if (st == UPQ_OK)
+        return 0;
+    if (st == UPQ_DONE) {
+        const uint8_t *m, *v;
+        size_t ml, vl;
+        int r;
+        upq_variant_asm_result(&c->va, &m, &ml, &v, &vl);
+        r = variant_json(rw->sb, m, ml, v, vl);
+        rw->in_variant = NULL;
+        if (r == 0) {
+            item_end(rw, ev);
+            return 0;
+        }
+        st = (upq_status)r;
+    }
+    rw->variant_st = st;
+    rw->variant_node = c->node;
+    return -1;
+}
+
+/* Writes one event; returns 0, or -1 when nesting exceeds MAX_NEST or a
+ * Variant is invalid (rw->variant_st). */
 static int row_event(row_writer *rw, const upq_event *ev)
 {
+    if (rw->in_variant)
+        return variant_event(rw, ev);
+    if (ev->type == UPQ_EV_BEGIN_STRUCT && rw->vs && upq_variant_is_column(rw->s, ev->node)) {
+        variant_col *c = variant_for(rw->vs, rw->s, ev->node);
+        if (!c || c->init_st != UPQ_OK) {
+            rw->variant_st = c ? c->init_st : UPQ_ERR_LIMIT;
+            rw->variant_node = ev->node;
+            return -1;
+        }
+        item_start(rw, ev);
+        rw->in_variant = c;
+        return variant_event(rw, ev);
+    }
     switch (ev->type) {
     case UPQ_EV_VALUE:
         item_start(rw, ev);
@@ -217,6 +319,10 @@ typedef struct cat_state {
     uint32_t nsel;
     uint64_t skip_left, head_left;
     int header_done;
+    variant_set vs;
+    upq_status variant_st;   /* a Variant failed: reported by cat, not the reader */
+    uint32_t variant_node;
+    uint64_t variant_row;
 } cat_state;
 
 static int open_file(cat_state *cs, const cat_cfg *cfg)
@@ -254,7 +360,8 @@ static void print_header(cat_state *cs)
 }
 
 /* Reads one row's events into sb (JSON object, or table cells). */
-static upq_status read_row(upq_rows *rows, const upq_schema *s, strbuf *sb, int json, int raw)
+static upq_status read_row(upq_rows *rows, const upq_schema *s, strbuf *sb, int json, int raw,
+                           variant_set *vs, row_writer *out)
 {
     row_writer rw;
     upq_event ev;
@@ -264,6 +371,8 @@ static upq_status read_row(upq_rows *rows, const upq_schema *s, strbuf *sb, int 
     memset(&rw, 0, sizeof rw);
     rw.s = s;
     rw.raw = raw;
+    /* --raw prints every leaf by its physical type, Variant groups included */
+    rw.vs = raw ? NULL : vs;
     rw.sb = json ? sb : &cell;
     rw.depth = 1;
     sb_init(&cell);
@@ -282,7 +391,7 @@ static upq_status read_row(upq_rows *rows, const upq_schema *s, strbuf *sb, int 
             ev.role = UPQ_ROLE_ELEMENT;
         }
         if (row_event(&rw, &ev) < 0) {
-            st = UPQ_ERR_LIMIT;
+            st = rw.variant_st ? rw.variant_st : UPQ_ERR_LIMIT;
             break;
         }
         if (!json && rw.depth == 1) {
@@ -294,6 +403,8 @@ static upq_status read_row(upq_rows *rows, const upq_schema *s, strbuf *sb, int 
     if (json)
         sb_addc(sb, '}');
     sb_free(&cell);
+    out->variant_st = rw.variant_st;
+    out->variant_node = rw.variant_node;
     return st == UPQ_DONE ? UPQ_OK : st;
 }
 
@@ -329,7 +440,16 @@ static upq_status cat_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg, 
         if (st != UPQ_OK)
             break;
         sb_reset(&sb);
-        st = read_row(&rows, s, &sb, cfg->json, cfg->raw);
+        {
+            row_writer info;
+            memset(&info, 0, sizeof info);
+            st = read_row(&rows, s, &sb, cfg->json, cfg->raw, &cs->vs, &info);
+            if (info.variant_st) {
+                cs->variant_st = info.variant_st;
+                cs->variant_node = info.variant_node;
+                cs->variant_row = upq_rows_position(&rows) - 1;
+            }
+        }
         if (st != UPQ_OK)
             break;
         sb_addc(&sb, '\n');
@@ -381,6 +501,7 @@ static int run(cat_state *cs, const cat_cfg *cfg)
             if (need > len && need <= MAX_ARENA) {
                 cs->args.arena = need > len * 2 ? need : len * 2;
                 tool_close(&cs->tf);
+                variant_set_free(&cs->vs); /* they point into the old schema */
                 cs->open = 0;
                 if (open_file(cs, cfg))
                     return 1;
@@ -388,6 +509,16 @@ static int run(cat_state *cs, const cat_cfg *cfg)
             }
         }
         fflush(stdout);
+        if (cs->variant_st) {
+            strbuf p;
+            sb_init(&p);
+            fmt_node_path(&p, upq_reader_schema(cs->tf.reader), cs->variant_node);
+            fprintf(stderr, "upq: %s: row group %u, row %llu: Variant column '%s': %s (%d)\n",
+                    cs->path, (unsigned)rg, (unsigned long long)cs->variant_row, sb_str(&p),
+                    upq_strerror(cs->variant_st), (int)cs->variant_st);
+            sb_free(&p);
+            return 1;
+        }
         tool_report(cs->path, upq_reader_error(cs->tf.reader));
         return 1;
     }
@@ -450,6 +581,7 @@ int cmd_cat(const tool_args *a)
     rc = run(&cs, &cfg);
     if (cs.open)
         tool_close(&cs.tf);
+    variant_set_free(&cs.vs);
     free(cs.sel);
     return rc;
 }

@@ -35,7 +35,7 @@ static const tool_optspec write_opts[] = {
     {"no-statistics", 0},  {"no-page-index", 0},  {"checkpoint", 0},     {"stats-max-binary", 1},
     {"kv", 1},             {"sorting-column", 1}, {"schema-json", 0},    {"page-levels", 1},
     {"max-pages", 1},      {"footer-size", 1},    {"max-row-groups", 1}, {"bloom", 1},
-    {"bloom-max-bytes", 1}, {NULL, 0}};
+    {"bloom-max-bytes", 1}, {"shred", 1},   {NULL, 0}};
 
 static int cmd_version(const tool_args *a);
 static int cmd_help(const tool_args *a);
@@ -54,6 +54,8 @@ static const command commands[] = {
      no_opts, 1, 2},
     {"bloom", cmd_bloom, "bloom FILE COLUMN VALUE",
      "ask each row group's bloom filter of COLUMN about VALUE: absent or maybe", no_opts, 3, 3},
+    {"variant", cmd_variant, "variant METADATA VALUE",
+     "print a Variant value (its metadata and value bytes in two files) as JSON", no_opts, 2, 2},
     {"version", cmd_version, "version", "print the version", no_opts, 0, 0},
     {"help", cmd_help, "help", "print this help", no_opts, 0, 0},
 };
@@ -105,7 +107,11 @@ static void usage(FILE *out)
           "                           row limit, else 64K) at false-positive rate FPP\n"
           "                           (default 0.01); repeatable\n"
           "  --bloom-max-bytes N      largest bloom filter of one column chunk (default 1M)\n"
-          "  --schema-json            only parse SCHEMA; print its elements as meta --json does\n",
+          "  --schema-json            only parse SCHEMA; print its elements as meta --json does\n"
+          "  --shred COL=SPEC         shred VARIANT column COL as SPEC: a type (int8..int64,\n"
+          "                           float, double, boolean, decimal(P,S), date, time,\n"
+          "                           timestamp[_ntz][_nanos], string, binary, uuid), [SPEC]\n"
+          "                           for a list, {name:SPEC,...} for object fields\n",
           out);
 }
 

@@ -14,6 +14,8 @@
  *   shred.c        a JSON row into levels and values (shred.h)
  *   value_parse.c  one JSON value back into a column value
  *   bloom.c        `upq bloom`: a value against each row group's bloom filter
+ *   variant_json.c Variant values as JSON, `upq variant`
+ *   variant_write.c JSON values of VARIANT columns into their columns
  *   json.c         JSON writer; strbuf.c growable strings
  */
 #ifndef UPQ_TOOL_H
@@ -85,6 +87,31 @@ int cmd_meta_json(tool_file *tf, FILE *out);
 int cmd_meta_text(tool_file *tf, FILE *out);
 int cmd_cat(const tool_args *a);
 int cmd_write(const tool_args *a);
+int cmd_variant(const tool_args *a);
+
+/* ---- Variant values (variant_json.c) ------------------------------------- */
+
+/* Appends the Variant (metadata, value) as JSON: primitives as a typed
+ * column of the same type prints them. Returns 0, or the negative status of
+ * an invalid Variant (nothing appended). */
+int variant_json(strbuf *sb, const uint8_t *meta, size_t mlen, const uint8_t *val, size_t vlen);
+
+/* ---- VARIANT columns in `upq write` (variant_write.c) --------------------- */
+
+struct jv_doc;
+/* Does the schema have VARIANT groups (whose JSON values need rewriting)? */
+int variant_rewrite_needed(const upq_schema *s);
+/* Row d's JSON into out with each VARIANT group's value in its column form
+ * (metadata, value and typed_value as the schema shreds it). Returns 0, or
+ * -1 with a message in err. */
+int variant_rewrite(const upq_schema *s, const struct jv_doc *d, strbuf *out, char *err,
+                    size_t errcap);
+
+/* Applies every --shred COL=SPEC option to the schema text in `schema`
+ * (the VARIANT group COL gets the typed_value SPEC describes). Returns 0, or
+ * -1 with a message in err. */
+int variant_shred_schema(strbuf *schema, const tool_args *a, char *err, size_t errcap);
+
 int cmd_recover(const tool_args *a);
 int cmd_bloom(const tool_args *a);
 

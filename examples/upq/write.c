@@ -453,6 +453,10 @@ typedef struct write_state {
     shredder sh;
     int shred_ready;
     jv_doc doc;
+    const tool_args *args;
+    jv_doc vdoc;      /* the row with VARIANT values in their column form */
+    strbuf vtext;
+    int has_variant;
     out_file out;
     char *tmp_path;
     int out_open;
@@ -503,12 +507,24 @@ static int read_schema(write_state *ws)
         return -1;
     }
     fclose(f);
-    if (schema_parse((const char *)text, len, &ws->st, err, sizeof err)) {
-        fprintf(stderr, "upq: %s: %s\n", ws->cfg.schema_path, err);
+    {
+        strbuf sb;
+        int rc;
+        sb_init(&sb);
+        sb_add(&sb, text, len);
         free(text);
-        return -1;
+        if (variant_shred_schema(&sb, ws->args, err, sizeof err)) {
+            fprintf(stderr, "upq: %s\n", err);
+            sb_free(&sb);
+            return -1;
+        }
+        rc = schema_parse(sb_str(&sb), sb.len, &ws->st, err, sizeof err);
+        if (rc)
+            fprintf(stderr, "upq: %s: %s\n", ws->cfg.schema_path, err);
+        sb_free(&sb);
+        if (rc)
+            return -1;
     }
-    free(text);
     return 0;
 }
 
@@ -844,7 +860,19 @@ static int convert(write_state *ws, const tool_args *a)
                         ws->doc.err_col, ws->doc.err);
                 goto out;
             }
-            if (shred_row(&ws->sh, &ws->doc)) {
+            if (ws->has_variant) {
+                char verr[256];
+                if (variant_rewrite(&ws->s, &ws->doc, &ws->vtext, verr, sizeof verr)) {
+                    fprintf(stderr, "upq: %s:%" PRIu64 ": Variant: %s\n", in_name, lineno, verr);
+                    goto out;
+                }
+                if (jv_parse(&ws->vdoc, ws->vtext.p, ws->vtext.len, MAX_JSON_DEPTH + 8)) {
+                    fprintf(stderr, "upq: %s:%" PRIu64 ": Variant: %s\n", in_name, lineno,
+                            ws->vdoc.err);
+                    goto out;
+                }
+            }
+            if (shred_row(&ws->sh, ws->has_variant ? &ws->vdoc : &ws->doc)) {
                 if (ws->sh.err_path.len)
                     fprintf(stderr, "upq: %s:%" PRIu64 ": field \"%s\": %s\n", in_name, lineno,
                             sb_str(&ws->sh.err_path), ws->sh.err);
@@ -890,6 +918,8 @@ static void cleanup(write_state *ws, int failed)
     if (ws->shred_ready)
         shred_free(&ws->sh);
     jv_free(&ws->doc);
+    jv_free(&ws->vdoc);
+    sb_free(&ws->vtext);
     schema_text_free(&ws->st);
     free(ws->schema_mem);
     free(ws->w);
@@ -921,6 +951,9 @@ int cmd_write(const tool_args *a)
     memset(&ws, 0, sizeof ws);
     ws.out.fd = -1;
     jv_init(&ws.doc);
+    jv_init(&ws.vdoc);
+    sb_init(&ws.vtext);
+    ws.args = a;
     ws.cfg.schema_path = args_value(a, "schema");
     ws.cfg.schema_json = args_flag(a, "schema-json");
     if (!ws.cfg.schema_path) {
@@ -945,6 +978,7 @@ int cmd_write(const tool_args *a)
     }
     if (build_opts(a, &ws.s, &ws.cfg))
         goto done;
+    ws.has_variant = variant_rewrite_needed(&ws.s);
     if (shred_init(&ws.sh, &ws.s)) {
         fprintf(stderr, "upq: %s: cannot plan rows for this schema\n", ws.cfg.schema_path);
         goto done;

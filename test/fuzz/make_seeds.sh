@@ -6,6 +6,9 @@
 #                                         (the first page header)
 #   test/fuzz/make_seeds.sh open OUTDIR   links to the whole files
 #   test/fuzz/make_seeds.sh rows OUTDIR   the same
+#   test/fuzz/make_seeds.sh variant OUTDIR  the variant/ pairs as fuzz_variant
+#                                         reads them: 2-byte metadata length,
+#                                         metadata, value
 #   test/fuzz/make_seeds.sh jsonl OUTDIR  JSON lines for fuzz_jsonl's fixed
 #                                         schemas (first byte picks one), and
 #                                         a schema text (no corpus needed)
@@ -23,6 +26,20 @@ mkdir -p "$out"
 le32() {
     od -An -tu4 -j "$2" -N4 --endian=little "$1" | tr -d ' '
 }
+
+if [ "$name" = variant ]; then
+    n=0
+    for m in "$corpus"/variant/*.metadata; do
+        v=${m%.metadata}.value
+        [ -f "$v" ] || continue
+        ml=$(stat -c %s "$m")
+        { printf "\\$(printf '%03o' $((ml & 255)))\\$(printf '%03o' $((ml >> 8)))"; cat "$m" "$v"; } \
+            >"$out/$(basename "${m%.metadata}")"
+        n=$((n + 1))
+    done
+    echo "seeds for fuzz_variant: $n inputs in $out"
+    exit 0
+fi
 
 if [ "$name" = jsonl ]; then
     printf '%s\n' \

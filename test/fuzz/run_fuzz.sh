@@ -9,6 +9,7 @@
 # regression run) and on into FUZZ_DIR/corpus_NAME for SECONDS. Findings are
 # written to FUZZ_DIR/artifacts/. Ends with `fuzz: N passed, N failed`;
 # exits 1 on any finding or build failure, 77 when every target was skipped.
+# FUZZ_CAP_<NAME>=S (environment) runs target NAME at most S seconds.
 set -u
 secs=$1
 lib=$2
@@ -40,11 +41,17 @@ for spec in "$@"; do
     fi
     mkdir -p "$dir/corpus_$name" "$dir/artifacts"
     log="$dir/fuzz_$name.log"
-    echo "fuzz_$name: running for ${secs}s (log: $log)"
     # -timeout: a hang never returns, but a large seed with tens of thousands
     # of pages takes a few seconds under coverage instrumentation, and the
     # parallel stages of make check can slow a run down several times more.
-    if "$dir/fuzz_$name" -max_total_time="$secs" -timeout="${FUZZ_UNIT_TIMEOUT:-30}" -rss_limit_mb=2048 \
+    t=$secs
+    cap_var="FUZZ_CAP_$name"
+    cap=${!cap_var:-}
+    if [ -n "$cap" ] && [ "$cap" -lt "$t" ]; then
+        t=$cap
+    fi
+    echo "fuzz_$name: running for ${t}s (log: $log)"
+    if "$dir/fuzz_$name" -max_total_time="$t" -timeout="${FUZZ_UNIT_TIMEOUT:-30}" -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$dir/artifacts/fuzz_$name-" \
         "$dir/corpus_$name" "$dir/seeds_$name" >"$log" 2>&1; then
         grep -E '^stat::(number_of_executed_units|new_units_added|peak_rss_mb)' "$log" |

@@ -24,6 +24,7 @@
  * UPQ_THRIFT_MAX_LIST        (1<<24)  largest list/map element count accepted
  * UPQ_THRIFT_MAX_BINARY      (1<<26)  largest binary/string accepted (bytes)
  * UPQ_SCHEMA_MAX_DEPTH       32       schema tree nesting limit
+ * UPQ_VARIANT_MAX_DEPTH      32       Variant value nesting limit (walk stack)
  * UPQ_ASSERT_ENABLED         0        internal assertions (debug builds)
  * UPQ_LOG_ENABLED            0        internal trace hook (see port.h)
  *
@@ -89,6 +90,9 @@
 #endif
 #ifndef UPQ_SCHEMA_MAX_DEPTH
 #define UPQ_SCHEMA_MAX_DEPTH 32
+#endif
+#ifndef UPQ_VARIANT_MAX_DEPTH
+#define UPQ_VARIANT_MAX_DEPTH 32
 #endif
 #ifndef UPQ_ASSERT_ENABLED
 #define UPQ_ASSERT_ENABLED 0

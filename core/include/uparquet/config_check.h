@@ -8,6 +8,9 @@
 #if UPQ_THRIFT_MAX_DEPTH < 8 || UPQ_THRIFT_MAX_DEPTH > 64
 #error "uparquet: UPQ_THRIFT_MAX_DEPTH must be in 8..64 (FileMetaData nests 8 deep)"
 #endif
+#if UPQ_VARIANT_MAX_DEPTH < 1 || UPQ_VARIANT_MAX_DEPTH > 1024
+#error "uparquet: UPQ_VARIANT_MAX_DEPTH must be in 1..1024"
+#endif
 #if UPQ_SCHEMA_MAX_DEPTH < 1 || UPQ_SCHEMA_MAX_DEPTH > 255
 #error "uparquet: UPQ_SCHEMA_MAX_DEPTH must be in 1..255"
 #endif

@@ -21,5 +21,6 @@
 #include "writer.h"
 #include "encode.h"
 #include "bloom.h"
+#include "variant.h"
 
 #endif

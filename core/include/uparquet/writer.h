@@ -85,7 +85,7 @@ typedef struct upq_schema_builder {
  * Errors (UPQ_ERR_BUFFER when `cap` is too small) surface in later calls. */
 void upq_sb_init(upq_schema_builder *b, upq_schema_element *elems, uint32_t cap,
                  const char *root_name);
-/* A group; `lt` may be NULL. LIST/MAP logical types also set the matching
+/* A group; `lt` may be NULL (or LIST, MAP, VARIANT). LIST/MAP also set the matching
  * ConvertedType, as the format asks for compatibility. Close it with
  * upq_sb_end. Returns UPQ_OK, UPQ_ERR_BUFFER (elems full), UPQ_ERR_LIMIT
  * (nesting deeper than UPQ_SCHEMA_MAX_DEPTH) or UPQ_ERR_INVAL. */
