@@ -20,22 +20,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "uparquet/status.h"
+#include "uparquet/crypto.h"
 
 #define UPQ_GCM_TAG_LEN 16u
 #define UPQ_GCM_NONCE_LEN 12u
 
 typedef struct upq_aes_key upq_aes_key; /* opaque: mbedtls AES context + GHASH tables */
 
-/* Running GHASH state of one GCM message. */
-typedef struct upq_gcm {
-    uint8_t y[16];     /* GHASH accumulator */
-    uint8_t j0[16];    /* pre-counter block */
-    uint8_t part[16];  /* bytes of an unfinished block */
-    uint8_t part_n;
-    uint8_t in_text;   /* AAD finished, text started */
-    uint64_t aad_len, text_len;
-} upq_gcm;
+/* upq_gcm (the running GHASH state) is in uparquet/crypto.h. */
 
 /* Bytes a upq_aes_key needs (0 when the build has no crypto). */
 size_t upq_aes_key_size(void);

@@ -24,9 +24,11 @@ typedef struct command {
 } command;
 
 static const tool_optspec no_opts[] = {{NULL, 0}};
-static const tool_optspec meta_opts[] = {{"json", 0}, {NULL, 0}};
-static const tool_optspec cat_opts[] = {{"json", 0},    {"columns", 1}, {"head", 1},
-                                        {"skip", 1},    {"batch", 1},   {NULL, 0}};
+#define KEY_OPTS {"footer-key", 1}, {"column-key", 1}, {"aad-prefix", 1}
+static const tool_optspec schema_opts[] = {KEY_OPTS, {NULL, 0}};
+static const tool_optspec meta_opts[] = {{"json", 0}, KEY_OPTS, {NULL, 0}};
+static const tool_optspec cat_opts[] = {{"json", 0}, {"columns", 1}, {"head", 1}, {"skip", 1},
+                                        {"batch", 1}, KEY_OPTS,      {NULL, 0}};
 
 static const tool_optspec write_opts[] = {
     {"schema", 1},         {"codec", 1},          {"encoding", 1},       {"dictionary", 0},
@@ -40,7 +42,7 @@ static int cmd_version(const tool_args *a);
 static int cmd_help(const tool_args *a);
 
 static const command commands[] = {
-    {"schema", cmd_schema, "schema FILE", "print the schema in Parquet message syntax", no_opts,
+    {"schema", cmd_schema, "schema FILE", "print the schema in Parquet message syntax", schema_opts,
      1, 1},
     {"meta", cmd_meta, "meta [--json] FILE",
      "print the footer: row groups, column chunks, statistics", meta_opts, 1, 1},
@@ -70,6 +72,11 @@ static void usage(FILE *out)
     fputs("\noptions:\n"
           "  -h, --help               print this help\n"
           "  --version                print the version\n"
+          "\nencrypted files (schema, meta, cat, write):\n"
+          "  --footer-key HEX|@FILE   footer key (16, 24 or 32 bytes; also the key of columns\n"
+          "                           encrypted with it)\n"
+          "  --column-key PATH=KEY    key of column PATH (dotted); repeatable\n"
+          "  --aad-prefix STR         AAD prefix of a file that does not store it\n"
           "\nwrite options (sizes take K, M, G):\n"
           "  --schema FILE            the schema in message syntax, as `upq schema` prints it\n"
           "  --codec NAME             UNCOMPRESSED (default), SNAPPY, GZIP, LZ4_RAW, ZSTD, ...\n"
@@ -302,6 +309,10 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
 
     memset(tf, 0, sizeof *tf);
     tf->path = path;
+    if (tool_keys_parse(&tf->keys, a)) {
+        tool_keys_free(&tf->keys);
+        return 1;
+    }
     if (upq_posix_open(&tf->pf, path) != UPQ_OK) {
         fprintf(stderr, "upq: %s: %s\n", path, strerror(errno));
         return 1;
@@ -326,7 +337,12 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
         }
         tf->arena = mem;
         tf->arena_len = len;
-        upq_reader_init(tf->reader, &tf->io, tf->arena, tf->arena_len, NULL);
+        {
+            upq_reader_opts ro;
+            memset(&ro, 0, sizeof ro);
+            ro.decrypt = &tf->keys.dec;
+            upq_reader_init(tf->reader, &tf->io, tf->arena, tf->arena_len, &ro);
+        }
         do
             st = upq_reader_open(tf->reader);
         while (st == UPQ_AGAIN);
@@ -349,6 +365,7 @@ void tool_close(tool_file *tf)
     upq_posix_close(&tf->pf);
     free(tf->reader);
     free(tf->arena);
+    tool_keys_free(&tf->keys);
     tf->reader = NULL;
     tf->arena = NULL;
 }
