@@ -179,7 +179,7 @@ upq_status upq_reader_crypto_column_meta(upq_reader *r)
                                        : st == UPQ_ERR_NOMEM ? "arena too small for column metadata"
                                                              : "malformed encrypted column metadata");
             }
-            ch->meta_data = md;
+            upq_memcpy(&ch->meta_data, &md, sizeof md);
             UPQ_SET(*ch, UPQ_COLUMN_CHUNK_META_DATA);
             UPQ_SET(*ch, UPQ_COLUMN_CHUNK_ENCRYPTED_COLUMN_METADATA); /* still marks it */
         }

@@ -9,6 +9,7 @@
 #include "upq.h"
 
 #include <errno.h>
+#include <sys/random.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,4 +131,19 @@ upq_status tool_key_callback(void *ctx, const upq_bytes *key_metadata, const upq
         }
     }
     return UPQ_ERR_AUTH;
+}
+
+upq_status tool_random(void *ctx, uint8_t *buf, size_t len)
+{
+    (void)ctx;
+    while (len) {
+        ssize_t n = getrandom(buf, len, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return UPQ_ERR_IO;
+        buf += n;
+        len -= (size_t)n;
+    }
+    return UPQ_OK;
 }

@@ -36,7 +36,9 @@ static const tool_optspec write_opts[] = {
     {"row-group-size", 1}, {"row-group-rows", 1}, {"data-page-v2", 0},   {"no-crc", 0},
     {"no-statistics", 0},  {"no-page-index", 0},  {"checkpoint", 0},     {"stats-max-binary", 1},
     {"kv", 1},             {"sorting-column", 1}, {"schema-json", 0},    {"page-levels", 1},
-    {"max-pages", 1},      {"footer-size", 1},    {"max-row-groups", 1}, {NULL, 0}};
+    {"max-pages", 1},      {"footer-size", 1},    {"max-row-groups", 1}, KEY_OPTS,
+    {"plaintext-footer", 0}, {"ctr", 0}, {"store-aad-prefix", 0}, {"no-store-aad-prefix", 0},
+    {NULL, 0}};
 
 static int cmd_version(const tool_args *a);
 static int cmd_help(const tool_args *a);
@@ -76,7 +78,12 @@ static void usage(FILE *out)
           "  --footer-key HEX|@FILE   footer key (16, 24 or 32 bytes; also the key of columns\n"
           "                           encrypted with it)\n"
           "  --column-key PATH=KEY    key of column PATH (dotted); repeatable\n"
-          "  --aad-prefix STR         AAD prefix of a file that does not store it\n"
+          "  --aad-prefix STR         AAD prefix of a file that does not store it (write: the\n"
+          "                           prefix to use; stored unless --no-store-aad-prefix)\n"
+          "  --plaintext-footer       write: a signed plaintext footer (PAR1) instead of PARE\n"
+          "  --ctr                    write: AES_GCM_CTR_V1 (pages in CTR) instead of AES_GCM_V1\n"
+          "  --store-aad-prefix, --no-store-aad-prefix\n"
+          "                           write: keep the AAD prefix in the file or not\n"
           "\nwrite options (sizes take K, M, G):\n"
           "  --schema FILE            the schema in message syntax, as `upq schema` prints it\n"
           "  --codec NAME             UNCOMPRESSED (default), SNAPPY, GZIP, LZ4_RAW, ZSTD, ...\n"

@@ -83,6 +83,9 @@ void tool_keys_free(tool_keys *k);
 upq_status tool_key_callback(void *ctx, const upq_bytes *key_metadata, const upq_bytes_list *path,
                              uint8_t key[UPQ_CRYPTO_MAX_KEY], size_t *key_len);
 
+/* The host's random source (getrandom) as an upq_random_fn. */
+upq_status tool_random(void *ctx, uint8_t *buf, size_t len);
+
 /* ---- opened files (main.c) ---------------------------------------------- */
 
 typedef struct tool_file {
