@@ -92,7 +92,7 @@ upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uin
     if (!ch)
         return col_fail(c, UPQ_ERR_INVAL, UINT64_MAX, "no such column chunk (or not projected)");
     c->mark = upq_arena_save(&r->arena);
-    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA)) {
+    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) || upq_reader_implicit_crypto(r)) {
         upq_status st;
         void *mem;
         if (upq_crypto_key_size() == 0)
@@ -260,6 +260,13 @@ static upq_status begin_body(upq_column_reader *c)
     c->body_fill = 0;
     if (c->key) {
         int module = ph->type == UPQ_PAGE_DICTIONARY ? UPQ_MODULE_DICT_PAGE : UPQ_MODULE_DATA_PAGE;
+        if (c->r->fc.no_aad) {
+            /* DuckDB states the plaintext size; the module adds its framing */
+            uint64_t n = (uint64_t)c->body_len + upq_crypto_overhead(&c->r->fc, module);
+            if (n > c->chunk_end - body_start)
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "page extends past its column chunk");
+            c->body_len = (uint32_t)n;
+        }
         if (c->body_len < upq_crypto_overhead(&c->r->fc, module))
             return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "encrypted page shorter than its framing");
         if (ph->type == UPQ_PAGE_DICTIONARY) {

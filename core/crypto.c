@@ -74,6 +74,8 @@ upq_status upq_crypto_gcm_begin(upq_gcm *g, const upq_file_crypto *fc,
     if (st != UPQ_OK)
         return st;
     upq_gcm_start(g, k, nonce, UPQ_CRYPTO_NONCE_LEN);
+    if (fc->no_aad)
+        return UPQ_OK;
     upq_gcm_aad(g, k, fc->aad_prefix.ptr, fc->aad_prefix.len);
     upq_gcm_aad(g, k, fc->aad_file_unique.ptr, fc->aad_file_unique.len);
     upq_gcm_aad(g, k, suffix, n);

@@ -51,6 +51,9 @@ upq_status upq_reader_crypto_begin(struct upq_reader *r, const struct upq_encryp
  * available, in place of its plaintext stand-in. */
 upq_status upq_reader_crypto_column_meta(struct upq_reader *r);
 
+/* Are unmarked columns encrypted with the footer key (DuckDB's files)? */
+int upq_reader_implicit_crypto(const struct upq_reader *r);
+
 /* Row group ordinal for AADs. */
 int32_t upq_reader_rg_ordinal(const struct upq_reader *r, uint32_t rg);
 

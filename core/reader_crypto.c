@@ -68,6 +68,9 @@ upq_status upq_reader_crypto_begin(upq_reader *r, const upq_encryption_algorithm
         return upq_reader_fail(r, UPQ_ERR_AUTH, r->footer_start,
                                "the file's AAD prefix is not stored in it: supply it");
     }
+    /* no file identity at all: a writer (DuckDB) that uses no AAD */
+    r->fc.no_aad = (uint8_t)(!UPQ_ISSET(*p, UPQ_AES_GCM_V1_AAD_FILE_UNIQUE) && r->fc.aad_prefix.len == 0 &&
+                             !(UPQ_ISSET(*p, UPQ_AES_GCM_V1_SUPPLY_AAD_PREFIX) && p->supply_aad_prefix));
     r->footer_key = (struct upq_aes_key *)upq_arena_alloc(&r->arena, upq_aes_key_size());
     if (!r->footer_key)
         return upq_reader_fail(r, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the footer key");
@@ -83,6 +86,8 @@ upq_status upq_reader_crypto_begin(upq_reader *r, const upq_encryption_algorithm
     return UPQ_OK;
 }
 
+int upq_reader_implicit_crypto(const upq_reader *r);
+
 static const upq_column_crypto_metadata *chunk_crypto(const upq_column_chunk *ch)
 {
     return UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) ? &ch->crypto_metadata
@@ -96,9 +101,9 @@ static upq_status chunk_key(upq_reader *r, const upq_column_chunk *ch, struct up
 {
     const upq_column_crypto_metadata *cm = chunk_crypto(ch);
     *key = (const struct upq_aes_key *)0;
-    if (!cm)
+    if (!cm && !upq_reader_implicit_crypto(r))
         return UPQ_OK;
-    if (UPQ_ISSET(*cm, UPQ_COLUMN_CRYPTO_METADATA_ENCRYPTION_WITH_COLUMN_KEY)) {
+    if (cm && UPQ_ISSET(*cm, UPQ_COLUMN_CRYPTO_METADATA_ENCRYPTION_WITH_COLUMN_KEY)) {
         const upq_encryption_with_column_key *ck = &cm->u.encryption_with_column_key;
         upq_status st;
         if (!mem)
@@ -189,6 +194,14 @@ upq_status upq_reader_crypto_column_meta(upq_reader *r)
     return UPQ_OK;
 }
 
+int upq_reader_implicit_crypto(const upq_reader *r)
+{
+    /* DuckDB encrypts every column of a PARE file with the footer key
+     * without marking them (and uses no AAD); spec writers always mark
+     * encrypted columns and always store aad_file_unique */
+    return r->enc == UPQ_ENC_FOOTER && r->fc.no_aad;
+}
+
 upq_status upq_reader_column_key(upq_reader *r, uint32_t rg, uint32_t column, void *mem,
                                  const struct upq_aes_key **key)
 {
@@ -197,7 +210,7 @@ upq_status upq_reader_column_key(upq_reader *r, uint32_t rg, uint32_t column, vo
     *key = (const struct upq_aes_key *)0;
     if (!ch)
         return UPQ_ERR_INVAL;
-    if (!chunk_crypto(ch))
+    if (!chunk_crypto(ch) && !upq_reader_implicit_crypto(r))
         return UPQ_OK;
     if (upq_crypto_key_size() == 0)
         return UPQ_ERR_UNSUPPORTED;

@@ -76,6 +76,9 @@ typedef struct upq_file_crypto {
     uint8_t algorithm;      /* UPQ_CRYPTO_* */
     upq_bytes aad_prefix;   /* stored in the file or supplied */
     upq_bytes aad_file_unique;
+    /* No AAD at all: files without aad_file_unique or prefix, as DuckDB
+     * writes them, authenticate every module without one. */
+    uint8_t no_aad;
 } upq_file_crypto;
 
 struct upq_aes_key; /* codecs/upq_aes.h: expanded key in caller memory */
