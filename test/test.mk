@@ -361,3 +361,5 @@ $(BENCH_BINS): $(HOST)/%: $(HOST)/%.o $(HOST_TEST_UTIL_OBJ) $(LIB) $(CODEC_LIBS)
 bench: $(BENCH_BINS)
 	@echo "== read throughput ($(CC) $(OPT), $(BENCH_SECONDS) s per file, corpus files in memory)"
 	@$(HOST)/test/bench/bench_read $(BENCH_SECONDS)
+	@echo "== encryption throughput (1 MiB pages, module framing included)"
+	@$(HOST)/test/bench/bench_crypto $(BENCH_SECONDS)
