@@ -230,6 +230,54 @@ static void read_all(const char *path, src *s, int aes256, const char *prefix)
     }
 }
 
+/* The arena upq_reader_workspace_size() plans is enough, exactly. */
+static void planned_arena(const char *path, src *s, int aes256, const char *prefix)
+{
+    static uint8_t *small;
+    upq_reader r;
+    upq_workspace ws;
+    keyring k;
+    upq_status st;
+    uint32_t col;
+    upq_io io;
+    upq_reader_opts o;
+    upq_decrypt_opts d;
+    memset(&k, 0, sizeof k);
+    k.aes256 = aes256;
+    tu_case("%s%s: reading in the arena upq_reader_workspace_size plans", aes256 ? "aes256/" : "",
+            tu_basename(path));
+    if (!TU_CHECK_STATUS(open_file(&r, s, &tu_flaky_cfgs[0], &k, prefix), UPQ_OK))
+        return;
+    upq_workspace_init(&ws);
+    while ((st = upq_reader_workspace_size(&r, &ws)) == UPQ_AGAIN)
+        ;
+    if (!TU_CHECK_STATUS(st, UPQ_OK))
+        return;
+    small = malloc(ws.sequential);
+    memset(&o, 0, sizeof o);
+    memset(&d, 0, sizeof d);
+    d.get_key = get_key;
+    d.key_ctx = &k;
+    if (prefix) {
+        d.aad_prefix = (const uint8_t *)prefix;
+        d.aad_prefix_len = (uint32_t)strlen(prefix);
+        d.aad_prefix_given = 1;
+    }
+    o.decrypt = &d;
+    tu_mem_src_init(&s->mem, s->data, s->len);
+    io.ctx = &s->mem;
+    io.read_at = tu_mem_read_at;
+    io.size = s->len;
+    upq_reader_init(&r, &io, small, ws.sequential, &o);
+    if (TU_CHECK_STATUS(upq_reader_open(&r), UPQ_OK))
+        for (col = 0; col < upq_reader_schema(&r)->num_columns; col++) {
+            unsigned long bad = 0;
+            uint64_t rows = 0;
+            TU_CHECK_STATUS(read_column(&r, col, &bad, &rows), UPQ_DONE);
+        }
+    free(small);
+}
+
 static int is_plain_footer(const char *base)
 {
     return strstr(base, "plaintext_footer") != NULL;
@@ -326,6 +374,7 @@ static void one_file(const char *path, int aes256)
     if (!TU_CHECK_MSG(tu_read_file(path, &s.data, &s.len) == 0, "cannot read %s", path))
         return;
     read_all(path, &s, aes256, prefix);
+    planned_arena(path, &s, aes256, prefix);
     failures(path, &s, aes256, prefix);
     free(s.data);
 }
