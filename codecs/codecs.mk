@@ -96,10 +96,10 @@ DEPS_CFLAGS.zstd.cortex-m4 = -DHUF_FORCE_DECOMPRESS_X1 -DZSTD_FORCE_DECOMPRESS_S
                              -DZSTD_STRIP_ERROR_STRINGS
 DEPS_DEFS.zstd = -DUPQ_WITH_ZSTD=1 -isystem $(DEPS_DIR)/zstd/lib
 
-# mbedtls: AES, GCM, CTR through the cipher layer (upq_mbedtls_config.h); the
+# mbedtls: the AES block cipher only (upq_mbedtls_config.h); GCM and CTR are
+# built on it by codecs/upq_aes.c so no cipher context is ever allocated. The
 # libc names it calls are renamed by upq_mbedtls_deps.h on this build only.
-DEPS_FILES.mbedtls := library/aes.c library/gcm.c library/cipher.c library/cipher_wrap.c \
-                      library/platform_util.c library/constant_time.c
+DEPS_FILES.mbedtls := library/aes.c library/platform_util.c
 DEPS_MBEDTLS_CONFIG := -DMBEDTLS_CONFIG_FILE='"upq_mbedtls_config.h"'
 DEPS_CFLAGS.mbedtls = -include codecs/upq_mbedtls_deps.h $(DEPS_MBEDTLS_CONFIG) \
                       -I$(DEPS_DIR)/mbedtls/include

@@ -1,31 +1,23 @@
 /*
- * mbedtls configuration for uparquet's modular encryption: AES-GCM for
- * footers and pages, AES-CTR for the GCM_CTR algorithm, nothing else.
+ * mbedtls configuration for uparquet's modular encryption: the AES block
+ * cipher and nothing else. GCM and CTR are built on it in codecs/upq_aes.c,
+ * because mbedtls's GCM sets its key through the cipher layer, which
+ * allocates an AES context on the heap; mbedtls_aes_context itself is a plain
+ * struct that lives in the caller's arena.
  *
  * Selected with -DMBEDTLS_CONFIG_FILE='"upq_mbedtls_config.h"' both when
  * mbedtls is built and when the crypto adapter includes mbedtls headers, so
  * both see the same context structures.
  *
  * No MBEDTLS_PLATFORM_* option, no file system, network, entropy or time:
- * nothing here needs an operating system. The libc functions the sources
- * still call are renamed for the package build by upq_mbedtls_deps.h:
- * memcpy/memset/memcmp/memmove become the upq_ port functions, strcmp a
- * local loop, and calloc/free become upq_mbedtls_calloc/upq_mbedtls_free,
- * which the crypto adapter defines (prototypes below). Only
- * mbedtls_cipher_setup, reached from mbedtls_gcm_setkey, allocates: one
- * mbedtls_aes_context per key.
- *
- * Package state to know about: cipher_wrap.c keeps a writable
- * mbedtls_cipher_supported[] list, filled only by mbedtls_cipher_list(),
- * which uparquet never calls.
+ * nothing here needs an operating system, and nothing built allocates (the
+ * calloc/free renames in upq_mbedtls_deps.h are never reached: `nm -u` on
+ * the built objects shows no upq_mbedtls_calloc).
  */
 #ifndef UPQ_MBEDTLS_CONFIG_H
 #define UPQ_MBEDTLS_CONFIG_H
 
 #define MBEDTLS_AES_C
-#define MBEDTLS_GCM_C
-#define MBEDTLS_CIPHER_C
-#define MBEDTLS_CIPHER_MODE_CTR
 
 /* Constant AES tables in flash: without this aes.c builds them at run time
  * into writable globals guarded by a static "done" flag. */
@@ -36,11 +28,6 @@
 #endif
 
 #define MBEDTLS_DEPRECATED_REMOVED
-
-/* Defined by the crypto adapter: mbedtls's calloc and free. */
-#include <stddef.h>
-void *upq_mbedtls_calloc(size_t n, size_t size);
-void upq_mbedtls_free(void *p);
 
 #include "mbedtls/check_config.h"
 

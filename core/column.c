@@ -18,6 +18,8 @@
 #include "upq_codec.h"
 #include "upq_port.h"
 #include "upq_internal.h"
+#include "crypto_int.h"
+#include "upq_aes.h"
 
 enum {
     CS_HEADER = 0, /* decoding a page header */
@@ -89,11 +91,27 @@ upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uin
     c->page_no = -1;
     if (!ch)
         return col_fail(c, UPQ_ERR_INVAL, UINT64_MAX, "no such column chunk (or not projected)");
-    if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA) ||
-        UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) ||
-        UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_ENCRYPTED_COLUMN_METADATA))
-        return col_fail(c, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
-                        "encrypted column chunk: this build has no decryption");
+    c->mark = upq_arena_save(&r->arena);
+    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) || upq_reader_implicit_crypto(r)) {
+        upq_status st;
+        void *mem;
+        if (upq_crypto_key_size() == 0)
+            return col_fail(c, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
+                            "encrypted column chunk: this build has no decryption");
+        mem = upq_arena_alloc(&r->arena, upq_crypto_key_size());
+        if (!mem)
+            return col_fail(c, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the column key");
+        st = upq_reader_column_key(r, rg, column, mem, &c->key);
+        if (st != UPQ_OK)
+            return col_fail(c, st, UINT64_MAX,
+                            st == UPQ_ERR_AUTH ? "no key for this encrypted column"
+                                               : "column key is not 16, 24 or 32 bytes");
+        if (c->key != mem)
+            upq_arena_rewind(&r->arena, c->mark); /* the footer key serves */
+        c->rg_ord = upq_reader_rg_ordinal(r, rg);
+    }
+    if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA))
+        return col_fail(c, UPQ_ERR_CORRUPT, UINT64_MAX, "column chunk without metadata");
     if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_FILE_PATH))
         return col_fail(c, UPQ_ERR_UNSUPPORTED, UINT64_MAX, "column data stored in another file");
     m = &ch->meta_data;
@@ -127,7 +145,6 @@ upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uin
         uint64_t room = r->footer_start - c->chunk_end;
         c->chunk_end += room < MAX_DICT_HEADER ? room : MAX_DICT_HEADER;
     }
-    c->mark = upq_arena_save(&r->arena);
     c->win_len = WINDOW;
     c->win = (uint8_t *)upq_arena_alloc(&r->arena, c->win_len);
     if (!c->win)
@@ -142,6 +159,8 @@ upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uin
 
 void upq_column_close(upq_column_reader *c)
 {
+    if (c->r && c->key && c->key != c->r->footer_key)
+        upq_aes_wipe((upq_aes_key *)(uintptr_t)c->key);
     if (c->r)
         upq_arena_rewind(&c->r->arena, c->mark);
     c->r = (upq_reader *)0;
@@ -239,6 +258,25 @@ static upq_status begin_body(upq_column_reader *c)
         return col_fail(c, UPQ_ERR_LIMIT, c->page_off, "page larger than max_page_size");
     c->body_len = (uint32_t)ph->compressed_page_size;
     c->body_fill = 0;
+    if (c->key) {
+        int module = ph->type == UPQ_PAGE_DICTIONARY ? UPQ_MODULE_DICT_PAGE : UPQ_MODULE_DATA_PAGE;
+        if (c->r->fc.no_aad) {
+            /* DuckDB states the plaintext size; the module adds its framing */
+            uint64_t n = (uint64_t)c->body_len + upq_crypto_overhead(&c->r->fc, module);
+            if (n > c->chunk_end - body_start)
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "page extends past its column chunk");
+            c->body_len = (uint32_t)n;
+        }
+        if (c->body_len < upq_crypto_overhead(&c->r->fc, module))
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "encrypted page shorter than its framing");
+        if (ph->type == UPQ_PAGE_DICTIONARY) {
+            if (c->hs.module != UPQ_MODULE_DICT_PAGE_HEADER)
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "dictionary page not first in its chunk");
+            c->page_ord = -1;
+        } else {
+            c->page_ord = c->data_pages++;
+        }
+    }
 
     switch (ph->type) {
     case UPQ_PAGE_DICTIONARY:
@@ -336,7 +374,7 @@ static void page_needs(const upq_column_reader *c, size_t *raw, size_t *page, si
     } else if (ph->type == UPQ_PAGE_DATA_V2) {
         *page = compressed ? ulen : 0;
         *extra = rebuilt_bytes(c, ph->data_page_header_v2.encoding, ulen);
-    } else if (ph->type == UPQ_PAGE_DICTIONARY && !compressed) {
+    } else if (ph->type == UPQ_PAGE_DICTIONARY && !compressed && !c->key) {
         *raw = 0; /* read straight into the dictionary's own buffer */
     }
 }
@@ -360,7 +398,7 @@ static upq_status read_body(upq_column_reader *c)
         }
     }
     if (keep)
-        dst = c->ph.type == UPQ_PAGE_DICTIONARY && c->m->codec == UPQ_CODEC_UNCOMPRESSED
+        dst = c->ph.type == UPQ_PAGE_DICTIONARY && c->m->codec == UPQ_CODEC_UNCOMPRESSED && !c->key
                   ? c->dict_buf
                   : c->raw;
     /* bytes already in the window first */
@@ -454,19 +492,106 @@ static upq_status setup_values(upq_column_reader *c, int32_t enc, const uint8_t 
     return UPQ_OK;
 }
 
+/* An encrypted page body is complete in raw: authenticate and decrypt it in
+ * place; raw/body_len then describe the plaintext as for a plain page. */
+static upq_status decrypt_page(upq_column_reader *c)
+{
+    int dict = c->ph.type == UPQ_PAGE_DICTIONARY;
+    uint8_t *plain;
+    size_t n;
+    upq_status st = upq_crypto_decrypt_module(&c->r->fc, c->key,
+                                              dict ? UPQ_MODULE_DICT_PAGE : UPQ_MODULE_DATA_PAGE,
+                                              c->rg_ord, (int32_t)c->col, c->page_ord, c->raw,
+                                              c->body_len, &plain, &n);
+    if (st != UPQ_OK)
+        return col_fail(c, st, c->page_off,
+                        st == UPQ_ERR_AUTH    ? "encrypted page fails authentication (wrong key or AAD, or altered)"
+                        : st == UPQ_ERR_LIMIT ? "page ordinal beyond 32767"
+                                              : "encrypted page framing disagrees with its header");
+    c->raw = plain;
+    c->body_len = (uint32_t)n;
+    if (dict && c->m->codec == UPQ_CODEC_UNCOMPRESSED) {
+        if (n != (size_t)c->ph.uncompressed_page_size)
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "uncompressed page sizes differ");
+        upq_memcpy(c->dict_buf, plain, n);
+    }
+    return UPQ_OK;
+}
+
+/* The next page header is an encrypted module: authenticate it, then feed
+ * its plaintext to the header decoder. The read-ahead window is given up
+ * for the module's own two passes; the body is read after it. */
+static upq_status encrypted_header(upq_column_reader *c)
+{
+    const upq_column_metadata *m = c->m;
+    if (!c->hs_started) {
+        int dict = c->data_pages == 0 && UPQ_ISSET(*m, UPQ_COLUMN_METADATA_DICTIONARY_PAGE_OFFSET) &&
+                   m->dictionary_page_offset > 0 && m->dictionary_page_offset < m->data_page_offset &&
+                   c->page_off == (uint64_t)m->dictionary_page_offset && !c->has_dict;
+        upq_cstream_init(&c->hs, c->page_off, c->chunk_end,
+                         dict ? UPQ_MODULE_DICT_PAGE_HEADER : UPQ_MODULE_DATA_PAGE_HEADER, c->rg_ord,
+                         (int32_t)c->col, dict ? -1 : c->data_pages);
+        c->pos = c->page_off;
+        c->win_fill = c->win_used = 0;
+        c->hs_started = 1;
+        c->hs_done = 0;
+    }
+    for (;;) {
+        const uint8_t *p;
+        size_t n, used = 0;
+        uint64_t at = UINT64_MAX;
+        const char *what = "";
+        upq_status st = upq_cstream_next(&c->hs, &c->r->io, &c->r->fc, c->key, c->win, c->win_len,
+                                         &p, &n, &at, &what);
+        if (st == UPQ_AGAIN)
+            return st;
+        if (st == UPQ_DONE) {
+            if (!c->hs_done)
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "page header ends inside its module");
+            c->pos = upq_cstream_end(&c->hs);
+            c->win_fill = c->win_used = 0;
+            c->hs_started = 0;
+            return UPQ_OK;
+        }
+        if (st != UPQ_OK)
+            return col_fail(c, st, at, what);
+        if (c->hs_done)
+            continue; /* authenticated padding after the header, as in the footer */
+        st = upq_tdec_feed(&c->tdec, p, n, &used);
+        if (st == UPQ_OK) {
+            c->hs_done = 1;
+        } else if (st != UPQ_AGAIN) {
+            col_fail(c, st == UPQ_ERR_TRUNCATED ? UPQ_ERR_CORRUPT : st, c->page_off,
+                     st == UPQ_ERR_NOMEM ? "arena too small for a page header" : "malformed page header");
+            c->r->err.in_struct = c->tdec.err_struct;
+            c->r->err.field = c->tdec.err_field;
+            return c->r->err.status;
+        }
+    }
+}
+
 /* The page body is complete: verify, decompress and prepare decoding. */
 static upq_status process_page(upq_column_reader *c)
 {
     const upq_page_header *ph = &c->ph;
     upq_arena *a = &c->r->arena;
-    const uint8_t *body = ph->type == UPQ_PAGE_DICTIONARY && c->m->codec == UPQ_CODEC_UNCOMPRESSED
-                              ? c->dict_buf
-                              : c->raw;
+    const uint8_t *body;
     size_t ulen = (size_t)ph->uncompressed_page_size;
     upq_status st;
+    uint32_t crc_stored = 0;
+
+    if (c->key) {
+        /* parquet-mr checksums the page as stored (encrypted) */
+        crc_stored = upq_crc32(c->raw, c->body_len);
+        st = decrypt_page(c);
+        if (st != UPQ_OK)
+            return st;
+    }
+    body = ph->type == UPQ_PAGE_DICTIONARY && c->m->codec == UPQ_CODEC_UNCOMPRESSED ? c->dict_buf
+                                                                                    : c->raw;
 
     if (UPQ_ISSET(*ph, UPQ_PAGE_HEADER_CRC) && !c->r->opts.no_crc_check &&
-        upq_crc32(body, c->body_len) != (uint32_t)ph->crc)
+        !(c->key && crc_stored == (uint32_t)ph->crc) && upq_crc32(body, c->body_len) != (uint32_t)ph->crc)
         return col_fail(c, UPQ_ERR_CRC, c->page_off, "page checksum mismatch");
 
     if (ph->type == UPQ_PAGE_DICTIONARY) {
@@ -574,6 +699,15 @@ static upq_status next_page(upq_column_reader *c)
             if (c->values_left == 0) {
                 c->stage = CS_DONE;
                 return UPQ_DONE;
+            }
+            if (c->key) {
+                st = encrypted_header(c);
+                if (st != UPQ_OK)
+                    return st;
+                st = begin_body(c);
+                if (st != UPQ_OK)
+                    return st;
+                break;
             }
             if (c->win_used == c->win_fill) {
                 st = fill_window(c);
@@ -853,7 +987,7 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
         for (; ws->col < s->num_columns; ws->col++) {
             upq_column_reader *c = &ws->c;
             upq_status st;
-            size_t need, codec;
+            size_t need, codec, keyb;
             if (!upq_reader_chunk(r, ws->rg, ws->col))
                 continue;
             if (!ws->open) {
@@ -869,7 +1003,8 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
             if (st != UPQ_DONE && st != UPQ_OK)
                 return st;
             codec = upq_decompress_workspace(c->m->codec);
-            need = align8(WINDOW_NEED) + c->scan_dict + c->scan_block;
+            keyb = c->key && c->key != r->footer_key ? align8(upq_crypto_key_size()) : 0;
+            need = keyb + align8(WINDOW_NEED) + c->scan_dict + c->scan_block;
             upq_column_close(c);
             ws->open = 0;
             if (need + codec > ws->largest_column)
@@ -878,7 +1013,7 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
                 ws->codec = codec;
             /* open side by side, blocks that grow cannot be re-taken in
              * place: doubling bounds their total to four times the largest */
-            ws->rg_sum += align8(WINDOW_NEED) + c->scan_dict + 4u * c->scan_block;
+            ws->rg_sum += keyb + align8(WINDOW_NEED) + c->scan_dict + 4u * c->scan_block;
         }
         if (ws->rg_sum > ws->largest_row_group)
             ws->largest_row_group = ws->rg_sum;

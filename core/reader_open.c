@@ -9,12 +9,18 @@
 #include "uparquet/reader.h"
 #include "upq_port.h"
 #include "upq_internal.h"
+#include "crypto_int.h"
+#include "upq_aes.h"
 
 enum {
     RS_INIT = 0,
     RS_TAIL,    /* last 8 bytes: footer length + magic */
     RS_HEAD,    /* first 4 bytes: magic */
     RS_FOOTER,  /* footer bytes into the Thrift decoder */
+    RS_FCM,     /* encrypted footer: FileCryptoMetaData into the Thrift decoder */
+    RS_EFOOTER, /* encrypted footer: the decrypted FileMetaData into the decoder */
+    RS_SIGN,    /* plaintext footer: its signature */
+    RS_COLMETA, /* encrypted column metadata */
     RS_CHECK,   /* schema tree and consistency checks */
     RS_OPEN,
     RS_FAILED
@@ -31,6 +37,11 @@ static upq_status fail(upq_reader *r, upq_status st, uint64_t off, const char *w
     r->err.what = what;
     r->stage = RS_FAILED;
     return st;
+}
+
+upq_status upq_reader_fail(upq_reader *r, upq_status st, uint64_t off, const char *what)
+{
+    return fail(r, st, off, what);
 }
 
 static upq_status fail_chunk(upq_reader *r, uint32_t rg, uint32_t col, upq_status st,
@@ -100,6 +111,11 @@ static upq_status read_exact(upq_reader *r, uint64_t off, uint8_t *dst, uint32_t
     return UPQ_OK;
 }
 
+static upq_status after_crypto_metadata(upq_reader *r);
+static upq_status after_plain_footer(upq_reader *r);
+static upq_status footer_decode_error(upq_reader *r, upq_status st, uint64_t base);
+static void start_metadata(upq_reader *r, uint64_t limit);
+
 static upq_status stage_tail(upq_reader *r)
 {
     upq_status st;
@@ -109,10 +125,12 @@ static upq_status stage_tail(upq_reader *r)
     st = read_exact(r, size - TAIL_LEN, r->tail, TAIL_LEN);
     if (st != UPQ_OK)
         return st;
-    if (upq_memcmp(r->tail + 4, "PARE", 4) == 0)
-        return fail(r, UPQ_ERR_UNSUPPORTED, size - 4,
-                    "encrypted footer (PARE): this build has no decryption");
-    if (upq_memcmp(r->tail + 4, "PAR1", 4) != 0)
+    if (upq_memcmp(r->tail + 4, "PARE", 4) == 0) {
+        if (upq_crypto_key_size() == 0)
+            return fail(r, UPQ_ERR_UNSUPPORTED, size - 4,
+                        "encrypted footer (PARE): this build has no decryption");
+        r->enc = UPQ_ENC_FOOTER;
+    } else if (upq_memcmp(r->tail + 4, "PAR1", 4) != 0)
         return fail(r, UPQ_ERR_CORRUPT, size - 4, "no PAR1 magic at the end of the file");
     r->footer_len = upq_load_le32(r->tail);
     if ((uint64_t)r->footer_len > size - MAGIC_LEN - TAIL_LEN)
@@ -124,24 +142,36 @@ static upq_status stage_tail(upq_reader *r)
     return UPQ_OK;
 }
 
+static void start_metadata(upq_reader *r, uint64_t limit)
+{
+    upq_tdec_init(&r->tdec, &upq_file_metadata_desc, &r->meta, &r->arena, limit, &r->opts.limits);
+    if (r->opts.projection)
+        upq_tdec_set_projection(&r->tdec, r->opts.projection, r->opts.projection_bits);
+}
+
 static upq_status stage_head(upq_reader *r)
 {
     upq_status st = read_exact(r, 0, r->head, MAGIC_LEN);
     if (st != UPQ_OK)
         return st;
-    if (upq_memcmp(r->head, "PAR1", 4) != 0)
-        return fail(r, UPQ_ERR_CORRUPT, 0, "no PAR1 magic at the start of the file");
+    if (upq_memcmp(r->head, r->enc == UPQ_ENC_FOOTER ? "PARE" : "PAR1", 4) != 0)
+        return fail(r, UPQ_ERR_CORRUPT, 0,
+                    r->enc == UPQ_ENC_FOOTER ? "no PARE magic at the start of the file"
+                                             : "no PAR1 magic at the start of the file");
     r->win_len = r->opts.io_window;
     if (r->win_len > r->footer_len)
         r->win_len = r->footer_len;
     r->win = (uint8_t *)upq_arena_alloc(&r->arena, r->win_len);
     if (!r->win)
         return fail(r, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the read window");
-    upq_tdec_init(&r->tdec, &upq_file_metadata_desc, &r->meta, &r->arena, r->footer_len,
-                  &r->opts.limits);
-    if (r->opts.projection)
-        upq_tdec_set_projection(&r->tdec, r->opts.projection, r->opts.projection_bits);
     r->pos = r->footer_start;
+    if (r->enc == UPQ_ENC_FOOTER) {
+        upq_tdec_init(&r->tdec, &upq_file_crypto_metadata_desc, &r->fcm, &r->arena, r->footer_len,
+                      &r->opts.limits);
+        r->stage = RS_FCM;
+        return UPQ_OK;
+    }
+    start_metadata(r, r->footer_len);
     r->stage = RS_FOOTER;
     return UPQ_OK;
 }
@@ -171,19 +201,152 @@ static upq_status stage_footer(upq_reader *r)
         }
         st = upq_tdec_feed(&r->tdec, r->win + r->win_used, r->win_fill - r->win_used, &used);
         r->win_used += (uint32_t)used;
-        if (st == UPQ_OK) {
-            r->stage = RS_CHECK;
+        if (st == UPQ_OK)
+            return r->stage == RS_FCM ? after_crypto_metadata(r) : after_plain_footer(r);
+        if (st != UPQ_AGAIN)
+            return footer_decode_error(r, st, r->footer_start);
+    }
+}
+
+static upq_status footer_decode_error(upq_reader *r, upq_status st, uint64_t base)
+{
+    r->err.in_struct = r->tdec.err_struct;
+    r->err.field = r->tdec.err_field;
+    return fail(r, st, base + r->tdec.err_pos,
+                st == UPQ_ERR_NOMEM   ? "arena too small for the footer"
+                : st == UPQ_ERR_LIMIT ? "footer exceeds a decoding limit"
+                                      : "malformed footer metadata");
+}
+
+/* FileCryptoMetaData read: the encrypted FileMetaData module follows. */
+static upq_status after_crypto_metadata(upq_reader *r)
+{
+    uint64_t at = r->pos - (r->win_fill - r->win_used), end = r->footer_start + r->footer_len;
+    upq_status st;
+    if (!UPQ_ISSET(r->fcm, UPQ_FILE_CRYPTO_METADATA_ENCRYPTION_ALGORITHM))
+        return fail(r, UPQ_ERR_CORRUPT, r->footer_start, "file crypto metadata without algorithm");
+    st = upq_reader_crypto_begin(r, &r->fcm.encryption_algorithm, &r->fcm.key_metadata, 1);
+    if (st != UPQ_OK)
+        return st;
+    upq_cstream_init(&r->cs, at, end, UPQ_MODULE_FOOTER, -1, -1, -1);
+    start_metadata(r, end - at);
+    r->win_used = r->win_fill = 0;
+    r->stage = RS_EFOOTER;
+    return UPQ_OK;
+}
+
+static upq_status stage_efooter(upq_reader *r)
+{
+    for (;;) {
+        const uint8_t *p;
+        size_t n, used = 0;
+        uint64_t at = UINT64_MAX;
+        const char *what = "";
+        upq_status st = upq_cstream_next(&r->cs, &r->io, &r->fc, r->footer_key, r->win, r->win_len,
+                                         &p, &n, &at, &what);
+        if (st == UPQ_AGAIN)
+            return st;
+        if (st == UPQ_DONE) {
+            if (!r->fmd_done)
+                return fail(r, UPQ_ERR_CORRUPT, r->cs.off, "footer ends inside its metadata");
+            if (upq_cstream_end(&r->cs) != r->footer_start + r->footer_len)
+                return fail(r, UPQ_ERR_CORRUPT, upq_cstream_end(&r->cs),
+                            "bytes after the encrypted footer");
+            r->win_used = r->win_fill = 0;
+            r->stage = RS_COLMETA;
             return UPQ_OK;
         }
-        if (st != UPQ_AGAIN) {
-            r->err.in_struct = r->tdec.err_struct;
-            r->err.field = r->tdec.err_field;
-            return fail(r, st, r->footer_start + r->tdec.err_pos,
-                        st == UPQ_ERR_NOMEM ? "arena too small for the footer"
-                        : st == UPQ_ERR_LIMIT ? "footer exceeds a decoding limit"
-                                              : "malformed footer metadata");
+        if (st != UPQ_OK)
+            return fail(r, st, at, what);
+        /* Bytes after the FileMetaData inside the module are authenticated
+         * but unused: some writers pad the plaintext (parquet-testing's
+         * encrypt_columns_and_footer_bloom_filter), and other readers
+         * accept that */
+        if (r->fmd_done)
+            continue;
+        st = upq_tdec_feed(&r->tdec, p, n, &used);
+        if (st == UPQ_OK) {
+            r->fmd_done = 1;
+        } else if (st != UPQ_AGAIN) {
+            return footer_decode_error(r, st, r->cs.off);
         }
     }
+}
+
+/* A plain FileMetaData is decoded; a plaintext-footer encrypted file has
+ * its 28-byte signature after it. */
+static upq_status after_plain_footer(upq_reader *r)
+{
+    uint64_t at = r->pos - (r->win_fill - r->win_used), end = r->footer_start + r->footer_len;
+    upq_status st;
+    if (!UPQ_ISSET(r->meta, UPQ_FILE_METADATA_ENCRYPTION_ALGORITHM)) {
+        r->stage = RS_CHECK;
+        return UPQ_OK;
+    }
+    if (upq_crypto_key_size() == 0) {
+        /* legacy reading: unencrypted columns only */
+        r->stage = RS_CHECK;
+        return UPQ_OK;
+    }
+    r->enc = UPQ_ENC_PLAIN_FOOTER;
+    r->fmd_end = at;
+    if (end - at != UPQ_CRYPTO_NONCE_LEN + UPQ_CRYPTO_TAG_LEN)
+        return fail(r, UPQ_ERR_CORRUPT, at, "plaintext footer not followed by its 28-byte signature");
+    st = upq_reader_crypto_begin(r, &r->meta.encryption_algorithm,
+                                 &r->meta.footer_signing_key_metadata, 0);
+    if (st != UPQ_OK)
+        return st;
+    if (!r->footer_key) { /* no keys given: the signature cannot be checked */
+        r->stage = RS_COLMETA;
+        return UPQ_OK;
+    }
+    upq_memset(&r->cs, 0, sizeof r->cs);
+    r->stage = RS_SIGN;
+    return UPQ_OK;
+}
+
+/* The signature is the tag of the footer encrypted with the footer key. */
+static upq_status stage_sign(upq_reader *r)
+{
+    upq_cstream *s = &r->cs;
+    upq_status st;
+    if (s->stage == 0) {
+        st = read_exact(r, r->fmd_end, s->head, UPQ_CRYPTO_NONCE_LEN + UPQ_CRYPTO_TAG_LEN);
+        if (st != UPQ_OK)
+            return st;
+        upq_memcpy(s->tag, s->head + UPQ_CRYPTO_NONCE_LEN, UPQ_CRYPTO_TAG_LEN);
+        st = upq_crypto_gcm_begin(&s->g, &r->fc, r->footer_key, s->head, UPQ_MODULE_FOOTER, -1,
+                                  -1, -1);
+        if (st != UPQ_OK)
+            return fail(r, st, r->fmd_end, "footer signature");
+        s->off = r->footer_start;
+        s->stage = 1;
+    }
+    while (s->off < r->fmd_end) {
+        size_t got = 0, want = r->fmd_end - s->off;
+        const char *what = "";
+        uint8_t ctr0[16];
+        if (want > r->win_len)
+            want = r->win_len;
+        st = upq_io_read(&r->io, s->off, r->win, want, &got, &what);
+        if (st == UPQ_AGAIN)
+            return st;
+        if (st != UPQ_OK)
+            return fail(r, st, s->off, what);
+        upq_gcm_ctr0(&s->g, ctr0);
+        upq_aes_ctr_xor(r->footer_key, ctr0, s->off - r->footer_start, r->win, r->win, got);
+        upq_gcm_text(&s->g, r->footer_key, r->win, got);
+        s->off += got;
+    }
+    {
+        uint8_t mine[16];
+        upq_gcm_finish(&s->g, r->footer_key, mine);
+        if (!upq_ct_equal(mine, s->tag, UPQ_CRYPTO_TAG_LEN))
+            return fail(r, UPQ_ERR_AUTH, r->fmd_end,
+                        "plaintext footer signature does not verify (wrong key or AAD, or altered)");
+    }
+    r->stage = RS_COLMETA;
+    return UPQ_OK;
 }
 
 /* Do the path_in_schema names equal the leaf's path? */
@@ -297,7 +460,11 @@ upq_status upq_reader_open(upq_reader *r)
         case RS_INIT: r->stage = RS_TAIL; break;
         case RS_TAIL: st = stage_tail(r); break;
         case RS_HEAD: st = stage_head(r); break;
-        case RS_FOOTER: st = stage_footer(r); break;
+        case RS_FOOTER:
+        case RS_FCM: st = stage_footer(r); break;
+        case RS_EFOOTER: st = stage_efooter(r); break;
+        case RS_SIGN: st = stage_sign(r); break;
+        case RS_COLMETA: st = upq_reader_crypto_column_meta(r); if (st == UPQ_OK) r->stage = RS_CHECK; break;
         case RS_CHECK: st = stage_check(r); break;
         case RS_OPEN: return UPQ_OK;
         default: return r->err.status != UPQ_OK ? r->err.status : UPQ_ERR_STATE;
@@ -332,4 +499,9 @@ const upq_error_info *upq_reader_error(const upq_reader *r)
 uint32_t upq_reader_footer_length(const upq_reader *r)
 {
     return r->footer_len;
+}
+
+const upq_file_crypto *upq_reader_file_crypto(const upq_reader *r)
+{
+    return r->stage == RS_OPEN && r->fc.algorithm ? &r->fc : (const upq_file_crypto *)0;
 }

@@ -384,6 +384,7 @@ static void chunk_clear(upq_wcol *c)
     c->enc_mask = 0;
     c->pages_dict = c->pages_plain = 0;
     c->dict_hdr = c->dict_stored = c->dict_unc = c->ci_len = c->oi_len = c->bf_hdr = 0;
+    c->dict_nonce_set = 0;
     if (c->bloom)
         upq_memset(c->bloom, 0, c->bloom_bytes);
     dict_clear(c);
@@ -455,7 +456,8 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
             }
             if (pass == 1) {
                 size_t b = upq_w_body_bound(c);
-                size_t wc = w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, v2);
+                size_t wc = w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, v2) +
+                            (w->o.encrypt ? UPQ_W_CRYPTO_OVER : 0u);
                 if (b == SIZE_MAX || wc < w->hbuf_cap)
                     return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)i, "page bounds overflow");
                 if (wc > worst)
@@ -467,7 +469,8 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
                              c->enc != UPQ_ENC_PLAIN;
                 continue;
             }
-            c->worst = w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, v2);
+            c->worst = w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, v2) +
+                       (w->o.encrypt ? UPQ_W_CRYPTO_OVER : 0u);
             c->max_pages = w->o.no_page_index ? 0 : w->o.max_pages;
             col_take(t, c, it.depth);
             if (c != &tmp && !t->fail) {
@@ -484,8 +487,13 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
         n = i;
         if (n == 0)
             return upq_w_fail(w, UPQ_ERR_INVAL, -1, "schema without columns");
-        if (pass == 0)
+        if (pass == 0) {
             w->hbuf_cap = upq_w_header_bound(max_scap);
+            /* encrypted: the header's module framing, and the page module's
+             * length and nonce ahead of its body */
+            if (w->o.encrypt && w->hbuf_cap != SIZE_MAX)
+                w->hbuf_cap += UPQ_W_CRYPTO_OVER + 16u;
+        }
     }
     if (rg_bound) {
         size_t rest = upq_w_rg_bound((const upq_wcol *)0, n, &w->o);
@@ -517,6 +525,20 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
     }
     if (pbuf < 256)
         pbuf = 256; /* also the window footers are copied through */
+    if (w->o.encrypt) {
+        /* a dictionary page (or column metadata) sealed in place */
+        size_t d = upq_w_align8(w->o.dict_size) + 2u * UPQ_W_CRYPTO_OVER;
+        if (w->o.codec != UPQ_CODEC_UNCOMPRESSED && any_dict)
+            d = upq_compress_bound(w->o.codec, w->o.dict_size) + 2u * UPQ_W_CRYPTO_OVER;
+        pbuf = pbuf > SIZE_MAX - 2u * UPQ_W_CRYPTO_OVER ? SIZE_MAX : pbuf + 2u * UPQ_W_CRYPTO_OVER;
+        if (d > pbuf)
+            pbuf = d;
+        /* room for one column's encrypted ColumnMetaData: path, statistics
+         * (two bounds) and level histograms */
+        if (pbuf < 4096u + 2u * (size_t)w->o.stats_max_binary)
+            pbuf = 4096u + 2u * (size_t)w->o.stats_max_binary;
+        w->wc = (struct upq_wcrypto *)take(t, upq_wc_need(&w->o));
+    }
     w->pbuf_cap = pbuf;
     w->pbuf = (uint8_t *)take(t, pbuf);
     w->hbuf = (uint8_t *)take(t, w->hbuf_cap);
@@ -615,6 +637,11 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
     if (t.fail) {
         w->arena.needed = t.need + codec_ws;
         return upq_w_fail(w, UPQ_ERR_NOMEM, -1, "arena too small for the writer");
+    }
+    if (w->o.encrypt) {
+        st = upq_wc_init(w, w->wc);
+        if (st != UPQ_OK)
+            return st;
     }
     w->streaming = (uint8_t)streams_footer(w);
     if (!w->streaming) {

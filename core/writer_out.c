@@ -18,6 +18,7 @@
  * headers), so that its bytes do not depend on how it was produced.
  */
 #include "writer_int.h"
+#include "upq_aes.h"
 
 #if UPQ_WITH_WRITER
 
@@ -34,9 +35,14 @@ enum {
     G_CREATED,
     G_ORDERS,
     G_ORDER_ITEMS,
+    G_ALG,      /* signed plaintext footer: encryption_algorithm */
+    G_SIGNKEY,  /* ... and footer_signing_key_metadata */
     G_STOP,
+    G_CEND,     /* encrypted footer: its tag; plaintext footer: its signature */
     G_TAIL,
-    G_DONE
+    G_DONE,
+    G_FCM,      /* encrypted footer: FileCryptoMetaData, */
+    G_FHEAD     /* then the module's length and nonce */
 };
 
 /* RowGroup generator stages. */
@@ -101,8 +107,10 @@ static int order_is_float(int order)
     return order == UPQ_SO_F32 || order == UPQ_SO_F64 || order == UPQ_SO_F16;
 }
 
+static upq_status crypt_cc(upq_writer *w, uint32_t ci);
+
 /* The ColumnChunk of column `ci` of the row group being written. */
-static void fill_cc(upq_writer *w, uint32_t ci)
+static upq_status fill_cc(upq_writer *w, uint32_t ci)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
     const upq_wcol *c = &w->cols[ci];
@@ -217,6 +225,57 @@ static void fill_cc(upq_writer *w, uint32_t ci)
             UPQ_SET(*cc, UPQ_COLUMN_CHUNK_COLUMN_INDEX_LENGTH);
         }
     }
+    return c->key ? crypt_cc(w, ci) : UPQ_OK;
+}
+
+/* An encrypted column's crypto metadata, and its ColumnMetaData encrypted
+ * (in pbuf) where the footer does not protect it with the same key: columns
+ * with their own key, and every encrypted column under a plaintext footer,
+ * whose plain copy then loses its statistics. */
+static upq_status crypt_cc(upq_writer *w, uint32_t ci)
+{
+    upq_column_chunk *cc = &UPQ_W_MODELS(w)->cc;
+    upq_column_metadata *md = &cc->meta_data;
+    upq_column_crypto_metadata *cm = &cc->crypto_metadata;
+    const upq_wcol *c = &w->cols[ci];
+    int plain_footer = w->o.encrypt->plaintext_footer != 0;
+    size_t n = 0, ml = 0;
+    upq_status st;
+    upq_memset(cm, 0, sizeof *cm);
+    UPQ_SET(*cc, UPQ_COLUMN_CHUNK_CRYPTO_METADATA);
+    if (c->key->own) {
+        upq_encryption_with_column_key *ck = &cm->u.encryption_with_column_key;
+        UPQ_SET(*cm, UPQ_COLUMN_CRYPTO_METADATA_ENCRYPTION_WITH_COLUMN_KEY);
+        ck->path_in_schema = md->path_in_schema;
+        UPQ_SET(*ck, UPQ_ENCRYPTION_WITH_COLUMN_KEY_PATH_IN_SCHEMA);
+        if (c->key->md_len) {
+            ck->key_metadata.ptr = c->key->md;
+            ck->key_metadata.len = c->key->md_len;
+            UPQ_SET(*ck, UPQ_ENCRYPTION_WITH_COLUMN_KEY_KEY_METADATA);
+        }
+    } else {
+        UPQ_SET(*cm, UPQ_COLUMN_CRYPTO_METADATA_ENCRYPTION_WITH_FOOTER_KEY);
+    }
+    if (!c->key->own && !plain_footer)
+        return UPQ_OK;
+    st = upq_thrift_encode(&upq_column_metadata_desc, md, w->pbuf + 16,
+                           w->pbuf_cap - 16u - UPQ_W_CRYPTO_OVER, &n);
+    if (st != UPQ_OK)
+        return upq_w_fail(w, UPQ_ERR_LIMIT, (int32_t)ci, "column metadata too large to encrypt");
+    st = upq_wc_seal(w, c->key, UPQ_MODULE_COLUMN_META, (int32_t)ci, -1, w->pbuf, n,
+                     (const uint8_t *)0, &ml);
+    if (st != UPQ_OK)
+        return st;
+    cc->encrypted_column_metadata.ptr = w->pbuf;
+    cc->encrypted_column_metadata.len = (uint32_t)ml;
+    UPQ_SET(*cc, UPQ_COLUMN_CHUNK_ENCRYPTED_COLUMN_METADATA);
+    if (plain_footer) {
+        md->isset &= ~((1u << UPQ_COLUMN_METADATA_STATISTICS) |
+                       (1u << UPQ_COLUMN_METADATA_SIZE_STATISTICS));
+    } else {
+        cc->isset &= ~(1u << UPQ_COLUMN_CHUNK_META_DATA);
+    }
+    return UPQ_OK;
 }
 
 static int32_t boundary_order(const upq_wcol *c)
@@ -349,7 +408,8 @@ static upq_status rg_gen(upq_writer *w, uint8_t *out, size_t cap, size_t *produc
                 w->rstage = R_TAIL;
                 break;
             }
-            fill_cc(w, w->rc++);
+            if (fill_cc(w, w->rc++) != UPQ_OK)
+                return w->failed;
             upq_tenc_init(&m->tenc, &upq_column_chunk_desc, &m->cc);
             w->tenc_on = 1;
             break;
@@ -547,6 +607,8 @@ upq_status upq_w_rg_finish(upq_writer *w)
                 st = count_struct(w, &upq_column_index_desc, &m->ci, &c->ci_len);
                 if (st != UPQ_OK)
                     return st;
+                if (c->key)
+                    c->ci_len += (int32_t)UPQ_W_CRYPTO_OVER;
                 c->ci_off = (int64_t)pos;
                 pos += (uint64_t)c->ci_len;
             }
@@ -557,6 +619,8 @@ upq_status upq_w_rg_finish(upq_writer *w)
             st = count_struct(w, &upq_offset_index_desc, &m->oi, &c->oi_len);
             if (st != UPQ_OK)
                 return st;
+            if (c->key)
+                c->oi_len += (int32_t)UPQ_W_CRYPTO_OVER;
             c->oi_off = (int64_t)pos;
             pos += (uint64_t)c->oi_len;
         }
@@ -590,10 +654,20 @@ upq_status upq_w_rg_finish(upq_writer *w)
     return UPQ_OK;
 }
 
+static int enc_footer(const upq_writer *w)
+{
+    return w->wc && !w->o.encrypt->plaintext_footer;
+}
+
+static int signed_footer(const upq_writer *w)
+{
+    return w->wc && w->o.encrypt->plaintext_footer;
+}
+
 void upq_w_footer_start(upq_writer *w)
 {
     w->out_kind = UPQ_OUT_FOOTER;
-    w->gstage = G_HEAD;
+    w->gstage = enc_footer(w) ? G_FCM : G_HEAD;
     w->ostage = w->magic_done ? UPQ_OS_FOOTER : UPQ_OS_MAGIC;
 }
 
@@ -619,6 +693,36 @@ static upq_status tenc_piece(upq_writer *w, const upq_tstruct *d, const void *ob
     return UPQ_OK;
 }
 
+static upq_status footer_piece(upq_writer *w);
+
+/* Bytes of the FileMetaData about to be written, by generating it once
+ * without output (the encrypted footer's length comes before it). Never
+ * reached in checkpoint mode, so nothing is read back. */
+static upq_status count_fmd(upq_writer *w, uint32_t *len)
+{
+    uint64_t n = 0;
+    upq_status st = UPQ_OK;
+    w->gstage = G_HEAD;
+    w->tenc_on = 0;
+    w->wc->counting = 1;
+    while (w->gstage != G_CEND) {
+        st = footer_piece(w);
+        if (st != UPQ_OK)
+            break;
+        n += w->src_len;
+    }
+    w->wc->counting = 0;
+    w->wc->in_fmd = 0;
+    w->src_len = w->src_pos = 0;
+    w->tenc_on = 0;
+    if (st != UPQ_OK)
+        return st < 0 ? st : upq_w_fail(w, UPQ_ERR_STATE, -1, "footer cannot be counted");
+    if (n > UINT32_MAX - 64u)
+        return upq_w_fail(w, UPQ_ERR_LIMIT, -1, "footer larger than 4 GiB");
+    *len = (uint32_t)n;
+    return UPQ_OK;
+}
+
 /* Sets the next piece of the footer as the source. UPQ_OK, UPQ_DONE when the
  * footer is complete, UPQ_AGAIN (reading back blocked) or an error. */
 static upq_status footer_piece(upq_writer *w)
@@ -630,7 +734,17 @@ static upq_status footer_piece(upq_writer *w)
     for (;;) {
         switch (w->gstage) {
         case G_HEAD:
-            w->footer_start = w->file_pos;
+            if (!enc_footer(w))
+                w->footer_start = w->file_pos;
+            if (w->wc) {
+                w->wc->in_fmd = 1;
+                if (signed_footer(w)) {
+                    st = upq_wc_stream_begin(w, &w->wc->footer, UPQ_MODULE_FOOTER, -1, 0,
+                                             UPQ_WS_SIGN);
+                    if (st != UPQ_OK)
+                        return st;
+                }
+            }
             w->win[0] = 0x15; /* version: i32 1 */
             w->win[1] = 0x02;
             w->win[2] = 0x19; /* schema: list<struct> */
@@ -739,23 +853,88 @@ static upq_status footer_piece(upq_writer *w)
                 w->win[k++] = 0;
                 w->win[k++] = 0;
             }
-            if (w->gi == w->ncols)
-                w->gstage = G_STOP;
+            if (w->gi == w->ncols) {
+                w->gstage = signed_footer(w) ? G_ALG : G_STOP;
+                w->gi = 0;
+            }
             set_src(w, w->win, k);
             return UPQ_OK;
+        case G_ALG: /* field 8, struct: the union, encoded whole */
+            if (w->gi == 0) {
+                w->win[0] = 0x1C;
+                set_src(w, w->win, 1);
+                w->gi = 1;
+                return UPQ_OK;
+            }
+            st = tenc_piece(w, &upq_encryption_algorithm_desc, &w->wc->alg, &done);
+            if (done) {
+                w->gstage = G_SIGNKEY;
+                w->gi = 0;
+            }
+            return st;
+        case G_SIGNKEY: { /* field 9, binary */
+            const upq_encrypt_opts *e = w->o.encrypt;
+            if (!e->footer_key_metadata_len) {
+                w->gstage = G_STOP;
+                continue;
+            }
+            if (w->gi == 0) {
+                w->win[0] = 0x18;
+                k = 1 + put_varint(w->win + 1, e->footer_key_metadata_len);
+                set_src(w, w->win, k);
+                w->gi = 1;
+                return UPQ_OK;
+            }
+            set_src(w, e->footer_key_metadata, e->footer_key_metadata_len);
+            w->gstage = G_STOP;
+            return UPQ_OK;
+        }
         case G_STOP:
             w->win[0] = 0;
             set_src(w, w->win, 1);
+            w->gstage = w->wc ? G_CEND : G_TAIL;
+            return UPQ_OK;
+        case G_CEND:
+            /* the encrypted footer's tag, or the plaintext footer's
+             * signature (nonce and tag), right after the FileMetaData */
+            w->wc->in_fmd = 0;
             w->gstage = G_TAIL;
+            if (signed_footer(w)) {
+                upq_memcpy(w->win, w->wc->head + 4, 12);
+                upq_wc_stream_tag(w, w->win + 12);
+                set_src(w, w->win, 28);
+            } else {
+                upq_wc_stream_tag(w, w->win);
+                set_src(w, w->win, 16);
+            }
             return UPQ_OK;
         case G_TAIL: {
             uint64_t len = w->file_pos - w->footer_start;
             if (len > UINT32_MAX)
                 return upq_w_fail(w, UPQ_ERR_LIMIT, -1, "footer larger than 4 GiB");
             upq_store_le32(w->win, (uint32_t)len);
-            upq_memcpy(w->win + 4, "PAR1", 4);
+            upq_memcpy(w->win + 4, enc_footer(w) ? "PARE" : "PAR1", 4);
             set_src(w, w->win, 8);
             w->gstage = G_DONE;
+            return UPQ_OK;
+        }
+        case G_FCM:
+            if (!w->tenc_on)
+                w->footer_start = w->file_pos;
+            st = tenc_piece(w, &upq_file_crypto_metadata_desc, &w->wc->fcm, &done);
+            if (done)
+                w->gstage = G_FHEAD;
+            return st;
+        case G_FHEAD: {
+            uint32_t len = 0;
+            st = count_fmd(w, &len);
+            if (st == UPQ_OK)
+                st = upq_wc_stream_begin(w, &w->wc->footer, UPQ_MODULE_FOOTER, -1, len,
+                                         UPQ_WS_ENCRYPT);
+            if (st != UPQ_OK)
+                return st;
+            set_src(w, w->wc->head, 16);
+            w->gstage = G_HEAD;
             return UPQ_OK;
         }
         default: return UPQ_DONE;
@@ -783,6 +962,42 @@ static void out_done(upq_writer *w)
     }
 }
 
+/* A page index structure of an encrypted column as a module streamed
+ * through the window: length and nonce, the encoding encrypted piece by
+ * piece, the tag. */
+static upq_status index_module(upq_writer *w, const upq_wcol *c, int module, const upq_tstruct *d,
+                               const void *obj, int32_t len, int *done)
+{
+    upq_status st;
+    *done = 0;
+    switch (w->mstage) {
+    case 0:
+        st = upq_wc_stream_begin(w, c->key, module, (int32_t)(c - w->cols),
+                                 (uint32_t)len - (uint32_t)UPQ_W_CRYPTO_OVER, UPQ_WS_ENCRYPT);
+        if (st != UPQ_OK)
+            return st;
+        set_src(w, w->wc->head, 16);
+        w->mstage = 1;
+        return UPQ_OK;
+    case 1: {
+        int fin = 0;
+        st = tenc_piece(w, d, obj, &fin);
+        if (st != UPQ_OK)
+            return st;
+        upq_wc_stream_piece(w, w->win, w->src_len);
+        if (fin)
+            w->mstage = 2;
+        return UPQ_OK;
+    }
+    default:
+        upq_wc_stream_tag(w, w->win);
+        set_src(w, w->win, 16);
+        w->mstage = 0;
+        *done = 1;
+        return UPQ_OK;
+    }
+}
+
 static upq_status next_piece(upq_writer *w)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
@@ -792,7 +1007,7 @@ static upq_status next_piece(upq_writer *w)
         upq_wcol *c = w->oc < w->ncols ? &w->cols[w->oc] : (upq_wcol *)0;
         switch (w->ostage) {
         case UPQ_OS_MAGIC:
-            set_src(w, (const uint8_t *)"PAR1", 4);
+            set_src(w, (const uint8_t *)(enc_footer(w) ? "PARE" : "PAR1"), 4);
             w->magic_done = 1;
             w->oc = 0;
             w->ostage = w->out_kind == UPQ_OUT_RG ? UPQ_OS_DICT_HDR : UPQ_OS_FOOTER;
@@ -818,7 +1033,7 @@ static upq_status next_piece(upq_writer *w)
             return UPQ_OK;
         }
         case UPQ_OS_DICT_BODY:
-            set_src(w, w->o.codec != UPQ_CODEC_UNCOMPRESSED ? w->pbuf : c->dict,
+            set_src(w, w->o.codec != UPQ_CODEC_UNCOMPRESSED || c->key ? w->pbuf : c->dict,
                     (size_t)c->dict_stored);
             w->ostage = UPQ_OS_CHUNK;
             return UPQ_OK;
@@ -860,7 +1075,11 @@ static upq_status next_piece(upq_writer *w)
             }
             if (!w->tenc_on)
                 build_ci(w, c);
-            st = tenc_piece(w, &upq_column_index_desc, &m->ci, &done);
+            if (c->key)
+                st = index_module(w, c, UPQ_MODULE_COLUMN_INDEX, &upq_column_index_desc, &m->ci,
+                                  c->ci_len, &done);
+            else
+                st = tenc_piece(w, &upq_column_index_desc, &m->ci, &done);
             if (done)
                 w->oc++;
             return st;
@@ -872,12 +1091,20 @@ static upq_status next_piece(upq_writer *w)
             }
             if (!w->tenc_on)
                 build_oi(w, c);
-            st = tenc_piece(w, &upq_offset_index_desc, &m->oi, &done);
+            if (c->key)
+                st = index_module(w, c, UPQ_MODULE_OFFSET_INDEX, &upq_offset_index_desc, &m->oi,
+                                  c->oi_len, &done);
+            else
+                st = tenc_piece(w, &upq_offset_index_desc, &m->oi, &done);
             if (done)
                 w->oc++;
             return st;
         case UPQ_OS_FOOTER:
             st = footer_piece(w);
+            if (st == UPQ_OK && w->wc && w->wc->in_fmd && w->wc->mode != UPQ_WS_NONE)
+                /* encrypted in place (the window, or the RAM log, written
+                 * once since checkpoints are off), or only signed */
+                upq_wc_stream_piece(w, (uint8_t *)(uintptr_t)w->src, w->src_len);
             if (st != UPQ_DONE)
                 return st;
             w->ostage = UPQ_OS_SYNC;

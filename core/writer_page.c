@@ -345,6 +345,19 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     }
     if (stored > INT32_MAX)
         return upq_w_fail(w, UPQ_ERR_LIMIT, col, "page larger than 2 GiB");
+    if (c->key) {
+        /* sealed in place: its length and nonce go in the 16 bytes reserved
+         * ahead of it, the tag after it (both counted in c->worst) */
+        size_t ml = 0;
+        if (room < stored + UPQ_W_CRYPTO_OVER)
+            return upq_w_fail(w, UPQ_ERR_STATE, col, "chunk buffer overrun");
+        st = upq_wc_seal(w, c->key, UPQ_MODULE_DATA_PAGE, col, (int32_t)c->npages, dst - 16, stored,
+                         (const uint8_t *)0, &ml);
+        if (st != UPQ_OK)
+            return st;
+        dst -= 16;
+        stored = ml;
+    }
 
     /* header */
     upq_memset(ph, 0, sizeof *ph);
@@ -393,11 +406,26 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
             UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_STATISTICS);
         }
     }
-    st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf, w->hbuf_cap, &hl);
-    if (st != UPQ_OK)
-        return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
-    upq_memmove(c->chunk + c->chunk_used + hl, dst, stored);
-    upq_memcpy(c->chunk + c->chunk_used, w->hbuf, hl);
+    if (c->key) {
+        size_t hm = 0;
+        st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf + 16,
+                               w->hbuf_cap - 16u - UPQ_W_CRYPTO_OVER, &hl);
+        if (st != UPQ_OK)
+            return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
+        upq_memmove(c->chunk + c->chunk_used + hl + UPQ_W_CRYPTO_OVER, dst, stored);
+        st = upq_wc_seal(w, c->key, UPQ_MODULE_DATA_PAGE_HEADER, col, (int32_t)c->npages, w->hbuf,
+                         hl, (const uint8_t *)0, &hm);
+        if (st != UPQ_OK)
+            return st;
+        hl = hm;
+        upq_memcpy(c->chunk + c->chunk_used, w->hbuf, hl);
+    } else {
+        st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf, w->hbuf_cap, &hl);
+        if (st != UPQ_OK)
+            return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
+        upq_memmove(c->chunk + c->chunk_used + hl, dst, stored);
+        upq_memcpy(c->chunk + c->chunk_used, w->hbuf, hl);
+    }
 
     /* page index entry */
     if (c->max_pages) {
@@ -475,12 +503,38 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
     int32_t col = (int32_t)(c - w->cols);
     upq_status st;
 
+    /* encrypted: the body is built at pbuf + 16 and sealed there */
+    size_t at = c->key ? 16u : 0u, tail = c->key ? UPQ_W_CRYPTO_OVER : 0u;
     if (w->o.codec != UPQ_CODEC_UNCOMPRESSED) {
-        st = upq_compress(w->o.codec, c->dict, c->dict_bytes, w->pbuf, w->pbuf_cap, &stored,
-                          &w->arena);
+        st = upq_compress(w->o.codec, c->dict, c->dict_bytes, w->pbuf + at, w->pbuf_cap - tail,
+                          &stored, &w->arena);
         if (st != UPQ_OK)
             return upq_w_fail(w, st == UPQ_ERR_BUFFER ? UPQ_ERR_STATE : st, col,
                               "compressing a dictionary page");
+        body = w->pbuf;
+    }
+    if (c->key) {
+        size_t ml = 0;
+        if (w->o.codec == UPQ_CODEC_UNCOMPRESSED) {
+            if (stored > w->pbuf_cap - tail)
+                return upq_w_fail(w, UPQ_ERR_STATE, col, "dictionary larger than its buffer");
+            upq_memcpy(w->pbuf + 16, c->dict, stored);
+        }
+        /* the same nonces when the page is made again for output, so it
+         * has the same bytes as when the layout was fixed */
+        if (!c->dict_nonce_set) {
+            st = upq_wc_nonce(w, c->key, c->dict_nonce);
+            if (st == UPQ_OK)
+                st = upq_wc_nonce(w, c->key, c->dict_nonce + 12);
+            if (st != UPQ_OK)
+                return st;
+            c->dict_nonce_set = 1;
+        }
+        st = upq_wc_seal(w, c->key, UPQ_MODULE_DICT_PAGE, col, -1, w->pbuf, stored,
+                         c->dict_nonce + 12, &ml);
+        if (st != UPQ_OK)
+            return st;
+        stored = ml;
         body = w->pbuf;
     }
     upq_memset(ph, 0, sizeof *ph);
@@ -499,9 +553,17 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
     ph->dictionary_page_header.num_values = (int32_t)c->dict_n;
     ph->dictionary_page_header.encoding =
         w->o.data_page_v2 ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY;
-    st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf, w->hbuf_cap, hdr_len);
+    st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf + at, w->hbuf_cap - at - tail, hdr_len);
     if (st != UPQ_OK)
         return upq_w_fail(w, UPQ_ERR_STATE, col, "dictionary page header larger than its bound");
+    if (c->key) {
+        size_t hm = 0;
+        st = upq_wc_seal(w, c->key, UPQ_MODULE_DICT_PAGE_HEADER, col, -1, w->hbuf, *hdr_len,
+                         c->dict_nonce, &hm);
+        if (st != UPQ_OK)
+            return st;
+        *hdr_len = hm;
+    }
     c->dict_stored = (int32_t)stored;
     c->dict_unc = (int32_t)c->dict_bytes;
     return UPQ_OK;

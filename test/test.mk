@@ -364,6 +364,15 @@ check-fuzz: stage-fuzz
 fuzz: $(LIB) $(CODEC_LIBS)
 	@MAKE="$(MAKE)" bash test/fuzz/run_fuzz.sh $(FUZZ_TIME) $(LIB) $(FUZZ) $(FUZZ_SPECS)
 
+# ---- encryption: upq and DuckDB ------------------------------------------------
+# Encrypted files written by upq read by DuckDB, and DuckDB's read by upq
+# (test/interop/crypto_duckdb.mjs); the rest of encryption is in the unit and
+# corpus programs (test_aes, test_crypto_write, test_crypto_read).
+.PHONY: check-crypto-interop
+CHECK_EXTRA_TARGETS += check-crypto-interop
+check-crypto-interop: $(INTEROP_STAMP) $(INTEROP_UPQ)
+	$(NODE) $(INTEROP_DIR)/crypto_duckdb.mjs --upq $(UPQ) --skip-without-upq
+
 # ---- other areas' checks --------------------------------------------------
 
 .PHONY: stage-extra
@@ -397,3 +406,5 @@ bench: $(BENCH_BINS)
 	@$(HOST)/test/bench/bench_read $(BENCH_SECONDS)
 	@echo "== Variant throughput ($(CC) $(OPT), $(BENCH_SECONDS) s per measure, in memory)"
 	@$(HOST)/test/bench/bench_variant $(BENCH_SECONDS)
+	@echo "== encryption throughput (1 MiB pages, module framing included)"
+	@$(HOST)/test/bench/bench_crypto $(BENCH_SECONDS)

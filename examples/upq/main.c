@@ -24,9 +24,11 @@ typedef struct command {
 } command;
 
 static const tool_optspec no_opts[] = {{NULL, 0}};
-static const tool_optspec meta_opts[] = {{"json", 0}, {NULL, 0}};
+#define KEY_OPTS {"footer-key", 1}, {"column-key", 1}, {"aad-prefix", 1}
+static const tool_optspec schema_opts[] = {KEY_OPTS, {NULL, 0}};
+static const tool_optspec meta_opts[] = {{"json", 0}, KEY_OPTS, {NULL, 0}};
 static const tool_optspec cat_opts[] = {{"json", 0}, {"raw", 0},   {"columns", 1}, {"head", 1},
-                                        {"skip", 1}, {"batch", 1}, {NULL, 0}};
+                                        {"skip", 1}, {"batch", 1}, KEY_OPTS,       {NULL, 0}};
 
 static const tool_optspec write_opts[] = {
     {"schema", 1},         {"codec", 1},          {"encoding", 1},       {"dictionary", 0},
@@ -35,13 +37,15 @@ static const tool_optspec write_opts[] = {
     {"no-statistics", 0},  {"no-page-index", 0},  {"checkpoint", 0},     {"stats-max-binary", 1},
     {"kv", 1},             {"sorting-column", 1}, {"schema-json", 0},    {"page-levels", 1},
     {"max-pages", 1},      {"footer-size", 1},    {"max-row-groups", 1}, {"bloom", 1},
-    {"bloom-max-bytes", 1}, {"shred", 1},   {NULL, 0}};
+    {"bloom-max-bytes", 1}, {"shred", 1},   KEY_OPTS,
+    {"plaintext-footer", 0}, {"ctr", 0}, {"store-aad-prefix", 0}, {"no-store-aad-prefix", 0},
+    {NULL, 0}};
 
 static int cmd_version(const tool_args *a);
 static int cmd_help(const tool_args *a);
 
 static const command commands[] = {
-    {"schema", cmd_schema, "schema FILE", "print the schema in Parquet message syntax", no_opts,
+    {"schema", cmd_schema, "schema FILE", "print the schema in Parquet message syntax", schema_opts,
      1, 1},
     {"meta", cmd_meta, "meta [--json] FILE",
      "print the footer: row groups, column chunks, statistics", meta_opts, 1, 1},
@@ -75,6 +79,16 @@ static void usage(FILE *out)
     fputs("\noptions:\n"
           "  -h, --help               print this help\n"
           "  --version                print the version\n"
+          "\nencrypted files (schema, meta, cat, write):\n"
+          "  --footer-key HEX|@FILE   footer key (16, 24 or 32 bytes; also the key of columns\n"
+          "                           encrypted with it)\n"
+          "  --column-key PATH=KEY    key of column PATH (dotted); repeatable\n"
+          "  --aad-prefix STR         AAD prefix of a file that does not store it (write: the\n"
+          "                           prefix to use; stored unless --no-store-aad-prefix)\n"
+          "  --plaintext-footer       write: a signed plaintext footer (PAR1) instead of PARE\n"
+          "  --ctr                    write: AES_GCM_CTR_V1 (pages in CTR) instead of AES_GCM_V1\n"
+          "  --store-aad-prefix, --no-store-aad-prefix\n"
+          "                           write: keep the AAD prefix in the file or not\n"
           "\nwrite options (sizes take K, M, G):\n"
           "  --schema FILE            the schema in message syntax, as `upq schema` prints it\n"
           "  --codec NAME             UNCOMPRESSED (default), SNAPPY, GZIP, LZ4_RAW, ZSTD, ...\n"
@@ -316,6 +330,10 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
 
     memset(tf, 0, sizeof *tf);
     tf->path = path;
+    if (tool_keys_parse(&tf->keys, a)) {
+        tool_keys_free(&tf->keys);
+        return 1;
+    }
     if (upq_posix_open(&tf->pf, path) != UPQ_OK) {
         fprintf(stderr, "upq: %s: %s\n", path, strerror(errno));
         return 1;
@@ -340,7 +358,12 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
         }
         tf->arena = mem;
         tf->arena_len = len;
-        upq_reader_init(tf->reader, &tf->io, tf->arena, tf->arena_len, NULL);
+        {
+            upq_reader_opts ro;
+            memset(&ro, 0, sizeof ro);
+            ro.decrypt = &tf->keys.dec;
+            upq_reader_init(tf->reader, &tf->io, tf->arena, tf->arena_len, &ro);
+        }
         do
             st = upq_reader_open(tf->reader);
         while (st == UPQ_AGAIN);
@@ -363,6 +386,7 @@ void tool_close(tool_file *tf)
     upq_posix_close(&tf->pf);
     free(tf->reader);
     free(tf->arena);
+    tool_keys_free(&tf->keys);
     tf->reader = NULL;
     tf->arena = NULL;
 }

@@ -60,6 +60,35 @@ int args_flag(const tool_args *a, const char *name);
 /* The value of the last --name VALUE, or NULL. */
 const char *args_value(const tool_args *a, const char *name);
 
+/* ---- encryption keys (keys.c) ------------------------------------------- */
+
+#define TOOL_MAX_KEYS 64
+
+typedef struct tool_colkey {
+    char *path; /* dotted column path (malloc'd) */
+    uint8_t key[UPQ_CRYPTO_MAX_KEY + 1];
+    size_t len;
+} tool_colkey;
+
+typedef struct tool_keys {
+    uint8_t footer[UPQ_CRYPTO_MAX_KEY + 1];
+    size_t footer_len;
+    tool_colkey cols[TOOL_MAX_KEYS];
+    int ncols;
+    int any; /* some key or prefix option was given */
+    upq_decrypt_opts dec;
+} tool_keys;
+
+/* Reads --footer-key, --column-key and --aad-prefix; 1 (reported) on error. */
+int tool_keys_parse(tool_keys *k, const tool_args *a);
+void tool_keys_free(tool_keys *k);
+/* The upq_key_fn over a tool_keys. */
+upq_status tool_key_callback(void *ctx, const upq_bytes *key_metadata, const upq_bytes_list *path,
+                             uint8_t key[UPQ_CRYPTO_MAX_KEY], size_t *key_len);
+
+/* The host's random source (getrandom) as an upq_random_fn. */
+upq_status tool_random(void *ctx, uint8_t *buf, size_t len);
+
 /* ---- opened files (main.c) ---------------------------------------------- */
 
 typedef struct tool_file {
@@ -69,6 +98,7 @@ typedef struct tool_file {
     upq_reader *reader; /* malloc'd */
     void *arena;        /* malloc'd */
     size_t arena_len;
+    tool_keys keys;
 } tool_file;
 
 /* Opens `path` and its footer. On failure prints the error and returns 1. */

@@ -116,6 +116,9 @@ typedef struct write_cfg {
     upq_column_opts *cols;
     upq_key_value *kv;
     upq_sorting_column *sorting;
+    tool_keys keys;          /* --footer-key, --column-key, --aad-prefix */
+    upq_encrypt_opts enc;
+    upq_column_key *ckeys;
 } write_cfg;
 
 /* A byte count or count: digits with an optional K, M or G (binary). */
@@ -382,6 +385,65 @@ static int apply_lists(const tool_args *a, const upq_schema *s, write_cfg *cfg)
     return 0;
 }
 
+/* Encryption: --footer-key (required for any), --column-key PATH=KEY
+ * (only those columns encrypted then; otherwise all with the footer key),
+ * --aad-prefix, --[no-]store-aad-prefix, --plaintext-footer, --ctr. */
+static int apply_encryption(const tool_args *a, const upq_schema *s, write_cfg *cfg)
+{
+    upq_encrypt_opts *e = &cfg->enc;
+    int i;
+    if (tool_keys_parse(&cfg->keys, a))
+        return -1;
+    if (!cfg->keys.any && !args_flag(a, "plaintext-footer") && !args_flag(a, "ctr"))
+        return 0;
+    if (!cfg->keys.footer_len) {
+        fputs("upq: encryption needs --footer-key\n", stderr);
+        return -1;
+    }
+    if (cfg->o.checkpoint) {
+        fputs("upq: --checkpoint cannot be combined with encryption\n", stderr);
+        return -1;
+    }
+    memset(e, 0, sizeof *e);
+    e->algorithm = args_flag(a, "ctr") ? UPQ_CRYPTO_AES_GCM_CTR_V1 : UPQ_CRYPTO_AES_GCM_V1;
+    e->plaintext_footer = (uint8_t)args_flag(a, "plaintext-footer");
+    e->footer_key = cfg->keys.footer;
+    e->footer_key_len = (uint32_t)cfg->keys.footer_len;
+    e->random = tool_random;
+    if (cfg->keys.dec.aad_prefix_given) {
+        e->aad_prefix = cfg->keys.dec.aad_prefix;
+        e->aad_prefix_len = cfg->keys.dec.aad_prefix_len;
+        for (i = 0; i < a->nopts; i++) {
+            if (strcmp(a->opt_name[i], "no-store-aad-prefix") == 0)
+                e->no_store_aad_prefix = 1;
+            else if (strcmp(a->opt_name[i], "store-aad-prefix") == 0)
+                e->no_store_aad_prefix = 0;
+        }
+    }
+    if (cfg->keys.ncols) {
+        cfg->ckeys = calloc((size_t)cfg->keys.ncols, sizeof *cfg->ckeys);
+        if (!cfg->ckeys) {
+            fputs("upq: out of memory\n", stderr);
+            return -1;
+        }
+        for (i = 0; i < cfg->keys.ncols; i++) {
+            const tool_colkey *k = &cfg->keys.cols[i];
+            uint32_t c = upq_schema_find_column(s, k->path, strlen(k->path));
+            if (c == UPQ_NONE) {
+                fprintf(stderr, "upq: --column-key: no leaf column '%s'\n", k->path);
+                return -1;
+            }
+            cfg->ckeys[i].column = c;
+            cfg->ckeys[i].key = k->key;
+            cfg->ckeys[i].key_len = (uint32_t)k->len;
+        }
+        e->columns = cfg->ckeys;
+        e->ncolumns = (uint32_t)cfg->keys.ncols;
+    }
+    cfg->o.encrypt = e;
+    return 0;
+}
+
 /* Every writer setting from the command line. */
 static int build_opts(const tool_args *a, const upq_schema *s, write_cfg *cfg)
 {
@@ -440,7 +502,7 @@ static int build_opts(const tool_args *a, const upq_schema *s, write_cfg *cfg)
         return -1;
     o->columns = cfg->cols;
     o->ncolumns = s->num_columns;
-    return 0;
+    return apply_encryption(a, s, cfg);
 }
 
 /* ---- the run ----------------------------------------------------------------------- */
@@ -928,6 +990,8 @@ static void cleanup(write_state *ws, int failed)
     free(ws->arena);
     free(ws->tmp_path);
     free(ws->cfg.cols);
+    free(ws->cfg.ckeys);
+    tool_keys_free(&ws->cfg.keys);
     free(ws->cfg.kv);
     free(ws->cfg.sorting);
 }

@@ -11,7 +11,13 @@
  * Any violation aborts; the sanitizers catch out-of-bounds accesses and
  * undefined behaviour on the way.
  *
- * Seeds: the corpus files (make_seeds.sh rows). Build and run: make fuzz.
+ * Encrypted inputs are read with parquet-testing's keys (KEYS.md, by their
+ * key_metadata "kf", "kc1".."kc8"; the AES-128 set first, the AES-256 set
+ * when that fails authentication) and the AAD prefix "tester", so mutations
+ * of the encrypted corpus files reach decryption.
+ *
+ * Seeds: the corpus files (make_seeds.sh rows), *.parquet.encrypted
+ * included. Build and run: make fuzz.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -80,6 +86,34 @@ static uint64_t hash_event(uint64_t h, const upq_schema *s, const upq_event *ev)
     return h;
 }
 
+/* Which key set the callback gives: 0 AES-128 (data/), 1 AES-256 (data/aes256/). */
+static int keyset;
+
+static upq_status corpus_key(void *ctx, const upq_bytes *md, const upq_bytes_list *path, uint8_t *key,
+                             size_t *len)
+{
+    size_t n = keyset ? 32u : 16u;
+    (void)ctx;
+    if (!path || (md->len == 2 && memcmp(md->ptr, "kf", 2) == 0)) {
+        memcpy(key, keyset ? "01234567890123456789012345678901" : "0123456789012345", n);
+    } else if (md->len == 3 && memcmp(md->ptr, "kc", 2) == 0 && md->ptr[2] >= '1' && md->ptr[2] <= '8') {
+        if (keyset) {
+            memcpy(key, "1234567890123456789012345678901", 31);
+            key[31] = (uint8_t)('2' + (md->ptr[2] - '1'));
+        } else {
+            memcpy(key, "123456789012345", 15);
+            key[15] = (uint8_t)('0' + (md->ptr[2] - '1'));
+        }
+    } else {
+        return UPQ_ERR_AUTH;
+    }
+    *len = n;
+    return UPQ_OK;
+}
+
+/* The AAD prefix "tester" given or not (files that do not store theirs). */
+static int with_prefix;
+
 typedef struct outcome {
     upq_status status;
     uint64_t hash;      /* of every event from row `from` of each row group on */
@@ -140,8 +174,13 @@ static void run(const uint8_t *data, size_t size, size_t chunk, size_t batch, ui
     unsigned spins = 0;
     uint32_t g;
 
+    upq_reader_opts ro;
+    upq_decrypt_opts keys = {corpus_key, NULL, (const uint8_t *)"tester", 6, 0};
     memset(out, 0, sizeof *out);
-    upq_reader_init(&r, &io, arena, sizeof arena, NULL);
+    keys.aad_prefix_given = (uint8_t)with_prefix;
+    memset(&ro, 0, sizeof ro);
+    ro.decrypt = &keys;
+    upq_reader_init(&r, &io, arena, sizeof arena, &ro);
     do
         st = upq_reader_open(&r);
     while (st == UPQ_AGAIN && ++spins < MAX_SPINS);
@@ -215,7 +254,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     outcome a, b, c, d;
     size_t batch = size ? 1u + data[size / 2] % 61u : 7u;
-    run(data, size, 0, 256, 0, 0, &a);
+    /* the key set and prefix that open it, if any does */
+    for (keyset = 0; keyset < 2; keyset++) {
+        for (with_prefix = 0; with_prefix < 2; with_prefix++) {
+            run(data, size, 0, 256, 0, 0, &a);
+            if (a.status != UPQ_ERR_AUTH)
+                break;
+        }
+        if (a.status != UPQ_ERR_AUTH)
+            break;
+    }
+    if (keyset == 2) {
+        keyset = 1;
+        with_prefix = 1;
+    }
     if (a.status == UPQ_ERR_NOMEM)
         return 0; /* the batch size changes the memory needed: nothing to compare */
     run(data, size, 1u + size % 13u, batch, 0, 0, &b);

@@ -232,9 +232,11 @@ export class DuckOracle {
     });
   }
 
-  // Batches of expected rows (arrays of Maps), in file order.
-  async *rows(file, shape) {
-    const res = await this.con.stream(`SELECT * FROM read_parquet(${sqlString(file)}, binary_as_string = false)`);
+  // Batches of expected rows (arrays of Maps), in file order. `footerKey`
+  // names a key added with addKey() for encrypted files.
+  async *rows(file, shape, footerKey = null) {
+    const enc = footerKey ? `, encryption_config = {footer_key: ${sqlString(footerKey)}}` : '';
+    const res = await this.con.stream(`SELECT * FROM read_parquet(${sqlString(file)}, binary_as_string = false${enc})`);
     const n = res.columnCount;
     if (n !== shape.fields.length) {
       throw new OracleError(`DuckDB has ${n} columns, the schema ${shape.fields.length} top-level fields`);
@@ -246,6 +248,12 @@ export class DuckOracle {
         return m;
       });
     }
+  }
+
+  // Adds a named Parquet key (16, 24 or 32 bytes given as a string of that
+  // many characters, as DuckDB takes them).
+  async addKey(name, key) {
+    await this.con.run(`PRAGMA add_parquet_key(${sqlString(name)}, ${sqlString(key)})`);
   }
 
   close() {

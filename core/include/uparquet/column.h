@@ -77,6 +77,13 @@ typedef struct upq_column_reader {
     size_t prev_cap;
     upq_vbuf vb;              /* values built while decoding (valid until the next read) */
     upq_arena_mark mark;      /* arena position at open, restored by close */
+    /* encryption (key NULL: the chunk is not encrypted) */
+    const struct upq_aes_key *key;
+    upq_cstream hs;           /* the current encrypted page header */
+    int32_t rg_ord;           /* row group ordinal for AADs */
+    int32_t data_pages;       /* data pages seen: the next data page's ordinal */
+    int32_t page_ord;         /* the current page's ordinal (-1 for a dictionary page) */
+    uint8_t hs_started, hs_done;
     /* workspace planning: page headers only */
     uint8_t scanning;
     size_t scan_block, scan_dict;
@@ -88,8 +95,11 @@ typedef struct upq_column_reader {
  * far; upq_column_close() gives them back (close column readers in the
  * reverse order of opening). Returns UPQ_OK, UPQ_ERR_INVAL (bad index, or a
  * column not kept by the projection), UPQ_ERR_UNSUPPORTED (codec not in
- * this build, column data in another file, encrypted column), or
- * UPQ_ERR_NOMEM.
+ * this build, column data in another file, encrypted column in a build
+ * without crypto), UPQ_ERR_AUTH (encrypted column whose key the
+ * upq_decrypt_opts callback does not give), or UPQ_ERR_NOMEM. Encrypted
+ * page headers and pages are authenticated (GCM) before they are used;
+ * a mismatch is UPQ_ERR_AUTH from upq_column_read.
  */
 upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uint32_t column);
 

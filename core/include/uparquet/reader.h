@@ -12,6 +12,7 @@
 #include "thrift.h"
 #include "meta.h"
 #include "schema.h"
+#include "crypto.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,6 +53,10 @@ typedef struct upq_reader_opts {
     /* Largest uncompressed page accepted (default 256 MiB): a page header
      * claiming more is UPQ_ERR_LIMIT before any memory is reserved. */
     uint32_t max_page_size;
+    /* Keys and AAD prefix for encrypted files (uparquet/crypto.h); NULL
+     * reads only unencrypted files and the unencrypted columns of files with
+     * a plaintext footer (whose signature is then not checked). */
+    const upq_decrypt_opts *decrypt;
 } upq_reader_opts;
 
 /* Where and why the last error happened. Strings are static. */
@@ -85,7 +90,18 @@ typedef struct upq_reader {
     upq_file_metadata meta;
     upq_schema schema;
     uint32_t *chunk_slot;   /* leaf column -> index in RowGroup.columns, UPQ_NONE if not kept */
+    /* encryption */
+    uint8_t enc;            /* UPQ_ENC_* below */
+    upq_file_crypto fc;     /* algorithm and AAD parts (fc.algorithm 0: not encrypted) */
+    struct upq_aes_key *footer_key; /* arena; NULL when not available */
+    upq_file_crypto_metadata fcm;
+    upq_cstream cs;         /* encrypted footer / plaintext footer signature */
+    uint64_t fmd_end;       /* file offset just past the FileMetaData bytes */
+    uint8_t fmd_done;       /* the decrypted FileMetaData is complete */
 } upq_reader;
+
+/* upq_reader.enc */
+enum { UPQ_ENC_NONE = 0, UPQ_ENC_FOOTER = 1, UPQ_ENC_PLAIN_FOOTER = 2 };
 
 /*
  * Prepares a reader over `io` using arena[0..arena_len) for all memory (the
@@ -100,7 +116,9 @@ void upq_reader_init(upq_reader *r, const upq_io *io, void *arena, size_t arena_
  * when open, UPQ_AGAIN when the read callback would block (call again), or an
  * error described by upq_reader_error(): UPQ_ERR_CORRUPT (bad magic, footer
  * length outside the file, malformed metadata), UPQ_ERR_UNSUPPORTED
- * (encrypted footer in a build without crypto), UPQ_ERR_NOMEM (see
+ * (encrypted footer in a build without crypto), UPQ_ERR_AUTH (footer key
+ * missing or wrong, AAD prefix missing or wrong, footer or its signature
+ * altered), UPQ_ERR_NOMEM (see
  * upq_arena_needed(&r->arena)), UPQ_ERR_LIMIT, UPQ_ERR_IO. Errors are final:
  * after UPQ_ERR_NOMEM, give a larger arena to upq_reader_init() and open
  * again.
@@ -120,6 +138,21 @@ const upq_error_info *upq_reader_error(const upq_reader *r);
 
 /* Bytes of the encoded footer (FileMetaData), as the file's tail states. */
 uint32_t upq_reader_footer_length(const upq_reader *r);
+
+/* After open: the file's encryption parameters, or NULL for a plain file. */
+const upq_file_crypto *upq_reader_file_crypto(const upq_reader *r);
+
+/*
+ * The key of leaf column `column`, for decrypting its modules outside the
+ * column reader (bloom filters, page indexes) with
+ * upq_crypto_decrypt_module(). *key gets NULL for an unencrypted column
+ * (UPQ_OK), the footer key for a column encrypted with it, or a key
+ * expanded into `mem` (upq_crypto_key_size() bytes, 8-byte aligned, owned by
+ * the caller). Returns UPQ_OK, UPQ_ERR_AUTH (key not available; the error
+ * info names the column), UPQ_ERR_INVAL, UPQ_ERR_UNSUPPORTED.
+ */
+upq_status upq_reader_column_key(upq_reader *r, uint32_t rg, uint32_t column, void *mem,
+                                 const struct upq_aes_key **key);
 
 #ifdef __cplusplus
 }

@@ -144,6 +144,52 @@ typedef struct upq_column_opts {
                            the writer's bloom_max_bytes */
 } upq_column_opts;
 
+/* ---- encryption ---------------------------------------------------------- */
+
+/* Fills buf[0..len) with random bytes (a TRNG on firmware): nonces and the
+ * file's aad_file_unique. UPQ_OK or UPQ_ERR_IO. */
+typedef upq_status (*upq_random_fn)(void *ctx, uint8_t *buf, size_t len);
+
+/* A column encrypted with its own key. Bytes are not copied. */
+typedef struct upq_column_key {
+    uint32_t column;               /* leaf column index */
+    const uint8_t *key;            /* 16, 24 or 32 bytes */
+    uint32_t key_len;
+    const uint8_t *key_metadata;   /* stored for readers (may be NULL) */
+    uint32_t key_metadata_len;
+} upq_column_key;
+
+/*
+ * Modular encryption of the file written. With no column keys every column
+ * is encrypted with the footer key ("uniform"); with column keys, exactly
+ * the listed columns are encrypted, each with its key, and the others are
+ * plain. Bytes are not copied: they must outlive the writer.
+ */
+typedef struct upq_encrypt_opts {
+    uint8_t algorithm;             /* UPQ_CRYPTO_AES_GCM_V1 (0 also) or UPQ_CRYPTO_AES_GCM_CTR_V1 */
+    uint8_t plaintext_footer;      /* signed plaintext footer ("PAR1") instead of "PARE" */
+    const uint8_t *footer_key;     /* 16, 24 or 32 bytes */
+    uint32_t footer_key_len;
+    const uint8_t *footer_key_metadata;
+    uint32_t footer_key_metadata_len;
+    const upq_column_key *columns;
+    uint32_t ncolumns;
+    const uint8_t *aad_prefix;     /* optional file identity in every AAD */
+    uint32_t aad_prefix_len;
+    uint8_t no_store_aad_prefix;   /* readers must supply the prefix */
+    upq_random_fn random;          /* required */
+    void *random_ctx;
+} upq_encrypt_opts;
+
+/* A key in use by the writer (internal). */
+typedef struct upq_wkey {
+    struct upq_aes_key *k;
+    uint64_t uses;                 /* GCM invocations: at most 2^32 per key */
+    const uint8_t *md;
+    uint32_t md_len;
+    uint8_t own;                   /* a column's own key (not the footer key) */
+} upq_wkey;
+
 /* Zeroed options give the defaults below. */
 typedef struct upq_writer_opts {
     int32_t codec;            /* UPQ_CODEC_UNCOMPRESSED (default), SNAPPY, GZIP, LZ4_RAW, LZ4 */
@@ -176,6 +222,9 @@ typedef struct upq_writer_opts {
     uint32_t nkv;
     const upq_sorting_column *sorting; /* sorting columns declared for every row group */
     uint32_t nsorting;
+    /* Modular encryption (NULL: a plain file). Not with checkpoint: the
+     * combination is refused with UPQ_ERR_UNSUPPORTED. */
+    const upq_encrypt_opts *encrypt;
 } upq_writer_opts;
 
 /* ---- the writer's state --------------------------------------------------- */
@@ -247,6 +296,10 @@ typedef struct upq_wcol {
     /* layout, fixed when the row group ends */
     int64_t chunk_off, data_off, ci_off, oi_off, bf_off;
     int32_t dict_hdr, dict_stored, dict_unc, ci_len, oi_len, bf_hdr;
+    /* encryption: NULL for a plain column */
+    upq_wkey *key;
+    uint8_t dict_nonce[24];   /* dictionary page header + body nonces, fixed at layout */
+    uint8_t dict_nonce_set;
 } upq_wcol;
 
 /* The writer's state: public so it can be static or on the stack (it is
@@ -299,6 +352,8 @@ typedef struct upq_writer {
     uint8_t win[96];          /* Thrift and literal output window */
     /* the row group being written out */
     int64_t rg_unc, rg_comp, rg_off;
+    struct upq_wcrypto *wc;   /* encryption state (arena), NULL for a plain file */
+    uint8_t mstage;           /* an encrypted page-index module: head, body, tag */
 } upq_writer;
 
 /*
