@@ -465,7 +465,7 @@ static upq_status process_page(upq_column_reader *c)
     size_t ulen = (size_t)ph->uncompressed_page_size;
     upq_status st;
 
-    if (UPQ_ISSET(*ph, UPQ_PAGE_HEADER_CRC) && !c->r->opts.no_crc_check &&
+    if (UPQ_WITH_CRC && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_CRC) && !c->r->opts.no_crc_check &&
         upq_crc32(body, c->body_len) != (uint32_t)ph->crc)
         return col_fail(c, UPQ_ERR_CRC, c->page_off, "page checksum mismatch");
 

@@ -328,7 +328,7 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
                 (1u << UPQ_PAGE_HEADER_COMPRESSED_PAGE_SIZE);
     ph->uncompressed_page_size = (int32_t)body;
     ph->compressed_page_size = (int32_t)stored;
-    if (!w->o.no_crc) {
+    if (UPQ_WITH_CRC && !w->o.no_crc) {
         ph->crc = (int32_t)upq_crc32(dst, stored);
         UPQ_SET(*ph, UPQ_PAGE_HEADER_CRC);
     }
@@ -543,7 +543,7 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
     ph->type = UPQ_PAGE_DICTIONARY;
     ph->uncompressed_page_size = (int32_t)c->dict_bytes;
     ph->compressed_page_size = (int32_t)stored;
-    if (!w->o.no_crc) {
+    if (UPQ_WITH_CRC && !w->o.no_crc) {
         ph->crc = (int32_t)upq_crc32(body, stored);
         UPQ_SET(*ph, UPQ_PAGE_HEADER_CRC);
     }
