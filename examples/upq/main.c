@@ -34,7 +34,8 @@ static const tool_optspec write_opts[] = {
     {"row-group-size", 1}, {"row-group-rows", 1}, {"data-page-v2", 0},   {"no-crc", 0},
     {"no-statistics", 0},  {"no-page-index", 0},  {"checkpoint", 0},     {"stats-max-binary", 1},
     {"kv", 1},             {"sorting-column", 1}, {"schema-json", 0},    {"page-levels", 1},
-    {"max-pages", 1},      {"footer-size", 1},    {"max-row-groups", 1}, {NULL, 0}};
+    {"max-pages", 1},      {"footer-size", 1},    {"max-row-groups", 1}, {"direct", 0},
+    {NULL, 0}};
 
 static int cmd_version(const tool_args *a);
 static int cmd_help(const tool_args *a);
@@ -82,6 +83,7 @@ static void usage(FILE *out)
           "  --page-levels N          level entries per data page (a row must fit in one)\n"
           "  --max-pages N            data pages per column chunk the page index can hold\n"
           "  --chunk-size N           per-column buffer of finished pages (default 1M)\n"
+          "  --direct                 no chunk buffers: a row group per full page (least RAM)\n"
           "  --dict-size N            per-column dictionary budget\n"
           "  --row-group-size N       end a row group after N encoded bytes\n"
           "  --row-group-rows N       end a row group after N rows\n"
