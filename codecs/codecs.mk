@@ -22,7 +22,7 @@
 DEPS_DIR ?= codecs/.deps
 UPQ_DEPS ?= lz4 zstd mbedtls zlib
 TARGET ?= host
-DEPS_TARGETS := host cortex-m4 aarch64
+DEPS_TARGETS := host cortex-m4 cortex-m0plus aarch64
 
 # --- toolchains, one set per target ------------------------------------------
 CROSS_CM4 ?= arm-none-eabi-
@@ -46,6 +46,15 @@ TOPT.cortex-m4 ?= -Os
 TFLAGS.cortex-m4 = -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -nostdlib \
                    -ffunction-sections -fdata-sections
 
+# Cortex-M0+ (ARMv6-M, no FPU): built for `make size` only.
+TCC.cortex-m0plus = $(CROSS_CM4)gcc
+TAR.cortex-m0plus = $(CROSS_CM4)ar
+TNM.cortex-m0plus = $(CROSS_CM4)nm
+TOBJCOPY.cortex-m0plus = $(CROSS_CM4)objcopy
+TSIZE.cortex-m0plus = $(CROSS_CM4)size
+TOPT.cortex-m0plus ?= -Os
+TFLAGS.cortex-m0plus = -mcpu=cortex-m0plus -mthumb -nostdlib -ffunction-sections -fdata-sections
+
 TCC.aarch64 = $(CROSS_A64)gcc
 TAR.aarch64 = $(CROSS_A64)ar
 TNM.aarch64 = $(CROSS_A64)nm
@@ -58,11 +67,15 @@ TFLAGS.aarch64 =
 DEPS_HOST_IS_CLANG := $(shell $(CC) -dM -E -x c /dev/null 2>/dev/null | grep -c __clang__)
 TNOLOOP.host = $(if $(filter 0,$(DEPS_HOST_IS_CLANG)),-fno-tree-loop-distribute-patterns)
 TNOLOOP.cortex-m4 = -fno-tree-loop-distribute-patterns
+TNOLOOP.cortex-m0plus = -fno-tree-loop-distribute-patterns
 TNOLOOP.aarch64 = -fno-tree-loop-distribute-patterns
 
 # Package code is not ours: built freestanding like the library, warnings off.
 DEPS_CFLAGS.t = -std=gnu99 $(TOPT.$1) $(TFLAGS.$1) -ffreestanding -fno-builtin $(TNOLOOP.$1) \
-                -w -Icore/include -Iport -Icodecs $(DEPS_EXTRA_CFLAGS)
+                -w -Icore/include -Iport -Icodecs $(DEPS_SU.$1) $(DEPS_EXTRA_CFLAGS)
+# Stack usage and call graph of the Cortex-M4 package code, for the stack
+# check of `make size` (test/freestanding/size.mk).
+DEPS_SU.cortex-m4 = -fstack-usage -fcallgraph-info=su
 
 # The seam headers rename every libc call written in the package sources, but
 # the compiler itself still emits memset/memcpy for some aggregate copies and
@@ -94,6 +107,7 @@ DEPS_CFLAGS.zstd = -include codecs/upq_zstd_deps.h -DZSTD_DISABLE_ASM -DZSTD_LEG
 # On microcontrollers: the smaller Huffman and sequence decoders, no error strings.
 DEPS_CFLAGS.zstd.cortex-m4 = -DHUF_FORCE_DECOMPRESS_X1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT \
                              -DZSTD_STRIP_ERROR_STRINGS
+DEPS_CFLAGS.zstd.cortex-m0plus = $(DEPS_CFLAGS.zstd.cortex-m4)
 DEPS_DEFS.zstd = -DUPQ_WITH_ZSTD=1 -isystem $(DEPS_DIR)/zstd/lib
 
 # mbedtls: the AES block cipher only (upq_mbedtls_config.h); GCM and CTR are

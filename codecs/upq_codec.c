@@ -59,6 +59,7 @@ size_t upq_decompress_workspace(int32_t codec)
 upq_status upq_compress(int32_t codec, const uint8_t *src, size_t src_len, uint8_t *dst,
                         size_t dst_cap, size_t *dst_len, upq_arena *a)
 {
+    (void)a; /* unused when no codec needs working memory */
     switch (codec) {
     case UPQ_CODEC_UNCOMPRESSED:
         if ((!src && src_len) || (!dst && dst_cap) || !dst_len)

@@ -7,6 +7,8 @@
 #include "kernels.h"
 #include "upq_port.h"
 
+#if UPQ_WITH_BSS
+
 #define CHUNK 64u
 
 upq_status upq_bss_init(upq_values_dec *d)
@@ -85,3 +87,5 @@ upq_status upq_bss_skip(upq_values_dec *d, size_t n)
     (void)n; /* positions are d->produced, which the caller advances */
     return UPQ_OK;
 }
+
+#endif /* UPQ_WITH_BSS */

@@ -590,7 +590,7 @@ static upq_status process_page(upq_column_reader *c)
     body = ph->type == UPQ_PAGE_DICTIONARY && c->m->codec == UPQ_CODEC_UNCOMPRESSED ? c->dict_buf
                                                                                     : c->raw;
 
-    if (UPQ_ISSET(*ph, UPQ_PAGE_HEADER_CRC) && !c->r->opts.no_crc_check &&
+    if (UPQ_WITH_CRC && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_CRC) && !c->r->opts.no_crc_check &&
         !(c->key && crc_stored == (uint32_t)ph->crc) && upq_crc32(body, c->body_len) != (uint32_t)ph->crc)
         return col_fail(c, UPQ_ERR_CRC, c->page_off, "page checksum mismatch");
 
@@ -788,10 +788,16 @@ static upq_status decode_some(upq_column_reader *c, uint16_t *rep, uint16_t *def
                               size_t n, size_t *nl, size_t *nv)
 {
     const upq_column_desc *cd = c->cd;
-    upq_rle_dec rep_save = c->rep_rle, def_save = c->def_rle;
-    upq_bitpacked_dec rep_bsave = c->rep_bpd, def_bsave = c->def_bpd;
+    upq_rle_dec rep_save, def_save;
+    upq_bitpacked_dec rep_bsave, def_bsave;
     size_t i, nonnull, got = 0;
     upq_status st;
+
+    /* upq_memcpy, not assignments: gcc makes those memcpy calls on Cortex-M0+ */
+    upq_memcpy(&rep_save, &c->rep_rle, sizeof rep_save);
+    upq_memcpy(&def_save, &c->def_rle, sizeof def_save);
+    upq_memcpy(&rep_bsave, &c->rep_bpd, sizeof rep_bsave);
+    upq_memcpy(&def_bsave, &c->def_bpd, sizeof def_bsave);
 
     if (n > c->levels_left)
         n = c->levels_left;
@@ -834,10 +840,10 @@ static upq_status decode_some(upq_column_reader *c, uint16_t *rep, uint16_t *def
         } else {
             k = got;
         }
-        c->rep_rle = rep_save;
-        c->def_rle = def_save;
-        c->rep_bpd = rep_bsave;
-        c->def_bpd = def_bsave;
+        upq_memcpy(&c->rep_rle, &rep_save, sizeof rep_save);
+        upq_memcpy(&c->def_rle, &def_save, sizeof def_save);
+        upq_memcpy(&c->rep_bpd, &rep_bsave, sizeof rep_bsave);
+        upq_memcpy(&c->def_bpd, &def_bsave, sizeof def_bsave);
         if (cd->max_rep && get_levels(c, 1, rep, k) != UPQ_OK)
             return col_fail(c, UPQ_ERR_STATE, c->page_off, "level replay");
         if (cd->max_def && get_levels(c, 0, def, k) != UPQ_OK)
@@ -919,8 +925,10 @@ upq_status upq_column_skip(upq_column_reader *c, uint64_t rows, uint64_t *skippe
         if (nested) {
             /* skip_left counts rows not yet started; the skip ends just
              * before the repetition level 0 that would start one more */
-            upq_rle_dec save = c->rep_rle;
-            upq_bitpacked_dec bsave = c->rep_bpd;
+            upq_rle_dec save;
+            upq_bitpacked_dec bsave;
+            upq_memcpy(&save, &c->rep_rle, sizeof save); /* not an assignment: see decode_some */
+            upq_memcpy(&bsave, &c->rep_bpd, sizeof bsave);
             if (get_levels(c, 1, rep, n) != UPQ_OK)
                 return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "malformed repetition levels");
             for (k = 0; k < n; k++) {
@@ -932,8 +940,8 @@ upq_status upq_column_skip(upq_column_reader *c, uint64_t rows, uint64_t *skippe
                 }
                 c->skip_left--;
             }
-            c->rep_rle = save;
-            c->rep_bpd = bsave;
+            upq_memcpy(&c->rep_rle, &save, sizeof save);
+            upq_memcpy(&c->rep_bpd, &bsave, sizeof bsave);
             if (get_levels(c, 1, rep, k) != UPQ_OK)
                 return col_fail(c, UPQ_ERR_STATE, c->page_off, "level replay");
         } else {

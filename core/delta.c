@@ -11,6 +11,8 @@
 #include "upq_internal.h"
 #include "upq_port.h"
 
+#if UPQ_WITH_DELTA
+
 /* Values unpacked per kernel call: bounds the local buffers and keeps
  * n * bit_width far from overflowing. */
 #define CHUNK 64u
@@ -453,3 +455,5 @@ upq_status upq_dba_skip(upq_values_dec *d, size_t n)
     }
     return UPQ_OK;
 }
+
+#endif /* UPQ_WITH_DELTA */

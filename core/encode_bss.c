@@ -7,6 +7,8 @@
 #include "encode.h"
 #include "upq_internal.h"
 
+#if UPQ_WITH_BSS
+
 /* Values whose bits are copied per call: the copy keeps floats out of float
  * registers (which may quiet a signalling NaN) without aliasing them. */
 #define CHUNK 16u
@@ -75,3 +77,5 @@ void upq_enc_bss(upq_wbuf *w, int32_t physical_type, size_t width, const void *v
         split8(values, n, o);
     }
 }
+
+#endif /* UPQ_WITH_BSS */

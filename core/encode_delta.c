@@ -18,6 +18,8 @@
 #include "encode.h"
 #include "upq_internal.h"
 
+#if UPQ_WITH_DELTA
+
 #define MAX_PER 32u /* values per miniblock this encoder supports */
 #define SIGN32 0x80000000u
 #define SIGN64 0x8000000000000000u
@@ -246,3 +248,5 @@ void upq_enc_dba(upq_wbuf *w, const upq_bytes *v, size_t n)
         at += v[i].len - pre;
     }
 }
+
+#endif /* UPQ_WITH_DELTA */

@@ -44,13 +44,17 @@ static int supported(int32_t enc, int32_t t)
     switch (enc) {
     case UPQ_ENC_PLAIN: return t >= UPQ_TYPE_BOOLEAN && t <= UPQ_TYPE_FIXED_LEN_BYTE_ARRAY;
     case UPQ_ENC_RLE: return t == UPQ_TYPE_BOOLEAN;
+#if UPQ_WITH_DELTA
     case UPQ_ENC_DELTA_BINARY_PACKED: return t == UPQ_TYPE_INT32 || t == UPQ_TYPE_INT64;
     case UPQ_ENC_DELTA_LENGTH_BYTE_ARRAY: return t == UPQ_TYPE_BYTE_ARRAY;
     case UPQ_ENC_DELTA_BYTE_ARRAY:
         return t == UPQ_TYPE_BYTE_ARRAY || t == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY;
+#endif
+#if UPQ_WITH_BSS
     case UPQ_ENC_BYTE_STREAM_SPLIT:
         return t == UPQ_TYPE_FLOAT || t == UPQ_TYPE_DOUBLE || t == UPQ_TYPE_INT32 ||
                t == UPQ_TYPE_INT64 || t == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY;
+#endif
     default: return 0; /* dictionary indices and levels: upq_encode_rle32/16 */
     }
 }
@@ -175,6 +179,7 @@ upq_status upq_encode_values(int32_t encoding, int32_t physical_type, int32_t ty
             upq_store_le32(prefix, (uint32_t)(w.pos - start));
         break;
     }
+#if UPQ_WITH_DELTA
     case UPQ_ENC_DELTA_BINARY_PACKED:
         upq_enc_dbp(&w, t == UPQ_TYPE_INT64, values, n, UPQ_DELTA_BLOCK, UPQ_DELTA_MINIS);
         break;
@@ -182,13 +187,20 @@ upq_status upq_encode_values(int32_t encoding, int32_t physical_type, int32_t ty
         upq_enc_dlba(&w, (const upq_bytes *)values, n, payload);
         break;
     case UPQ_ENC_DELTA_BYTE_ARRAY: upq_enc_dba(&w, (const upq_bytes *)values, n); break;
-    default: upq_enc_bss(&w, t, fixed_width(t, type_length), values, n); break;
+#endif
+#if UPQ_WITH_BSS
+    case UPQ_ENC_BYTE_STREAM_SPLIT:
+        upq_enc_bss(&w, t, fixed_width(t, type_length), values, n);
+        break;
+#endif
+    default: break; /* not reached: supported() said no */
     }
     if (st != UPQ_OK)
         return st;
     return upq_wb_finish(&w, len);
 }
 
+#if UPQ_WITH_DELTA
 upq_status upq_encode_dbp_shape(int32_t physical_type, const void *values, size_t n,
                                 unsigned block, unsigned minis, uint8_t *out, size_t cap,
                                 size_t *len)
@@ -210,6 +222,7 @@ upq_status upq_encode_dbp_shape(int32_t physical_type, const void *values, size_
     upq_enc_dbp(&w, physical_type == UPQ_TYPE_INT64, values, n, block, minis);
     return upq_wb_finish(&w, len);
 }
+#endif
 
 upq_status upq_encode_rle16(const uint16_t *v, size_t n, unsigned bit_width, uint8_t *out,
                             size_t cap, size_t *len)

@@ -146,6 +146,8 @@ static upq_status values_init(upq_values_dec *d, int32_t encoding, int32_t physi
                               size_t prev_cap)
 {
     int32_t t = physical_type;
+    (void)prev_buf; /* DELTA_BYTE_ARRAY's, when built */
+    (void)prev_cap;
     d->encoding = encoding;
     d->physical_type = physical_type;
     d->type_length = type_length;
@@ -163,6 +165,7 @@ static upq_status values_init(upq_values_dec *d, int32_t encoding, int32_t physi
         if (t != UPQ_TYPE_BOOLEAN)
             return UPQ_ERR_UNSUPPORTED;
         return rle_bool_init(d);
+#if UPQ_WITH_DELTA
     case UPQ_ENC_DELTA_BINARY_PACKED:
         if (t != UPQ_TYPE_INT32 && t != UPQ_TYPE_INT64)
             return UPQ_ERR_UNSUPPORTED;
@@ -177,7 +180,10 @@ static upq_status values_init(upq_values_dec *d, int32_t encoding, int32_t physi
         d->u.ba.prev_buf = prev_buf;
         d->u.ba.prev_cap = prev_buf ? prev_cap : 0;
         return upq_dba_init(d);
+#endif
+#if UPQ_WITH_BSS
     case UPQ_ENC_BYTE_STREAM_SPLIT: return upq_bss_init(d);
+#endif
     default: return UPQ_ERR_UNSUPPORTED; /* BIT_PACKED is for levels only */
     }
 }
@@ -202,6 +208,7 @@ upq_status upq_values_get(upq_values_dec *d, void *out, size_t n, size_t *got, u
 {
     size_t k = n;
     upq_status st;
+    (void)vb; /* for the encodings that copy values, when built */
 
     *got = 0;
     if (d->encoding < 0)
@@ -215,10 +222,14 @@ upq_status upq_values_get(upq_values_dec *d, void *out, size_t n, size_t *got, u
     case UPQ_ENC_PLAIN_DICTIONARY:
     case UPQ_ENC_RLE_DICTIONARY: st = dict_take(d, out, n); break;
     case UPQ_ENC_RLE: st = rle_bool_take(d, (uint8_t *)out, n); break;
+#if UPQ_WITH_DELTA
     case UPQ_ENC_DELTA_BINARY_PACKED: st = upq_dbp_get(d, out, n); break;
     case UPQ_ENC_DELTA_LENGTH_BYTE_ARRAY: st = upq_dlba_get(d, (upq_bytes *)out, n); break;
     case UPQ_ENC_DELTA_BYTE_ARRAY: st = upq_dba_get(d, (upq_bytes *)out, n, &k, vb); break;
+#endif
+#if UPQ_WITH_BSS
     case UPQ_ENC_BYTE_STREAM_SPLIT: st = upq_bss_get(d, out, n, &k, vb); break;
+#endif
     default: return UPQ_ERR_STATE;
     }
     if (st != UPQ_OK)
@@ -242,10 +253,14 @@ upq_status upq_values_skip(upq_values_dec *d, size_t n)
     case UPQ_ENC_PLAIN_DICTIONARY:
     case UPQ_ENC_RLE_DICTIONARY: st = dict_take(d, (void *)0, n); break;
     case UPQ_ENC_RLE: st = rle_bool_take(d, (uint8_t *)0, n); break;
+#if UPQ_WITH_DELTA
     case UPQ_ENC_DELTA_BINARY_PACKED: st = upq_dbp_skip(d, n); break;
     case UPQ_ENC_DELTA_LENGTH_BYTE_ARRAY: st = upq_dlba_skip(d, n); break;
     case UPQ_ENC_DELTA_BYTE_ARRAY: st = upq_dba_skip(d, n); break;
+#endif
+#if UPQ_WITH_BSS
     case UPQ_ENC_BYTE_STREAM_SPLIT: st = upq_bss_skip(d, n); break;
+#endif
     default: return UPQ_ERR_STATE;
     }
     if (st != UPQ_OK)

@@ -340,7 +340,8 @@ static void col_take(wtake *t, upq_wcol *c, uint32_t path_len)
             c->dict_off = (uint32_t *)take(t, (size_t)c->dict_max * sizeof(uint32_t));
         c->slots = (uint16_t *)take(t, (size_t)c->nslots * sizeof(uint16_t));
     }
-    c->chunk = (uint8_t *)take(t, c->chunk_cap);
+    if (c->chunk_cap)
+        c->chunk = (uint8_t *)take(t, c->chunk_cap);
     if (c->bloom_bytes)
         c->bloom = (uint8_t *)take(t, c->bloom_bytes);
     if (mp) {
@@ -400,7 +401,8 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
     upq_wcol tmp;
     upq_bytes path[UPQ_SCHEMA_MAX_DEPTH + 1];
     uint16_t rep_def[UPQ_SCHEMA_MAX_DEPTH + 2];
-    uint32_t leaf = 0, i, n = 0, max_scap = 0;
+    uint32_t leaf = 0, i, n = 0, max_scap = 0, lmax = 0, rows_cap = UINT32_MAX;
+    int direct = w->o.direct != 0;
     uint16_t def = 0, rep = 0;
     size_t worst = 0, body = 0, pbuf;
     int any_dict = 0, any_bvals = 0, pass;
@@ -411,7 +413,16 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
     /* pass 0: settings and the largest bound; pass 1: room per page, hence
      * the chunk size; pass 2: memory */
     for (pass = 0; pass < 3; pass++) {
-        if (pass == 2) {
+        if (pass == 2 && direct) {
+            w->o.chunk_size = 0;
+            w->o.max_pages = w->o.no_page_index ? 0u : 1u;
+            w->ncols = n;
+            w->cols = (upq_wcol *)take(t, (size_t)n * sizeof(upq_wcol));
+            m = (upq_wmodels *)take(t, sizeof(upq_wmodels));
+            w->models = m;
+            if (rg_bound)
+                *rg_bound = 0;
+        } else if (pass == 2) {
             if (!w->o.chunk_size) {
                 size_t cs = 4u * (size_t)w->o.page_size;
                 if (cs < 2u * worst)
@@ -452,8 +463,27 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
             if (pass == 0) {
                 if (c->scap > max_scap)
                     max_scap = c->scap;
+                if (direct && c->max_rep == 0) {
+                    /* a flat column holds a level per row, and a required
+                     * fixed-width one a value per row: the first of them to
+                     * fill ends the row group */
+                    uint32_t r = c->lcap;
+                    if (c->max_def == 0 && c->vsize && c->vcap / c->vsize < r)
+                        r = c->vcap / c->vsize;
+                    if (r < rows_cap)
+                        rows_cap = r;
+                }
                 continue;
             }
+            if (direct && c->max_rep == 0) {
+                /* so no flat column stages more rows than a row group takes */
+                if (c->lcap > rows_cap)
+                    c->lcap = rows_cap;
+                if (c->vsize && c->vcap / c->vsize > rows_cap)
+                    c->vcap = rows_cap * c->vsize;
+            }
+            if (c->lcap > lmax)
+                lmax = c->lcap;
             if (pass == 1) {
                 size_t b = upq_w_body_bound(c);
                 size_t wc = w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, v2) +
@@ -473,6 +503,8 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
                        (w->o.encrypt ? UPQ_W_CRYPTO_OVER : 0u);
             c->max_pages = w->o.no_page_index ? 0 : w->o.max_pages;
             col_take(t, c, it.depth);
+            if (direct && w->o.codec != UPQ_CODEC_UNCOMPRESSED)
+                c->chunk_cap = worst; /* the shared buffer, taken below */
             if (c != &tmp && !t->fail) {
                 leaf_path(&it, leaf, def, rep, c->path, c->rep_def);
                 chunk_clear(c);
@@ -541,8 +573,14 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
     }
     w->pbuf_cap = pbuf;
     w->pbuf = (uint8_t *)take(t, pbuf);
+    if (direct && w->o.codec != UPQ_CODEC_UNCOMPRESSED) {
+        /* compressed pages go through one buffer, a column at a time */
+        uint8_t *shared = (uint8_t *)take(t, worst);
+        for (i = 0; t->a && !t->fail && w->cols && i < n; i++)
+            w->cols[i].chunk = shared;
+    }
     w->hbuf = (uint8_t *)take(t, w->hbuf_cap);
-    w->lmax = w->o.page_levels;
+    w->lmax = lmax;
     if (any_dict)
         w->idx = (uint32_t *)take(t, (size_t)w->lmax * sizeof(uint32_t));
     if (any_bvals)
@@ -983,6 +1021,10 @@ static upq_status make_room(upq_writer *w, upq_wcol *c, uint32_t k, uint32_t b)
                 continue;
             return UPQ_DONE;
         }
+        if (w->o.direct) {
+            w->rg_due = 1; /* the page is the chunk: the row group ends */
+            continue;
+        }
         st = upq_w_flush_page(w, c, 0);
         if (st != UPQ_OK)
             return st;
@@ -1007,6 +1049,12 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
         value_key(c, vals + i * vs, tmp, &key, &klen);
         if (upq_w_dict_find(c, key, klen, &slot) >= 0 || dict_add(c, key, klen, slot))
             continue;
+        if (c->clev > 0 && w->o.direct) {
+            /* a new row group starts a new dictionary */
+            w->rg_due = 1;
+            *restart = 1;
+            return UPQ_OK;
+        }
         if (c->clev > 0) {
             upq_status st = upq_w_flush_page(w, c, 0);
             if (st != UPQ_OK)

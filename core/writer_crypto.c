@@ -56,6 +56,11 @@ upq_status upq_wc_init(upq_writer *w, void *mem)
     if (w->o.checkpoint)
         return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
                           "checkpoint mode cannot be combined with encryption");
+    /* direct mode encodes each page twice and compares the two; pages under
+     * fresh nonces would differ, so the modes stay apart */
+    if (w->o.direct)
+        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+                          "direct mode cannot be combined with encryption");
     if (!e->random)
         return upq_w_fail(w, UPQ_ERR_INVAL, -1, "encryption needs a random source");
     if (e->algorithm > UPQ_CRYPTO_AES_GCM_CTR_V1)

@@ -46,6 +46,7 @@ enum {
     UPQ_OS_CHUNK,
     UPQ_OS_BF_HDR,
     UPQ_OS_BF_BITS,
+    UPQ_OS_PAGE_BODY,
     UPQ_OS_CI,
     UPQ_OS_OI,
     UPQ_OS_FOOTER,
@@ -88,6 +89,11 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final);
 /* Puts the first nv staged values of c (the page being made) into its
  * bloom filter. */
 void upq_w_bloom_take(upq_wcol *c, uint32_t nv);
+/* Direct mode, at output: encodes column c's page again (the same bytes as
+ * upq_w_flush_page made when the layout was fixed), header in w->hbuf and
+ * body at *body, and drops it from the staging. UPQ_OK, or a final error. */
+upq_status upq_w_direct_page(upq_writer *w, upq_wcol *c, const uint8_t **body, size_t *hl,
+                             size_t *stored);
 
 /* Compresses (if needed) the dictionary page of c into w->pbuf, computes
  * its CRC and encodes its header into w->hbuf; sets c->dict_* sizes.

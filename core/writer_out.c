@@ -1038,6 +1038,16 @@ static upq_status next_piece(upq_writer *w)
             w->ostage = UPQ_OS_CHUNK;
             return UPQ_OK;
         case UPQ_OS_CHUNK:
+            if (w->o.direct && c->chunk_used) {
+                size_t hl = 0, stored = 0;
+                const uint8_t *body = (const uint8_t *)0;
+                st = upq_w_direct_page(w, c, &body, &hl, &stored);
+                if (st != UPQ_OK)
+                    return st;
+                set_src(w, w->hbuf, hl);
+                w->ostage = UPQ_OS_PAGE_BODY;
+                return UPQ_OK;
+            }
             set_src(w, c->chunk, c->chunk_used);
             w->oc++;
             w->ostage = UPQ_OS_DICT_HDR;
@@ -1062,6 +1072,13 @@ static upq_status next_piece(upq_writer *w)
             set_src(w, c->bloom, c->bloom_bytes);
             w->oc++;
             w->ostage = UPQ_OS_BF_HDR;
+            return UPQ_OK;
+        case UPQ_OS_PAGE_BODY:
+            /* after the header (still src_len): the body, compressed in the
+             * shared buffer or as encoded in w->pbuf */
+            set_src(w, c->chunk ? c->chunk : w->pbuf, c->chunk_used - w->src_len);
+            w->oc++;
+            w->ostage = UPQ_OS_DICT_HDR;
             return UPQ_OK;
         case UPQ_OS_CI:
             if (!c || w->o.no_page_index) {

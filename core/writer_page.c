@@ -255,25 +255,31 @@ void upq_w_bloom_take(upq_wcol *c, uint32_t nv)
 #endif
 }
 
-upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
+/* One encoded data page: where its parts are and what it holds. */
+typedef struct wpage {
+    const uint8_t *out;   /* the stored body */
+    size_t body, stored, hl;
+    int64_t nans;
+} wpage;
+
+/*
+ * Encodes the committed staging prefix of c (`rows` rows) as one data page:
+ * the body into w->pbuf, its stored form at dst[0..room) (NULL: uncompressed
+ * pages stay in w->pbuf), the header into w->hbuf; mm gets the page's
+ * bounds. Touches nothing else of c. UPQ_OK, or a final error.
+ */
+static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *dst, size_t room,
+                              upq_minmax *mm, wpage *pg)
 {
-    upq_wmodels *m = UPQ_W_MODELS(w);
-    upq_page_header *ph = &m->ph;
-    uint32_t n = c->clev, nv = c->cval, vb = c->cbytes, i;
+    upq_page_header *ph = &UPQ_W_MODELS(w)->ph;
+    uint32_t n = c->clev, nv = c->cval, vb = c->cbytes;
     int v2 = w->o.data_page_v2 != 0;
     int dict = c->dict_on;
     int32_t col = (int32_t)(c - w->cols);
-    size_t pos = 0, rl = 0, dl = 0, vl = 0, lev, body, room, stored, hl = 0;
-    uint8_t *dst;
+    size_t pos = 0, rl = 0, dl = 0, vl = 0, lev, body, stored;
     int is_comp = 0;
-    int64_t nans = 0, rows = (int64_t)(c->crows - c->frows);
-    upq_minmax mm;
     upq_status st;
 
-    if (n == 0)
-        return UPQ_OK;
-    if (c->max_pages && c->npages >= c->max_pages)
-        return upq_w_fail(w, UPQ_ERR_STATE, col, "page index full");
     /* body: levels, then values */
     if (c->max_rep) {
         st = put_levels(c->rep, n, c->max_rep, v2, w->pbuf, w->pbuf_cap, &rl);
@@ -296,29 +302,19 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
         return upq_w_fail(w, UPQ_ERR_LIMIT, col, "page larger than 2 GiB");
 
     /* statistics of the page */
-    if (c->max_pages) {
-        mm.min = c->pbytes + (size_t)c->npages * 2u * c->scap;
-        mm.max = mm.min + c->scap;
-    } else {
-        mm.min = m->pst.min;
-        mm.max = m->pst.max;
-    }
-    mm.cap = c->scap;
-    upq_minmax_page(&mm, c->order, c->type, c->type_length, c->vals, nv, vb, &nans);
-    if (c->bloom)
-        upq_w_bloom_take(c, nv);
+    pg->nans = 0;
+    upq_minmax_page(mm, c->order, c->type, c->type_length, c->vals, nv, vb, &pg->nans);
 
-    /* stored form, behind room for the largest header */
-    room = c->chunk_cap - c->chunk_used;
-    if (room < w->hbuf_cap)
-        return upq_w_fail(w, UPQ_ERR_STATE, col, "chunk buffer overrun");
-    dst = c->chunk + c->chunk_used + w->hbuf_cap;
-    room -= w->hbuf_cap;
+    /* stored form */
     if (w->o.codec == UPQ_CODEC_UNCOMPRESSED) {
-        if (room < body)
-            return upq_w_fail(w, UPQ_ERR_STATE, col, "chunk buffer overrun");
-        upq_memcpy(dst, w->pbuf, body);
         stored = body;
+        if (!dst) {
+            dst = w->pbuf;
+        } else {
+            if (room < body)
+                return upq_w_fail(w, UPQ_ERR_STATE, col, "chunk buffer overrun");
+            upq_memcpy(dst, w->pbuf, body);
+        }
     } else if (!v2) {
         st = upq_compress(w->o.codec, w->pbuf, body, dst, room, &stored, &w->arena);
         if (st != UPQ_OK)
@@ -365,7 +361,7 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
                 (1u << UPQ_PAGE_HEADER_COMPRESSED_PAGE_SIZE);
     ph->uncompressed_page_size = (int32_t)body;
     ph->compressed_page_size = (int32_t)stored;
-    if (!w->o.no_crc) {
+    if (UPQ_WITH_CRC && !w->o.no_crc) {
         ph->crc = (int32_t)upq_crc32(dst, stored);
         UPQ_SET(*ph, UPQ_PAGE_HEADER_CRC);
     }
@@ -386,7 +382,7 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
         h->repetition_levels_byte_length = (int32_t)rl;
         h->is_compressed = (uint8_t)is_comp;
         if (!w->o.no_statistics) {
-            put_stats(c, &h->statistics, &mm, (int64_t)(n - nv), nans);
+            put_stats(c, &h->statistics, mm, (int64_t)(n - nv), pg->nans);
             UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_V2_STATISTICS);
         }
     } else {
@@ -402,30 +398,85 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
         h->definition_level_encoding = UPQ_ENC_RLE;
         h->repetition_level_encoding = UPQ_ENC_RLE;
         if (!w->o.no_statistics) {
-            put_stats(c, &h->statistics, &mm, (int64_t)(n - nv), nans);
+            put_stats(c, &h->statistics, mm, (int64_t)(n - nv), pg->nans);
             UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_STATISTICS);
         }
     }
     if (c->key) {
-        size_t hm = 0;
+        /* sealed: the header module goes to w->hbuf (length, nonce, tag
+         * counted in UPQ_W_CRYPTO_OVER) */
+        size_t hm = 0, pl = 0;
         st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf + 16,
-                               w->hbuf_cap - 16u - UPQ_W_CRYPTO_OVER, &hl);
+                               w->hbuf_cap - 16u - UPQ_W_CRYPTO_OVER, &pl);
         if (st != UPQ_OK)
             return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
-        upq_memmove(c->chunk + c->chunk_used + hl + UPQ_W_CRYPTO_OVER, dst, stored);
         st = upq_wc_seal(w, c->key, UPQ_MODULE_DATA_PAGE_HEADER, col, (int32_t)c->npages, w->hbuf,
-                         hl, (const uint8_t *)0, &hm);
+                         pl, (const uint8_t *)0, &hm);
         if (st != UPQ_OK)
             return st;
-        hl = hm;
-        upq_memcpy(c->chunk + c->chunk_used, w->hbuf, hl);
+        pg->hl = hm;
     } else {
-        st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf, w->hbuf_cap, &hl);
+        st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf, w->hbuf_cap, &pg->hl);
         if (st != UPQ_OK)
             return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
-        upq_memmove(c->chunk + c->chunk_used + hl, dst, stored);
+    }
+    pg->out = dst;
+    pg->body = body;
+    pg->stored = stored;
+    return UPQ_OK;
+}
+
+upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
+{
+    upq_wmodels *m = UPQ_W_MODELS(w);
+    uint32_t n = c->clev, nv = c->cval, vb = c->cbytes, i;
+    int v2 = w->o.data_page_v2 != 0;
+    int dict = c->dict_on;
+    int32_t col = (int32_t)(c - w->cols);
+    size_t room, hl, stored;
+    uint8_t *dst = (uint8_t *)0;
+    int64_t nans;
+    upq_minmax mm;
+    wpage pg;
+    upq_status st;
+
+    if (n == 0)
+        return UPQ_OK;
+    if (c->max_pages && c->npages >= c->max_pages)
+        return upq_w_fail(w, UPQ_ERR_STATE, col, "page index full");
+    if (c->max_pages) {
+        mm.min = c->pbytes + (size_t)c->npages * 2u * c->scap;
+        mm.max = mm.min + c->scap;
+    } else {
+        mm.min = m->pst.min;
+        mm.max = m->pst.max;
+    }
+    mm.cap = c->scap;
+    /* buffered: the stored form goes behind room for the largest header;
+     * direct: into the shared buffer (compressed) or nowhere (w->pbuf) */
+    room = c->chunk_cap - c->chunk_used;
+    if (w->o.direct) {
+        dst = c->chunk;
+    } else {
+        if (room < w->hbuf_cap)
+            return upq_w_fail(w, UPQ_ERR_STATE, col, "chunk buffer overrun");
+        dst = c->chunk + c->chunk_used + w->hbuf_cap;
+        room -= w->hbuf_cap;
+    }
+    st = encode_page(w, c, (int64_t)(c->crows - c->frows), dst, room, &mm, &pg);
+    if (st != UPQ_OK)
+        return st;
+    hl = pg.hl;
+    stored = pg.stored;
+    nans = pg.nans;
+    if (!w->o.direct) {
+        /* pg.out: dst, or 16 bytes before it for a sealed module */
+        upq_memmove(c->chunk + c->chunk_used + hl, pg.out, stored);
         upq_memcpy(c->chunk + c->chunk_used, w->hbuf, hl);
     }
+    /* once per page: direct mode encodes the page again at output */
+    if (c->bloom)
+        upq_w_bloom_take(c, nv);
 
     /* page index entry */
     if (c->max_pages) {
@@ -457,7 +508,7 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     c->nulls += (int64_t)(n - nv);
     c->nans += nans;
     c->num_values += (int64_t)n;
-    c->unc_bytes += (int64_t)(hl + body);
+    c->unc_bytes += (int64_t)(hl + pg.body);
     c->comp_bytes += (int64_t)(hl + stored);
     if (c->type == UPQ_TYPE_BYTE_ARRAY)
         c->ba_bytes += (int64_t)vb - 4 * (int64_t)nv;
@@ -477,7 +528,9 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     c->chunk_used += hl + stored;
     c->npages++;
     c->frows = c->crows;
-    drop_prefix(c, n, nv, vb);
+    /* direct: the staging stays until the page is encoded again for output */
+    if (!w->o.direct)
+        drop_prefix(c, n, nv, vb);
 
     if (!final) {
         /* keep room for the last page of the row group */
@@ -492,6 +545,30 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
                 w->rg_due = 1;
         }
     }
+    return UPQ_OK;
+}
+
+upq_status upq_w_direct_page(upq_writer *w, upq_wcol *c, const uint8_t **body, size_t *hl,
+                             size_t *stored)
+{
+    upq_wmodels *m = UPQ_W_MODELS(w);
+    upq_minmax mm;
+    wpage pg;
+    upq_status st;
+
+    mm.min = m->pst.min;
+    mm.max = m->pst.max;
+    mm.cap = c->scap;
+    /* the row group's only page of this chunk: all its rows */
+    st = encode_page(w, c, (int64_t)c->crows, c->chunk, c->chunk_cap, &mm, &pg);
+    if (st != UPQ_OK)
+        return st;
+    if (pg.hl + pg.stored != c->chunk_used)
+        return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)(c - w->cols), "data page changed size");
+    drop_prefix(c, c->clev, c->cval, c->cbytes);
+    *body = pg.out;
+    *hl = pg.hl;
+    *stored = pg.stored;
     return UPQ_OK;
 }
 
@@ -544,7 +621,7 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
     ph->type = UPQ_PAGE_DICTIONARY;
     ph->uncompressed_page_size = (int32_t)c->dict_bytes;
     ph->compressed_page_size = (int32_t)stored;
-    if (!w->o.no_crc) {
+    if (UPQ_WITH_CRC && !w->o.no_crc) {
         ph->crc = (int32_t)upq_crc32(body, stored);
         UPQ_SET(*ph, UPQ_PAGE_HEADER_CRC);
     }

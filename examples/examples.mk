@@ -46,8 +46,8 @@ demo:
 
 demo-run: $(UPQ) $(SENSOR)
 	@set -e; mkdir -p $(DEMO_DIR); rm -f $(DEMO_FILE); \
-	echo; echo "== sensor_logger: 10000 rows, a row group and checkpoint every 1000 rows"; \
-	$(SENSOR) --rows 10000 --row-group-rows 1000 $(DEMO_FILE); \
+	echo; echo "== sensor_logger: 10000 rows, a row group and checkpoint every 250 rows"; \
+	$(SENSOR) --rows 10000 --row-group-rows 250 $(DEMO_FILE); \
 	echo; echo "== upq schema $(DEMO_FILE)"; \
 	$(UPQ) schema $(DEMO_FILE); \
 	echo; echo "== upq meta $(DEMO_FILE)"; \

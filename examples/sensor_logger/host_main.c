@@ -94,7 +94,8 @@ int main(int argc, char **argv)
     cfg.device = "sensor-07";
     cfg.seed = 42;
     cfg.rows = 10000;
-    cfg.row_group_rows = 1000;
+    cfg.row_group_rows = 250;
+    cfg.page_size = 0; /* the logger's 4 KiB */
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--rows") == 0 && i + 1 < argc && parse_u64(argv[i + 1], &v)) {

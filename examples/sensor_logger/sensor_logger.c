@@ -96,7 +96,8 @@ static upq_status build_schema(sensor_logger *lg)
     return upq_sb_finish(&b, &lg->nelems); /* the builder's errors are sticky */
 }
 
-/* Small pages and chunks keep RAM low; the encodings suit each column:
+/* Direct mode keeps RAM low: no chunk buffers, a row group (and checkpoint)
+ * whenever a column's page is full. The encodings suit each column:
  * timestamps grow steadily (DELTA_BINARY_PACKED), the device name repeats
  * (dictionary), float bytes compress better split by significance
  * (BYTE_STREAM_SPLIT), flags are runs (RLE). */
@@ -105,9 +106,9 @@ static void set_options(sensor_logger *lg)
     upq_writer_opts *o = &lg->opts;
     unsigned k;
     zero(o, sizeof *o);
-    o->page_size = 1024;
-    o->chunk_size = 6 * 1024;
-    o->dict_size = 256;
+    o->page_size = lg->cfg.page_size ? lg->cfg.page_size : SENSOR_PAGE_SIZE;
+    o->direct = 1;
+    o->dict_size = 256; /* one device name */
     o->row_group_rows = lg->cfg.row_group_rows;
     o->checkpoint = 1;
     for (k = 0; k < SENSOR_COLUMNS; k++) {
@@ -124,7 +125,7 @@ static void set_options(sensor_logger *lg)
     o->ncolumns = SENSOR_COLUMNS;
 }
 
-upq_status sensor_logger_open(sensor_logger *lg, const upq_sink *sink, const sensor_config *cfg)
+upq_status sensor_logger_setup(sensor_logger *lg, const sensor_config *cfg)
 {
     upq_status st;
     zero(lg, sizeof *lg);
@@ -132,8 +133,9 @@ upq_status sensor_logger_open(sensor_logger *lg, const upq_sink *sink, const sen
     lg->cfg.seed = cfg->seed;
     lg->cfg.rows = cfg->rows;
     lg->cfg.row_group_rows = cfg->row_group_rows;
+    lg->cfg.page_size = cfg->page_size;
     lg->device.ptr = (const uint8_t *)cfg->device;
-    lg->device.len = (uint32_t)cstr_len(cfg->device);
+    lg->device.len = cfg->device ? (uint32_t)cstr_len(cfg->device) : 0u;
     lg->rng = cfg->seed ^ UINT64_C(0x9E3779B97F4A7C15);
     if (lg->rng == 0)
         lg->rng = 1; /* xorshift's one fixed point */
@@ -141,6 +143,14 @@ upq_status sensor_logger_open(sensor_logger *lg, const upq_sink *sink, const sen
     if (st != UPQ_OK)
         return st;
     set_options(lg);
+    return UPQ_OK;
+}
+
+upq_status sensor_logger_open(sensor_logger *lg, const upq_sink *sink, const sensor_config *cfg)
+{
+    upq_status st = sensor_logger_setup(lg, cfg);
+    if (st != UPQ_OK)
+        return st;
     /* the sink reads back and checkpoints are on: finished row groups'
      * metadata stays in the file, so no RAM is set aside for it */
     st = upq_writer_workspace_size(lg->elems, lg->nelems, &lg->opts,

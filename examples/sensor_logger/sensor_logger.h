@@ -28,11 +28,13 @@
 
 #define SENSOR_CHANNELS 8
 #define SENSOR_COLUMNS (SENSOR_CHANNELS + 3)
-/* Bytes of the static arena: enough for the options in sensor_logger.c;
- * sensor_logger_open() checks it against upq_writer_workspace_size(). */
+/* Bytes of the static arena: enough for the options in sensor_logger.c
+ * (4 KiB pages, direct mode); sensor_logger_open() checks it against
+ * upq_writer_workspace_size(). */
 #ifndef SENSOR_ARENA_BYTES
-#define SENSOR_ARENA_BYTES (112u * 1024u)
+#define SENSOR_ARENA_BYTES (48u * 1024u)
 #endif
+#define SENSOR_PAGE_SIZE 4096u
 
 typedef struct sensor_sample {
     int64_t ts_us;                  /* microseconds since 1970-01-01 UTC */
@@ -45,7 +47,9 @@ typedef struct sensor_config {
     const char *device;             /* NUL-terminated; must outlive the logger */
     uint64_t seed;                  /* the readings are generated from it */
     uint64_t rows;                  /* rows to log */
-    uint32_t row_group_rows;        /* rows per row group (and checkpoint) */
+    uint32_t row_group_rows;        /* rows per row group (and checkpoint) at most: a row
+                                       group also ends when a column's page is full */
+    uint32_t page_size;             /* 0: SENSOR_PAGE_SIZE */
 } sensor_config;
 
 /* The logger's state: may live anywhere (static on a board). */
@@ -64,6 +68,13 @@ typedef struct sensor_logger {
     uint8_t col;                    /* next column to set */
     size_t arena_need;              /* from upq_writer_workspace_size */
 } sensor_logger;
+
+/*
+ * Builds the schema and the writer options into lg (no writer yet): what
+ * sensor_logger_open() starts the writer with, and what sizing tools ask
+ * upq_writer_workspace_size() about. Returns UPQ_OK or a schema error.
+ */
+upq_status sensor_logger_setup(sensor_logger *lg, const sensor_config *cfg);
 
 /*
  * Builds the schema and opens the writer on `sink` with the static arena.

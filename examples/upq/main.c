@@ -36,7 +36,7 @@ static const tool_optspec write_opts[] = {
     {"row-group-size", 1}, {"row-group-rows", 1}, {"data-page-v2", 0},   {"no-crc", 0},
     {"no-statistics", 0},  {"no-page-index", 0},  {"checkpoint", 0},     {"stats-max-binary", 1},
     {"kv", 1},             {"sorting-column", 1}, {"schema-json", 0},    {"page-levels", 1},
-    {"max-pages", 1},      {"footer-size", 1},    {"max-row-groups", 1}, {"bloom", 1},
+    {"max-pages", 1},      {"footer-size", 1},    {"max-row-groups", 1}, {"bloom", 1}, {"direct", 0},
     {"bloom-max-bytes", 1}, {"shred", 1},   KEY_OPTS,
     {"plaintext-footer", 0}, {"ctr", 0}, {"store-aad-prefix", 0}, {"no-store-aad-prefix", 0},
     {NULL, 0}};
@@ -101,6 +101,7 @@ static void usage(FILE *out)
           "  --page-levels N          level entries per data page (a row must fit in one)\n"
           "  --max-pages N            data pages per column chunk the page index can hold\n"
           "  --chunk-size N           per-column buffer of finished pages (default 1M)\n"
+          "  --direct                 no chunk buffers: a row group per full page (least RAM)\n"
           "  --dict-size N            per-column dictionary budget\n"
           "  --row-group-size N       end a row group after N encoded bytes\n"
           "  --row-group-rows N       end a row group after N rows\n"

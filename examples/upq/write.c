@@ -478,6 +478,7 @@ static int build_opts(const tool_args *a, const upq_schema *s, write_cfg *cfg)
     o->no_statistics = (uint8_t)args_flag(a, "no-statistics");
     o->no_page_index = (uint8_t)args_flag(a, "no-page-index");
     o->checkpoint = (uint8_t)args_flag(a, "checkpoint");
+    o->direct = (uint8_t)args_flag(a, "direct");
     {
         int i;
         for (i = 0; i < a->nopts; i++) {

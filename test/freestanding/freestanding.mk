@@ -3,7 +3,7 @@
 #   make freestanding-check   (a `make check` stage) see check.sh: nm checks of
 #                             every library and package object, Cortex-M4 and
 #                             host, and a bare -nostdlib Cortex-M4 image link
-#   make size                 text/data/bss of the Cortex-M4 library and packages
+#   make size                 code/data/stack/RAM table and budgets (size.mk)
 #   $(BUILD)/cortex-m4/libuparquet.a   the library for Cortex-M4 (-Os, thumb,
 #                             hard float), the flags of `make deps TARGET=cortex-m4`
 #
@@ -15,9 +15,11 @@ CM4 := $(BUILD)/cortex-m4
 CM4_LIB := $(CM4)/libuparquet.a
 CM4_LIB_OBJ := $(patsubst %.c,$(CM4)/%.o,$(LIB_SRC))
 # -g costs no target memory and lets the check name the source line of a
-# stray libc reference.
+# stray libc reference; the stack usage and call graph files (.su, .ci beside
+# each object) feed the stack check of size.mk.
 CM4_CFLAGS = -std=c99 $(TOPT.cortex-m4) -g $(TFLAGS.cortex-m4) -ffreestanding -fno-builtin \
-             $(TNOLOOP.cortex-m4) $(WARN_LIB) $(INCLUDES) $(CODEC_DEFS) $(CM4_EXTRA_CFLAGS)
+             $(TNOLOOP.cortex-m4) $(WARN_LIB) $(INCLUDES) $(CODEC_DEFS) $(CM4_EXTRA_CFLAGS) \
+             -fstack-usage -fcallgraph-info=su
 
 define upq_cm4_compile
 	@mkdir -p $(dir $@)
@@ -53,11 +55,7 @@ freestanding-check: $(CM4_LIB) $(DEPS_LIBS.cortex-m4) $(LIB) $(CODEC_LIBS)
 # Sizes come from this target, never from memory. Other fragments may add
 # their own prerequisites to `size` (firmware images).
 size: size-lib
-size-lib: $(CM4_LIB) $(DEPS_LIBS.cortex-m4)
-	@echo "Cortex-M4 ($(TOPT.cortex-m4) $(TFLAGS.cortex-m4)), bytes per object:"
-	@$(TSIZE.cortex-m4) $(CM4_LIB_OBJ) | sed 's|$(CM4)/||'
-	@echo "Totals:"
-	@printf '  %-28s %s\n' libuparquet.a "$$($(TSIZE.cortex-m4) -t $(CM4_LIB) | awk 'END { print "text " $$1 ", data " $$2 ", bss " $$3 }')"
-	@$(foreach l,$(DEPS_LIBS.cortex-m4),printf '  %-28s %s\n' '$(notdir $(l)) (package)' "$$($(TSIZE.cortex-m4) -t $(l) | awk 'END { print "text " $$1 ", data " $$2 ", bss " $$3 }')";)
+
+include test/freestanding/size.mk
 
 endif

@@ -785,6 +785,13 @@ function makeCases() {
                args: ['--codec', 'GZIP', '--no-page-index', '--data-page-v2', '--row-group-rows', '50'] });
   cases.push({ name: 'opt-checkpoint', rows: 300, codec: 'LZ4_RAW', rgRows: 25, checkpoint: true, cols: optCols(),
                args: ['--codec', 'LZ4_RAW', '--checkpoint', '--row-group-rows', '25'] });
+  // direct mode: no chunk buffers, a row group per full page (each column
+  // chunk one data page, encoded again as it is written out)
+  cases.push({ name: 'opt-direct', rows: 300, codec: 'SNAPPY', rgRows: 0, manyGroups: true, cols: optCols(),
+               args: ['--codec', 'SNAPPY', '--direct', '--page-size', '512'] });
+  cases.push({ name: 'opt-direct-checkpoint-v2', rows: 300, codec: 'UNCOMPRESSED', rgRows: 0, manyGroups: true,
+               checkpoint: true, v2: true, cols: optCols(),
+               args: ['--direct', '--checkpoint', '--data-page-v2', '--page-size', '1K'] });
   cases.push({ name: 'opt-dictionary', rows: 200, codec: 'UNCOMPRESSED', rgRows: 0, cols: optCols().map((c) => ({ ...c, enc: 'DICT', pool: 20, globalEnc: true })),
                args: ['--dictionary'], globalEnc: true });
   cases.push({ name: 'opt-no-dictionary', rows: 200, codec: 'UNCOMPRESSED', rgRows: 0, cols: optCols().map((c) => ({ ...c, enc: 'PLAIN', pool: 5, globalEnc: true })),
@@ -1159,7 +1166,7 @@ async function runCase(cs, work) {
     const want = Math.ceil(cs.rows / cs.rgRows);
     if (rgs.length !== want) throw new Failure(`${rgs.length} row groups, want ${want} (--row-group-rows ${cs.rgRows})`);
   }
-  if (cs.manyGroups && rgs.length < 3) throw new Failure(`${rgs.length} row groups with --row-group-size`);
+  if (cs.manyGroups && rgs.length < 3) throw new Failure(`${rgs.length} row groups, want several (--row-group-size, --direct)`);
   if (cs.rows === 0 && rgs.length > 1) throw new Failure(`${rgs.length} row groups for no rows`);
   const leaves = cs.cols.flatMap(leavesOf);
   if (meta.schema.filter((e) => e.type !== null).length !== leaves.length) throw new Failure('leaf count differs from the schema');

@@ -52,7 +52,7 @@ echo "== upq recover on cut sensor logs"
 if [ -x "$upq" ] && [ -x "$logger" ]; then
     rdir=$dir/recover
     mkdir -p "$rdir"
-    "$logger" --rows 3000 --row-group-rows 500 "$rdir/full.parquet" >/dev/null 2>&1 || rc=1
+    "$logger" --rows 3000 --row-group-rows 250 "$rdir/full.parquet" >/dev/null 2>&1 || rc=1
     "$upq" cat --json "$rdir/full.parquet" >"$rdir/full.jsonl" || rc=1
     size=$(stat -c %s "$rdir/full.parquet")
     # the first checkpoint ends with the second "PAR1" of the file
@@ -64,7 +64,7 @@ if [ -x "$upq" ] && [ -x "$logger" ]; then
         if "$upq" recover "$rdir/cut.parquet" >/dev/null 2>&1; then
             "$upq" cat --json "$rdir/cut.parquet" >"$rdir/cut.jsonl" 2>/dev/null
             n=$(wc -l <"$rdir/cut.jsonl")
-            if [ $((n % 500)) -eq 0 ] && [ "$n" -gt 0 ] && head -n "$n" "$rdir/full.jsonl" | cmp -s - "$rdir/cut.jsonl"; then
+            if [ $((n % 250)) -eq 0 ] && [ "$n" -gt 0 ] && head -n "$n" "$rdir/full.jsonl" | cmp -s - "$rdir/cut.jsonl"; then
                 p=$((p + 1))
             else
                 echo "FAIL recover at cut $cut: $n rows, not a checkpointed prefix"

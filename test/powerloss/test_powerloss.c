@@ -89,18 +89,22 @@ typedef struct scenario {
     unsigned again_every;/* every k-th write call says "again" first (0: never) */
     uint64_t seed;
     int big;             /* only with --full: thousands of rows, sampled byte cuts */
+    uint8_t direct;      /* writer direct mode: a row group per full page */
 } scenario;
 
 static const scenario scenarios[] = {
-    {"flat-small-rg", 0, 250, 50, 0, UPQ_CODEC_UNCOMPRESSED, 0, 1024, 0, 0, 0, 1, 0},
-    {"flat-small-rg-lz4-readat", 0, 250, 50, 0, UPQ_CODEC_LZ4_RAW, 1, 1024, 0, 0, 0, 2, 0},
-    {"flat-large-rg-lz4", 0, 900, 300, 0, UPQ_CODEC_LZ4_RAW, 0, 2048, 0, 0, 0, 3, 0},
-    {"flat-large-rg-readat-v2", 0, 900, 300, 0, UPQ_CODEC_UNCOMPRESSED, 1, 4096, 1, 0, 0, 4, 0},
-    {"flat-bytes-rg-short-writes", 0, 600, 0, 3000, UPQ_CODEC_UNCOMPRESSED, 1, 1024, 0, 61, 3, 5, 0},
-    {"nested-small-rg-readat", 1, 600, 50, 0, UPQ_CODEC_UNCOMPRESSED, 1, 1024, 0, 0, 0, 6, 0},
-    {"nested-large-rg-lz4", 1, 2000, 500, 0, UPQ_CODEC_LZ4_RAW, 0, 2048, 1, 0, 0, 7, 0},
-    {"flat-2000-rows-rg100-lz4-readat", 0, 2000, 100, 0, UPQ_CODEC_LZ4_RAW, 1, 1024, 0, 0, 0, 8, 1},
-    {"nested-3000-rows-rg100", 1, 3000, 100, 0, UPQ_CODEC_UNCOMPRESSED, 0, 1024, 0, 0, 0, 9, 1},
+    {"flat-small-rg", 0, 250, 50, 0, UPQ_CODEC_UNCOMPRESSED, 0, 1024, 0, 0, 0, 1, 0, 0},
+    {"flat-small-rg-lz4-readat", 0, 250, 50, 0, UPQ_CODEC_LZ4_RAW, 1, 1024, 0, 0, 0, 2, 0, 0},
+    {"flat-large-rg-lz4", 0, 900, 300, 0, UPQ_CODEC_LZ4_RAW, 0, 2048, 0, 0, 0, 3, 0, 0},
+    {"flat-large-rg-readat-v2", 0, 900, 300, 0, UPQ_CODEC_UNCOMPRESSED, 1, 4096, 1, 0, 0, 4, 0, 0},
+    {"flat-bytes-rg-short-writes", 0, 600, 0, 3000, UPQ_CODEC_UNCOMPRESSED, 1, 1024, 0, 61, 3, 5, 0, 0},
+    {"nested-small-rg-readat", 1, 600, 50, 0, UPQ_CODEC_UNCOMPRESSED, 1, 1024, 0, 0, 0, 6, 0, 0},
+    {"nested-large-rg-lz4", 1, 2000, 500, 0, UPQ_CODEC_LZ4_RAW, 0, 2048, 1, 0, 0, 7, 0, 0},
+    {"flat-2000-rows-rg100-lz4-readat", 0, 2000, 100, 0, UPQ_CODEC_LZ4_RAW, 1, 1024, 0, 0, 0, 8, 1, 0},
+    {"nested-3000-rows-rg100", 1, 3000, 100, 0, UPQ_CODEC_UNCOMPRESSED, 0, 1024, 0, 0, 0, 9, 1, 0},
+    {"flat-direct-readat", 0, 300, 0, 0, UPQ_CODEC_UNCOMPRESSED, 1, 1024, 0, 0, 0, 10, 0, 1},
+    {"flat-direct-lz4-short-writes", 0, 300, 100, 0, UPQ_CODEC_LZ4_RAW, 0, 1024, 1, 37, 4, 11, 0, 1},
+    {"nested-direct-readat", 1, 500, 0, 0, UPQ_CODEC_UNCOMPRESSED, 1, 512, 0, 0, 0, 12, 0, 1},
 };
 #define NSCEN (sizeof scenarios / sizeof scenarios[0])
 
@@ -382,6 +386,7 @@ static void set_options(harness *h, const scenario *sc)
     o->row_group_rows = sc->rg_rows;
     o->row_group_bytes = sc->rg_bytes;
     o->data_page_v2 = sc->v2;
+    o->direct = sc->direct;
     o->checkpoint = 1;
     for (k = 0; k < NCOLS_FLAT; k++) {
         h->cols[k].encoding = -1;

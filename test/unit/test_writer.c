@@ -256,6 +256,7 @@ typedef struct wcfg {
     int encs;      /* 0: defaults, 1: other encodings, dictionary off, 2: the same with a dictionary */
     int dict_off;  /* dictionary off everywhere */
     int sink_mode; /* for the reference run */
+    uint8_t direct; /* no chunk buffers: one page per column and row group */
 } wcfg;
 
 static upq_column_opts flat_copts[NFLAT];
@@ -277,6 +278,7 @@ static void fill_opts(upq_writer_opts *o, const wcfg *k)
     o->dict_size = k->dict_size;
     o->row_group_rows = k->rg_rows;
     o->row_group_bytes = k->rg_bytes;
+    o->direct = k->direct;
     for (c = 0; c < NFLAT; c++) {
         flat_copts[c].encoding = -1;
         flat_copts[c].dictionary = k->dict_off ? 0 : -1;
@@ -418,19 +420,24 @@ static void compare_flat(const sink_buf *s, size_t rows, const char *what)
 static void test_flat(void)
 {
     static const wcfg cfgs[] = {
-        {"v1_plain_defaults", UPQ_CODEC_UNCOMPRESSED, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"v2_snappy", UPQ_CODEC_SNAPPY, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"v1_gzip_tiny_pages", UPQ_CODEC_GZIP, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0, 0, 0, 0},
-        {"v2_lz4raw_tiny_many_rg", UPQ_CODEC_LZ4_RAW, 1, 0, 0, 0, 0, 0, 64, 0, 0, 97, 0, 0, 0, 0},
-        {"v1_lz4hadoop_nodict", UPQ_CODEC_LZ4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0},
-        {"v1_snappy_dict_fallback", UPQ_CODEC_SNAPPY, 0, 0, 0, 0, 0, 0, 512, 96, 0, 0, 0, 0, 0, 0},
-        {"v2_gzip_other_encodings", UPQ_CODEC_GZIP, 1, 0, 0, 0, 0, 0, 1024, 0, 0, 0, 0, 1, 0, 0},
-        {"v1_other_encodings_fallback", UPQ_CODEC_UNCOMPRESSED, 0, 0, 0, 0, 0, 0, 2048, 200, 0, 0, 0, 2, 0, 0},
-        {"v1_checkpoint_stream", UPQ_CODEC_SNAPPY, 0, 1, 1, 0, 0, 0, 0, 0, 0, 500, 0, 0, 0, 0},
-        {"v2_checkpoint_ram_nocrc_nopi", UPQ_CODEC_UNCOMPRESSED, 1, 1, 0, 1, 0, 1, 256, 0, 0, 333, 0, 0, 0, 0},
-        {"v2_nostats_nopi", UPQ_CODEC_LZ4_RAW, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"v1_rg_bytes", UPQ_CODEC_UNCOMPRESSED, 0, 0, 0, 0, 0, 0, 512, 0, 0, 0, 4096, 0, 0, 0},
-        {"v1_levels_16", UPQ_CODEC_SNAPPY, 0, 0, 0, 0, 0, 0, 4096, 0, 16, 0, 0, 0, 0, 0},
+        {"v1_plain_defaults", UPQ_CODEC_UNCOMPRESSED, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"v2_snappy", UPQ_CODEC_SNAPPY, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"v1_gzip_tiny_pages", UPQ_CODEC_GZIP, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"v2_lz4raw_tiny_many_rg", UPQ_CODEC_LZ4_RAW, 1, 0, 0, 0, 0, 0, 64, 0, 0, 97, 0, 0, 0, 0, 0},
+        {"v1_lz4hadoop_nodict", UPQ_CODEC_LZ4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0},
+        {"v1_snappy_dict_fallback", UPQ_CODEC_SNAPPY, 0, 0, 0, 0, 0, 0, 512, 96, 0, 0, 0, 0, 0, 0, 0},
+        {"v2_gzip_other_encodings", UPQ_CODEC_GZIP, 1, 0, 0, 0, 0, 0, 1024, 0, 0, 0, 0, 1, 0, 0, 0},
+        {"v1_other_encodings_fallback", UPQ_CODEC_UNCOMPRESSED, 0, 0, 0, 0, 0, 0, 2048, 200, 0, 0, 0, 2, 0, 0, 0},
+        {"v1_checkpoint_stream", UPQ_CODEC_SNAPPY, 0, 1, 1, 0, 0, 0, 0, 0, 0, 500, 0, 0, 0, 0, 0},
+        {"v2_checkpoint_ram_nocrc_nopi", UPQ_CODEC_UNCOMPRESSED, 1, 1, 0, 1, 0, 1, 256, 0, 0, 333, 0, 0, 0, 0, 0},
+        {"v2_nostats_nopi", UPQ_CODEC_LZ4_RAW, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"v1_rg_bytes", UPQ_CODEC_UNCOMPRESSED, 0, 0, 0, 0, 0, 0, 512, 0, 0, 0, 4096, 0, 0, 0, 0},
+        {"v1_levels_16", UPQ_CODEC_SNAPPY, 0, 0, 0, 0, 0, 0, 4096, 0, 16, 0, 0, 0, 0, 0, 0},
+        {"v1_direct_defaults", UPQ_CODEC_UNCOMPRESSED, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
+        {"v2_snappy_direct_dict_fallback", UPQ_CODEC_SNAPPY, 1, 0, 0, 0, 0, 0, 512, 96, 0, 0, 0, 0, 0, 0, 1},
+        {"v1_gzip_direct_checkpoint_stream", UPQ_CODEC_GZIP, 0, 1, 1, 0, 0, 0, 1024, 0, 0, 500, 0, 0, 0, 0, 1},
+        {"v1_lz4raw_direct_other_encodings", UPQ_CODEC_LZ4_RAW, 0, 0, 0, 0, 0, 0, 2048, 200, 0, 0, 0, 2, 0, 0, 1},
+        {"v2_direct_ram_nocrc_nopi", UPQ_CODEC_UNCOMPRESSED, 1, 1, 0, 1, 0, 1, 256, 0, 0, 333, 0, 0, 0, 0, 1},
     };
     size_t rows = 3000, k;
     int pass;
@@ -691,6 +698,7 @@ static upq_status write_nest(const wcfg *k, sink_buf *s, size_t batch, uint8_t *
     o.page_size = k->page_size;
     o.row_group_rows = k->rg_rows;
     o.dict_size = k->dict_size;
+    o.direct = k->direct;
     st = upq_writer_workspace_size(nest_elems, nest_n, &o, k->read_at && k->checkpoint ? 0 : 300,
                                    &need);
     if (!TU_CHECK_STATUS(st, UPQ_OK))
@@ -712,10 +720,12 @@ static upq_status write_nest(const wcfg *k, sink_buf *s, size_t batch, uint8_t *
 static void test_nested(void)
 {
     static const wcfg cfgs[] = {
-        {"v1_defaults", UPQ_CODEC_UNCOMPRESSED, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"v2_snappy_tiny_pages", UPQ_CODEC_SNAPPY, 1, 0, 0, 0, 0, 0, 128, 0, 0, 0, 0, 0, 0, 0},
-        {"v1_gzip_many_rg", UPQ_CODEC_GZIP, 0, 0, 0, 0, 0, 0, 256, 64, 0, 150, 0, 0, 0, 0},
-        {"v2_checkpoint_stream", UPQ_CODEC_LZ4_RAW, 1, 1, 1, 0, 0, 0, 512, 0, 0, 400, 0, 0, 0, 0},
+        {"v1_defaults", UPQ_CODEC_UNCOMPRESSED, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"v2_snappy_tiny_pages", UPQ_CODEC_SNAPPY, 1, 0, 0, 0, 0, 0, 128, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"v1_gzip_many_rg", UPQ_CODEC_GZIP, 0, 0, 0, 0, 0, 0, 256, 64, 0, 150, 0, 0, 0, 0, 0},
+        {"v2_checkpoint_stream", UPQ_CODEC_LZ4_RAW, 1, 1, 1, 0, 0, 0, 512, 0, 0, 400, 0, 0, 0, 0, 0},
+        {"v1_direct_snappy", UPQ_CODEC_SNAPPY, 0, 0, 0, 0, 0, 0, 256, 64, 0, 0, 0, 0, 0, 0, 1},
+        {"v2_direct_checkpoint_stream", UPQ_CODEC_UNCOMPRESSED, 1, 1, 1, 0, 0, 0, 1024, 0, 0, 400, 0, 0, 0, 0, 1},
     };
     static const size_t batches[] = {1, 7, 1000};
     size_t rows = 2000, k, bi;
@@ -1198,6 +1208,12 @@ static void test_workspace(void)
         o.no_statistics = 1;
         TU_CHECK_STATUS(upq_writer_workspace_size(el, n, &o, 0, &need), UPQ_OK);
         tu_note("page_size %5u, no statistics or page index: %zu bytes", sizes[k], need);
+        memset(&o, 0, sizeof o);
+        o.page_size = sizes[k];
+        o.direct = 1;
+        TU_CHECK_STATUS(upq_writer_workspace_size(el, n, &o, 0, &need1), UPQ_OK);
+        tu_note("page_size %5u, direct (no chunk buffers): %zu bytes", sizes[k], need1);
+        TU_CHECK(need1 < need);
     }
 
     tu_case("workspace: exact size, one byte less fails with the size needed");
@@ -1205,11 +1221,14 @@ static void test_workspace(void)
     o.page_size = 1024;
     o.codec = UPQ_CODEC_SNAPPY;
     sink_init(&s, SINK_WHOLE, 1);
-    for (k = 0; k < 2; k++) {
-        /* the metadata streamed from the file, or a fixed footer_size */
-        o.checkpoint = (uint8_t)(k == 0);
-        o.footer_size = k ? 5000u : 0u;
-        sink = sink_of(&s, k == 0);
+    for (k = 0; k < 4; k++) {
+        /* the metadata streamed from the file, or a fixed footer_size;
+         * buffered, then direct, compressed and not */
+        o.checkpoint = (uint8_t)(k % 2 == 0);
+        o.footer_size = k % 2 ? 5000u : 0u;
+        o.direct = (uint8_t)(k >= 2);
+        o.codec = k == 3 ? UPQ_CODEC_UNCOMPRESSED : UPQ_CODEC_SNAPPY;
+        sink = sink_of(&s, k % 2 == 0);
         TU_CHECK_STATUS(upq_writer_workspace_size(el, n, &o, 0, &need), UPQ_OK);
         arena = (uint8_t *)malloc(need);
         TU_CHECK_STATUS(upq_writer_init(&w, &sink, el, n, arena, need - 8, &o), UPQ_ERR_NOMEM);
@@ -1217,6 +1236,38 @@ static void test_workspace(void)
         TU_CHECK_STATUS(upq_writer_init(&w, &sink, el, n, arena, need, &o), UPQ_OK);
         free(arena);
     }
+    sink_free(&s);
+
+    tu_case("workspace: direct, exact arena; a row group ends when a column's page is full");
+    memset(&o, 0, sizeof o);
+    o.page_size = 1024; /* "dev-01" staged with its length takes 10 bytes: 102 rows */
+    o.direct = 1;
+    o.checkpoint = 1;
+    sink_init(&s, SINK_AGAIN, tu_seed() + 5);
+    sink = sink_of(&s, 1);
+    TU_CHECK_STATUS(upq_writer_workspace_size(el, n, &o, 0, &need), UPQ_OK);
+    arena = (uint8_t *)malloc(need);
+    TU_CHECK_STATUS(upq_writer_init(&w, &sink, el, n, arena, need, &o), UPQ_OK);
+    for (i = 0, st = UPQ_OK; i < 3000 && st == UPQ_OK; i++)
+        st = sensor_row(&w, i);
+    TU_CHECK_STATUS(st, UPQ_OK);
+    WU_RETRY(st, upq_writer_close(&w));
+    TU_CHECK_STATUS(st, UPQ_OK);
+    TU_CHECK_UINT(w.num_rg, (3000 + 101) / 102);
+    {
+        rfile f;
+        if (TU_CHECK_STATUS(rfile_open(&f, s.p, s.n), UPQ_OK)) {
+            const upq_file_metadata *m = upq_reader_metadata(&f.r);
+            TU_CHECK_INT(m->num_rows, 3000);
+            TU_CHECK(m->row_groups.n > 0 && m->row_groups.v[0].num_rows == 102);
+        }
+        rfile_close(&f);
+    }
+    check_footer_canonical(s.p, s.n, "direct");
+    free(arena);
+    sink_free(&s);
+
+    sink_init(&s, SINK_WHOLE, 1);
     sink = sink_of(&s, 0);
     memset(&o, 0, sizeof o);
     o.page_size = 1024;

@@ -17,6 +17,12 @@
  * UPQ_WITH_CRYPTO            0        modular encryption via mbedtls
  * UPQ_WITH_BLOOM             1        split-block bloom filters
  * UPQ_WITH_VARIANT           1        Variant values and columns
+ * UPQ_WITH_DELTA             1        DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY and
+ *                                     DELTA_BYTE_ARRAY, read and written (0: such pages
+ *                                     give UPQ_ERR_UNSUPPORTED, the writer refuses them)
+ * UPQ_WITH_BSS               1        BYTE_STREAM_SPLIT, read and written (likewise)
+ * UPQ_WITH_CRC               1        page CRC32: checked by the reader, written by the
+ *                                     writer (0: neither; the CRC table goes too)
  * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built)
  * UPQ_CRC32_TABLE            1        table-driven CRC32 (1 KB .rodata) vs bitwise
  * UPQ_NO_ERRSTR              0        compile out upq_strerror() names
@@ -65,6 +71,15 @@
 #endif
 #ifndef UPQ_WITH_VARIANT
 #define UPQ_WITH_VARIANT 1
+#endif
+#ifndef UPQ_WITH_DELTA
+#define UPQ_WITH_DELTA 1
+#endif
+#ifndef UPQ_WITH_BSS
+#define UPQ_WITH_BSS 1
+#endif
+#ifndef UPQ_WITH_CRC
+#define UPQ_WITH_CRC 1
 #endif
 #ifndef UPQ_WITH_NEON
 #if defined(__ARM_NEON) || defined(__ARM_NEON__)

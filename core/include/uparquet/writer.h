@@ -14,6 +14,18 @@
  * can read back what it wrote and checkpoints are on, in the file itself.
  * upq_writer_workspace_size() gives the exact need.
  *
+ * Direct mode (opts.direct) drops the chunk buffers: a row group ends as soon
+ * as any column's page staging is full, so each column chunk is one data page
+ * (after its dictionary page). When the row group is written out, each page
+ * is encoded from the staging a second time, straight into the shared page
+ * scratch, and goes to the sink from there; its size was fixed by the first
+ * encoding, which made the layout and the metadata. Flat columns stage no
+ * more rows than the column that fills first can take (a required INT64
+ * column of 4 KiB pages holds 512 rows, so a FLOAT column beside it stages
+ * 2 KiB of values). RAM is then about one page of staging per column, plus
+ * dictionaries, one page of scratch (two when compressed) and the
+ * page-index entries; row groups are smaller, so readers see more of them.
+ *
  * Values are given in the reader's representation (see column.h): BOOLEAN
  * uint8_t, INT32 int32_t, INT64 int64_t, INT96 upq_int96, FLOAT float,
  * DOUBLE double, BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY upq_bytes (copied by the
@@ -213,6 +225,9 @@ typedef struct upq_writer_opts {
     uint8_t no_statistics;    /* omit page and chunk statistics */
     uint8_t no_page_index;    /* omit ColumnIndex / OffsetIndex */
     uint8_t checkpoint;       /* after each row group, append a complete footer and sync */
+    uint8_t direct;           /* no chunk buffers: a row group holds one data page per
+                                 column, encoded from the staging as it is written out
+                                 (chunk_size, max_pages and row_group_bytes unused) */
     uint32_t stats_max_binary;/* longest binary min/max kept (default 64; longer are truncated) */
     uint32_t bloom_max_bytes; /* largest bloom filter bitset of one column chunk (default
                                  1 MiB, at most 128 MiB; rounded down to a power of two) */
