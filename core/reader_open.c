@@ -323,11 +323,12 @@ static upq_status stage_sign(upq_reader *r)
         s->stage = 1;
     }
     while (s->off < r->fmd_end) {
-        size_t got = 0, want = r->fmd_end - s->off;
+        uint64_t left = r->fmd_end - s->off;
+        size_t got = 0, want = r->win_len;
         const char *what = "";
         uint8_t ctr0[16];
-        if (want > r->win_len)
-            want = r->win_len;
+        if (left < (uint64_t)want)
+            want = (size_t)left;
         st = upq_io_read(&r->io, s->off, r->win, want, &got, &what);
         if (st == UPQ_AGAIN)
             return st;
