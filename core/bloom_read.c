@@ -5,14 +5,22 @@
  * bloom_filter_length both must lie inside it; without, the header is
  * decoded first and tells how long the bitset is. Resumable: every stage
  * keeps its place in upq_bloom_reader.
+ *
+ * An encrypted column's filter is two GCM modules, the header's and the
+ * bitset's. Each is read whole into the arena and decrypted with
+ * upq_crypto_decrypt_module(), which authenticates before it writes any
+ * plaintext: nothing of either is decoded or probed before its tag
+ * verifies.
  */
 #include "uparquet/bloom.h"
+#include "uparquet/crypto.h"
 #include "upq_port.h"
 #include "upq_internal.h"
+#include "crypto_int.h"
 
 #if UPQ_WITH_BLOOM
 
-enum { BR_NONE = 0, BR_HEADER, BR_BITSET, BR_READY, BR_FAILED };
+enum { BR_NONE = 0, BR_HEADER, BR_BITSET, BR_EHEADER, BR_EBITSET, BR_READY, BR_FAILED };
 
 static upq_status bfail(upq_bloom_reader *b, upq_status st, uint64_t off, const char *what)
 {
@@ -42,11 +50,31 @@ upq_status upq_bloom_open(upq_bloom_reader *b, upq_reader *r, uint32_t rg, uint3
     b->mark = upq_arena_save(&r->arena);
     if (!ch)
         return bfail(b, UPQ_ERR_INVAL, UINT64_MAX, "no such column chunk (or not projected)");
-    if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA) ||
-        UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) ||
-        UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_ENCRYPTED_COLUMN_METADATA))
-        return bfail(b, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
-                     "encrypted column chunk: this build has no decryption");
+    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) || upq_reader_implicit_crypto(r)) {
+        /* the key first, as the column reader takes it: without it the
+         * column metadata (and the filter's place) may be unknown too */
+        upq_status st;
+        void *mem;
+        if (upq_crypto_key_size() == 0)
+            return bfail(b, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
+                         "encrypted column chunk: this build has no decryption");
+        mem = upq_arena_alloc(&r->arena, upq_crypto_key_size());
+        if (!mem)
+            return bfail(b, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the column key");
+        st = upq_reader_column_key(r, rg, column, mem, &b->key);
+        if (st != UPQ_OK)
+            return bfail(b, st, UINT64_MAX,
+                         st == UPQ_ERR_AUTH ? "no key for this encrypted column"
+                                            : "column key is not 16, 24 or 32 bytes");
+        if (b->key != mem)
+            upq_arena_rewind(&r->arena, b->mark); /* the footer key serves */
+        b->rg_ord = upq_reader_rg_ordinal(r, rg);
+    } else if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_ENCRYPTED_COLUMN_METADATA)) {
+        return bfail(b, UPQ_ERR_CORRUPT, UINT64_MAX,
+                     "encrypted column metadata without its crypto metadata");
+    }
+    if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA))
+        return bfail(b, UPQ_ERR_CORRUPT, UINT64_MAX, "column chunk without metadata");
     b->type = r->schema.columns[column].physical_type;
     b->type_length = r->schema.columns[column].type_length;
     if (b->type == UPQ_TYPE_BOOLEAN)
@@ -67,6 +95,11 @@ upq_status upq_bloom_open(upq_bloom_reader *b, upq_reader *r, uint32_t rg, uint3
     }
     b->off = b->pos = off;
     b->end = end;
+    if (b->key) {
+        b->fill = 0;
+        b->stage = BR_EHEADER;
+        return UPQ_OK;
+    }
     upq_tdec_init(&b->tdec, &upq_bloom_filter_header_desc, &b->hdr, &r->arena, end - off,
                   &r->opts.limits);
     b->stage = BR_HEADER;
@@ -83,6 +116,7 @@ static upq_status check_header(upq_bloom_reader *b)
 {
     const upq_bloom_filter_header *h = &b->hdr;
     uint32_t n;
+    uint64_t room = b->end - b->pos;
     if (!UPQ_ISSET(h->algorithm, UPQ_BLOOM_FILTER_ALGORITHM_BLOCK))
         return bfail(b, UPQ_ERR_UNSUPPORTED, b->off, "bloom filter algorithm other than BLOCK");
     if (!UPQ_ISSET(h->hash, UPQ_BLOOM_FILTER_HASH_XXHASH))
@@ -95,21 +129,139 @@ static upq_status check_header(upq_bloom_reader *b)
     n = (uint32_t)h->num_bytes;
     if (n > b->max_bytes)
         return bfail(b, UPQ_ERR_LIMIT, b->off, "bloom filter larger than the limit");
-    if (n > b->end - b->pos)
+    if (b->key) /* the bitset module's length, nonce and tag */
+        room = room < UPQ_CRYPTO_GCM_OVERHEAD ? 0 : room - UPQ_CRYPTO_GCM_OVERHEAD;
+    if (n > room)
         return bfail(b, UPQ_ERR_CORRUPT, b->off,
                      "bloom filter bitset extends past its length or the data");
     return UPQ_OK;
 }
 
+/* Reads b->mod[b->fill .. b->mod_len) from b->pos on (resumable). */
+static upq_status read_module_bytes(upq_bloom_reader *b)
+{
+    while (b->fill < b->mod_len) {
+        size_t got = 0;
+        const char *what = "";
+        uint64_t at = b->pos + b->fill;
+        upq_status st = upq_io_read(&b->r->io, at, b->mod + b->fill, b->mod_len - b->fill, &got,
+                                    &what);
+        if (st == UPQ_AGAIN)
+            return UPQ_AGAIN;
+        if (st != UPQ_OK)
+            return bfail(b, st, at, what);
+        b->fill += (uint32_t)got;
+    }
+    return UPQ_OK;
+}
+
+/* Decrypts the module in b->mod; *plain gets its plaintext (in place). */
+static upq_status open_module(upq_bloom_reader *b, int module, uint8_t **plain, size_t *plain_len)
+{
+    upq_reader *r = b->r;
+    upq_status st = upq_crypto_decrypt_module(&r->fc, b->key, module, b->rg_ord, (int32_t)b->col,
+                                              -1, b->mod, b->mod_len, plain, plain_len);
+    if (st == UPQ_OK)
+        return UPQ_OK;
+    return bfail(b, st, b->pos,
+                 st == UPQ_ERR_AUTH
+                     ? (module == UPQ_MODULE_BLOOM_HEADER
+                            ? "bloom filter header module fails authentication"
+                            : "bloom filter bitset module fails authentication")
+                 : st == UPQ_ERR_CORRUPT ? "bloom filter bitset module length disagrees with its header"
+                 : st == UPQ_ERR_LIMIT   ? "row group or column ordinal beyond 32767"
+                                         : "bloom filter module cannot be decrypted");
+}
+
+/* The encrypted filter: the header module (length, then the rest), then the
+ * bitset module, whose size the authenticated header gives. */
+static upq_status read_encrypted(upq_bloom_reader *b)
+{
+    upq_reader *r = b->r;
+    upq_status st;
+    uint8_t *plain;
+    size_t plain_len, used = 0;
+    while (b->stage == BR_EHEADER) {
+        if (!b->mod) {
+            uint32_t len;
+            while (b->fill < 4) {
+                size_t got = 0;
+                const char *what = "";
+                uint64_t at = b->pos + b->fill;
+                if (b->end - b->pos < 4)
+                    return bfail(b, UPQ_ERR_CORRUPT, b->pos, "bloom filter header module runs past its end");
+                st = upq_io_read(&r->io, at, b->win + b->fill, 4u - b->fill, &got, &what);
+                if (st == UPQ_AGAIN)
+                    return UPQ_AGAIN;
+                if (st != UPQ_OK)
+                    return bfail(b, st, at, what);
+                b->fill += (uint32_t)got;
+            }
+            len = upq_load_le32(b->win);
+            if (len < UPQ_CRYPTO_GCM_OVERHEAD - 4u || (uint64_t)len + 4u > b->end - b->pos)
+                return bfail(b, UPQ_ERR_CORRUPT, b->pos,
+                             "bloom filter header module length outside the filter");
+            if (len + 4u > UPQ_BLOOM_MAX_HEADER_MODULE)
+                return bfail(b, UPQ_ERR_LIMIT, b->pos, "bloom filter header module larger than 4 KiB");
+            b->mod_len = len + 4u;
+            b->mod = (uint8_t *)upq_arena_alloc(&r->arena, b->mod_len);
+            if (!b->mod)
+                return bfail(b, UPQ_ERR_NOMEM, b->pos, "arena too small for the bloom filter header");
+            upq_memcpy(b->mod, b->win, 4);
+        }
+        st = read_module_bytes(b);
+        if (st != UPQ_OK)
+            return st;
+        st = open_module(b, UPQ_MODULE_BLOOM_HEADER, &plain, &plain_len);
+        if (st != UPQ_OK)
+            return st;
+        upq_memset(&b->hdr, 0, sizeof b->hdr);
+        st = upq_thrift_decode(&upq_bloom_filter_header_desc, &b->hdr, &r->arena, plain, plain_len,
+                               &used, &r->opts.limits);
+        /* bytes after the struct are authenticated padding */
+        if (st != UPQ_OK) {
+            upq_status e = st == UPQ_ERR_TRUNCATED ? UPQ_ERR_CORRUPT : st;
+            bfail(b, e, b->pos,
+                  st == UPQ_ERR_NOMEM   ? "arena too small for the bloom filter header"
+                  : st == UPQ_ERR_LIMIT ? "bloom filter header exceeds a decoding limit"
+                                        : "malformed bloom filter header");
+            r->err.in_struct = "BloomFilterHeader";
+            return e;
+        }
+        b->pos += b->mod_len;
+        st = check_header(b);
+        if (st != UPQ_OK)
+            return st;
+        b->filter.num_bytes = (uint32_t)b->hdr.num_bytes;
+        b->mod_len = b->filter.num_bytes + UPQ_CRYPTO_GCM_OVERHEAD;
+        b->mod = (uint8_t *)upq_arena_alloc(&r->arena, b->mod_len);
+        if (!b->mod)
+            return bfail(b, UPQ_ERR_NOMEM, b->pos, "arena too small for the bloom filter");
+        b->fill = 0;
+        b->stage = BR_EBITSET;
+    }
+    st = read_module_bytes(b);
+    if (st != UPQ_OK)
+        return st;
+    st = open_module(b, UPQ_MODULE_BLOOM_BITSET, &plain, &plain_len);
+    if (st != UPQ_OK)
+        return st;
+    if (plain_len != b->filter.num_bytes) /* cannot differ once the length matched */
+        return bfail(b, UPQ_ERR_STATE, b->pos, "bloom filter bitset size changed");
+    b->filter.bits = plain;
+    return UPQ_OK;
+}
+
 /*
  * Brings the filter's two parts, the header and the bitset, into memory:
- * the one place that reads them, so that encrypted filters (two modules,
- * each decrypted on its own) change only this function.
+ * the one place that reads them (encrypted filters: read_encrypted).
  */
 static upq_status read_modules(upq_bloom_reader *b)
 {
     upq_reader *r = b->r;
     upq_status st;
+    if (b->key)
+        return read_encrypted(b);
     while (b->stage == BR_HEADER) {
         size_t got = 0, used = 0;
         const char *what = "";

@@ -209,7 +209,8 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     }
     if (c->bloom_bytes) {
         md->bloom_filter_offset = c->bf_off;
-        md->bloom_filter_length = c->bf_hdr + (int32_t)c->bloom_bytes;
+        md->bloom_filter_length = c->bf_hdr + (int32_t)c->bloom_bytes +
+                                  (c->key ? (int32_t)UPQ_W_CRYPTO_OVER : 0);
         UPQ_SET(*md, UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET);
         UPQ_SET(*md, UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH);
     }
@@ -597,6 +598,10 @@ upq_status upq_w_rg_finish(upq_writer *w)
             return st;
         c->bf_off = (int64_t)pos;
         pos += (uint64_t)c->bf_hdr + c->bloom_bytes;
+        if (c->key) { /* header and bitset: one GCM module each */
+            c->bf_hdr += (int32_t)UPQ_W_CRYPTO_OVER;
+            pos += 2u * UPQ_W_CRYPTO_OVER;
+        }
     }
     if (!w->o.no_page_index) {
         for (i = 0; i < w->ncols; i++) {
@@ -998,6 +1003,36 @@ static upq_status index_module(upq_writer *w, const upq_wcol *c, int module, con
     }
 }
 
+/* The bitset of an encrypted column as its own GCM module: length and
+ * nonce, the bitset encrypted in place (it is cleared for the next row
+ * group anyway), the tag. */
+static upq_status bitset_module(upq_writer *w, upq_wcol *c)
+{
+    upq_status st;
+    switch (w->mstage) {
+    case 0:
+        st = upq_wc_stream_begin(w, c->key, UPQ_MODULE_BLOOM_BITSET, (int32_t)(c - w->cols),
+                                 c->bloom_bytes, UPQ_WS_ENCRYPT);
+        if (st != UPQ_OK)
+            return st;
+        set_src(w, w->wc->head, 16);
+        w->mstage = 1;
+        return UPQ_OK;
+    case 1:
+        upq_wc_stream_piece(w, c->bloom, c->bloom_bytes);
+        set_src(w, c->bloom, c->bloom_bytes);
+        w->mstage = 2;
+        return UPQ_OK;
+    default:
+        upq_wc_stream_tag(w, w->win);
+        set_src(w, w->win, 16);
+        w->mstage = 0;
+        w->oc++;
+        w->ostage = UPQ_OS_BF_HDR;
+        return UPQ_OK;
+    }
+}
+
 static upq_status next_piece(upq_writer *w)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
@@ -1064,11 +1099,17 @@ static upq_status next_piece(upq_writer *w)
             }
             if (!w->tenc_on)
                 build_bf(w, c);
-            st = tenc_piece(w, &upq_bloom_filter_header_desc, &m->bf, &done);
+            if (c->key)
+                st = index_module(w, c, UPQ_MODULE_BLOOM_HEADER, &upq_bloom_filter_header_desc,
+                                  &m->bf, c->bf_hdr, &done);
+            else
+                st = tenc_piece(w, &upq_bloom_filter_header_desc, &m->bf, &done);
             if (done)
                 w->ostage = UPQ_OS_BF_BITS;
             return st;
         case UPQ_OS_BF_BITS:
+            if (c->key)
+                return bitset_module(w, c);
             set_src(w, c->bloom, c->bloom_bytes);
             w->oc++;
             w->ostage = UPQ_OS_BF_HDR;

@@ -30,6 +30,8 @@ static const tool_optspec meta_opts[] = {{"json", 0}, KEY_OPTS, {NULL, 0}};
 static const tool_optspec cat_opts[] = {{"json", 0}, {"raw", 0},   {"columns", 1}, {"head", 1},
                                         {"skip", 1}, {"batch", 1}, KEY_OPTS,       {NULL, 0}};
 
+static const tool_optspec bloom_opts[] = {KEY_OPTS, {NULL, 0}};
+
 static const tool_optspec write_opts[] = {
     {"schema", 1},         {"codec", 1},          {"encoding", 1},       {"dictionary", 0},
     {"no-dictionary", 0},  {"page-size", 1},      {"chunk-size", 1},     {"dict-size", 1},
@@ -57,7 +59,7 @@ static const command commands[] = {
      "cut a file written with checkpoints back to its last complete one (or copy that to OUT)",
      no_opts, 1, 2},
     {"bloom", cmd_bloom, "bloom FILE COLUMN VALUE",
-     "ask each row group's bloom filter of COLUMN about VALUE: absent or maybe", no_opts, 3, 3},
+     "ask each row group's bloom filter of COLUMN about VALUE: absent or maybe", bloom_opts, 3, 3},
     {"variant", cmd_variant, "variant METADATA VALUE",
      "print a Variant value (its metadata and value bytes in two files) as JSON", no_opts, 2, 2},
     {"version", cmd_version, "version", "print the version", no_opts, 0, 0},
@@ -79,7 +81,7 @@ static void usage(FILE *out)
     fputs("\noptions:\n"
           "  -h, --help               print this help\n"
           "  --version                print the version\n"
-          "\nencrypted files (schema, meta, cat, write):\n"
+          "\nencrypted files (schema, meta, cat, bloom, write):\n"
           "  --footer-key HEX|@FILE   footer key (16, 24 or 32 bytes; also the key of columns\n"
           "                           encrypted with it)\n"
           "  --column-key PATH=KEY    key of column PATH (dotted); repeatable\n"

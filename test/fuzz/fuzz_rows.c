@@ -14,7 +14,10 @@
  * Encrypted inputs are read with parquet-testing's keys (KEYS.md, by their
  * key_metadata "kf", "kc1".."kc8"; the AES-128 set first, the AES-256 set
  * when that fails authentication) and the AAD prefix "tester", so mutations
- * of the encrypted corpus files reach decryption.
+ * of the encrypted corpus files reach decryption: of the footer, column
+ * metadata and pages, and, in probe_blooms, of the bloom filter header and
+ * bitset modules of encrypted columns (the reader gets their keys from the
+ * same callback).
  *
  * Seeds: the corpus files (make_seeds.sh rows), *.parquet.encrypted
  * included. Build and run: make fuzz.

@@ -3,11 +3,14 @@
  *  - every mode: AES_GCM_V1 / AES_GCM_CTR_V1 x encrypted ("PARE") / signed
  *    plaintext footer x uniform / per-column keys x AAD prefix stored / not
  *    stored (and none), with dictionaries, page index, CRCs, three row
- *    groups; values read back equal the input;
+ *    groups, bloom filters on id, name and val (two GCM modules each for
+ *    an encrypted column); values read back equal the input, and every
+ *    value present answers "maybe" from its row group's filter;
  *  - tampering: single bit flips at sampled positions inside every kind of
  *    GCM-protected module (page headers, pages, dictionary page headers and
- *    pages, column and offset indexes, column metadata, footer / footer
- *    signature) give UPQ_ERR_AUTH and never data; flips in CTR pages never
+ *    pages, column and offset indexes, bloom filter headers and bitsets,
+ *    column metadata, footer / footer signature) give UPQ_ERR_AUTH and
+ *    never data (nor a bloom filter answer); flips in CTR pages never
  *    crash (run under ASan+UBSan by make check-asan);
  *  - wrong keys, missing keys and a missing AAD prefix fail with
  *    UPQ_ERR_AUTH; unencrypted columns of a plaintext-footer file read
@@ -97,6 +100,7 @@ static void mode_name(const mode *m, char *buf, size_t n)
 }
 
 static upq_column_key ckeys[2];
+static upq_column_opts copts[NCOLS];
 
 static upq_status write_file(const mode *m, sink_buf *s, int sink_mode, const upq_writer_opts *extra)
 {
@@ -113,6 +117,14 @@ static upq_status write_file(const mode *m, sink_buf *s, int sink_mode, const up
         o.page_size = 512;
         o.row_group_rows = nrows / 3u + 1u; /* three row groups */
         o.codec = UPQ_CODEC_SNAPPY;
+        /* bloom filters on every column that can have one */
+        memset(copts, 0, sizeof copts);
+        for (i = 0; i < 3; i++) {
+            copts[i].bloom = 1;
+            copts[i].bloom_ndv = nrows / 3u + 1u;
+        }
+        o.columns = copts;
+        o.ncolumns = NCOLS;
     }
     memset(&e, 0, sizeof e);
     e.algorithm = m->ctr ? UPQ_CRYPTO_AES_GCM_CTR_V1 : UPQ_CRYPTO_AES_GCM_V1;
@@ -312,8 +324,58 @@ static upq_status rd_column(rd *x, uint32_t col, unsigned long *bad)
     return UPQ_DONE;
 }
 
-/* Opens and reads everything: UPQ_DONE with *bad 0 when all is there and
- * right, else the first failing status. */
+/* Asks the bloom filter of leaf `col` (0 id, 1 name, 2 val) in every row
+ * group about every value that row group holds: UPQ_DONE when all filters
+ * load (*bad counts false negatives), else the first failing status. */
+static upq_status rd_bloom(rd *x, uint32_t col, unsigned long *bad)
+{
+    const upq_file_metadata *m = upq_reader_metadata(&x->r);
+    uint32_t g, row = 0;
+    for (g = 0; g < m->row_groups.n; g++) {
+        upq_bloom_reader br;
+        uint32_t end = row + (uint32_t)m->row_groups.v[g].num_rows;
+        upq_status st = upq_bloom_open(&br, &x->r, g, col);
+        if (st == UPQ_DONE) /* every chunk was written with one */
+            st = UPQ_ERR_STATE;
+        while (st == UPQ_OK || st == UPQ_AGAIN) {
+            st = upq_bloom_load(&br);
+            if (st == UPQ_OK)
+                break;
+        }
+        if (st != UPQ_OK) {
+            upq_bloom_close(&br);
+            return st;
+        }
+        for (; row < end; row++) {
+            int maybe = 0;
+            int64_t id = v_id(row);
+            double val = v_val(row);
+            char nm[24];
+            upq_bytes b;
+            if (col == 0)
+                st = upq_bloom_might_contain(&br, &id, &maybe);
+            else if (col == 1) {
+                if (name_null(row))
+                    continue;
+                v_name(row, nm);
+                b.ptr = (const uint8_t *)nm;
+                b.len = (uint32_t)strlen(nm);
+                st = upq_bloom_might_contain(&br, &b, &maybe);
+            } else {
+                if (val_null(row))
+                    continue;
+                st = upq_bloom_might_contain(&br, &val, &maybe);
+            }
+            if (st != UPQ_OK || !maybe)
+                (*bad)++;
+        }
+        upq_bloom_close(&br);
+    }
+    return UPQ_DONE;
+}
+
+/* Opens and reads everything (values, then bloom filters): UPQ_DONE with
+ * *bad 0 when all is there and right, else the first failing status. */
 static upq_status rd_all(const uint8_t *data, size_t len, keys *k, unsigned long *bad,
                          const tu_flaky_cfg *cfg)
 {
@@ -325,6 +387,11 @@ static upq_status rd_all(const uint8_t *data, size_t len, keys *k, unsigned long
         return st;
     for (c = 0; c < NCOLS; c++) {
         st = rd_column(&x, c, bad);
+        if (st != UPQ_DONE)
+            return st;
+    }
+    for (c = 0; c < 3; c++) {
+        st = rd_bloom(&x, c, bad);
         if (st != UPQ_DONE)
             return st;
     }
@@ -393,6 +460,12 @@ static void roundtrip_modes(void)
                         TU_CHECK_UINT(bad, 0);
                         TU_CHECK_STATUS(rd_column(&x, 0, &bad), UPQ_ERR_AUTH);
                         TU_CHECK_STATUS(rd_column(&x, 2, &bad), UPQ_ERR_AUTH);
+                        TU_CHECK_STATUS(rd_bloom(&x, 1, &bad), UPQ_DONE);
+                        TU_CHECK_UINT(bad, 0);
+                        TU_CHECK_STATUS(rd_bloom(&x, 0, &bad), UPQ_ERR_AUTH);
+                        TU_CHECK_INT(upq_reader_error(&x.r)->column, 0);
+                        TU_CHECK_STATUS(rd_bloom(&x, 2, &bad), UPQ_ERR_AUTH);
+                        TU_CHECK_INT(upq_reader_error(&x.r)->column, 2);
                     }
                     sink_free(&s);
                 }
@@ -400,10 +473,11 @@ static void roundtrip_modes(void)
 
 /* ---- tampering ---------------------------------------------------------------- */
 
-enum { K_DICT_HDR, K_DICT_PAGE, K_DATA_HDR, K_DATA_PAGE, K_CI, K_OI, K_FOOTER, K_COLMETA, K_KINDS };
+enum { K_DICT_HDR, K_DICT_PAGE, K_DATA_HDR, K_DATA_PAGE, K_CI, K_OI, K_FOOTER, K_COLMETA, K_BF_HDR,
+       K_BF_BITS, K_KINDS };
 static const char *kind_name[K_KINDS] = {"dictionary page header", "dictionary page", "data page header",
                                          "data page", "column index", "offset index", "footer",
-                                         "column metadata"};
+                                         "column metadata", "bloom filter header", "bloom filter bitset"};
 
 typedef struct region {
     size_t start, end;
@@ -473,6 +547,18 @@ static void map_modules(const uint8_t *data, size_t len, int plain_footer)
                 hdr = !hdr;
                 pos += 4 + l;
             }
+            if (UPQ_ISSET(*md, UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET)) {
+                /* header module, then bitset module: each past its length */
+                size_t bo = (size_t)md->bloom_filter_offset, hl = upq_load_le32(data + bo);
+                size_t bend = bo + (size_t)md->bloom_filter_length;
+                TU_CHECK_UINT(bend - (bo + 4 + hl + 4), upq_load_le32(data + bo + 4 + hl));
+                add_region(bo + 4, bo + 4 + hl, K_BF_HDR);
+                regs[nregs - 1].rg = g;
+                regs[nregs - 1].col = c;
+                add_region(bo + 4 + hl + 4, bend, K_BF_BITS);
+                regs[nregs - 1].rg = g;
+                regs[nregs - 1].col = c;
+            }
             if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_COLUMN_INDEX_OFFSET)) {
                 add_region((size_t)ch->column_index_offset + 4,
                            (size_t)(ch->column_index_offset + ch->column_index_length), K_CI);
@@ -539,6 +625,32 @@ static upq_status read_index(const uint8_t *data, size_t len, const region *g, i
     return st;
 }
 
+/* The bloom filter of the region's chunk as upq_bloom_load gives it:
+ * UPQ_DONE when it loads (an answer would follow). */
+static upq_status read_bloom(const uint8_t *data, size_t len, const region *g)
+{
+    static rd x;
+    upq_bloom_reader br;
+    keys k;
+    upq_status st;
+    memset(&k, 0, sizeof k);
+    st = rd_open(&x, data, len, &k, NULL);
+    if (st != UPQ_OK)
+        return st;
+    st = upq_bloom_open(&br, &x.r, g->rg, g->col);
+    while (st == UPQ_OK || st == UPQ_AGAIN) {
+        st = upq_bloom_load(&br);
+        if (st == UPQ_OK) {
+            st = upq_bloom_filter(&br) ? UPQ_DONE : UPQ_ERR_STATE;
+            break;
+        }
+    }
+    if (st == UPQ_ERR_AUTH && upq_bloom_filter(&br))
+        st = UPQ_ERR_STATE; /* never a filter next to an error */
+    upq_bloom_close(&br);
+    return st;
+}
+
 /* Flips `flips` sampled bits per region kind; GCM modules must say AUTH. */
 static void tamper(const mode *m, unsigned per_kind, unsigned long *total)
 {
@@ -574,6 +686,8 @@ static void tamper(const mode *m, unsigned per_kind, unsigned long *total)
             memset(&k, 0, sizeof k);
             if (kind == K_CI || kind == K_OI)
                 st = read_index(copy, s.n, g, kind);
+            else if (kind == K_BF_HDR || kind == K_BF_BITS)
+                st = read_bloom(copy, s.n, g);
             else
                 st = rd_all(copy, s.n, &k, &bad, NULL);
             if (st == UPQ_ERR_AUTH)

@@ -24,6 +24,9 @@ extern "C" {
  * to 128 MiB. */
 #define UPQ_BLOOM_MIN_BYTES 32u
 #define UPQ_BLOOM_MAX_BYTES (128u << 20)
+/* Largest encrypted BloomFilterHeader module read (its length field
+ * included); the header itself is a dozen bytes. */
+#define UPQ_BLOOM_MAX_HEADER_MODULE 4096u
 
 /* XXH64 of data[0..len) with `seed` (xxHash specification 0.1.1); Parquet
  * hashes with seed 0. data may be NULL when len is 0. */
@@ -93,6 +96,11 @@ typedef struct upq_bloom_reader {
     upq_bloom_filter_header hdr;
     upq_bloom filter;         /* the bitset, in the reader's arena */
     upq_arena_mark mark;      /* arena position at open, restored by close */
+    /* encrypted columns: header and bitset are one GCM module each */
+    const struct upq_aes_key *key; /* NULL: a plaintext filter */
+    int32_t rg_ord;           /* row group ordinal of the modules' AADs */
+    uint8_t *mod;             /* the module being read (arena), length field first */
+    uint32_t mod_len;         /* its size in bytes, once known */
 } upq_bloom_reader;
 
 /*
@@ -100,9 +108,11 @@ typedef struct upq_bloom_reader {
  * `rg` of an open reader. No I/O happens here. Returns UPQ_OK; UPQ_DONE when
  * the chunk has no bloom filter (nothing to read); UPQ_ERR_INVAL (bad
  * index, a column not kept by the projection, a BOOLEAN column);
- * UPQ_ERR_UNSUPPORTED (encrypted column metadata); UPQ_ERR_CORRUPT (an
- * offset or length outside the file's data). Errors are described by
- * upq_reader_error().
+ * UPQ_ERR_AUTH (an encrypted column whose key the reader's key callback
+ * does not give, as the column reader says); UPQ_ERR_UNSUPPORTED (an
+ * encrypted column in a build without crypto); UPQ_ERR_NOMEM (room for the
+ * column key); UPQ_ERR_CORRUPT (an offset or length outside the file's
+ * data). Errors are described by upq_reader_error().
  */
 upq_status upq_bloom_open(upq_bloom_reader *b, upq_reader *r, uint32_t rg, uint32_t column);
 
@@ -119,6 +129,13 @@ void upq_bloom_set_max_bytes(upq_bloom_reader *b, uint32_t max_bytes);
  * bytes, or that lies outside the filter's length or the file's data);
  * UPQ_ERR_LIMIT (bitset above max_bytes); UPQ_ERR_NOMEM
  * (upq_arena_needed() tells the size); UPQ_ERR_IO / UPQ_ERR_TRUNCATED.
+ * An encrypted column's filter is two GCM modules (BloomFilter Header and
+ * Bitset, the column's key, AADs with the row group and column ordinals):
+ * each is read whole and authenticated before it is used, so a tag that
+ * does not verify (wrong key, tampering) gives UPQ_ERR_AUTH and never an
+ * answer; a module length that disagrees with the header gives
+ * UPQ_ERR_CORRUPT. The header module may be at most
+ * UPQ_BLOOM_MAX_HEADER_MODULE bytes (UPQ_ERR_LIMIT).
  */
 upq_status upq_bloom_load(upq_bloom_reader *b);
 
