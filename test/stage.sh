@@ -7,8 +7,10 @@
 # RESULT_FILE gets one line "PASSED FAILED STATUS": the command's last
 # `N passed, N failed` line when it printed one, else 1/0 by exit status.
 # A command that fails while its counts say nothing failed counts one extra
-# failure. Exit status 77 means "skipped" (the command says why). The stage
-# itself always succeeds, so make goes on with the other stages.
+# failure. Exit status 77 means "skipped" (the command says why), unless
+# UPQ_STRICT=1 (set by .ci/run, which installs everything every stage needs):
+# then a skipped stage is a failure, so nothing is left out unnoticed. The
+# stage itself always succeeds, so make goes on with the other stages.
 set -u
 res=$1
 label=$2
@@ -22,7 +24,12 @@ log="${res%.*}.log"
 rc=${PIPESTATUS[0]}
 
 if [ "$rc" -eq 77 ]; then
-    echo "0 0 skip" >"$res"
+    if [ "${UPQ_STRICT:-0}" = 1 ]; then
+        echo "0 1 fail" >"$res"
+        echo "$label: FAILED (skipped, and UPQ_STRICT=1 allows no skips; log: $log)"
+    else
+        echo "0 0 skip" >"$res"
+    fi
     exit 0
 fi
 summary=$(grep -E '^([A-Za-z_-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
