@@ -884,7 +884,8 @@ static void test_statistics(void)
     static const uint8_t s2a[5] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
     static const uint8_t dec[4][2] = {{0x00, 0xFF}, {0xFF, 0}, {0x01, 0x00}, {0x80, 0}};
     static const uint8_t declen[4] = {2, 1, 2, 1};
-    static const uint16_t halves[4] = {0x3C00, 0xBC00, 0x7E00, 0x3C00};
+    /* FLOAT16 bytes as stored (little-endian): 1, -1, NaN, 1 */
+    static const uint8_t halves[4][2] = {{0x00, 0x3C}, {0x00, 0xBC}, {0x00, 0x7E}, {0x00, 0x3C}};
 
     tu_case("statistics: orders, NaN, zeros, truncation");
     upq_sb_init(&b, el, NS + 1, NULL);
@@ -934,7 +935,7 @@ static void test_statistics(void)
         upq_store_le64(i96.b, (uint64_t)row * 3600000000000u);
         upq_store_le32(i96.b + 8, 2460000u + row);
         TU_CHECK_STATUS(upq_writer_set(&w, S_I96, &i96), UPQ_OK);
-        bv.ptr = (const uint8_t *)&halves[row];
+        bv.ptr = halves[row];
         bv.len = 2;
         TU_CHECK_STATUS(upq_writer_set(&w, S_H, &bv), UPQ_OK);
         TU_CHECK_STATUS(upq_writer_end_row(&w), UPQ_OK);
