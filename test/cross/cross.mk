@@ -22,7 +22,7 @@ UPQ_CROSS_MK := 1
 CROSS_TEST_TARGETS := aarch64 powerpc
 QEMU.aarch64 ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
 QEMU.powerpc ?= qemu-ppc -L /usr/powerpc-linux-gnu
-CROSS_TEST_REPEAT ?= 1
+CROSS_TEST_REPEAT ?= 4
 CROSS_TEST_TIMEOUT ?= 900
 
 # $(call upq_cross_rules,TARGET)
@@ -89,5 +89,24 @@ check-cross-powerpc: cross-powerpc $(UPQ)
 	@UPQ_TEST_REPEAT=$(CROSS_TEST_REPEAT) bash test/sum_counts.sh \
 	    'bash test/run_tests.sh --label powerpc --logdir $(XB.powerpc)/check-logs --timeout $(CROSS_TEST_TIMEOUT) --runner "$(QEMU.powerpc)" -- $(XTEST_BINS.powerpc)' \
 	    'bash test/cross/same_output.sh $(UPQ) $(XB.powerpc)/upq-run'
+
+# ---- kernels: scalar twins against the build's selection -------------------
+# make bench runs it on the host; make bench-aarch64 under qemu-aarch64, where
+# the figures only show that NEON and scalar agree (emulated speed says
+# nothing about a real core's).
+XBENCH_KERNELS.aarch64 := $(XB.aarch64)/test/bench/bench_kernels
+$(XBENCH_KERNELS.aarch64): $(XB.aarch64)/test/bench/bench_kernels.o $(XLIB.aarch64) $(DEPS_LIBS.aarch64)
+	$(TCC.aarch64) $(TFLAGS.aarch64) -o $@ $< $(XLIBS.aarch64)
+$(XB.aarch64)/test/bench/bench_kernels.o: test/bench/bench_kernels.c $(DEPS_STAMPS) test/cross/cross.mk
+	@mkdir -p $(dir $@)
+	$(TCC.aarch64) $(XCFLAGS_TEST.aarch64) -MMD -MP -c $< -o $@
+
+.PHONY: bench-kernels bench-aarch64
+bench: bench-kernels
+bench-kernels: $(HOST)/test/bench/bench_kernels
+	@$(HOST)/test/bench/bench_kernels $(BENCH_SECONDS)
+bench-aarch64: $(XBENCH_KERNELS.aarch64)
+	@echo "(under qemu-aarch64: emulated speed, not a real core's; the point is the same output)"
+	@$(QEMU.aarch64) $(XBENCH_KERNELS.aarch64) 0.1
 
 endif
