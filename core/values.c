@@ -54,7 +54,7 @@ static void dict_gather(const upq_values_dec *d, void *out, const uint32_t *idx,
     case UPQ_TYPE_INT96: upq_gather_i96((upq_int96 *)out, (const upq_int96 *)v, idx, n); break;
     case UPQ_TYPE_FLOAT: UPQ_K(gather_f32)((float *)out, (const float *)v, idx, n); break;
     case UPQ_TYPE_DOUBLE: UPQ_K(gather_f64)((double *)out, (const double *)v, idx, n); break;
-    default: UPQ_K(gather_bytes)((upq_bytes *)out, (const upq_bytes *)v, idx, n); break;
+    default: upq_gather_bytes((upq_bytes *)out, (const upq_bytes *)v, idx, n); break;
     }
 }
 

@@ -146,19 +146,6 @@ NEON_GATHER(upq_neon_gather_u64, upq_gather_u64, uint64_t, uint64x2_t, vdupq_n_u
 NEON_GATHER(upq_neon_gather_f64, upq_gather_f64, double, float64x2_t, vdupq_n_f64, vsetq_lane_f64,
             vst1q_f64, 2)
 
-/* A byte-array descriptor is 16 bytes on AArch64 (pointer, length, padding):
- * one vector load and store each. */
-void upq_neon_gather_bytes(upq_bytes *out, const upq_bytes *dict, const uint32_t *idx, size_t n)
-{
-    size_t i = 0;
-    if (sizeof(upq_bytes) == 16) {
-        for (; i < n; i++)
-            vst1q_u8((uint8_t *)(void *)&out[i],
-                     vld1q_u8((const uint8_t *)(const void *)&dict[idx[i]]));
-    }
-    upq_gather_bytes(out + i, dict, idx + i, n - i);
-}
-
 /* ---- statistics --------------------------------------------------------- */
 
 void upq_neon_minmax_i32(const int32_t *v, size_t n, upq_minmax32 *r)

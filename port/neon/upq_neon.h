@@ -45,7 +45,6 @@ void upq_neon_gather_u32(uint32_t *out, const uint32_t *dict, const uint32_t *id
 void upq_neon_gather_u64(uint64_t *out, const uint64_t *dict, const uint32_t *idx, size_t n);
 void upq_neon_gather_f32(float *out, const float *dict, const uint32_t *idx, size_t n);
 void upq_neon_gather_f64(double *out, const double *dict, const uint32_t *idx, size_t n);
-void upq_neon_gather_bytes(upq_bytes *out, const upq_bytes *dict, const uint32_t *idx, size_t n);
 
 void upq_neon_minmax_i32(const int32_t *v, size_t n, upq_minmax32 *r);
 void upq_neon_minmax_i64(const int64_t *v, size_t n, upq_minmax64 *r);

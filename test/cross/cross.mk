@@ -81,13 +81,13 @@ CHECK_EXTRA_TARGETS += check-cross-aarch64 check-cross-powerpc
 # The programs, then upq's values against DuckDB (as the conformance stage).
 check-cross-aarch64: cross-aarch64 $(INTEROP_STAMP) $(UPQ)
 	@UPQ_TEST_REPEAT=$(CROSS_TEST_REPEAT) bash test/sum_counts.sh \
-	    'bash test/run_tests.sh --label aarch64 --logdir $(XB.aarch64)/check-logs --timeout $(CROSS_TEST_TIMEOUT) --runner "$(QEMU.aarch64)" -- $(XTEST_BINS.aarch64)' \
+	    'bash test/run_tests.sh --label neon --logdir $(XB.aarch64)/check-logs --timeout $(CROSS_TEST_TIMEOUT) --runner "$(QEMU.aarch64)" -- $(XTEST_BINS.aarch64)' \
 	    '$(NODE) $(INTEROP_DIR)/cat_vs_duckdb.mjs --upq $(XB.aarch64)/upq-run --generated-dir $(XB.aarch64)/generated'
 
 # Big-endian: the programs, then upq's output equal to the host's.
 check-cross-powerpc: cross-powerpc $(UPQ)
 	@UPQ_TEST_REPEAT=$(CROSS_TEST_REPEAT) bash test/sum_counts.sh \
-	    'bash test/run_tests.sh --label powerpc --logdir $(XB.powerpc)/check-logs --timeout $(CROSS_TEST_TIMEOUT) --runner "$(QEMU.powerpc)" -- $(XTEST_BINS.powerpc)' \
+	    'bash test/run_tests.sh --label big-endian --logdir $(XB.powerpc)/check-logs --timeout $(CROSS_TEST_TIMEOUT) --runner "$(QEMU.powerpc)" -- $(XTEST_BINS.powerpc)' \
 	    'bash test/cross/same_output.sh $(UPQ) $(XB.powerpc)/upq-run'
 
 # ---- kernels: scalar twins against the build's selection -------------------

@@ -291,7 +291,7 @@ static void test_dict(void)
 {
     static uint32_t idx[1100], d32[300], o32[1100], s32[1100];
     static uint64_t d64[300], o64[1100], s64[1100];
-    static upq_bytes db[300], ob[1100], sb[1100];
+    static upq_bytes db[300], ob[1100];
     static upq_int96 d96[300], o96[1100];
     static uint8_t d8[300], o8[1100];
     size_t li, i;
@@ -328,12 +328,8 @@ static void test_dict(void)
         TU_CHECK_MSG(good, "gathers n %zu", n);
 #if UPQ_WITH_NEON
         upq_neon_gather_u32(s32, d32, ix, n);
-        upq_neon_gather_f32((float *)(void *)s32 + 0, (const float *)(const void *)d32, ix, 0);
         upq_neon_gather_u64(s64, d64, ix, n);
-        upq_neon_gather_bytes(sb, db, ix, n);
         good = !memcmp(s32, o32, n * 4) && !memcmp(s64, o64, n * 8);
-        for (i = 0; i < n; i++)
-            good &= sb[i].ptr == ob[i].ptr && sb[i].len == ob[i].len;
         TU_CHECK_MSG(good, "neon gathers n %zu", n);
         /* floats by their bits: lane moves must not touch a NaN's payload */
         upq_neon_gather_f32((float *)(void *)s32, (const float *)(const void *)d32, ix, n);
@@ -342,7 +338,6 @@ static void test_dict(void)
 #else
         (void)s32;
         (void)s64;
-        (void)sb;
 #endif
     }
 }

@@ -479,6 +479,8 @@ static void test_flat(void)
             if (k % 2 == 0) {
                 size_t batch;
                 for (batch = 1; batch <= 250; batch += 249) {
+                    if (!tu_repeat_keep())
+                        continue; /* thinned under emulation (UPQ_TEST_REPEAT) */
                     sink_init(&alt, batch == 1 ? SINK_WHOLE : SINK_AGAIN, tu_seed() + k);
                     arena = NULL;
                     if (write_flat_columns(cfg, &alt, batch, &arena) == UPQ_OK) {
@@ -493,6 +495,8 @@ static void test_flat(void)
             for (m = SINK_ONE; m <= SINK_AGAIN; m++) {
                 if (m == SINK_ONE && (k % 3) != 0)
                     continue; /* 1-byte runs are slow: a third of the configurations */
+                if (!tu_repeat_keep())
+                    continue;
                 sink_init(&alt, m, tu_seed() + k * 7u + (uint64_t)m);
                 arena = NULL;
                 if (write_flat(cfg, &alt, rows, &w, &arena) == UPQ_OK)
