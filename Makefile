@@ -30,7 +30,7 @@ endif
 
 # Library sources: everything in core/, port/ (not the OS adapters), codecs/ adapters.
 CORE_SRC := $(sort $(wildcard core/*.c))
-PORT_SRC := $(sort $(wildcard port/*.c))
+PORT_SRC := $(sort $(wildcard port/*.c port/neon/*.c))
 CODEC_SRC := $(sort $(wildcard codecs/upq_*.c))
 LIB_SRC := $(CORE_SRC) $(PORT_SRC) $(CODEC_SRC)
 # OS adapters: used by host tools and tests, allowed to call libc.
@@ -84,6 +84,7 @@ $(LIB): $(LIB_OBJ)
 -include examples/examples.mk
 -include test/test.mk
 -include examples/firmware/firmware.mk
+-include test/cross/cross.mk
 
 clean:
 	rm -rf $(BUILD)

@@ -6,6 +6,7 @@
 #   make deps                      fetch, then build for the host
 #   make deps TARGET=cortex-m4     ... for Cortex-M4 (arm-none-eabi, hard float)
 #   make deps TARGET=aarch64       ... for aarch64 Linux
+#   make deps TARGET=powerpc       ... for 32-bit big-endian PowerPC Linux
 #   make deps LZ4_SRC=/path ZSTD_SRC=... MBEDTLS_SRC=... ZLIB_SRC=...
 #                                  use these sources (directory or tarball)
 #   make deps UPQ_DEPS="lz4 zstd"  only some packages
@@ -22,11 +23,12 @@
 DEPS_DIR ?= codecs/.deps
 UPQ_DEPS ?= lz4 zstd mbedtls zlib
 TARGET ?= host
-DEPS_TARGETS := host cortex-m4 cortex-m0plus aarch64
+DEPS_TARGETS := host cortex-m4 cortex-m0plus aarch64 powerpc
 
 # --- toolchains, one set per target ------------------------------------------
 CROSS_CM4 ?= arm-none-eabi-
 CROSS_A64 ?= aarch64-linux-gnu-
+CROSS_PPC ?= powerpc-linux-gnu-
 NM ?= nm
 OBJCOPY ?= objcopy
 
@@ -60,7 +62,16 @@ TAR.aarch64 = $(CROSS_A64)ar
 TNM.aarch64 = $(CROSS_A64)nm
 TOBJCOPY.aarch64 = $(CROSS_A64)objcopy
 TOPT.aarch64 ?= -O2
-TFLAGS.aarch64 =
+# ARMv8 with the CRC32 instructions (every ARMv8.1 core has them; qemu too)
+TFLAGS.aarch64 = -march=armv8-a+crc
+
+# Big-endian: the test that the code never assumes the host's byte order.
+TCC.powerpc = $(CROSS_PPC)gcc
+TAR.powerpc = $(CROSS_PPC)ar
+TNM.powerpc = $(CROSS_PPC)nm
+TOBJCOPY.powerpc = $(CROSS_PPC)objcopy
+TOPT.powerpc ?= -O2
+TFLAGS.powerpc =
 
 # gcc turns copy and fill loops into memcpy/memset calls unless told not to;
 # clang does not do that under -ffreestanding and rejects the gcc flag.
@@ -69,6 +80,7 @@ TNOLOOP.host = $(if $(filter 0,$(DEPS_HOST_IS_CLANG)),-fno-tree-loop-distribute-
 TNOLOOP.cortex-m4 = -fno-tree-loop-distribute-patterns
 TNOLOOP.cortex-m0plus = -fno-tree-loop-distribute-patterns
 TNOLOOP.aarch64 = -fno-tree-loop-distribute-patterns
+TNOLOOP.powerpc = -fno-tree-loop-distribute-patterns
 
 # Package code is not ours: built freestanding like the library, warnings off.
 DEPS_CFLAGS.t = -std=gnu99 $(TOPT.$1) $(TFLAGS.$1) -ffreestanding -fno-builtin $(TNOLOOP.$1) \

@@ -4,7 +4,7 @@
  * Value positions are d->produced (values.c advances it after each call).
  */
 #include "encoding.h"
-#include "kernels.h"
+#include "upq_simd.h"
 #include "upq_port.h"
 
 #if UPQ_WITH_BSS
@@ -59,7 +59,7 @@ upq_status upq_bss_get(upq_values_dec *d, void *out, size_t n, size_t *got, upq_
         if (n > room)
             n = room;
         dst = vb->buf + vb->used;
-        upq_bss_gather(in, stride, width, n, dst);
+        UPQ_K(bss_gather)(in, stride, width, n, dst);
         for (i = 0; i < n; i++) {
             o[i].ptr = dst + i * width;
             o[i].len = (uint32_t)width;
@@ -73,7 +73,7 @@ upq_status upq_bss_get(upq_values_dec *d, void *out, size_t n, size_t *got, upq_
         size_t k = n - done < CHUNK ? n - done : CHUNK;
         /* transpose into PLAIN bytes, then read those as numbers: correct on
          * hosts of either byte order */
-        upq_bss_gather(in + done, stride, width, k, tmp);
+        UPQ_K(bss_gather)(in + done, stride, width, k, tmp);
         upq_plain_fixed(d->physical_type, tmp, (uint8_t *)out + done * width, k);
         done += k;
     }

@@ -1,9 +1,11 @@
 /*
  * CRC-32 (IEEE 802.3 / gzip polynomial, reflected 0xEDB88320), the page
  * checksum Parquet specifies. Table-driven by default; UPQ_CRC32_TABLE=0
- * trades speed for the 1 KB table on the smallest targets.
+ * trades speed for the 1 KB table on the smallest targets. AArch64 builds
+ * with the CRC32 instructions use those instead (port/upq_simd.h).
  */
 #include "uparquet/crc32.h"
+#include "upq_simd.h"
 
 #if UPQ_CRC32_TABLE
 /* Built at compile time would need a generator; a const table keeps it in flash. */
@@ -15,7 +17,7 @@
 static const uint32_t crc_table[256] = {T64(0u), T64(64u), T64(128u), T64(192u)};
 #endif
 
-uint32_t upq_crc32_update(uint32_t crc, const void *data, size_t len)
+uint32_t upq_crc32_update_scalar(uint32_t crc, const void *data, size_t len)
 {
     const uint8_t *p = (const uint8_t *)data;
     crc = ~crc;
@@ -31,6 +33,15 @@ uint32_t upq_crc32_update(uint32_t crc, const void *data, size_t len)
     }
 #endif
     return ~crc;
+}
+
+uint32_t upq_crc32_update(uint32_t crc, const void *data, size_t len)
+{
+#if UPQ_CRC32_HW
+    return upq_neon_crc32_update(crc, data, len);
+#else
+    return upq_crc32_update_scalar(crc, data, len);
+#endif
 }
 
 uint32_t upq_crc32(const void *data, size_t len)

@@ -7,7 +7,7 @@
  * bits exactly as the format asks, without signed overflow.
  */
 #include "encoding.h"
-#include "kernels.h"
+#include "upq_simd.h"
 #include "upq_internal.h"
 #include "upq_port.h"
 
@@ -157,8 +157,8 @@ upq_status upq_delta_get32(upq_delta_dec *d, uint32_t *out, size_t n)
         if (k > MAX_RUN)
             k = MAX_RUN;
         bit = d->group_pos * (unsigned)d->bit_width;
-        upq_unpack32(d->mini + bit / 8u, bit % 8u, out, d->bit_width, k);
-        last = upq_delta_sum32(out, out, k, (uint32_t)d->min_delta, last);
+        UPQ_K(unpack32)(d->mini + bit / 8u, bit % 8u, out, d->bit_width, k);
+        last = UPQ_K(delta_sum32)(out, out, k, (uint32_t)d->min_delta, last);
         advance(d, k);
         out += k;
         n -= k;
@@ -193,13 +193,13 @@ upq_status upq_delta_get64(upq_delta_dec *d, uint64_t *out, size_t n)
         if (bw <= 32) {
             if (k > CHUNK)
                 k = CHUNK;
-            upq_unpack32(d->mini + bit / 8u, bit % 8u, tmp, bw, k);
-            last = upq_delta_sum64_32(out, tmp, k, d->min_delta, last);
+            UPQ_K(unpack32)(d->mini + bit / 8u, bit % 8u, tmp, bw, k);
+            last = UPQ_K(delta_sum64_32)(out, tmp, k, d->min_delta, last);
         } else {
             if (k > MAX_RUN)
                 k = MAX_RUN;
-            upq_unpack64(d->mini + bit / 8u, bit % 8u, out, bw, k);
-            last = upq_delta_sum64(out, out, k, d->min_delta, last);
+            UPQ_K(unpack64)(d->mini + bit / 8u, bit % 8u, out, bw, k);
+            last = UPQ_K(delta_sum64)(out, out, k, d->min_delta, last);
         }
         advance(d, k);
         out += k;
@@ -238,11 +238,11 @@ upq_status upq_delta_skip(upq_delta_dec *d, size_t n)
             if (k > CHUNK)
                 k = CHUNK;
             if (bw <= 32) {
-                upq_unpack32(d->mini + bit / 8u, bit % 8u, tmp, bw, k);
-                sum = upq_sum32(tmp, k);
+                UPQ_K(unpack32)(d->mini + bit / 8u, bit % 8u, tmp, bw, k);
+                sum = UPQ_K(sum32)(tmp, k);
             } else {
-                upq_unpack64(d->mini + bit / 8u, bit % 8u, tmp64, bw, k);
-                sum = upq_sum64(tmp64, k);
+                UPQ_K(unpack64)(d->mini + bit / 8u, bit % 8u, tmp64, bw, k);
+                sum = UPQ_K(sum64)(tmp64, k);
             }
         }
         /* a 32-bit column keeps the low half, which wraps the same way */

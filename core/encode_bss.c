@@ -6,6 +6,7 @@
  */
 #include "encode.h"
 #include "upq_internal.h"
+#include "upq_simd.h"
 
 #if UPQ_WITH_BSS
 
@@ -71,6 +72,9 @@ void upq_enc_bss(upq_wbuf *w, int32_t physical_type, size_t width, const void *v
             for (k = 0; k < width; k++)
                 o[k * n + i] = p[k];
         }
+    } else if (UPQ_BSS_NATIVE_LE) {
+        /* the values' own bytes are their PLAIN bytes */
+        UPQ_K(bss_scatter)((const uint8_t *)values, width, n, o, n);
     } else if (width == 4) {
         split4(values, n, o);
     } else {

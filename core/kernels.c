@@ -272,6 +272,17 @@ void upq_bss_gather(const uint8_t *in, size_t stride, size_t width, size_t n, ui
     }
 }
 
+void upq_bss_scatter(const uint8_t *in, size_t width, size_t n, uint8_t *out, size_t stride)
+{
+    size_t i, k;
+    for (k = 0; k < width; k++) {
+        const uint8_t *s = in + k;
+        uint8_t *o = out + k * stride;
+        for (i = 0; i < n; i++, s += width)
+            o[i] = *s;
+    }
+}
+
 uint32_t upq_max_index(const uint32_t *idx, size_t n)
 {
     /* four independent maxima: no chain of dependent compares */
@@ -322,3 +333,40 @@ void upq_gather_bytes(upq_bytes *out, const upq_bytes *dict, const uint32_t *idx
         out[i].len = dict[idx[i]].len;
     }
 }
+
+#define UPQ_MINMAX_INT(name, T, U, R)                    \
+    void name(const T *v, size_t n, R *r)                \
+    {                                                    \
+        size_t i;                                        \
+        r->smin = r->smax = v[0];                        \
+        r->umin = r->umax = (U)v[0];                     \
+        for (i = 1; i < n; i++) {                        \
+            T x = v[i];                                  \
+            if (x < r->smin) r->smin = x;                \
+            if (x > r->smax) r->smax = x;                \
+            if ((U)x < r->umin) r->umin = (U)x;          \
+            if ((U)x > r->umax) r->umax = (U)x;          \
+        }                                                \
+    }
+UPQ_MINMAX_INT(upq_minmax_i32, int32_t, uint32_t, upq_minmax32)
+UPQ_MINMAX_INT(upq_minmax_i64, int64_t, uint64_t, upq_minmax64)
+
+#define UPQ_MINMAX_FLOAT(name, T)                               \
+    size_t name(const T *v, size_t n, T *mn, T *mx)             \
+    {                                                           \
+        size_t i, nans = 0;                                     \
+        int seen = 0;                                           \
+        for (i = 0; i < n; i++) {                               \
+            T x = v[i];                                         \
+            if (x != x) {                                       \
+                nans++;                                         \
+                continue;                                       \
+            }                                                   \
+            if (!seen || x < *mn) *mn = x;                      \
+            if (!seen || x > *mx) *mx = x;                      \
+            seen = 1;                                           \
+        }                                                       \
+        return nans;                                            \
+    }
+UPQ_MINMAX_FLOAT(upq_minmax_f32, float)
+UPQ_MINMAX_FLOAT(upq_minmax_f64, double)

@@ -57,6 +57,9 @@ uint64_t upq_sum64(const uint64_t *d, size_t n);
  * values' PLAIN bytes back to back).
  */
 void upq_bss_gather(const uint8_t *in, size_t stride, size_t width, size_t n, uint8_t *out);
+/* The encoder's inverse: byte k of value i (in[i * width + k]) goes to
+ * out[k * stride + i]. */
+void upq_bss_scatter(const uint8_t *in, size_t width, size_t n, uint8_t *out, size_t stride);
 
 /*
  * Dictionary gather: out[i] = dict[idx[i]]. Every index must be < the
@@ -71,5 +74,33 @@ void upq_gather_f32(float *out, const float *dict, const uint32_t *idx, size_t n
 void upq_gather_f64(double *out, const double *dict, const uint32_t *idx, size_t n);
 void upq_gather_i96(upq_int96 *out, const upq_int96 *dict, const uint32_t *idx, size_t n);
 void upq_gather_bytes(upq_bytes *out, const upq_bytes *dict, const uint32_t *idx, size_t n);
+
+
+/*
+ * Statistics of n >= 1 values: the signed and the unsigned bounds in one
+ * pass (the column's order picks one).
+ */
+typedef struct upq_minmax32 {
+    int32_t smin, smax;
+    uint32_t umin, umax;
+} upq_minmax32;
+typedef struct upq_minmax64 {
+    int64_t smin, smax;
+    uint64_t umin, umax;
+} upq_minmax64;
+void upq_minmax_i32(const int32_t *v, size_t n, upq_minmax32 *r);
+void upq_minmax_i64(const int64_t *v, size_t n, upq_minmax64 *r);
+/*
+ * Floating-point bounds, NaN left out: returns the number of NaNs; when it is
+ * below n, *mn and *mx are the smallest and largest other value (a zero
+ * bound may be either zero: the caller writes its own). When every value is
+ * NaN, *mn and *mx are unspecified.
+ */
+size_t upq_minmax_f32(const float *v, size_t n, float *mn, float *mx);
+size_t upq_minmax_f64(const double *v, size_t n, double *mn, double *mx);
+
+/* The table-driven (or bitwise) CRC-32 that upq_crc32_update() runs where
+ * there are no CRC32 instructions (core/crc32.c). */
+uint32_t upq_crc32_update_scalar(uint32_t crc, const void *data, size_t len);
 
 #endif

@@ -3,7 +3,7 @@
  * indices, RLE booleans) and the deprecated MSB-first BIT_PACKED levels.
  */
 #include "encoding.h"
-#include "kernels.h"
+#include "upq_simd.h"
 #include "upq_internal.h"
 #include "upq_port.h"
 
@@ -145,7 +145,7 @@ upq_status upq_rle_next(upq_rle_dec *d, uint32_t *buf, size_t buf_cap, size_t ma
         st = take_literal(d, k, &at, &shift);
         if (st != UPQ_OK)
             return st;
-        upq_unpack32(at, shift, buf, d->bit_width, k);
+        UPQ_K(unpack32)(at, shift, buf, d->bit_width, k);
         *is_run = 0;
     }
     *got = k;
@@ -162,7 +162,7 @@ upq_status upq_rle_get32(upq_rle_dec *d, uint32_t *out, size_t n)
         if (st != UPQ_OK)
             return st;
         if (run)
-            upq_fill_u32(out, v, k);
+            UPQ_K(fill_u32)(out, v, k);
         out += k;
         n -= k;
     }
@@ -182,7 +182,7 @@ upq_status upq_rle_get16(upq_rle_dec *d, uint16_t *out, size_t n)
         if (st != UPQ_OK)
             return st;
         if (run) {
-            upq_fill_u16(out, (uint16_t)v, k);
+            UPQ_K(fill_u16)(out, (uint16_t)v, k);
         } else {
             for (i = 0; i < k; i++)
                 out[i] = (uint16_t)tmp[i];
@@ -275,7 +275,7 @@ upq_status upq_bitpacked_get16(upq_bitpacked_dec *d, uint16_t *out, size_t n)
     if (n == 0)
         return UPQ_OK;
     if (bw == 0) {
-        upq_fill_u16(out, 0, n);
+        UPQ_K(fill_u16)(out, 0, n);
         return UPQ_OK;
     }
     /* big-endian bit order: shift bytes in at the bottom, take values from

@@ -5,6 +5,7 @@
  */
 #include "stats.h"
 #include "upq_port.h"
+#include "upq_simd.h"
 
 #if UPQ_WITH_WRITER
 
@@ -193,34 +194,17 @@ static void set_fixed(upq_minmax *m, const uint8_t *lo, const uint8_t *hi, size_
 static void page_ints(upq_minmax *m, int order, const uint8_t *vals, size_t n)
 {
     uint8_t lo[8], hi[8];
-    size_t i;
     if (order == UPQ_SO_I32 || order == UPQ_SO_U32) {
-        const int32_t *v = (const int32_t *)(const void *)vals;
-        int32_t smin = v[0], smax = v[0];
-        uint32_t umin = (uint32_t)v[0], umax = (uint32_t)v[0];
-        for (i = 1; i < n; i++) {
-            int32_t x = v[i];
-            if (x < smin) smin = x;
-            if (x > smax) smax = x;
-            if ((uint32_t)x < umin) umin = (uint32_t)x;
-            if ((uint32_t)x > umax) umax = (uint32_t)x;
-        }
-        upq_store_le32(lo, order == UPQ_SO_I32 ? (uint32_t)smin : umin);
-        upq_store_le32(hi, order == UPQ_SO_I32 ? (uint32_t)smax : umax);
+        upq_minmax32 r;
+        UPQ_K(minmax_i32)((const int32_t *)(const void *)vals, n, &r);
+        upq_store_le32(lo, order == UPQ_SO_I32 ? (uint32_t)r.smin : r.umin);
+        upq_store_le32(hi, order == UPQ_SO_I32 ? (uint32_t)r.smax : r.umax);
         set_fixed(m, lo, hi, 4);
     } else {
-        const int64_t *v = (const int64_t *)(const void *)vals;
-        int64_t smin = v[0], smax = v[0];
-        uint64_t umin = (uint64_t)v[0], umax = (uint64_t)v[0];
-        for (i = 1; i < n; i++) {
-            int64_t x = v[i];
-            if (x < smin) smin = x;
-            if (x > smax) smax = x;
-            if ((uint64_t)x < umin) umin = (uint64_t)x;
-            if ((uint64_t)x > umax) umax = (uint64_t)x;
-        }
-        upq_store_le64(lo, order == UPQ_SO_I64 ? (uint64_t)smin : umin);
-        upq_store_le64(hi, order == UPQ_SO_I64 ? (uint64_t)smax : umax);
+        upq_minmax64 r;
+        UPQ_K(minmax_i64)((const int64_t *)(const void *)vals, n, &r);
+        upq_store_le64(lo, order == UPQ_SO_I64 ? (uint64_t)r.smin : r.umin);
+        upq_store_le64(hi, order == UPQ_SO_I64 ? (uint64_t)r.smax : r.umax);
         set_fixed(m, lo, hi, 8);
     }
 }
@@ -230,41 +214,21 @@ static void page_ints(upq_minmax *m, int order, const uint8_t *vals, size_t n)
 static void page_floats(upq_minmax *m, int order, const uint8_t *vals, size_t n, int64_t *nans)
 {
     uint8_t lo[8], hi[8];
-    size_t i;
-    int seen = 0;
     if (order == UPQ_SO_F32) {
-        const float *v = (const float *)(const void *)vals;
         float mn = 0, mx = 0;
-        for (i = 0; i < n; i++) {
-            float x = v[i];
-            if (x != x) {
-                (*nans)++;
-                continue;
-            }
-            if (!seen || x < mn) mn = x;
-            if (!seen || x > mx) mx = x;
-            seen = 1;
-        }
-        if (!seen)
+        size_t k = UPQ_K(minmax_f32)((const float *)(const void *)vals, n, &mn, &mx);
+        *nans += (int64_t)k;
+        if (k == n)
             return;
         upq_store_le32(lo, mn == 0.0f ? 0x80000000u : upq_f32_bits(mn));
         upq_store_le32(hi, mx == 0.0f ? 0u : upq_f32_bits(mx));
         m->has = 1;
         set_fixed(m, lo, hi, 4);
     } else {
-        const double *v = (const double *)(const void *)vals;
         double mn = 0, mx = 0;
-        for (i = 0; i < n; i++) {
-            double x = v[i];
-            if (x != x) {
-                (*nans)++;
-                continue;
-            }
-            if (!seen || x < mn) mn = x;
-            if (!seen || x > mx) mx = x;
-            seen = 1;
-        }
-        if (!seen)
+        size_t k = UPQ_K(minmax_f64)((const double *)(const void *)vals, n, &mn, &mx);
+        *nans += (int64_t)k;
+        if (k == n)
             return;
         upq_store_le64(lo, mn == 0.0 ? 0x8000000000000000u : upq_f64_bits(mn));
         upq_store_le64(hi, mx == 0.0 ? 0u : upq_f64_bits(mx));

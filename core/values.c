@@ -4,7 +4,7 @@
  * RLE/bit-packing hybrid streams) are decoded here.
  */
 #include "encoding.h"
-#include "kernels.h"
+#include "upq_simd.h"
 #include "upq_internal.h"
 #include "upq_port.h"
 
@@ -34,12 +34,12 @@ static void dict_fill(const upq_values_dec *d, void *out, uint32_t i, size_t n)
 {
     const void *v = d->dict->values;
     switch (d->physical_type) {
-    case UPQ_TYPE_BOOLEAN: upq_fill_u8((uint8_t *)out, ((const uint8_t *)v)[i], n); break;
-    case UPQ_TYPE_INT32: upq_fill_u32((uint32_t *)out, ((const uint32_t *)v)[i], n); break;
-    case UPQ_TYPE_INT64: upq_fill_u64((uint64_t *)out, ((const uint64_t *)v)[i], n); break;
+    case UPQ_TYPE_BOOLEAN: UPQ_K(fill_u8)((uint8_t *)out, ((const uint8_t *)v)[i], n); break;
+    case UPQ_TYPE_INT32: UPQ_K(fill_u32)((uint32_t *)out, ((const uint32_t *)v)[i], n); break;
+    case UPQ_TYPE_INT64: UPQ_K(fill_u64)((uint64_t *)out, ((const uint64_t *)v)[i], n); break;
     case UPQ_TYPE_INT96: upq_fill_i96((upq_int96 *)out, (const upq_int96 *)v + i, n); break;
-    case UPQ_TYPE_FLOAT: upq_fill_f32((float *)out, ((const float *)v)[i], n); break;
-    case UPQ_TYPE_DOUBLE: upq_fill_f64((double *)out, ((const double *)v)[i], n); break;
+    case UPQ_TYPE_FLOAT: UPQ_K(fill_f32)((float *)out, ((const float *)v)[i], n); break;
+    case UPQ_TYPE_DOUBLE: UPQ_K(fill_f64)((double *)out, ((const double *)v)[i], n); break;
     default: upq_fill_bytes((upq_bytes *)out, ((const upq_bytes *)v)[i], n); break;
     }
 }
@@ -49,11 +49,11 @@ static void dict_gather(const upq_values_dec *d, void *out, const uint32_t *idx,
     const void *v = d->dict->values;
     switch (d->physical_type) {
     case UPQ_TYPE_BOOLEAN: upq_gather_u8((uint8_t *)out, (const uint8_t *)v, idx, n); break;
-    case UPQ_TYPE_INT32: upq_gather_u32((uint32_t *)out, (const uint32_t *)v, idx, n); break;
-    case UPQ_TYPE_INT64: upq_gather_u64((uint64_t *)out, (const uint64_t *)v, idx, n); break;
+    case UPQ_TYPE_INT32: UPQ_K(gather_u32)((uint32_t *)out, (const uint32_t *)v, idx, n); break;
+    case UPQ_TYPE_INT64: UPQ_K(gather_u64)((uint64_t *)out, (const uint64_t *)v, idx, n); break;
     case UPQ_TYPE_INT96: upq_gather_i96((upq_int96 *)out, (const upq_int96 *)v, idx, n); break;
-    case UPQ_TYPE_FLOAT: upq_gather_f32((float *)out, (const float *)v, idx, n); break;
-    case UPQ_TYPE_DOUBLE: upq_gather_f64((double *)out, (const double *)v, idx, n); break;
+    case UPQ_TYPE_FLOAT: UPQ_K(gather_f32)((float *)out, (const float *)v, idx, n); break;
+    case UPQ_TYPE_DOUBLE: UPQ_K(gather_f64)((double *)out, (const double *)v, idx, n); break;
     default: upq_gather_bytes((upq_bytes *)out, (const upq_bytes *)v, idx, n); break;
     }
 }
@@ -85,7 +85,7 @@ static upq_status dict_take(upq_values_dec *d, void *out, size_t n)
             if (out)
                 dict_fill(d, out, v, k);
         } else {
-            if (upq_max_index(idx, k) >= dict_n)
+            if (UPQ_K(max_index)(idx, k) >= dict_n)
                 return UPQ_ERR_CORRUPT;
             if (out)
                 dict_gather(d, out, idx, k);
@@ -126,7 +126,7 @@ static upq_status rle_bool_take(upq_values_dec *d, uint8_t *out, size_t n)
             return st;
         if (out) {
             if (run) {
-                upq_fill_u8(out, (uint8_t)v, k);
+                UPQ_K(fill_u8)(out, (uint8_t)v, k);
             } else {
                 for (i = 0; i < k; i++)
                     out[i] = (uint8_t)tmp[i];

@@ -3,8 +3,11 @@
 # up their closing `N passed, N failed` lines.
 #
 #   test/run_tests.sh [--label NAME] [--logdir DIR] [--result FILE]
-#                     [--timeout SECONDS] [--] PROGRAM...
+#                     [--timeout SECONDS] [--runner 'CMD ARGS'] [--] PROGRAM...
 #
+# --runner prefixes every program with a command (an emulator such as
+# `qemu-aarch64 -L /usr/aarch64-linux-gnu` for programs built for another
+# target); its words are split on spaces.
 # Each program runs from the current directory with its output saved in
 # LOGDIR/<name>.log. A program counts as one extra failure when it exits
 # non-zero while reporting no failure (a crash, a sanitizer report), when it
@@ -18,12 +21,14 @@ label=tests
 logdir=
 result=
 timeout_s=${TEST_TIMEOUT:-600}
+runner=
 while [ $# -gt 0 ]; do
     case "$1" in
     --label) label=$2; shift 2 ;;
     --logdir) logdir=$2; shift 2 ;;
     --result) result=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
+    --runner) runner=$2; shift 2 ;;
     --) shift; break ;;
     -*) echo "run_tests.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -66,7 +71,8 @@ for prog in "$@"; do
     fi
     start=$(date +%s)
     # (the braces keep bash's own "Aborted" job message out of the output)
-    { timeout --kill-after=10 "$timeout_s" "$prog" >"$log" 2>&1 </dev/null; } 2>/dev/null
+    # shellcheck disable=SC2086 # the runner is a command and its arguments
+    { timeout --kill-after=10 "$timeout_s" $runner "$prog" >"$log" 2>&1 </dev/null; } 2>/dev/null
     rc=$?
     secs=$(( $(date +%s) - start ))
     summary=$(grep -E '^([A-Za-z_-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)

@@ -19,7 +19,8 @@
 #include <string.h>
 
 /* Arenas beyond this are not attempted. */
-#define MAX_ARENA ((size_t)1 << 34 > (size_t)-1 / 2 ? (size_t)-1 / 2 : (size_t)1 << 34)
+/* 16 GB, or half the address space where that is smaller (32-bit hosts) */
+#define MAX_ARENA ((uint64_t)1 << 34 > (uint64_t)((size_t)-1 / 2) ? (size_t)-1 / 2 : (size_t)((uint64_t)1 << 34))
 /* Containers open at once while writing a row: far above what a schema can
  * nest (the plan is at most twice the schema depth). */
 #define MAX_NEST 256

@@ -44,7 +44,8 @@
  * afford row groups of a useful size (the library's default suits boards). */
 #define HOST_CHUNK_SIZE (1024u * 1024u)
 /* Largest arena tried when the writer asks for more. */
-#define MAX_ARENA ((size_t)1 << 34 > (size_t)-1 / 2 ? (size_t)-1 / 2 : (size_t)1 << 34)
+/* 16 GB, or half the address space where that is smaller (32-bit hosts) */
+#define MAX_ARENA ((uint64_t)1 << 34 > (uint64_t)((size_t)-1 / 2) ? (size_t)-1 / 2 : (size_t)((uint64_t)1 << 34))
 
 /* ---- the output file ------------------------------------------------------- */
 

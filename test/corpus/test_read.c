@@ -261,6 +261,8 @@ static void test_file(const char *path)
     /* every I/O pattern and batch size gives the same */
     for (size_t i = 1; i < tu_flaky_ncfgs; i++) {
         run_cfg c2 = {&tu_flaky_cfgs[i], i % 2 ? 7 : 1, 0, UINT64_MAX, 0};
+        if (!tu_repeat_keep())
+            continue;
         if (len > (1u << 20) && c2.batch == 1)
             c2.batch = 7; /* keep large files quick */
         read_file(data, len, &c2, &other, NULL);
@@ -302,7 +304,7 @@ static void test_file(const char *path)
         for (size_t t = 0; t < 5; t++) {
             run_cfg c3 = {&tu_flaky_cfgs[t % tu_flaky_ncfgs], 97, ks[t], UINT64_MAX, 0};
             int ok = 1;
-            if (ks[t] == 0)
+            if (ks[t] == 0 || !tu_repeat_keep())
                 continue;
             read_file(data, len, &c3, &other, NULL);
             ok = other.status == UPQ_OK && other.ncols == full.ncols;
@@ -326,6 +328,8 @@ static void test_file(const char *path)
             uint64_t rng = tu_seed() ^ len;
             int bad = 0;
             for (int t = 0; t < 24; t++) {
+                if (!tu_repeat_keep())
+                    continue;
                 run_cfg c4 = {&tu_flaky_cfgs[0], 1024, 0, 4 + tu_rand_below(&rng, footer_start - 3), 0};
                 read_file(data, len, &c4, &other, &footer_start);
                 if (other.status == UPQ_OK ? !same_files(&full, &other) : other.status > 0)

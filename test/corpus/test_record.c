@@ -301,6 +301,8 @@ static void test_file(const char *path)
     /* every I/O pattern and batch size gives the same */
     for (size_t i = 1; i < tu_flaky_ncfgs; i++) {
         run_cfg c2 = cfg;
+        if (!tu_repeat_keep())
+            continue;
         c2.io = &tu_flaky_cfgs[i];
         c2.batch = i % 3 == 0 ? 1024 : i % 3 == 1 ? 7 : 1;
         if (len > (1u << 20) && c2.batch == 1)
@@ -319,6 +321,8 @@ static void test_file(const char *path)
         static const int halfs[] = {1, 3};
         for (size_t t = 0; t < sizeof ks / sizeof ks[0]; t++) {
             run_cfg c3 = cfg;
+            if (!tu_repeat_keep())
+                continue;
             c3.io = &tu_flaky_cfgs[t % tu_flaky_ncfgs];
             c3.batch = t % 2 ? 3 : 64;
             c3.skip = ks[t];
@@ -330,6 +334,8 @@ static void test_file(const char *path)
         }
         for (size_t t = 0; t < sizeof halfs / sizeof halfs[0]; t++) {
             run_cfg c3 = cfg;
+            if (!tu_repeat_keep())
+                continue;
             c3.io = &tu_flaky_cfgs[(t + 3) % tu_flaky_ncfgs];
             c3.batch = 5;
             c3.skip_after_half = halfs[t];

@@ -1154,7 +1154,8 @@ static void sweep(harness *h, const scenario *sc, reference *ref, int full)
     memset(&t, 0, sizeof t);
     t0 = now();
     for (n = 0; n < ncalls; n++)
-        cut_run(h, sc, ref, CUT_CALLS, n, &t);
+        if (tu_repeat_keep()) /* all of them unless thinned under emulation */
+            cut_run(h, sc, ref, CUT_CALLS, n, &t);
     end_case(sc, "call cuts", &t, t0);
 
     /* (b) torn writes, the writer run to the cut: one byte short of each
@@ -1164,6 +1165,8 @@ static void sweep(harness *h, const scenario *sc, reference *ref, int full)
     t0 = now();
     for (b = 0; b < ref->nbound; b += full ? 1 : 3) {
         uint64_t e = ref->bounds[b];
+        if (!tu_repeat_keep())
+            continue;
         if (e > 0)
             cut_run(h, sc, ref, CUT_BYTES, e - 1, &t);
         if (e + 1 < ref->len)
@@ -1179,7 +1182,7 @@ static void sweep(harness *h, const scenario *sc, reference *ref, int full)
     memset(&t, 0, sizeof t);
     t0 = now();
     for (n = 0; n <= ref->len; n++)
-        if (full || mark[n])
+        if ((full || mark[n]) && tu_repeat_keep())
             check_cut(h, sc, ref, ref->data, (size_t)n, "at byte", n, UINT64_MAX, &t);
     end_case(sc, full ? "byte cuts (every N)" : "byte cuts (sampled)", &t, t0);
     free(mark);

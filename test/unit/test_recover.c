@@ -177,13 +177,19 @@ static void check_cuts(const sink_buf *s, const char *what)
     uint64_t last_checked = UINT64_MAX;
     for (cut = 0; cut <= s->n; cut++) {
         uint64_t valid = 0, rows = 0, want = 0, want_rows = 0;
-        int flaky = cut % 7 == 0;
-        upq_status st = recover(s->p, cut, flaky, cut, 1 << 18, &valid, &rows);
-        for (k = 0; k < ncp; k++)
+        int flaky = cut % 7 == 0, at_cp = 0;
+        upq_status st;
+        for (k = 0; k < ncp; k++) {
             if (cp_end[k] <= cut) {
                 want = cp_end[k];
                 want_rows = cp_rows[k];
             }
+            at_cp |= cp_end[k] == cut;
+        }
+        /* thinned under emulation, but every checkpoint's own end stays */
+        if (!tu_repeat_keep() && !at_cp)
+            continue;
+        st = recover(s->p, cut, flaky, cut, 1 << 18, &valid, &rows);
         if (want == 0) {
             if (st != UPQ_ERR_CORRUPT && bad++ < 5)
                 printf("  %s: cut %zu: %s, want no checkpoint\n", what, cut, upq_strerror(st));
@@ -213,7 +219,8 @@ static void check_cuts(const sink_buf *s, const char *what)
     }
     TU_CHECK_MSG(bad == 0, "%s: %ld cuts recovered wrongly", what, bad);
     TU_CHECK_INT(read_checked, (long)ncp);
-    tu_note("%s: %zu bytes, %zu checkpoints, every cut checked", what, s->n, ncp);
+    tu_note("%s: %zu bytes, %zu checkpoints, %s checked", what, s->n, ncp,
+            tu_repeat() > 1 ? "every checkpoint end and a share of the other cuts" : "every cut");
 }
 
 int main(void)

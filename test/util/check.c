@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "uparquet/status.h"
@@ -119,4 +120,23 @@ int tu_summary(void)
     printf("%lu passed, %lu failed\n", n_passed, n_failed);
     fflush(stdout);
     return (n_failed == 0 && n_passed > 0) ? 0 : 1;
+}
+
+unsigned tu_repeat(void)
+{
+    static unsigned n;
+    if (n == 0) {
+        const char *e = getenv("UPQ_TEST_REPEAT");
+        long v = e && *e ? strtol(e, NULL, 10) : 1;
+        n = v > 1 && v < 1000000 ? (unsigned)v : 1u;
+        if (n > 1)
+            printf("# UPQ_TEST_REPEAT=%u: about one in %u repeated reads runs\n", n, n);
+    }
+    return n;
+}
+
+int tu_repeat_keep(void)
+{
+    static unsigned long k;
+    return k++ % tu_repeat() == 0;
 }

@@ -58,6 +58,16 @@ void tu_note(const char *fmt, ...) TU_PRINTF(1, 2);
 unsigned long tu_passed(void);
 unsigned long tu_failed(void);
 
+/*
+ * Repetitions under emulation. $UPQ_TEST_REPEAT=N (N > 1; the qemu-user
+ * stages set it) thins the repeated reads of a program (other chunkings,
+ * skips, cuts) to about one in N: tu_repeat_keep() says whether the next one
+ * runs, rotating so every variant still runs on some of the inputs. The first
+ * read of every input and all of its checks always run. Unset or 1: all.
+ */
+unsigned tu_repeat(void);
+int tu_repeat_keep(void);
+
 /* Ends the current case, prints `N passed, N failed` and returns the exit
  * status for main(): 0 when nothing failed and at least one check ran. */
 int tu_summary(void);

@@ -23,7 +23,8 @@
  * UPQ_WITH_BSS               1        BYTE_STREAM_SPLIT, read and written (likewise)
  * UPQ_WITH_CRC               1        page CRC32: checked by the reader, written by the
  *                                     writer (0: neither; the CRC table goes too)
- * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built)
+ * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
+ *                            little-endian AArch64 only
  * UPQ_CRC32_TABLE            1        table-driven CRC32 (1 KB .rodata) vs bitwise
  * UPQ_NO_ERRSTR              0        compile out upq_strerror() names
  * UPQ_THRIFT_MAX_DEPTH       16       Thrift nesting limit (structs + containers)
@@ -82,7 +83,9 @@
 #define UPQ_WITH_CRC 1
 #endif
 #ifndef UPQ_WITH_NEON
-#if defined(__ARM_NEON) || defined(__ARM_NEON__)
+/* the kernels are written for little-endian AArch64 (port/neon) */
+#if (defined(__ARM_NEON) || defined(__ARM_NEON__)) && defined(__aarch64__) && \
+    !defined(__ARM_BIG_ENDIAN)
 #define UPQ_WITH_NEON 1
 #else
 #define UPQ_WITH_NEON 0

@@ -20,5 +20,8 @@
 #if UPQ_WITH_NEON && !(defined(__ARM_NEON) || defined(__ARM_NEON__))
 #error "uparquet: UPQ_WITH_NEON=1 needs a NEON target (-mfpu=neon or aarch64)"
 #endif
+#if UPQ_WITH_NEON && (!defined(__aarch64__) || defined(__ARM_BIG_ENDIAN))
+#error "uparquet: UPQ_WITH_NEON=1: the NEON kernels are written for little-endian AArch64"
+#endif
 
 #endif

@@ -1,0 +1,40 @@
+/*
+ * The one place that picks the inner loops a build runs (internal).
+ *
+ * UPQ_K(name) is the kernel the library calls: upq_neon_<name> (port/neon)
+ * when UPQ_WITH_NEON is on, else the scalar upq_<name> (core/kernels.c). The
+ * scalar twins are compiled in every build, so a test can run both on the
+ * same inputs. Kernels without a vector twin are called by their scalar name.
+ *
+ * UPQ_CRC32_HW: the page CRC uses the ARMv8 CRC32 instructions, which compute
+ * Parquet's CRC-32 (IEEE, reflected 0xEDB88320; not the crc32c ones).
+ */
+#ifndef UPQ_SIMD_H
+#define UPQ_SIMD_H
+
+#include "uparquet/config.h"
+#include "kernels.h"
+
+#if UPQ_WITH_NEON
+#include "neon/upq_neon.h"
+#define UPQ_K(name) upq_neon_##name
+#else
+#define UPQ_K(name) upq_##name
+#endif
+
+/* The NEON kernels run on little-endian hosts only: there a number's bytes
+ * in memory are its PLAIN bytes, and the BYTE_STREAM_SPLIT encoder splits
+ * them as they are. Scalar builds split through shifts (any byte order). */
+#if UPQ_WITH_NEON
+#define UPQ_BSS_NATIVE_LE 1
+#else
+#define UPQ_BSS_NATIVE_LE 0
+#endif
+
+#if UPQ_WITH_NEON && defined(__ARM_FEATURE_CRC32)
+#define UPQ_CRC32_HW 1
+#else
+#define UPQ_CRC32_HW 0
+#endif
+
+#endif
