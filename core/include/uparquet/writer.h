@@ -299,6 +299,7 @@ typedef struct upq_wcol {
     uint8_t *pbytes;          /* min/max storage, 2 x scap per page */
     uint32_t scap;            /* bytes of one min or max (0: no min/max) */
     uint8_t ci_ok;            /* a ColumnIndex can be written for this chunk */
+    uint8_t dict_nonce_set;   /* encrypted: the dictionary page's nonces are drawn */
     /* chunk statistics and counters */
     upq_minmax st;
     int64_t nulls, nans, num_values, unc_bytes, comp_bytes, ba_bytes;
@@ -311,10 +312,9 @@ typedef struct upq_wcol {
     /* layout, fixed when the row group ends */
     int64_t chunk_off, data_off, ci_off, oi_off, bf_off;
     int32_t dict_hdr, dict_stored, dict_unc, ci_len, oi_len, bf_hdr;
-    /* encryption: NULL for a plain column */
+    /* encryption: NULL for a plain column (its dictionary page nonces are
+     * with the writer's encryption state, not here in every column) */
     upq_wkey *key;
-    uint8_t dict_nonce[24];   /* dictionary page header + body nonces, fixed at layout */
-    uint8_t dict_nonce_set;
 } upq_wcol;
 
 /* The writer's state: public so it can be static or on the stack (it is
