@@ -342,7 +342,7 @@ static void col_take(wtake *t, upq_wcol *c, uint32_t path_len)
     }
     if (c->chunk_cap)
         c->chunk = (uint8_t *)take(t, c->chunk_cap);
-    if (c->bloom_bytes)
+    if (UPQ_W_BLOOM(c))
         c->bloom = (uint8_t *)take(t, c->bloom_bytes);
     if (mp) {
         c->locs = (upq_page_location *)take(t, mp * sizeof(upq_page_location));
@@ -385,8 +385,9 @@ static void chunk_clear(upq_wcol *c)
     c->enc_mask = 0;
     c->pages_dict = c->pages_plain = 0;
     c->dict_hdr = c->dict_stored = c->dict_unc = c->ci_len = c->oi_len = c->bf_hdr = 0;
-    c->dict_nonce_set = 0;
-    if (c->bloom)
+    if (UPQ_WITH_CRYPTO)
+        c->dict_nonce_set = 0;
+    if (UPQ_WITH_BLOOM && c->bloom)
         upq_memset(c->bloom, 0, c->bloom_bytes);
     dict_clear(c);
 }
