@@ -48,6 +48,9 @@ static upq_status col_fail(upq_column_reader *c, upq_status st, uint64_t off, co
 }
 
 #define MAX_DICT_HEADER 100u
+/* A chunk read with a key; never in a build without decryption, so the
+ * compiler drops the encrypted paths there. */
+#define ENCRYPTED(c) (UPQ_WITH_CRYPTO && (c)->key)
 
 /* Is the writer parquet-mr older than 1.2.9 (or of unknown version)? */
 static int old_parquet_mr(const upq_file_metadata *m)
@@ -92,10 +95,11 @@ upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uin
     if (!ch)
         return col_fail(c, UPQ_ERR_INVAL, UINT64_MAX, "no such column chunk (or not projected)");
     c->mark = upq_arena_save(&r->arena);
-    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) || upq_reader_implicit_crypto(r)) {
+    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) ||
+        (UPQ_WITH_CRYPTO && upq_reader_implicit_crypto(r))) {
         upq_status st;
         void *mem;
-        if (upq_crypto_key_size() == 0)
+        if (!UPQ_WITH_CRYPTO || upq_crypto_key_size() == 0)
             return col_fail(c, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
                             "encrypted column chunk: this build has no decryption");
         mem = upq_arena_alloc(&r->arena, upq_crypto_key_size());
@@ -159,7 +163,7 @@ upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uin
 
 void upq_column_close(upq_column_reader *c)
 {
-    if (c->r && c->key && c->key != c->r->footer_key)
+    if (c->r && ENCRYPTED(c) && c->key != c->r->footer_key)
         upq_aes_wipe((upq_aes_key *)(uintptr_t)c->key);
     if (c->r)
         upq_arena_rewind(&c->r->arena, c->mark);
@@ -258,7 +262,7 @@ static upq_status begin_body(upq_column_reader *c)
         return col_fail(c, UPQ_ERR_LIMIT, c->page_off, "page larger than max_page_size");
     c->body_len = (uint32_t)ph->compressed_page_size;
     c->body_fill = 0;
-    if (c->key) {
+    if (ENCRYPTED(c)) {
         int module = ph->type == UPQ_PAGE_DICTIONARY ? UPQ_MODULE_DICT_PAGE : UPQ_MODULE_DATA_PAGE;
         if (c->r->fc.no_aad) {
             /* DuckDB states the plaintext size; the module adds its framing */
@@ -374,7 +378,7 @@ static void page_needs(const upq_column_reader *c, size_t *raw, size_t *page, si
     } else if (ph->type == UPQ_PAGE_DATA_V2) {
         *page = compressed ? ulen : 0;
         *extra = rebuilt_bytes(c, ph->data_page_header_v2.encoding, ulen);
-    } else if (ph->type == UPQ_PAGE_DICTIONARY && !compressed && !c->key) {
+    } else if (ph->type == UPQ_PAGE_DICTIONARY && !compressed && !ENCRYPTED(c)) {
         *raw = 0; /* read straight into the dictionary's own buffer */
     }
 }
@@ -398,7 +402,7 @@ static upq_status read_body(upq_column_reader *c)
         }
     }
     if (keep)
-        dst = c->ph.type == UPQ_PAGE_DICTIONARY && c->m->codec == UPQ_CODEC_UNCOMPRESSED && !c->key
+        dst = c->ph.type == UPQ_PAGE_DICTIONARY && c->m->codec == UPQ_CODEC_UNCOMPRESSED && !ENCRYPTED(c)
                   ? c->dict_buf
                   : c->raw;
     /* bytes already in the window first */
@@ -580,7 +584,7 @@ static upq_status process_page(upq_column_reader *c)
     upq_status st;
     uint32_t crc_stored = 0;
 
-    if (c->key) {
+    if (ENCRYPTED(c)) {
         /* parquet-mr checksums the page as stored (encrypted) */
         crc_stored = upq_crc32(c->raw, c->body_len);
         st = decrypt_page(c);
@@ -591,7 +595,7 @@ static upq_status process_page(upq_column_reader *c)
                                                                                     : c->raw;
 
     if (UPQ_WITH_CRC && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_CRC) && !c->r->opts.no_crc_check &&
-        !(c->key && crc_stored == (uint32_t)ph->crc) && upq_crc32(body, c->body_len) != (uint32_t)ph->crc)
+        !(ENCRYPTED(c) && crc_stored == (uint32_t)ph->crc) && upq_crc32(body, c->body_len) != (uint32_t)ph->crc)
         return col_fail(c, UPQ_ERR_CRC, c->page_off, "page checksum mismatch");
 
     if (ph->type == UPQ_PAGE_DICTIONARY) {
@@ -700,7 +704,7 @@ static upq_status next_page(upq_column_reader *c)
                 c->stage = CS_DONE;
                 return UPQ_DONE;
             }
-            if (c->key) {
+            if (ENCRYPTED(c)) {
                 st = encrypted_header(c);
                 if (st != UPQ_OK)
                     return st;
@@ -1011,7 +1015,7 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
             if (st != UPQ_DONE && st != UPQ_OK)
                 return st;
             codec = upq_decompress_workspace(c->m->codec);
-            keyb = c->key && c->key != r->footer_key ? align8(upq_crypto_key_size()) : 0;
+            keyb = ENCRYPTED(c) && c->key != r->footer_key ? align8(upq_crypto_key_size()) : 0;
             need = keyb + align8(WINDOW_NEED) + c->scan_dict + c->scan_block;
             upq_column_close(c);
             ws->open = 0;

@@ -267,6 +267,8 @@ STRUCT_DESC(upq_data_page_header_v2, "DataPageHeaderV2", data_page_header_v2_fie
 
 /* ---- bloom filters ---------------------------------------------------- */
 
+#if UPQ_WITH_BLOOM
+
 EMPTY_DESC(upq_split_block_algorithm, "SplitBlockAlgorithm");
 EMPTY_DESC(upq_xx_hash, "XxHash");
 EMPTY_DESC(upq_uncompressed, "Uncompressed");
@@ -302,6 +304,7 @@ static const upq_tfield bloom_filter_header_fields[] = {
 };
 STRUCT_DESC(upq_bloom_filter_header, "BloomFilterHeader", bloom_filter_header_fields);
 #undef S
+#endif /* UPQ_WITH_BLOOM */
 
 /* ---- page header ------------------------------------------------------ */
 
@@ -409,6 +412,8 @@ STRUCT_DESC(upq_column_metadata, "ColumnMetaData", column_metadata_fields);
 
 /* ---- encryption (column level) ---------------------------------------- */
 
+#if UPQ_WITH_CRYPTO
+
 EMPTY_DESC(upq_encryption_with_footer_key, "EncryptionWithFooterKey");
 
 #define S upq_encryption_with_column_key
@@ -429,6 +434,22 @@ static const upq_tfield column_crypto_metadata_fields[] = {
 };
 UNION_DESC(upq_column_crypto_metadata, "ColumnCryptoMetaData", column_crypto_metadata_fields);
 #undef S
+#endif /* UPQ_WITH_CRYPTO */
+
+/* A build without encryption (and likewise without bloom filters) leaves
+ * those descriptions out. The crypto structs inside ColumnChunk and
+ * FileMetaData are then skipped: their isset bits still say that a column or
+ * the file is encrypted, which is all such a build acts on
+ * (UPQ_ERR_UNSUPPORTED, or legacy reading). */
+#if UPQ_WITH_CRYPTO
+#define F_CRYPTO(id, m, sub, nm) F_STRUCT(id, OPT, m, sub, nm)
+#else
+#define F_CRYPTO(id, m, sub, nm) FIELD(id, UPQ_TK_STRUCT, 0, OPT, m, &skipped_##sub##_desc, nm)
+#define SKIPPED_DESC(T, tname) \
+    static const upq_tstruct skipped_##T##_desc = { tname, NULL, 0, (uint16_t)sizeof(T), 0 }
+SKIPPED_DESC(upq_column_crypto_metadata, "ColumnCryptoMetaData");
+SKIPPED_DESC(upq_encryption_algorithm, "EncryptionAlgorithm");
+#endif
 
 /* ---- row groups ------------------------------------------------------- */
 
@@ -441,7 +462,7 @@ static const upq_tfield column_chunk_fields[] = {
     F_I32(5, OPT, offset_index_length, "offset_index_length"),
     F_I64(6, OPT, column_index_offset, "column_index_offset"),
     F_I32(7, OPT, column_index_length, "column_index_length"),
-    F_STRUCT(8, OPT, crypto_metadata, upq_column_crypto_metadata, "crypto_metadata"),
+    F_CRYPTO(8, crypto_metadata, upq_column_crypto_metadata, "crypto_metadata"),
     F_BIN(9, OPT, encrypted_column_metadata, "encrypted_column_metadata"),
 };
 STRUCT_DESC(upq_column_chunk, "ColumnChunk", column_chunk_fields);
@@ -513,6 +534,8 @@ STRUCT_DESC(upq_column_index, "ColumnIndex", column_index_fields);
 
 /* ---- encryption (file level) ------------------------------------------ */
 
+#if UPQ_WITH_CRYPTO
+
 #define S upq_aes_gcm_v1
 static const upq_tfield aes_gcm_v1_fields[] = {
     F_BIN(1, OPT, aad_prefix, "aad_prefix"),
@@ -538,6 +561,7 @@ static const upq_tfield encryption_algorithm_fields[] = {
 };
 UNION_DESC(upq_encryption_algorithm, "EncryptionAlgorithm", encryption_algorithm_fields);
 #undef S
+#endif /* UPQ_WITH_CRYPTO */
 
 /* ---- file ------------------------------------------------------------- */
 
@@ -550,12 +574,13 @@ static const upq_tfield file_metadata_fields[] = {
     F_LIST_STRUCT(5, OPT, key_value_metadata, upq_key_value, "key_value_metadata"),
     F_BIN(6, OPT, created_by, "created_by"),
     F_LIST_STRUCT(7, OPT, column_orders, upq_column_order, "column_orders"),
-    F_STRUCT(8, OPT, encryption_algorithm, upq_encryption_algorithm, "encryption_algorithm"),
+    F_CRYPTO(8, encryption_algorithm, upq_encryption_algorithm, "encryption_algorithm"),
     F_BIN(9, OPT, footer_signing_key_metadata, "footer_signing_key_metadata"),
 };
 STRUCT_DESC(upq_file_metadata, "FileMetaData", file_metadata_fields);
 #undef S
 
+#if UPQ_WITH_CRYPTO
 #define S upq_file_crypto_metadata
 static const upq_tfield file_crypto_metadata_fields[] = {
     F_STRUCT(1, REQ, encryption_algorithm, upq_encryption_algorithm, "encryption_algorithm"),
@@ -563,6 +588,7 @@ static const upq_tfield file_crypto_metadata_fields[] = {
 };
 STRUCT_DESC(upq_file_crypto_metadata, "FileCryptoMetaData", file_crypto_metadata_fields);
 #undef S
+#endif
 
 /* ---- layout checks ---------------------------------------------------- */
 

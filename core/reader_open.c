@@ -111,7 +111,9 @@ static upq_status read_exact(upq_reader *r, uint64_t off, uint8_t *dst, uint32_t
     return UPQ_OK;
 }
 
+#if UPQ_WITH_CRYPTO
 static upq_status after_crypto_metadata(upq_reader *r);
+#endif
 static upq_status after_plain_footer(upq_reader *r);
 static upq_status footer_decode_error(upq_reader *r, upq_status st, uint64_t base);
 static void start_metadata(upq_reader *r, uint64_t limit);
@@ -126,7 +128,7 @@ static upq_status stage_tail(upq_reader *r)
     if (st != UPQ_OK)
         return st;
     if (upq_memcmp(r->tail + 4, "PARE", 4) == 0) {
-        if (upq_crypto_key_size() == 0)
+        if (!UPQ_WITH_CRYPTO || upq_crypto_key_size() == 0)
             return fail(r, UPQ_ERR_UNSUPPORTED, size - 4,
                         "encrypted footer (PARE): this build has no decryption");
         r->enc = UPQ_ENC_FOOTER;
@@ -165,12 +167,14 @@ static upq_status stage_head(upq_reader *r)
     if (!r->win)
         return fail(r, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the read window");
     r->pos = r->footer_start;
+#if UPQ_WITH_CRYPTO
     if (r->enc == UPQ_ENC_FOOTER) {
         upq_tdec_init(&r->tdec, &upq_file_crypto_metadata_desc, &r->fcm, &r->arena, r->footer_len,
                       &r->opts.limits);
         r->stage = RS_FCM;
         return UPQ_OK;
     }
+#endif
     start_metadata(r, r->footer_len);
     r->stage = RS_FOOTER;
     return UPQ_OK;
@@ -201,8 +205,13 @@ static upq_status stage_footer(upq_reader *r)
         }
         st = upq_tdec_feed(&r->tdec, r->win + r->win_used, r->win_fill - r->win_used, &used);
         r->win_used += (uint32_t)used;
-        if (st == UPQ_OK)
-            return r->stage == RS_FCM ? after_crypto_metadata(r) : after_plain_footer(r);
+        if (st == UPQ_OK) {
+#if UPQ_WITH_CRYPTO
+            if (r->stage == RS_FCM)
+                return after_crypto_metadata(r);
+#endif
+            return after_plain_footer(r);
+        }
         if (st != UPQ_AGAIN)
             return footer_decode_error(r, st, r->footer_start);
     }
@@ -218,6 +227,7 @@ static upq_status footer_decode_error(upq_reader *r, upq_status st, uint64_t bas
                                       : "malformed footer metadata");
 }
 
+#if UPQ_WITH_CRYPTO
 /* FileCryptoMetaData read: the encrypted FileMetaData module follows. */
 static upq_status after_crypto_metadata(upq_reader *r)
 {
@@ -273,16 +283,25 @@ static upq_status stage_efooter(upq_reader *r)
     }
 }
 
+#endif /* UPQ_WITH_CRYPTO */
+
 /* A plain FileMetaData is decoded; a plaintext-footer encrypted file has
  * its 28-byte signature after it. */
 static upq_status after_plain_footer(upq_reader *r)
 {
+#if UPQ_WITH_CRYPTO
     uint64_t at = r->pos - (r->win_fill - r->win_used), end = r->footer_start + r->footer_len;
     upq_status st;
+#endif
     if (!UPQ_ISSET(r->meta, UPQ_FILE_METADATA_ENCRYPTION_ALGORITHM)) {
         r->stage = RS_CHECK;
         return UPQ_OK;
     }
+#if !UPQ_WITH_CRYPTO
+    /* legacy reading: unencrypted columns only */
+    r->stage = RS_CHECK;
+    return UPQ_OK;
+#else
     if (upq_crypto_key_size() == 0) {
         /* legacy reading: unencrypted columns only */
         r->stage = RS_CHECK;
@@ -303,7 +322,10 @@ static upq_status after_plain_footer(upq_reader *r)
     upq_memset(&r->cs, 0, sizeof r->cs);
     r->stage = RS_SIGN;
     return UPQ_OK;
+#endif
 }
+
+#if UPQ_WITH_CRYPTO
 
 /* The signature is the tag of the footer encrypted with the footer key. */
 static upq_status stage_sign(upq_reader *r)
@@ -349,6 +371,7 @@ static upq_status stage_sign(upq_reader *r)
     r->stage = RS_COLMETA;
     return UPQ_OK;
 }
+#endif /* UPQ_WITH_CRYPTO */
 
 /* Do the path_in_schema names equal the leaf's path? */
 static int path_matches(const upq_schema *s, const upq_column_desc *cd, const upq_bytes_list *p)
@@ -463,9 +486,11 @@ upq_status upq_reader_open(upq_reader *r)
         case RS_HEAD: st = stage_head(r); break;
         case RS_FOOTER:
         case RS_FCM: st = stage_footer(r); break;
+#if UPQ_WITH_CRYPTO
         case RS_EFOOTER: st = stage_efooter(r); break;
         case RS_SIGN: st = stage_sign(r); break;
         case RS_COLMETA: st = upq_reader_crypto_column_meta(r); if (st == UPQ_OK) r->stage = RS_CHECK; break;
+#endif
         case RS_CHECK: st = stage_check(r); break;
         case RS_OPEN: return UPQ_OK;
         default: return r->err.status != UPQ_OK ? r->err.status : UPQ_ERR_STATE;

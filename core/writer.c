@@ -342,7 +342,7 @@ static void col_take(wtake *t, upq_wcol *c, uint32_t path_len)
     }
     if (c->chunk_cap)
         c->chunk = (uint8_t *)take(t, c->chunk_cap);
-    if (c->bloom_bytes)
+    if (UPQ_W_BLOOM(c))
         c->bloom = (uint8_t *)take(t, c->bloom_bytes);
     if (mp) {
         c->locs = (upq_page_location *)take(t, mp * sizeof(upq_page_location));
@@ -385,8 +385,9 @@ static void chunk_clear(upq_wcol *c)
     c->enc_mask = 0;
     c->pages_dict = c->pages_plain = 0;
     c->dict_hdr = c->dict_stored = c->dict_unc = c->ci_len = c->oi_len = c->bf_hdr = 0;
-    c->dict_nonce_set = 0;
-    if (c->bloom)
+    if (UPQ_WITH_CRYPTO)
+        c->dict_nonce_set = 0;
+    if (UPQ_WITH_BLOOM && c->bloom)
         upq_memset(c->bloom, 0, c->bloom_bytes);
     dict_clear(c);
 }
@@ -487,7 +488,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
             if (pass == 1) {
                 size_t b = upq_w_body_bound(c);
                 size_t wc = w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, v2) +
-                            (w->o.encrypt ? UPQ_W_CRYPTO_OVER : 0u);
+                            (UPQ_W_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
                 if (b == SIZE_MAX || wc < w->hbuf_cap)
                     return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)i, "page bounds overflow");
                 if (wc > worst)
@@ -500,7 +501,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
                 continue;
             }
             c->worst = w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, v2) +
-                       (w->o.encrypt ? UPQ_W_CRYPTO_OVER : 0u);
+                       (UPQ_W_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
             c->max_pages = w->o.no_page_index ? 0 : w->o.max_pages;
             col_take(t, c, it.depth);
             if (direct && w->o.codec != UPQ_CODEC_UNCOMPRESSED)
@@ -523,7 +524,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
             w->hbuf_cap = upq_w_header_bound(max_scap);
             /* encrypted: the header's module framing, and the page module's
              * length and nonce ahead of its body */
-            if (w->o.encrypt && w->hbuf_cap != SIZE_MAX)
+            if (UPQ_W_ENCRYPTING(w) && w->hbuf_cap != SIZE_MAX)
                 w->hbuf_cap += UPQ_W_CRYPTO_OVER + 16u;
         }
     }
@@ -545,6 +546,9 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
             return upq_w_fail(w, UPQ_ERR_INVAL, -1, "key-value metadata without a key");
     if (w->o.columns && w->o.ncolumns != n)
         return upq_w_fail(w, UPQ_ERR_INVAL, -1, "column options do not match the leaf count");
+    if (w->o.encrypt && !UPQ_WITH_CRYPTO)
+        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+                          "encryption is not in this build (UPQ_WITH_CRYPTO 0)");
 
     /* shared scratch */
     pbuf = body;
@@ -557,7 +561,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
     }
     if (pbuf < 256)
         pbuf = 256; /* also the window footers are copied through */
-    if (w->o.encrypt) {
+    if (UPQ_W_ENCRYPTING(w)) {
         /* a dictionary page (or column metadata) sealed in place */
         size_t d = upq_w_align8(w->o.dict_size) + 2u * UPQ_W_CRYPTO_OVER;
         if (w->o.codec != UPQ_CODEC_UNCOMPRESSED && any_dict)
@@ -569,7 +573,8 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
          * (two bounds) and level histograms */
         if (pbuf < 4096u + 2u * (size_t)w->o.stats_max_binary)
             pbuf = 4096u + 2u * (size_t)w->o.stats_max_binary;
-        w->wc = (struct upq_wcrypto *)take(t, upq_wc_need(&w->o));
+        /* the key state, then each column's dictionary page nonces */
+        w->wc = (struct upq_wcrypto *)take(t, upq_w_align8(upq_wc_need(&w->o)) + (size_t)n * 24u);
     }
     w->pbuf_cap = pbuf;
     w->pbuf = (uint8_t *)take(t, pbuf);
@@ -676,10 +681,11 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
         w->arena.needed = t.need + codec_ws;
         return upq_w_fail(w, UPQ_ERR_NOMEM, -1, "arena too small for the writer");
     }
-    if (w->o.encrypt) {
+    if (UPQ_W_ENCRYPTING(w)) {
         st = upq_wc_init(w, w->wc);
         if (st != UPQ_OK)
             return st;
+        w->wc->dict_nonce = (uint8_t *)w->wc + upq_w_align8(upq_wc_need(&w->o));
     }
     w->streaming = (uint8_t)streams_footer(w);
     if (!w->streaming) {

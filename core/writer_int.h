@@ -144,6 +144,14 @@ size_t upq_w_rg_bound(const upq_wcol *cols, uint32_t ncols, const upq_writer_opt
 /* Room one encrypted module adds around its plaintext (GCM; CTR needs less). */
 #define UPQ_W_CRYPTO_OVER ((size_t)UPQ_CRYPTO_GCM_OVERHEAD)
 
+/* The writer's encryption state, a column's key, a column's bloom filter
+ * bytes: constant null or 0 in a build without the option, so that the
+ * compiler leaves those paths out of it. */
+#define UPQ_W_WC(w) (UPQ_WITH_CRYPTO ? (w)->wc : (struct upq_wcrypto *)0)
+#define UPQ_W_ENCRYPTING(w) (UPQ_WITH_CRYPTO && (w)->o.encrypt)
+#define UPQ_W_KEY(c) (UPQ_WITH_CRYPTO ? (c)->key : (upq_wkey *)0)
+#define UPQ_W_BLOOM(c) (UPQ_WITH_BLOOM ? (c)->bloom_bytes : 0u)
+
 typedef struct upq_wcrypto {
     upq_file_crypto fc;
     uint8_t unique[8];          /* aad_file_unique */
@@ -160,6 +168,8 @@ typedef struct upq_wcrypto {
     uint8_t mode;               /* UPQ_WS_*: what each piece gets */
     uint8_t head[28];           /* length + nonce, or the footer signature */
     uint32_t fmd_len;           /* encrypted footer: FileMetaData bytes */
+    uint8_t *dict_nonce;        /* 24 bytes a column: its dictionary page header + body
+                                   nonces, fixed at layout (upq_wcol.dict_nonce_set) */
     uint8_t in_fmd;             /* footer pieces are FileMetaData bytes now */
     uint8_t counting;           /* footer pieces are only counted */
 } upq_wcrypto;

@@ -207,7 +207,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
             UPQ_SET(*z, UPQ_SIZE_STATISTICS_DEFINITION_LEVEL_HISTOGRAM);
         }
     }
-    if (c->bloom_bytes) {
+    if (UPQ_W_BLOOM(c)) {
         md->bloom_filter_offset = c->bf_off;
         md->bloom_filter_length = c->bf_hdr + (int32_t)c->bloom_bytes +
                                   (c->key ? (int32_t)UPQ_W_CRYPTO_OVER : 0);
@@ -226,7 +226,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
             UPQ_SET(*cc, UPQ_COLUMN_CHUNK_COLUMN_INDEX_LENGTH);
         }
     }
-    return c->key ? crypt_cc(w, ci) : UPQ_OK;
+    return UPQ_W_KEY(c) ? crypt_cc(w, ci) : UPQ_OK;
 }
 
 /* An encrypted column's crypto metadata, and its ColumnMetaData encrypted
@@ -489,7 +489,7 @@ size_t upq_w_rg_bound(const upq_wcol *cols, uint32_t ncols, const upq_writer_opt
                        (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET) |
                        (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH) |
                        (1u << UPQ_COLUMN_METADATA_GEOSPATIAL_STATISTICS));
-        if (c->bloom_bytes) {
+        if (UPQ_W_BLOOM(c)) {
             md->isset |= (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET) |
                          (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH);
             md->bloom_filter_offset = INT64_MIN;
@@ -590,7 +590,7 @@ upq_status upq_w_rg_finish(upq_writer *w)
     for (i = 0; i < w->ncols; i++) {
         upq_wcol *c = &w->cols[i];
         c->bf_hdr = 0;
-        if (!c->bloom_bytes)
+        if (!UPQ_W_BLOOM(c))
             continue;
         build_bf(w, c);
         st = count_struct(w, &upq_bloom_filter_header_desc, &m->bf, &c->bf_hdr);
@@ -612,7 +612,7 @@ upq_status upq_w_rg_finish(upq_writer *w)
                 st = count_struct(w, &upq_column_index_desc, &m->ci, &c->ci_len);
                 if (st != UPQ_OK)
                     return st;
-                if (c->key)
+                if (UPQ_W_KEY(c))
                     c->ci_len += (int32_t)UPQ_W_CRYPTO_OVER;
                 c->ci_off = (int64_t)pos;
                 pos += (uint64_t)c->ci_len;
@@ -624,7 +624,7 @@ upq_status upq_w_rg_finish(upq_writer *w)
             st = count_struct(w, &upq_offset_index_desc, &m->oi, &c->oi_len);
             if (st != UPQ_OK)
                 return st;
-            if (c->key)
+            if (UPQ_W_KEY(c))
                 c->oi_len += (int32_t)UPQ_W_CRYPTO_OVER;
             c->oi_off = (int64_t)pos;
             pos += (uint64_t)c->oi_len;
@@ -661,12 +661,12 @@ upq_status upq_w_rg_finish(upq_writer *w)
 
 static int enc_footer(const upq_writer *w)
 {
-    return w->wc && !w->o.encrypt->plaintext_footer;
+    return UPQ_W_WC(w) && !w->o.encrypt->plaintext_footer;
 }
 
 static int signed_footer(const upq_writer *w)
 {
-    return w->wc && w->o.encrypt->plaintext_footer;
+    return UPQ_W_WC(w) && w->o.encrypt->plaintext_footer;
 }
 
 void upq_w_footer_start(upq_writer *w)
@@ -698,11 +698,13 @@ static upq_status tenc_piece(upq_writer *w, const upq_tstruct *d, const void *ob
     return UPQ_OK;
 }
 
-static upq_status footer_piece(upq_writer *w);
+static upq_status footer_step(upq_writer *w);
 
 /* Bytes of the FileMetaData about to be written, by generating it once
  * without output (the encrypted footer's length comes before it). Never
- * reached in checkpoint mode, so nothing is read back. */
+ * reached in checkpoint mode, so nothing is read back. The stages from
+ * G_HEAD to G_CEND are footer_step's alone, so this does not come back
+ * here. */
 static upq_status count_fmd(upq_writer *w, uint32_t *len)
 {
     uint64_t n = 0;
@@ -711,7 +713,7 @@ static upq_status count_fmd(upq_writer *w, uint32_t *len)
     w->tenc_on = 0;
     w->wc->counting = 1;
     while (w->gstage != G_CEND) {
-        st = footer_piece(w);
+        st = footer_step(w);
         if (st != UPQ_OK)
             break;
         n += w->src_len;
@@ -732,6 +734,25 @@ static upq_status count_fmd(upq_writer *w, uint32_t *len)
  * footer is complete, UPQ_AGAIN (reading back blocked) or an error. */
 static upq_status footer_piece(upq_writer *w)
 {
+    if (UPQ_WITH_CRYPTO && w->gstage == G_FHEAD) {
+        /* the encrypted footer's module head: its length counted first */
+        uint32_t len = 0;
+        upq_status st = count_fmd(w, &len);
+        if (st == UPQ_OK)
+            st = upq_wc_stream_begin(w, &w->wc->footer, UPQ_MODULE_FOOTER, -1, len,
+                                     UPQ_WS_ENCRYPT);
+        if (st != UPQ_OK)
+            return st;
+        set_src(w, w->wc->head, 16);
+        w->gstage = G_HEAD;
+        return UPQ_OK;
+    }
+    return footer_step(w);
+}
+
+/* Every footer stage but G_FHEAD. */
+static upq_status footer_step(upq_writer *w)
+{
     int in_rg = w->out_kind == UPQ_OUT_RG;
     int done = 0;
     size_t k, got = 0;
@@ -741,7 +762,7 @@ static upq_status footer_piece(upq_writer *w)
         case G_HEAD:
             if (!enc_footer(w))
                 w->footer_start = w->file_pos;
-            if (w->wc) {
+            if (UPQ_W_WC(w)) {
                 w->wc->in_fmd = 1;
                 if (signed_footer(w)) {
                     st = upq_wc_stream_begin(w, &w->wc->footer, UPQ_MODULE_FOOTER, -1, 0,
@@ -864,6 +885,7 @@ static upq_status footer_piece(upq_writer *w)
             }
             set_src(w, w->win, k);
             return UPQ_OK;
+#if UPQ_WITH_CRYPTO
         case G_ALG: /* field 8, struct: the union, encoded whole */
             if (w->gi == 0) {
                 w->win[0] = 0x1C;
@@ -894,11 +916,13 @@ static upq_status footer_piece(upq_writer *w)
             w->gstage = G_STOP;
             return UPQ_OK;
         }
+#endif
         case G_STOP:
             w->win[0] = 0;
             set_src(w, w->win, 1);
-            w->gstage = w->wc ? G_CEND : G_TAIL;
+            w->gstage = UPQ_W_WC(w) ? G_CEND : G_TAIL;
             return UPQ_OK;
+#if UPQ_WITH_CRYPTO
         case G_CEND:
             /* the encrypted footer's tag, or the plaintext footer's
              * signature (nonce and tag), right after the FileMetaData */
@@ -913,6 +937,7 @@ static upq_status footer_piece(upq_writer *w)
                 set_src(w, w->win, 16);
             }
             return UPQ_OK;
+#endif
         case G_TAIL: {
             uint64_t len = w->file_pos - w->footer_start;
             if (len > UINT32_MAX)
@@ -923,6 +948,7 @@ static upq_status footer_piece(upq_writer *w)
             w->gstage = G_DONE;
             return UPQ_OK;
         }
+#if UPQ_WITH_CRYPTO
         case G_FCM:
             if (!w->tenc_on)
                 w->footer_start = w->file_pos;
@@ -930,18 +956,7 @@ static upq_status footer_piece(upq_writer *w)
             if (done)
                 w->gstage = G_FHEAD;
             return st;
-        case G_FHEAD: {
-            uint32_t len = 0;
-            st = count_fmd(w, &len);
-            if (st == UPQ_OK)
-                st = upq_wc_stream_begin(w, &w->wc->footer, UPQ_MODULE_FOOTER, -1, len,
-                                         UPQ_WS_ENCRYPT);
-            if (st != UPQ_OK)
-                return st;
-            set_src(w, w->wc->head, 16);
-            w->gstage = G_HEAD;
-            return UPQ_OK;
-        }
+#endif
         default: return UPQ_DONE;
         }
     }
@@ -1068,7 +1083,7 @@ static upq_status next_piece(upq_writer *w)
             return UPQ_OK;
         }
         case UPQ_OS_DICT_BODY:
-            set_src(w, w->o.codec != UPQ_CODEC_UNCOMPRESSED || c->key ? w->pbuf : c->dict,
+            set_src(w, w->o.codec != UPQ_CODEC_UNCOMPRESSED || UPQ_W_KEY(c) ? w->pbuf : c->dict,
                     (size_t)c->dict_stored);
             w->ostage = UPQ_OS_CHUNK;
             return UPQ_OK;
@@ -1093,7 +1108,7 @@ static upq_status next_piece(upq_writer *w)
                 w->oc = 0;
                 continue;
             }
-            if (!c->bloom_bytes) {
+            if (!UPQ_W_BLOOM(c)) {
                 w->oc++;
                 continue;
             }
@@ -1133,7 +1148,7 @@ static upq_status next_piece(upq_writer *w)
             }
             if (!w->tenc_on)
                 build_ci(w, c);
-            if (c->key)
+            if (UPQ_W_KEY(c))
                 st = index_module(w, c, UPQ_MODULE_COLUMN_INDEX, &upq_column_index_desc, &m->ci,
                                   c->ci_len, &done);
             else
@@ -1149,7 +1164,7 @@ static upq_status next_piece(upq_writer *w)
             }
             if (!w->tenc_on)
                 build_oi(w, c);
-            if (c->key)
+            if (UPQ_W_KEY(c))
                 st = index_module(w, c, UPQ_MODULE_OFFSET_INDEX, &upq_offset_index_desc, &m->oi,
                                   c->oi_len, &done);
             else
@@ -1159,7 +1174,7 @@ static upq_status next_piece(upq_writer *w)
             return st;
         case UPQ_OS_FOOTER:
             st = footer_piece(w);
-            if (st == UPQ_OK && w->wc && w->wc->in_fmd && w->wc->mode != UPQ_WS_NONE)
+            if (st == UPQ_OK && UPQ_W_WC(w) && w->wc->in_fmd && w->wc->mode != UPQ_WS_NONE)
                 /* encrypted in place (the window, or the RAM log, written
                  * once since checkpoints are off), or only signed */
                 upq_wc_stream_piece(w, (uint8_t *)(uintptr_t)w->src, w->src_len);

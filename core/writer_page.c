@@ -341,7 +341,7 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
     }
     if (stored > INT32_MAX)
         return upq_w_fail(w, UPQ_ERR_LIMIT, col, "page larger than 2 GiB");
-    if (c->key) {
+    if (UPQ_W_KEY(c)) {
         /* sealed in place: its length and nonce go in the 16 bytes reserved
          * ahead of it, the tag after it (both counted in c->worst) */
         size_t ml = 0;
@@ -402,7 +402,7 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
             UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_STATISTICS);
         }
     }
-    if (c->key) {
+    if (UPQ_W_KEY(c)) {
         /* sealed: the header module goes to w->hbuf (length, nonce, tag
          * counted in UPQ_W_CRYPTO_OVER) */
         size_t hm = 0, pl = 0;
@@ -475,7 +475,7 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
         upq_memcpy(c->chunk + c->chunk_used, w->hbuf, hl);
     }
     /* once per page: direct mode encodes the page again at output */
-    if (c->bloom)
+    if (UPQ_WITH_BLOOM && c->bloom)
         upq_w_bloom_take(c, nv);
 
     /* page index entry */
@@ -578,10 +578,11 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
     const uint8_t *body = c->dict;
     size_t stored = c->dict_bytes;
     int32_t col = (int32_t)(c - w->cols);
+    uint8_t *nonce = UPQ_W_KEY(c) ? w->wc->dict_nonce + (size_t)col * 24u : (uint8_t *)0;
     upq_status st;
 
     /* encrypted: the body is built at pbuf + 16 and sealed there */
-    size_t at = c->key ? 16u : 0u, tail = c->key ? UPQ_W_CRYPTO_OVER : 0u;
+    size_t at = UPQ_W_KEY(c) ? 16u : 0u, tail = UPQ_W_KEY(c) ? UPQ_W_CRYPTO_OVER : 0u;
     if (w->o.codec != UPQ_CODEC_UNCOMPRESSED) {
         st = upq_compress(w->o.codec, c->dict, c->dict_bytes, w->pbuf + at, w->pbuf_cap - tail,
                           &stored, &w->arena);
@@ -590,7 +591,7 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
                               "compressing a dictionary page");
         body = w->pbuf;
     }
-    if (c->key) {
+    if (UPQ_W_KEY(c)) {
         size_t ml = 0;
         if (w->o.codec == UPQ_CODEC_UNCOMPRESSED) {
             if (stored > w->pbuf_cap - tail)
@@ -600,15 +601,15 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
         /* the same nonces when the page is made again for output, so it
          * has the same bytes as when the layout was fixed */
         if (!c->dict_nonce_set) {
-            st = upq_wc_nonce(w, c->key, c->dict_nonce);
+            st = upq_wc_nonce(w, c->key, nonce);
             if (st == UPQ_OK)
-                st = upq_wc_nonce(w, c->key, c->dict_nonce + 12);
+                st = upq_wc_nonce(w, c->key, nonce + 12);
             if (st != UPQ_OK)
                 return st;
             c->dict_nonce_set = 1;
         }
         st = upq_wc_seal(w, c->key, UPQ_MODULE_DICT_PAGE, col, -1, w->pbuf, stored,
-                         c->dict_nonce + 12, &ml);
+                         nonce + 12, &ml);
         if (st != UPQ_OK)
             return st;
         stored = ml;
@@ -633,10 +634,10 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
     st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf + at, w->hbuf_cap - at - tail, hdr_len);
     if (st != UPQ_OK)
         return upq_w_fail(w, UPQ_ERR_STATE, col, "dictionary page header larger than its bound");
-    if (c->key) {
+    if (UPQ_W_KEY(c)) {
         size_t hm = 0;
         st = upq_wc_seal(w, c->key, UPQ_MODULE_DICT_PAGE_HEADER, col, -1, w->hbuf, *hdr_len,
-                         c->dict_nonce, &hm);
+                         nonce, &hm);
         if (st != UPQ_OK)
             return st;
         *hdr_len = hm;

@@ -30,9 +30,15 @@
 #define SENSOR_COLUMNS (SENSOR_CHANNELS + 3)
 /* Bytes of the static arena: enough for the options in sensor_logger.c
  * (4 KiB pages, direct mode); sensor_logger_open() checks it against
- * upq_writer_workspace_size(). */
+ * upq_writer_workspace_size(). 48 KiB on 32-bit targets (the Cortex-M4
+ * figure of make size); a 64-bit host's pointers make the writer's
+ * per-column state a quarter larger, hence more there. */
 #ifndef SENSOR_ARENA_BYTES
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define SENSOR_ARENA_BYTES (52u * 1024u)
+#else
 #define SENSOR_ARENA_BYTES (48u * 1024u)
+#endif
 #endif
 #define SENSOR_PAGE_SIZE 4096u
 

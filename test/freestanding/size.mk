@@ -127,7 +127,21 @@ $(SIZE_FIXTURE).o: test/freestanding/stack_fixture.c
 	@mkdir -p $(dir $@)
 	$(TCC.cortex-m4) $(CM4_CFLAGS) -c $< -o $@
 
-size-check: $(call SIZE_IMAGES,$(SIZE_CHECK_TARGETS)) $(SIZE_PROBE).txt $(SIZE_FIXTURE).o
+# The -min sets' options on the host: encryption and bloom filters asked of
+# such a build give UPQ_ERR_UNSUPPORTED (test/freestanding/options_off.c).
+SIZE_OPTIONS_OFF := $(SIZE)/host/options_off
+$(SIZE_OPTIONS_OFF): test/freestanding/options_off.c $(LIB_SRC) port/posix/io_posix.c \
+        $(wildcard core/include/uparquet/*.h core/*.h) test/freestanding/size.mk
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 -O1 $(WARN_LIB) -Wno-missing-prototypes -Werror $(INCLUDES) $(SIZE_MIN_OFF) \
+	    -o $@ test/freestanding/options_off.c $(LIB_SRC) port/posix/io_posix.c
+
+.PHONY: size-options-off
+size-options-off: $(SIZE_OPTIONS_OFF)
+	@$(SIZE_OPTIONS_OFF) $(PARQUET_TESTING_DIR)
+
+size-check: $(call SIZE_IMAGES,$(SIZE_CHECK_TARGETS)) $(SIZE_PROBE).txt $(SIZE_FIXTURE).o \
+        size-options-off
 	@echo upq_fixture_a upq_fixture_c >$(SIZE_FIXTURE).entries
 	@if $(NODE) test/freestanding/size_report.mjs --size-dir $(SIZE) --targets '' --configs '' \
 	        --budgets test/freestanding/budgets.txt --stack-objs $(SIZE_FIXTURE).o \

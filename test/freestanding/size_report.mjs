@@ -162,8 +162,11 @@ try {
 } catch (e) {
   problems.push(`stack: ${e.message} (build with -fcallgraph-info=su)`);
 }
-// a function's key in stack_indirect.txt: its name, or file:name when static
-const keyOf = (n) => (n.title.includes(':') ? `${n.file}.c:${n.name}` : n.name);
+// a function's key in stack_indirect.txt: its name, or file:name when static;
+// without the suffix of a GCC clone (fetch_key.isra.0, f.constprop.0,
+// f.part.0), whose name depends on the compiler's mood, not on the source
+const srcName = (name) => name.replace(/\.(isra|constprop|part|cold)(\.\d+)*$/, '');
+const keyOf = (n) => (n.title.includes(':') ? `${n.file}.c:${srcName(n.name)}` : srcName(n.name));
 const byKey = new Map([...nodes.values()].map((n) => [keyOf(n), n]));
 const indirect = new Map();
 for (const l of fs.readFileSync(args.indirect, 'utf8').split('\n')) {

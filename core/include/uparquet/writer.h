@@ -268,6 +268,7 @@ typedef struct upq_wcol {
     uint8_t pending;          /* row-wise: the current row has its entry staged */
     int32_t enc;              /* encoding without (or after) the dictionary */
     uint32_t vsize;           /* staged bytes per value, 0 for BYTE_ARRAY */
+    uint32_t pend_off;        /* row-wise: staging offset of the pending value */
     /* staging: [0, nlev) levels, nval values in vbytes bytes; the first
      * clev / cval / cbytes of them are committed (rows every column has) */
     uint16_t *def, *rep;
@@ -275,7 +276,6 @@ typedef struct upq_wcol {
     uint32_t vcap, lcap;
     uint32_t nlev, nval, vbytes;
     uint32_t clev, cval, cbytes;
-    uint32_t pend_off;        /* row-wise: staging offset of the pending value */
     uint64_t rows;            /* complete rows taken in this row group */
     uint64_t crows;           /* of them committed */
     uint64_t frows;           /* of them in finished pages */
@@ -299,6 +299,7 @@ typedef struct upq_wcol {
     uint8_t *pbytes;          /* min/max storage, 2 x scap per page */
     uint32_t scap;            /* bytes of one min or max (0: no min/max) */
     uint8_t ci_ok;            /* a ColumnIndex can be written for this chunk */
+    uint8_t dict_nonce_set;   /* encrypted: the dictionary page's nonces are drawn */
     /* chunk statistics and counters */
     upq_minmax st;
     int64_t nulls, nans, num_values, unc_bytes, comp_bytes, ba_bytes;
@@ -306,15 +307,14 @@ typedef struct upq_wcol {
     uint32_t enc_mask;        /* 1 << encoding for every encoding used */
     uint32_t pages_dict, pages_plain; /* data pages per kind (encoding_stats) */
     /* bloom filter of the chunk's values: the bitset as the file stores it */
-    uint8_t *bloom;
     uint32_t bloom_bytes;     /* 0: no filter */
+    uint8_t *bloom;
     /* layout, fixed when the row group ends */
     int64_t chunk_off, data_off, ci_off, oi_off, bf_off;
     int32_t dict_hdr, dict_stored, dict_unc, ci_len, oi_len, bf_hdr;
-    /* encryption: NULL for a plain column */
+    /* encryption: NULL for a plain column (its dictionary page nonces are
+     * with the writer's encryption state, not here in every column) */
     upq_wkey *key;
-    uint8_t dict_nonce[24];   /* dictionary page header + body nonces, fixed at layout */
-    uint8_t dict_nonce_set;
 } upq_wcol;
 
 /* The writer's state: public so it can be static or on the stack (it is
