@@ -13,6 +13,7 @@
  * or the file cannot be created).
  */
 #include "fw_util.h"
+#include "upq_port.h"
 
 #include "../sensor_logger/sensor_logger.h"
 
@@ -51,10 +52,11 @@ int main(void)
     fw_console_open();
     c = fw_console();
     argc = fw_args(argv, 16);
+    upq_memset(&cfg, 0, sizeof cfg); /* fields added later default to 0 */
     cfg.device = "sensor-07";
     cfg.seed = 42;
     cfg.rows = 10000;
-    cfg.row_group_rows = 1000;
+    cfg.row_group_rows = 250; /* direct mode: a 4 KiB page of the device column holds ~315 rows */
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (fw_streq(a, "--rows") && i + 1 < argc && fw_parse_u64(argv[i + 1], &v)) {

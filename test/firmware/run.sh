@@ -3,7 +3,7 @@
 # run by `make check` (stage firmware-check; examples/firmware/firmware.mk
 # passes the inputs in the environment):
 #
-#  logger  sensor_logger.elf logs 10000 rows in 10 row groups through
+#  logger  sensor_logger.elf logs 10000 rows in 40 row groups through
 #          semihosting; the file is byte-identical to the host logger's from
 #          the same seed (also through a sink that says "again" every other
 #          write), and DuckDB reads exactly the generated rows
@@ -70,7 +70,7 @@ stack_of() { sed -n 's/^stack: \([0-9]*\) bytes used.*/\1/p' "$1"; }
 t0=$(date +%s)
 
 # ---- logger -----------------------------------------------------------------------------
-largs=(--rows 10000 --row-group-rows 1000 --seed 7)
+largs=(--rows 10000 --row-group-rows 250 --seed 7)
 qemu_run "$fw/sensor_logger.elf" "$work/logger.console" "${largs[@]}" "$work/logger_fw.parquet"
 rc=$?
 logger_stack=$(stack_of "$work/logger.console")

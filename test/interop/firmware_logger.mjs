@@ -16,7 +16,7 @@ const opt = (name, def) => {
 const file = args[0];
 const ROWS = Number(opt('--rows', '10000'));
 const SEED = BigInt(opt('--seed', '42'));
-const RG_ROWS = Number(opt('--row-group-rows', '1000'));
+const RG_ROWS = Number(opt('--row-group-rows', '250'));
 const DEVICE = opt('--device', 'sensor-07');
 
 const M64 = (1n << 64n) - 1n;
