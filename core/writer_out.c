@@ -210,7 +210,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     if (UPQ_W_BLOOM(c)) {
         md->bloom_filter_offset = c->bf_off;
         md->bloom_filter_length = c->bf_hdr + (int32_t)c->bloom_bytes +
-                                  (c->key ? (int32_t)UPQ_W_CRYPTO_OVER : 0);
+                                  (UPQ_W_KEY(c) ? (int32_t)UPQ_W_CRYPTO_OVER : 0);
         UPQ_SET(*md, UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET);
         UPQ_SET(*md, UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH);
     }
@@ -598,7 +598,7 @@ upq_status upq_w_rg_finish(upq_writer *w)
             return st;
         c->bf_off = (int64_t)pos;
         pos += (uint64_t)c->bf_hdr + c->bloom_bytes;
-        if (c->key) { /* header and bitset: one GCM module each */
+        if (UPQ_W_KEY(c)) { /* header and bitset: one GCM module each */
             c->bf_hdr += (int32_t)UPQ_W_CRYPTO_OVER;
             pos += 2u * UPQ_W_CRYPTO_OVER;
         }
@@ -1114,7 +1114,7 @@ static upq_status next_piece(upq_writer *w)
             }
             if (!w->tenc_on)
                 build_bf(w, c);
-            if (c->key)
+            if (UPQ_W_KEY(c))
                 st = index_module(w, c, UPQ_MODULE_BLOOM_HEADER, &upq_bloom_filter_header_desc,
                                   &m->bf, c->bf_hdr, &done);
             else
@@ -1123,7 +1123,7 @@ static upq_status next_piece(upq_writer *w)
                 w->ostage = UPQ_OS_BF_BITS;
             return st;
         case UPQ_OS_BF_BITS:
-            if (c->key)
+            if (UPQ_W_KEY(c))
                 return bitset_module(w, c);
             set_src(w, c->bloom, c->bloom_bytes);
             w->oc++;
