@@ -74,6 +74,33 @@ size_t utf8_seq_len(const unsigned char *p, size_t n)
     return len;
 }
 
+/* Standard base64 with padding, as a JSON string. */
+void json_append_base64(strbuf *sb, const void *bytes, size_t n)
+{
+    const uint8_t *p = (const uint8_t *)bytes;
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t i;
+    char out[4];
+    sb_addc(sb, '"');
+    for (i = 0; i + 3 <= n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+        out[0] = tab[v >> 18];
+        out[1] = tab[(v >> 12) & 63];
+        out[2] = tab[(v >> 6) & 63];
+        out[3] = tab[v & 63];
+        sb_add(sb, out, 4);
+    }
+    if (n - i > 0) {
+        uint32_t v = (uint32_t)p[i] << 16 | (n - i == 2 ? (uint32_t)p[i + 1] << 8 : 0u);
+        out[0] = tab[v >> 18];
+        out[1] = tab[(v >> 12) & 63];
+        out[2] = n - i == 2 ? tab[(v >> 6) & 63] : '=';
+        out[3] = '=';
+        sb_add(sb, out, 4);
+    }
+    sb_addc(sb, '"');
+}
+
 void json_append_string(strbuf *sb, const void *bytes, size_t n)
 {
     const unsigned char *p = (const unsigned char *)bytes;

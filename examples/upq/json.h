@@ -56,6 +56,9 @@ void json_schema_entries(json_writer *w, const struct upq_schema_element *elems,
 
 /* Appends bytes[0..len) as a JSON string (quotes included), escaped as above. */
 void json_append_string(strbuf *sb, const void *bytes, size_t len);
+/* Appends bytes as a JSON string of standard padded base64 (how upq prints
+ * binary values). */
+void json_append_base64(strbuf *sb, const void *bytes, size_t len);
 
 /* Length of the well-formed UTF-8 sequence starting at p[0..n), or 0 when the
  * byte at p does not start one (ASCII gives 1). */

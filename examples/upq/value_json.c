@@ -33,32 +33,6 @@ static int64_t floor_div(int64_t a, int64_t b)
     return q;
 }
 
-/* Standard base64 with padding, as a JSON string. */
-static void put_base64(strbuf *sb, const uint8_t *p, size_t n)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t i;
-    char out[4];
-    sb_addc(sb, '"');
-    for (i = 0; i + 3 <= n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-        out[0] = tab[v >> 18];
-        out[1] = tab[(v >> 12) & 63];
-        out[2] = tab[(v >> 6) & 63];
-        out[3] = tab[v & 63];
-        sb_add(sb, out, 4);
-    }
-    if (n - i > 0) {
-        uint32_t v = (uint32_t)p[i] << 16 | (n - i == 2 ? (uint32_t)p[i + 1] << 8 : 0u);
-        out[0] = tab[v >> 18];
-        out[1] = tab[(v >> 12) & 63];
-        out[2] = n - i == 2 ? tab[(v >> 6) & 63] : '=';
-        out[3] = '=';
-        sb_add(sb, out, 4);
-    }
-    sb_addc(sb, '"');
-}
-
 /* HH:MM:SS.fraction with the unit's digits; a value that is not a time of
  * day (negative, or a unit this version does not know) stays a number. */
 static void put_time(strbuf *sb, int64_t v, const upq_time_type *t)
@@ -203,7 +177,7 @@ void value_json(strbuf *sb, const upq_schema *s, uint32_t col, const void *v)
         }
         if (lk != UPQ_LOGICAL_TYPE_DECIMAL && lk != UPQ_LOGICAL_TYPE_UUID &&
             lk != UPQ_LOGICAL_TYPE_FLOAT16) {
-            put_base64(sb, b->ptr, b->len);
+            json_append_base64(sb, b->ptr, b->len);
             return;
         }
         p = b->ptr;

@@ -17,22 +17,6 @@
 
 #include "uparquet/variant.h"
 
-static void put_base64(strbuf *sb, const uint8_t *p, size_t n)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t i;
-    sb_addc(sb, '"');
-    for (i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0u) |
-                     (i + 2 < n ? p[i + 2] : 0u);
-        sb_addc(sb, tab[v >> 18]);
-        sb_addc(sb, tab[(v >> 12) & 63]);
-        sb_addc(sb, i + 1 < n ? tab[(v >> 6) & 63] : '=');
-        sb_addc(sb, i + 2 < n ? tab[v & 63] : '=');
-    }
-    sb_addc(sb, '"');
-}
-
 /* Renders through value_render as a typed column would, as a JSON string
  * (or as a bare number when it is one). */
 static void put_typed(strbuf *sb, int32_t physical, int32_t type_length,
@@ -123,7 +107,7 @@ static void put_primitive(strbuf *sb, const upq_variant_item *it)
                          it->type == UPQ_VARIANT_TIMESTAMP || it->type == UPQ_VARIANT_TIMESTAMP_NANOS);
         put_typed(sb, UPQ_TYPE_INT64, -1, &lt, 0, b, 8);
         break;
-    case UPQ_VARIANT_BINARY: put_base64(sb, it->bytes, it->len); break;
+    case UPQ_VARIANT_BINARY: json_append_base64(sb, it->bytes, it->len); break;
     case UPQ_VARIANT_STRING: json_append_string(sb, it->bytes, it->len); break;
     case UPQ_VARIANT_UUID:
         upq_lt_uuid(&lt);

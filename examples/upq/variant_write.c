@@ -70,22 +70,6 @@ static int vfail(vw *w, const char *fmt, ...)
     return -1;
 }
 
-static void put_b64(strbuf *sb, const uint8_t *p, size_t n)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t i;
-    sb_addc(sb, '"');
-    for (i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0u) |
-                     (i + 2 < n ? p[i + 2] : 0u);
-        sb_addc(sb, tab[v >> 18]);
-        sb_addc(sb, tab[(v >> 12) & 63]);
-        sb_addc(sb, i + 1 < n ? tab[(v >> 6) & 63] : '=');
-        sb_addc(sb, i + 2 < n ? tab[v & 63] : '=');
-    }
-    sb_addc(sb, '"');
-}
-
 /* ---- JSON as it came (parts of the row without Variants) ------------------------ */
 
 static void copy_json(vw *w, const jv *v)
@@ -305,7 +289,7 @@ static int emit_value(vw *w, uint32_t vnode, upq_variant v, int *first)
     *first = 0;
     sb_adds(w->out, "\"value\":");
     if (v.p)
-        put_b64(w->out, v.p, v.len);
+        json_append_base64(w->out, v.p, v.len);
     else
         sb_adds(w->out, "null");
     return 0;
@@ -448,7 +432,7 @@ static int emit_variant(vw *w, uint32_t g, const jv *v)
     if (upq_variant_meta_parse(&w->meta, g_meta, w->meta_len) != UPQ_OK)
         return vfail(w, "cannot encode the Variant");
     sb_adds(w->out, "{\"metadata\":");
-    put_b64(w->out, g_meta, w->meta_len);
+    json_append_base64(w->out, g_meta, w->meta_len);
     sb_addc(w->out, ',');
     root.p = g_out;
     root.len = vlen;
