@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "uparquet/config.h"
 #include "uparquet/status.h"
 
 /* Compile-time check that works in C99 (no _Static_assert): a false `cond`
@@ -12,6 +13,17 @@
 
 /* Elements in a true array (not a pointer). */
 #define UPQ_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* An error detail text (upq_error_info.what, in_struct, field). A build with
+ * UPQ_NO_ERRSTR keeps the status, offset and location of every error but
+ * none of the texts: on a small target they cost more flash than the code
+ * that detects the errors. The argument is not evaluated then, so it must
+ * have no side effects. */
+#if UPQ_NO_ERRSTR
+#define UPQ_MSG(text) ""
+#else
+#define UPQ_MSG(text) (text)
+#endif
 
 /* One read through the caller's read_at with its contract checked: UPQ_OK
  * with 1..want bytes in *got, UPQ_AGAIN, or an error (UPQ_ERR_IO,

@@ -26,7 +26,10 @@
  * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
  *                            little-endian AArch64 only
  * UPQ_CRC32_TABLE            1        table-driven CRC32 (1 KB .rodata) vs bitwise
- * UPQ_NO_ERRSTR              0        compile out upq_strerror() names
+ * UPQ_NO_ERRSTR              0        compile out upq_strerror() names and the
+ *                                     error detail texts (upq_error_info what,
+ *                                     in_struct, field read ""); status codes,
+ *                                     offsets and locations stay
  * UPQ_THRIFT_MAX_DEPTH       16       Thrift nesting limit (structs + containers)
  * UPQ_THRIFT_MAX_LIST        (1<<24)  largest list/map element count accepted
  * UPQ_THRIFT_MAX_BINARY      (1<<26)  largest binary/string accepted (bytes)
