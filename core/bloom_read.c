@@ -49,7 +49,7 @@ upq_status upq_bloom_open(upq_bloom_reader *b, upq_reader *r, uint32_t rg, uint3
     b->max_bytes = UPQ_BLOOM_MAX_BYTES;
     b->mark = upq_arena_save(&r->arena);
     if (!ch)
-        return bfail(b, UPQ_ERR_INVAL, UINT64_MAX, "no such column chunk (or not projected)");
+        return bfail(b, UPQ_ERR_INVAL, UINT64_MAX, UPQ_MSG("no such column chunk (or not projected)"));
     if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) || upq_reader_implicit_crypto(r)) {
         /* the key first, as the column reader takes it: without it the
          * column metadata (and the filter's place) may be unknown too */
@@ -57,40 +57,40 @@ upq_status upq_bloom_open(upq_bloom_reader *b, upq_reader *r, uint32_t rg, uint3
         void *mem;
         if (upq_crypto_key_size() == 0)
             return bfail(b, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
-                         "encrypted column chunk: this build has no decryption");
+                         UPQ_MSG("encrypted column chunk: this build has no decryption"));
         mem = upq_arena_alloc(&r->arena, upq_crypto_key_size());
         if (!mem)
-            return bfail(b, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the column key");
+            return bfail(b, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the column key"));
         st = upq_reader_column_key(r, rg, column, mem, &b->key);
         if (st != UPQ_OK)
             return bfail(b, st, UINT64_MAX,
-                         st == UPQ_ERR_AUTH ? "no key for this encrypted column"
-                                            : "column key is not 16, 24 or 32 bytes");
+                         st == UPQ_ERR_AUTH ? UPQ_MSG("no key for this encrypted column")
+                                            : UPQ_MSG("column key is not 16, 24 or 32 bytes"));
         if (b->key != mem)
             upq_arena_rewind(&r->arena, b->mark); /* the footer key serves */
         b->rg_ord = upq_reader_rg_ordinal(r, rg);
     } else if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_ENCRYPTED_COLUMN_METADATA)) {
         return bfail(b, UPQ_ERR_CORRUPT, UINT64_MAX,
-                     "encrypted column metadata without its crypto metadata");
+                     UPQ_MSG("encrypted column metadata without its crypto metadata"));
     }
     if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA))
-        return bfail(b, UPQ_ERR_CORRUPT, UINT64_MAX, "column chunk without metadata");
+        return bfail(b, UPQ_ERR_CORRUPT, UINT64_MAX, UPQ_MSG("column chunk without metadata"));
     b->type = r->schema.columns[column].physical_type;
     b->type_length = r->schema.columns[column].type_length;
     if (b->type == UPQ_TYPE_BOOLEAN)
-        return bfail(b, UPQ_ERR_INVAL, UINT64_MAX, "BOOLEAN columns have no bloom filter");
+        return bfail(b, UPQ_ERR_INVAL, UINT64_MAX, UPQ_MSG("BOOLEAN columns have no bloom filter"));
     m = &ch->meta_data;
     if (!UPQ_ISSET(*m, UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET)) {
         b->stage = BR_NONE;
         return UPQ_DONE;
     }
     if (m->bloom_filter_offset < 4 || (uint64_t)m->bloom_filter_offset >= r->footer_start)
-        return bfail(b, UPQ_ERR_CORRUPT, UINT64_MAX, "bloom filter offset outside the data");
+        return bfail(b, UPQ_ERR_CORRUPT, UINT64_MAX, UPQ_MSG("bloom filter offset outside the data"));
     off = (uint64_t)m->bloom_filter_offset;
     if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH)) {
         if (m->bloom_filter_length <= 0 ||
             (uint64_t)m->bloom_filter_length > r->footer_start - off)
-            return bfail(b, UPQ_ERR_CORRUPT, off, "bloom filter length outside the data");
+            return bfail(b, UPQ_ERR_CORRUPT, off, UPQ_MSG("bloom filter length outside the data"));
         end = off + (uint64_t)m->bloom_filter_length;
     }
     b->off = b->pos = off;
@@ -118,22 +118,22 @@ static upq_status check_header(upq_bloom_reader *b)
     uint32_t n;
     uint64_t room = b->end - b->pos;
     if (!UPQ_ISSET(h->algorithm, UPQ_BLOOM_FILTER_ALGORITHM_BLOCK))
-        return bfail(b, UPQ_ERR_UNSUPPORTED, b->off, "bloom filter algorithm other than BLOCK");
+        return bfail(b, UPQ_ERR_UNSUPPORTED, b->off, UPQ_MSG("bloom filter algorithm other than BLOCK"));
     if (!UPQ_ISSET(h->hash, UPQ_BLOOM_FILTER_HASH_XXHASH))
-        return bfail(b, UPQ_ERR_UNSUPPORTED, b->off, "bloom filter hash other than XXHASH");
+        return bfail(b, UPQ_ERR_UNSUPPORTED, b->off, UPQ_MSG("bloom filter hash other than XXHASH"));
     if (!UPQ_ISSET(h->compression, UPQ_BLOOM_FILTER_COMPRESSION_UNCOMPRESSED))
-        return bfail(b, UPQ_ERR_UNSUPPORTED, b->off, "compressed bloom filter");
+        return bfail(b, UPQ_ERR_UNSUPPORTED, b->off, UPQ_MSG("compressed bloom filter"));
     if (h->num_bytes < (int32_t)UPQ_BLOOM_MIN_BYTES || (h->num_bytes & (h->num_bytes - 1)) != 0)
         return bfail(b, UPQ_ERR_CORRUPT, b->off,
-                     "bloom filter size is not a power of two from 32 bytes");
+                     UPQ_MSG("bloom filter size is not a power of two from 32 bytes"));
     n = (uint32_t)h->num_bytes;
     if (n > b->max_bytes)
-        return bfail(b, UPQ_ERR_LIMIT, b->off, "bloom filter larger than the limit");
+        return bfail(b, UPQ_ERR_LIMIT, b->off, UPQ_MSG("bloom filter larger than the limit"));
     if (b->key) /* the bitset module's length, nonce and tag */
         room = room < UPQ_CRYPTO_GCM_OVERHEAD ? 0 : room - UPQ_CRYPTO_GCM_OVERHEAD;
     if (n > room)
         return bfail(b, UPQ_ERR_CORRUPT, b->off,
-                     "bloom filter bitset extends past its length or the data");
+                     UPQ_MSG("bloom filter bitset extends past its length or the data"));
     return UPQ_OK;
 }
 
@@ -166,11 +166,11 @@ static upq_status open_module(upq_bloom_reader *b, int module, uint8_t **plain, 
     return bfail(b, st, b->pos,
                  st == UPQ_ERR_AUTH
                      ? (module == UPQ_MODULE_BLOOM_HEADER
-                            ? "bloom filter header module fails authentication"
-                            : "bloom filter bitset module fails authentication")
-                 : st == UPQ_ERR_CORRUPT ? "bloom filter bitset module length disagrees with its header"
-                 : st == UPQ_ERR_LIMIT   ? "row group or column ordinal beyond 32767"
-                                         : "bloom filter module cannot be decrypted");
+                            ? UPQ_MSG("bloom filter header module fails authentication")
+                            : UPQ_MSG("bloom filter bitset module fails authentication"))
+                 : st == UPQ_ERR_CORRUPT ? UPQ_MSG("bloom filter bitset module length disagrees with its header")
+                 : st == UPQ_ERR_LIMIT   ? UPQ_MSG("row group or column ordinal beyond 32767")
+                                         : UPQ_MSG("bloom filter module cannot be decrypted"));
 }
 
 /* The encrypted filter: the header module (length, then the rest), then the
@@ -189,7 +189,7 @@ static upq_status read_encrypted(upq_bloom_reader *b)
                 const char *what = "";
                 uint64_t at = b->pos + b->fill;
                 if (b->end - b->pos < 4)
-                    return bfail(b, UPQ_ERR_CORRUPT, b->pos, "bloom filter header module runs past its end");
+                    return bfail(b, UPQ_ERR_CORRUPT, b->pos, UPQ_MSG("bloom filter header module runs past its end"));
                 st = upq_io_read(&r->io, at, b->win + b->fill, 4u - b->fill, &got, &what);
                 if (st == UPQ_AGAIN)
                     return UPQ_AGAIN;
@@ -200,13 +200,13 @@ static upq_status read_encrypted(upq_bloom_reader *b)
             len = upq_load_le32(b->win);
             if (len < UPQ_CRYPTO_GCM_OVERHEAD - 4u || (uint64_t)len + 4u > b->end - b->pos)
                 return bfail(b, UPQ_ERR_CORRUPT, b->pos,
-                             "bloom filter header module length outside the filter");
+                             UPQ_MSG("bloom filter header module length outside the filter"));
             if (len + 4u > UPQ_BLOOM_MAX_HEADER_MODULE)
-                return bfail(b, UPQ_ERR_LIMIT, b->pos, "bloom filter header module larger than 4 KiB");
+                return bfail(b, UPQ_ERR_LIMIT, b->pos, UPQ_MSG("bloom filter header module larger than 4 KiB"));
             b->mod_len = len + 4u;
             b->mod = (uint8_t *)upq_arena_alloc(&r->arena, b->mod_len);
             if (!b->mod)
-                return bfail(b, UPQ_ERR_NOMEM, b->pos, "arena too small for the bloom filter header");
+                return bfail(b, UPQ_ERR_NOMEM, b->pos, UPQ_MSG("arena too small for the bloom filter header"));
             upq_memcpy(b->mod, b->win, 4);
         }
         st = read_module_bytes(b);
@@ -222,10 +222,10 @@ static upq_status read_encrypted(upq_bloom_reader *b)
         if (st != UPQ_OK) {
             upq_status e = st == UPQ_ERR_TRUNCATED ? UPQ_ERR_CORRUPT : st;
             bfail(b, e, b->pos,
-                  st == UPQ_ERR_NOMEM   ? "arena too small for the bloom filter header"
-                  : st == UPQ_ERR_LIMIT ? "bloom filter header exceeds a decoding limit"
-                                        : "malformed bloom filter header");
-            r->err.in_struct = "BloomFilterHeader";
+                  st == UPQ_ERR_NOMEM   ? UPQ_MSG("arena too small for the bloom filter header")
+                  : st == UPQ_ERR_LIMIT ? UPQ_MSG("bloom filter header exceeds a decoding limit")
+                                        : UPQ_MSG("malformed bloom filter header"));
+            r->err.in_struct = UPQ_MSG("BloomFilterHeader");
             return e;
         }
         b->pos += b->mod_len;
@@ -236,7 +236,7 @@ static upq_status read_encrypted(upq_bloom_reader *b)
         b->mod_len = b->filter.num_bytes + UPQ_CRYPTO_GCM_OVERHEAD;
         b->mod = (uint8_t *)upq_arena_alloc(&r->arena, b->mod_len);
         if (!b->mod)
-            return bfail(b, UPQ_ERR_NOMEM, b->pos, "arena too small for the bloom filter");
+            return bfail(b, UPQ_ERR_NOMEM, b->pos, UPQ_MSG("arena too small for the bloom filter"));
         b->fill = 0;
         b->stage = BR_EBITSET;
     }
@@ -247,7 +247,7 @@ static upq_status read_encrypted(upq_bloom_reader *b)
     if (st != UPQ_OK)
         return st;
     if (plain_len != b->filter.num_bytes) /* cannot differ once the length matched */
-        return bfail(b, UPQ_ERR_STATE, b->pos, "bloom filter bitset size changed");
+        return bfail(b, UPQ_ERR_STATE, b->pos, UPQ_MSG("bloom filter bitset size changed"));
     b->filter.bits = plain;
     return UPQ_OK;
 }
@@ -267,7 +267,7 @@ static upq_status read_modules(upq_bloom_reader *b)
         const char *what = "";
         uint64_t want = b->end - b->pos;
         if (want == 0)
-            return bfail(b, UPQ_ERR_CORRUPT, b->pos, "bloom filter header runs past its end");
+            return bfail(b, UPQ_ERR_CORRUPT, b->pos, UPQ_MSG("bloom filter header runs past its end"));
         if (want > sizeof b->win)
             want = sizeof b->win;
         st = upq_io_read(&r->io, b->pos, b->win, (size_t)want, &got, &what);
@@ -282,9 +282,9 @@ static upq_status read_modules(upq_bloom_reader *b)
         if (st != UPQ_OK) {
             upq_status e = st == UPQ_ERR_TRUNCATED ? UPQ_ERR_CORRUPT : st;
             bfail(b, e, b->off + b->tdec.err_pos,
-                  st == UPQ_ERR_NOMEM   ? "arena too small for the bloom filter header"
-                  : st == UPQ_ERR_LIMIT ? "bloom filter header exceeds a decoding limit"
-                                        : "malformed bloom filter header");
+                  st == UPQ_ERR_NOMEM   ? UPQ_MSG("arena too small for the bloom filter header")
+                  : st == UPQ_ERR_LIMIT ? UPQ_MSG("bloom filter header exceeds a decoding limit")
+                                        : UPQ_MSG("malformed bloom filter header"));
             r->err.in_struct = b->tdec.err_struct;
             r->err.field = b->tdec.err_field;
             return e;
@@ -295,7 +295,7 @@ static upq_status read_modules(upq_bloom_reader *b)
         b->filter.num_bytes = (uint32_t)b->hdr.num_bytes;
         b->filter.bits = (uint8_t *)upq_arena_alloc(&r->arena, b->filter.num_bytes);
         if (!b->filter.bits)
-            return bfail(b, UPQ_ERR_NOMEM, b->pos, "arena too small for the bloom filter");
+            return bfail(b, UPQ_ERR_NOMEM, b->pos, UPQ_MSG("arena too small for the bloom filter"));
         b->fill = 0;
         b->stage = BR_BITSET;
     }

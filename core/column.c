@@ -93,7 +93,7 @@ upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uin
     c->col = column;
     c->page_no = -1;
     if (!ch)
-        return col_fail(c, UPQ_ERR_INVAL, UINT64_MAX, "no such column chunk (or not projected)");
+        return col_fail(c, UPQ_ERR_INVAL, UINT64_MAX, UPQ_MSG("no such column chunk (or not projected)"));
     c->mark = upq_arena_save(&r->arena);
     if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) ||
         (UPQ_WITH_CRYPTO && upq_reader_implicit_crypto(r))) {
@@ -101,35 +101,35 @@ upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uin
         void *mem;
         if (!UPQ_WITH_CRYPTO || upq_crypto_key_size() == 0)
             return col_fail(c, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
-                            "encrypted column chunk: this build has no decryption");
+                            UPQ_MSG("encrypted column chunk: this build has no decryption"));
         mem = upq_arena_alloc(&r->arena, upq_crypto_key_size());
         if (!mem)
-            return col_fail(c, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the column key");
+            return col_fail(c, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the column key"));
         st = upq_reader_column_key(r, rg, column, mem, &c->key);
         if (st != UPQ_OK)
             return col_fail(c, st, UINT64_MAX,
-                            st == UPQ_ERR_AUTH ? "no key for this encrypted column"
-                                               : "column key is not 16, 24 or 32 bytes");
+                            st == UPQ_ERR_AUTH ? UPQ_MSG("no key for this encrypted column")
+                                               : UPQ_MSG("column key is not 16, 24 or 32 bytes"));
         if (c->key != mem)
             upq_arena_rewind(&r->arena, c->mark); /* the footer key serves */
         c->rg_ord = upq_reader_rg_ordinal(r, rg);
     }
     if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA))
-        return col_fail(c, UPQ_ERR_CORRUPT, UINT64_MAX, "column chunk without metadata");
+        return col_fail(c, UPQ_ERR_CORRUPT, UINT64_MAX, UPQ_MSG("column chunk without metadata"));
     if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_FILE_PATH))
-        return col_fail(c, UPQ_ERR_UNSUPPORTED, UINT64_MAX, "column data stored in another file");
+        return col_fail(c, UPQ_ERR_UNSUPPORTED, UINT64_MAX, UPQ_MSG("column data stored in another file"));
     m = &ch->meta_data;
     c->m = m;
     c->cd = &r->schema.columns[column];
     if (!upq_codec_can_decompress(m->codec))
         return col_fail(c, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
-                        m->codec == UPQ_CODEC_BROTLI ? "BROTLI codec not in this build"
-                        : m->codec == UPQ_CODEC_LZO  ? "LZO codec not supported"
-                        : m->codec == UPQ_CODEC_ZSTD ? "ZSTD codec not in this build"
-                        : m->codec == UPQ_CODEC_GZIP ? "GZIP codec not in this build"
+                        m->codec == UPQ_CODEC_BROTLI ? UPQ_MSG("BROTLI codec not in this build")
+                        : m->codec == UPQ_CODEC_LZO  ? UPQ_MSG("LZO codec not supported")
+                        : m->codec == UPQ_CODEC_ZSTD ? UPQ_MSG("ZSTD codec not in this build")
+                        : m->codec == UPQ_CODEC_GZIP ? UPQ_MSG("GZIP codec not in this build")
                         : m->codec == UPQ_CODEC_LZ4 || m->codec == UPQ_CODEC_LZ4_RAW
-                            ? "LZ4 codec not in this build"
-                            : "unknown codec");
+                            ? UPQ_MSG("LZ4 codec not in this build")
+                            : UPQ_MSG("unknown codec"));
     /* The chunk starts at its dictionary page when there is one. Writers
      * disagree on how they mark "no dictionary" (absent, 0, or equal to the
      * data page offset), so only an earlier, positive offset counts. */
@@ -152,7 +152,7 @@ upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uin
     c->win_len = WINDOW;
     c->win = (uint8_t *)upq_arena_alloc(&r->arena, c->win_len);
     if (!c->win)
-        return col_fail(c, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the read window");
+        return col_fail(c, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the read window"));
     c->stage = c->values_left ? CS_HEADER : CS_DONE;
     if (c->stage == CS_HEADER)
         upq_tdec_init(&c->tdec, &upq_page_header_lean_desc, &c->ph, &r->arena, c->chunk_end - c->pos,
@@ -225,7 +225,7 @@ static upq_status fill_window(upq_column_reader *c)
     const char *what = "";
     upq_status st;
     if (want == 0)
-        return col_fail(c, UPQ_ERR_CORRUPT, c->pos, "column chunk ends before all its values");
+        return col_fail(c, UPQ_ERR_CORRUPT, c->pos, UPQ_MSG("column chunk ends before all its values"));
     if (want > c->win_len)
         want = c->win_len;
     st = upq_io_read(&c->r->io, c->pos, c->win, (size_t)want, &got, &what);
@@ -255,11 +255,11 @@ static upq_status begin_body(upq_column_reader *c)
 
     c->page_no++;
     if (ph->compressed_page_size < 0 || ph->uncompressed_page_size < 0)
-        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "negative page size");
+        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("negative page size"));
     if ((uint64_t)ph->compressed_page_size > c->chunk_end - body_start)
-        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "page extends past its column chunk");
+        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("page extends past its column chunk"));
     if ((uint32_t)ph->uncompressed_page_size > max_page)
-        return col_fail(c, UPQ_ERR_LIMIT, c->page_off, "page larger than max_page_size");
+        return col_fail(c, UPQ_ERR_LIMIT, c->page_off, UPQ_MSG("page larger than max_page_size"));
     c->body_len = (uint32_t)ph->compressed_page_size;
     c->body_fill = 0;
     if (ENCRYPTED(c)) {
@@ -268,14 +268,14 @@ static upq_status begin_body(upq_column_reader *c)
             /* DuckDB states the plaintext size; the module adds its framing */
             uint64_t n = (uint64_t)c->body_len + upq_crypto_overhead(&c->r->fc, module);
             if (n > c->chunk_end - body_start)
-                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "page extends past its column chunk");
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("page extends past its column chunk"));
             c->body_len = (uint32_t)n;
         }
         if (c->body_len < upq_crypto_overhead(&c->r->fc, module))
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "encrypted page shorter than its framing");
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("encrypted page shorter than its framing"));
         if (ph->type == UPQ_PAGE_DICTIONARY) {
             if (c->hs.module != UPQ_MODULE_DICT_PAGE_HEADER)
-                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "dictionary page not first in its chunk");
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("dictionary page not first in its chunk"));
             c->page_ord = -1;
         } else {
             c->page_ord = c->data_pages++;
@@ -285,9 +285,9 @@ static upq_status begin_body(upq_column_reader *c)
     switch (ph->type) {
     case UPQ_PAGE_DICTIONARY:
         if (!UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DICTIONARY_PAGE_HEADER))
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "dictionary page without its header");
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("dictionary page without its header"));
         if (c->has_dict)
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "second dictionary page in a chunk");
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("second dictionary page in a chunk"));
         if (c->scanning) {
             size_t n = ph->dictionary_page_header.num_values > 0
                            ? (size_t)ph->dictionary_page_header.num_values : 0;
@@ -301,36 +301,36 @@ static upq_status begin_body(upq_column_reader *c)
          * at the top of the arena and later pages can re-take it in place. */
         if (ph->dictionary_page_header.num_values < 0 ||
             (uint64_t)ph->dictionary_page_header.num_values > 8u * (uint64_t)ph->uncompressed_page_size)
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "dictionary size does not fit its page");
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("dictionary size does not fit its page"));
         c->dict_buf = (uint8_t *)upq_arena_alloc(a, (size_t)ph->uncompressed_page_size + 1u);
         c->dict_vals_cap = align8((size_t)ph->dictionary_page_header.num_values *
                                   upq_value_size(c->cd->physical_type));
         c->dict_vals = (uint8_t *)upq_arena_alloc(a, c->dict_vals_cap);
         if (!c->dict_buf || !c->dict_vals)
-            return col_fail(c, UPQ_ERR_NOMEM, c->page_off, "arena too small for the dictionary");
+            return col_fail(c, UPQ_ERR_NOMEM, c->page_off, UPQ_MSG("arena too small for the dictionary"));
         break;
     case UPQ_PAGE_DATA:
         if (!UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER))
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "data page without its header");
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("data page without its header"));
         if (ph->data_page_header.num_values < 0 ||
             (uint64_t)ph->data_page_header.num_values > c->values_left)
             return col_fail(c, UPQ_ERR_CORRUPT, c->page_off,
-                            "page holds more values than its column chunk");
+                            UPQ_MSG("page holds more values than its column chunk"));
         break;
     case UPQ_PAGE_DATA_V2: {
         const upq_data_page_header_v2 *h = &ph->data_page_header_v2;
         if (!UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2))
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "data page v2 without its header");
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("data page v2 without its header"));
         if (h->num_values < 0 || (uint64_t)h->num_values > c->values_left)
             return col_fail(c, UPQ_ERR_CORRUPT, c->page_off,
-                            "page holds more values than its column chunk");
+                            UPQ_MSG("page holds more values than its column chunk"));
         if (h->num_nulls < 0 || h->num_nulls > h->num_values || h->num_rows < 0 ||
             h->definition_levels_byte_length < 0 || h->repetition_levels_byte_length < 0 ||
             (int64_t)h->definition_levels_byte_length + h->repetition_levels_byte_length >
                 ph->compressed_page_size ||
             (int64_t)h->definition_levels_byte_length + h->repetition_levels_byte_length >
                 ph->uncompressed_page_size)
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "inconsistent data page v2 header");
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("inconsistent data page v2 header"));
         break;
     }
     default:
@@ -398,7 +398,7 @@ static upq_status read_body(upq_column_reader *c)
                 c->scan_block = need;
             keep = 0;
         } else if ((raw || page || extra) && !page_block(c, raw, page, extra)) {
-            return col_fail(c, UPQ_ERR_NOMEM, c->page_off, "arena too small for a page");
+            return col_fail(c, UPQ_ERR_NOMEM, c->page_off, UPQ_MSG("arena too small for a page"));
         }
     }
     if (keep)
@@ -456,21 +456,21 @@ static upq_status v1_levels(upq_column_reader *c, int32_t enc, uint16_t max_leve
     size_t len;
     if (enc == UPQ_ENC_RLE) {
         if (end - *p < 4)
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "levels length missing");
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("levels length missing"));
         len = upq_load_le32(*p);
         *p += 4;
         if (len > (size_t)(end - *p))
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "levels longer than their page");
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("levels longer than their page"));
         upq_rle_init(rle, *p, len, bw);
         *is_bp = 0;
     } else if (enc == UPQ_ENC_BIT_PACKED) {
         len = upq_bitpacked_len(n, bw);
         if (len > (size_t)(end - *p))
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "levels longer than their page");
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("levels longer than their page"));
         upq_bitpacked_init(bpd, *p, len, bw);
         *is_bp = 1;
     } else {
-        return col_fail(c, UPQ_ERR_UNSUPPORTED, c->page_off, "level encoding not RLE or BIT_PACKED");
+        return col_fail(c, UPQ_ERR_UNSUPPORTED, c->page_off, UPQ_MSG("level encoding not RLE or BIT_PACKED"));
     }
     *p += len;
     return UPQ_OK;
@@ -481,7 +481,7 @@ static upq_status setup_values(upq_column_reader *c, int32_t enc, const uint8_t 
 {
     upq_status st;
     if ((enc == UPQ_ENC_PLAIN_DICTIONARY || enc == UPQ_ENC_RLE_DICTIONARY) && !c->has_dict)
-        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "dictionary-encoded page without a dictionary");
+        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("dictionary-encoded page without a dictionary"));
     /* values that must be rebuilt go to the value buffer (page_block sized
      * it from the page, so a page's worth always fits and every read makes
      * progress); DELTA_BYTE_ARRAY also keeps the previous value */
@@ -491,8 +491,8 @@ static upq_status setup_values(upq_column_reader *c, int32_t enc, const uint8_t 
                          enc == UPQ_ENC_DELTA_BYTE_ARRAY ? c->prev_cap : 0);
     if (st != UPQ_OK)
         return col_fail(c, st, c->page_off,
-                        st == UPQ_ERR_UNSUPPORTED ? "encoding not valid for this column type"
-                                                  : "malformed values section");
+                        st == UPQ_ERR_UNSUPPORTED ? UPQ_MSG("encoding not valid for this column type")
+                                                  : UPQ_MSG("malformed values section"));
     return UPQ_OK;
 }
 
@@ -509,14 +509,14 @@ static upq_status decrypt_page(upq_column_reader *c)
                                               c->body_len, &plain, &n);
     if (st != UPQ_OK)
         return col_fail(c, st, c->page_off,
-                        st == UPQ_ERR_AUTH    ? "encrypted page fails authentication (wrong key or AAD, or altered)"
-                        : st == UPQ_ERR_LIMIT ? "page ordinal beyond 32767"
-                                              : "encrypted page framing disagrees with its header");
+                        st == UPQ_ERR_AUTH    ? UPQ_MSG("encrypted page fails authentication (wrong key or AAD, or altered)")
+                        : st == UPQ_ERR_LIMIT ? UPQ_MSG("page ordinal beyond 32767")
+                                              : UPQ_MSG("encrypted page framing disagrees with its header"));
     c->raw = plain;
     c->body_len = (uint32_t)n;
     if (dict && c->m->codec == UPQ_CODEC_UNCOMPRESSED) {
         if (n != (size_t)c->ph.uncompressed_page_size)
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "uncompressed page sizes differ");
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
         upq_memcpy(c->dict_buf, plain, n);
     }
     return UPQ_OK;
@@ -551,7 +551,7 @@ static upq_status encrypted_header(upq_column_reader *c)
             return st;
         if (st == UPQ_DONE) {
             if (!c->hs_done)
-                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "page header ends inside its module");
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("page header ends inside its module"));
             c->pos = upq_cstream_end(&c->hs);
             c->win_fill = c->win_used = 0;
             c->hs_started = 0;
@@ -566,7 +566,7 @@ static upq_status encrypted_header(upq_column_reader *c)
             c->hs_done = 1;
         } else if (st != UPQ_AGAIN) {
             col_fail(c, st == UPQ_ERR_TRUNCATED ? UPQ_ERR_CORRUPT : st, c->page_off,
-                     st == UPQ_ERR_NOMEM ? "arena too small for a page header" : "malformed page header");
+                     st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for a page header") : UPQ_MSG("malformed page header"));
             c->r->err.in_struct = c->tdec.err_struct;
             c->r->err.field = c->tdec.err_field;
             return c->r->err.status;
@@ -596,22 +596,22 @@ static upq_status process_page(upq_column_reader *c)
 
     if (UPQ_WITH_CRC && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_CRC) && !c->r->opts.no_crc_check &&
         !(ENCRYPTED(c) && crc_stored == (uint32_t)ph->crc) && upq_crc32(body, c->body_len) != (uint32_t)ph->crc)
-        return col_fail(c, UPQ_ERR_CRC, c->page_off, "page checksum mismatch");
+        return col_fail(c, UPQ_ERR_CRC, c->page_off, UPQ_MSG("page checksum mismatch"));
 
     if (ph->type == UPQ_PAGE_DICTIONARY) {
         const upq_dictionary_page_header *dh = &ph->dictionary_page_header;
         if (body != c->dict_buf) {
             st = upq_decompress(c->m->codec, body, c->body_len, c->dict_buf, ulen, a);
             if (st != UPQ_OK)
-                return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? "arena too small for the codec"
-                                                                        : "dictionary page does not decompress");
+                return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
+                                                                        : UPQ_MSG("dictionary page does not decompress"));
         } else if (c->body_len != ulen) {
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "uncompressed page sizes differ");
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
         }
         if (dh->num_values < 0)
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "negative dictionary size");
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("negative dictionary size"));
         if (dh->encoding != UPQ_ENC_PLAIN && dh->encoding != UPQ_ENC_PLAIN_DICTIONARY)
-            return col_fail(c, UPQ_ERR_UNSUPPORTED, c->page_off, "dictionary page not PLAIN");
+            return col_fail(c, UPQ_ERR_UNSUPPORTED, c->page_off, UPQ_MSG("dictionary page not PLAIN"));
         {
             upq_arena vals; /* exactly the array reserved with the page header */
             upq_arena_init(&vals, c->dict_vals, c->dict_vals_cap);
@@ -619,8 +619,8 @@ static upq_status process_page(upq_column_reader *c)
                                  ulen, (uint32_t)dh->num_values, &vals);
         }
         if (st != UPQ_OK)
-            return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? "arena too small for the dictionary"
-                                                                    : "malformed dictionary page");
+            return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the dictionary")
+                                                                    : UPQ_MSG("malformed dictionary page"));
         c->has_dict = 1;
         return UPQ_DONE;
     }
@@ -630,13 +630,13 @@ static upq_status process_page(upq_column_reader *c)
         const uint8_t *p, *end;
         if (c->m->codec == UPQ_CODEC_UNCOMPRESSED) {
             if (c->body_len != ulen)
-                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "uncompressed page sizes differ");
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
             c->page = c->raw;
         } else {
             st = upq_decompress(c->m->codec, c->raw, c->body_len, c->page, ulen, a);
             if (st != UPQ_OK)
-                return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? "arena too small for the codec"
-                                                                        : "page does not decompress");
+                return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
+                                                                        : UPQ_MSG("page does not decompress"));
         }
         p = c->page;
         end = p + ulen;
@@ -673,13 +673,13 @@ static upq_status process_page(upq_column_reader *c)
         if (compressed && c->m->codec != UPQ_CODEC_UNCOMPRESSED && vlen > 0) {
             st = upq_decompress(c->m->codec, vals, vlen_stored, c->page, vlen, a);
             if (st != UPQ_OK)
-                return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? "arena too small for the codec"
-                                                                        : "page does not decompress");
+                return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
+                                                                        : UPQ_MSG("page does not decompress"));
             vals = c->page;
         } else if (vlen_stored != vlen) {
             /* an empty values section never reaches a decompressor, but its
              * stored and stated sizes must still agree */
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "uncompressed page sizes differ");
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
         }
         st = setup_values(c, h->encoding, vals, vlen, (uint32_t)(h->num_values - h->num_nulls));
         if (st != UPQ_OK)
@@ -725,8 +725,8 @@ static upq_status next_page(upq_column_reader *c)
             if (st != UPQ_OK) {
                 uint64_t at = c->page_off + c->tdec.err_pos;
                 col_fail(c, st == UPQ_ERR_TRUNCATED ? UPQ_ERR_CORRUPT : st, at,
-                         st == UPQ_ERR_NOMEM ? "arena too small for a page header"
-                                             : "malformed page header");
+                         st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for a page header")
+                                             : UPQ_MSG("malformed page header"));
                 c->r->err.in_struct = c->tdec.err_struct;
                 c->r->err.field = c->tdec.err_field;
                 return c->r->err.status;
@@ -809,29 +809,29 @@ static upq_status decode_some(upq_column_reader *c, uint16_t *rep, uint16_t *def
     if (cd->max_rep) {
         st = get_levels(c, 1, rep, n);
         if (st != UPQ_OK)
-            return col_fail(c, st, c->page_off, "malformed repetition levels");
+            return col_fail(c, st, c->page_off, UPQ_MSG("malformed repetition levels"));
         /* a chunk, and every v2 page, starts a new row */
         if (n && c->row_start_due && rep[0] != 0)
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "repetition levels do not start a row");
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("repetition levels do not start a row"));
         c->row_start_due = 0;
         for (i = 0; i < n; i++)
             if (rep[i] > cd->max_rep)
-                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "repetition level above its maximum");
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("repetition level above its maximum"));
     }
     if (cd->max_def) {
         st = get_levels(c, 0, def, n);
         if (st != UPQ_OK)
-            return col_fail(c, st, c->page_off, "malformed definition levels");
+            return col_fail(c, st, c->page_off, UPQ_MSG("malformed definition levels"));
         nonnull = 0;
         for (i = 0; i < n; i++) {
             if (def[i] > cd->max_def)
-                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "definition level above its maximum");
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("definition level above its maximum"));
             nonnull += def[i] == cd->max_def;
         }
     }
     st = upq_values_get(&c->vals, vals, nonnull, &got, &c->vb);
     if (st != UPQ_OK)
-        return col_fail(c, st, c->page_off, "malformed values");
+        return col_fail(c, st, c->page_off, UPQ_MSG("malformed values"));
     if (got < nonnull) {
         /* the value buffer filled: keep only the levels up to the first
          * value that did not fit, by decoding them again from the saved state */
@@ -849,9 +849,9 @@ static upq_status decode_some(upq_column_reader *c, uint16_t *rep, uint16_t *def
         upq_memcpy(&c->rep_bpd, &rep_bsave, sizeof rep_bsave);
         upq_memcpy(&c->def_bpd, &def_bsave, sizeof def_bsave);
         if (cd->max_rep && get_levels(c, 1, rep, k) != UPQ_OK)
-            return col_fail(c, UPQ_ERR_STATE, c->page_off, "level replay");
+            return col_fail(c, UPQ_ERR_STATE, c->page_off, UPQ_MSG("level replay"));
         if (cd->max_def && get_levels(c, 0, def, k) != UPQ_OK)
-            return col_fail(c, UPQ_ERR_STATE, c->page_off, "level replay");
+            return col_fail(c, UPQ_ERR_STATE, c->page_off, UPQ_MSG("level replay"));
         n = k;
     }
     c->levels_left -= (uint32_t)n;
@@ -934,7 +934,7 @@ upq_status upq_column_skip(upq_column_reader *c, uint64_t rows, uint64_t *skippe
             upq_memcpy(&save, &c->rep_rle, sizeof save); /* not an assignment: see decode_some */
             upq_memcpy(&bsave, &c->rep_bpd, sizeof bsave);
             if (get_levels(c, 1, rep, n) != UPQ_OK)
-                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "malformed repetition levels");
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("malformed repetition levels"));
             for (k = 0; k < n; k++) {
                 if (rep[k] != 0)
                     continue;
@@ -947,14 +947,14 @@ upq_status upq_column_skip(upq_column_reader *c, uint64_t rows, uint64_t *skippe
             upq_memcpy(&c->rep_rle, &save, sizeof save);
             upq_memcpy(&c->rep_bpd, &bsave, sizeof bsave);
             if (get_levels(c, 1, rep, k) != UPQ_OK)
-                return col_fail(c, UPQ_ERR_STATE, c->page_off, "level replay");
+                return col_fail(c, UPQ_ERR_STATE, c->page_off, UPQ_MSG("level replay"));
         } else {
             k = n < c->skip_left ? n : (size_t)c->skip_left;
             c->skip_left -= k;
         }
         if (c->cd->max_def) {
             if (get_levels(c, 0, def, k) != UPQ_OK)
-                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, "malformed definition levels");
+                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("malformed definition levels"));
             for (i = 0; i < k; i++)
                 nonnull += def[i] == c->cd->max_def;
         } else {
@@ -962,7 +962,7 @@ upq_status upq_column_skip(upq_column_reader *c, uint64_t rows, uint64_t *skippe
         }
         st = upq_values_skip(&c->vals, nonnull);
         if (st != UPQ_OK)
-            return col_fail(c, st, c->page_off, "malformed values");
+            return col_fail(c, st, c->page_off, UPQ_MSG("malformed values"));
         c->levels_left -= (uint32_t)k;
         if (c->levels_left == 0)
             end_page(c);

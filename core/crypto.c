@@ -235,16 +235,16 @@ upq_status upq_cstream_next(upq_cstream *s, const upq_io *io, const upq_file_cry
             s->len = upq_load_le32(s->head);
             *at = s->off;
             if (s->len < UPQ_CRYPTO_GCM_OVERHEAD - 4u) {
-                *what = "encrypted module shorter than its nonce and tag";
+                *what = UPQ_MSG("encrypted module shorter than its nonce and tag");
                 return UPQ_ERR_CORRUPT;
             }
             if (s->off > s->limit || s->limit - s->off < 4u + (uint64_t)s->len) {
-                *what = "encrypted module length exceeds its space";
+                *what = UPQ_MSG("encrypted module length exceeds its space");
                 return UPQ_ERR_CORRUPT;
             }
             st = upq_crypto_gcm_begin(&s->g, fc, k, s->head + 4, s->module, s->rg, s->col, s->page);
             if (st != UPQ_OK) {
-                *what = "module ordinal beyond 32767";
+                *what = UPQ_MSG("module ordinal beyond 32767");
                 return st;
             }
             s->pos = 0;
@@ -273,7 +273,7 @@ upq_status upq_cstream_next(upq_cstream *s, const upq_io *io, const upq_file_cry
             upq_gcm_finish(&s->g, k, mine);
             if (!upq_ct_equal(mine, s->tag, 16)) {
                 *at = s->off;
-                *what = "encrypted module fails authentication (wrong key or AAD, or altered)";
+                *what = UPQ_MSG("encrypted module fails authentication (wrong key or AAD, or altered)");
                 return UPQ_ERR_AUTH;
             }
             /* the second pass authenticates again what it decrypts, so
@@ -292,7 +292,7 @@ upq_status upq_cstream_next(upq_cstream *s, const upq_io *io, const upq_file_cry
                 upq_gcm_finish(&s->g, k, mine);
                 if (!upq_ct_equal(mine, s->tag, 16)) {
                     *at = s->off;
-                    *what = "encrypted module changed between reads";
+                    *what = UPQ_MSG("encrypted module changed between reads");
                     return UPQ_ERR_AUTH;
                 }
                 s->stage = CM_END;

@@ -51,7 +51,7 @@ upq_status upq_reader_crypto_begin(upq_reader *r, const upq_encryption_algorithm
         r->fc.algorithm = UPQ_CRYPTO_AES_GCM_CTR_V1;
         p = (const upq_aes_gcm_v1 *)(const void *)&alg->u.aes_gcm_ctr_v1;
     } else {
-        return upq_reader_fail(r, UPQ_ERR_UNSUPPORTED, r->footer_start, "unknown encryption algorithm");
+        return upq_reader_fail(r, UPQ_ERR_UNSUPPORTED, r->footer_start, UPQ_MSG("unknown encryption algorithm"));
     }
     r->fc.aad_file_unique = p->aad_file_unique;
     r->fc.aad_prefix = p->aad_prefix;
@@ -60,28 +60,28 @@ upq_status upq_reader_crypto_begin(upq_reader *r, const upq_encryption_algorithm
             (p->aad_prefix.len != d->aad_prefix_len ||
              upq_memcmp(p->aad_prefix.ptr, d->aad_prefix, d->aad_prefix_len) != 0))
             return upq_reader_fail(r, UPQ_ERR_AUTH, r->footer_start,
-                                   "the AAD prefix given differs from the file's");
+                                   UPQ_MSG("the AAD prefix given differs from the file's"));
         r->fc.aad_prefix.ptr = d->aad_prefix;
         r->fc.aad_prefix.len = d->aad_prefix_len;
     } else if (UPQ_ISSET(*p, UPQ_AES_GCM_V1_SUPPLY_AAD_PREFIX) && p->supply_aad_prefix &&
                (need_key || (d && d->get_key))) {
         return upq_reader_fail(r, UPQ_ERR_AUTH, r->footer_start,
-                               "the file's AAD prefix is not stored in it: supply it");
+                               UPQ_MSG("the file's AAD prefix is not stored in it: supply it"));
     }
     /* no file identity at all: a writer (DuckDB) that uses no AAD */
     r->fc.no_aad = (uint8_t)(!UPQ_ISSET(*p, UPQ_AES_GCM_V1_AAD_FILE_UNIQUE) && r->fc.aad_prefix.len == 0 &&
                              !(UPQ_ISSET(*p, UPQ_AES_GCM_V1_SUPPLY_AAD_PREFIX) && p->supply_aad_prefix));
     r->footer_key = (struct upq_aes_key *)upq_arena_alloc(&r->arena, upq_aes_key_size());
     if (!r->footer_key)
-        return upq_reader_fail(r, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the footer key");
+        return upq_reader_fail(r, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the footer key"));
     st = fetch_key(r, key_metadata, (const upq_bytes_list *)0, r->footer_key);
     if (st != UPQ_OK) {
         r->footer_key = (struct upq_aes_key *)0;
         if (st == UPQ_ERR_AUTH && !need_key)
             return UPQ_OK;
         return upq_reader_fail(r, st, r->footer_start,
-                               st == UPQ_ERR_AUTH ? "no key for the footer"
-                                                  : "footer key is not 16, 24 or 32 bytes");
+                               st == UPQ_ERR_AUTH ? UPQ_MSG("no key for the footer")
+                                                  : UPQ_MSG("footer key is not 16, 24 or 32 bytes"));
     }
     return UPQ_OK;
 }
@@ -152,7 +152,7 @@ upq_status upq_reader_crypto_column_meta(upq_reader *r)
                 scratch = (struct upq_aes_key *)upq_arena_alloc(&r->arena, upq_aes_key_size());
                 if (!scratch)
                     return upq_reader_fail(r, UPQ_ERR_NOMEM, UINT64_MAX,
-                                           "arena too small for a column key");
+                                           UPQ_MSG("arena too small for a column key"));
             }
             st = chunk_key(r, ch, scratch, &key);
             if (st == UPQ_ERR_AUTH)
@@ -160,7 +160,7 @@ upq_status upq_reader_crypto_column_meta(upq_reader *r)
             if (st != UPQ_OK) {
                 r->err.row_group = (int32_t)g;
                 r->err.column = (int32_t)leaf;
-                return upq_reader_fail(r, st, UINT64_MAX, "column key is not 16, 24 or 32 bytes");
+                return upq_reader_fail(r, st, UINT64_MAX, UPQ_MSG("column key is not 16, 24 or 32 bytes"));
             }
             /* the encrypted bytes were copied into the arena by the decoder:
              * ours to decrypt in place */
@@ -178,11 +178,11 @@ upq_status upq_reader_crypto_column_meta(upq_reader *r)
             if (st != UPQ_OK) {
                 r->err.row_group = (int32_t)g;
                 r->err.column = (int32_t)leaf;
-                r->err.in_struct = "ColumnMetaData";
+                r->err.in_struct = UPQ_MSG("ColumnMetaData");
                 return upq_reader_fail(r, st == UPQ_ERR_TRUNCATED ? UPQ_ERR_CORRUPT : st, UINT64_MAX,
-                                       st == UPQ_ERR_AUTH ? "encrypted column metadata fails authentication"
-                                       : st == UPQ_ERR_NOMEM ? "arena too small for column metadata"
-                                                             : "malformed encrypted column metadata");
+                                       st == UPQ_ERR_AUTH ? UPQ_MSG("encrypted column metadata fails authentication")
+                                       : st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for column metadata")
+                                                             : UPQ_MSG("malformed encrypted column metadata"));
             }
             upq_memcpy(&ch->meta_data, &md, sizeof md);
             UPQ_SET(*ch, UPQ_COLUMN_CHUNK_META_DATA);
@@ -221,8 +221,8 @@ upq_status upq_reader_column_key(upq_reader *r, uint32_t rg, uint32_t column, vo
         r->err.column = (int32_t)column;
         r->err.page = -1;
         r->err.offset = UINT64_MAX;
-        r->err.what = st == UPQ_ERR_AUTH ? "no key for this encrypted column"
-                                         : "column key is not 16, 24 or 32 bytes";
+        r->err.what = st == UPQ_ERR_AUTH ? UPQ_MSG("no key for this encrypted column")
+                                         : UPQ_MSG("column key is not 16, 24 or 32 bytes");
     }
     return st;
 }

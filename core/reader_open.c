@@ -79,15 +79,15 @@ upq_status upq_io_read(const upq_io *io, uint64_t off, void *buf, size_t want, s
     if (st == UPQ_AGAIN)
         return UPQ_AGAIN;
     if (st != UPQ_OK) {
-        *what = "read failed";
+        *what = UPQ_MSG("read failed");
         return UPQ_ERR_IO;
     }
     if (*got == 0) {
-        *what = "file shorter than its size";
+        *what = UPQ_MSG("file shorter than its size");
         return UPQ_ERR_TRUNCATED;
     }
     if (*got > want) {
-        *what = "read callback returned too much";
+        *what = UPQ_MSG("read callback returned too much");
         return UPQ_ERR_IO;
     }
     return UPQ_OK;
@@ -123,22 +123,22 @@ static upq_status stage_tail(upq_reader *r)
     upq_status st;
     uint64_t size = r->io.size;
     if (size < MAGIC_LEN + TAIL_LEN)
-        return fail(r, UPQ_ERR_CORRUPT, 0, "file too small to be Parquet");
+        return fail(r, UPQ_ERR_CORRUPT, 0, UPQ_MSG("file too small to be Parquet"));
     st = read_exact(r, size - TAIL_LEN, r->tail, TAIL_LEN);
     if (st != UPQ_OK)
         return st;
     if (upq_memcmp(r->tail + 4, "PARE", 4) == 0) {
         if (!UPQ_WITH_CRYPTO || upq_crypto_key_size() == 0)
             return fail(r, UPQ_ERR_UNSUPPORTED, size - 4,
-                        "encrypted footer (PARE): this build has no decryption");
+                        UPQ_MSG("encrypted footer (PARE): this build has no decryption"));
         r->enc = UPQ_ENC_FOOTER;
     } else if (upq_memcmp(r->tail + 4, "PAR1", 4) != 0)
-        return fail(r, UPQ_ERR_CORRUPT, size - 4, "no PAR1 magic at the end of the file");
+        return fail(r, UPQ_ERR_CORRUPT, size - 4, UPQ_MSG("no PAR1 magic at the end of the file"));
     r->footer_len = upq_load_le32(r->tail);
     if ((uint64_t)r->footer_len > size - MAGIC_LEN - TAIL_LEN)
-        return fail(r, UPQ_ERR_CORRUPT, size - TAIL_LEN, "footer length exceeds the file");
+        return fail(r, UPQ_ERR_CORRUPT, size - TAIL_LEN, UPQ_MSG("footer length exceeds the file"));
     if (r->footer_len == 0)
-        return fail(r, UPQ_ERR_CORRUPT, size - TAIL_LEN, "footer length is zero");
+        return fail(r, UPQ_ERR_CORRUPT, size - TAIL_LEN, UPQ_MSG("footer length is zero"));
     r->footer_start = size - TAIL_LEN - r->footer_len;
     r->stage = RS_HEAD;
     return UPQ_OK;
@@ -158,14 +158,14 @@ static upq_status stage_head(upq_reader *r)
         return st;
     if (upq_memcmp(r->head, r->enc == UPQ_ENC_FOOTER ? "PARE" : "PAR1", 4) != 0)
         return fail(r, UPQ_ERR_CORRUPT, 0,
-                    r->enc == UPQ_ENC_FOOTER ? "no PARE magic at the start of the file"
-                                             : "no PAR1 magic at the start of the file");
+                    r->enc == UPQ_ENC_FOOTER ? UPQ_MSG("no PARE magic at the start of the file")
+                                             : UPQ_MSG("no PAR1 magic at the start of the file"));
     r->win_len = r->opts.io_window;
     if (r->win_len > r->footer_len)
         r->win_len = r->footer_len;
     r->win = (uint8_t *)upq_arena_alloc(&r->arena, r->win_len);
     if (!r->win)
-        return fail(r, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the read window");
+        return fail(r, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the read window"));
     r->pos = r->footer_start;
 #if UPQ_WITH_CRYPTO
     if (r->enc == UPQ_ENC_FOOTER) {
@@ -193,7 +193,7 @@ static upq_status stage_footer(upq_reader *r)
             if (want > r->win_len)
                 want = r->win_len;
             if (want == 0)
-                return fail(r, UPQ_ERR_CORRUPT, end, "footer ends inside its metadata");
+                return fail(r, UPQ_ERR_CORRUPT, end, UPQ_MSG("footer ends inside its metadata"));
             st = upq_io_read(&r->io, r->pos, r->win, (size_t)want, &got, &what);
             if (st == UPQ_AGAIN)
                 return UPQ_AGAIN;
@@ -222,9 +222,9 @@ static upq_status footer_decode_error(upq_reader *r, upq_status st, uint64_t bas
     r->err.in_struct = r->tdec.err_struct;
     r->err.field = r->tdec.err_field;
     return fail(r, st, base + r->tdec.err_pos,
-                st == UPQ_ERR_NOMEM   ? "arena too small for the footer"
-                : st == UPQ_ERR_LIMIT ? "footer exceeds a decoding limit"
-                                      : "malformed footer metadata");
+                st == UPQ_ERR_NOMEM   ? UPQ_MSG("arena too small for the footer")
+                : st == UPQ_ERR_LIMIT ? UPQ_MSG("footer exceeds a decoding limit")
+                                      : UPQ_MSG("malformed footer metadata"));
 }
 
 #if UPQ_WITH_CRYPTO
@@ -234,7 +234,7 @@ static upq_status after_crypto_metadata(upq_reader *r)
     uint64_t at = r->pos - (r->win_fill - r->win_used), end = r->footer_start + r->footer_len;
     upq_status st;
     if (!UPQ_ISSET(r->fcm, UPQ_FILE_CRYPTO_METADATA_ENCRYPTION_ALGORITHM))
-        return fail(r, UPQ_ERR_CORRUPT, r->footer_start, "file crypto metadata without algorithm");
+        return fail(r, UPQ_ERR_CORRUPT, r->footer_start, UPQ_MSG("file crypto metadata without algorithm"));
     st = upq_reader_crypto_begin(r, &r->fcm.encryption_algorithm, &r->fcm.key_metadata, 1);
     if (st != UPQ_OK)
         return st;
@@ -258,10 +258,10 @@ static upq_status stage_efooter(upq_reader *r)
             return st;
         if (st == UPQ_DONE) {
             if (!r->fmd_done)
-                return fail(r, UPQ_ERR_CORRUPT, r->cs.off, "footer ends inside its metadata");
+                return fail(r, UPQ_ERR_CORRUPT, r->cs.off, UPQ_MSG("footer ends inside its metadata"));
             if (upq_cstream_end(&r->cs) != r->footer_start + r->footer_len)
                 return fail(r, UPQ_ERR_CORRUPT, upq_cstream_end(&r->cs),
-                            "bytes after the encrypted footer");
+                            UPQ_MSG("bytes after the encrypted footer"));
             r->win_used = r->win_fill = 0;
             r->stage = RS_COLMETA;
             return UPQ_OK;
@@ -310,7 +310,7 @@ static upq_status after_plain_footer(upq_reader *r)
     r->enc = UPQ_ENC_PLAIN_FOOTER;
     r->fmd_end = at;
     if (end - at != UPQ_CRYPTO_NONCE_LEN + UPQ_CRYPTO_TAG_LEN)
-        return fail(r, UPQ_ERR_CORRUPT, at, "plaintext footer not followed by its 28-byte signature");
+        return fail(r, UPQ_ERR_CORRUPT, at, UPQ_MSG("plaintext footer not followed by its 28-byte signature"));
     st = upq_reader_crypto_begin(r, &r->meta.encryption_algorithm,
                                  &r->meta.footer_signing_key_metadata, 0);
     if (st != UPQ_OK)
@@ -340,7 +340,7 @@ static upq_status stage_sign(upq_reader *r)
         st = upq_crypto_gcm_begin(&s->g, &r->fc, r->footer_key, s->head, UPQ_MODULE_FOOTER, -1,
                                   -1, -1);
         if (st != UPQ_OK)
-            return fail(r, st, r->fmd_end, "footer signature");
+            return fail(r, st, r->fmd_end, UPQ_MSG("footer signature"));
         s->off = r->footer_start;
         s->stage = 1;
     }
@@ -366,7 +366,7 @@ static upq_status stage_sign(upq_reader *r)
         upq_gcm_finish(&s->g, r->footer_key, mine);
         if (!upq_ct_equal(mine, s->tag, UPQ_CRYPTO_TAG_LEN))
             return fail(r, UPQ_ERR_AUTH, r->fmd_end,
-                        "plaintext footer signature does not verify (wrong key or AAD, or altered)");
+                        UPQ_MSG("plaintext footer signature does not verify (wrong key or AAD, or altered)"));
     }
     r->stage = RS_COLMETA;
     return UPQ_OK;
@@ -411,7 +411,7 @@ static upq_status check_chunks(upq_reader *r)
 
     r->chunk_slot = (uint32_t *)upq_arena_alloc_array(&r->arena, s->num_columns, sizeof(uint32_t));
     if (s->num_columns && !r->chunk_slot)
-        return fail(r, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the column map");
+        return fail(r, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the column map"));
     for (c = 0; c < s->num_columns; c++) {
         int keep = !r->opts.projection ||
                    (c < r->opts.projection_bits && ((r->opts.projection[c >> 3] >> (c & 7)) & 1u));
@@ -420,10 +420,10 @@ static upq_status check_chunks(upq_reader *r)
     for (g = 0; g < r->meta.row_groups.n; g++) {
         const upq_row_group *rg = &r->meta.row_groups.v[g];
         if (rg->num_rows < 0)
-            return fail_chunk(r, g, UINT32_MAX, UPQ_ERR_CORRUPT, "negative row count");
+            return fail_chunk(r, g, UINT32_MAX, UPQ_ERR_CORRUPT, UPQ_MSG("negative row count"));
         if (rg->columns.n != kept)
             return fail_chunk(r, g, UINT32_MAX, UPQ_ERR_CORRUPT,
-                              "row group column count differs from the schema");
+                              UPQ_MSG("row group column count differs from the schema"));
         for (c = 0; c < s->num_columns; c++) {
             const upq_column_chunk *ch;
             const upq_column_metadata *m;
@@ -435,18 +435,18 @@ static upq_status check_chunks(upq_reader *r)
                 if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_ENCRYPTED_COLUMN_METADATA) ||
                     UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA))
                     continue;
-                return fail_chunk(r, g, c, UPQ_ERR_CORRUPT, "column chunk without metadata");
+                return fail_chunk(r, g, c, UPQ_ERR_CORRUPT, UPQ_MSG("column chunk without metadata"));
             }
             m = &ch->meta_data;
             if (m->type != s->columns[c].physical_type)
                 return fail_chunk(r, g, c, UPQ_ERR_CORRUPT,
-                                  "column chunk type differs from the schema");
+                                  UPQ_MSG("column chunk type differs from the schema"));
             if (!path_matches(s, &s->columns[c], &m->path_in_schema))
                 return fail_chunk(r, g, c, UPQ_ERR_CORRUPT,
-                                  "column chunk path differs from the schema");
+                                  UPQ_MSG("column chunk path differs from the schema"));
             if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_FILE_PATH) && !chunk_range_ok(r, m))
                 return fail_chunk(r, g, c, UPQ_ERR_CORRUPT,
-                                  "column chunk byte range lies outside the data");
+                                  UPQ_MSG("column chunk byte range lies outside the data"));
         }
     }
     return UPQ_OK;
@@ -457,15 +457,15 @@ static upq_status stage_check(upq_reader *r)
     uint32_t bad = 0;
     upq_status st;
     if (r->meta.num_rows < 0)
-        return fail(r, UPQ_ERR_CORRUPT, r->footer_start, "negative row count");
+        return fail(r, UPQ_ERR_CORRUPT, r->footer_start, UPQ_MSG("negative row count"));
     st = upq_schema_build(&r->schema, r->meta.schema.v, r->meta.schema.n, &r->arena, &bad);
     if (st != UPQ_OK) {
-        r->err.in_struct = "SchemaElement";
+        r->err.in_struct = UPQ_MSG("SchemaElement");
         r->err.schema_element = (int32_t)bad;
         return fail(r, st, r->footer_start,
-                    st == UPQ_ERR_NOMEM   ? "arena too small for the schema"
-                    : st == UPQ_ERR_LIMIT ? "schema nested too deeply"
-                                          : "malformed schema");
+                    st == UPQ_ERR_NOMEM   ? UPQ_MSG("arena too small for the schema")
+                    : st == UPQ_ERR_LIMIT ? UPQ_MSG("schema nested too deeply")
+                                          : UPQ_MSG("malformed schema"));
     }
     st = check_chunks(r);
     if (st != UPQ_OK)
@@ -478,7 +478,7 @@ upq_status upq_reader_open(upq_reader *r)
 {
     upq_status st = UPQ_OK;
     if (!r->io.read_at)
-        return fail(r, UPQ_ERR_INVAL, UINT64_MAX, "no read_at callback");
+        return fail(r, UPQ_ERR_INVAL, UINT64_MAX, UPQ_MSG("no read_at callback"));
     while (st == UPQ_OK) {
         switch (r->stage) {
         case RS_INIT: r->stage = RS_TAIL; break;

@@ -23,6 +23,7 @@
  */
 #include "uparquet/record.h"
 #include "upq_port.h"
+#include "upq_internal.h"
 
 enum { RK_ROOT = 0, RK_STRUCT, RK_LIST, RK_MAP, RK_LEAF };
 
@@ -279,14 +280,14 @@ static upq_status plan(upq_rows *w, const uint32_t *sel, uint32_t n)
     mark = (uint8_t *)upq_arena_alloc(a, s->num_nodes);
     b.stack = (build_frame *)upq_arena_alloc_array(a, b.stack_cap, sizeof *b.stack);
     if (!b.nodes || !mark || !b.stack)
-        return open_fail(w, UPQ_ERR_NOMEM, "arena too small for the row plan");
+        return open_fail(w, UPQ_ERR_NOMEM, UPQ_MSG("arena too small for the row plan"));
     b.mark = mark;
     st = mark_selection(s, mark, sel, n);
     if (st != UPQ_OK)
-        return open_fail(w, st, "selected schema node out of range");
+        return open_fail(w, st, UPQ_MSG("selected schema node out of range"));
     st = build_plan(&b);
     if (st != UPQ_OK)
-        return open_fail(w, st, "schema nesting deeper than the row plan allows");
+        return open_fail(w, st, UPQ_MSG("schema nesting deeper than the row plan allows"));
     /* keep only the nodes: they were allocated first */
     upq_arena_rewind(a, start);
     w->nodes = (upq_rows_node *)upq_arena_alloc_array(a, b.n, sizeof *b.nodes);
@@ -310,9 +311,9 @@ upq_status upq_rows_open(upq_rows *w, upq_reader *r, uint32_t rg, const uint32_t
     if (batch == 0)
         batch = UPQ_ROWS_DEFAULT_BATCH;
     if (!r->schema.nodes || rg >= r->meta.row_groups.n)
-        return open_fail(w, UPQ_ERR_INVAL, "reader not open or no such row group");
+        return open_fail(w, UPQ_ERR_INVAL, UPQ_MSG("reader not open or no such row group"));
     if (r->meta.row_groups.v[rg].num_rows < 0)
-        return open_fail(w, UPQ_ERR_CORRUPT, "negative row count");
+        return open_fail(w, UPQ_ERR_CORRUPT, UPQ_MSG("negative row count"));
     w->num_rows = (uint64_t)r->meta.row_groups.v[rg].num_rows;
     st = plan(w, sel, n);
     if (st != UPQ_OK)
@@ -321,7 +322,7 @@ upq_status upq_rows_open(upq_rows *w, upq_reader *r, uint32_t rg, const uint32_t
     w->leaves = (upq_rows_leaf *)upq_arena_alloc_array(a, w->num_leaves, sizeof *w->leaves);
     w->stack = (upq_rows_frame *)upq_arena_alloc_array(a, w->stack_cap, sizeof *w->stack);
     if ((w->num_leaves && !w->leaves) || !w->stack)
-        return open_fail(w, UPQ_ERR_NOMEM, "arena too small for the row reader");
+        return open_fail(w, UPQ_ERR_NOMEM, UPQ_MSG("arena too small for the row reader"));
     for (i = 0; i < w->num_nodes; i++) {
         const upq_rows_node *p = &w->nodes[i];
         const upq_column_desc *cd;
@@ -341,7 +342,7 @@ upq_status upq_rows_open(upq_rows *w, upq_reader *r, uint32_t rg, const uint32_t
             lf->b.rep = (uint16_t *)upq_arena_alloc_array(a, batch, sizeof(uint16_t));
         lf->b.values = upq_arena_alloc_array(a, batch, lf->vsize);
         if ((lf->max_def && !lf->b.def) || (lf->max_rep && !lf->b.rep) || !lf->b.values)
-            return open_fail(w, UPQ_ERR_NOMEM, "arena too small for the column batches");
+            return open_fail(w, UPQ_ERR_NOMEM, UPQ_MSG("arena too small for the column batches"));
     }
     /* column readers last: their page buffers grow at the top of the arena;
      * leaves are numbered in plan order */
@@ -396,7 +397,7 @@ static upq_status ensure(upq_rows *w, upq_rows_leaf *lf)
     }
     if (st == UPQ_OK && lf->b.levels == 0)
         return set_err(w, UPQ_ERR_STATE, (int32_t)lf->col.col, lf->col.page_no, lf->col.page_off,
-                       "column read made no progress");
+                       UPQ_MSG("column read made no progress"));
     if (st < 0) {
         w->stage = RS_FAILED;
         w->failed = st;
@@ -422,7 +423,7 @@ static upq_status open_container(upq_rows *w, uint32_t ni, uint8_t role, uint16_
     const upq_rows_node *n = &w->nodes[ni];
     upq_rows_frame *f;
     if (w->depth >= w->stack_cap)
-        return set_err(w, UPQ_ERR_STATE, -1, -1, UINT64_MAX, "row nesting deeper than planned");
+        return set_err(w, UPQ_ERR_STATE, -1, -1, UINT64_MAX, UPQ_MSG("row nesting deeper than planned"));
     f = &w->stack[w->depth++];
     f->node = ni;
     f->next = ni + 1;
@@ -459,14 +460,14 @@ static upq_status visit(upq_rows *w, uint32_t ni, uint8_t role, uint16_t er, uin
     lf = &w->leaves[n->leaf_first];
     st = ensure(w, lf);
     if (st == UPQ_DONE)
-        return leaf_fail(w, lf, "a column ends inside a row");
+        return leaf_fail(w, lf, UPQ_MSG("a column ends inside a row"));
     if (st != UPQ_OK)
         return st;
     d = def_at(lf);
     if (rep_at(lf) != er)
-        return leaf_fail(w, lf, "repetition levels disagree with the schema or other columns");
+        return leaf_fail(w, lf, UPQ_MSG("repetition levels disagree with the schema or other columns"));
     if (d < floor)
-        return leaf_fail(w, lf, "definition levels disagree between columns");
+        return leaf_fail(w, lf, UPQ_MSG("definition levels disagree between columns"));
 
     if (n->kind == RK_LEAF) {
         ev->column = n->column;
@@ -478,7 +479,7 @@ static upq_status visit(upq_rows *w, uint32_t ni, uint8_t role, uint16_t er, uin
         ev->type = UPQ_EV_VALUE;
         ev->value = consume(lf);
         if (!ev->value)
-            return leaf_fail(w, lf, "fewer values than definition levels say");
+            return leaf_fail(w, lf, UPQ_MSG("fewer values than definition levels say"));
         return UPQ_OK;
     }
 
@@ -491,11 +492,11 @@ static upq_status visit(upq_rows *w, uint32_t ni, uint8_t role, uint16_t er, uin
         upq_rows_leaf *m = &w->leaves[n->leaf_first + k];
         st = ensure(w, m);
         if (st == UPQ_DONE)
-            return leaf_fail(w, m, "a column ends inside a row");
+            return leaf_fail(w, m, UPQ_MSG("a column ends inside a row"));
         if (st != UPQ_OK)
             return st;
         if (rep_at(m) != er || def_at(m) != d)
-            return leaf_fail(w, m, "levels disagree between the columns of one field");
+            return leaf_fail(w, m, UPQ_MSG("levels disagree between the columns of one field"));
     }
     for (k = 0; k < n->leaf_count; k++)
         w->leaves[n->leaf_first + k].pos++; /* below every leaf's max_def: no values */
@@ -577,7 +578,7 @@ upq_status upq_rows_event(upq_rows *w, upq_event *ev)
                 continue;
             }
             if (st == UPQ_OK && rep_at(lf) > n->rep)
-                return leaf_fail(w, lf, "repetition level deeper than the schema allows here");
+                return leaf_fail(w, lf, UPQ_MSG("repetition level deeper than the schema allows here"));
             if (st != UPQ_OK && st != UPQ_DONE)
                 return st;
             break; /* the next entry belongs to an enclosing level: this one ends */
@@ -625,7 +626,7 @@ upq_status upq_rows_next(upq_rows *w)
             upq_rows_leaf *lf = &w->leaves[i];
             st = ensure(w, lf);
             if (st == UPQ_OK)
-                return leaf_fail(w, lf, "a column holds more rows than its row group");
+                return leaf_fail(w, lf, UPQ_MSG("a column holds more rows than its row group"));
             if (st != UPQ_DONE)
                 return st;
         }
@@ -636,13 +637,13 @@ upq_status upq_rows_next(upq_rows *w)
         upq_rows_leaf *lf = &w->leaves[i];
         st = ensure(w, lf);
         if (st == UPQ_DONE)
-            return leaf_fail(w, lf, "a column holds fewer rows than its row group");
+            return leaf_fail(w, lf, UPQ_MSG("a column holds fewer rows than its row group"));
         if (st != UPQ_OK)
             return st;
         if (rep_at(lf) != 0)
             return leaf_fail(w, lf,
-                             w->row == 0 ? "the first row starts with a nonzero repetition level"
-                                         : "a row goes on in one column after it ended in another");
+                             w->row == 0 ? UPQ_MSG("the first row starts with a nonzero repetition level")
+                                         : UPQ_MSG("a row goes on in one column after it ended in another"));
     }
     w->row++;
     w->stage = RS_ROW;
@@ -678,7 +679,7 @@ static upq_status skip_leaf(upq_rows *w, upq_rows_leaf *lf)
     }
     if (lf->done) {
         if (lf->skip_left)
-            return leaf_fail(w, lf, "a column holds fewer rows than its row group");
+            return leaf_fail(w, lf, UPQ_MSG("a column holds fewer rows than its row group"));
         lf->skip_state = 2;
         return UPQ_OK;
     }
@@ -692,7 +693,7 @@ static upq_status skip_leaf(upq_rows *w, upq_rows_leaf *lf)
         return st;
     }
     if (got < lf->skip_left)
-        return leaf_fail(w, lf, "a column holds fewer rows than its row group");
+        return leaf_fail(w, lf, UPQ_MSG("a column holds fewer rows than its row group"));
     lf->skip_left = 0;
     lf->skip_state = 2;
     return UPQ_OK;
