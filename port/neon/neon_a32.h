@@ -11,6 +11,7 @@
 #ifndef UPQ_NEON_A32_H
 #define UPQ_NEON_A32_H
 
+#include <arm_neon.h>
 #include "upq_neon.h"
 
 #if defined(__aarch64__)
