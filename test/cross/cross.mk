@@ -93,7 +93,7 @@ check-cross-aarch64: cross-aarch64 $(INTEROP_STAMP) $(UPQ)
 # ARMv7: what differs from AArch64 is the NEON code (neon_a32.h) and 32-bit
 # sizes. Every program and the conformance take about 5 minutes under qemu-arm
 # on 2 cores (check-cross-armv7-all), too much for `make check`, so this stage
-# runs, in about a minute: the NEON kernels present in the library and each
+# runs, in 70-90 s once built: the NEON kernels present in the library and each
 # against its scalar twin (test_kernels), the decoders that call them (DELTA,
 # BYTE_STREAM_SPLIT, dictionary, RLE unit programs) and the corpus reading
 # programs (test/corpus). No CRC32 instructions on ARMv7: left out below.
