@@ -6,6 +6,7 @@
 #   make deps                      fetch, then build for the host
 #   make deps TARGET=cortex-m4     ... for Cortex-M4 (arm-none-eabi, hard float)
 #   make deps TARGET=aarch64       ... for aarch64 Linux
+#   make deps TARGET=armv7         ... for ARMv7-A Linux (NEON, hard float)
 #   make deps TARGET=powerpc       ... for 32-bit big-endian PowerPC Linux
 #   make deps LZ4_SRC=/path ZSTD_SRC=... MBEDTLS_SRC=... ZLIB_SRC=...
 #                                  use these sources (directory or tarball)
@@ -23,11 +24,12 @@
 DEPS_DIR ?= codecs/.deps
 UPQ_DEPS ?= lz4 zstd mbedtls zlib
 TARGET ?= host
-DEPS_TARGETS := host cortex-m4 cortex-m0plus aarch64 powerpc
+DEPS_TARGETS := host cortex-m4 cortex-m0plus aarch64 armv7 powerpc
 
 # --- toolchains, one set per target ------------------------------------------
 CROSS_CM4 ?= arm-none-eabi-
 CROSS_A64 ?= aarch64-linux-gnu-
+CROSS_A32 ?= arm-linux-gnueabihf-
 CROSS_PPC ?= powerpc-linux-gnu-
 NM ?= nm
 OBJCOPY ?= objcopy
@@ -65,6 +67,14 @@ TOPT.aarch64 ?= -O2
 # ARMv8 with the CRC32 instructions (every ARMv8.1 core has them; qemu too)
 TFLAGS.aarch64 = -march=armv8-a+crc
 
+# 32-bit ARMv7-A with NEON: the kernels' ARMv7 forms, no CRC32 instructions.
+TCC.armv7 = $(CROSS_A32)gcc
+TAR.armv7 = $(CROSS_A32)ar
+TNM.armv7 = $(CROSS_A32)nm
+TOBJCOPY.armv7 = $(CROSS_A32)objcopy
+TOPT.armv7 ?= -O2
+TFLAGS.armv7 = -march=armv7-a -mfpu=neon -mfloat-abi=hard
+
 # Big-endian: the test that the code never assumes the host's byte order.
 TCC.powerpc = $(CROSS_PPC)gcc
 TAR.powerpc = $(CROSS_PPC)ar
@@ -80,6 +90,7 @@ TNOLOOP.host = $(if $(filter 0,$(DEPS_HOST_IS_CLANG)),-fno-tree-loop-distribute-
 TNOLOOP.cortex-m4 = -fno-tree-loop-distribute-patterns
 TNOLOOP.cortex-m0plus = -fno-tree-loop-distribute-patterns
 TNOLOOP.aarch64 = -fno-tree-loop-distribute-patterns
+TNOLOOP.armv7 = -fno-tree-loop-distribute-patterns
 TNOLOOP.powerpc = -fno-tree-loop-distribute-patterns
 
 # Package code is not ours: built freestanding like the library, warnings off.

@@ -52,7 +52,9 @@ static void block32(upq_wbuf *w, const uint32_t *v, size_t k, uint32_t prev, uns
     size_t j;
     uint8_t *at;
 
-    for (m = 0; m < used; m++) {
+    /* every entry, the unused ones (no values) left 0: the compiler then
+     * sees hi[] set wherever it is read (gcc for 32-bit ARM did not) */
+    for (m = 0; m < UPQ_DELTA_MINIS; m++) {
         size_t end = k < (size_t)(m + 1u) * per ? k : (size_t)(m + 1u) * per;
         uint32_t mhi = 0;
         for (j = (size_t)m * per; j < end; j++) {
@@ -91,7 +93,9 @@ static void block64(upq_wbuf *w, const uint64_t *v, size_t k, uint64_t prev, uns
     size_t j;
     uint8_t *at;
 
-    for (m = 0; m < used; m++) {
+    /* every entry, the unused ones (no values) left 0: the compiler then
+     * sees hi[] set wherever it is read (gcc for 32-bit ARM did not) */
+    for (m = 0; m < UPQ_DELTA_MINIS; m++) {
         size_t end = k < (size_t)(m + 1u) * per ? k : (size_t)(m + 1u) * per;
         uint64_t mhi = 0;
         for (j = (size_t)m * per; j < end; j++) {

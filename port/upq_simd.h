@@ -6,8 +6,13 @@
  * scalar twins are compiled in every build, so a test can run both on the
  * same inputs. Kernels without a vector twin are called by their scalar name.
  *
+ * UPQ_WITH_NEON is on for little-endian AArch64 and ARMv7-A with NEON; both
+ * get every NEON kernel (port/neon/neon_a32.h has the ARMv7 forms of the
+ * AArch64-only intrinsics).
+ *
  * UPQ_CRC32_HW: the page CRC uses the ARMv8 CRC32 instructions, which compute
- * Parquet's CRC-32 (IEEE, reflected 0xEDB88320; not the crc32c ones).
+ * Parquet's CRC-32 (IEEE, reflected 0xEDB88320; not the crc32c ones). ARMv7
+ * has none (no __ARM_FEATURE_CRC32): the table or bitwise CRC there.
  */
 #ifndef UPQ_SIMD_H
 #define UPQ_SIMD_H

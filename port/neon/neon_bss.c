@@ -22,8 +22,9 @@ UPQ_NEON_INLINE void gather16(const uint8_t *in, size_t stride, size_t width, ui
         v[k] = vld1q_u8(in + k * stride);
     for (r = width; r > 1; r /= 2u) {
         for (k = 0; k < h; k++) {
-            t[2 * k] = vzip1q_u8(v[k], v[k + h]);
-            t[2 * k + 1] = vzip2q_u8(v[k], v[k + h]);
+            uint8x16x2_t z = vzipq_u8(v[k], v[k + h]); /* zip1, zip2 on AArch64 */
+            t[2 * k] = z.val[0];
+            t[2 * k + 1] = z.val[1];
         }
         for (k = 0; k < width; k++)
             v[k] = t[k];
@@ -40,8 +41,9 @@ UPQ_NEON_INLINE void scatter16(const uint8_t *in, size_t width, uint8_t *out, si
         v[k] = vld1q_u8(in + 16 * k);
     for (r = width; r > 1; r /= 2u) {
         for (k = 0; k < h; k++) {
-            t[k] = vuzp1q_u8(v[2 * k], v[2 * k + 1]);
-            t[k + h] = vuzp2q_u8(v[2 * k], v[2 * k + 1]);
+            uint8x16x2_t z = vuzpq_u8(v[2 * k], v[2 * k + 1]); /* uzp1, uzp2 */
+            t[k] = z.val[0];
+            t[k + h] = z.val[1];
         }
         for (k = 0; k < width; k++)
             v[k] = t[k];

@@ -9,6 +9,7 @@
 #if UPQ_WITH_NEON
 #include <arm_neon.h>
 #include "upq_neon.h"
+#include "neon_a32.h"
 
 /* ---- run expansion ------------------------------------------------------ */
 
@@ -29,7 +30,22 @@ NEON_FILL(upq_neon_fill_u32, upq_fill_u32, uint32_t, uint32x4_t, vdupq_n_u32, vs
 NEON_FILL(upq_neon_fill_u64, upq_fill_u64, uint64_t, uint64x2_t, vdupq_n_u64, vst1q_u64, 2)
 /* lane moves, no arithmetic: a signalling NaN's bits stay as they are */
 NEON_FILL(upq_neon_fill_f32, upq_fill_f32, float, float32x4_t, vdupq_n_f32, vst1q_f32, 4)
+#if UPQ_NEON_A64
 NEON_FILL(upq_neon_fill_f64, upq_fill_f64, double, float64x2_t, vdupq_n_f64, vst1q_f64, 2)
+#else
+/* ARMv7 NEON has no double lanes: the value's bytes, stored as bytes */
+void upq_neon_fill_f64(double *out, double v, size_t n)
+{
+    uint8x8_t b = vld1_u8((const uint8_t *)&v);
+    uint8x16_t x = vcombine_u8(b, b);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        vst1q_u8((uint8_t *)(out + i), x);
+        vst1q_u8((uint8_t *)(out + i + 2), x);
+    }
+    upq_fill_f64(out + i, v, n - i);
+}
+#endif
 
 /* ---- DELTA_BINARY_PACKED ------------------------------------------------ */
 
@@ -46,7 +62,7 @@ uint32_t upq_neon_delta_sum32(uint32_t *out, const uint32_t *d, size_t n, uint32
         x = vaddq_u32(x, vextq_u32(z, x, 2));
         x = vaddq_u32(x, c);
         vst1q_u32(out + i, x);
-        c = vdupq_laneq_u32(x, 3);
+        c = upq_v_dup_top_u32(x);
     }
     return upq_delta_sum32(out + i, d + i, n - i, min_delta, vgetq_lane_u32(c, 0));
 }
@@ -65,7 +81,7 @@ uint64_t upq_neon_delta_sum64(uint64_t *out, const uint64_t *d, size_t n, uint64
     for (; i + 2 <= n; i += 2) {
         uint64x2_t x = prefix64(vaddq_u64(vld1q_u64(d + i), md), c);
         vst1q_u64(out + i, x);
-        c = vdupq_laneq_u64(x, 1);
+        c = upq_v_dup_top_u64(x);
     }
     return upq_delta_sum64(out + i, d + i, n - i, min_delta, vgetq_lane_u64(c, 0));
 }
@@ -78,10 +94,10 @@ uint64_t upq_neon_delta_sum64_32(uint64_t *out, const uint32_t *d, size_t n, uin
     for (; i + 4 <= n; i += 4) {
         uint32x4_t x = vld1q_u32(d + i);
         uint64x2_t lo = prefix64(vaddq_u64(vmovl_u32(vget_low_u32(x)), md), c);
-        uint64x2_t hi = prefix64(vaddq_u64(vmovl_high_u32(x), md), vdupq_laneq_u64(lo, 1));
+        uint64x2_t hi = prefix64(vaddq_u64(upq_v_movl_high_u32(x), md), upq_v_dup_top_u64(lo));
         vst1q_u64(out + i, lo);
         vst1q_u64(out + i + 2, hi);
-        c = vdupq_laneq_u64(hi, 1);
+        c = upq_v_dup_top_u64(hi);
     }
     return upq_delta_sum64_32(out + i, d + i, n - i, min_delta, vgetq_lane_u64(c, 0));
 }
@@ -92,7 +108,7 @@ uint64_t upq_neon_sum32(const uint32_t *d, size_t n)
     size_t i = 0;
     for (; i + 4 <= n; i += 4)
         s = vpadalq_u32(s, vld1q_u32(d + i));
-    return vaddvq_u64(s) + upq_sum32(d + i, n - i);
+    return upq_v_addv_u64(s) + upq_sum32(d + i, n - i);
 }
 
 uint64_t upq_neon_sum64(const uint64_t *d, size_t n)
@@ -101,7 +117,7 @@ uint64_t upq_neon_sum64(const uint64_t *d, size_t n)
     size_t i = 0;
     for (; i + 2 <= n; i += 2)
         s = vaddq_u64(s, vld1q_u64(d + i));
-    return vaddvq_u64(s) + upq_sum64(d + i, n - i);
+    return upq_v_addv_u64(s) + upq_sum64(d + i, n - i);
 }
 
 /* ---- dictionaries ------------------------------------------------------- */
@@ -115,7 +131,7 @@ uint32_t upq_neon_max_index(const uint32_t *idx, size_t n)
         m0 = vmaxq_u32(m0, vld1q_u32(idx + i));
         m1 = vmaxq_u32(m1, vld1q_u32(idx + i + 4));
     }
-    m = vmaxvq_u32(vmaxq_u32(m0, m1));
+    m = upq_v_maxv_u32(vmaxq_u32(m0, m1));
     t = upq_max_index(idx + i, n - i);
     return t > m ? t : m;
 }
@@ -143,8 +159,22 @@ NEON_GATHER(upq_neon_gather_f32, upq_gather_f32, float, float32x4_t, vdupq_n_f32
             vst1q_f32, 4)
 NEON_GATHER(upq_neon_gather_u64, upq_gather_u64, uint64_t, uint64x2_t, vdupq_n_u64, vsetq_lane_u64,
             vst1q_u64, 2)
+#if UPQ_NEON_A64
 NEON_GATHER(upq_neon_gather_f64, upq_gather_f64, double, float64x2_t, vdupq_n_f64, vsetq_lane_f64,
             vst1q_f64, 2)
+#else
+/* ARMv7: two values' bytes loaded as bytes, stored as one vector */
+void upq_neon_gather_f64(double *out, const double *dict, const uint32_t *idx, size_t n)
+{
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        uint8x8_t a = vld1_u8((const uint8_t *)(dict + idx[i]));
+        uint8x8_t b = vld1_u8((const uint8_t *)(dict + idx[i + 1]));
+        vst1q_u8((uint8_t *)(out + i), vcombine_u8(a, b));
+    }
+    upq_gather_f64(out + i, dict, idx + i, n - i);
+}
+#endif
 
 /* ---- statistics --------------------------------------------------------- */
 
@@ -162,10 +192,10 @@ void upq_neon_minmax_i32(const int32_t *v, size_t n, upq_minmax32 *r)
         umin = vminq_u32(umin, u);
         umax = vmaxq_u32(umax, u);
     }
-    r->smin = vminvq_s32(smin);
-    r->smax = vmaxvq_s32(smax);
-    r->umin = vminvq_u32(umin);
-    r->umax = vmaxvq_u32(umax);
+    r->smin = upq_v_minv_s32(smin);
+    r->smax = upq_v_maxv_s32(smax);
+    r->umin = upq_v_minv_u32(umin);
+    r->umax = upq_v_maxv_u32(umax);
     if (i < n) {
         upq_minmax_i32(v + i, n - i, &t);
         if (t.smin < r->smin) r->smin = t.smin;
@@ -185,10 +215,10 @@ void upq_neon_minmax_i64(const int64_t *v, size_t n, upq_minmax64 *r)
     for (; i + 2 <= n; i += 2) {
         int64x2_t x = vld1q_s64(v + i);
         uint64x2_t u = vreinterpretq_u64_s64(x);
-        smin = vbslq_s64(vcltq_s64(x, smin), x, smin);
-        smax = vbslq_s64(vcgtq_s64(x, smax), x, smax);
-        umin = vbslq_u64(vcltq_u64(u, umin), u, umin);
-        umax = vbslq_u64(vcgtq_u64(u, umax), u, umax);
+        smin = vbslq_s64(upq_v_clt_s64(x, smin), x, smin);
+        smax = vbslq_s64(upq_v_clt_s64(smax, x), x, smax);
+        umin = vbslq_u64(upq_v_clt_u64(u, umin), u, umin);
+        umax = vbslq_u64(upq_v_clt_u64(umax, u), u, umax);
     }
     t.smin = vgetq_lane_s64(smin, 0);
     r->smin = vgetq_lane_s64(smin, 1) < t.smin ? vgetq_lane_s64(smin, 1) : t.smin;
@@ -207,6 +237,7 @@ void upq_neon_minmax_i64(const int64_t *v, size_t n, upq_minmax64 *r)
     }
 }
 
+#if UPQ_NEON_A64
 /*
  * FMINNM/FMAXNM take the number when one side is NaN, so NaN lanes leave the
  * bounds alone; they are counted from the x == x mask. The bounds start at
@@ -261,6 +292,112 @@ size_t upq_neon_minmax_f64(const double *v, size_t n, double *mn, double *mx)
     *mx = b;
     return nans + tn;
 }
+
+#else
+/*
+ * ARMv7 NEON float arithmetic flushes subnormals to zero and has no minNum,
+ * so the bounds are found on the bits: a number's bits, with every bit but
+ * the sign flipped when it is negative, order as signed integers like the
+ * numbers (-0 just below +0), and the same map turns a key back. NaN lanes
+ * (magnitude bits above infinity's) are counted and replaced by the largest
+ * key for the minimum and the smallest for the maximum. The bounds start at
+ * the keys of +/-infinity, as on AArch64.
+ */
+UPQ_NEON_INLINE int32x4_t key_f32(int32x4_t b)
+{
+    uint32x4_t neg = vreinterpretq_u32_s32(vshrq_n_s32(b, 31));
+    return veorq_s32(b, vreinterpretq_s32_u32(vshrq_n_u32(neg, 1)));
+}
+
+UPQ_NEON_INLINE int64x2_t key_f64(int64x2_t b)
+{
+    uint64x2_t neg = vreinterpretq_u64_s64(vshrq_n_s64(b, 63));
+    return veorq_s64(b, vreinterpretq_s64_u64(vshrq_n_u64(neg, 1)));
+}
+
+static float f32_of_key(int32_t k)
+{
+    union {
+        uint32_t u;
+        float f;
+    } x;
+    x.u = (uint32_t)k ^ (k < 0 ? 0x7FFFFFFFu : 0u);
+    return x.f;
+}
+
+static double f64_of_key(int64_t k)
+{
+    union {
+        uint64_t u;
+        double d;
+    } x;
+    x.u = (uint64_t)k ^ (k < 0 ? 0x7FFFFFFFFFFFFFFFu : 0u);
+    return x.d;
+}
+
+size_t upq_neon_minmax_f32(const float *v, size_t n, float *mn, float *mx)
+{
+    int32x4_t inf = vdupq_n_s32(0x7F800000), mag = vdupq_n_s32(INT32_MAX);
+    int32x4_t big = mag, small = vdupq_n_s32(INT32_MIN);
+    int32x4_t lo = inf, hi = vdupq_n_s32(INT32_MIN + 0x007FFFFF); /* key of -inf */
+    uint32x4_t nan = vdupq_n_u32(0);
+    float tmn = 0, tmx = 0, a, b;
+    size_t i = 0, nans, tn;
+    for (; i + 4 <= n; i += 4) {
+        int32x4_t x = vreinterpretq_s32_f32(vld1q_f32(v + i)); /* a load: no arithmetic */
+        uint32x4_t isnan = vcgtq_s32(vandq_s32(x, mag), inf);
+        int32x4_t k = key_f32(x);
+        nan = vsubq_u32(nan, isnan);
+        lo = vminq_s32(lo, vbslq_s32(isnan, big, k));
+        hi = vmaxq_s32(hi, vbslq_s32(isnan, small, k));
+    }
+    nans = upq_v_addv_u32(nan);
+    a = f32_of_key(upq_v_minv_s32(lo));
+    b = f32_of_key(upq_v_maxv_s32(hi));
+    tn = upq_minmax_f32(v + i, n - i, &tmn, &tmx);
+    if (tn < n - i) {
+        a = tmn < a ? tmn : a;
+        b = tmx > b ? tmx : b;
+    }
+    *mn = a;
+    *mx = b;
+    return nans + tn;
+}
+
+size_t upq_neon_minmax_f64(const double *v, size_t n, double *mn, double *mx)
+{
+    int64x2_t inf = vdupq_n_s64(0x7FF0000000000000), mag = vdupq_n_s64(INT64_MAX);
+    int64x2_t big = mag, small = vdupq_n_s64(INT64_MIN);
+    int64x2_t lo = inf, hi = vdupq_n_s64(INT64_MIN + 0x000FFFFFFFFFFFFF); /* key of -inf */
+    uint64x2_t nan = vdupq_n_u64(0);
+    double tmn = 0, tmx = 0, a, b;
+    int64_t l0, l1;
+    size_t i = 0, nans, tn;
+    for (; i + 2 <= n; i += 2) {
+        int64x2_t x = vreinterpretq_s64_u8(vld1q_u8((const uint8_t *)(v + i)));
+        uint64x2_t isnan = upq_v_clt_s64(inf, vandq_s64(x, mag));
+        int64x2_t k = key_f64(x), kl = vbslq_s64(isnan, big, k), kh = vbslq_s64(isnan, small, k);
+        nan = vsubq_u64(nan, isnan);
+        lo = vbslq_s64(upq_v_clt_s64(kl, lo), kl, lo);
+        hi = vbslq_s64(upq_v_clt_s64(hi, kh), kh, hi);
+    }
+    nans = (size_t)upq_v_addv_u64(nan);
+    l0 = vgetq_lane_s64(lo, 0);
+    l1 = vgetq_lane_s64(lo, 1);
+    a = f64_of_key(l1 < l0 ? l1 : l0);
+    l0 = vgetq_lane_s64(hi, 0);
+    l1 = vgetq_lane_s64(hi, 1);
+    b = f64_of_key(l1 > l0 ? l1 : l0);
+    tn = upq_minmax_f64(v + i, n - i, &tmn, &tmx);
+    if (tn < n - i) {
+        a = tmn < a ? tmn : a;
+        b = tmx > b ? tmx : b;
+    }
+    *mn = a;
+    *mx = b;
+    return nans + tn;
+}
+#endif
 
 #else
 typedef int upq_neon_kernels_unused; /* an empty file is not C */

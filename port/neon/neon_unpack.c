@@ -2,9 +2,9 @@
  * NEON bit-unpacking (twins of upq_unpack32/upq_unpack64, core/kernels.c).
  *
  * Eight values of bw bits are exactly bw bytes, so every group of eight has
- * the same layout: one byte shuffle per vector (vqtbl) puts each value's
- * bytes in its own lane, a per-lane shift drops the bits below it and a mask
- * the bits above. The shuffle tables are worked out once per call. A group
+ * the same layout: one byte shuffle per vector (vqtbl; two vtbl on ARMv7)
+ * puts each value's bytes in its own lane, a per-lane shift drops the bits
+ * below it and a mask the bits above. The shuffle tables are worked out once per call. A group
  * is done with vectors only while its 16- or 32-byte loads stay inside the
  * packed bytes; the rest, and a start in the middle of a byte, go to the
  * scalar twin.
@@ -14,6 +14,7 @@
 #if UPQ_WITH_NEON
 #include <arm_neon.h>
 #include "upq_neon.h"
+#include "neon_a32.h"
 
 /* Groups of eight values whose loads, the last starting `last_load` bytes
  * into a group and `load` bytes long, stay within `avail` bytes. */
@@ -50,8 +51,8 @@ static void groups32_narrow(const uint8_t *in, uint32_t *out, unsigned bw, size_
     s0 = vld1q_s32(sh[0]);
     s1 = vld1q_s32(sh[1]);
     for (g = 0; g < groups; g++, in += bw, out += 8) {
-        uint32x4_t a = vreinterpretq_u32_u8(vqtbl1q_u8(vld1q_u8(in), t0));
-        uint32x4_t c = vreinterpretq_u32_u8(vqtbl1q_u8(vld1q_u8(in + base1), t1));
+        uint32x4_t a = vreinterpretq_u32_u8(upq_v_tbl16(vld1q_u8(in), t0));
+        uint32x4_t c = vreinterpretq_u32_u8(upq_v_tbl16(vld1q_u8(in + base1), t1));
         vst1q_u32(out, vandq_u32(vshlq_u32(a, s0), mask));
         vst1q_u32(out + 4, vandq_u32(vshlq_u32(c, s1), mask));
     }
@@ -83,7 +84,7 @@ static void groups32_wide(const uint8_t *in, uint32_t *out, unsigned bw, size_t 
     for (g = 0; g < groups; g++, in += bw, out += 8) {
         uint32x2_t w[4];
         for (p = 0; p < 4; p++) {
-            uint64x2_t v = vreinterpretq_u64_u8(vqtbl1q_u8(vld1q_u8(in + base[p]), t[p]));
+            uint64x2_t v = vreinterpretq_u64_u8(upq_v_tbl16(vld1q_u8(in + base[p]), t[p]));
             w[p] = vmovn_u64(vshlq_u64(v, s[p]));
         }
         vst1q_u32(out, vandq_u32(vcombine_u32(w[0], w[1]), mask));
@@ -164,8 +165,8 @@ static void groups64(const uint8_t *in, uint64_t *out, unsigned bw, size_t group
             uint64x2_t lo, hi;
             q.val[0] = vld1q_u8(in + base[p]);
             q.val[1] = vld1q_u8(in + base[p] + 16);
-            lo = vshlq_u64(vreinterpretq_u64_u8(vqtbl2q_u8(q, tl[p])), sl[p]);
-            hi = vshlq_u64(vreinterpretq_u64_u8(vqtbl2q_u8(q, th[p])), sh[p]);
+            lo = vshlq_u64(vreinterpretq_u64_u8(upq_v_tbl32(q, tl[p])), sl[p]);
+            hi = vshlq_u64(vreinterpretq_u64_u8(upq_v_tbl32(q, th[p])), sh[p]);
             vst1q_u64(out + 2 * p, vandq_u64(vorrq_u64(lo, hi), mask));
         }
     }

@@ -24,7 +24,7 @@
  * UPQ_WITH_CRC               1        page CRC32: checked by the reader, written by the
  *                                     writer (0: neither; the CRC table goes too)
  * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
- *                            little-endian AArch64 only
+ *                            little-endian AArch64 and ARMv7-A with NEON
  * UPQ_CRC32_TABLE            1        table-driven CRC32 (1 KB .rodata) vs bitwise
  * UPQ_NO_ERRSTR              0        compile out upq_strerror() names and the
  *                                     error detail texts (upq_error_info what,
@@ -86,9 +86,9 @@
 #define UPQ_WITH_CRC 1
 #endif
 #ifndef UPQ_WITH_NEON
-/* the kernels are written for little-endian AArch64 (port/neon) */
-#if (defined(__ARM_NEON) || defined(__ARM_NEON__)) && defined(__aarch64__) && \
-    !defined(__ARM_BIG_ENDIAN)
+/* the kernels are written for little-endian AArch64 and ARMv7-A with NEON
+ * (32-bit NEON exists from ARMv7 on; port/neon) */
+#if (defined(__ARM_NEON) || defined(__ARM_NEON__)) && !defined(__ARM_BIG_ENDIAN)
 #define UPQ_WITH_NEON 1
 #else
 #define UPQ_WITH_NEON 0

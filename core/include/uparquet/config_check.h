@@ -18,10 +18,10 @@
 #error "uparquet: Thrift limits must be positive"
 #endif
 #if UPQ_WITH_NEON && !(defined(__ARM_NEON) || defined(__ARM_NEON__))
-#error "uparquet: UPQ_WITH_NEON=1 needs a NEON target (-mfpu=neon or aarch64)"
+#error "uparquet: UPQ_WITH_NEON=1 needs a NEON target (aarch64, or ARMv7-A with -mfpu=neon)"
 #endif
-#if UPQ_WITH_NEON && (!defined(__aarch64__) || defined(__ARM_BIG_ENDIAN))
-#error "uparquet: UPQ_WITH_NEON=1: the NEON kernels are written for little-endian AArch64"
+#if UPQ_WITH_NEON && defined(__ARM_BIG_ENDIAN)
+#error "uparquet: UPQ_WITH_NEON=1: the NEON kernels are written for little-endian AArch64 and ARMv7-A"
 #endif
 
 #endif
