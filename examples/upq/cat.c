@@ -18,9 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Arenas beyond this are not attempted. */
-/* 16 GB, or half the address space where that is smaller (32-bit hosts) */
-#define MAX_ARENA ((uint64_t)1 << 34 > (uint64_t)((size_t)-1 / 2) ? (size_t)-1 / 2 : (size_t)((uint64_t)1 << 34))
 /* Containers open at once while writing a row: far above what a schema can
  * nest (the plan is at most twice the schema depth). */
 #define MAX_NEST 256
@@ -499,7 +496,7 @@ static int run(cat_state *cs, const cat_cfg *cfg)
             /* a page bigger than the arena: reopen with what was asked for */
             size_t need = upq_arena_needed(&cs->tf.reader->arena);
             size_t len = cs->tf.arena_len;
-            if (need > len && need <= MAX_ARENA) {
+            if (need > len && need <= TOOL_MAX_ARENA) {
                 cs->args.arena = need > len * 2 ? need : len * 2;
                 tool_close(&cs->tf);
                 variant_set_free(&cs->vs); /* they point into the old schema */

@@ -323,8 +323,6 @@ void tool_report(const char *path, const upq_error_info *e)
 /* After this many exact retries, grow at least geometrically so a footer
  * that keeps asking for a little more does not cost quadratic time. */
 #define EXACT_RETRIES 8
-/* A corrupt footer can claim huge lists; refuse arenas beyond this. */
-#define MAX_ARENA (UINT64_C(64) << 30)
 
 int tool_open(tool_file *tf, const char *path, const tool_args *a)
 {
@@ -373,7 +371,7 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
         if (st == UPQ_OK)
             return 0;
         need = upq_arena_needed(&tf->reader->arena);
-        if (st != UPQ_ERR_NOMEM || need <= len || (uint64_t)need > MAX_ARENA) {
+        if (st != UPQ_ERR_NOMEM || need <= len || need > TOOL_MAX_ARENA) {
             tool_report(path, upq_reader_error(tf->reader));
             tool_close(tf);
             return 1;

@@ -33,6 +33,11 @@
 /* ---- arguments (main.c) ------------------------------------------------ */
 
 #define TOOL_MAX_FILES 16
+/* The largest arena the tool allocates when a call asks for more: a corrupt
+ * file can claim huge lists. 16 GiB, or half the address space of a 32-bit
+ * host (a size_t, so the test is meaningful on both). */
+#define TOOL_MAX_ARENA \
+    ((uint64_t)1 << 34 > (uint64_t)((size_t)-1 / 2) ? (size_t)-1 / 2 : (size_t)((uint64_t)1 << 34))
 #define TOOL_MAX_OPTS 64
 
 /* A command's own --option; `takes_value` options read the next argument

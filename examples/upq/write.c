@@ -43,9 +43,6 @@
 /* Chunk buffer per column unless --chunk-size says otherwise: a host can
  * afford row groups of a useful size (the library's default suits boards). */
 #define HOST_CHUNK_SIZE (1024u * 1024u)
-/* Largest arena tried when the writer asks for more. */
-/* 16 GB, or half the address space where that is smaller (32-bit hosts) */
-#define MAX_ARENA ((uint64_t)1 << 34 > (uint64_t)((size_t)-1 / 2) ? (size_t)-1 / 2 : (size_t)((uint64_t)1 << 34))
 
 /* ---- the output file ------------------------------------------------------- */
 
@@ -745,7 +742,7 @@ static int init_writer(write_state *ws, const tool_args *a)
         if (st == UPQ_OK)
             return 0;
         more = upq_arena_needed(&ws->w->arena);
-        if (st == UPQ_ERR_NOMEM && !a->arena && more > need && more <= MAX_ARENA && attempt < 8) {
+        if (st == UPQ_ERR_NOMEM && !a->arena && more > need && more <= TOOL_MAX_ARENA && attempt < 8) {
             need = more;
             continue;
         }

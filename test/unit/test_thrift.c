@@ -225,7 +225,7 @@ static void test_decode_all(void)
 {
     buf v;
     all x;
-    size_t used;
+    size_t used = 0;
     size_t (*chunkers[])(size_t) = {whole, one, primes, randsz};
     full_vector(&v);
     for (int c = 0; c < 4; c++) {
