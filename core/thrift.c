@@ -11,6 +11,7 @@
  */
 #include "uparquet/thrift.h"
 #include "upq_port.h"
+#include "upq_internal.h"
 
 enum {
     ST_FIELD_HDR = 0, /* struct frame: next field header or STOP */
@@ -34,41 +35,39 @@ void upq_thrift_limits_default(upq_thrift_limits *l)
     l->max_binary = (uint32_t)UPQ_THRIFT_MAX_BINARY;
 }
 
+/* Wire type of each storage kind (bools: TRUE, as list element types are
+ * announced) and its storage size (structs: their description's). */
+static const uint8_t kind_ct[UPQ_TK_STRUCT + 1] = {
+    0,           UPQ_CT_TRUE,   UPQ_CT_BYTE,   UPQ_CT_I16,  UPQ_CT_I32,  UPQ_CT_I64,
+    UPQ_CT_DOUBLE, UPQ_CT_BINARY, UPQ_CT_UUID, UPQ_CT_LIST, UPQ_CT_STRUCT,
+};
+static const uint8_t kind_bytes[UPQ_TK_STRUCT + 1] = {
+    0, 1, 1, 2, 4, 8, sizeof(double), sizeof(upq_bytes), 16, sizeof(upq_list), 0,
+};
+
+/* Storage kind of a description's field value / list element. */
+static uint8_t elem_kind(const upq_tfield *fd)
+{
+    return fd->kind < UPQ_TK_STRUCT ? fd->kind : (uint8_t)UPQ_TK_STRUCT;
+}
+
+static uint8_t field_kind(const upq_tfield *fd)
+{
+    return (fd->id & UPQ_TF_LIST) ? (uint8_t)UPQ_TK_LIST : elem_kind(fd);
+}
+
 /* Storage size of one value of a kind (list elements, array strides). */
 static size_t kind_size(uint8_t kind, const upq_tstruct *sub)
 {
-    switch (kind) {
-    case UPQ_TK_BOOL:
-    case UPQ_TK_I8: return 1;
-    case UPQ_TK_I16: return 2;
-    case UPQ_TK_I32: return 4;
-    case UPQ_TK_I64: return 8;
-    case UPQ_TK_DOUBLE: return sizeof(double);
-    case UPQ_TK_BINARY: return sizeof(upq_bytes);
-    case UPQ_TK_UUID: return 16;
-    case UPQ_TK_STRUCT: return sub ? sub->size : 0;
-    case UPQ_TK_LIST: return sizeof(upq_list);
-    default: return 0;
-    }
+    return kind == UPQ_TK_STRUCT ? sub->size : kind_bytes[kind];
 }
 
 /* Can a value of wire type `ct` be stored as `kind`? Mismatches are skipped
  * like unknown fields, as other Thrift implementations do. */
 static int compatible(uint8_t kind, uint8_t ct)
 {
-    switch (kind) {
-    case UPQ_TK_BOOL: return ct == UPQ_CT_TRUE || ct == UPQ_CT_FALSE;
-    case UPQ_TK_I8: return ct == UPQ_CT_BYTE;
-    case UPQ_TK_I16: return ct == UPQ_CT_I16;
-    case UPQ_TK_I32: return ct == UPQ_CT_I32;
-    case UPQ_TK_I64: return ct == UPQ_CT_I64;
-    case UPQ_TK_DOUBLE: return ct == UPQ_CT_DOUBLE;
-    case UPQ_TK_BINARY: return ct == UPQ_CT_BINARY;
-    case UPQ_TK_UUID: return ct == UPQ_CT_UUID;
-    case UPQ_TK_STRUCT: return ct == UPQ_CT_STRUCT;
-    case UPQ_TK_LIST: return ct == UPQ_CT_LIST || ct == UPQ_CT_SET;
-    default: return 0;
-    }
+    return ct == kind_ct[kind] || (kind == UPQ_TK_BOOL && ct == UPQ_CT_FALSE) ||
+           (kind == UPQ_TK_LIST && ct == UPQ_CT_SET);
 }
 
 /* Fewest bytes one element of wire type `ct` can occupy: bounds the element
@@ -84,12 +83,12 @@ static uint32_t min_wire_size(uint8_t ct)
 
 static int is_int_kind(uint8_t kind)
 {
-    return kind == UPQ_TK_I16 || kind == UPQ_TK_I32 || kind == UPQ_TK_I64;
+    return kind >= UPQ_TK_I16 && kind <= UPQ_TK_I64;
 }
 
 static int is_varint_ct(uint8_t ct)
 {
-    return ct == UPQ_CT_I16 || ct == UPQ_CT_I32 || ct == UPQ_CT_I64;
+    return ct >= UPQ_CT_I16 && ct <= UPQ_CT_I64;
 }
 
 static int valid_ct(uint8_t ct)
@@ -99,22 +98,30 @@ static int valid_ct(uint8_t ct)
 
 /* ---- decoder ---------------------------------------------------------- */
 
+/* A field's name for error details; not evaluated with UPQ_NO_ERRSTR. */
+#define FIELD_NAME(fd) UPQ_MSG((fd)->name)
+
 static upq_status dec_fail(upq_tdec *d, upq_status st, uint64_t at, const char *field)
 {
-    const upq_tframe *f;
-    unsigned i = d->depth;
     d->status = st;
     d->err_pos = at;
     d->err_field = field;
-    d->err_struct = (const char *)0;
-    /* name the innermost described struct: messages then say "ColumnMetaData" */
-    while (i > 0) {
-        f = &d->stack[--i];
-        if (f->type == UPQ_CT_STRUCT && f->desc) {
-            d->err_struct = f->desc->name;
-            break;
+#if UPQ_NO_ERRSTR
+    d->err_struct = "";
+#else
+    {
+        unsigned i = d->depth;
+        d->err_struct = (const char *)0;
+        /* name the innermost described struct: messages then say "ColumnMetaData" */
+        while (i > 0) {
+            const upq_tframe *f = &d->stack[--i];
+            if (f->type == UPQ_CT_STRUCT && f->desc) {
+                d->err_struct = f->desc->name;
+                break;
+            }
         }
     }
+#endif
     return st;
 }
 
@@ -176,16 +183,13 @@ static void finish_container(upq_tdec *d)
     d->depth--;
 }
 
-/* Checks the required fields of the struct on top (at its STOP). */
-static const upq_tfield *missing_required(const upq_tframe *f)
+/* The first UPQ_TF_REQUIRED field of `desc` whose bit `isset` lacks, or NULL. */
+static const upq_tfield *missing_required(const upq_tstruct *desc, uint32_t isset)
 {
-    uint16_t i;
-    const uint32_t isset = f->obj ? *(const uint32_t *)(const void *)f->obj : 0;
-    if (!f->desc)
-        return (const upq_tfield *)0;
-    for (i = 0; i < f->desc->nfields; i++) {
-        const upq_tfield *fd = &f->desc->fields[i];
-        if ((fd->flags & UPQ_TF_REQUIRED) && !((isset >> fd->id) & 1u))
+    unsigned i;
+    for (i = 0; i < desc->nfields; i++) {
+        const upq_tfield *fd = &desc->fields[i];
+        if ((fd->id & UPQ_TF_REQUIRED) && !((isset >> (fd->id & UPQ_TF_ID)) & 1u))
             return fd;
     }
     return (const upq_tfield *)0;
@@ -215,21 +219,21 @@ static upq_status begin_value(upq_tdec *d, uint64_t at)
     case UPQ_CT_STRUCT:
         f = push(d);
         if (!f)
-            return dec_fail(d, UPQ_ERR_LIMIT, at, "nesting depth");
+            return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("nesting depth"));
         f->type = UPQ_CT_STRUCT;
         if (d->dest) {
-            f->desc = d->dest_field->sub;
+            f->desc = d->dest_sub;
             f->obj = d->dest;
         }
         d->stage = ST_FIELD_HDR;
         return UPQ_OK;
-    default: return dec_fail(d, UPQ_ERR_CORRUPT, at, "wire type");
+    default: return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("wire type"));
     }
 }
 
 static int elem_selected(const upq_tdec *d, const upq_tframe *f, uint32_t idx)
 {
-    if (!(f->field->flags & UPQ_TF_PROJECT) || !d->proj)
+    if (!f->project || !d->proj)
         return 1;
     return idx < d->proj_bits && ((d->proj[idx >> 3] >> (idx & 7)) & 1u);
 }
@@ -273,13 +277,11 @@ static upq_status next_item(upq_tdec *d, uint64_t at)
         f->remaining--;
         d->cur_ct = f->elem_ct;
         d->dest = (uint8_t *)0;
-        /* list<list<..>> never occurs in Parquet's metadata: such elements are
-         * only skipped, never stored */
-        if (f->items && f->field->elem != UPQ_TK_LIST && elem_selected(d, f, f->index)) {
-            size_t esz = kind_size(f->field->elem, f->field->sub);
+        if (f->items && elem_selected(d, f, f->index)) {
+            size_t esz = kind_size(f->elem_kind, f->desc);
             d->dest = f->items + (size_t)f->stored * esz;
-            d->dest_kind = f->field->elem;
-            d->dest_field = f->field;
+            d->dest_kind = f->elem_kind;
+            d->dest_sub = f->desc;
             f->stored++;
             if (d->dest_kind == UPQ_TK_STRUCT)
                 upq_memset(d->dest, 0, esz);
@@ -323,29 +325,30 @@ static upq_status begin_field(upq_tdec *d, int32_t id, uint8_t ct, uint64_t at)
 {
     upq_tframe *f = &d->stack[d->depth - 1];
     const upq_tfield *fd = (const upq_tfield *)0;
-    uint16_t i;
+    unsigned i;
 
     if (!valid_ct(ct))
-        return dec_fail(d, UPQ_ERR_CORRUPT, at, "field type");
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("field type"));
     f->last_id = (int16_t)id;
     d->cur_ct = ct;
     d->dest = (uint8_t *)0;
     if (f->desc && f->obj) {
         for (i = 0; i < f->desc->nfields; i++)
-            if (f->desc->fields[i].id == id) {
+            if ((int32_t)(f->desc->fields[i].id & UPQ_TF_ID) == id) {
                 fd = &f->desc->fields[i];
                 break;
             }
     }
-    if (fd && compatible(fd->kind, ct)) {
+    if (fd && compatible(field_kind(fd), ct)) {
         uint32_t *isset = (uint32_t *)(void *)f->obj;
-        uint32_t bit = 1u << fd->id;
-        if (f->desc->is_union && (*isset & ~bit))
-            return dec_fail(d, UPQ_ERR_CORRUPT, at, "union with two members");
+        uint32_t bit = 1u << id;
+        if ((f->desc->index & UPQ_TS_UNION) && (*isset & ~bit))
+            return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("union with two members"));
         *isset |= bit;
         d->dest = f->obj + fd->offset;
-        d->dest_kind = fd->kind;
+        d->dest_kind = field_kind(fd);
         d->dest_field = fd;
+        d->dest_sub = fd->kind >= UPQ_TK_STRUCT ? UPQ_TSUB(f->desc, fd) : (const upq_tstruct *)0;
     }
     if (ct == UPQ_CT_TRUE || ct == UPQ_CT_FALSE) {
         if (d->dest)
@@ -365,32 +368,35 @@ static upq_status begin_list(upq_tdec *d, uint64_t count, uint8_t et, uint64_t a
     uint64_t left = d->limit - at;
 
     if (!valid_ct(et))
-        return dec_fail(d, UPQ_ERR_CORRUPT, at, "list element type");
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("list element type"));
     if (count > d->lim.max_list)
-        return dec_fail(d, UPQ_ERR_LIMIT, at, "list length");
+        return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("list length"));
     if (count * min_wire_size(et) > left)
-        return dec_fail(d, UPQ_ERR_CORRUPT, at, "list longer than its message");
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("list longer than its message"));
     f = push(d);
     if (!f)
-        return dec_fail(d, UPQ_ERR_LIMIT, at, "nesting depth");
+        return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("nesting depth"));
     f->type = UPQ_CT_LIST;
     f->elem_ct = et;
     f->remaining = (uint32_t)count;
     /* Elements are matched like the reference readers do: they read list
      * elements with the declared type and ignore the header's, and i16/i32/i64
      * share one wire form (a file in the wild declares i32 encodings as i16). */
-    if (dst && d->dest_kind == UPQ_TK_LIST &&
-        (compatible(fd->elem, et) || (is_int_kind(fd->elem) && is_varint_ct(et)))) {
-        uint64_t slots = count;
-        size_t esz = kind_size(fd->elem, fd->sub);
-        if ((fd->flags & UPQ_TF_PROJECT) && d->proj && slots > d->proj_count)
-            slots = d->proj_count;
-        f->field = fd;
-        f->obj = dst;
-        f->items = (uint8_t *)upq_arena_alloc_array(d->arena, (size_t)slots, esz);
-        if (!f->items)
-            return dec_fail(d, UPQ_ERR_NOMEM, at, fd->name);
-        put_list(dst, f->items, 0);
+    if (dst && d->dest_kind == UPQ_TK_LIST) {
+        uint8_t ek = elem_kind(fd);
+        if (compatible(ek, et) || (is_int_kind(ek) && is_varint_ct(et))) {
+            uint32_t slots = (uint32_t)count;
+            f->project = (fd->id & UPQ_TF_PROJECT) && d->proj;
+            if (f->project && slots > d->proj_count)
+                slots = d->proj_count;
+            f->elem_kind = ek;
+            f->desc = d->dest_sub;
+            f->obj = dst;
+            f->items = (uint8_t *)upq_arena_alloc_array(d->arena, slots, kind_size(ek, f->desc));
+            if (!f->items)
+                return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(fd));
+            put_list(dst, f->items, 0);
+        }
     }
     return next_item(d, at);
 }
@@ -400,14 +406,14 @@ static upq_status begin_map(upq_tdec *d, uint64_t count, uint8_t types, uint64_t
     upq_tframe *f;
     uint8_t kt = (uint8_t)(types >> 4), vt = (uint8_t)(types & 0x0Fu);
     if (count && (!valid_ct(kt) || !valid_ct(vt)))
-        return dec_fail(d, UPQ_ERR_CORRUPT, at, "map element type");
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("map element type"));
     if (count > d->lim.max_list)
-        return dec_fail(d, UPQ_ERR_LIMIT, at, "map size");
+        return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("map size"));
     if (count * (min_wire_size(kt) + min_wire_size(vt)) > d->limit - at)
-        return dec_fail(d, UPQ_ERR_CORRUPT, at, "map longer than its message");
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("map longer than its message"));
     f = push(d);
     if (!f)
-        return dec_fail(d, UPQ_ERR_LIMIT, at, "nesting depth");
+        return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("nesting depth"));
     f->type = UPQ_CT_MAP;
     f->elem_ct = kt;
     f->val_ct = vt;
@@ -423,7 +429,7 @@ static upq_status finish_scalar(upq_tdec *d, uint64_t at)
         uint8_t k = d->dest ? d->dest_kind : UPQ_TK_I64;
         if (((d->cur_ct == UPQ_CT_I16 || k == UPQ_TK_I16) && (v < -32768 || v > 32767)) ||
             ((d->cur_ct == UPQ_CT_I32 || k == UPQ_TK_I32) && (v < INT32_MIN || v > INT32_MAX)))
-            return dec_fail(d, UPQ_ERR_CORRUPT, at, "integer out of range");
+            return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("integer out of range"));
         if (d->dest)
             store_int(d->dest, d->dest_kind, v);
     } else if (d->cur_ct == UPQ_CT_DOUBLE) {
@@ -482,9 +488,11 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
         case ST_FIELD_HDR:
             if (b == 0) { /* STOP */
                 upq_tframe *f = &d->stack[d->depth - 1];
-                const upq_tfield *miss = missing_required(f);
+                const upq_tfield *miss = (const upq_tfield *)0;
+                if (f->desc && f->obj)
+                    miss = missing_required(f->desc, *(const uint32_t *)(const void *)f->obj);
                 if (miss)
-                    return dec_fail(d, UPQ_ERR_CORRUPT, at, miss->name);
+                    return dec_fail(d, UPQ_ERR_CORRUPT, at, FIELD_NAME(miss));
                 d->depth--;
                 st = next_item(d, at);
             } else if (b >> 4) {
@@ -499,11 +507,11 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
         case ST_FIELD_ID:
             r = varint_step(d, b);
             if (r < 0)
-                return dec_fail(d, UPQ_ERR_CORRUPT, at, "field id");
+                return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("field id"));
             if (r > 0) {
                 int64_t id = unzigzag(d->acc);
                 if (id < -32768 || id > 32767)
-                    return dec_fail(d, UPQ_ERR_CORRUPT, at, "field id");
+                    return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("field id"));
                 st = begin_field(d, (int32_t)id, d->cur_ct, at);
             }
             break;
@@ -513,7 +521,7 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
                     *(int8_t *)(void *)d->dest = (int8_t)b;
             } else { /* bool list element: 1 true; 2 (or 0, written by some) false */
                 if (b > 2)
-                    return dec_fail(d, UPQ_ERR_CORRUPT, at, "bool value");
+                    return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("bool value"));
                 if (d->dest)
                     *d->dest = b == 1;
             }
@@ -522,7 +530,7 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
         case ST_INT:
             r = varint_step(d, b);
             if (r < 0)
-                return dec_fail(d, UPQ_ERR_CORRUPT, at, "varint too long");
+                return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("varint too long"));
             if (r > 0)
                 st = finish_scalar(d, at);
             break;
@@ -534,20 +542,19 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
         case ST_BIN_LEN:
             r = varint_step(d, b);
             if (r < 0)
-                return dec_fail(d, UPQ_ERR_CORRUPT, at, "binary length");
+                return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("binary length"));
             if (r > 0) {
                 uint64_t blen = d->acc;
                 if (blen > d->lim.max_binary)
-                    return dec_fail(d, UPQ_ERR_LIMIT, at, "binary length");
+                    return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("binary length"));
                 if (blen > d->limit - (at + 1))
-                    return dec_fail(d, UPQ_ERR_CORRUPT, at, "binary longer than its message");
+                    return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("binary longer than its message"));
                 d->bin = (uint8_t *)0;
                 if (d->dest) {
                     upq_bytes bv;
                     d->bin = (uint8_t *)upq_arena_alloc(d->arena, (size_t)blen);
                     if (!d->bin)
-                        return dec_fail(d, UPQ_ERR_NOMEM, at,
-                                        d->dest_field ? d->dest_field->name : "binary");
+                        return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(d->dest_field));
                     bv.ptr = d->bin;
                     bv.len = (uint32_t)blen;
                     upq_memcpy(d->dest, &bv, sizeof bv);
@@ -569,14 +576,14 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
         case ST_LIST_SIZE:
             r = varint_step(d, b);
             if (r < 0)
-                return dec_fail(d, UPQ_ERR_CORRUPT, at, "list size");
+                return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("list size"));
             if (r > 0)
                 st = begin_list(d, d->acc, d->tmp[0], at + 1);
             break;
         case ST_MAP_SIZE:
             r = varint_step(d, b);
             if (r < 0)
-                return dec_fail(d, UPQ_ERR_CORRUPT, at, "map size");
+                return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("map size"));
             if (r > 0) {
                 if (d->acc == 0) {
                     st = begin_map(d, 0, 0, at + 1); /* empty maps have no type byte */
@@ -593,7 +600,7 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
             st = begin_map(d, count, b, at + 1);
             break;
         }
-        default: return dec_fail(d, UPQ_ERR_STATE, at, "decoder stage");
+        default: return dec_fail(d, UPQ_ERR_STATE, at, UPQ_MSG("decoder stage"));
         }
         if (st < 0)
             return st;
@@ -606,7 +613,7 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
         return UPQ_OK;
     }
     if (d->pos >= d->limit)
-        return dec_fail(d, UPQ_ERR_TRUNCATED, d->pos, "message ends before its struct");
+        return dec_fail(d, UPQ_ERR_TRUNCATED, d->pos, UPQ_MSG("message ends before its struct"));
     return UPQ_AGAIN;
 }
 
@@ -627,24 +634,6 @@ upq_status upq_thrift_decode(const upq_tstruct *desc, void *obj, upq_arena *aren
 }
 
 /* ---- encoder ---------------------------------------------------------- */
-
-/* Wire type of a value; `val` NULL asks for a list's element type, where
- * bools are announced as TRUE like the reference implementations do. */
-static uint8_t wire_type(uint8_t kind, const uint8_t *val)
-{
-    switch (kind) {
-    case UPQ_TK_BOOL: return (!val || *val) ? UPQ_CT_TRUE : UPQ_CT_FALSE;
-    case UPQ_TK_I8: return UPQ_CT_BYTE;
-    case UPQ_TK_I16: return UPQ_CT_I16;
-    case UPQ_TK_I32: return UPQ_CT_I32;
-    case UPQ_TK_I64: return UPQ_CT_I64;
-    case UPQ_TK_DOUBLE: return UPQ_CT_DOUBLE;
-    case UPQ_TK_BINARY: return UPQ_CT_BINARY;
-    case UPQ_TK_UUID: return UPQ_CT_UUID;
-    case UPQ_TK_STRUCT: return UPQ_CT_STRUCT;
-    default: return UPQ_CT_LIST;
-    }
-}
 
 static void pend_byte(upq_tenc *e, uint8_t b)
 {
@@ -674,21 +663,25 @@ void upq_tenc_init(upq_tenc *e, const upq_tstruct *desc, const void *obj)
     e->status = UPQ_AGAIN;
 }
 
-static upq_status enc_push(upq_tenc *e, upq_teframe **out)
+/* A new frame for a struct or list at `obj`; NULL when nesting is too deep. */
+static upq_teframe *enc_push(upq_tenc *e, const upq_tstruct *desc, const uint8_t *obj)
 {
+    upq_teframe *f;
     if (e->depth >= UPQ_THRIFT_MAX_DEPTH)
-        return UPQ_ERR_INVAL;
-    *out = &e->stack[e->depth++];
-    upq_memset(*out, 0, sizeof **out);
-    return UPQ_OK;
+        return (upq_teframe *)0;
+    f = &e->stack[e->depth++];
+    upq_memset(f, 0, sizeof *f);
+    f->desc = desc;
+    f->obj = obj;
+    return f;
 }
 
 /* Stages the bytes of one value of `kind` at `val` (a field's storage or a
- * list element); containers and structs push a frame instead. */
-static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd, const uint8_t *val)
+ * list element); `sub` describes a struct value or list<struct> elements, `fd`
+ * is the field of a list. Structs and lists push a frame. */
+static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd,
+                            const upq_tstruct *sub, const uint8_t *val)
 {
-    upq_teframe *f;
-    upq_status st;
     switch (kind) {
     case UPQ_TK_BOOL: pend_byte(e, *val ? 1 : 2); return UPQ_OK; /* list elements only */
     case UPQ_TK_I8: pend_byte(e, *val); return UPQ_OK;
@@ -714,32 +707,26 @@ static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd, con
         e->body_left = bv.len;
         return UPQ_OK;
     }
-    case UPQ_TK_STRUCT:
-        st = enc_push(e, &f);
-        if (st < 0)
-            return st;
-        f->desc = fd->sub;
-        f->obj = val;
-        return UPQ_OK;
+    case UPQ_TK_STRUCT: return enc_push(e, sub, val) ? UPQ_OK : UPQ_ERR_INVAL;
     case UPQ_TK_LIST: {
         void *items;
         uint32_t n;
+        uint8_t ek = elem_kind(fd), ct = kind_ct[ek];
+        upq_teframe *f;
         upq_memcpy(&items, val, sizeof items);
         upq_memcpy(&n, val + offsetof(upq_list, n), sizeof n);
-        if (n > 0x7FFFFFFFu || fd->elem == UPQ_TK_LIST)
+        if (n > 0x7FFFFFFFu)
             return UPQ_ERR_INVAL;
         if (n < 15) {
-            pend_byte(e, (uint8_t)((n << 4) | wire_type(fd->elem, (const uint8_t *)0)));
+            pend_byte(e, (uint8_t)((n << 4) | ct));
         } else {
-            pend_byte(e, (uint8_t)(0xF0u | wire_type(fd->elem, (const uint8_t *)0)));
+            pend_byte(e, (uint8_t)(0xF0u | ct));
             pend_varint(e, n);
         }
-        st = enc_push(e, &f);
-        if (st < 0)
-            return st;
-        f->is_list = 1;
-        f->field = fd;
-        f->items = (const uint8_t *)items;
+        f = enc_push(e, sub, (const uint8_t *)items);
+        if (!f)
+            return UPQ_ERR_INVAL;
+        f->elem_kind = ek;
         f->n = n;
         return UPQ_OK;
     }
@@ -751,46 +738,44 @@ static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd, con
 static upq_status enc_step(upq_tenc *e)
 {
     upq_teframe *f = &e->stack[e->depth - 1];
-    if (f->is_list) {
-        const upq_tfield *fd = f->field;
+    const upq_tstruct *desc = f->desc;
+    uint32_t isset;
+    if (f->elem_kind) {
         if (f->index == f->n) {
             e->depth--;
             return e->depth ? UPQ_OK : UPQ_DONE;
         }
-        return enc_value(e, fd->elem, fd,
-                         f->items + (size_t)f->index++ * kind_size(fd->elem, fd->sub));
+        return enc_value(e, f->elem_kind, (const upq_tfield *)0, desc,
+                         f->obj + (size_t)f->index++ * kind_size(f->elem_kind, desc));
     }
-    {
-        uint32_t isset = *(const uint32_t *)(const void *)f->obj;
-        const upq_tstruct *desc = f->desc;
-        while (f->index < desc->nfields) {
-            const upq_tfield *fd = &desc->fields[f->index++];
-            const uint8_t *val = f->obj + fd->offset;
-            uint8_t ct;
-            int32_t delta;
-            if (!((isset >> fd->id) & 1u))
-                continue;
-            ct = wire_type(fd->kind, val);
-            delta = (int32_t)fd->id - f->last_id;
-            if (delta > 0 && delta <= 15) {
-                pend_byte(e, (uint8_t)((delta << 4) | ct));
-            } else {
-                pend_byte(e, ct);
-                pend_varint(e, zigzag(fd->id));
-            }
-            f->last_id = fd->id;
-            if (fd->kind == UPQ_TK_BOOL)
-                return UPQ_OK;
-            return enc_value(e, fd->kind, fd, val);
+    isset = *(const uint32_t *)(const void *)f->obj;
+    while (f->index < desc->nfields) {
+        const upq_tfield *fd = &desc->fields[f->index++];
+        const uint8_t *val = f->obj + fd->offset;
+        uint8_t id = fd->id & UPQ_TF_ID, kind = field_kind(fd), ct;
+        if (!((isset >> id) & 1u))
+            continue;
+        ct = kind_ct[kind];
+        if (kind == UPQ_TK_BOOL && !*val)
+            ct = UPQ_CT_FALSE;
+        if (id > f->last_id && id - f->last_id <= 15) {
+            pend_byte(e, (uint8_t)(((id - f->last_id) << 4) | ct));
+        } else {
+            pend_byte(e, ct);
+            pend_byte(e, (uint8_t)(id << 1)); /* zigzag of 1..31: one byte */
         }
-        /* a model missing a required field would make a file other readers reject */
-        for (uint16_t i = 0; i < desc->nfields; i++)
-            if ((desc->fields[i].flags & UPQ_TF_REQUIRED) && !((isset >> desc->fields[i].id) & 1u))
-                return UPQ_ERR_INVAL;
-        pend_byte(e, UPQ_CT_STOP);
-        e->depth--;
-        return UPQ_OK;
+        f->last_id = id;
+        if (kind == UPQ_TK_BOOL)
+            return UPQ_OK;
+        return enc_value(e, kind, fd,
+                         fd->kind >= UPQ_TK_STRUCT ? UPQ_TSUB(desc, fd) : (const upq_tstruct *)0, val);
     }
+    /* a model missing a required field would make a file other readers reject */
+    if (missing_required(desc, isset))
+        return UPQ_ERR_INVAL;
+    pend_byte(e, UPQ_CT_STOP);
+    e->depth--;
+    return UPQ_OK;
 }
 
 upq_status upq_tenc_run(upq_tenc *e, uint8_t *out, size_t cap, size_t *produced)
@@ -838,7 +823,6 @@ upq_status upq_tenc_run(upq_tenc *e, uint8_t *out, size_t cap, size_t *produced)
             }
         }
     }
-    e->total += pos;
     *produced = pos;
     return e->status;
 }
