@@ -15,17 +15,25 @@
 
 enum {
     ST_FIELD_HDR = 0, /* struct frame: next field header or STOP */
-    ST_FIELD_ID,      /* long-form field id varint */
     ST_BYTE,          /* one-byte value (BYTE, bool list element) */
-    ST_INT,           /* zigzag varint of I16/I32/I64 */
     ST_FIXED,         /* DOUBLE (8) or UUID (16) bytes into tmp */
-    ST_BIN_LEN,       /* binary length varint */
     ST_BIN_BODY,      /* binary bytes */
     ST_LIST_HDR,      /* list/set size-and-type byte */
-    ST_LIST_SIZE,     /* list/set long-form size varint */
-    ST_MAP_SIZE,      /* map entry count varint */
     ST_MAP_TYPES,     /* map key/value type byte */
+    /* varints, accumulated in acc by one path */
+    ST_FIELD_ID,      /* long-form field id */
+    ST_INT,           /* zigzag value of I16/I32/I64 */
+    ST_BIN_LEN,       /* binary length */
+    ST_LIST_SIZE,     /* list/set long-form size */
+    ST_MAP_SIZE,      /* map entry count */
     ST_DONE
+};
+
+/* The stage that reads a value of each wire type (STRUCT: its first field). */
+static const uint8_t ct_stage[UPQ_CT_UUID + 1] = {
+    ST_DONE,     ST_BYTE,     ST_BYTE,      ST_BYTE,      ST_INT,
+    ST_INT,      ST_INT,      ST_FIXED,     ST_BIN_LEN,   ST_LIST_HDR,
+    ST_LIST_HDR, ST_MAP_SIZE, ST_FIELD_HDR, ST_FIXED,
 };
 
 void upq_thrift_limits_default(upq_thrift_limits *l)
@@ -157,13 +165,18 @@ void upq_tdec_set_projection(upq_tdec *d, const uint8_t *bitmap, uint32_t nbits)
     d->proj_count = count;
 }
 
-static upq_tframe *push(upq_tdec *d)
+/* A new frame of wire type `type` on top, or NULL with the error recorded
+ * when nesting would be too deep. */
+static upq_tframe *push(upq_tdec *d, uint8_t type, uint64_t at)
 {
     upq_tframe *f;
-    if (d->depth >= d->lim.max_depth)
+    if (d->depth >= d->lim.max_depth) {
+        dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("nesting depth"));
         return (upq_tframe *)0;
+    }
     f = &d->stack[d->depth++];
     upq_memset(f, 0, sizeof *f);
+    f->type = type;
     return f;
 }
 
@@ -199,36 +212,23 @@ static const upq_tfield *missing_required(const upq_tstruct *desc, uint32_t isse
  * Bools in struct fields carry their value in the header and never get here. */
 static upq_status begin_value(upq_tdec *d, uint64_t at)
 {
-    upq_tframe *f;
+    uint8_t ct = d->cur_ct;
     d->acc = 0;
     d->shift = 0;
     d->tmp_len = 0;
-    switch (d->cur_ct) {
-    case UPQ_CT_TRUE:
-    case UPQ_CT_FALSE:
-    case UPQ_CT_BYTE: d->stage = ST_BYTE; return UPQ_OK;
-    case UPQ_CT_I16:
-    case UPQ_CT_I32:
-    case UPQ_CT_I64: d->stage = ST_INT; return UPQ_OK;
-    case UPQ_CT_DOUBLE:
-    case UPQ_CT_UUID: d->stage = ST_FIXED; return UPQ_OK;
-    case UPQ_CT_BINARY: d->stage = ST_BIN_LEN; return UPQ_OK;
-    case UPQ_CT_LIST:
-    case UPQ_CT_SET: d->stage = ST_LIST_HDR; return UPQ_OK;
-    case UPQ_CT_MAP: d->stage = ST_MAP_SIZE; return UPQ_OK;
-    case UPQ_CT_STRUCT:
-        f = push(d);
+    if (!valid_ct(ct))
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("wire type"));
+    if (ct == UPQ_CT_STRUCT) {
+        upq_tframe *f = push(d, UPQ_CT_STRUCT, at);
         if (!f)
-            return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("nesting depth"));
-        f->type = UPQ_CT_STRUCT;
+            return d->status;
         if (d->dest) {
             f->desc = d->dest_sub;
             f->obj = d->dest;
         }
-        d->stage = ST_FIELD_HDR;
-        return UPQ_OK;
-    default: return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("wire type"));
     }
+    d->stage = ct_stage[ct];
+    return UPQ_OK;
 }
 
 static int elem_selected(const upq_tdec *d, const upq_tframe *f, uint32_t idx)
@@ -291,11 +291,10 @@ static upq_status next_item(upq_tdec *d, uint64_t at)
     }
 }
 
+/* Integer storage: i16, i32 or i64 (lists of one may carry another's wire type). */
 static void store_int(uint8_t *dst, uint8_t kind, int64_t v)
 {
     switch (kind) {
-    case UPQ_TK_BOOL:
-    case UPQ_TK_I8: *(int8_t *)(void *)dst = (int8_t)v; break;
     case UPQ_TK_I16: *(int16_t *)(void *)dst = (int16_t)v; break;
     case UPQ_TK_I32: *(int32_t *)(void *)dst = (int32_t)v; break;
     case UPQ_TK_I64: *(int64_t *)(void *)dst = v; break;
@@ -314,9 +313,27 @@ static int varint_step(upq_tdec *d, uint8_t b)
     return (b & 0x80u) ? 0 : 1;
 }
 
+/* What a varint stage reads, for the error of an overlong varint. */
+static const char *varint_what(uint8_t stage)
+{
+    switch (stage) {
+    case ST_FIELD_ID: return UPQ_MSG("field id");
+    case ST_INT: return UPQ_MSG("varint too long");
+    case ST_BIN_LEN: return UPQ_MSG("binary length");
+    case ST_LIST_SIZE: return UPQ_MSG("list size");
+    default: return UPQ_MSG("map size");
+    }
+}
+
 static int64_t unzigzag(uint64_t u)
 {
     return (int64_t)(u >> 1) ^ -(int64_t)(u & 1u);
+}
+
+/* Is v within a signed integer of `bits` bits (16 or 32)? */
+static int fits_bits(int64_t v, unsigned bits)
+{
+    return (uint64_t)v + ((uint64_t)1 << (bits - 1)) < ((uint64_t)1 << bits);
 }
 
 /* A struct field header is known: find its description, set the value's
@@ -373,10 +390,9 @@ static upq_status begin_list(upq_tdec *d, uint64_t count, uint8_t et, uint64_t a
         return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("list length"));
     if (count * min_wire_size(et) > left)
         return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("list longer than its message"));
-    f = push(d);
+    f = push(d, UPQ_CT_LIST, at);
     if (!f)
-        return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("nesting depth"));
-    f->type = UPQ_CT_LIST;
+        return d->status;
     f->elem_ct = et;
     f->remaining = (uint32_t)count;
     /* Elements are matched like the reference readers do: they read list
@@ -411,10 +427,9 @@ static upq_status begin_map(upq_tdec *d, uint64_t count, uint8_t types, uint64_t
         return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("map size"));
     if (count * (min_wire_size(kt) + min_wire_size(vt)) > d->limit - at)
         return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("map longer than its message"));
-    f = push(d);
+    f = push(d, UPQ_CT_MAP, at);
     if (!f)
-        return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("nesting depth"));
-    f->type = UPQ_CT_MAP;
+        return d->status;
     f->elem_ct = kt;
     f->val_ct = vt;
     f->remaining = (uint32_t)count;
@@ -424,11 +439,14 @@ static upq_status begin_map(upq_tdec *d, uint64_t count, uint8_t types, uint64_t
 /* The fixed-size or integer value just read is complete: store it. */
 static upq_status finish_scalar(upq_tdec *d, uint64_t at)
 {
-    if (d->cur_ct == UPQ_CT_I16 || d->cur_ct == UPQ_CT_I32 || d->cur_ct == UPQ_CT_I64) {
+    if (is_varint_ct(d->cur_ct)) {
         int64_t v = unzigzag(d->acc);
-        uint8_t k = d->dest ? d->dest_kind : UPQ_TK_I64;
-        if (((d->cur_ct == UPQ_CT_I16 || k == UPQ_TK_I16) && (v < -32768 || v > 32767)) ||
-            ((d->cur_ct == UPQ_CT_I32 || k == UPQ_TK_I32) && (v < INT32_MIN || v > INT32_MAX)))
+        /* the value must fit both its wire type and its storage:
+         * 0 i16, 1 i32, 2 i64, whichever is narrower */
+        unsigned width = (unsigned)(d->cur_ct - UPQ_CT_I16);
+        if (d->dest && (unsigned)(d->dest_kind - UPQ_TK_I16) < width)
+            width = (unsigned)(d->dest_kind - UPQ_TK_I16);
+        if ((width == 0 && !fits_bits(v, 16)) || (width == 1 && !fits_bits(v, 32)))
             return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("integer out of range"));
         if (d->dest)
             store_int(d->dest, d->dest_kind, v);
@@ -484,6 +502,13 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
         if (i == n)
             break;
         b = in[i++];
+        if (d->stage >= ST_FIELD_ID) {
+            r = varint_step(d, b);
+            if (r < 0)
+                return dec_fail(d, UPQ_ERR_CORRUPT, at, varint_what(d->stage));
+            if (r == 0)
+                continue;
+        }
         switch (d->stage) {
         case ST_FIELD_HDR:
             if (b == 0) { /* STOP */
@@ -504,17 +529,13 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
                 d->stage = ST_FIELD_ID;
             }
             break;
-        case ST_FIELD_ID:
-            r = varint_step(d, b);
-            if (r < 0)
+        case ST_FIELD_ID: {
+            int64_t id = unzigzag(d->acc);
+            if (!fits_bits(id, 16))
                 return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("field id"));
-            if (r > 0) {
-                int64_t id = unzigzag(d->acc);
-                if (id < -32768 || id > 32767)
-                    return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("field id"));
-                st = begin_field(d, (int32_t)id, d->cur_ct, at);
-            }
+            st = begin_field(d, (int32_t)id, d->cur_ct, at);
             break;
+        }
         case ST_BYTE:
             if (d->cur_ct == UPQ_CT_BYTE) {
                 if (d->dest)
@@ -527,42 +548,33 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
             }
             st = next_item(d, at);
             break;
-        case ST_INT:
-            r = varint_step(d, b);
-            if (r < 0)
-                return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("varint too long"));
-            if (r > 0)
-                st = finish_scalar(d, at);
-            break;
+        case ST_INT: st = finish_scalar(d, at); break;
         case ST_FIXED:
             d->tmp[d->tmp_len++] = b;
             if (d->tmp_len == (d->cur_ct == UPQ_CT_DOUBLE ? 8 : 16))
                 st = finish_scalar(d, at);
             break;
-        case ST_BIN_LEN:
-            r = varint_step(d, b);
-            if (r < 0)
-                return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("binary length"));
-            if (r > 0) {
-                uint64_t blen = d->acc;
-                if (blen > d->lim.max_binary)
-                    return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("binary length"));
-                if (blen > d->limit - (at + 1))
-                    return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("binary longer than its message"));
-                d->bin = (uint8_t *)0;
-                if (d->dest) {
-                    upq_bytes bv;
-                    d->bin = (uint8_t *)upq_arena_alloc(d->arena, (size_t)blen);
-                    if (!d->bin)
-                        return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(d->dest_field));
-                    bv.ptr = d->bin;
-                    bv.len = (uint32_t)blen;
-                    upq_memcpy(d->dest, &bv, sizeof bv);
-                }
-                d->bin_left = (uint32_t)blen;
-                d->stage = ST_BIN_BODY;
+        case ST_BIN_LEN: {
+            uint64_t blen = d->acc;
+            if (blen > d->lim.max_binary)
+                return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("binary length"));
+            if (blen > d->limit - (at + 1))
+                return dec_fail(d, UPQ_ERR_CORRUPT, at,
+                                UPQ_MSG("binary longer than its message"));
+            d->bin = (uint8_t *)0;
+            if (d->dest) {
+                upq_bytes bv;
+                d->bin = (uint8_t *)upq_arena_alloc(d->arena, (size_t)blen);
+                if (!d->bin)
+                    return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(d->dest_field));
+                bv.ptr = d->bin;
+                bv.len = (uint32_t)blen;
+                upq_memcpy(d->dest, &bv, sizeof bv);
             }
+            d->bin_left = (uint32_t)blen;
+            d->stage = ST_BIN_BODY;
             break;
+        }
         case ST_LIST_HDR:
             if ((b >> 4) == 15) {
                 d->tmp[0] = b & 0x0Fu;
@@ -573,33 +585,14 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
                 st = begin_list(d, b >> 4, b & 0x0Fu, at + 1);
             }
             break;
-        case ST_LIST_SIZE:
-            r = varint_step(d, b);
-            if (r < 0)
-                return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("list size"));
-            if (r > 0)
-                st = begin_list(d, d->acc, d->tmp[0], at + 1);
-            break;
+        case ST_LIST_SIZE: st = begin_list(d, d->acc, d->tmp[0], at + 1); break;
         case ST_MAP_SIZE:
-            r = varint_step(d, b);
-            if (r < 0)
-                return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("map size"));
-            if (r > 0) {
-                if (d->acc == 0) {
-                    st = begin_map(d, 0, 0, at + 1); /* empty maps have no type byte */
-                } else {
-                    d->tmp[0] = 0;
-                    upq_memcpy(d->tmp + 8, &d->acc, sizeof d->acc);
-                    d->stage = ST_MAP_TYPES;
-                }
-            }
+            if (d->acc == 0)
+                st = begin_map(d, 0, 0, at + 1); /* empty maps have no type byte */
+            else
+                d->stage = ST_MAP_TYPES;
             break;
-        case ST_MAP_TYPES: {
-            uint64_t count;
-            upq_memcpy(&count, d->tmp + 8, sizeof count);
-            st = begin_map(d, count, b, at + 1);
-            break;
-        }
+        case ST_MAP_TYPES: st = begin_map(d, d->acc, b, at + 1); break; /* acc: the count */
         default: return dec_fail(d, UPQ_ERR_STATE, at, UPQ_MSG("decoder stage"));
         }
         if (st < 0)

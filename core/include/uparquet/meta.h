@@ -807,7 +807,9 @@ enum {
  * which are fieldless there: the decoder skips their contents and only sets
  * their isset bits in ColumnChunk and FileMetaData. The *_LEAN entries are
  * PageHeader without page statistics (skipped while decoding): what the
- * column reader uses, so page headers never take arena memory. */
+ * column reader uses, so page headers never take arena memory. The names of
+ * descriptions a build leaves out are declared but never defined, for code
+ * such a build compiles out. */
 enum {
     UPQ_DESC_SIZE_STATISTICS,
     UPQ_DESC_BOUNDING_BOX,
@@ -926,6 +928,14 @@ extern const upq_tstruct upq_meta_descs[UPQ_DESC_COUNT];
 #define upq_uncompressed_desc (upq_meta_descs[UPQ_DESC_UNCOMPRESSED])
 #define upq_bloom_filter_compression_desc (upq_meta_descs[UPQ_DESC_BLOOM_FILTER_COMPRESSION])
 #define upq_bloom_filter_header_desc (upq_meta_descs[UPQ_DESC_BLOOM_FILTER_HEADER])
+#else
+extern const upq_tstruct upq_split_block_algorithm_desc;
+extern const upq_tstruct upq_bloom_filter_algorithm_desc;
+extern const upq_tstruct upq_xx_hash_desc;
+extern const upq_tstruct upq_bloom_filter_hash_desc;
+extern const upq_tstruct upq_uncompressed_desc;
+extern const upq_tstruct upq_bloom_filter_compression_desc;
+extern const upq_tstruct upq_bloom_filter_header_desc;
 #endif
 #define upq_page_header_desc (upq_meta_descs[UPQ_DESC_PAGE_HEADER])
 #define upq_page_header_lean_desc (upq_meta_descs[UPQ_DESC_PAGE_HEADER_LEAN])
@@ -936,6 +946,9 @@ extern const upq_tstruct upq_meta_descs[UPQ_DESC_COUNT];
 #if UPQ_WITH_CRYPTO
 #define upq_encryption_with_footer_key_desc (upq_meta_descs[UPQ_DESC_ENCRYPTION_WITH_FOOTER_KEY])
 #define upq_encryption_with_column_key_desc (upq_meta_descs[UPQ_DESC_ENCRYPTION_WITH_COLUMN_KEY])
+#else
+extern const upq_tstruct upq_encryption_with_footer_key_desc;
+extern const upq_tstruct upq_encryption_with_column_key_desc;
 #endif
 #define upq_column_crypto_metadata_desc (upq_meta_descs[UPQ_DESC_COLUMN_CRYPTO_METADATA])
 #define upq_column_chunk_desc (upq_meta_descs[UPQ_DESC_COLUMN_CHUNK])
@@ -950,11 +963,16 @@ extern const upq_tstruct upq_meta_descs[UPQ_DESC_COUNT];
 #if UPQ_WITH_CRYPTO
 #define upq_aes_gcm_v1_desc (upq_meta_descs[UPQ_DESC_AES_GCM_V1])
 #define upq_aes_gcm_ctr_v1_desc (upq_meta_descs[UPQ_DESC_AES_GCM_CTR_V1])
+#else
+extern const upq_tstruct upq_aes_gcm_v1_desc;
+extern const upq_tstruct upq_aes_gcm_ctr_v1_desc;
 #endif
 #define upq_encryption_algorithm_desc (upq_meta_descs[UPQ_DESC_ENCRYPTION_ALGORITHM])
 #define upq_file_metadata_desc (upq_meta_descs[UPQ_DESC_FILE_METADATA])
 #if UPQ_WITH_CRYPTO
 #define upq_file_crypto_metadata_desc (upq_meta_descs[UPQ_DESC_FILE_CRYPTO_METADATA])
+#else
+extern const upq_tstruct upq_file_crypto_metadata_desc;
 #endif
 
 /* ---- names (core/meta_names.c) ---------------------------------------- */
