@@ -451,9 +451,9 @@ static upq_status finish_scalar(upq_tdec *d, uint64_t at)
         if (d->dest)
             store_int(d->dest, d->dest_kind, v);
     } else if (d->cur_ct == UPQ_CT_DOUBLE) {
-        if (d->dest) {
-            double v = upq_f64_from_bits(upq_load_le64(d->tmp));
-            upq_memcpy(d->dest, &v, sizeof v);
+        if (d->dest) { /* a double's bits in host order are the double */
+            uint64_t bits = upq_load_le64(d->tmp);
+            upq_memcpy(d->dest, &bits, sizeof bits);
         }
     } else if (d->dest) { /* UUID */
         upq_memcpy(d->dest, d->tmp, 16);
@@ -675,16 +675,20 @@ static upq_teframe *enc_push(upq_tenc *e, const upq_tstruct *desc, const uint8_t
 static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd,
                             const upq_tstruct *sub, const uint8_t *val)
 {
+    if (is_int_kind(kind)) {
+        int64_t v = kind == UPQ_TK_I16   ? *(const int16_t *)(const void *)val
+                    : kind == UPQ_TK_I32 ? *(const int32_t *)(const void *)val
+                                         : *(const int64_t *)(const void *)val;
+        pend_varint(e, zigzag(v));
+        return UPQ_OK;
+    }
     switch (kind) {
     case UPQ_TK_BOOL: pend_byte(e, *val ? 1 : 2); return UPQ_OK; /* list elements only */
     case UPQ_TK_I8: pend_byte(e, *val); return UPQ_OK;
-    case UPQ_TK_I16: pend_varint(e, zigzag(*(const int16_t *)(const void *)val)); return UPQ_OK;
-    case UPQ_TK_I32: pend_varint(e, zigzag(*(const int32_t *)(const void *)val)); return UPQ_OK;
-    case UPQ_TK_I64: pend_varint(e, zigzag(*(const int64_t *)(const void *)val)); return UPQ_OK;
     case UPQ_TK_DOUBLE: {
-        double dv;
-        upq_memcpy(&dv, val, sizeof dv);
-        upq_store_le64(e->pend + e->pend_len, upq_f64_bits(dv));
+        uint64_t bits; /* the double's bits, as upq_f64_bits gives them */
+        upq_memcpy(&bits, val, sizeof bits);
+        upq_store_le64(e->pend + e->pend_len, bits);
         e->pend_len = (uint8_t)(e->pend_len + 8);
         return UPQ_OK;
     }
@@ -693,11 +697,10 @@ static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd,
         e->pend_len = (uint8_t)(e->pend_len + 16);
         return UPQ_OK;
     case UPQ_TK_BINARY: {
-        upq_bytes bv;
-        upq_memcpy(&bv, val, sizeof bv);
-        pend_varint(e, bv.len);
-        e->body = bv.ptr;
-        e->body_left = bv.len;
+        const upq_bytes *bv = (const upq_bytes *)(const void *)val;
+        pend_varint(e, bv->len);
+        e->body = bv->ptr;
+        e->body_left = bv->len;
         return UPQ_OK;
     }
     case UPQ_TK_STRUCT: return enc_push(e, sub, val) ? UPQ_OK : UPQ_ERR_INVAL;
@@ -771,6 +774,19 @@ static upq_status enc_step(upq_tenc *e)
     return UPQ_OK;
 }
 
+/* Places up to `len` bytes of `src` in the window at *pos (all of them when
+ * only counting); returns how many. */
+static size_t put_out(uint8_t *out, size_t cap, size_t *pos, const uint8_t *src, size_t len)
+{
+    if (out) {
+        if (len > cap - *pos)
+            len = cap - *pos;
+        upq_memcpy(out + *pos, src, len);
+    }
+    *pos += len;
+    return len;
+}
+
 upq_status upq_tenc_run(upq_tenc *e, uint8_t *out, size_t cap, size_t *produced)
 {
     size_t pos = 0;
@@ -779,26 +795,14 @@ upq_status upq_tenc_run(upq_tenc *e, uint8_t *out, size_t cap, size_t *produced)
         return e->status;
     for (;;) {
         if (e->pend_pos < e->pend_len) {
-            size_t take = (size_t)(e->pend_len - e->pend_pos);
-            if (out) {
-                if (take > cap - pos)
-                    take = cap - pos;
-                upq_memcpy(out + pos, e->pend + e->pend_pos, take);
-            }
-            pos += take;
-            e->pend_pos = (uint8_t)(e->pend_pos + take);
+            e->pend_pos = (uint8_t)(e->pend_pos + put_out(out, cap, &pos, e->pend + e->pend_pos,
+                                                          (size_t)(e->pend_len - e->pend_pos)));
             if (e->pend_pos < e->pend_len)
                 break;
         }
         e->pend_pos = e->pend_len = 0;
         if (e->body_left) {
-            size_t take = e->body_left;
-            if (out) {
-                if (take > cap - pos)
-                    take = cap - pos;
-                upq_memcpy(out + pos, e->body, take);
-            }
-            pos += take;
+            size_t take = put_out(out, cap, &pos, e->body, e->body_left);
             e->body += take;
             e->body_left -= (uint32_t)take;
             if (e->body_left)
