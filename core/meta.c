@@ -1,7 +1,9 @@
 /*
  * Descriptions of the parquet.thrift structs for the table-driven Thrift
- * layer. One table per struct, fields in id order, names as in the .thrift
- * file so that error messages can quote them.
+ * layer. One field table per struct, fields in id order, names as in the
+ * .thrift file so that error messages can quote them (a UPQ_NO_ERRSTR build
+ * keeps no names), and one table of the structs, upq_meta_descs, through
+ * which fields name their struct types.
  *
  * Required-ness follows parquet.thrift; the decoder rejects a struct that
  * lacks a UPQ_TF_REQUIRED field, as parquet-java and Arrow do. Every footer

@@ -670,8 +670,8 @@ static upq_teframe *enc_push(upq_tenc *e, const upq_tstruct *desc, const uint8_t
 }
 
 /* Stages the bytes of one value of `kind` at `val` (a field's storage or a
- * list element); `sub` describes a struct value or list<struct> elements, `fd`
- * is the field of a list. Structs and lists push a frame. */
+ * list element); `sub` describes a struct value, `fd` is the field of a list.
+ * Structs and lists push a frame. */
 static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd,
                             const upq_tstruct *sub, const uint8_t *val)
 {
@@ -719,30 +719,34 @@ static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd,
             pend_byte(e, (uint8_t)(0xF0u | ct));
             pend_varint(e, n);
         }
-        f = enc_push(e, sub, (const uint8_t *)items);
+        f = enc_push(e, (const upq_tstruct *)0, (const uint8_t *)items);
         if (!f)
             return UPQ_ERR_INVAL;
-        f->elem_kind = ek;
-        f->n = n;
+        f->u.n = n;
         return UPQ_OK;
     }
     default: return UPQ_ERR_INVAL;
     }
 }
 
-/* Stages the next token(s); UPQ_DONE when the whole struct is out. */
+/* Stages the next token(s): a field, a list element or a struct's end. */
 static upq_status enc_step(upq_tenc *e)
 {
     upq_teframe *f = &e->stack[e->depth - 1];
     const upq_tstruct *desc = f->desc;
     uint32_t isset;
-    if (f->elem_kind) {
-        if (f->index == f->n) {
+    if (!desc) { /* a list: its field is the one the struct frame below staged last */
+        const upq_teframe *p = f - 1;
+        const upq_tfield *fd = &p->desc->fields[p->index - 1];
+        uint8_t ek = elem_kind(fd);
+        const upq_tstruct *sub = (const upq_tstruct *)0;
+        if (ek == UPQ_TK_STRUCT)
+            sub = UPQ_TSUB(p->desc, fd);
+        if (f->index == f->u.n) {
             e->depth--;
-            return e->depth ? UPQ_OK : UPQ_DONE;
+            return UPQ_OK;
         }
-        return enc_value(e, f->elem_kind, (const upq_tfield *)0, desc,
-                         f->obj + (size_t)f->index++ * kind_size(f->elem_kind, desc));
+        return enc_value(e, ek, fd, sub, f->obj + (size_t)f->index++ * kind_size(ek, sub));
     }
     isset = *(const uint32_t *)(const void *)f->obj;
     while (f->index < desc->nfields) {
@@ -754,17 +758,17 @@ static upq_status enc_step(upq_tenc *e)
         ct = kind_ct[kind];
         if (kind == UPQ_TK_BOOL && !*val)
             ct = UPQ_CT_FALSE;
-        if (id > f->last_id && id - f->last_id <= 15) {
-            pend_byte(e, (uint8_t)(((id - f->last_id) << 4) | ct));
+        if (id > f->u.last_id && id - f->u.last_id <= 15) {
+            pend_byte(e, (uint8_t)(((id - f->u.last_id) << 4) | ct));
         } else {
             pend_byte(e, ct);
             pend_byte(e, (uint8_t)(id << 1)); /* zigzag of 1..31: one byte */
         }
-        f->last_id = id;
+        f->u.last_id = id;
         if (kind == UPQ_TK_BOOL)
             return UPQ_OK;
         return enc_value(e, kind, fd,
-                         fd->kind >= UPQ_TK_STRUCT ? UPQ_TSUB(desc, fd) : (const upq_tstruct *)0, val);
+                         kind == UPQ_TK_STRUCT ? UPQ_TSUB(desc, fd) : (const upq_tstruct *)0, val);
     }
     /* a model missing a required field would make a file other readers reject */
     if (missing_required(desc, isset))

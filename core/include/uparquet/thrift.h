@@ -124,7 +124,8 @@ struct upq_tstruct {
 #define UPQ_TS_UNION 0x80u
 
 #if UPQ_NO_ERRSTR
-#define UPQ_TFIELD(id_flags, kind, offset, name) { (uint16_t)(offset), (uint8_t)(id_flags), (uint8_t)(kind) }
+#define UPQ_TFIELD(id_flags, kind, offset, name) \
+    { (uint16_t)(offset), (uint8_t)(id_flags), (uint8_t)(kind) }
 #define UPQ_TSTRUCT(name, fields, nfields, size, index) \
     { (fields), (uint16_t)(size), (uint8_t)(nfields), (uint8_t)(index) }
 #else
@@ -231,12 +232,14 @@ upq_status upq_thrift_decode(const upq_tstruct *desc, void *obj, upq_arena *aren
 /* ---- encoder ---------------------------------------------------------- */
 
 typedef struct upq_teframe {
-    const upq_tstruct *desc;  /* struct: its description; list: the element struct's */
+    const upq_tstruct *desc;  /* struct: its description; NULL: a list, whose field
+                                 is the one the struct frame below staged last */
     const uint8_t *obj;       /* struct: the C struct; list: element storage */
-    uint32_t n;               /* list: element count */
     uint32_t index;           /* struct: next field index; list: next element */
-    uint8_t last_id;          /* struct: previous field id */
-    uint8_t elem_kind;        /* list: upq_tkind of the elements; 0: a struct frame */
+    union {
+        uint32_t last_id;     /* struct: previous field id */
+        uint32_t n;           /* list: element count */
+    } u;
 } upq_teframe;
 
 typedef struct upq_tenc {
