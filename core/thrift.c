@@ -565,6 +565,8 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
             if (d->dest) {
                 upq_bytes bv;
                 d->bin = (uint8_t *)upq_arena_alloc(d->arena, (size_t)blen);
+                /* dest_field: this binary's field, or for an element of a
+                 * list<binary> the list's (no field header comes between) */
                 if (!d->bin)
                     return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(d->dest_field));
                 bv.ptr = d->bin;
