@@ -114,21 +114,30 @@ const char *upq_edge_algorithm_name(int32_t algorithm)
     return LOOKUP(edge_algorithm_names, algorithm);
 }
 
+/* Member ids a union's kind can be: a bit mask, not the name tables, so that
+ * a build asking only for the kind links none of the names. LogicalType: 1..19
+ * without 9 (INTERVAL, reserved); TimeUnit: 1..3. */
+#define LOGICAL_TYPE_IDS (((1u << 20) - 2u) & ~(1u << 9))
+#define TIME_UNIT_IDS (((1u << 4) - 2u))
+UPQ_STATIC_ASSERT(UPQ_COUNTOF(logical_type_names) == 20, logical_type_ids);
+UPQ_STATIC_ASSERT(UPQ_COUNTOF(time_unit_names) == 4, time_unit_ids);
+
 /* The lowest known member id whose bit is set in a union's isset, or 0.
  * Decoded unions have at most one bit; a hand-built one may have more. */
-static int union_kind(uint32_t isset, const char *const *names, size_t count)
+static int union_kind(uint32_t isset, uint32_t known)
 {
-    size_t id;
-    for (id = 1; id < count; id++) {
-        if (names[id] != NULL && ((isset >> id) & 1u))
-            return (int)id;
-    }
-    return 0;
+    int id;
+    isset &= known;
+    if (isset == 0)
+        return 0;
+    for (id = 1; !((isset >> id) & 1u); id++)
+        ;
+    return id;
 }
 
 int upq_logical_type_kind(const upq_logical_type *lt)
 {
-    return union_kind(lt->isset, logical_type_names, UPQ_COUNTOF(logical_type_names));
+    return union_kind(lt->isset, LOGICAL_TYPE_IDS);
 }
 
 const char *upq_logical_type_name(const upq_logical_type *lt)
@@ -139,7 +148,7 @@ const char *upq_logical_type_name(const upq_logical_type *lt)
 
 int upq_time_unit_kind(const upq_time_unit *unit)
 {
-    return union_kind(unit->isset, time_unit_names, UPQ_COUNTOF(time_unit_names));
+    return union_kind(unit->isset, TIME_UNIT_IDS);
 }
 
 const char *upq_time_unit_name(const upq_time_unit *unit)

@@ -11,20 +11,29 @@
  */
 #include "uparquet/thrift.h"
 #include "upq_port.h"
+#include "upq_internal.h"
 
 enum {
     ST_FIELD_HDR = 0, /* struct frame: next field header or STOP */
-    ST_FIELD_ID,      /* long-form field id varint */
     ST_BYTE,          /* one-byte value (BYTE, bool list element) */
-    ST_INT,           /* zigzag varint of I16/I32/I64 */
     ST_FIXED,         /* DOUBLE (8) or UUID (16) bytes into tmp */
-    ST_BIN_LEN,       /* binary length varint */
     ST_BIN_BODY,      /* binary bytes */
     ST_LIST_HDR,      /* list/set size-and-type byte */
-    ST_LIST_SIZE,     /* list/set long-form size varint */
-    ST_MAP_SIZE,      /* map entry count varint */
     ST_MAP_TYPES,     /* map key/value type byte */
+    /* varints, accumulated in acc by one path */
+    ST_FIELD_ID,      /* long-form field id */
+    ST_INT,           /* zigzag value of I16/I32/I64 */
+    ST_BIN_LEN,       /* binary length */
+    ST_LIST_SIZE,     /* list/set long-form size */
+    ST_MAP_SIZE,      /* map entry count */
     ST_DONE
+};
+
+/* The stage that reads a value of each wire type (STRUCT: its first field). */
+static const uint8_t ct_stage[UPQ_CT_UUID + 1] = {
+    ST_DONE,     ST_BYTE,     ST_BYTE,      ST_BYTE,      ST_INT,
+    ST_INT,      ST_INT,      ST_FIXED,     ST_BIN_LEN,   ST_LIST_HDR,
+    ST_LIST_HDR, ST_MAP_SIZE, ST_FIELD_HDR, ST_FIXED,
 };
 
 void upq_thrift_limits_default(upq_thrift_limits *l)
@@ -34,41 +43,39 @@ void upq_thrift_limits_default(upq_thrift_limits *l)
     l->max_binary = (uint32_t)UPQ_THRIFT_MAX_BINARY;
 }
 
+/* Wire type of each storage kind (bools: TRUE, as list element types are
+ * announced) and its storage size (structs: their description's). */
+static const uint8_t kind_ct[UPQ_TK_STRUCT + 1] = {
+    0,           UPQ_CT_TRUE,   UPQ_CT_BYTE,   UPQ_CT_I16,  UPQ_CT_I32,  UPQ_CT_I64,
+    UPQ_CT_DOUBLE, UPQ_CT_BINARY, UPQ_CT_UUID, UPQ_CT_LIST, UPQ_CT_STRUCT,
+};
+static const uint8_t kind_bytes[UPQ_TK_STRUCT + 1] = {
+    0, 1, 1, 2, 4, 8, sizeof(double), sizeof(upq_bytes), 16, sizeof(upq_list), 0,
+};
+
+/* Storage kind of a description's field value / list element. */
+static uint8_t elem_kind(const upq_tfield *fd)
+{
+    return fd->kind < UPQ_TK_STRUCT ? fd->kind : (uint8_t)UPQ_TK_STRUCT;
+}
+
+static uint8_t field_kind(const upq_tfield *fd)
+{
+    return (fd->id & UPQ_TF_LIST) ? (uint8_t)UPQ_TK_LIST : elem_kind(fd);
+}
+
 /* Storage size of one value of a kind (list elements, array strides). */
 static size_t kind_size(uint8_t kind, const upq_tstruct *sub)
 {
-    switch (kind) {
-    case UPQ_TK_BOOL:
-    case UPQ_TK_I8: return 1;
-    case UPQ_TK_I16: return 2;
-    case UPQ_TK_I32: return 4;
-    case UPQ_TK_I64: return 8;
-    case UPQ_TK_DOUBLE: return sizeof(double);
-    case UPQ_TK_BINARY: return sizeof(upq_bytes);
-    case UPQ_TK_UUID: return 16;
-    case UPQ_TK_STRUCT: return sub ? sub->size : 0;
-    case UPQ_TK_LIST: return sizeof(upq_list);
-    default: return 0;
-    }
+    return kind == UPQ_TK_STRUCT ? sub->size : kind_bytes[kind];
 }
 
 /* Can a value of wire type `ct` be stored as `kind`? Mismatches are skipped
  * like unknown fields, as other Thrift implementations do. */
 static int compatible(uint8_t kind, uint8_t ct)
 {
-    switch (kind) {
-    case UPQ_TK_BOOL: return ct == UPQ_CT_TRUE || ct == UPQ_CT_FALSE;
-    case UPQ_TK_I8: return ct == UPQ_CT_BYTE;
-    case UPQ_TK_I16: return ct == UPQ_CT_I16;
-    case UPQ_TK_I32: return ct == UPQ_CT_I32;
-    case UPQ_TK_I64: return ct == UPQ_CT_I64;
-    case UPQ_TK_DOUBLE: return ct == UPQ_CT_DOUBLE;
-    case UPQ_TK_BINARY: return ct == UPQ_CT_BINARY;
-    case UPQ_TK_UUID: return ct == UPQ_CT_UUID;
-    case UPQ_TK_STRUCT: return ct == UPQ_CT_STRUCT;
-    case UPQ_TK_LIST: return ct == UPQ_CT_LIST || ct == UPQ_CT_SET;
-    default: return 0;
-    }
+    return ct == kind_ct[kind] || (kind == UPQ_TK_BOOL && ct == UPQ_CT_FALSE) ||
+           (kind == UPQ_TK_LIST && ct == UPQ_CT_SET);
 }
 
 /* Fewest bytes one element of wire type `ct` can occupy: bounds the element
@@ -84,12 +91,12 @@ static uint32_t min_wire_size(uint8_t ct)
 
 static int is_int_kind(uint8_t kind)
 {
-    return kind == UPQ_TK_I16 || kind == UPQ_TK_I32 || kind == UPQ_TK_I64;
+    return kind >= UPQ_TK_I16 && kind <= UPQ_TK_I64;
 }
 
 static int is_varint_ct(uint8_t ct)
 {
-    return ct == UPQ_CT_I16 || ct == UPQ_CT_I32 || ct == UPQ_CT_I64;
+    return ct >= UPQ_CT_I16 && ct <= UPQ_CT_I64;
 }
 
 static int valid_ct(uint8_t ct)
@@ -99,22 +106,30 @@ static int valid_ct(uint8_t ct)
 
 /* ---- decoder ---------------------------------------------------------- */
 
+/* A field's name for error details; not evaluated with UPQ_NO_ERRSTR. */
+#define FIELD_NAME(fd) UPQ_MSG((fd)->name)
+
 static upq_status dec_fail(upq_tdec *d, upq_status st, uint64_t at, const char *field)
 {
-    const upq_tframe *f;
-    unsigned i = d->depth;
     d->status = st;
     d->err_pos = at;
     d->err_field = field;
-    d->err_struct = (const char *)0;
-    /* name the innermost described struct: messages then say "ColumnMetaData" */
-    while (i > 0) {
-        f = &d->stack[--i];
-        if (f->type == UPQ_CT_STRUCT && f->desc) {
-            d->err_struct = f->desc->name;
-            break;
+#if UPQ_NO_ERRSTR
+    d->err_struct = "";
+#else
+    {
+        unsigned i = d->depth;
+        d->err_struct = (const char *)0;
+        /* name the innermost described struct: messages then say "ColumnMetaData" */
+        while (i > 0) {
+            const upq_tframe *f = &d->stack[--i];
+            if (f->type == UPQ_CT_STRUCT && f->desc) {
+                d->err_struct = f->desc->name;
+                break;
+            }
         }
     }
+#endif
     return st;
 }
 
@@ -150,13 +165,18 @@ void upq_tdec_set_projection(upq_tdec *d, const uint8_t *bitmap, uint32_t nbits)
     d->proj_count = count;
 }
 
-static upq_tframe *push(upq_tdec *d)
+/* A new frame of wire type `type` on top, or NULL with the error recorded
+ * when nesting would be too deep. */
+static upq_tframe *push(upq_tdec *d, uint8_t type, uint64_t at)
 {
     upq_tframe *f;
-    if (d->depth >= d->lim.max_depth)
+    if (d->depth >= d->lim.max_depth) {
+        dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("nesting depth"));
         return (upq_tframe *)0;
+    }
     f = &d->stack[d->depth++];
     upq_memset(f, 0, sizeof *f);
+    f->type = type;
     return f;
 }
 
@@ -176,16 +196,13 @@ static void finish_container(upq_tdec *d)
     d->depth--;
 }
 
-/* Checks the required fields of the struct on top (at its STOP). */
-static const upq_tfield *missing_required(const upq_tframe *f)
+/* The first UPQ_TF_REQUIRED field of `desc` whose bit `isset` lacks, or NULL. */
+static const upq_tfield *missing_required(const upq_tstruct *desc, uint32_t isset)
 {
-    uint16_t i;
-    const uint32_t isset = f->obj ? *(const uint32_t *)(const void *)f->obj : 0;
-    if (!f->desc)
-        return (const upq_tfield *)0;
-    for (i = 0; i < f->desc->nfields; i++) {
-        const upq_tfield *fd = &f->desc->fields[i];
-        if ((fd->flags & UPQ_TF_REQUIRED) && !((isset >> fd->id) & 1u))
+    unsigned i;
+    for (i = 0; i < desc->nfields; i++) {
+        const upq_tfield *fd = &desc->fields[i];
+        if ((fd->id & UPQ_TF_REQUIRED) && !((isset >> (fd->id & UPQ_TF_ID)) & 1u))
             return fd;
     }
     return (const upq_tfield *)0;
@@ -195,41 +212,28 @@ static const upq_tfield *missing_required(const upq_tframe *f)
  * Bools in struct fields carry their value in the header and never get here. */
 static upq_status begin_value(upq_tdec *d, uint64_t at)
 {
-    upq_tframe *f;
+    uint8_t ct = d->cur_ct;
     d->acc = 0;
     d->shift = 0;
     d->tmp_len = 0;
-    switch (d->cur_ct) {
-    case UPQ_CT_TRUE:
-    case UPQ_CT_FALSE:
-    case UPQ_CT_BYTE: d->stage = ST_BYTE; return UPQ_OK;
-    case UPQ_CT_I16:
-    case UPQ_CT_I32:
-    case UPQ_CT_I64: d->stage = ST_INT; return UPQ_OK;
-    case UPQ_CT_DOUBLE:
-    case UPQ_CT_UUID: d->stage = ST_FIXED; return UPQ_OK;
-    case UPQ_CT_BINARY: d->stage = ST_BIN_LEN; return UPQ_OK;
-    case UPQ_CT_LIST:
-    case UPQ_CT_SET: d->stage = ST_LIST_HDR; return UPQ_OK;
-    case UPQ_CT_MAP: d->stage = ST_MAP_SIZE; return UPQ_OK;
-    case UPQ_CT_STRUCT:
-        f = push(d);
+    if (!valid_ct(ct))
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("wire type"));
+    if (ct == UPQ_CT_STRUCT) {
+        upq_tframe *f = push(d, UPQ_CT_STRUCT, at);
         if (!f)
-            return dec_fail(d, UPQ_ERR_LIMIT, at, "nesting depth");
-        f->type = UPQ_CT_STRUCT;
+            return d->status;
         if (d->dest) {
-            f->desc = d->dest_field->sub;
+            f->desc = d->dest_sub;
             f->obj = d->dest;
         }
-        d->stage = ST_FIELD_HDR;
-        return UPQ_OK;
-    default: return dec_fail(d, UPQ_ERR_CORRUPT, at, "wire type");
     }
+    d->stage = ct_stage[ct];
+    return UPQ_OK;
 }
 
 static int elem_selected(const upq_tdec *d, const upq_tframe *f, uint32_t idx)
 {
-    if (!(f->field->flags & UPQ_TF_PROJECT) || !d->proj)
+    if (!f->project || !d->proj)
         return 1;
     return idx < d->proj_bits && ((d->proj[idx >> 3] >> (idx & 7)) & 1u);
 }
@@ -273,13 +277,11 @@ static upq_status next_item(upq_tdec *d, uint64_t at)
         f->remaining--;
         d->cur_ct = f->elem_ct;
         d->dest = (uint8_t *)0;
-        /* list<list<..>> never occurs in Parquet's metadata: such elements are
-         * only skipped, never stored */
-        if (f->items && f->field->elem != UPQ_TK_LIST && elem_selected(d, f, f->index)) {
-            size_t esz = kind_size(f->field->elem, f->field->sub);
+        if (f->items && elem_selected(d, f, f->index)) {
+            size_t esz = kind_size(f->elem_kind, f->desc);
             d->dest = f->items + (size_t)f->stored * esz;
-            d->dest_kind = f->field->elem;
-            d->dest_field = f->field;
+            d->dest_kind = f->elem_kind;
+            d->dest_sub = f->desc;
             f->stored++;
             if (d->dest_kind == UPQ_TK_STRUCT)
                 upq_memset(d->dest, 0, esz);
@@ -289,11 +291,10 @@ static upq_status next_item(upq_tdec *d, uint64_t at)
     }
 }
 
+/* Integer storage: i16, i32 or i64 (lists of one may carry another's wire type). */
 static void store_int(uint8_t *dst, uint8_t kind, int64_t v)
 {
     switch (kind) {
-    case UPQ_TK_BOOL:
-    case UPQ_TK_I8: *(int8_t *)(void *)dst = (int8_t)v; break;
     case UPQ_TK_I16: *(int16_t *)(void *)dst = (int16_t)v; break;
     case UPQ_TK_I32: *(int32_t *)(void *)dst = (int32_t)v; break;
     case UPQ_TK_I64: *(int64_t *)(void *)dst = v; break;
@@ -312,9 +313,27 @@ static int varint_step(upq_tdec *d, uint8_t b)
     return (b & 0x80u) ? 0 : 1;
 }
 
+/* What a varint stage reads, for the error of an overlong varint. */
+static const char *varint_what(uint8_t stage)
+{
+    switch (stage) {
+    case ST_FIELD_ID: return UPQ_MSG("field id");
+    case ST_INT: return UPQ_MSG("varint too long");
+    case ST_BIN_LEN: return UPQ_MSG("binary length");
+    case ST_LIST_SIZE: return UPQ_MSG("list size");
+    default: return UPQ_MSG("map size");
+    }
+}
+
 static int64_t unzigzag(uint64_t u)
 {
     return (int64_t)(u >> 1) ^ -(int64_t)(u & 1u);
+}
+
+/* Is v within a signed integer of `bits` bits (16 or 32)? */
+static int fits_bits(int64_t v, unsigned bits)
+{
+    return (uint64_t)v + ((uint64_t)1 << (bits - 1)) < ((uint64_t)1 << bits);
 }
 
 /* A struct field header is known: find its description, set the value's
@@ -323,29 +342,30 @@ static upq_status begin_field(upq_tdec *d, int32_t id, uint8_t ct, uint64_t at)
 {
     upq_tframe *f = &d->stack[d->depth - 1];
     const upq_tfield *fd = (const upq_tfield *)0;
-    uint16_t i;
+    unsigned i;
 
     if (!valid_ct(ct))
-        return dec_fail(d, UPQ_ERR_CORRUPT, at, "field type");
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("field type"));
     f->last_id = (int16_t)id;
     d->cur_ct = ct;
     d->dest = (uint8_t *)0;
     if (f->desc && f->obj) {
         for (i = 0; i < f->desc->nfields; i++)
-            if (f->desc->fields[i].id == id) {
+            if ((int32_t)(f->desc->fields[i].id & UPQ_TF_ID) == id) {
                 fd = &f->desc->fields[i];
                 break;
             }
     }
-    if (fd && compatible(fd->kind, ct)) {
+    if (fd && compatible(field_kind(fd), ct)) {
         uint32_t *isset = (uint32_t *)(void *)f->obj;
-        uint32_t bit = 1u << fd->id;
-        if (f->desc->is_union && (*isset & ~bit))
-            return dec_fail(d, UPQ_ERR_CORRUPT, at, "union with two members");
+        uint32_t bit = 1u << id;
+        if ((f->desc->index & UPQ_TS_UNION) && (*isset & ~bit))
+            return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("union with two members"));
         *isset |= bit;
         d->dest = f->obj + fd->offset;
-        d->dest_kind = fd->kind;
+        d->dest_kind = field_kind(fd);
         d->dest_field = fd;
+        d->dest_sub = fd->kind >= UPQ_TK_STRUCT ? UPQ_TSUB(f->desc, fd) : (const upq_tstruct *)0;
     }
     if (ct == UPQ_CT_TRUE || ct == UPQ_CT_FALSE) {
         if (d->dest)
@@ -365,32 +385,34 @@ static upq_status begin_list(upq_tdec *d, uint64_t count, uint8_t et, uint64_t a
     uint64_t left = d->limit - at;
 
     if (!valid_ct(et))
-        return dec_fail(d, UPQ_ERR_CORRUPT, at, "list element type");
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("list element type"));
     if (count > d->lim.max_list)
-        return dec_fail(d, UPQ_ERR_LIMIT, at, "list length");
+        return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("list length"));
     if (count * min_wire_size(et) > left)
-        return dec_fail(d, UPQ_ERR_CORRUPT, at, "list longer than its message");
-    f = push(d);
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("list longer than its message"));
+    f = push(d, UPQ_CT_LIST, at);
     if (!f)
-        return dec_fail(d, UPQ_ERR_LIMIT, at, "nesting depth");
-    f->type = UPQ_CT_LIST;
+        return d->status;
     f->elem_ct = et;
     f->remaining = (uint32_t)count;
     /* Elements are matched like the reference readers do: they read list
      * elements with the declared type and ignore the header's, and i16/i32/i64
      * share one wire form (a file in the wild declares i32 encodings as i16). */
-    if (dst && d->dest_kind == UPQ_TK_LIST &&
-        (compatible(fd->elem, et) || (is_int_kind(fd->elem) && is_varint_ct(et)))) {
-        uint64_t slots = count;
-        size_t esz = kind_size(fd->elem, fd->sub);
-        if ((fd->flags & UPQ_TF_PROJECT) && d->proj && slots > d->proj_count)
-            slots = d->proj_count;
-        f->field = fd;
-        f->obj = dst;
-        f->items = (uint8_t *)upq_arena_alloc_array(d->arena, (size_t)slots, esz);
-        if (!f->items)
-            return dec_fail(d, UPQ_ERR_NOMEM, at, fd->name);
-        put_list(dst, f->items, 0);
+    if (dst && d->dest_kind == UPQ_TK_LIST) {
+        uint8_t ek = elem_kind(fd);
+        if (compatible(ek, et) || (is_int_kind(ek) && is_varint_ct(et))) {
+            uint32_t slots = (uint32_t)count;
+            f->project = (fd->id & UPQ_TF_PROJECT) && d->proj;
+            if (f->project && slots > d->proj_count)
+                slots = d->proj_count;
+            f->elem_kind = ek;
+            f->desc = d->dest_sub;
+            f->obj = dst;
+            f->items = (uint8_t *)upq_arena_alloc_array(d->arena, slots, kind_size(ek, f->desc));
+            if (!f->items)
+                return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(fd));
+            put_list(dst, f->items, 0);
+        }
     }
     return next_item(d, at);
 }
@@ -400,15 +422,14 @@ static upq_status begin_map(upq_tdec *d, uint64_t count, uint8_t types, uint64_t
     upq_tframe *f;
     uint8_t kt = (uint8_t)(types >> 4), vt = (uint8_t)(types & 0x0Fu);
     if (count && (!valid_ct(kt) || !valid_ct(vt)))
-        return dec_fail(d, UPQ_ERR_CORRUPT, at, "map element type");
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("map element type"));
     if (count > d->lim.max_list)
-        return dec_fail(d, UPQ_ERR_LIMIT, at, "map size");
+        return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("map size"));
     if (count * (min_wire_size(kt) + min_wire_size(vt)) > d->limit - at)
-        return dec_fail(d, UPQ_ERR_CORRUPT, at, "map longer than its message");
-    f = push(d);
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("map longer than its message"));
+    f = push(d, UPQ_CT_MAP, at);
     if (!f)
-        return dec_fail(d, UPQ_ERR_LIMIT, at, "nesting depth");
-    f->type = UPQ_CT_MAP;
+        return d->status;
     f->elem_ct = kt;
     f->val_ct = vt;
     f->remaining = (uint32_t)count;
@@ -418,18 +439,21 @@ static upq_status begin_map(upq_tdec *d, uint64_t count, uint8_t types, uint64_t
 /* The fixed-size or integer value just read is complete: store it. */
 static upq_status finish_scalar(upq_tdec *d, uint64_t at)
 {
-    if (d->cur_ct == UPQ_CT_I16 || d->cur_ct == UPQ_CT_I32 || d->cur_ct == UPQ_CT_I64) {
+    if (is_varint_ct(d->cur_ct)) {
         int64_t v = unzigzag(d->acc);
-        uint8_t k = d->dest ? d->dest_kind : UPQ_TK_I64;
-        if (((d->cur_ct == UPQ_CT_I16 || k == UPQ_TK_I16) && (v < -32768 || v > 32767)) ||
-            ((d->cur_ct == UPQ_CT_I32 || k == UPQ_TK_I32) && (v < INT32_MIN || v > INT32_MAX)))
-            return dec_fail(d, UPQ_ERR_CORRUPT, at, "integer out of range");
+        /* the value must fit both its wire type and its storage:
+         * 0 i16, 1 i32, 2 i64, whichever is narrower */
+        unsigned width = (unsigned)(d->cur_ct - UPQ_CT_I16);
+        if (d->dest && (unsigned)(d->dest_kind - UPQ_TK_I16) < width)
+            width = (unsigned)(d->dest_kind - UPQ_TK_I16);
+        if ((width == 0 && !fits_bits(v, 16)) || (width == 1 && !fits_bits(v, 32)))
+            return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("integer out of range"));
         if (d->dest)
             store_int(d->dest, d->dest_kind, v);
     } else if (d->cur_ct == UPQ_CT_DOUBLE) {
-        if (d->dest) {
-            double v = upq_f64_from_bits(upq_load_le64(d->tmp));
-            upq_memcpy(d->dest, &v, sizeof v);
+        if (d->dest) { /* a double's bits in host order are the double */
+            uint64_t bits = upq_load_le64(d->tmp);
+            upq_memcpy(d->dest, &bits, sizeof bits);
         }
     } else if (d->dest) { /* UUID */
         upq_memcpy(d->dest, d->tmp, 16);
@@ -478,13 +502,22 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
         if (i == n)
             break;
         b = in[i++];
+        if (d->stage >= ST_FIELD_ID) {
+            r = varint_step(d, b);
+            if (r < 0)
+                return dec_fail(d, UPQ_ERR_CORRUPT, at, varint_what(d->stage));
+            if (r == 0)
+                continue;
+        }
         switch (d->stage) {
         case ST_FIELD_HDR:
             if (b == 0) { /* STOP */
                 upq_tframe *f = &d->stack[d->depth - 1];
-                const upq_tfield *miss = missing_required(f);
+                const upq_tfield *miss = (const upq_tfield *)0;
+                if (f->desc && f->obj)
+                    miss = missing_required(f->desc, *(const uint32_t *)(const void *)f->obj);
                 if (miss)
-                    return dec_fail(d, UPQ_ERR_CORRUPT, at, miss->name);
+                    return dec_fail(d, UPQ_ERR_CORRUPT, at, FIELD_NAME(miss));
                 d->depth--;
                 st = next_item(d, at);
             } else if (b >> 4) {
@@ -496,66 +529,54 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
                 d->stage = ST_FIELD_ID;
             }
             break;
-        case ST_FIELD_ID:
-            r = varint_step(d, b);
-            if (r < 0)
-                return dec_fail(d, UPQ_ERR_CORRUPT, at, "field id");
-            if (r > 0) {
-                int64_t id = unzigzag(d->acc);
-                if (id < -32768 || id > 32767)
-                    return dec_fail(d, UPQ_ERR_CORRUPT, at, "field id");
-                st = begin_field(d, (int32_t)id, d->cur_ct, at);
-            }
+        case ST_FIELD_ID: {
+            int64_t id = unzigzag(d->acc);
+            if (!fits_bits(id, 16))
+                return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("field id"));
+            st = begin_field(d, (int32_t)id, d->cur_ct, at);
             break;
+        }
         case ST_BYTE:
             if (d->cur_ct == UPQ_CT_BYTE) {
                 if (d->dest)
                     *(int8_t *)(void *)d->dest = (int8_t)b;
             } else { /* bool list element: 1 true; 2 (or 0, written by some) false */
                 if (b > 2)
-                    return dec_fail(d, UPQ_ERR_CORRUPT, at, "bool value");
+                    return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("bool value"));
                 if (d->dest)
                     *d->dest = b == 1;
             }
             st = next_item(d, at);
             break;
-        case ST_INT:
-            r = varint_step(d, b);
-            if (r < 0)
-                return dec_fail(d, UPQ_ERR_CORRUPT, at, "varint too long");
-            if (r > 0)
-                st = finish_scalar(d, at);
-            break;
+        case ST_INT: st = finish_scalar(d, at); break;
         case ST_FIXED:
             d->tmp[d->tmp_len++] = b;
             if (d->tmp_len == (d->cur_ct == UPQ_CT_DOUBLE ? 8 : 16))
                 st = finish_scalar(d, at);
             break;
-        case ST_BIN_LEN:
-            r = varint_step(d, b);
-            if (r < 0)
-                return dec_fail(d, UPQ_ERR_CORRUPT, at, "binary length");
-            if (r > 0) {
-                uint64_t blen = d->acc;
-                if (blen > d->lim.max_binary)
-                    return dec_fail(d, UPQ_ERR_LIMIT, at, "binary length");
-                if (blen > d->limit - (at + 1))
-                    return dec_fail(d, UPQ_ERR_CORRUPT, at, "binary longer than its message");
-                d->bin = (uint8_t *)0;
-                if (d->dest) {
-                    upq_bytes bv;
-                    d->bin = (uint8_t *)upq_arena_alloc(d->arena, (size_t)blen);
-                    if (!d->bin)
-                        return dec_fail(d, UPQ_ERR_NOMEM, at,
-                                        d->dest_field ? d->dest_field->name : "binary");
-                    bv.ptr = d->bin;
-                    bv.len = (uint32_t)blen;
-                    upq_memcpy(d->dest, &bv, sizeof bv);
-                }
-                d->bin_left = (uint32_t)blen;
-                d->stage = ST_BIN_BODY;
+        case ST_BIN_LEN: {
+            uint64_t blen = d->acc;
+            if (blen > d->lim.max_binary)
+                return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("binary length"));
+            if (blen > d->limit - (at + 1))
+                return dec_fail(d, UPQ_ERR_CORRUPT, at,
+                                UPQ_MSG("binary longer than its message"));
+            d->bin = (uint8_t *)0;
+            if (d->dest) {
+                upq_bytes bv;
+                d->bin = (uint8_t *)upq_arena_alloc(d->arena, (size_t)blen);
+                /* dest_field: this binary's field, or for an element of a
+                 * list<binary> the list's (no field header comes between) */
+                if (!d->bin)
+                    return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(d->dest_field));
+                bv.ptr = d->bin;
+                bv.len = (uint32_t)blen;
+                upq_memcpy(d->dest, &bv, sizeof bv);
             }
+            d->bin_left = (uint32_t)blen;
+            d->stage = ST_BIN_BODY;
             break;
+        }
         case ST_LIST_HDR:
             if ((b >> 4) == 15) {
                 d->tmp[0] = b & 0x0Fu;
@@ -566,34 +587,15 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
                 st = begin_list(d, b >> 4, b & 0x0Fu, at + 1);
             }
             break;
-        case ST_LIST_SIZE:
-            r = varint_step(d, b);
-            if (r < 0)
-                return dec_fail(d, UPQ_ERR_CORRUPT, at, "list size");
-            if (r > 0)
-                st = begin_list(d, d->acc, d->tmp[0], at + 1);
-            break;
+        case ST_LIST_SIZE: st = begin_list(d, d->acc, d->tmp[0], at + 1); break;
         case ST_MAP_SIZE:
-            r = varint_step(d, b);
-            if (r < 0)
-                return dec_fail(d, UPQ_ERR_CORRUPT, at, "map size");
-            if (r > 0) {
-                if (d->acc == 0) {
-                    st = begin_map(d, 0, 0, at + 1); /* empty maps have no type byte */
-                } else {
-                    d->tmp[0] = 0;
-                    upq_memcpy(d->tmp + 8, &d->acc, sizeof d->acc);
-                    d->stage = ST_MAP_TYPES;
-                }
-            }
+            if (d->acc == 0)
+                st = begin_map(d, 0, 0, at + 1); /* empty maps have no type byte */
+            else
+                d->stage = ST_MAP_TYPES;
             break;
-        case ST_MAP_TYPES: {
-            uint64_t count;
-            upq_memcpy(&count, d->tmp + 8, sizeof count);
-            st = begin_map(d, count, b, at + 1);
-            break;
-        }
-        default: return dec_fail(d, UPQ_ERR_STATE, at, "decoder stage");
+        case ST_MAP_TYPES: st = begin_map(d, d->acc, b, at + 1); break; /* acc: the count */
+        default: return dec_fail(d, UPQ_ERR_STATE, at, UPQ_MSG("decoder stage"));
         }
         if (st < 0)
             return st;
@@ -606,7 +608,7 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
         return UPQ_OK;
     }
     if (d->pos >= d->limit)
-        return dec_fail(d, UPQ_ERR_TRUNCATED, d->pos, "message ends before its struct");
+        return dec_fail(d, UPQ_ERR_TRUNCATED, d->pos, UPQ_MSG("message ends before its struct"));
     return UPQ_AGAIN;
 }
 
@@ -627,24 +629,6 @@ upq_status upq_thrift_decode(const upq_tstruct *desc, void *obj, upq_arena *aren
 }
 
 /* ---- encoder ---------------------------------------------------------- */
-
-/* Wire type of a value; `val` NULL asks for a list's element type, where
- * bools are announced as TRUE like the reference implementations do. */
-static uint8_t wire_type(uint8_t kind, const uint8_t *val)
-{
-    switch (kind) {
-    case UPQ_TK_BOOL: return (!val || *val) ? UPQ_CT_TRUE : UPQ_CT_FALSE;
-    case UPQ_TK_I8: return UPQ_CT_BYTE;
-    case UPQ_TK_I16: return UPQ_CT_I16;
-    case UPQ_TK_I32: return UPQ_CT_I32;
-    case UPQ_TK_I64: return UPQ_CT_I64;
-    case UPQ_TK_DOUBLE: return UPQ_CT_DOUBLE;
-    case UPQ_TK_BINARY: return UPQ_CT_BINARY;
-    case UPQ_TK_UUID: return UPQ_CT_UUID;
-    case UPQ_TK_STRUCT: return UPQ_CT_STRUCT;
-    default: return UPQ_CT_LIST;
-    }
-}
 
 static void pend_byte(upq_tenc *e, uint8_t b)
 {
@@ -674,31 +658,39 @@ void upq_tenc_init(upq_tenc *e, const upq_tstruct *desc, const void *obj)
     e->status = UPQ_AGAIN;
 }
 
-static upq_status enc_push(upq_tenc *e, upq_teframe **out)
+/* A new frame for a struct or list at `obj`; NULL when nesting is too deep. */
+static upq_teframe *enc_push(upq_tenc *e, const upq_tstruct *desc, const uint8_t *obj)
 {
+    upq_teframe *f;
     if (e->depth >= UPQ_THRIFT_MAX_DEPTH)
-        return UPQ_ERR_INVAL;
-    *out = &e->stack[e->depth++];
-    upq_memset(*out, 0, sizeof **out);
-    return UPQ_OK;
+        return (upq_teframe *)0;
+    f = &e->stack[e->depth++];
+    upq_memset(f, 0, sizeof *f);
+    f->desc = desc;
+    f->obj = obj;
+    return f;
 }
 
 /* Stages the bytes of one value of `kind` at `val` (a field's storage or a
- * list element); containers and structs push a frame instead. */
-static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd, const uint8_t *val)
+ * list element); `sub` describes a struct value, `fd` is the field of a list.
+ * Structs and lists push a frame. */
+static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd,
+                            const upq_tstruct *sub, const uint8_t *val)
 {
-    upq_teframe *f;
-    upq_status st;
+    if (is_int_kind(kind)) {
+        int64_t v = kind == UPQ_TK_I16   ? *(const int16_t *)(const void *)val
+                    : kind == UPQ_TK_I32 ? *(const int32_t *)(const void *)val
+                                         : *(const int64_t *)(const void *)val;
+        pend_varint(e, zigzag(v));
+        return UPQ_OK;
+    }
     switch (kind) {
     case UPQ_TK_BOOL: pend_byte(e, *val ? 1 : 2); return UPQ_OK; /* list elements only */
     case UPQ_TK_I8: pend_byte(e, *val); return UPQ_OK;
-    case UPQ_TK_I16: pend_varint(e, zigzag(*(const int16_t *)(const void *)val)); return UPQ_OK;
-    case UPQ_TK_I32: pend_varint(e, zigzag(*(const int32_t *)(const void *)val)); return UPQ_OK;
-    case UPQ_TK_I64: pend_varint(e, zigzag(*(const int64_t *)(const void *)val)); return UPQ_OK;
     case UPQ_TK_DOUBLE: {
-        double dv;
-        upq_memcpy(&dv, val, sizeof dv);
-        upq_store_le64(e->pend + e->pend_len, upq_f64_bits(dv));
+        uint64_t bits; /* the double's bits, as upq_f64_bits gives them */
+        upq_memcpy(&bits, val, sizeof bits);
+        upq_store_le64(e->pend + e->pend_len, bits);
         e->pend_len = (uint8_t)(e->pend_len + 8);
         return UPQ_OK;
     }
@@ -707,90 +699,98 @@ static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd, con
         e->pend_len = (uint8_t)(e->pend_len + 16);
         return UPQ_OK;
     case UPQ_TK_BINARY: {
-        upq_bytes bv;
-        upq_memcpy(&bv, val, sizeof bv);
-        pend_varint(e, bv.len);
-        e->body = bv.ptr;
-        e->body_left = bv.len;
+        const upq_bytes *bv = (const upq_bytes *)(const void *)val;
+        pend_varint(e, bv->len);
+        e->body = bv->ptr;
+        e->body_left = bv->len;
         return UPQ_OK;
     }
-    case UPQ_TK_STRUCT:
-        st = enc_push(e, &f);
-        if (st < 0)
-            return st;
-        f->desc = fd->sub;
-        f->obj = val;
-        return UPQ_OK;
+    case UPQ_TK_STRUCT: return enc_push(e, sub, val) ? UPQ_OK : UPQ_ERR_INVAL;
     case UPQ_TK_LIST: {
         void *items;
         uint32_t n;
+        uint8_t ek = elem_kind(fd), ct = kind_ct[ek];
+        upq_teframe *f;
         upq_memcpy(&items, val, sizeof items);
         upq_memcpy(&n, val + offsetof(upq_list, n), sizeof n);
-        if (n > 0x7FFFFFFFu || fd->elem == UPQ_TK_LIST)
+        if (n > 0x7FFFFFFFu)
             return UPQ_ERR_INVAL;
         if (n < 15) {
-            pend_byte(e, (uint8_t)((n << 4) | wire_type(fd->elem, (const uint8_t *)0)));
+            pend_byte(e, (uint8_t)((n << 4) | ct));
         } else {
-            pend_byte(e, (uint8_t)(0xF0u | wire_type(fd->elem, (const uint8_t *)0)));
+            pend_byte(e, (uint8_t)(0xF0u | ct));
             pend_varint(e, n);
         }
-        st = enc_push(e, &f);
-        if (st < 0)
-            return st;
-        f->is_list = 1;
-        f->field = fd;
-        f->items = (const uint8_t *)items;
-        f->n = n;
+        f = enc_push(e, (const upq_tstruct *)0, (const uint8_t *)items);
+        if (!f)
+            return UPQ_ERR_INVAL;
+        f->u.n = n;
         return UPQ_OK;
     }
     default: return UPQ_ERR_INVAL;
     }
 }
 
-/* Stages the next token(s); UPQ_DONE when the whole struct is out. */
+/* Stages the next token(s): a field, a list element or a struct's end. */
 static upq_status enc_step(upq_tenc *e)
 {
     upq_teframe *f = &e->stack[e->depth - 1];
-    if (f->is_list) {
-        const upq_tfield *fd = f->field;
-        if (f->index == f->n) {
+    const upq_tstruct *desc = f->desc;
+    uint32_t isset;
+    if (!desc) { /* a list: its field is the one the struct frame below staged last */
+        const upq_teframe *p = f - 1;
+        const upq_tfield *fd = &p->desc->fields[p->index - 1];
+        uint8_t ek = elem_kind(fd);
+        const upq_tstruct *sub = (const upq_tstruct *)0;
+        if (ek == UPQ_TK_STRUCT)
+            sub = UPQ_TSUB(p->desc, fd);
+        if (f->index == f->u.n) {
             e->depth--;
-            return e->depth ? UPQ_OK : UPQ_DONE;
+            return UPQ_OK;
         }
-        return enc_value(e, fd->elem, fd,
-                         f->items + (size_t)f->index++ * kind_size(fd->elem, fd->sub));
+        return enc_value(e, ek, fd, sub, f->obj + (size_t)f->index++ * kind_size(ek, sub));
     }
-    {
-        uint32_t isset = *(const uint32_t *)(const void *)f->obj;
-        const upq_tstruct *desc = f->desc;
-        while (f->index < desc->nfields) {
-            const upq_tfield *fd = &desc->fields[f->index++];
-            const uint8_t *val = f->obj + fd->offset;
-            uint8_t ct;
-            int32_t delta;
-            if (!((isset >> fd->id) & 1u))
-                continue;
-            ct = wire_type(fd->kind, val);
-            delta = (int32_t)fd->id - f->last_id;
-            if (delta > 0 && delta <= 15) {
-                pend_byte(e, (uint8_t)((delta << 4) | ct));
-            } else {
-                pend_byte(e, ct);
-                pend_varint(e, zigzag(fd->id));
-            }
-            f->last_id = fd->id;
-            if (fd->kind == UPQ_TK_BOOL)
-                return UPQ_OK;
-            return enc_value(e, fd->kind, fd, val);
+    isset = *(const uint32_t *)(const void *)f->obj;
+    while (f->index < desc->nfields) {
+        const upq_tfield *fd = &desc->fields[f->index++];
+        const uint8_t *val = f->obj + fd->offset;
+        uint8_t id = fd->id & UPQ_TF_ID, kind = field_kind(fd), ct;
+        if (!((isset >> id) & 1u))
+            continue;
+        ct = kind_ct[kind];
+        if (kind == UPQ_TK_BOOL && !*val)
+            ct = UPQ_CT_FALSE;
+        if (id > f->u.last_id && id - f->u.last_id <= 15) {
+            pend_byte(e, (uint8_t)(((id - f->u.last_id) << 4) | ct));
+        } else {
+            pend_byte(e, ct);
+            pend_byte(e, (uint8_t)(id << 1)); /* zigzag of 1..31: one byte */
         }
-        /* a model missing a required field would make a file other readers reject */
-        for (uint16_t i = 0; i < desc->nfields; i++)
-            if ((desc->fields[i].flags & UPQ_TF_REQUIRED) && !((isset >> desc->fields[i].id) & 1u))
-                return UPQ_ERR_INVAL;
-        pend_byte(e, UPQ_CT_STOP);
-        e->depth--;
-        return UPQ_OK;
+        f->u.last_id = id;
+        if (kind == UPQ_TK_BOOL)
+            return UPQ_OK;
+        return enc_value(e, kind, fd,
+                         kind == UPQ_TK_STRUCT ? UPQ_TSUB(desc, fd) : (const upq_tstruct *)0, val);
     }
+    /* a model missing a required field would make a file other readers reject */
+    if (missing_required(desc, isset))
+        return UPQ_ERR_INVAL;
+    pend_byte(e, UPQ_CT_STOP);
+    e->depth--;
+    return UPQ_OK;
+}
+
+/* Places up to `len` bytes of `src` in the window at *pos (all of them when
+ * only counting); returns how many. */
+static size_t put_out(uint8_t *out, size_t cap, size_t *pos, const uint8_t *src, size_t len)
+{
+    if (out) {
+        if (len > cap - *pos)
+            len = cap - *pos;
+        upq_memcpy(out + *pos, src, len);
+    }
+    *pos += len;
+    return len;
 }
 
 upq_status upq_tenc_run(upq_tenc *e, uint8_t *out, size_t cap, size_t *produced)
@@ -801,26 +801,14 @@ upq_status upq_tenc_run(upq_tenc *e, uint8_t *out, size_t cap, size_t *produced)
         return e->status;
     for (;;) {
         if (e->pend_pos < e->pend_len) {
-            size_t take = (size_t)(e->pend_len - e->pend_pos);
-            if (out) {
-                if (take > cap - pos)
-                    take = cap - pos;
-                upq_memcpy(out + pos, e->pend + e->pend_pos, take);
-            }
-            pos += take;
-            e->pend_pos = (uint8_t)(e->pend_pos + take);
+            e->pend_pos = (uint8_t)(e->pend_pos + put_out(out, cap, &pos, e->pend + e->pend_pos,
+                                                          (size_t)(e->pend_len - e->pend_pos)));
             if (e->pend_pos < e->pend_len)
                 break;
         }
         e->pend_pos = e->pend_len = 0;
         if (e->body_left) {
-            size_t take = e->body_left;
-            if (out) {
-                if (take > cap - pos)
-                    take = cap - pos;
-                upq_memcpy(out + pos, e->body, take);
-            }
-            pos += take;
+            size_t take = put_out(out, cap, &pos, e->body, e->body_left);
             e->body += take;
             e->body_left -= (uint32_t)take;
             if (e->body_left)
@@ -838,7 +826,6 @@ upq_status upq_tenc_run(upq_tenc *e, uint8_t *out, size_t cap, size_t *produced)
             }
         }
     }
-    e->total += pos;
     *produced = pos;
     return e->status;
 }

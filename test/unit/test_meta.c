@@ -687,31 +687,47 @@ static void test_descriptors(void)
     size_t i;
     printf("descriptors\n");
     CHECK(sizeof all_descs / sizeof all_descs[0] == 61);
+    CHECK(UPQ_DESC_COUNT == 64); /* the 61 and the three lean page headers */
+    /* every entry of the table is filled and knows its position */
+    for (i = 0; i < UPQ_DESC_COUNT; i++) {
+        const upq_tstruct *s = &upq_meta_descs[i];
+        CHECK(s->size >= sizeof(uint32_t) && (size_t)(s->index & ~UPQ_TS_UNION) == i);
+    }
     for (i = 0; i < sizeof all_descs / sizeof all_descs[0]; i++) {
         const upq_tstruct *s = all_descs[i];
-        uint16_t k;
+        unsigned k;
+        int is_union = (s->index & UPQ_TS_UNION) != 0;
         int ok = s->name != NULL && (s->nfields == 0 || s->fields != NULL);
         for (k = 0; ok && k < s->nfields; k++) {
             const upq_tfield *f = &s->fields[k];
-            if (f->id < 1 || f->id > 31 || (k > 0 && f->id <= s->fields[k - 1].id))
+            unsigned id = f->id & UPQ_TF_ID;
+            if (id < 1 || (k > 0 && id <= (s->fields[k - 1].id & UPQ_TF_ID)))
                 ok = 0;
             if (f->offset < sizeof(uint32_t) || f->offset >= s->size || f->name == NULL)
                 ok = 0;
-            if ((f->kind == UPQ_TK_STRUCT || (f->kind == UPQ_TK_LIST && f->elem == UPQ_TK_STRUCT)) !=
-                (f->sub != NULL))
+            if (f->kind < UPQ_TK_BOOL || f->kind == UPQ_TK_LIST ||
+                f->kind >= UPQ_TK_STRUCT + UPQ_DESC_COUNT)
                 ok = 0;
-            if ((f->kind == UPQ_TK_LIST) != (f->elem != 0))
+            /* a struct field's storage holds the whole struct it names */
+            if (f->kind >= UPQ_TK_STRUCT && !(f->id & UPQ_TF_LIST) &&
+                f->offset + UPQ_TSUB(s, f)->size > s->size)
                 ok = 0;
-            if (s->is_union && ((f->flags & UPQ_TF_REQUIRED) || f->kind != UPQ_TK_STRUCT))
+            if (is_union && ((f->id & (UPQ_TF_REQUIRED | UPQ_TF_LIST)) || f->kind < UPQ_TK_STRUCT))
                 ok = 0;
-            if ((f->flags & UPQ_TF_PROJECT) && s != &upq_row_group_desc)
+            if ((f->id & UPQ_TF_PROJECT) && s != &upq_row_group_desc)
                 ok = 0;
         }
         if (!ok)
             printf("  bad description %s\n", s->name ? s->name : "(null)");
         CHECK(ok);
     }
-    CHECK(upq_row_group_desc.fields[0].flags == (UPQ_TF_REQUIRED | UPQ_TF_PROJECT));
+    CHECK(upq_row_group_desc.fields[0].id ==
+          (UPQ_ROW_GROUP_COLUMNS | UPQ_TF_REQUIRED | UPQ_TF_PROJECT | UPQ_TF_LIST));
+    CHECK(UPQ_TSUB(&upq_row_group_desc, &upq_row_group_desc.fields[0]) == &upq_column_chunk_desc);
+    CHECK(UPQ_TSUB(&upq_file_metadata_desc, &upq_file_metadata_desc.fields[1]) ==
+          &upq_schema_element_desc);
+    CHECK(UPQ_TSUB(&upq_page_header_lean_desc, &upq_page_header_lean_desc.fields[4])->nfields ==
+          upq_data_page_header_desc.nfields - 1);
 }
 
 /* ---- corpus ----------------------------------------------------------- */

@@ -48,28 +48,30 @@ typedef struct all {
     int32_t far;       /* 30 */
 } all;
 
+/* The test's description table: All refers to Inner by position. */
+enum { D_INNER, D_ALL, D_UN };
+#define K_INNER (UPQ_TK_STRUCT + D_INNER)
+
 static const upq_tfield inner_fields[] = {
-    {1, UPQ_TK_I32, 0, UPQ_TF_REQUIRED, offsetof(inner, a), NULL, "a"},
+    UPQ_TFIELD(1 | UPQ_TF_REQUIRED, UPQ_TK_I32, offsetof(inner, a), "a"),
 };
-static const upq_tstruct inner_desc = {"Inner", inner_fields, 1, sizeof(inner), 0};
 
 static const upq_tfield all_fields[] = {
-    {1, UPQ_TK_BOOL, 0, 0, offsetof(all, b), NULL, "b"},
-    {2, UPQ_TK_I8, 0, 0, offsetof(all, i8), NULL, "i8"},
-    {3, UPQ_TK_I16, 0, 0, offsetof(all, i16), NULL, "i16"},
-    {4, UPQ_TK_I32, 0, 0, offsetof(all, i32), NULL, "i32"},
-    {5, UPQ_TK_I64, 0, 0, offsetof(all, i64), NULL, "i64"},
-    {6, UPQ_TK_DOUBLE, 0, 0, offsetof(all, d), NULL, "d"},
-    {7, UPQ_TK_BINARY, 0, 0, offsetof(all, s), NULL, "s"},
-    {8, UPQ_TK_UUID, 0, 0, offsetof(all, uuid), NULL, "uuid"},
-    {9, UPQ_TK_STRUCT, 0, 0, offsetof(all, st), &inner_desc, "st"},
-    {10, UPQ_TK_LIST, UPQ_TK_I32, 0, offsetof(all, li), NULL, "li"},
-    {11, UPQ_TK_LIST, UPQ_TK_BOOL, 0, offsetof(all, lb), NULL, "lb"},
-    {12, UPQ_TK_LIST, UPQ_TK_BINARY, 0, offsetof(all, ls), NULL, "ls"},
-    {13, UPQ_TK_LIST, UPQ_TK_STRUCT, UPQ_TF_PROJECT, offsetof(all, lst), &inner_desc, "lst"},
-    {30, UPQ_TK_I32, 0, 0, offsetof(all, far), NULL, "far"},
+    UPQ_TFIELD(1, UPQ_TK_BOOL, offsetof(all, b), "b"),
+    UPQ_TFIELD(2, UPQ_TK_I8, offsetof(all, i8), "i8"),
+    UPQ_TFIELD(3, UPQ_TK_I16, offsetof(all, i16), "i16"),
+    UPQ_TFIELD(4, UPQ_TK_I32, offsetof(all, i32), "i32"),
+    UPQ_TFIELD(5, UPQ_TK_I64, offsetof(all, i64), "i64"),
+    UPQ_TFIELD(6, UPQ_TK_DOUBLE, offsetof(all, d), "d"),
+    UPQ_TFIELD(7, UPQ_TK_BINARY, offsetof(all, s), "s"),
+    UPQ_TFIELD(8, UPQ_TK_UUID, offsetof(all, uuid), "uuid"),
+    UPQ_TFIELD(9, K_INNER, offsetof(all, st), "st"),
+    UPQ_TFIELD(10 | UPQ_TF_LIST, UPQ_TK_I32, offsetof(all, li), "li"),
+    UPQ_TFIELD(11 | UPQ_TF_LIST, UPQ_TK_BOOL, offsetof(all, lb), "lb"),
+    UPQ_TFIELD(12 | UPQ_TF_LIST, UPQ_TK_BINARY, offsetof(all, ls), "ls"),
+    UPQ_TFIELD(13 | UPQ_TF_LIST | UPQ_TF_PROJECT, K_INNER, offsetof(all, lst), "lst"),
+    UPQ_TFIELD(30, UPQ_TK_I32, offsetof(all, far), "far"),
 };
-static const upq_tstruct all_desc = {"All", all_fields, 14, sizeof(all), 0};
 
 /* a union of two i32s */
 typedef struct un {
@@ -80,10 +82,18 @@ typedef struct un {
     } u;
 } un;
 static const upq_tfield un_fields[] = {
-    {1, UPQ_TK_I32, 0, 0, offsetof(un, u.x), NULL, "x"},
-    {2, UPQ_TK_I32, 0, 0, offsetof(un, u.y), NULL, "y"},
+    UPQ_TFIELD(1, UPQ_TK_I32, offsetof(un, u.x), "x"),
+    UPQ_TFIELD(2, UPQ_TK_I32, offsetof(un, u.y), "y"),
 };
-static const upq_tstruct un_desc = {"Un", un_fields, 2, sizeof(un), 1};
+
+static const upq_tstruct descs[] = {
+    UPQ_TSTRUCT("Inner", inner_fields, 1, sizeof(inner), D_INNER),
+    UPQ_TSTRUCT("All", all_fields, 14, sizeof(all), D_ALL),
+    UPQ_TSTRUCT("Un", un_fields, 2, sizeof(un), D_UN | UPQ_TS_UNION),
+};
+#define inner_desc (descs[D_INNER])
+#define all_desc (descs[D_ALL])
+#define un_desc (descs[D_UN])
 
 /* ---- byte vectors ------------------------------------------------------ */
 

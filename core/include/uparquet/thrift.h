@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include "status.h"
 #include "arena.h"
+#include "config.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,7 +74,9 @@ enum {
     UPQ_CT_UUID = 13
 };
 
-/* Storage kinds of described fields (and list elements). */
+/* Storage kinds of described fields (and list elements). In a field
+ * description, UPQ_TK_STRUCT + i names struct i of the description table the
+ * field's own struct belongs to (upq_tstruct.index). */
 typedef enum upq_tkind {
     UPQ_TK_BOOL = 1,
     UPQ_TK_I8,
@@ -83,33 +86,59 @@ typedef enum upq_tkind {
     UPQ_TK_DOUBLE,
     UPQ_TK_BINARY,
     UPQ_TK_UUID,
-    UPQ_TK_STRUCT,
-    UPQ_TK_LIST
+    UPQ_TK_LIST,  /* storage kind of a list (never in a description) */
+    UPQ_TK_STRUCT /* must stay last: kinds from here on are structs */
 } upq_tkind;
 
-/* Field flags. */
-#define UPQ_TF_REQUIRED 0x01u /* missing at struct end -> UPQ_ERR_CORRUPT */
-#define UPQ_TF_PROJECT 0x02u  /* list<struct> filtered by the decoder's projection */
+/* Field flags, above the field id in upq_tfield.id. */
+#define UPQ_TF_ID 0x1Fu       /* the Thrift field id, 1..31 */
+#define UPQ_TF_REQUIRED 0x20u /* missing at struct end -> UPQ_ERR_CORRUPT */
+#define UPQ_TF_PROJECT 0x40u  /* list<struct> filtered by the decoder's projection */
+#define UPQ_TF_LIST 0x80u     /* a list<kind> (Thrift list or set) */
 
 typedef struct upq_tstruct upq_tstruct;
 
+/* One field: 4 bytes, plus its name unless UPQ_NO_ERRSTR. Build with
+ * UPQ_TFIELD. */
 typedef struct upq_tfield {
-    uint8_t id;       /* Thrift field id, 1..31 */
-    uint8_t kind;     /* upq_tkind of the field */
-    uint8_t elem;     /* upq_tkind of list elements (kind == UPQ_TK_LIST) */
-    uint8_t flags;    /* UPQ_TF_* */
+#if !UPQ_NO_ERRSTR
+    const char *name; /* for error messages */
+#endif
     uint16_t offset;  /* offsetof() in the C struct */
-    const upq_tstruct *sub; /* struct / list<struct> element description */
-    const char *name; /* for error messages and dumps */
+    uint8_t id;       /* Thrift field id | UPQ_TF_* flags */
+    uint8_t kind;     /* upq_tkind of the value or of the list's elements */
 } upq_tfield;
 
+/* A described struct. All structs that refer to each other live in one
+ * array, the description table: a field names its struct type by position
+ * there. Build with UPQ_TSTRUCT. */
 struct upq_tstruct {
+#if !UPQ_NO_ERRSTR
     const char *name;
+#endif
     const upq_tfield *fields; /* sorted by id */
-    uint16_t nfields;
     uint16_t size;            /* sizeof the C struct */
-    uint8_t is_union;
+    uint8_t nfields;
+    uint8_t index;            /* position in its table | UPQ_TS_UNION */
 };
+#define UPQ_TS_UNION 0x80u
+
+#if UPQ_NO_ERRSTR
+#define UPQ_TFIELD(id_flags, kind, offset, name) \
+    { (uint16_t)(offset), (uint8_t)(id_flags), (uint8_t)(kind) }
+#define UPQ_TSTRUCT(name, fields, nfields, size, index) \
+    { (fields), (uint16_t)(size), (uint8_t)(nfields), (uint8_t)(index) }
+#else
+#define UPQ_TFIELD(id_flags, kind, offset, name) \
+    { (name), (uint16_t)(offset), (uint8_t)(id_flags), (uint8_t)(kind) }
+#define UPQ_TSTRUCT(name, fields, nfields, size, index) \
+    { (name), (fields), (uint16_t)(size), (uint8_t)(nfields), (uint8_t)(index) }
+#endif
+
+/* The struct description a UPQ_TK_STRUCT field (or list<struct>) of `owner`
+ * refers to. */
+#define UPQ_TSUB(owner, fd) \
+    ((owner) - ((owner)->index & ~UPQ_TS_UNION) + ((fd)->kind - UPQ_TK_STRUCT))
 
 /* Limits applied to untrusted input (defaults from config.h). */
 typedef struct upq_thrift_limits {
@@ -123,10 +152,11 @@ void upq_thrift_limits_default(upq_thrift_limits *l);
 /* ---- decoder ---------------------------------------------------------- */
 
 typedef struct upq_tframe {
-    const upq_tstruct *desc;  /* struct frame: its description (NULL: skipping) */
-    uint8_t *obj;             /* struct frame: C struct being filled (NULL: skipping) */
+    const upq_tstruct *desc;  /* struct frame: its description (NULL: skipping);
+                                 list frame: the element struct's, if any */
+    uint8_t *obj;             /* struct frame: C struct being filled (NULL: skipping);
+                                 list frame: the list's storage */
     uint8_t *items;           /* list frame: element storage (NULL: skipping) */
-    const upq_tfield *field;  /* list frame: the list field (element kind, sub) */
     uint32_t remaining;       /* container: elements (map: entries) left */
     uint32_t index;           /* list frame: next wire element index */
     uint32_t stored;          /* list frame: elements stored so far */
@@ -135,6 +165,8 @@ typedef struct upq_tframe {
     uint8_t elem_ct;          /* container: element wire type (map: key type) */
     uint8_t val_ct;           /* map: value wire type */
     uint8_t map_value_next;   /* map: the next item is a value */
+    uint8_t elem_kind;        /* list frame: upq_tkind of stored elements */
+    uint8_t project;          /* list frame: filtered by the projection */
 } upq_tframe;
 
 typedef struct upq_tdec {
@@ -154,12 +186,13 @@ typedef struct upq_tdec {
     uint8_t cur_ct;           /* wire type of the value being read */
     uint8_t tmp[16];          /* fixed-size token bytes (double, uuid) */
     uint8_t tmp_len;
-    uint8_t *dest;            /* where the value being read is stored (NULL: skip) */
     uint8_t dest_kind;        /* upq_tkind of dest */
-    const upq_tfield *dest_field; /* field whose value is read (lists, structs) */
+    uint8_t *dest;            /* where the value being read is stored (NULL: skip) */
+    const upq_tfield *dest_field; /* field whose value is read (a list element's: the list) */
+    const upq_tstruct *dest_sub;  /* description of a struct value or list<struct> elements */
     uint8_t *bin;             /* binary body destination */
     uint32_t bin_left;        /* binary body bytes still to come */
-    /* error details */
+    /* error details ("" with UPQ_NO_ERRSTR) */
     const char *err_struct;   /* struct being decoded when the error happened */
     const char *err_field;    /* field name, when known */
     uint64_t err_pos;         /* byte offset (from init) of the error */
@@ -199,24 +232,24 @@ upq_status upq_thrift_decode(const upq_tstruct *desc, void *obj, upq_arena *aren
 /* ---- encoder ---------------------------------------------------------- */
 
 typedef struct upq_teframe {
-    const upq_tstruct *desc;
-    const uint8_t *obj;       /* struct frame: the C struct */
-    const upq_tfield *field;  /* list frame: the list field */
-    const uint8_t *items;     /* list frame: element storage */
-    uint32_t n;               /* list frame: element count */
+    const upq_tstruct *desc;  /* struct: its description; NULL: a list, whose field
+                                 is the one the struct frame below staged last */
+    const uint8_t *obj;       /* struct: the C struct; list: element storage */
     uint32_t index;           /* struct: next field index; list: next element */
-    int16_t last_id;
-    uint8_t is_list;
+    union {
+        uint32_t last_id;     /* struct: previous field id */
+        uint32_t n;           /* list: element count */
+    } u;
 } upq_teframe;
 
 typedef struct upq_tenc {
     upq_teframe stack[UPQ_THRIFT_MAX_DEPTH];
     uint8_t depth;
-    uint8_t pend[24];         /* token bytes not yet placed in an output window */
     uint8_t pend_len, pend_pos;
+    uint8_t pend[18];         /* token bytes not yet placed in an output window: at
+                                 most a field header (2) and a uuid (16) */
     const uint8_t *body;      /* binary body still to copy */
     uint32_t body_left;
-    uint64_t total;           /* bytes produced since init */
     upq_status status;
 } upq_tenc;
 
