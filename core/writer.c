@@ -152,6 +152,16 @@ static void leaf_path(const leaf_iter *it, uint32_t leaf, uint16_t def, uint16_t
         rep_def[rep] = def;
 }
 
+/* Encoded bytes of the path names of the leaf just returned. */
+static size_t leaf_path_bytes(const leaf_iter *it, uint32_t leaf)
+{
+    size_t b = upq_w_path_bytes(it->e[leaf].name.len);
+    uint32_t k;
+    for (k = 1; k < it->depth; k++)
+        b += upq_w_path_bytes(it->e[it->st[k].idx].name.len);
+    return b;
+}
+
 /* ---- sizing ------------------------------------------------------------------- */
 
 /* Bytes one staged value takes (0: BYTE_ARRAY, variable). */
@@ -394,14 +404,13 @@ static void chunk_clear(upq_wcol *c)
 
 /*
  * Plans (t->a NULL) or performs the whole setup. Dry runs count the arena
- * bytes and, when rg_bound is given, bound one RowGroup's encoding.
+ * bytes and, when rg_bound is given, add up the columns' own parts of a
+ * RowGroup's bound (upq_w_cc_bound). hdr: upq_w_header_bound().
  */
-static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
+static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
 {
     leaf_iter it;
     upq_wcol tmp;
-    upq_bytes path[UPQ_SCHEMA_MAX_DEPTH + 1];
-    uint16_t rep_def[UPQ_SCHEMA_MAX_DEPTH + 2];
     uint32_t leaf = 0, i, n = 0, max_scap = 0, lmax = 0, rows_cap = UINT32_MAX;
     int direct = w->o.direct != 0;
     uint16_t def = 0, rep = 0;
@@ -510,10 +519,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
                 leaf_path(&it, leaf, def, rep, c->path, c->rep_def);
                 chunk_clear(c);
             } else if (rg_bound) {
-                size_t cb;
-                leaf_path(&it, leaf, def, rep, path, rep_def);
-                tmp.path = path;
-                cb = upq_w_rg_bound(&tmp, 1, &w->o);
+                size_t cb = upq_w_cc_bound(c, it.depth, leaf_path_bytes(&it, leaf));
                 *rg_bound = *rg_bound > SIZE_MAX - cb ? SIZE_MAX : *rg_bound + cb;
             }
         }
@@ -521,16 +527,12 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
         if (n == 0)
             return upq_w_fail(w, UPQ_ERR_INVAL, -1, "schema without columns");
         if (pass == 0) {
-            w->hbuf_cap = upq_w_header_bound(max_scap);
+            w->hbuf_cap = hdr == SIZE_MAX ? SIZE_MAX : hdr + upq_w_stats_bounds(max_scap);
             /* encrypted: the header's module framing, and the page module's
              * length and nonce ahead of its body */
             if (UPQ_W_ENCRYPTING(w) && w->hbuf_cap != SIZE_MAX)
                 w->hbuf_cap += UPQ_W_CRYPTO_OVER + 16u;
         }
-    }
-    if (rg_bound) {
-        size_t rest = upq_w_rg_bound((const upq_wcol *)0, n, &w->o);
-        *rg_bound = *rg_bound > SIZE_MAX - rest ? SIZE_MAX : *rg_bound + rest;
     }
     /* models encoded later must be complete now: a footer cannot fail late */
     for (i = 0; i < w->o.nsorting; i++) {
@@ -626,9 +628,15 @@ upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n
     st = configure(&w, o);
     if (st != UPQ_OK)
         return st;
-    st = setup(&w, &t, max_row_groups ? &rg : (size_t *)0);
+    st = setup(&w, &t, upq_w_header_bound(), max_row_groups ? &rg : (size_t *)0);
     if (st != UPQ_OK)
         return st;
+    if (max_row_groups) {
+        /* after setup, not in it: the encoder's frame is not on top of the
+         * schema walk's */
+        size_t rest = upq_w_rg_bound(w.ncols, &w.o);
+        rg = rg > SIZE_MAX - rest ? SIZE_MAX : rg + rest;
+    }
     total = t.need;
     if (w.o.footer_size)
         log = upq_w_align8(w.o.footer_size);
@@ -648,7 +656,7 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
 {
     wtake t;
     upq_status st;
-    size_t codec_ws, rest;
+    size_t codec_ws, rest, hdr;
 
     upq_memset(w, 0, sizeof *w);
     w->err.offset = UINT64_MAX;
@@ -664,7 +672,8 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
         return st;
     /* a dry run first: on NOMEM it tells the whole size, not the first miss */
     upq_memset(&t, 0, sizeof t);
-    st = setup(w, &t, (size_t *)0);
+    hdr = upq_w_header_bound();
+    st = setup(w, &t, hdr, (size_t *)0);
     if (st != UPQ_OK)
         return st;
     codec_ws = upq_w_align8(upq_compress_workspace(w->o.codec));
@@ -674,7 +683,7 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
     }
     upq_memset(&t, 0, sizeof t);
     t.a = &w->arena;
-    st = setup(w, &t, (size_t *)0);
+    st = setup(w, &t, hdr, (size_t *)0);
     if (st != UPQ_OK)
         return st;
     if (t.fail) {

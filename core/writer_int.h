@@ -70,8 +70,16 @@ upq_status upq_w_fail(upq_writer *w, upq_status st, int32_t column, const char *
 
 /* ---- writer_page.c ---------------------------------------------------------- */
 
-/* Bytes an encoded page header can take at most (with `scap`-byte bounds). */
-size_t upq_w_header_bound(uint32_t scap);
+/* Bytes an encoded page header can take at most, without the statistics'
+ * min/max bounds (upq_w_stats_bounds adds them): SIZE_MAX if it cannot be
+ * encoded. Apart from the bounds so that it is counted once, before the
+ * schema walk, not with an encoder's frame on top of the walk's. */
+size_t upq_w_header_bound(void);
+
+/* Bytes a Statistics' max_value, min_value and is_*_exact fields add with
+ * `scap`-byte bounds (0 for none): every field id delta in these structs
+ * stays below 16, so each field header is one byte. */
+size_t upq_w_stats_bounds(uint32_t scap);
 
 /* Bound of a page body (levels and values, before compression) of a column
  * staging `lcap` levels and `vcap` value bytes, and of the page as stored. */
@@ -133,9 +141,17 @@ void upq_w_footer_start(upq_writer *w);
  * or a final error. */
 upq_status upq_w_pump(upq_writer *w);
 
-/* Upper bound of the encoded ColumnChunks of cols[0..ncols) (cols NULL: of
- * the RowGroup fields around ncols chunks), for sizing the metadata log. */
-size_t upq_w_rg_bound(const upq_wcol *cols, uint32_t ncols, const upq_writer_opts *o);
+/* Upper bound of an encoded RowGroup of ncols chunks, for sizing the
+ * metadata log, without what upq_w_cc_bound counts per column: SIZE_MAX on
+ * overflow. */
+size_t upq_w_rg_bound(uint32_t ncols, const upq_writer_opts *o);
+
+/* Column c's own part of its ColumnChunk's bound: path_len path elements of
+ * path_bytes encoded bytes (the sum of upq_w_path_bytes of their lengths). */
+size_t upq_w_cc_bound(const upq_wcol *c, uint32_t path_len, size_t path_bytes);
+
+/* Encoded bytes of one path element of len bytes. */
+size_t upq_w_path_bytes(size_t len);
 
 /* ---- encryption (writer_crypto.c) ---------------------------------------- */
 

@@ -14,7 +14,17 @@ static size_t sadd(size_t a, size_t b)
     return a > SIZE_MAX - b ? SIZE_MAX : a + b;
 }
 
-size_t upq_w_header_bound(uint32_t scap)
+size_t upq_w_stats_bounds(uint32_t scap)
+{
+    size_t vlen = 1;
+    uint32_t v;
+    for (v = scap; v >= 0x80u; v >>= 7)
+        vlen++;
+    /* two binaries (field header, length, bytes) and two bools */
+    return scap ? 2u * (1u + vlen + (size_t)scap) + 2u : 0u;
+}
+
+size_t upq_w_header_bound(void)
 {
     upq_page_header ph;
     upq_statistics *s;
@@ -44,13 +54,6 @@ size_t upq_w_header_bound(uint32_t scap)
         }
         s->isset = (1u << UPQ_STATISTICS_NULL_COUNT) | (1u << UPQ_STATISTICS_NAN_COUNT);
         s->null_count = s->nan_count = INT64_MIN;
-        if (scap) {
-            s->isset |= (1u << UPQ_STATISTICS_MAX_VALUE) | (1u << UPQ_STATISTICS_MIN_VALUE) |
-                        (1u << UPQ_STATISTICS_IS_MAX_VALUE_EXACT) |
-                        (1u << UPQ_STATISTICS_IS_MIN_VALUE_EXACT);
-            s->min_value.ptr = s->max_value.ptr = (const uint8_t *)&ph;
-            s->min_value.len = s->max_value.len = scap;
-        }
         if (upq_thrift_encode(&upq_page_header_desc, &ph, (uint8_t *)0, 0, k ? &v2 : &v1) != UPQ_OK)
             return SIZE_MAX;
     }
