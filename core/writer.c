@@ -41,7 +41,7 @@ static void set_err(upq_writer *w, upq_status st, int32_t column, const char *wh
     w->err.row_group = -1;
 }
 
-upq_status upq_w_fail(upq_writer *w, upq_status st, int32_t column, const char *what)
+upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column, const char *what)
 {
     set_err(w, st, column, what);
     w->failed = st;
@@ -49,11 +49,12 @@ upq_status upq_w_fail(upq_writer *w, upq_status st, int32_t column, const char *
 }
 
 /* An input error: reported, but the writer stays usable (nothing was taken). */
-static upq_status bad_input(upq_writer *w, upq_status st, int32_t column, const char *what)
+static upq_status bad_input_(upq_writer *w, upq_status st, int32_t column, const char *what)
 {
     set_err(w, st, column, what);
     return st;
 }
+#define bad_input(w, st, column, what) bad_input_(w, st, column, UPQ_MSG(what))
 
 /* ---- the schema's leaves ---------------------------------------------------- */
 

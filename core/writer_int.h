@@ -16,6 +16,7 @@
 #include "upq_codec.h"
 #include "upq_port.h"
 #include "stats.h"
+#include "upq_internal.h"
 
 /* Distinct encodings one column chunk can use: levels (RLE), dictionary
  * data and dictionary page, and the column's other encoding. */
@@ -65,8 +66,10 @@ UPQ_INLINE size_t upq_w_align8(size_t n)
     return (n + 7u) & ~(size_t)7u;
 }
 
-/* Records an error; final ones (every status but input errors) stick. */
-upq_status upq_w_fail(upq_writer *w, upq_status st, int32_t column, const char *what);
+/* Records an error; final ones (every status but input errors) stick. The
+ * text goes through UPQ_MSG: "" in a UPQ_NO_ERRSTR build. */
+upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column, const char *what);
+#define upq_w_fail(w, st, column, what) upq_w_fail_(w, st, column, UPQ_MSG(what))
 
 /* ---- writer_page.c ---------------------------------------------------------- */
 
