@@ -85,6 +85,20 @@ static int f16_nan(uint16_t h)
     return (h & 0x7C00u) == 0x7C00u && (h & 0x03FFu) != 0;
 }
 
+/* A double's order as an integer (-0 and +0 equal, like the float compare):
+ * exact, and no software double compare on FPU-less or single-precision
+ * targets. NaN has no key (f64_nan first). */
+static int64_t f64_key(uint64_t u)
+{
+    int64_t mag = (int64_t)(u & 0x7FFFFFFFFFFFFFFFu);
+    return (u >> 63) ? -mag : mag;
+}
+
+static int f64_nan(uint64_t u)
+{
+    return (u & 0x7FFFFFFFFFFFFFFFu) > 0x7FF0000000000000u;
+}
+
 static int bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
     size_t n = alen < blen ? alen : blen;
@@ -124,10 +138,7 @@ int upq_stats_cmp(int order, const uint8_t *a, size_t alen, const uint8_t *b, si
         float x = upq_f32_from_bits(upq_load_le32(a)), y = upq_f32_from_bits(upq_load_le32(b));
         return CMP3(x, y);
     }
-    case UPQ_SO_F64: {
-        double x = upq_f64_from_bits(upq_load_le64(a)), y = upq_f64_from_bits(upq_load_le64(b));
-        return CMP3(x, y);
-    }
+    case UPQ_SO_F64: return CMP3(f64_key(upq_load_le64(a)), f64_key(upq_load_le64(b)));
     case UPQ_SO_F16: return CMP3(f16_key(upq_load_le16(a)), f16_key(upq_load_le16(b)));
     case UPQ_SO_DECIMAL: return decimal_cmp(a, alen, b, blen);
     default: return bytes_cmp(a, alen, b, blen);
@@ -225,13 +236,24 @@ static void page_floats(upq_minmax *m, int order, const uint8_t *vals, size_t n,
         m->has = 1;
         set_fixed(m, lo, hi, 4);
     } else {
-        double mn = 0, mx = 0;
-        size_t k = UPQ_K(minmax_f64)((const double *)(const void *)vals, n, &mn, &mx);
-        *nans += (int64_t)k;
-        if (k == n)
+        const double *v = (const double *)(const void *)vals;
+        uint64_t mn = 0, mx = 0;
+        size_t i;
+        int seen = 0;
+        for (i = 0; i < n; i++) {
+            uint64_t u = upq_f64_bits(v[i]);
+            if (f64_nan(u)) {
+                (*nans)++;
+                continue;
+            }
+            if (!seen || f64_key(u) < f64_key(mn)) mn = u;
+            if (!seen || f64_key(u) > f64_key(mx)) mx = u;
+            seen = 1;
+        }
+        if (!seen)
             return;
-        upq_store_le64(lo, mn == 0.0 ? 0x8000000000000000u : upq_f64_bits(mn));
-        upq_store_le64(hi, mx == 0.0 ? 0u : upq_f64_bits(mx));
+        upq_store_le64(lo, f64_key(mn) == 0 ? 0x8000000000000000u : mn);
+        upq_store_le64(hi, f64_key(mx) == 0 ? 0u : mx);
         m->has = 1;
         set_fixed(m, lo, hi, 8);
     }
