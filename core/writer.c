@@ -196,6 +196,14 @@ static upq_status configure(upq_writer *w, const upq_writer_opts *in)
                           o->codec == UPQ_CODEC_ZSTD
                               ? "ZSTD compression is not available (this build only decompresses it)"
                               : "codec not available for writing in this build");
+    if (!UPQ_WITH_PAGE_INDEX) {
+        /* written without one, like no_page_index; room for one asked
+         * for is refused */
+        if (!o->no_page_index && o->max_pages)
+            return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+                              "page index is not in this build (UPQ_WITH_PAGE_INDEX 0)");
+        o->no_page_index = 1;
+    }
     if (o->page_size == 0)
         o->page_size = DEFAULT_PAGE;
     if (o->page_size < MIN_PAGE || o->page_size > (1u << 30))
@@ -338,7 +346,7 @@ static void *take(wtake *t, size_t size)
 
 static void col_take(wtake *t, upq_wcol *c, uint32_t path_len)
 {
-    size_t mp = c->max_pages;
+    size_t mp = UPQ_W_PI_PAGES(c);
     c->path_len = path_len;
     c->path = (upq_bytes *)take(t, (size_t)path_len * sizeof(upq_bytes));
     c->rep_def = (uint16_t *)take(t, ((size_t)c->max_rep + 1u) * sizeof(uint16_t));

@@ -170,6 +170,11 @@ size_t upq_w_path_bytes(size_t len);
 #define UPQ_W_ENCRYPTING(w) (UPQ_WITH_CRYPTO && (w)->o.encrypt)
 #define UPQ_W_KEY(c) (UPQ_WITH_CRYPTO ? (c)->key : (upq_wkey *)0)
 #define UPQ_W_BLOOM(c) (UPQ_WITH_BLOOM ? (c)->bloom_bytes : 0u)
+/* Data pages the column's page index holds (0: no page index), and whether
+ * the writer writes one: constants without UPQ_WITH_PAGE_INDEX, so that the
+ * index code goes. */
+#define UPQ_W_PI_PAGES(c) (UPQ_WITH_PAGE_INDEX ? (c)->max_pages : 0u)
+#define UPQ_W_NO_PI(w) (!UPQ_WITH_PAGE_INDEX || (w)->o.no_page_index)
 
 typedef struct upq_wcrypto {
     upq_file_crypto fc;

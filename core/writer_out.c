@@ -214,7 +214,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
         UPQ_SET(*md, UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET);
         UPQ_SET(*md, UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH);
     }
-    if (c->max_pages) {
+    if (UPQ_W_PI_PAGES(c)) {
         cc->offset_index_offset = c->oi_off;
         cc->offset_index_length = c->oi_len;
         UPQ_SET(*cc, UPQ_COLUMN_CHUNK_OFFSET_INDEX_OFFSET);
@@ -588,7 +588,7 @@ upq_status upq_w_rg_finish(upq_writer *w)
         upq_wcol *c = &w->cols[i];
         c->chunk_off = (int64_t)pos;
         c->data_off = c->chunk_off + c->dict_hdr + c->dict_stored;
-        for (p = 0; p < c->npages && c->max_pages; p++)
+        for (p = 0; p < c->npages && UPQ_W_PI_PAGES(c); p++)
             c->locs[p].offset += c->data_off;
         pos = (uint64_t)c->data_off + c->chunk_used;
         c->unc_bytes += c->dict_hdr + c->dict_unc;
@@ -614,7 +614,7 @@ upq_status upq_w_rg_finish(upq_writer *w)
             pos += 2u * UPQ_W_CRYPTO_OVER;
         }
     }
-    if (!w->o.no_page_index) {
+    if (!UPQ_W_NO_PI(w)) {
         for (i = 0; i < w->ncols; i++) {
             upq_wcol *c = &w->cols[i];
             c->ci_len = 0;
@@ -1148,7 +1148,7 @@ static upq_status next_piece(upq_writer *w)
             w->ostage = UPQ_OS_DICT_HDR;
             return UPQ_OK;
         case UPQ_OS_CI:
-            if (!c || w->o.no_page_index) {
+            if (!c || UPQ_W_NO_PI(w)) {
                 w->ostage = UPQ_OS_OI;
                 w->oc = 0;
                 continue;
@@ -1168,7 +1168,7 @@ static upq_status next_piece(upq_writer *w)
                 w->oc++;
             return st;
         case UPQ_OS_OI:
-            if (!c || w->o.no_page_index) {
+            if (!c || UPQ_W_NO_PI(w)) {
                 w->gstage = G_HEAD;
                 w->ostage = w->o.checkpoint ? UPQ_OS_FOOTER : UPQ_OS_END;
                 continue;

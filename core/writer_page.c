@@ -445,9 +445,9 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
 
     if (n == 0)
         return UPQ_OK;
-    if (c->max_pages && c->npages >= c->max_pages)
+    if (UPQ_W_PI_PAGES(c) && c->npages >= c->max_pages)
         return upq_w_fail(w, UPQ_ERR_STATE, col, "page index full");
-    if (c->max_pages) {
+    if (UPQ_W_PI_PAGES(c)) {
         mm.min = c->pbytes + (size_t)c->npages * 2u * c->scap;
         mm.max = mm.min + c->scap;
     } else {
@@ -482,7 +482,7 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
         upq_w_bloom_take(c, nv);
 
     /* page index entry */
-    if (c->max_pages) {
+    if (UPQ_W_PI_PAGES(c)) {
         uint32_t p = c->npages;
         upq_page_location *loc = &c->locs[p];
         loc->isset = (1u << UPQ_PAGE_LOCATION_OFFSET) | (1u << UPQ_PAGE_LOCATION_COMPRESSED_PAGE_SIZE) |
@@ -539,7 +539,7 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
         /* keep room for the last page of the row group */
         size_t total = 0;
         uint32_t k;
-        if (c->chunk_cap - c->chunk_used < c->worst || (c->max_pages && c->npages + 1u >= c->max_pages))
+        if (c->chunk_cap - c->chunk_used < c->worst || (UPQ_W_PI_PAGES(c) && c->npages + 1u >= c->max_pages))
             w->rg_due = 1;
         if (w->o.row_group_bytes) {
             for (k = 0; k < w->ncols; k++)

@@ -23,6 +23,10 @@
  * UPQ_WITH_BSS               1        BYTE_STREAM_SPLIT, read and written (likewise)
  * UPQ_WITH_CRC               1        page CRC32: checked by the reader, written by the
  *                                     writer (0: neither; the CRC table goes too)
+ * UPQ_WITH_PAGE_INDEX        1        ColumnIndex / OffsetIndex written by the writer (0:
+ *                                     files without one, as with no_page_index; a
+ *                                     writer given max_pages without no_page_index
+ *                                     gives UPQ_ERR_UNSUPPORTED)
  * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
  *                            little-endian AArch64 only
  * UPQ_CRC32_TABLE            1        table-driven CRC32 (1 KB .rodata) vs bitwise
@@ -75,6 +79,9 @@
 #endif
 #ifndef UPQ_WITH_VARIANT
 #define UPQ_WITH_VARIANT 1
+#endif
+#ifndef UPQ_WITH_PAGE_INDEX
+#define UPQ_WITH_PAGE_INDEX 1
 #endif
 #ifndef UPQ_WITH_DELTA
 #define UPQ_WITH_DELTA 1
