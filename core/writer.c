@@ -196,6 +196,9 @@ static upq_status configure(upq_writer *w, const upq_writer_opts *in)
                           o->codec == UPQ_CODEC_ZSTD
                               ? "ZSTD compression is not available (this build only decompresses it)"
                               : "codec not available for writing in this build");
+    if (!UPQ_WITH_DATA_PAGE_V2 && o->data_page_v2)
+        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+                          "DATA_PAGE_V2 is not in this build (UPQ_WITH_DATA_PAGE_V2 0)");
     if (!UPQ_WITH_PAGE_INDEX) {
         /* written without one, like no_page_index; room for one asked
          * for is refused */
@@ -293,7 +296,8 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
     c->use_dict = (uint8_t)(dict == 1 || (dict == -1 && (dict_enc || (enc == -1 && c->type != UPQ_TYPE_BOOLEAN))));
     if (c->use_dict && c->type == UPQ_TYPE_BOOLEAN)
         return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "BOOLEAN columns take no dictionary");
-    dflt = (c->type == UPQ_TYPE_BOOLEAN && o->data_page_v2) ? UPQ_ENC_RLE : UPQ_ENC_PLAIN;
+    dflt = (c->type == UPQ_TYPE_BOOLEAN && UPQ_WITH_DATA_PAGE_V2 && o->data_page_v2) ? UPQ_ENC_RLE
+                                                                                     : UPQ_ENC_PLAIN;
     c->enc = (enc == -1 || dict_enc) ? dflt : enc;
     if (upq_encode_bound(c->enc, c->type, c->type_length, 1, 1) == 0)
         return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index,
@@ -427,7 +431,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     int any_dict = 0, any_bvals = 0, pass;
     upq_status st;
     upq_wmodels *m = (upq_wmodels *)0;
-    int v2 = w->o.data_page_v2 != 0;
+    int v2 = UPQ_W_V2(w);
 
     /* pass 0: settings and the largest bound; pass 1: room per page, hence
      * the chunk size; pass 2: memory */

@@ -117,7 +117,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     upq_column_chunk *cc = &m->cc;
     upq_column_metadata *md = &cc->meta_data;
     uint32_t e, ne = 0, nes = 0;
-    int v2 = w->o.data_page_v2 != 0;
+    int v2 = UPQ_W_V2(w);
 
     upq_memset(cc, 0, sizeof *cc);
     cc->file_offset = c->chunk_off;
@@ -577,7 +577,7 @@ upq_status upq_w_rg_finish(upq_writer *w)
             if (st != UPQ_OK)
                 return st;
             c->dict_hdr = (int32_t)hl;
-            c->enc_mask |= 1u << (w->o.data_page_v2 ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY);
+            c->enc_mask |= 1u << (UPQ_W_V2(w) ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY);
         }
     }
     /* layout */

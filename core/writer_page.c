@@ -30,7 +30,7 @@ size_t upq_w_header_bound(void)
     upq_statistics *s;
     size_t v1 = 0, v2 = 0;
     int k;
-    for (k = 0; k < 2; k++) {
+    for (k = 0; k < (UPQ_WITH_DATA_PAGE_V2 ? 2 : 1); k++) {
         upq_memset(&ph, 0, sizeof ph);
         /* the largest varints: every integer at its minimum */
         ph.isset = (1u << UPQ_PAGE_HEADER_TYPE) | (1u << UPQ_PAGE_HEADER_UNCOMPRESSED_PAGE_SIZE) |
@@ -276,7 +276,7 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
 {
     upq_page_header *ph = &UPQ_W_MODELS(w)->ph;
     uint32_t n = c->clev, nv = c->cval, vb = c->cbytes;
-    int v2 = w->o.data_page_v2 != 0;
+    int v2 = UPQ_W_V2(w);
     int dict = c->dict_on;
     int32_t col = (int32_t)(c - w->cols);
     size_t pos = 0, rl = 0, dl = 0, vl = 0, lev, body, stored;
@@ -433,7 +433,7 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
     uint32_t n = c->clev, nv = c->cval, vb = c->cbytes, i;
-    int v2 = w->o.data_page_v2 != 0;
+    int v2 = UPQ_W_V2(w);
     int dict = c->dict_on;
     int32_t col = (int32_t)(c - w->cols);
     size_t room, hl, stored;
@@ -633,7 +633,7 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
                                        (1u << UPQ_DICTIONARY_PAGE_HEADER_ENCODING);
     ph->dictionary_page_header.num_values = (int32_t)c->dict_n;
     ph->dictionary_page_header.encoding =
-        w->o.data_page_v2 ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY;
+        UPQ_W_V2(w) ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY;
     st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf + at, w->hbuf_cap - at - tail, hdr_len);
     if (st != UPQ_OK)
         return upq_w_fail(w, UPQ_ERR_STATE, col, "dictionary page header larger than its bound");

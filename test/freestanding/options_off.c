@@ -1,8 +1,8 @@
 /*
- * A build with UPQ_WITH_CRYPTO, UPQ_WITH_BLOOM, UPQ_WITH_VARIANT and
- * UPQ_WITH_PAGE_INDEX off (the -min sets of make size, on the host):
- * encryption, bloom filters and room for a page index asked of such a build
- * at run time give UPQ_ERR_UNSUPPORTED, and what it can still do works (a
+ * A build with UPQ_WITH_CRYPTO, UPQ_WITH_BLOOM, UPQ_WITH_VARIANT,
+ * UPQ_WITH_PAGE_INDEX and UPQ_WITH_DATA_PAGE_V2 off (the -min sets of make
+ * size, on the host): encryption, bloom filters, room for a page index and
+ * DATA_PAGE_V2 asked of such a build at run time give UPQ_ERR_UNSUPPORTED, and what it can still do works (a
  * plaintext-footer file's unencrypted columns; a file written without a page
  * index and read back).
  *
@@ -20,7 +20,8 @@
 #include "uparquet/writer.h"
 #include "posix/io_posix.h"
 
-#if UPQ_WITH_CRYPTO || UPQ_WITH_BLOOM || UPQ_WITH_VARIANT || UPQ_WITH_PAGE_INDEX
+#if UPQ_WITH_CRYPTO || UPQ_WITH_BLOOM || UPQ_WITH_VARIANT || UPQ_WITH_PAGE_INDEX || \
+    UPQ_WITH_DATA_PAGE_V2
 #error "options_off is built with the -min sets' options off"
 #endif
 
@@ -134,6 +135,11 @@ static void writing(void)
     o.ncolumns = 1;
     st = upq_writer_workspace_size(el, n, &o, 4, &need);
     check(st == UPQ_ERR_UNSUPPORTED, "a bloom filter asked of the writer: UPQ_ERR_UNSUPPORTED", st);
+
+    memset(&o, 0, sizeof o);
+    o.data_page_v2 = 1;
+    st = upq_writer_workspace_size(el, n, &o, 4, &need);
+    check(st == UPQ_ERR_UNSUPPORTED, "DATA_PAGE_V2 asked of the writer: UPQ_ERR_UNSUPPORTED", st);
 }
 
 /* ---- a file in memory ---- */
