@@ -199,6 +199,14 @@ static upq_status configure(upq_writer *w, const upq_writer_opts *in)
     if (!UPQ_WITH_DATA_PAGE_V2 && o->data_page_v2)
         return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
                           "DATA_PAGE_V2 is not in this build (UPQ_WITH_DATA_PAGE_V2 0)");
+    if (!UPQ_WITH_STATISTICS) {
+        /* written without, like no_statistics; a bound length asked for is
+         * refused */
+        if (!o->no_statistics && o->stats_max_binary)
+            return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+                              "statistics are not in this build (UPQ_WITH_STATISTICS 0)");
+        o->no_statistics = 1;
+    }
     if (!UPQ_WITH_PAGE_INDEX) {
         /* written without one, like no_page_index; room for one asked
          * for is refused */
@@ -313,14 +321,17 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
         else
             c->nslots = c->dict_max + c->dict_max / 2u + 1u;
     }
-    c->order = (uint8_t)upq_stats_order(c->type, UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE)
-                                                     ? &e->logical_type : (const upq_logical_type *)0,
-                                        UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE)
-                                            ? e->converted_type : -1);
-    c->scap = (o->no_statistics && o->no_page_index)
-                  ? 0 : upq_stats_cap(c->order, c->type, c->type_length, o->stats_max_binary);
-    if (c->scap == 0)
-        c->order = UPQ_SO_NONE;
+    c->order = UPQ_SO_NONE;
+    if (UPQ_WITH_STATISTICS && !(o->no_statistics && o->no_page_index)) {
+        c->order = (uint8_t)upq_stats_order(
+            c->type,
+            UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE) ? &e->logical_type
+                                                           : (const upq_logical_type *)0,
+            UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE) ? e->converted_type : -1);
+        c->scap = upq_stats_cap(c->order, c->type, c->type_length, o->stats_max_binary);
+        if (c->scap == 0)
+            c->order = UPQ_SO_NONE;
+    }
     c->max_pages = o->no_page_index ? 0 : o->max_pages;
     c->ci_ok = 1;
     if (o->columns && index < o->ncolumns && o->columns[index].bloom)

@@ -175,6 +175,8 @@ size_t upq_w_path_bytes(size_t len);
  * index code goes. */
 #define UPQ_W_PI_PAGES(c) (UPQ_WITH_PAGE_INDEX ? (c)->max_pages : 0u)
 #define UPQ_W_NO_PI(w) (!UPQ_WITH_PAGE_INDEX || (w)->o.no_page_index)
+/* Page and chunk statistics: a constant 0 without UPQ_WITH_STATISTICS. */
+#define UPQ_W_STATS(w) (UPQ_WITH_STATISTICS && !(w)->o.no_statistics)
 /* DATA_PAGE_V2 pages: a constant 0 without UPQ_WITH_DATA_PAGE_V2. */
 #define UPQ_W_V2(w) (UPQ_WITH_DATA_PAGE_V2 && (w)->o.data_page_v2)
 

@@ -165,7 +165,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     }
     md->encoding_stats.v = m->es;
     md->encoding_stats.n = nes;
-    if (!w->o.no_statistics) {
+    if (UPQ_W_STATS(w)) {
         upq_statistics *s = &md->statistics;
         UPQ_SET(*md, UPQ_COLUMN_METADATA_STATISTICS);
         s->null_count = c->nulls;

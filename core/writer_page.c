@@ -306,7 +306,10 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
 
     /* statistics of the page */
     pg->nans = 0;
-    upq_minmax_page(mm, c->order, c->type, c->type_length, c->vals, nv, vb, &pg->nans);
+    if (UPQ_WITH_STATISTICS)
+        upq_minmax_page(mm, c->order, c->type, c->type_length, c->vals, nv, vb, &pg->nans);
+    else
+        upq_minmax_reset(mm);
 
     /* stored form */
     if (w->o.codec == UPQ_CODEC_UNCOMPRESSED) {
@@ -384,7 +387,7 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
         h->definition_levels_byte_length = (int32_t)dl;
         h->repetition_levels_byte_length = (int32_t)rl;
         h->is_compressed = (uint8_t)is_comp;
-        if (!w->o.no_statistics) {
+        if (UPQ_W_STATS(w)) {
             put_stats(c, &h->statistics, mm, (int64_t)(n - nv), pg->nans);
             UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_V2_STATISTICS);
         }
@@ -400,7 +403,7 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
         h->encoding = dict ? UPQ_ENC_PLAIN_DICTIONARY : c->enc;
         h->definition_level_encoding = UPQ_ENC_RLE;
         h->repetition_level_encoding = UPQ_ENC_RLE;
-        if (!w->o.no_statistics) {
+        if (UPQ_W_STATS(w)) {
             put_stats(c, &h->statistics, mm, (int64_t)(n - nv), pg->nans);
             UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_STATISTICS);
         }
@@ -507,7 +510,8 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     }
 
     /* chunk totals */
-    upq_minmax_merge(&c->st, &mm, c->order);
+    if (UPQ_WITH_STATISTICS)
+        upq_minmax_merge(&c->st, &mm, c->order);
     c->nulls += (int64_t)(n - nv);
     c->nans += nans;
     c->num_values += (int64_t)n;

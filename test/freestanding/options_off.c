@@ -21,7 +21,7 @@
 #include "posix/io_posix.h"
 
 #if UPQ_WITH_CRYPTO || UPQ_WITH_BLOOM || UPQ_WITH_VARIANT || UPQ_WITH_PAGE_INDEX || \
-    UPQ_WITH_DATA_PAGE_V2
+    UPQ_WITH_DATA_PAGE_V2 || UPQ_WITH_STATISTICS
 #error "options_off is built with the -min sets' options off"
 #endif
 
@@ -137,6 +137,15 @@ static void writing(void)
     check(st == UPQ_ERR_UNSUPPORTED, "a bloom filter asked of the writer: UPQ_ERR_UNSUPPORTED", st);
 
     memset(&o, 0, sizeof o);
+    o.stats_max_binary = 16;
+    st = upq_writer_workspace_size(el, n, &o, 4, &need);
+    check(st == UPQ_ERR_UNSUPPORTED, "statistics' bound length asked of the writer: UPQ_ERR_UNSUPPORTED",
+          st);
+    o.no_statistics = 1;
+    st = upq_writer_workspace_size(el, n, &o, 4, &need);
+    check(st == UPQ_OK, "stats_max_binary with no_statistics is accepted", st);
+
+    memset(&o, 0, sizeof o);
     o.data_page_v2 = 1;
     st = upq_writer_workspace_size(el, n, &o, 4, &need);
     check(st == UPQ_ERR_UNSUPPORTED, "DATA_PAGE_V2 asked of the writer: UPQ_ERR_UNSUPPORTED", st);
@@ -170,9 +179,9 @@ static upq_status mem_read(void *ctx, uint64_t off, void *buf, size_t len, size_
     return UPQ_OK;
 }
 
-/* Without UPQ_WITH_PAGE_INDEX: room for a page index is refused; by default
- * the file has none (like no_page_index) and reads back, and checkpoints
- * still work. */
+/* Without UPQ_WITH_PAGE_INDEX and UPQ_WITH_STATISTICS: room for a page index
+ * is refused; by default the file has neither (like no_page_index and
+ * no_statistics) and reads back, and checkpoints still work. */
 static void page_index(void)
 {
     static uint64_t warena[1 << 13];
@@ -186,7 +195,7 @@ static void page_index(void)
     int32_t v, got[64];
     uint32_t n = 0, c, rg;
     size_t need = 0, total = 0;
-    int indexed = 0;
+    int indexed = 0, stats = 0;
     upq_status st;
 
     upq_sb_init(&b, el, 2, "m");
@@ -238,6 +247,8 @@ static void page_index(void)
         if (!ch || UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_OFFSET_INDEX_OFFSET) ||
             UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_COLUMN_INDEX_OFFSET))
             indexed++;
+        if (!ch || UPQ_ISSET(ch->meta_data, UPQ_COLUMN_METADATA_STATISTICS))
+            stats++;
         st = upq_column_open(&col, &r, rg, 0);
         for (c = 0; st == UPQ_OK;) {
             memset(&bt, 0, sizeof bt);
@@ -254,6 +265,7 @@ static void page_index(void)
         upq_column_close(&col);
     }
     check(indexed == 0 && total == 50, "no chunk has a page index, and the values read back", indexed);
+    check(stats == 0, "no chunk has statistics", stats);
 }
 
 int main(int argc, char **argv)
