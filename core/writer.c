@@ -438,7 +438,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     uint32_t leaf = 0, i, n = 0, max_scap = 0, lmax = 0, rows_cap = UINT32_MAX;
     int direct = w->o.direct != 0;
     uint16_t def = 0, rep = 0;
-    size_t worst = 0, body = 0, pbuf;
+    size_t worst = 0, body = 0, pbuf, wc;
     int any_dict = 0, any_bvals = 0, pass;
     upq_status st;
     upq_wmodels *m = (upq_wmodels *)0;
@@ -450,12 +450,6 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
         if (pass == 2 && direct) {
             w->o.chunk_size = 0;
             w->o.max_pages = w->o.no_page_index ? 0u : 1u;
-            w->ncols = n;
-            w->cols = (upq_wcol *)take(t, (size_t)n * sizeof(upq_wcol));
-            m = (upq_wmodels *)take(t, sizeof(upq_wmodels));
-            w->models = m;
-            if (rg_bound)
-                *rg_bound = 0;
         } else if (pass == 2) {
             if (!w->o.chunk_size) {
                 size_t cs = 4u * (size_t)w->o.page_size;
@@ -471,6 +465,8 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
                 w->o.max_pages = 2u * (w->o.chunk_size / w->o.page_size) + 2u;
             if (w->o.max_pages == 1)
                 w->o.max_pages = 2; /* a page, and room for the last one */
+        }
+        if (pass == 2) {
             w->ncols = n;
             w->cols = (upq_wcol *)take(t, (size_t)n * sizeof(upq_wcol));
             m = (upq_wmodels *)take(t, sizeof(upq_wmodels));
@@ -518,10 +514,10 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
             }
             if (c->lcap > lmax)
                 lmax = c->lcap;
+            wc = w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, v2) +
+                 (UPQ_W_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
             if (pass == 1) {
                 size_t b = upq_w_body_bound(c);
-                size_t wc = w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, v2) +
-                            (UPQ_W_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
                 if (b == SIZE_MAX || wc < w->hbuf_cap)
                     return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)i, "page bounds overflow");
                 if (wc > worst)
@@ -533,8 +529,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
                              c->enc != UPQ_ENC_PLAIN;
                 continue;
             }
-            c->worst = w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, v2) +
-                       (UPQ_W_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
+            c->worst = wc;
             c->max_pages = w->o.no_page_index ? 0 : w->o.max_pages;
             col_take(t, c, it.depth);
             if (direct && w->o.codec != UPQ_CODEC_UNCOMPRESSED)
