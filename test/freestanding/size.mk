@@ -16,7 +16,8 @@
 # Configurations, and the object set each is compiled as:
 #   reader-min   min-r  PLAIN, dictionary, RLE; UNCOMPRESSED and SNAPPY; no CRC, no
 #                       upq_strerror names
-#   writer-min   min-w  PLAIN, dictionary, RLE; UNCOMPRESSED; no CRC, no names
+#   writer-min   min-w  PLAIN, dictionary, RLE; UNCOMPRESSED; no CRC, no names; no
+#                       statistics, page index or DATA_PAGE_V2 written
 #   reader-full, writer-full, everything
 #                full   every option by default, every fetched package
 # A new UPQ_WITH_* module is on in `full` by default and off in the -min sets
