@@ -129,8 +129,9 @@ $(SIZE_FIXTURE).o: test/freestanding/stack_fixture.c
 	@mkdir -p $(dir $@)
 	$(TCC.cortex-m4) $(CM4_CFLAGS) -c $< -o $@
 
-# The -min sets' options on the host: encryption and bloom filters asked of
-# such a build give UPQ_ERR_UNSUPPORTED (test/freestanding/options_off.c).
+# The -min sets' options on the host: encryption, bloom filters, a page
+# index, statistics' bounds and DATA_PAGE_V2 asked of such a build give
+# UPQ_ERR_UNSUPPORTED (test/freestanding/options_off.c).
 SIZE_OPTIONS_OFF := $(SIZE)/host/options_off
 $(SIZE_OPTIONS_OFF): test/freestanding/options_off.c $(LIB_SRC) port/posix/io_posix.c \
         $(wildcard core/include/uparquet/*.h core/*.h) test/freestanding/size.mk
