@@ -532,7 +532,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
             c->worst = wc;
             c->max_pages = w->o.no_page_index ? 0 : w->o.max_pages;
             col_take(t, c, it.depth);
-            if (direct && w->o.codec != UPQ_CODEC_UNCOMPRESSED)
+            if (direct && UPQ_W_COMPRESSING(w))
                 c->chunk_cap = worst; /* the shared buffer, taken below */
             if (c != &tmp && !t->fail) {
                 leaf_path(&it, leaf, def, rep, c->path, c->rep_def);
@@ -573,7 +573,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
 
     /* shared scratch */
     pbuf = body;
-    if (w->o.codec != UPQ_CODEC_UNCOMPRESSED && any_dict) {
+    if (UPQ_W_COMPRESSING(w) && any_dict) {
         size_t d = upq_compress_bound(w->o.codec, w->o.dict_size);
         if (d == 0)
             return upq_w_fail(w, UPQ_ERR_INVAL, -1, "dictionary too large for the codec");
@@ -585,7 +585,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     if (UPQ_W_ENCRYPTING(w)) {
         /* a dictionary page (or column metadata) sealed in place */
         size_t d = upq_w_align8(w->o.dict_size) + 2u * UPQ_W_CRYPTO_OVER;
-        if (w->o.codec != UPQ_CODEC_UNCOMPRESSED && any_dict)
+        if (UPQ_W_COMPRESSING(w) && any_dict)
             d = upq_compress_bound(w->o.codec, w->o.dict_size) + 2u * UPQ_W_CRYPTO_OVER;
         pbuf = pbuf > SIZE_MAX - 2u * UPQ_W_CRYPTO_OVER ? SIZE_MAX : pbuf + 2u * UPQ_W_CRYPTO_OVER;
         if (d > pbuf)
@@ -599,7 +599,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     }
     w->pbuf_cap = pbuf;
     w->pbuf = (uint8_t *)take(t, pbuf);
-    if (direct && w->o.codec != UPQ_CODEC_UNCOMPRESSED) {
+    if (direct && UPQ_W_COMPRESSING(w)) {
         /* compressed pages go through one buffer, a column at a time */
         uint8_t *shared = (uint8_t *)take(t, worst);
         for (i = 0; t->a && !t->fail && w->cols && i < n; i++)

@@ -1094,7 +1094,7 @@ static upq_status next_piece(upq_writer *w)
             return UPQ_OK;
         }
         case UPQ_OS_DICT_BODY:
-            set_src(w, w->o.codec != UPQ_CODEC_UNCOMPRESSED || UPQ_W_KEY(c) ? w->pbuf : c->dict,
+            set_src(w, UPQ_W_COMPRESSING(w) || UPQ_W_KEY(c) ? w->pbuf : c->dict,
                     (size_t)c->dict_stored);
             w->ostage = UPQ_OS_CHUNK;
             return UPQ_OK;

@@ -312,7 +312,7 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
         upq_minmax_reset(mm);
 
     /* stored form */
-    if (w->o.codec == UPQ_CODEC_UNCOMPRESSED) {
+    if (!UPQ_W_COMPRESSING(w)) {
         stored = body;
         if (!dst) {
             dst = w->pbuf;
@@ -590,7 +590,7 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
 
     /* encrypted: the body is built at pbuf + 16 and sealed there */
     size_t at = UPQ_W_KEY(c) ? 16u : 0u, tail = UPQ_W_KEY(c) ? UPQ_W_CRYPTO_OVER : 0u;
-    if (w->o.codec != UPQ_CODEC_UNCOMPRESSED) {
+    if (UPQ_W_COMPRESSING(w)) {
         st = upq_compress(w->o.codec, c->dict, c->dict_bytes, w->pbuf + at, w->pbuf_cap - tail,
                           &stored, &w->arena);
         if (st != UPQ_OK)
@@ -600,7 +600,7 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
     }
     if (UPQ_W_KEY(c)) {
         size_t ml = 0;
-        if (w->o.codec == UPQ_CODEC_UNCOMPRESSED) {
+        if (!UPQ_W_COMPRESSING(w)) {
             if (stored > w->pbuf_cap - tail)
                 return upq_w_fail(w, UPQ_ERR_STATE, col, "dictionary larger than its buffer");
             upq_memcpy(w->pbuf + 16, c->dict, stored);
