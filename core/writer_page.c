@@ -543,7 +543,8 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
         /* keep room for the last page of the row group */
         size_t total = 0;
         uint32_t k;
-        if (c->chunk_cap - c->chunk_used < c->worst || (UPQ_W_PI_PAGES(c) && c->npages + 1u >= c->max_pages))
+        if (c->chunk_cap - c->chunk_used < c->worst ||
+            (UPQ_W_PI_PAGES(c) && c->npages + 1u >= c->max_pages))
             w->rg_due = 1;
         if (w->o.row_group_bytes) {
             for (k = 0; k < w->ncols; k++)

@@ -1,10 +1,11 @@
 /*
  * A build with UPQ_WITH_CRYPTO, UPQ_WITH_BLOOM, UPQ_WITH_VARIANT,
- * UPQ_WITH_PAGE_INDEX and UPQ_WITH_DATA_PAGE_V2 off (the -min sets of make
- * size, on the host): encryption, bloom filters, room for a page index and
- * DATA_PAGE_V2 asked of such a build at run time give UPQ_ERR_UNSUPPORTED, and what it can still do works (a
- * plaintext-footer file's unencrypted columns; a file written without a page
- * index and read back).
+ * UPQ_WITH_PAGE_INDEX, UPQ_WITH_DATA_PAGE_V2 and UPQ_WITH_STATISTICS off (the
+ * -min sets of make size, on the host): encryption, bloom filters, room for a
+ * page index, DATA_PAGE_V2 and statistics' bound length asked of such a build
+ * at run time give UPQ_ERR_UNSUPPORTED, and what it can still do works (a
+ * plaintext-footer file's unencrypted columns; a file written without page
+ * index and statistics, read back).
  *
  *   options_off PARQUET_TESTING_DIR
  *
@@ -139,8 +140,8 @@ static void writing(void)
     memset(&o, 0, sizeof o);
     o.stats_max_binary = 16;
     st = upq_writer_workspace_size(el, n, &o, 4, &need);
-    check(st == UPQ_ERR_UNSUPPORTED, "statistics' bound length asked of the writer: UPQ_ERR_UNSUPPORTED",
-          st);
+    check(st == UPQ_ERR_UNSUPPORTED,
+          "statistics' bound length asked of the writer: UPQ_ERR_UNSUPPORTED", st);
     o.no_statistics = 1;
     st = upq_writer_workspace_size(el, n, &o, 4, &need);
     check(st == UPQ_OK, "stats_max_binary with no_statistics is accepted", st);
@@ -204,8 +205,8 @@ static void page_index(void)
     memset(&o, 0, sizeof o);
     o.max_pages = 8;
     st = upq_writer_workspace_size(el, n, &o, 4, &need);
-    check(st == UPQ_ERR_UNSUPPORTED, "room for a page index asked of the writer: UPQ_ERR_UNSUPPORTED",
-          st);
+    check(st == UPQ_ERR_UNSUPPORTED,
+          "room for a page index asked of the writer: UPQ_ERR_UNSUPPORTED", st);
     o.no_page_index = 1;
     st = upq_writer_workspace_size(el, n, &o, 4, &need);
     check(st == UPQ_OK, "max_pages with no_page_index is accepted", st);
@@ -264,7 +265,8 @@ static void page_index(void)
         }
         upq_column_close(&col);
     }
-    check(indexed == 0 && total == 50, "no chunk has a page index, and the values read back", indexed);
+    check(indexed == 0 && total == 50, "no chunk has a page index, and the values read back",
+          indexed);
     check(stats == 0, "no chunk has statistics", stats);
 }
 

@@ -18,7 +18,7 @@
 #error "uparquet: Thrift limits must be positive"
 #endif
 #if UPQ_WITH_PAGE_INDEX && !UPQ_WITH_STATISTICS
-#error "uparquet: UPQ_WITH_PAGE_INDEX needs UPQ_WITH_STATISTICS (the ColumnIndex holds page statistics)"
+#error "uparquet: UPQ_WITH_PAGE_INDEX needs UPQ_WITH_STATISTICS (a ColumnIndex is page statistics)"
 #endif
 #if UPQ_WITH_NEON && !(defined(__ARM_NEON) || defined(__ARM_NEON__))
 #error "uparquet: UPQ_WITH_NEON=1 needs a NEON target (-mfpu=neon or aarch64)"
