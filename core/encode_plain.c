@@ -55,37 +55,28 @@ void upq_enc_plain(upq_wbuf *w, int32_t physical_type, int32_t type_length, cons
     if (!o)
         return;
     switch (physical_type) {
-    case UPQ_TYPE_INT32: {
-        const uint32_t *v = (const uint32_t *)values; /* int32_t storage, same-width access */
-        for (i = 0; i < n; i++)
-            upq_store_le32(o + 4 * i, v[i]);
-        break;
-    }
-    case UPQ_TYPE_INT64: {
-        const uint64_t *v = (const uint64_t *)values;
-        for (i = 0; i < n; i++)
-            upq_store_le64(o + 8 * i, v[i]);
-        break;
-    }
+    case UPQ_TYPE_INT32:
     case UPQ_TYPE_FLOAT: {
-        const float *v = (const float *)values;
+        /* integers and floats alike as their bits */
+        const uint8_t *v = (const uint8_t *)values;
         uint32_t u[CHUNK];
         size_t k, j;
         for (i = 0; i < n; i += k) {
             k = n - i < CHUNK ? n - i : CHUNK;
-            upq_memcpy(u, v + i, k * sizeof u[0]);
+            upq_memcpy(u, v + 4 * i, k * sizeof u[0]);
             for (j = 0; j < k; j++)
                 upq_store_le32(o + 4 * (i + j), u[j]);
         }
         break;
     }
+    case UPQ_TYPE_INT64:
     case UPQ_TYPE_DOUBLE: {
-        const double *v = (const double *)values;
+        const uint8_t *v = (const uint8_t *)values;
         uint64_t u[CHUNK];
         size_t k, j;
         for (i = 0; i < n; i += k) {
             k = n - i < CHUNK ? n - i : CHUNK;
-            upq_memcpy(u, v + i, k * sizeof u[0]);
+            upq_memcpy(u, v + 8 * i, k * sizeof u[0]);
             for (j = 0; j < k; j++)
                 upq_store_le64(o + 8 * (i + j), u[j]);
         }

@@ -80,7 +80,15 @@ UPQ_INLINE void pack_from(const void *v, size_t i, size_t n, unsigned bw, int ki
         upq_pack32((const uint32_t *)v + i, n, bw, out);
 }
 
-UPQ_INLINE upq_status hybrid(upq_wbuf *w, const void *v, size_t n, unsigned bw, int kind)
+/* One body for the three input kinds in a size-optimised build (-Os: 0.8 KB
+ * less on Cortex-M4, a branch on the kind per value); a copy per kind
+ * otherwise. */
+#ifdef __OPTIMIZE_SIZE__
+#define HYBRID_FN static
+#else
+#define HYBRID_FN UPQ_INLINE
+#endif
+HYBRID_FN upq_status hybrid(upq_wbuf *w, const void *v, size_t n, unsigned bw, int kind)
 {
     uint32_t limit = bw >= 32 ? 0xFFFFFFFFu : ((uint32_t)1 << bw) - 1u;
     uint8_t *header = (uint8_t *)0; /* of the open bit-packed run */

@@ -142,7 +142,7 @@ static int32_t flba_max_precision(int32_t n)
         return 0;
     if (n > 32)
         n = 32;
-    return (int32_t)(((int64_t)(8 * n - 1) * 30103 - 1) / 100000);
+    return ((8 * n - 1) * 30103 - 1) / 100000; /* < 2^31 for n <= 32 */
 }
 
 /* Checks that `lt` fits the physical type and sets the ConvertedType twin. */

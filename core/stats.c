@@ -74,15 +74,24 @@ uint32_t upq_stats_cap(int order, int32_t physical_type, int32_t type_length,
 }
 
 /* Half-precision bits -> a key that orders like the value (-0 == +0). */
-static int32_t f16_key(uint16_t h)
+/* An IEEE value of `w` bytes (2: FLOAT16 as stored, 4 and 8: the staged
+ * float and double) as bits. */
+static uint64_t ieee_bits(const uint8_t *vals, size_t i, size_t w)
 {
-    int32_t mag = (int32_t)(h & 0x7FFFu);
-    return (h & 0x8000u) ? -mag : mag;
+    if (w == 2)
+        return upq_load_le16(vals + 2 * i);
+    if (w == 4)
+        return upq_f32_bits(((const float *)(const void *)vals)[i]);
+    return upq_f64_bits(((const double *)(const void *)vals)[i]);
 }
 
-static int f16_nan(uint16_t h)
+/* Its order as an integer, -0 and +0 equal like a float compare: exact, and
+ * no software float compare on targets without a double (or any) FPU. */
+static int64_t ieee_key(uint64_t u, size_t w)
 {
-    return (h & 0x7C00u) == 0x7C00u && (h & 0x03FFu) != 0;
+    uint64_t sign = (uint64_t)1 << (8u * w - 1u);
+    int64_t mag = (int64_t)(u & (sign - 1u));
+    return (u & sign) ? -mag : mag;
 }
 
 static int bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
@@ -124,11 +133,8 @@ int upq_stats_cmp(int order, const uint8_t *a, size_t alen, const uint8_t *b, si
         float x = upq_f32_from_bits(upq_load_le32(a)), y = upq_f32_from_bits(upq_load_le32(b));
         return CMP3(x, y);
     }
-    case UPQ_SO_F64: {
-        double x = upq_f64_from_bits(upq_load_le64(a)), y = upq_f64_from_bits(upq_load_le64(b));
-        return CMP3(x, y);
-    }
-    case UPQ_SO_F16: return CMP3(f16_key(upq_load_le16(a)), f16_key(upq_load_le16(b)));
+    case UPQ_SO_F64: return CMP3(ieee_key(upq_load_le64(a), 8), ieee_key(upq_load_le64(b), 8));
+    case UPQ_SO_F16: return CMP3(ieee_key(upq_load_le16(a), 2), ieee_key(upq_load_le16(b), 2));
     case UPQ_SO_DECIMAL: return decimal_cmp(a, alen, b, blen);
     default: return bytes_cmp(a, alen, b, blen);
     }
@@ -211,54 +217,47 @@ static void page_ints(upq_minmax *m, int order, const uint8_t *vals, size_t n)
 
 /* NaN takes no part in min/max; a zero bound is written as -0.0 (min) or
  * +0.0 (max), so readers comparing bits cannot miss either zero. */
-static void page_floats(upq_minmax *m, int order, const uint8_t *vals, size_t n, int64_t *nans)
+static void page_ieee(upq_minmax *m, const uint8_t *vals, size_t n, size_t w, int64_t *nans)
 {
+    /* exponent all ones: the largest magnitude that is not NaN (infinity) */
+    uint64_t inf = w == 2 ? 0x7C00u : w == 4 ? 0x7F800000u : 0x7FF0000000000000u;
+    uint64_t sign = (uint64_t)1 << (8u * w - 1u), mn = 0, mx = 0;
     uint8_t lo[8], hi[8];
-    if (order == UPQ_SO_F32) {
-        float mn = 0, mx = 0;
-        size_t k = UPQ_K(minmax_f32)((const float *)(const void *)vals, n, &mn, &mx);
-        *nans += (int64_t)k;
-        if (k == n)
-            return;
-        upq_store_le32(lo, mn == 0.0f ? 0x80000000u : upq_f32_bits(mn));
-        upq_store_le32(hi, mx == 0.0f ? 0u : upq_f32_bits(mx));
-        m->has = 1;
-        set_fixed(m, lo, hi, 4);
-    } else {
-        double mn = 0, mx = 0;
-        size_t k = UPQ_K(minmax_f64)((const double *)(const void *)vals, n, &mn, &mx);
-        *nans += (int64_t)k;
-        if (k == n)
-            return;
-        upq_store_le64(lo, mn == 0.0 ? 0x8000000000000000u : upq_f64_bits(mn));
-        upq_store_le64(hi, mx == 0.0 ? 0u : upq_f64_bits(mx));
-        m->has = 1;
-        set_fixed(m, lo, hi, 8);
-    }
-}
-
-static void page_f16(upq_minmax *m, const uint8_t *vals, size_t n, int64_t *nans)
-{
-    uint8_t lo[2], hi[2];
-    uint16_t mn = 0, mx = 0;
     size_t i;
     int seen = 0;
+#if UPQ_WITH_NEON
+    if (w == 4) {
+        float fmn = 0, fmx = 0;
+        size_t k = UPQ_K(minmax_f32)((const float *)(const void *)vals, n, &fmn, &fmx);
+        *nans += (int64_t)k;
+        seen = k < n;
+        mn = upq_f32_bits(fmn);
+        mx = upq_f32_bits(fmx);
+        n = 0;
+    }
+#endif
     for (i = 0; i < n; i++) {
-        uint16_t h = upq_load_le16(vals + 2 * i);
-        if (f16_nan(h)) {
+        uint64_t u = ieee_bits(vals, i, w);
+        if ((u & (sign - 1u)) > inf) {
             (*nans)++;
             continue;
         }
-        if (!seen || f16_key(h) < f16_key(mn)) mn = h;
-        if (!seen || f16_key(h) > f16_key(mx)) mx = h;
+        if (!seen || ieee_key(u, w) < ieee_key(mn, w)) mn = u;
+        if (!seen || ieee_key(u, w) > ieee_key(mx, w)) mx = u;
         seen = 1;
     }
     if (!seen)
         return;
-    upq_store_le16(lo, f16_key(mn) == 0 ? 0x8000u : mn);
-    upq_store_le16(hi, f16_key(mx) == 0 ? 0u : mx);
+    if (ieee_key(mn, w) == 0)
+        mn = sign;
+    if (ieee_key(mx, w) == 0)
+        mx = 0;
+    for (i = 0; i < w; i++) {
+        lo[i] = (uint8_t)(mn >> (8u * i));
+        hi[i] = (uint8_t)(mx >> (8u * i));
+    }
     m->has = 1;
-    set_fixed(m, lo, hi, 2);
+    set_fixed(m, lo, hi, w);
 }
 
 void upq_minmax_page(upq_minmax *m, int order, int32_t physical_type, int32_t type_length,
@@ -287,11 +286,11 @@ void upq_minmax_page(upq_minmax *m, int order, int32_t physical_type, int32_t ty
         m->has = 1;
         page_ints(m, order, vals, n);
         return;
-    case UPQ_SO_F32:
-    case UPQ_SO_F64: page_floats(m, order, vals, n, nans); return;
+    case UPQ_SO_F32: page_ieee(m, vals, n, 4, nans); return;
+    case UPQ_SO_F64: page_ieee(m, vals, n, 8, nans); return;
     case UPQ_SO_F16:
         if (physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && type_length == 2)
-            page_f16(m, vals, n, nans);
+            page_ieee(m, vals, n, 2, nans);
         return;
     default: break;
     }

@@ -41,7 +41,7 @@ static void set_err(upq_writer *w, upq_status st, int32_t column, const char *wh
     w->err.row_group = -1;
 }
 
-upq_status upq_w_fail(upq_writer *w, upq_status st, int32_t column, const char *what)
+upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column, const char *what)
 {
     set_err(w, st, column, what);
     w->failed = st;
@@ -49,11 +49,12 @@ upq_status upq_w_fail(upq_writer *w, upq_status st, int32_t column, const char *
 }
 
 /* An input error: reported, but the writer stays usable (nothing was taken). */
-static upq_status bad_input(upq_writer *w, upq_status st, int32_t column, const char *what)
+static upq_status bad_input_(upq_writer *w, upq_status st, int32_t column, const char *what)
 {
     set_err(w, st, column, what);
     return st;
 }
+#define bad_input(w, st, column, what) bad_input_(w, st, column, UPQ_MSG(what))
 
 /* ---- the schema's leaves ---------------------------------------------------- */
 
@@ -152,6 +153,16 @@ static void leaf_path(const leaf_iter *it, uint32_t leaf, uint16_t def, uint16_t
         rep_def[rep] = def;
 }
 
+/* Encoded bytes of the path names of the leaf just returned. */
+static size_t leaf_path_bytes(const leaf_iter *it, uint32_t leaf)
+{
+    size_t b = upq_w_path_bytes(it->e[leaf].name.len);
+    uint32_t k;
+    for (k = 1; k < it->depth; k++)
+        b += upq_w_path_bytes(it->e[it->st[k].idx].name.len);
+    return b;
+}
+
 /* ---- sizing ------------------------------------------------------------------- */
 
 /* Bytes one staged value takes (0: BYTE_ARRAY, variable). */
@@ -185,6 +196,25 @@ static upq_status configure(upq_writer *w, const upq_writer_opts *in)
                           o->codec == UPQ_CODEC_ZSTD
                               ? "ZSTD compression is not available (this build only decompresses it)"
                               : "codec not available for writing in this build");
+    if (!UPQ_WITH_DATA_PAGE_V2 && o->data_page_v2)
+        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+                          "DATA_PAGE_V2 is not in this build (UPQ_WITH_DATA_PAGE_V2 0)");
+    if (!UPQ_WITH_STATISTICS) {
+        /* written without, like no_statistics; a bound length asked for is
+         * refused */
+        if (!o->no_statistics && o->stats_max_binary)
+            return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+                              "statistics are not in this build (UPQ_WITH_STATISTICS 0)");
+        o->no_statistics = 1;
+    }
+    if (!UPQ_WITH_PAGE_INDEX) {
+        /* written without one, like no_page_index; room for one asked
+         * for is refused */
+        if (!o->no_page_index && o->max_pages)
+            return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+                              "page index is not in this build (UPQ_WITH_PAGE_INDEX 0)");
+        o->no_page_index = 1;
+    }
     if (o->page_size == 0)
         o->page_size = DEFAULT_PAGE;
     if (o->page_size < MIN_PAGE || o->page_size > (1u << 30))
@@ -274,7 +304,8 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
     c->use_dict = (uint8_t)(dict == 1 || (dict == -1 && (dict_enc || (enc == -1 && c->type != UPQ_TYPE_BOOLEAN))));
     if (c->use_dict && c->type == UPQ_TYPE_BOOLEAN)
         return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "BOOLEAN columns take no dictionary");
-    dflt = (c->type == UPQ_TYPE_BOOLEAN && o->data_page_v2) ? UPQ_ENC_RLE : UPQ_ENC_PLAIN;
+    dflt = (c->type == UPQ_TYPE_BOOLEAN && UPQ_WITH_DATA_PAGE_V2 && o->data_page_v2) ? UPQ_ENC_RLE
+                                                                                     : UPQ_ENC_PLAIN;
     c->enc = (enc == -1 || dict_enc) ? dflt : enc;
     if (upq_encode_bound(c->enc, c->type, c->type_length, 1, 1) == 0)
         return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index,
@@ -290,14 +321,17 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
         else
             c->nslots = c->dict_max + c->dict_max / 2u + 1u;
     }
-    c->order = (uint8_t)upq_stats_order(c->type, UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE)
-                                                     ? &e->logical_type : (const upq_logical_type *)0,
-                                        UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE)
-                                            ? e->converted_type : -1);
-    c->scap = (o->no_statistics && o->no_page_index)
-                  ? 0 : upq_stats_cap(c->order, c->type, c->type_length, o->stats_max_binary);
-    if (c->scap == 0)
-        c->order = UPQ_SO_NONE;
+    c->order = UPQ_SO_NONE;
+    if (UPQ_WITH_STATISTICS && !(o->no_statistics && o->no_page_index)) {
+        c->order = (uint8_t)upq_stats_order(
+            c->type,
+            UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE) ? &e->logical_type
+                                                           : (const upq_logical_type *)0,
+            UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE) ? e->converted_type : -1);
+        c->scap = upq_stats_cap(c->order, c->type, c->type_length, o->stats_max_binary);
+        if (c->scap == 0)
+            c->order = UPQ_SO_NONE;
+    }
     c->max_pages = o->no_page_index ? 0 : o->max_pages;
     c->ci_ok = 1;
     if (o->columns && index < o->ncolumns && o->columns[index].bloom)
@@ -327,7 +361,7 @@ static void *take(wtake *t, size_t size)
 
 static void col_take(wtake *t, upq_wcol *c, uint32_t path_len)
 {
-    size_t mp = c->max_pages;
+    size_t mp = UPQ_W_PI_PAGES(c);
     c->path_len = path_len;
     c->path = (upq_bytes *)take(t, (size_t)path_len * sizeof(upq_bytes));
     c->rep_def = (uint16_t *)take(t, ((size_t)c->max_rep + 1u) * sizeof(uint16_t));
@@ -394,22 +428,21 @@ static void chunk_clear(upq_wcol *c)
 
 /*
  * Plans (t->a NULL) or performs the whole setup. Dry runs count the arena
- * bytes and, when rg_bound is given, bound one RowGroup's encoding.
+ * bytes and, when rg_bound is given, add up the columns' own parts of a
+ * RowGroup's bound (upq_w_cc_bound). hdr: upq_w_header_bound().
  */
-static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
+static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
 {
     leaf_iter it;
     upq_wcol tmp;
-    upq_bytes path[UPQ_SCHEMA_MAX_DEPTH + 1];
-    uint16_t rep_def[UPQ_SCHEMA_MAX_DEPTH + 2];
     uint32_t leaf = 0, i, n = 0, max_scap = 0, lmax = 0, rows_cap = UINT32_MAX;
     int direct = w->o.direct != 0;
     uint16_t def = 0, rep = 0;
-    size_t worst = 0, body = 0, pbuf;
+    size_t worst = 0, body = 0, pbuf, wc;
     int any_dict = 0, any_bvals = 0, pass;
     upq_status st;
     upq_wmodels *m = (upq_wmodels *)0;
-    int v2 = w->o.data_page_v2 != 0;
+    int v2 = UPQ_W_V2(w);
 
     /* pass 0: settings and the largest bound; pass 1: room per page, hence
      * the chunk size; pass 2: memory */
@@ -417,12 +450,6 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
         if (pass == 2 && direct) {
             w->o.chunk_size = 0;
             w->o.max_pages = w->o.no_page_index ? 0u : 1u;
-            w->ncols = n;
-            w->cols = (upq_wcol *)take(t, (size_t)n * sizeof(upq_wcol));
-            m = (upq_wmodels *)take(t, sizeof(upq_wmodels));
-            w->models = m;
-            if (rg_bound)
-                *rg_bound = 0;
         } else if (pass == 2) {
             if (!w->o.chunk_size) {
                 size_t cs = 4u * (size_t)w->o.page_size;
@@ -438,6 +465,8 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
                 w->o.max_pages = 2u * (w->o.chunk_size / w->o.page_size) + 2u;
             if (w->o.max_pages == 1)
                 w->o.max_pages = 2; /* a page, and room for the last one */
+        }
+        if (pass == 2) {
             w->ncols = n;
             w->cols = (upq_wcol *)take(t, (size_t)n * sizeof(upq_wcol));
             m = (upq_wmodels *)take(t, sizeof(upq_wmodels));
@@ -485,10 +514,10 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
             }
             if (c->lcap > lmax)
                 lmax = c->lcap;
+            wc = w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, v2) +
+                 (UPQ_W_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
             if (pass == 1) {
                 size_t b = upq_w_body_bound(c);
-                size_t wc = w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, v2) +
-                            (UPQ_W_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
                 if (b == SIZE_MAX || wc < w->hbuf_cap)
                     return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)i, "page bounds overflow");
                 if (wc > worst)
@@ -500,20 +529,16 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
                              c->enc != UPQ_ENC_PLAIN;
                 continue;
             }
-            c->worst = w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, v2) +
-                       (UPQ_W_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
+            c->worst = wc;
             c->max_pages = w->o.no_page_index ? 0 : w->o.max_pages;
             col_take(t, c, it.depth);
-            if (direct && w->o.codec != UPQ_CODEC_UNCOMPRESSED)
+            if (direct && UPQ_W_COMPRESSING(w))
                 c->chunk_cap = worst; /* the shared buffer, taken below */
             if (c != &tmp && !t->fail) {
                 leaf_path(&it, leaf, def, rep, c->path, c->rep_def);
                 chunk_clear(c);
             } else if (rg_bound) {
-                size_t cb;
-                leaf_path(&it, leaf, def, rep, path, rep_def);
-                tmp.path = path;
-                cb = upq_w_rg_bound(&tmp, 1, &w->o);
+                size_t cb = upq_w_cc_bound(c, it.depth, leaf_path_bytes(&it, leaf));
                 *rg_bound = *rg_bound > SIZE_MAX - cb ? SIZE_MAX : *rg_bound + cb;
             }
         }
@@ -521,16 +546,12 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
         if (n == 0)
             return upq_w_fail(w, UPQ_ERR_INVAL, -1, "schema without columns");
         if (pass == 0) {
-            w->hbuf_cap = upq_w_header_bound(max_scap);
+            w->hbuf_cap = hdr == SIZE_MAX ? SIZE_MAX : hdr + upq_w_stats_bounds(max_scap);
             /* encrypted: the header's module framing, and the page module's
              * length and nonce ahead of its body */
             if (UPQ_W_ENCRYPTING(w) && w->hbuf_cap != SIZE_MAX)
                 w->hbuf_cap += UPQ_W_CRYPTO_OVER + 16u;
         }
-    }
-    if (rg_bound) {
-        size_t rest = upq_w_rg_bound((const upq_wcol *)0, n, &w->o);
-        *rg_bound = *rg_bound > SIZE_MAX - rest ? SIZE_MAX : *rg_bound + rest;
     }
     /* models encoded later must be complete now: a footer cannot fail late */
     for (i = 0; i < w->o.nsorting; i++) {
@@ -552,7 +573,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
 
     /* shared scratch */
     pbuf = body;
-    if (w->o.codec != UPQ_CODEC_UNCOMPRESSED && any_dict) {
+    if (UPQ_W_COMPRESSING(w) && any_dict) {
         size_t d = upq_compress_bound(w->o.codec, w->o.dict_size);
         if (d == 0)
             return upq_w_fail(w, UPQ_ERR_INVAL, -1, "dictionary too large for the codec");
@@ -564,7 +585,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
     if (UPQ_W_ENCRYPTING(w)) {
         /* a dictionary page (or column metadata) sealed in place */
         size_t d = upq_w_align8(w->o.dict_size) + 2u * UPQ_W_CRYPTO_OVER;
-        if (w->o.codec != UPQ_CODEC_UNCOMPRESSED && any_dict)
+        if (UPQ_W_COMPRESSING(w) && any_dict)
             d = upq_compress_bound(w->o.codec, w->o.dict_size) + 2u * UPQ_W_CRYPTO_OVER;
         pbuf = pbuf > SIZE_MAX - 2u * UPQ_W_CRYPTO_OVER ? SIZE_MAX : pbuf + 2u * UPQ_W_CRYPTO_OVER;
         if (d > pbuf)
@@ -578,7 +599,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t *rg_bound)
     }
     w->pbuf_cap = pbuf;
     w->pbuf = (uint8_t *)take(t, pbuf);
-    if (direct && w->o.codec != UPQ_CODEC_UNCOMPRESSED) {
+    if (direct && UPQ_W_COMPRESSING(w)) {
         /* compressed pages go through one buffer, a column at a time */
         uint8_t *shared = (uint8_t *)take(t, worst);
         for (i = 0; t->a && !t->fail && w->cols && i < n; i++)
@@ -626,9 +647,15 @@ upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n
     st = configure(&w, o);
     if (st != UPQ_OK)
         return st;
-    st = setup(&w, &t, max_row_groups ? &rg : (size_t *)0);
+    st = setup(&w, &t, upq_w_header_bound(), max_row_groups ? &rg : (size_t *)0);
     if (st != UPQ_OK)
         return st;
+    if (max_row_groups) {
+        /* after setup, not in it: the encoder's frame is not on top of the
+         * schema walk's */
+        size_t rest = upq_w_rg_bound(w.ncols, &w.o);
+        rg = rg > SIZE_MAX - rest ? SIZE_MAX : rg + rest;
+    }
     total = t.need;
     if (w.o.footer_size)
         log = upq_w_align8(w.o.footer_size);
@@ -648,7 +675,7 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
 {
     wtake t;
     upq_status st;
-    size_t codec_ws, rest;
+    size_t codec_ws, rest, hdr;
 
     upq_memset(w, 0, sizeof *w);
     w->err.offset = UINT64_MAX;
@@ -664,7 +691,8 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
         return st;
     /* a dry run first: on NOMEM it tells the whole size, not the first miss */
     upq_memset(&t, 0, sizeof t);
-    st = setup(w, &t, (size_t *)0);
+    hdr = upq_w_header_bound();
+    st = setup(w, &t, hdr, (size_t *)0);
     if (st != UPQ_OK)
         return st;
     codec_ws = upq_w_align8(upq_compress_workspace(w->o.codec));
@@ -674,7 +702,7 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
     }
     upq_memset(&t, 0, sizeof t);
     t.a = &w->arena;
-    st = setup(w, &t, (size_t *)0);
+    st = setup(w, &t, hdr, (size_t *)0);
     if (st != UPQ_OK)
         return st;
     if (t.fail) {

@@ -16,6 +16,7 @@
 #include "upq_codec.h"
 #include "upq_port.h"
 #include "stats.h"
+#include "upq_internal.h"
 
 /* Distinct encodings one column chunk can use: levels (RLE), dictionary
  * data and dictionary page, and the column's other encoding. */
@@ -65,13 +66,23 @@ UPQ_INLINE size_t upq_w_align8(size_t n)
     return (n + 7u) & ~(size_t)7u;
 }
 
-/* Records an error; final ones (every status but input errors) stick. */
-upq_status upq_w_fail(upq_writer *w, upq_status st, int32_t column, const char *what);
+/* Records an error; final ones (every status but input errors) stick. The
+ * text goes through UPQ_MSG: "" in a UPQ_NO_ERRSTR build. */
+upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column, const char *what);
+#define upq_w_fail(w, st, column, what) upq_w_fail_(w, st, column, UPQ_MSG(what))
 
 /* ---- writer_page.c ---------------------------------------------------------- */
 
-/* Bytes an encoded page header can take at most (with `scap`-byte bounds). */
-size_t upq_w_header_bound(uint32_t scap);
+/* Bytes an encoded page header can take at most, without the statistics'
+ * min/max bounds (upq_w_stats_bounds adds them): SIZE_MAX if it cannot be
+ * encoded. Apart from the bounds so that it is counted once, before the
+ * schema walk, not with an encoder's frame on top of the walk's. */
+size_t upq_w_header_bound(void);
+
+/* Bytes a Statistics' max_value, min_value and is_*_exact fields add with
+ * `scap`-byte bounds (0 for none): every field id delta in these structs
+ * stays below 16, so each field header is one byte. */
+size_t upq_w_stats_bounds(uint32_t scap);
 
 /* Bound of a page body (levels and values, before compression) of a column
  * staging `lcap` levels and `vcap` value bytes, and of the page as stored. */
@@ -133,9 +144,17 @@ void upq_w_footer_start(upq_writer *w);
  * or a final error. */
 upq_status upq_w_pump(upq_writer *w);
 
-/* Upper bound of the encoded ColumnChunks of cols[0..ncols) (cols NULL: of
- * the RowGroup fields around ncols chunks), for sizing the metadata log. */
-size_t upq_w_rg_bound(const upq_wcol *cols, uint32_t ncols, const upq_writer_opts *o);
+/* Upper bound of an encoded RowGroup of ncols chunks, for sizing the
+ * metadata log, without what upq_w_cc_bound counts per column: SIZE_MAX on
+ * overflow. */
+size_t upq_w_rg_bound(uint32_t ncols, const upq_writer_opts *o);
+
+/* Column c's own part of its ColumnChunk's bound: path_len path elements of
+ * path_bytes encoded bytes (the sum of upq_w_path_bytes of their lengths). */
+size_t upq_w_cc_bound(const upq_wcol *c, uint32_t path_len, size_t path_bytes);
+
+/* Encoded bytes of one path element of len bytes. */
+size_t upq_w_path_bytes(size_t len);
 
 /* ---- encryption (writer_crypto.c) ---------------------------------------- */
 
@@ -151,6 +170,19 @@ size_t upq_w_rg_bound(const upq_wcol *cols, uint32_t ncols, const upq_writer_opt
 #define UPQ_W_ENCRYPTING(w) (UPQ_WITH_CRYPTO && (w)->o.encrypt)
 #define UPQ_W_KEY(c) (UPQ_WITH_CRYPTO ? (c)->key : (upq_wkey *)0)
 #define UPQ_W_BLOOM(c) (UPQ_WITH_BLOOM ? (c)->bloom_bytes : 0u)
+/* Data pages the column's page index holds (0: no page index), and whether
+ * the writer writes one: constants without UPQ_WITH_PAGE_INDEX, so that the
+ * index code goes. */
+#define UPQ_W_PI_PAGES(c) (UPQ_WITH_PAGE_INDEX ? (c)->max_pages : 0u)
+#define UPQ_W_NO_PI(w) (!UPQ_WITH_PAGE_INDEX || (w)->o.no_page_index)
+/* Pages and dictionaries compressed: a constant 0 in a build without a
+ * codec that compresses (configure refuses the others). */
+#define UPQ_W_COMPRESSING(w) \
+    ((UPQ_WITH_SNAPPY || UPQ_WITH_LZ4 || UPQ_WITH_GZIP) && (w)->o.codec != UPQ_CODEC_UNCOMPRESSED)
+/* Page and chunk statistics: a constant 0 without UPQ_WITH_STATISTICS. */
+#define UPQ_W_STATS(w) (UPQ_WITH_STATISTICS && !(w)->o.no_statistics)
+/* DATA_PAGE_V2 pages: a constant 0 without UPQ_WITH_DATA_PAGE_V2. */
+#define UPQ_W_V2(w) (UPQ_WITH_DATA_PAGE_V2 && (w)->o.data_page_v2)
 
 typedef struct upq_wcrypto {
     upq_file_crypto fc;

@@ -117,7 +117,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     upq_column_chunk *cc = &m->cc;
     upq_column_metadata *md = &cc->meta_data;
     uint32_t e, ne = 0, nes = 0;
-    int v2 = w->o.data_page_v2 != 0;
+    int v2 = UPQ_W_V2(w);
 
     upq_memset(cc, 0, sizeof *cc);
     cc->file_offset = c->chunk_off;
@@ -165,7 +165,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     }
     md->encoding_stats.v = m->es;
     md->encoding_stats.n = nes;
-    if (!w->o.no_statistics) {
+    if (UPQ_W_STATS(w)) {
         upq_statistics *s = &md->statistics;
         UPQ_SET(*md, UPQ_COLUMN_METADATA_STATISTICS);
         s->null_count = c->nulls;
@@ -214,7 +214,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
         UPQ_SET(*md, UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET);
         UPQ_SET(*md, UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH);
     }
-    if (c->max_pages) {
+    if (UPQ_W_PI_PAGES(c)) {
         cc->offset_index_offset = c->oi_off;
         cc->offset_index_length = c->oi_len;
         UPQ_SET(*cc, UPQ_COLUMN_CHUNK_OFFSET_INDEX_OFFSET);
@@ -449,90 +449,101 @@ static upq_status rg_gen(upq_writer *w, uint8_t *out, size_t cap, size_t *produc
     }
 }
 
-size_t upq_w_rg_bound(const upq_wcol *cols, uint32_t ncols, const upq_writer_opts *o)
+/* Bytes of a varint of v. */
+static size_t varint_len(uint64_t v)
 {
-    size_t b = 0, len = 0;
-    uint32_t i;
-    if (!cols) {
-        /* RowGroup fields around the chunks */
-        b = 1 + list_hdr_len(ncols) + 4u * 11u + 4u + 1u;
-        if (o->nsorting) {
-            b += 1 + list_hdr_len(o->nsorting);
-            for (i = 0; i < o->nsorting; i++) {
-                if (upq_thrift_encode(&upq_sorting_column_desc, &o->sorting[i], (uint8_t *)0, 0,
-                                      &len) != UPQ_OK)
-                    return SIZE_MAX;
-                b += len;
-            }
-        }
-        return b;
-    }
-    for (i = 0; i < ncols; i++) {
-        const upq_wcol *c = &cols[i];
-        upq_column_chunk cc;
-        upq_column_metadata *md = &cc.meta_data;
-        int32_t encs[UPQ_COUNTOF_ENCS];
-        upq_page_encoding_stats es[3];
-        uint32_t k;
-        upq_memset(&cc, 0, sizeof cc);
-        /* every field the writer may set, every integer at its widest */
-        cc.isset = (1u << UPQ_COLUMN_CHUNK_FILE_OFFSET) | (1u << UPQ_COLUMN_CHUNK_META_DATA) |
-                   (1u << UPQ_COLUMN_CHUNK_OFFSET_INDEX_OFFSET) |
-                   (1u << UPQ_COLUMN_CHUNK_OFFSET_INDEX_LENGTH) |
-                   (1u << UPQ_COLUMN_CHUNK_COLUMN_INDEX_OFFSET) |
-                   (1u << UPQ_COLUMN_CHUNK_COLUMN_INDEX_LENGTH);
-        cc.file_offset = cc.offset_index_offset = cc.column_index_offset = INT64_MIN;
-        cc.offset_index_length = cc.column_index_length = INT32_MIN;
-        md->isset = 0x1FFFFu << 1;
-        md->isset &= ~((1u << UPQ_COLUMN_METADATA_KEY_VALUE_METADATA) |
-                       (1u << UPQ_COLUMN_METADATA_INDEX_PAGE_OFFSET) |
-                       (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET) |
-                       (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH) |
-                       (1u << UPQ_COLUMN_METADATA_GEOSPATIAL_STATISTICS));
-        if (UPQ_W_BLOOM(c)) {
-            md->isset |= (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET) |
-                         (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH);
-            md->bloom_filter_offset = INT64_MIN;
-            md->bloom_filter_length = INT32_MIN;
-        }
-        md->type = c->type;
-        for (k = 0; k < UPQ_COUNTOF_ENCS; k++)
-            encs[k] = INT32_MIN;
-        md->encodings.v = encs;
-        md->encodings.n = UPQ_COUNTOF_ENCS;
-        md->path_in_schema.v = c->path;
-        md->path_in_schema.n = c->path_len;
-        md->codec = INT32_MIN;
-        md->num_values = md->total_uncompressed_size = md->total_compressed_size = INT64_MIN;
-        md->data_page_offset = md->dictionary_page_offset = INT64_MIN;
-        md->statistics.isset = (1u << UPQ_STATISTICS_NULL_COUNT) | (1u << UPQ_STATISTICS_NAN_COUNT);
-        md->statistics.null_count = md->statistics.nan_count = INT64_MIN;
-        if (c->scap) {
-            md->statistics.isset |= (1u << UPQ_STATISTICS_MAX_VALUE) |
-                                    (1u << UPQ_STATISTICS_MIN_VALUE) |
-                                    (1u << UPQ_STATISTICS_IS_MAX_VALUE_EXACT) |
-                                    (1u << UPQ_STATISTICS_IS_MIN_VALUE_EXACT);
-            md->statistics.min_value.ptr = md->statistics.max_value.ptr = (const uint8_t *)&cc;
-            md->statistics.min_value.len = md->statistics.max_value.len = c->scap;
-        }
-        for (k = 0; k < 3; k++) {
-            es[k].isset = 0xEu;
-            es[k].page_type = es[k].encoding = es[k].count = INT32_MIN;
-        }
-        md->encoding_stats.v = es;
-        md->encoding_stats.n = 3;
-        md->size_statistics.isset = 1u << UPQ_SIZE_STATISTICS_UNENCODED_BYTE_ARRAY_DATA_BYTES;
-        md->size_statistics.unencoded_byte_array_data_bytes = INT64_MIN;
-        if (upq_thrift_encode(&upq_column_chunk_desc, &cc, (uint8_t *)0, 0, &len) != UPQ_OK)
-            return SIZE_MAX;
-        b += len;
-        /* the level histograms, left out of the model above */
-        if (c->max_rep)
-            b += 1 + list_hdr_len((uint32_t)c->max_rep + 1u) + ((size_t)c->max_rep + 1u) * 10u;
-        if (c->max_def)
-            b += 1 + list_hdr_len((uint32_t)c->max_def + 1u) + ((size_t)c->max_def + 1u) * 10u;
-    }
+    size_t n = 1;
+    for (; v >= 0x80u; v >>= 7)
+        n++;
+    return n;
+}
+
+/*
+ * A column's part of its ColumnChunk bound beyond what upq_w_rg_bound counts
+ * for every chunk: the path, the statistics' bounds, the bloom filter fields
+ * and the level histograms. Counted here, not encoded, so that the dry run
+ * does not hold a ColumnChunk and an encoder on the stack while it walks the
+ * schema: every field id delta of ColumnMetaData stays below 16, so each
+ * field header is one byte.
+ */
+size_t upq_w_cc_bound(const upq_wcol *c, uint32_t path_len, size_t path_bytes)
+{
+    /* the common model's path list is empty: a one-byte header */
+    size_t b = list_hdr_len(path_len) - 1u + path_bytes;
+    b += upq_w_stats_bounds(c->scap);
+    if (UPQ_W_BLOOM(c))
+        b += (1u + 10u) + (1u + 5u); /* an i64 and an i32 at their widest */
+    if (c->max_rep)
+        b += 1 + list_hdr_len((uint32_t)c->max_rep + 1u) + ((size_t)c->max_rep + 1u) * 10u;
+    if (c->max_def)
+        b += 1 + list_hdr_len((uint32_t)c->max_def + 1u) + ((size_t)c->max_def + 1u) * 10u;
     return b;
+}
+
+size_t upq_w_path_bytes(size_t len)
+{
+    return varint_len(len) + len;
+}
+
+size_t upq_w_rg_bound(uint32_t ncols, const upq_writer_opts *o)
+{
+    upq_column_chunk cc;
+    upq_column_metadata *md = &cc.meta_data;
+    int32_t encs[UPQ_COUNTOF_ENCS];
+    upq_page_encoding_stats es[3];
+    size_t b, len = 0;
+    uint32_t i;
+
+    /* RowGroup fields around the chunks */
+    b = 1 + list_hdr_len(ncols) + 4u * 11u + 4u + 1u;
+    if (o->nsorting) {
+        b += 1 + list_hdr_len(o->nsorting);
+        for (i = 0; i < o->nsorting; i++) {
+            if (upq_thrift_encode(&upq_sorting_column_desc, &o->sorting[i], (uint8_t *)0, 0,
+                                  &len) != UPQ_OK)
+                return SIZE_MAX;
+            b += len;
+        }
+    }
+    /* a chunk: every field the writer may set, every integer at its widest;
+     * the path, statistics' bounds, bloom filter and histograms are a
+     * column's own (upq_w_cc_bound) */
+    upq_memset(&cc, 0, sizeof cc);
+    cc.isset = (1u << UPQ_COLUMN_CHUNK_FILE_OFFSET) | (1u << UPQ_COLUMN_CHUNK_META_DATA) |
+               (1u << UPQ_COLUMN_CHUNK_OFFSET_INDEX_OFFSET) |
+               (1u << UPQ_COLUMN_CHUNK_OFFSET_INDEX_LENGTH) |
+               (1u << UPQ_COLUMN_CHUNK_COLUMN_INDEX_OFFSET) |
+               (1u << UPQ_COLUMN_CHUNK_COLUMN_INDEX_LENGTH);
+    cc.file_offset = cc.offset_index_offset = cc.column_index_offset = INT64_MIN;
+    cc.offset_index_length = cc.column_index_length = INT32_MIN;
+    md->isset = 0x1FFFFu << 1;
+    md->isset &= ~((1u << UPQ_COLUMN_METADATA_KEY_VALUE_METADATA) |
+                   (1u << UPQ_COLUMN_METADATA_INDEX_PAGE_OFFSET) |
+                   (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET) |
+                   (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH) |
+                   (1u << UPQ_COLUMN_METADATA_GEOSPATIAL_STATISTICS));
+    md->type = UPQ_TYPE_FIXED_LEN_BYTE_ARRAY; /* the widest type code */
+    for (i = 0; i < UPQ_COUNTOF_ENCS; i++)
+        encs[i] = INT32_MIN;
+    md->encodings.v = encs;
+    md->encodings.n = UPQ_COUNTOF_ENCS;
+    md->codec = INT32_MIN;
+    md->num_values = md->total_uncompressed_size = md->total_compressed_size = INT64_MIN;
+    md->data_page_offset = md->dictionary_page_offset = INT64_MIN;
+    md->statistics.isset = (1u << UPQ_STATISTICS_NULL_COUNT) | (1u << UPQ_STATISTICS_NAN_COUNT);
+    md->statistics.null_count = md->statistics.nan_count = INT64_MIN;
+    for (i = 0; i < 3; i++) {
+        es[i].isset = 0xEu;
+        es[i].page_type = es[i].encoding = es[i].count = INT32_MIN;
+    }
+    md->encoding_stats.v = es;
+    md->encoding_stats.n = 3;
+    md->size_statistics.isset = 1u << UPQ_SIZE_STATISTICS_UNENCODED_BYTE_ARRAY_DATA_BYTES;
+    md->size_statistics.unencoded_byte_array_data_bytes = INT64_MIN;
+    if (upq_thrift_encode(&upq_column_chunk_desc, &cc, (uint8_t *)0, 0, &len) != UPQ_OK ||
+        len > SIZE_MAX / 2u / ((size_t)ncols + 1u))
+        return SIZE_MAX;
+    return b + (size_t)ncols * len;
 }
 
 /* ---- ending a row group -------------------------------------------------------- */
@@ -566,7 +577,7 @@ upq_status upq_w_rg_finish(upq_writer *w)
             if (st != UPQ_OK)
                 return st;
             c->dict_hdr = (int32_t)hl;
-            c->enc_mask |= 1u << (w->o.data_page_v2 ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY);
+            c->enc_mask |= 1u << (UPQ_W_V2(w) ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY);
         }
     }
     /* layout */
@@ -577,7 +588,7 @@ upq_status upq_w_rg_finish(upq_writer *w)
         upq_wcol *c = &w->cols[i];
         c->chunk_off = (int64_t)pos;
         c->data_off = c->chunk_off + c->dict_hdr + c->dict_stored;
-        for (p = 0; p < c->npages && c->max_pages; p++)
+        for (p = 0; p < c->npages && UPQ_W_PI_PAGES(c); p++)
             c->locs[p].offset += c->data_off;
         pos = (uint64_t)c->data_off + c->chunk_used;
         c->unc_bytes += c->dict_hdr + c->dict_unc;
@@ -603,7 +614,7 @@ upq_status upq_w_rg_finish(upq_writer *w)
             pos += 2u * UPQ_W_CRYPTO_OVER;
         }
     }
-    if (!w->o.no_page_index) {
+    if (!UPQ_W_NO_PI(w)) {
         for (i = 0; i < w->ncols; i++) {
             upq_wcol *c = &w->cols[i];
             c->ci_len = 0;
@@ -1083,7 +1094,7 @@ static upq_status next_piece(upq_writer *w)
             return UPQ_OK;
         }
         case UPQ_OS_DICT_BODY:
-            set_src(w, w->o.codec != UPQ_CODEC_UNCOMPRESSED || UPQ_W_KEY(c) ? w->pbuf : c->dict,
+            set_src(w, UPQ_W_COMPRESSING(w) || UPQ_W_KEY(c) ? w->pbuf : c->dict,
                     (size_t)c->dict_stored);
             w->ostage = UPQ_OS_CHUNK;
             return UPQ_OK;
@@ -1137,7 +1148,7 @@ static upq_status next_piece(upq_writer *w)
             w->ostage = UPQ_OS_DICT_HDR;
             return UPQ_OK;
         case UPQ_OS_CI:
-            if (!c || w->o.no_page_index) {
+            if (!c || UPQ_W_NO_PI(w)) {
                 w->ostage = UPQ_OS_OI;
                 w->oc = 0;
                 continue;
@@ -1157,7 +1168,7 @@ static upq_status next_piece(upq_writer *w)
                 w->oc++;
             return st;
         case UPQ_OS_OI:
-            if (!c || w->o.no_page_index) {
+            if (!c || UPQ_W_NO_PI(w)) {
                 w->gstage = G_HEAD;
                 w->ostage = w->o.checkpoint ? UPQ_OS_FOOTER : UPQ_OS_END;
                 continue;

@@ -14,13 +14,23 @@ static size_t sadd(size_t a, size_t b)
     return a > SIZE_MAX - b ? SIZE_MAX : a + b;
 }
 
-size_t upq_w_header_bound(uint32_t scap)
+size_t upq_w_stats_bounds(uint32_t scap)
+{
+    size_t vlen = 1;
+    uint32_t v;
+    for (v = scap; v >= 0x80u; v >>= 7)
+        vlen++;
+    /* two binaries (field header, length, bytes) and two bools */
+    return scap ? 2u * (1u + vlen + (size_t)scap) + 2u : 0u;
+}
+
+size_t upq_w_header_bound(void)
 {
     upq_page_header ph;
     upq_statistics *s;
     size_t v1 = 0, v2 = 0;
     int k;
-    for (k = 0; k < 2; k++) {
+    for (k = 0; k < (UPQ_WITH_DATA_PAGE_V2 ? 2 : 1); k++) {
         upq_memset(&ph, 0, sizeof ph);
         /* the largest varints: every integer at its minimum */
         ph.isset = (1u << UPQ_PAGE_HEADER_TYPE) | (1u << UPQ_PAGE_HEADER_UNCOMPRESSED_PAGE_SIZE) |
@@ -44,13 +54,6 @@ size_t upq_w_header_bound(uint32_t scap)
         }
         s->isset = (1u << UPQ_STATISTICS_NULL_COUNT) | (1u << UPQ_STATISTICS_NAN_COUNT);
         s->null_count = s->nan_count = INT64_MIN;
-        if (scap) {
-            s->isset |= (1u << UPQ_STATISTICS_MAX_VALUE) | (1u << UPQ_STATISTICS_MIN_VALUE) |
-                        (1u << UPQ_STATISTICS_IS_MAX_VALUE_EXACT) |
-                        (1u << UPQ_STATISTICS_IS_MIN_VALUE_EXACT);
-            s->min_value.ptr = s->max_value.ptr = (const uint8_t *)&ph;
-            s->min_value.len = s->max_value.len = scap;
-        }
         if (upq_thrift_encode(&upq_page_header_desc, &ph, (uint8_t *)0, 0, k ? &v2 : &v1) != UPQ_OK)
             return SIZE_MAX;
     }
@@ -273,7 +276,7 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
 {
     upq_page_header *ph = &UPQ_W_MODELS(w)->ph;
     uint32_t n = c->clev, nv = c->cval, vb = c->cbytes;
-    int v2 = w->o.data_page_v2 != 0;
+    int v2 = UPQ_W_V2(w);
     int dict = c->dict_on;
     int32_t col = (int32_t)(c - w->cols);
     size_t pos = 0, rl = 0, dl = 0, vl = 0, lev, body, stored;
@@ -303,10 +306,13 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
 
     /* statistics of the page */
     pg->nans = 0;
-    upq_minmax_page(mm, c->order, c->type, c->type_length, c->vals, nv, vb, &pg->nans);
+    if (UPQ_WITH_STATISTICS)
+        upq_minmax_page(mm, c->order, c->type, c->type_length, c->vals, nv, vb, &pg->nans);
+    else
+        upq_minmax_reset(mm);
 
     /* stored form */
-    if (w->o.codec == UPQ_CODEC_UNCOMPRESSED) {
+    if (!UPQ_W_COMPRESSING(w)) {
         stored = body;
         if (!dst) {
             dst = w->pbuf;
@@ -381,7 +387,7 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
         h->definition_levels_byte_length = (int32_t)dl;
         h->repetition_levels_byte_length = (int32_t)rl;
         h->is_compressed = (uint8_t)is_comp;
-        if (!w->o.no_statistics) {
+        if (UPQ_W_STATS(w)) {
             put_stats(c, &h->statistics, mm, (int64_t)(n - nv), pg->nans);
             UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_V2_STATISTICS);
         }
@@ -397,7 +403,7 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
         h->encoding = dict ? UPQ_ENC_PLAIN_DICTIONARY : c->enc;
         h->definition_level_encoding = UPQ_ENC_RLE;
         h->repetition_level_encoding = UPQ_ENC_RLE;
-        if (!w->o.no_statistics) {
+        if (UPQ_W_STATS(w)) {
             put_stats(c, &h->statistics, mm, (int64_t)(n - nv), pg->nans);
             UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_STATISTICS);
         }
@@ -430,7 +436,7 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
     uint32_t n = c->clev, nv = c->cval, vb = c->cbytes, i;
-    int v2 = w->o.data_page_v2 != 0;
+    int v2 = UPQ_W_V2(w);
     int dict = c->dict_on;
     int32_t col = (int32_t)(c - w->cols);
     size_t room, hl, stored;
@@ -442,9 +448,9 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
 
     if (n == 0)
         return UPQ_OK;
-    if (c->max_pages && c->npages >= c->max_pages)
+    if (UPQ_W_PI_PAGES(c) && c->npages >= c->max_pages)
         return upq_w_fail(w, UPQ_ERR_STATE, col, "page index full");
-    if (c->max_pages) {
+    if (UPQ_W_PI_PAGES(c)) {
         mm.min = c->pbytes + (size_t)c->npages * 2u * c->scap;
         mm.max = mm.min + c->scap;
     } else {
@@ -479,7 +485,7 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
         upq_w_bloom_take(c, nv);
 
     /* page index entry */
-    if (c->max_pages) {
+    if (UPQ_W_PI_PAGES(c)) {
         uint32_t p = c->npages;
         upq_page_location *loc = &c->locs[p];
         loc->isset = (1u << UPQ_PAGE_LOCATION_OFFSET) | (1u << UPQ_PAGE_LOCATION_COMPRESSED_PAGE_SIZE) |
@@ -504,7 +510,8 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     }
 
     /* chunk totals */
-    upq_minmax_merge(&c->st, &mm, c->order);
+    if (UPQ_WITH_STATISTICS)
+        upq_minmax_merge(&c->st, &mm, c->order);
     c->nulls += (int64_t)(n - nv);
     c->nans += nans;
     c->num_values += (int64_t)n;
@@ -536,7 +543,8 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
         /* keep room for the last page of the row group */
         size_t total = 0;
         uint32_t k;
-        if (c->chunk_cap - c->chunk_used < c->worst || (c->max_pages && c->npages + 1u >= c->max_pages))
+        if (c->chunk_cap - c->chunk_used < c->worst ||
+            (UPQ_W_PI_PAGES(c) && c->npages + 1u >= c->max_pages))
             w->rg_due = 1;
         if (w->o.row_group_bytes) {
             for (k = 0; k < w->ncols; k++)
@@ -583,7 +591,7 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
 
     /* encrypted: the body is built at pbuf + 16 and sealed there */
     size_t at = UPQ_W_KEY(c) ? 16u : 0u, tail = UPQ_W_KEY(c) ? UPQ_W_CRYPTO_OVER : 0u;
-    if (w->o.codec != UPQ_CODEC_UNCOMPRESSED) {
+    if (UPQ_W_COMPRESSING(w)) {
         st = upq_compress(w->o.codec, c->dict, c->dict_bytes, w->pbuf + at, w->pbuf_cap - tail,
                           &stored, &w->arena);
         if (st != UPQ_OK)
@@ -593,7 +601,7 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
     }
     if (UPQ_W_KEY(c)) {
         size_t ml = 0;
-        if (w->o.codec == UPQ_CODEC_UNCOMPRESSED) {
+        if (!UPQ_W_COMPRESSING(w)) {
             if (stored > w->pbuf_cap - tail)
                 return upq_w_fail(w, UPQ_ERR_STATE, col, "dictionary larger than its buffer");
             upq_memcpy(w->pbuf + 16, c->dict, stored);
@@ -630,7 +638,7 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
                                        (1u << UPQ_DICTIONARY_PAGE_HEADER_ENCODING);
     ph->dictionary_page_header.num_values = (int32_t)c->dict_n;
     ph->dictionary_page_header.encoding =
-        w->o.data_page_v2 ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY;
+        UPQ_W_V2(w) ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY;
     st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf + at, w->hbuf_cap - at - tail, hdr_len);
     if (st != UPQ_OK)
         return upq_w_fail(w, UPQ_ERR_STATE, col, "dictionary page header larger than its bound");

@@ -1,8 +1,11 @@
 /*
- * A build with UPQ_WITH_CRYPTO, UPQ_WITH_BLOOM and UPQ_WITH_VARIANT off (the
- * -min sets of make size, on the host): encryption and bloom filters asked of
- * such a build at run time give UPQ_ERR_UNSUPPORTED, and what it can still do
- * works (a plaintext-footer file's unencrypted columns).
+ * A build with UPQ_WITH_CRYPTO, UPQ_WITH_BLOOM, UPQ_WITH_VARIANT,
+ * UPQ_WITH_PAGE_INDEX, UPQ_WITH_DATA_PAGE_V2 and UPQ_WITH_STATISTICS off (the
+ * -min sets of make size, on the host): encryption, bloom filters, room for a
+ * page index, DATA_PAGE_V2 and statistics' bound length asked of such a build
+ * at run time give UPQ_ERR_UNSUPPORTED, and what it can still do works (a
+ * plaintext-footer file's unencrypted columns; a file written without page
+ * index and statistics, read back).
  *
  *   options_off PARQUET_TESTING_DIR
  *
@@ -18,8 +21,9 @@
 #include "uparquet/writer.h"
 #include "posix/io_posix.h"
 
-#if UPQ_WITH_CRYPTO || UPQ_WITH_BLOOM || UPQ_WITH_VARIANT
-#error "options_off is built with the three options off"
+#if UPQ_WITH_CRYPTO || UPQ_WITH_BLOOM || UPQ_WITH_VARIANT || UPQ_WITH_PAGE_INDEX || \
+    UPQ_WITH_DATA_PAGE_V2 || UPQ_WITH_STATISTICS
+#error "options_off is built with the -min sets' options off"
 #endif
 
 static unsigned passed, failed;
@@ -132,6 +136,138 @@ static void writing(void)
     o.ncolumns = 1;
     st = upq_writer_workspace_size(el, n, &o, 4, &need);
     check(st == UPQ_ERR_UNSUPPORTED, "a bloom filter asked of the writer: UPQ_ERR_UNSUPPORTED", st);
+
+    memset(&o, 0, sizeof o);
+    o.stats_max_binary = 16;
+    st = upq_writer_workspace_size(el, n, &o, 4, &need);
+    check(st == UPQ_ERR_UNSUPPORTED,
+          "statistics' bound length asked of the writer: UPQ_ERR_UNSUPPORTED", st);
+    o.no_statistics = 1;
+    st = upq_writer_workspace_size(el, n, &o, 4, &need);
+    check(st == UPQ_OK, "stats_max_binary with no_statistics is accepted", st);
+
+    memset(&o, 0, sizeof o);
+    o.data_page_v2 = 1;
+    st = upq_writer_workspace_size(el, n, &o, 4, &need);
+    check(st == UPQ_ERR_UNSUPPORTED, "DATA_PAGE_V2 asked of the writer: UPQ_ERR_UNSUPPORTED", st);
+}
+
+/* ---- a file in memory ---- */
+
+static uint8_t file[1 << 16];
+static size_t file_len;
+
+static upq_status mem_write(void *ctx, const void *buf, size_t len, size_t *written)
+{
+    (void)ctx;
+    if (len > sizeof file - file_len)
+        return UPQ_ERR_IO;
+    memcpy(file + file_len, buf, len);
+    file_len += len;
+    *written = len;
+    return UPQ_OK;
+}
+
+static upq_status mem_read(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    (void)ctx;
+    if (off > file_len)
+        return UPQ_ERR_IO;
+    if (len > file_len - off)
+        len = file_len - (size_t)off;
+    memcpy(buf, file + off, len);
+    *got = len;
+    return UPQ_OK;
+}
+
+/* Without UPQ_WITH_PAGE_INDEX and UPQ_WITH_STATISTICS: room for a page index
+ * is refused; by default the file has neither (like no_page_index and
+ * no_statistics) and reads back, and checkpoints still work. */
+static void page_index(void)
+{
+    static uint64_t warena[1 << 13];
+    static upq_writer w;
+    upq_schema_element el[2];
+    upq_schema_builder b;
+    upq_writer_opts o;
+    upq_sink sink;
+    upq_io io;
+    upq_batch bt;
+    int32_t v, got[64];
+    uint32_t n = 0, c, rg;
+    size_t need = 0, total = 0;
+    int indexed = 0, stats = 0;
+    upq_status st;
+
+    upq_sb_init(&b, el, 2, "m");
+    upq_sb_column(&b, "x", UPQ_REP_REQUIRED, UPQ_TYPE_INT32, 0, (const upq_logical_type *)0);
+    upq_sb_finish(&b, &n);
+    memset(&o, 0, sizeof o);
+    o.max_pages = 8;
+    st = upq_writer_workspace_size(el, n, &o, 4, &need);
+    check(st == UPQ_ERR_UNSUPPORTED,
+          "room for a page index asked of the writer: UPQ_ERR_UNSUPPORTED", st);
+    o.no_page_index = 1;
+    st = upq_writer_workspace_size(el, n, &o, 4, &need);
+    check(st == UPQ_OK, "max_pages with no_page_index is accepted", st);
+
+    memset(&o, 0, sizeof o);
+    o.page_size = 64;
+    o.row_group_rows = 20;
+    o.checkpoint = 1;
+    memset(&sink, 0, sizeof sink);
+    sink.write = mem_write;
+    file_len = 0;
+    st = upq_writer_init(&w, &sink, el, n, warena, sizeof warena, &o);
+    check(st == UPQ_OK, "a default writer starts", st);
+    if (st != UPQ_OK)
+        return;
+    for (v = 0; v < 50 && st == UPQ_OK; v++) {
+        st = upq_writer_set(&w, 0, &v);
+        if (st == UPQ_OK)
+            st = upq_writer_end_row(&w);
+    }
+    if (st == UPQ_OK)
+        st = upq_writer_close(&w);
+    check(st == UPQ_OK, "50 rows written in three row groups with checkpoints", st);
+    if (st != UPQ_OK)
+        return;
+
+    memset(&io, 0, sizeof io);
+    io.read_at = mem_read;
+    io.size = file_len;
+    upq_reader_init(&r, &io, arena, sizeof arena, (const upq_reader_opts *)0);
+    st = upq_reader_open(&r);
+    check(st == UPQ_OK, "the file opens", st);
+    if (st != UPQ_OK)
+        return;
+    check(upq_reader_metadata(&r)->row_groups.n == 3, "three row groups",
+          (int)upq_reader_metadata(&r)->row_groups.n);
+    for (rg = 0; rg < upq_reader_metadata(&r)->row_groups.n; rg++) {
+        const upq_column_chunk *ch = upq_reader_chunk(&r, rg, 0);
+        if (!ch || UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_OFFSET_INDEX_OFFSET) ||
+            UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_COLUMN_INDEX_OFFSET))
+            indexed++;
+        if (!ch || UPQ_ISSET(ch->meta_data, UPQ_COLUMN_METADATA_STATISTICS))
+            stats++;
+        st = upq_column_open(&col, &r, rg, 0);
+        for (c = 0; st == UPQ_OK;) {
+            memset(&bt, 0, sizeof bt);
+            bt.values = got;
+            bt.cap = 64;
+            st = upq_column_read(&col, &bt);
+            for (c = 0; c < bt.values_n; c++)
+                if (got[c] != (int32_t)(total + c))
+                    indexed += 100;
+            total += bt.values_n;
+            if (st == UPQ_OK && bt.levels == 0)
+                break;
+        }
+        upq_column_close(&col);
+    }
+    check(indexed == 0 && total == 50, "no chunk has a page index, and the values read back",
+          indexed);
+    check(stats == 0, "no chunk has statistics", stats);
 }
 
 int main(int argc, char **argv)
@@ -142,6 +278,7 @@ int main(int argc, char **argv)
     }
     reading(argv[1]);
     writing();
+    page_index();
     printf("%u passed, %u failed\n", passed, failed);
     return failed ? 1 : 0;
 }

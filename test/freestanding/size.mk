@@ -16,7 +16,8 @@
 # Configurations, and the object set each is compiled as:
 #   reader-min   min-r  PLAIN, dictionary, RLE; UNCOMPRESSED and SNAPPY; no CRC, no
 #                       upq_strerror names
-#   writer-min   min-w  PLAIN, dictionary, RLE; UNCOMPRESSED; no CRC, no names
+#   writer-min   min-w  PLAIN, dictionary, RLE; UNCOMPRESSED; no CRC, no names; no
+#                       statistics, page index or DATA_PAGE_V2 written
 #   reader-full, writer-full, everything
 #                full   every option by default, every fetched package
 # A new UPQ_WITH_* module is on in `full` by default and off in the -min sets
@@ -29,7 +30,8 @@ SIZE_CHECK_TARGETS := cortex-m4
 
 SIZE_MIN_OFF := -DUPQ_WITH_DELTA=0 -DUPQ_WITH_BSS=0 -DUPQ_WITH_CRC=0 -DUPQ_CRC32_TABLE=0 \
                 -DUPQ_WITH_LZ4=0 -DUPQ_WITH_ZSTD=0 -DUPQ_WITH_GZIP=0 -DUPQ_WITH_CRYPTO=0 \
-                -DUPQ_WITH_BLOOM=0 -DUPQ_WITH_VARIANT=0 -DUPQ_NO_ERRSTR=1
+                -DUPQ_WITH_BLOOM=0 -DUPQ_WITH_VARIANT=0 -DUPQ_WITH_PAGE_INDEX=0 \
+                -DUPQ_WITH_DATA_PAGE_V2=0 -DUPQ_WITH_STATISTICS=0 -DUPQ_NO_ERRSTR=1
 SIZE_DEFS.full = $(CODEC_DEFS)
 SIZE_DEFS.min-r = $(SIZE_MIN_OFF) -DUPQ_WITH_WRITER=0
 SIZE_DEFS.min-w = $(SIZE_MIN_OFF) -DUPQ_WITH_SNAPPY=0
@@ -127,8 +129,9 @@ $(SIZE_FIXTURE).o: test/freestanding/stack_fixture.c
 	@mkdir -p $(dir $@)
 	$(TCC.cortex-m4) $(CM4_CFLAGS) -c $< -o $@
 
-# The -min sets' options on the host: encryption and bloom filters asked of
-# such a build give UPQ_ERR_UNSUPPORTED (test/freestanding/options_off.c).
+# The -min sets' options on the host: encryption, bloom filters, a page
+# index, statistics' bounds and DATA_PAGE_V2 asked of such a build give
+# UPQ_ERR_UNSUPPORTED (test/freestanding/options_off.c).
 SIZE_OPTIONS_OFF := $(SIZE)/host/options_off
 $(SIZE_OPTIONS_OFF): test/freestanding/options_off.c $(LIB_SRC) port/posix/io_posix.c \
         $(wildcard core/include/uparquet/*.h core/*.h) test/freestanding/size.mk

@@ -7,7 +7,9 @@
 #
 # The rule per configuration:
 #   reader-min, writer-min   the fixed lists below: what a small reader (footer,
-#                            rows, columns) or a row-wise logger calls;
+#                            rows, columns) or a row-wise logger calls (a
+#                            logger sets values a row at a time: not the
+#                            column-wise upq_writer_write_column);
 #   reader-full              every function declared in a public header except
 #                            the writer's (writer.h, encode.h);
 #   writer-full              every function declared in a public header except
@@ -30,7 +32,7 @@ reader_min="upq_reader_init upq_reader_open upq_reader_metadata upq_reader_schem
   upq_strerror upq_arena_needed"
 writer_min="upq_sb_init upq_sb_group upq_sb_end upq_sb_column upq_sb_finish upq_lt_string
   upq_lt_timestamp upq_writer_workspace_size upq_writer_init upq_writer_set upq_writer_set_null
-  upq_writer_end_row upq_writer_write_column upq_writer_poll upq_writer_flush upq_writer_close
+  upq_writer_end_row upq_writer_poll upq_writer_flush upq_writer_close
   upq_writer_rows upq_writer_rows_durable upq_writer_error upq_strerror upq_arena_needed"
 
 # Function names declared in the given headers (comments removed first).

@@ -23,6 +23,18 @@
  * UPQ_WITH_BSS               1        BYTE_STREAM_SPLIT, read and written (likewise)
  * UPQ_WITH_CRC               1        page CRC32: checked by the reader, written by the
  *                                     writer (0: neither; the CRC table goes too)
+ * UPQ_WITH_STATISTICS        1        min/max/null/NaN statistics of pages and chunks written
+ *                                     by the writer (0: files without, as with
+ *                                     no_statistics; stats_max_binary given without
+ *                                     no_statistics gives UPQ_ERR_UNSUPPORTED; needs
+ *                                     UPQ_WITH_PAGE_INDEX 0, the ColumnIndex being
+ *                                     made of page statistics)
+ * UPQ_WITH_DATA_PAGE_V2      1        DATA_PAGE_V2 written by the writer (0: data_page_v2
+ *                                     gives UPQ_ERR_UNSUPPORTED; v2 pages are still read)
+ * UPQ_WITH_PAGE_INDEX        1        ColumnIndex / OffsetIndex written by the writer (0:
+ *                                     files without one, as with no_page_index; a
+ *                                     writer given max_pages without no_page_index
+ *                                     gives UPQ_ERR_UNSUPPORTED)
  * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
  *                            little-endian AArch64 and ARMv7-A with NEON
  * UPQ_CRC32_TABLE            1        table-driven CRC32 (1 KB .rodata) vs bitwise
@@ -75,6 +87,15 @@
 #endif
 #ifndef UPQ_WITH_VARIANT
 #define UPQ_WITH_VARIANT 1
+#endif
+#ifndef UPQ_WITH_PAGE_INDEX
+#define UPQ_WITH_PAGE_INDEX 1
+#endif
+#ifndef UPQ_WITH_DATA_PAGE_V2
+#define UPQ_WITH_DATA_PAGE_V2 1
+#endif
+#ifndef UPQ_WITH_STATISTICS
+#define UPQ_WITH_STATISTICS 1
 #endif
 #ifndef UPQ_WITH_DELTA
 #define UPQ_WITH_DELTA 1

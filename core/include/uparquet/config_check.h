@@ -17,6 +17,9 @@
 #if UPQ_THRIFT_MAX_LIST < 1 || UPQ_THRIFT_MAX_BINARY < 1
 #error "uparquet: Thrift limits must be positive"
 #endif
+#if UPQ_WITH_PAGE_INDEX && !UPQ_WITH_STATISTICS
+#error "uparquet: UPQ_WITH_PAGE_INDEX needs UPQ_WITH_STATISTICS (a ColumnIndex is page statistics)"
+#endif
 #if UPQ_WITH_NEON && !(defined(__ARM_NEON) || defined(__ARM_NEON__))
 #error "uparquet: UPQ_WITH_NEON=1 needs a NEON target (aarch64, or ARMv7-A with -mfpu=neon)"
 #endif
