@@ -18,6 +18,8 @@
 #                       upq_strerror names
 #   writer-min   min-w  PLAIN, dictionary, RLE; UNCOMPRESSED; no CRC, no names; no
 #                       statistics, page index or DATA_PAGE_V2 written
+#   writer-stats min-ws writer-min's entry points with statistics and the page
+#                       index written: what those two options cost
 #   reader-full, writer-full, everything
 #                full   every option by default, every fetched package
 # A new UPQ_WITH_* module is on in `full` by default and off in the -min sets
@@ -25,7 +27,7 @@
 
 SIZE := $(BUILD)/size
 SIZE_TARGETS := cortex-m4 cortex-m0plus
-SIZE_CONFIGS := reader-min reader-full writer-min writer-full everything
+SIZE_CONFIGS := reader-min reader-full writer-min writer-stats writer-full everything
 SIZE_CHECK_TARGETS := cortex-m4
 
 SIZE_MIN_OFF := -DUPQ_WITH_DELTA=0 -DUPQ_WITH_BSS=0 -DUPQ_WITH_CRC=0 -DUPQ_CRC32_TABLE=0 \
@@ -35,8 +37,11 @@ SIZE_MIN_OFF := -DUPQ_WITH_DELTA=0 -DUPQ_WITH_BSS=0 -DUPQ_WITH_CRC=0 -DUPQ_CRC32
 SIZE_DEFS.full = $(CODEC_DEFS)
 SIZE_DEFS.min-r = $(SIZE_MIN_OFF) -DUPQ_WITH_WRITER=0
 SIZE_DEFS.min-w = $(SIZE_MIN_OFF) -DUPQ_WITH_SNAPPY=0
+SIZE_DEFS.min-ws = $(filter-out -DUPQ_WITH_PAGE_INDEX=0 -DUPQ_WITH_STATISTICS=0,$(SIZE_MIN_OFF)) \
+                   -DUPQ_WITH_SNAPPY=0
 SIZE_SET.reader-min := min-r
 SIZE_SET.writer-min := min-w
+SIZE_SET.writer-stats := min-ws
 SIZE_SET.reader-full := full
 SIZE_SET.writer-full := full
 SIZE_SET.everything := full
@@ -61,7 +66,7 @@ $$(SIZE)/$(1)/$(2)/libuparquet.a: $$(SIZE_OBJ.$(1).$(2))
 	$$(TAR.$(1)) rcs $$@ $$^
 endif
 endef
-$(foreach t,$(SIZE_TARGETS),$(foreach s,full min-r min-w,$(eval $(call upq_size_set,$(t),$(s)))))
+$(foreach t,$(SIZE_TARGETS),$(foreach s,full min-r min-w min-ws,$(eval $(call upq_size_set,$(t),$(s)))))
 
 # $(call upq_size_image,TARGET,CONFIG)
 define upq_size_image

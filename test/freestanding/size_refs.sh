@@ -6,7 +6,8 @@
 #   size_refs.sh CONFIG NM LIB OUT.c [OUT.list]
 #
 # The rule per configuration:
-#   reader-min, writer-min   the fixed lists below: what a small reader (footer,
+#   reader-min, writer-min (and writer-stats, writer-min with more options)
+#                            the fixed lists below: what a small reader (footer,
 #                            rows, columns) or a row-wise logger calls (a
 #                            logger sets values a row at a time: not the
 #                            column-wise upq_writer_write_column);
@@ -57,7 +58,7 @@ headers_except() {
 
 case $cfg in
 reader-min) names=$(echo "$reader_min" | tr -s ' \n' '\n' | sort -u) ;;
-writer-min) names=$(echo "$writer_min" | tr -s ' \n' '\n' | sort -u) ;;
+writer-min | writer-stats) names=$(echo "$writer_min" | tr -s ' \n' '\n' | sort -u) ;;
 # shellcheck disable=SC2046
 reader-full) names=$(declared $(headers_except writer.h encode.h)) ;;
 # shellcheck disable=SC2046
