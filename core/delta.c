@@ -211,8 +211,12 @@ upq_status upq_delta_get64(upq_delta_dec *d, uint64_t *out, size_t n)
 
 upq_status upq_delta_skip(upq_delta_dec *d, size_t n)
 {
-    uint32_t tmp[CHUNK];
-    uint64_t tmp64[CHUNK];
+    /* one scratch for either width: this frame sits under the row reader's
+     * deepest call chain (DELTA_BYTE_ARRAY skips through it) */
+    union {
+        uint32_t w32[CHUNK];
+        uint64_t w64[CHUNK];
+    } tmp;
     if (n > d->left)
         return UPQ_ERR_CORRUPT;
     if (n && d->first_pending) {
@@ -238,11 +242,11 @@ upq_status upq_delta_skip(upq_delta_dec *d, size_t n)
             if (k > CHUNK)
                 k = CHUNK;
             if (bw <= 32) {
-                UPQ_K(unpack32)(d->mini + bit / 8u, bit % 8u, tmp, bw, k);
-                sum = UPQ_K(sum32)(tmp, k);
+                UPQ_K(unpack32)(d->mini + bit / 8u, bit % 8u, tmp.w32, bw, k);
+                sum = UPQ_K(sum32)(tmp.w32, k);
             } else {
-                UPQ_K(unpack64)(d->mini + bit / 8u, bit % 8u, tmp64, bw, k);
-                sum = UPQ_K(sum64)(tmp64, k);
+                UPQ_K(unpack64)(d->mini + bit / 8u, bit % 8u, tmp.w64, bw, k);
+                sum = UPQ_K(sum64)(tmp.w64, k);
             }
         }
         /* a 32-bit column keeps the low half, which wraps the same way */
