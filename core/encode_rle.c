@@ -24,7 +24,15 @@
 
 enum { IN_BOOL, IN_U16, IN_U32 };
 
-UPQ_INLINE uint32_t load(const void *v, size_t i, int kind)
+/* The loads out of line in a size-optimised build (-Os: 0.26 KB less on
+ * Cortex-M4, a call per value), inline otherwise. */
+#ifdef __OPTIMIZE_SIZE__
+#define RLE_FN static
+#else
+#define RLE_FN UPQ_INLINE
+#endif
+
+RLE_FN uint32_t load(const void *v, size_t i, int kind)
 {
     if (kind == IN_BOOL)
         return ((const uint8_t *)v)[i] != 0;
@@ -33,7 +41,7 @@ UPQ_INLINE uint32_t load(const void *v, size_t i, int kind)
     return ((const uint32_t *)v)[i];
 }
 
-UPQ_INLINE int all_equal(const void *v, size_t i, size_t k, int kind)
+RLE_FN int all_equal(const void *v, size_t i, size_t k, int kind)
 {
     uint32_t first = load(v, i, kind);
     size_t j;
