@@ -32,29 +32,29 @@
 
 /* ---- errors --------------------------------------------------------------- */
 
-static void set_err(upq_writer *w, upq_status st, int32_t column, const char *what)
+static void set_err(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
 {
     w->err.status = st;
-    w->err.what = what;
+    w->err.what = UPQ_W_WHAT_VALUE;
     w->err.column = column;
     w->err.offset = UINT64_MAX;
     w->err.row_group = -1;
 }
 
-upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column, const char *what)
+upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
 {
-    set_err(w, st, column, what);
+    set_err(w, st, column UPQ_W_WHAT(what));
     w->failed = st;
     return st;
 }
 
 /* An input error: reported, but the writer stays usable (nothing was taken). */
-static upq_status bad_input_(upq_writer *w, upq_status st, int32_t column, const char *what)
+static upq_status bad_input_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
 {
-    set_err(w, st, column, what);
+    set_err(w, st, column UPQ_W_WHAT(what));
     return st;
 }
-#define bad_input(w, st, column, what) bad_input_(w, st, column, UPQ_MSG(what))
+#define bad_input(w, st, column, what) bad_input_(w, st, column UPQ_W_WHAT(what))
 
 /* ---- the schema's leaves ---------------------------------------------------- */
 

@@ -68,8 +68,18 @@ UPQ_INLINE size_t upq_w_align8(size_t n)
 
 /* Records an error; final ones (every status but input errors) stick. The
  * text goes through UPQ_MSG: "" in a UPQ_NO_ERRSTR build. */
-upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column, const char *what);
-#define upq_w_fail(w, st, column, what) upq_w_fail_(w, st, column, UPQ_MSG(what))
+#if UPQ_NO_ERRSTR
+/* No text to pass: one argument less at each of the many call sites. */
+#define UPQ_W_WHAT_PARAM
+#define UPQ_W_WHAT(text)
+#define UPQ_W_WHAT_VALUE ""
+#else
+#define UPQ_W_WHAT_PARAM , const char *what
+#define UPQ_W_WHAT(text) , (text)
+#define UPQ_W_WHAT_VALUE what
+#endif
+upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM);
+#define upq_w_fail(w, st, column, what) upq_w_fail_(w, st, column UPQ_W_WHAT(what))
 
 /* ---- writer_page.c ---------------------------------------------------------- */
 
