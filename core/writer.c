@@ -332,7 +332,7 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
         if (c->scap == 0)
             c->order = UPQ_SO_NONE;
     }
-    c->max_pages = o->no_page_index ? 0 : o->max_pages;
+    c->max_pages = UPQ_W_NO_PI(w) ? 0 : o->max_pages;
     c->ci_ok = 1;
     if (o->columns && index < o->ncolumns && o->columns[index].bloom)
         return bloom_setup(w, c, index, &o->columns[index]);
@@ -449,7 +449,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     for (pass = 0; pass < 3; pass++) {
         if (pass == 2 && direct) {
             w->o.chunk_size = 0;
-            w->o.max_pages = w->o.no_page_index ? 0u : 1u;
+            w->o.max_pages = UPQ_W_NO_PI(w) ? 0u : 1u;
         } else if (pass == 2) {
             if (!w->o.chunk_size) {
                 size_t cs = 4u * (size_t)w->o.page_size;
@@ -461,7 +461,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
             } else if (w->o.chunk_size < worst) {
                 return upq_w_fail(w, UPQ_ERR_INVAL, -1, "chunk_size smaller than one page");
             }
-            if (!w->o.no_page_index && !w->o.max_pages)
+            if (!UPQ_W_NO_PI(w) && !w->o.max_pages)
                 w->o.max_pages = 2u * (w->o.chunk_size / w->o.page_size) + 2u;
             if (w->o.max_pages == 1)
                 w->o.max_pages = 2; /* a page, and room for the last one */
@@ -530,7 +530,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
                 continue;
             }
             c->worst = wc;
-            c->max_pages = w->o.no_page_index ? 0 : w->o.max_pages;
+            c->max_pages = UPQ_W_NO_PI(w) ? 0 : w->o.max_pages;
             col_take(t, c, it.depth);
             if (direct && UPQ_W_COMPRESSING(w))
                 c->chunk_cap = worst; /* the shared buffer, taken below */
