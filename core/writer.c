@@ -41,7 +41,7 @@ static void set_err(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARA
     w->err.row_group = -1;
 }
 
-upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
+UPQ_W_NOINLINE upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
 {
     set_err(w, st, column UPQ_W_WHAT(what));
     w->failed = st;
@@ -49,7 +49,7 @@ upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_P
 }
 
 /* An input error: reported, but the writer stays usable (nothing was taken). */
-static upq_status bad_input_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
+static UPQ_W_NOINLINE upq_status bad_input_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
 {
     set_err(w, st, column UPQ_W_WHAT(what));
     return st;

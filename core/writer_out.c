@@ -93,7 +93,7 @@ static size_t put_int_field(uint8_t *p, unsigned d, unsigned ct, int64_t v)
     return 1 + put_varint(p + 1, zz(v));
 }
 
-static void set_src(upq_writer *w, const uint8_t *p, size_t n)
+static UPQ_W_NOINLINE void set_src(upq_writer *w, const uint8_t *p, size_t n)
 {
     w->src = p;
     w->src_len = n;
