@@ -1059,7 +1059,7 @@ static upq_status bitset_module(upq_writer *w, upq_wcol *c)
     }
 }
 
-static upq_status next_piece(upq_writer *w)
+static UPQ_W_NOINLINE upq_status next_piece(upq_writer *w)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
     upq_status st;
