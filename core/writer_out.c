@@ -22,7 +22,8 @@
 
 #if UPQ_WITH_WRITER
 
-/* Footer generator stages. */
+/* Footer generator stages; those of encrypted footers last, so that a
+ * build without encryption has no switch table entries for them. */
 enum {
     G_HEAD = 0,
     G_SCHEMA,
@@ -35,12 +36,12 @@ enum {
     G_CREATED,
     G_ORDERS,
     G_ORDER_ITEMS,
-    G_ALG,      /* signed plaintext footer: encryption_algorithm */
-    G_SIGNKEY,  /* ... and footer_signing_key_metadata */
     G_STOP,
-    G_CEND,     /* encrypted footer: its tag; plaintext footer: its signature */
     G_TAIL,
     G_DONE,
+    G_ALG,      /* signed plaintext footer: encryption_algorithm */
+    G_SIGNKEY,  /* ... and footer_signing_key_metadata */
+    G_CEND,     /* encrypted footer: its tag; plaintext footer: its signature */
     G_FCM,      /* encrypted footer: FileCryptoMetaData, */
     G_FHEAD     /* then the module's length and nonce */
 };
@@ -597,8 +598,9 @@ upq_status upq_w_rg_finish(upq_writer *w)
         w->rg_comp += c->comp_bytes;
     }
     /* bloom filters after the chunks: the checkpoint footer that follows
-     * them references only bytes written before it */
-    for (i = 0; i < w->ncols; i++) {
+     * them references only bytes written before it (without bloom
+     * filters, bf_hdr stays 0 from chunk_clear) */
+    for (i = 0; UPQ_WITH_BLOOM && i < w->ncols; i++) {
         upq_wcol *c = &w->cols[i];
         c->bf_hdr = 0;
         if (!UPQ_W_BLOOM(c))

@@ -308,8 +308,8 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
     pg->nans = 0;
     if (UPQ_WITH_STATISTICS)
         upq_minmax_page(mm, c->order, c->type, c->type_length, c->vals, nv, vb, &pg->nans);
-    else
-        upq_minmax_reset(mm);
+    else if (UPQ_WITH_PAGE_INDEX)
+        upq_minmax_reset(mm); /* read by the page index entry only */
 
     /* stored form */
     if (!UPQ_W_COMPRESSING(w)) {
