@@ -1031,6 +1031,7 @@ static upq_status index_module(upq_writer *w, const upq_wcol *c, int module, con
     }
 }
 
+#if UPQ_WITH_BLOOM
 /* The bitset of an encrypted column as its own GCM module: length and
  * nonce, the bitset encrypted in place (it is cleared for the next row
  * group anyway), the tag. */
@@ -1060,6 +1061,7 @@ static upq_status bitset_module(upq_writer *w, upq_wcol *c)
         return UPQ_OK;
     }
 }
+#endif
 
 static UPQ_W_NOINLINE upq_status next_piece(upq_writer *w)
 {
@@ -1116,7 +1118,7 @@ static UPQ_W_NOINLINE upq_status next_piece(upq_writer *w)
             w->ostage = UPQ_OS_DICT_HDR;
             return UPQ_OK;
         case UPQ_OS_BF_HDR:
-            if (!c) {
+            if (!UPQ_WITH_BLOOM || !c) {
                 w->ostage = UPQ_OS_CI;
                 w->oc = 0;
                 continue;
@@ -1135,6 +1137,7 @@ static UPQ_W_NOINLINE upq_status next_piece(upq_writer *w)
             if (done)
                 w->ostage = UPQ_OS_BF_BITS;
             return st;
+#if UPQ_WITH_BLOOM
         case UPQ_OS_BF_BITS:
             if (UPQ_W_KEY(c))
                 return bitset_module(w, c);
@@ -1142,6 +1145,7 @@ static UPQ_W_NOINLINE upq_status next_piece(upq_writer *w)
             w->oc++;
             w->ostage = UPQ_OS_BF_HDR;
             return UPQ_OK;
+#endif
         case UPQ_OS_PAGE_BODY:
             /* after the header (still src_len): the body, compressed in the
              * shared buffer or as encoded in w->pbuf */
