@@ -386,8 +386,10 @@ static void col_take(wtake *t, upq_wcol *c, uint32_t path_len)
         c->pnulls = (int64_t *)take(t, mp * sizeof(int64_t));
         c->pbytes = (uint8_t *)take(t, mp * 2u * c->scap);
     }
-    c->st.min = (uint8_t *)take(t, (size_t)c->scap);
-    c->st.max = (uint8_t *)take(t, (size_t)c->scap);
+    if (UPQ_WITH_STATISTICS) {
+        c->st.min = (uint8_t *)take(t, (size_t)c->scap);
+        c->st.max = (uint8_t *)take(t, (size_t)c->scap);
+    }
     c->st.cap = c->scap;
     if (c->max_def)
         c->def_hist = (int64_t *)take(t, ((size_t)c->max_def + 1u) * sizeof(int64_t));
@@ -491,7 +493,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
                 return st;
             c->chunk_cap = w->o.chunk_size;
             if (pass == 0) {
-                if (c->scap > max_scap)
+                if (UPQ_WITH_STATISTICS && c->scap > max_scap)
                     max_scap = c->scap;
                 if (direct && c->max_rep == 0) {
                     /* a flat column holds a level per row, and a required
@@ -546,7 +548,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
         if (n == 0)
             return upq_w_fail(w, UPQ_ERR_INVAL, -1, "schema without columns");
         if (pass == 0) {
-            w->hbuf_cap = hdr == SIZE_MAX ? SIZE_MAX : hdr + upq_w_stats_bounds(max_scap);
+            w->hbuf_cap = hdr == SIZE_MAX ? SIZE_MAX : hdr + UPQ_W_STATS_BOUNDS(max_scap);
             /* encrypted: the header's module framing, and the page module's
              * length and nonce ahead of its body */
             if (UPQ_W_ENCRYPTING(w) && w->hbuf_cap != SIZE_MAX)
@@ -612,7 +614,12 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     if (any_bvals)
         w->bvals = (upq_bytes *)take(t, (size_t)w->lmax * sizeof(upq_bytes));
     {
-        uint8_t *pmin = (uint8_t *)take(t, max_scap), *pmax = (uint8_t *)take(t, max_scap);
+        /* one page's bounds, for statistics without a page index */
+        uint8_t *pmin = (uint8_t *)0, *pmax = (uint8_t *)0;
+        if (UPQ_WITH_STATISTICS) {
+            pmin = (uint8_t *)take(t, max_scap);
+            pmax = (uint8_t *)take(t, max_scap);
+        }
         if (m && t->a && !t->fail) {
             upq_memset(m, 0, sizeof *m);
             m->pst.min = pmin;

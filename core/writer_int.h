@@ -95,6 +95,8 @@ size_t upq_w_header_bound(void);
  * `scap`-byte bounds (0 for none): every field id delta in these structs
  * stays below 16, so each field header is one byte. */
 size_t upq_w_stats_bounds(uint32_t scap);
+/* The same, a constant 0 without statistics (every scap is 0 then). */
+#define UPQ_W_STATS_BOUNDS(scap) (UPQ_WITH_STATISTICS ? upq_w_stats_bounds(scap) : 0u)
 
 /* Bound of a page body (levels and values, before compression) of a column
  * staging `lcap` levels and `vcap` value bytes, and of the page as stored. */

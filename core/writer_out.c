@@ -471,7 +471,7 @@ size_t upq_w_cc_bound(const upq_wcol *c, uint32_t path_len, size_t path_bytes)
 {
     /* the common model's path list is empty: a one-byte header */
     size_t b = list_hdr_len(path_len) - 1u + path_bytes;
-    b += upq_w_stats_bounds(c->scap);
+    b += UPQ_W_STATS_BOUNDS(c->scap);
     if (UPQ_W_BLOOM(c))
         b += (1u + 10u) + (1u + 5u); /* an i64 and an i32 at their widest */
     if (c->max_rep)
