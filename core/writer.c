@@ -412,7 +412,8 @@ static void chunk_clear(upq_wcol *c)
     c->chunk_used = 0;
     c->npages = 0;
     c->ci_ok = 1;
-    upq_minmax_reset(&c->st);
+    if (UPQ_WITH_STATISTICS)
+        upq_minmax_reset(&c->st); /* the chunk statistics, read by them alone */
     c->nulls = c->nans = c->num_values = c->unc_bytes = c->comp_bytes = c->ba_bytes = 0;
     if (c->def_hist)
         upq_memset(c->def_hist, 0, ((size_t)c->max_def + 1u) * sizeof(int64_t));
@@ -671,7 +672,7 @@ upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n
     else
         log = (size_t)max_row_groups * rg;
     total = total > SIZE_MAX - log ? SIZE_MAX : total + log;
-    log = upq_w_align8(upq_compress_workspace(w.o.codec));
+    log = UPQ_W_COMPRESSING(&w) ? upq_w_align8(upq_compress_workspace(w.o.codec)) : 0u;
     total = total > SIZE_MAX - log ? SIZE_MAX : total + log;
     *need = total;
     return total == SIZE_MAX ? UPQ_ERR_LIMIT : UPQ_OK;
@@ -702,7 +703,8 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
     st = setup(w, &t, hdr, (size_t *)0);
     if (st != UPQ_OK)
         return st;
-    codec_ws = upq_w_align8(upq_compress_workspace(w->o.codec));
+    /* 0 for pages stored as they are */
+    codec_ws = UPQ_W_COMPRESSING(w) ? upq_w_align8(upq_compress_workspace(w->o.codec)) : 0u;
     if (t.need > w->arena.cap || w->arena.cap - t.need < codec_ws) {
         w->arena.needed = t.need + codec_ws;
         return upq_w_fail(w, UPQ_ERR_NOMEM, -1, "arena too small for the writer");
