@@ -191,7 +191,8 @@ static upq_status configure(upq_writer *w, const upq_writer_opts *in)
     upq_writer_opts *o = &w->o;
     if (in)
         upq_memcpy(o, in, sizeof *o);
-    if (o->codec != UPQ_CODEC_UNCOMPRESSED && upq_compress_bound(o->codec, 1) == 0)
+    if (o->codec != UPQ_CODEC_UNCOMPRESSED &&
+        (!UPQ_W_CAN_COMPRESS || upq_compress_bound(o->codec, 1) == 0))
         return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
                           o->codec == UPQ_CODEC_ZSTD
                               ? "ZSTD compression is not available (this build only decompresses it)"
@@ -227,11 +228,12 @@ static upq_status configure(upq_writer *w, const upq_writer_opts *in)
         o->page_levels = 65535u;
     if (o->dict_size == 0)
         o->dict_size = o->page_size;
-    if (o->stats_max_binary == 0)
+    /* defaults only the options' own modules read */
+    if ((UPQ_WITH_STATISTICS || UPQ_WITH_CRYPTO) && o->stats_max_binary == 0)
         o->stats_max_binary = DEFAULT_STATS_BINARY;
-    if (o->stats_max_binary > (1u << 20))
+    if ((UPQ_WITH_STATISTICS || UPQ_WITH_CRYPTO) && o->stats_max_binary > (1u << 20))
         o->stats_max_binary = 1u << 20;
-    if (o->bloom_max_bytes == 0)
+    if (UPQ_WITH_BLOOM && o->bloom_max_bytes == 0)
         o->bloom_max_bytes = DEFAULT_BLOOM_MAX;
     if (o->columns && o->ncolumns == 0)
         o->columns = (const upq_column_opts *)0;

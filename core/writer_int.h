@@ -191,8 +191,8 @@ size_t upq_w_path_bytes(size_t len);
 #define UPQ_W_NO_PI(w) (!UPQ_WITH_PAGE_INDEX || (w)->o.no_page_index)
 /* Pages and dictionaries compressed: a constant 0 in a build without a
  * codec that compresses (configure refuses the others). */
-#define UPQ_W_COMPRESSING(w) \
-    ((UPQ_WITH_SNAPPY || UPQ_WITH_LZ4 || UPQ_WITH_GZIP) && (w)->o.codec != UPQ_CODEC_UNCOMPRESSED)
+#define UPQ_W_CAN_COMPRESS (UPQ_WITH_SNAPPY || UPQ_WITH_LZ4 || UPQ_WITH_GZIP)
+#define UPQ_W_COMPRESSING(w) (UPQ_W_CAN_COMPRESS && (w)->o.codec != UPQ_CODEC_UNCOMPRESSED)
 /* Page and chunk statistics: a constant 0 without UPQ_WITH_STATISTICS. */
 #define UPQ_W_STATS(w) (UPQ_WITH_STATISTICS && !(w)->o.no_statistics)
 /* DATA_PAGE_V2 pages: a constant 0 without UPQ_WITH_DATA_PAGE_V2. */

@@ -107,7 +107,7 @@ size_t upq_w_stored_bound(const upq_wcol *c, int32_t codec, int v2)
 {
     size_t l, v, cv;
     bounds(c, &l, &v);
-    if (codec == UPQ_CODEC_UNCOMPRESSED)
+    if (!UPQ_W_CAN_COMPRESS || codec == UPQ_CODEC_UNCOMPRESSED)
         return sadd(l, v);
     if (!v2)
         return cbound(codec, sadd(l, v));
