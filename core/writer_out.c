@@ -117,14 +117,14 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     const upq_wcol *c = &w->cols[ci];
     upq_column_chunk *cc = &m->cc;
     upq_column_metadata *md = &cc->meta_data;
-    uint32_t e, ne = 0, nes = 0;
+    uint32_t e, ne = 0, nes = 0, mset;
     int v2 = UPQ_W_V2(w);
 
     upq_memset(cc, 0, sizeof *cc);
     cc->file_offset = c->chunk_off;
-    UPQ_SET(*cc, UPQ_COLUMN_CHUNK_FILE_OFFSET);
-    UPQ_SET(*cc, UPQ_COLUMN_CHUNK_META_DATA);
-    md->isset = (1u << UPQ_COLUMN_METADATA_TYPE) | (1u << UPQ_COLUMN_METADATA_ENCODINGS) |
+    cc->isset = (1u << UPQ_COLUMN_CHUNK_FILE_OFFSET) | (1u << UPQ_COLUMN_CHUNK_META_DATA);
+    /* md->isset, stored once at the end */
+    mset = (1u << UPQ_COLUMN_METADATA_TYPE) | (1u << UPQ_COLUMN_METADATA_ENCODINGS) |
                 (1u << UPQ_COLUMN_METADATA_PATH_IN_SCHEMA) | (1u << UPQ_COLUMN_METADATA_CODEC) |
                 (1u << UPQ_COLUMN_METADATA_NUM_VALUES) |
                 (1u << UPQ_COLUMN_METADATA_TOTAL_UNCOMPRESSED_SIZE) |
@@ -146,7 +146,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     md->data_page_offset = c->data_off;
     if (c->dict_pages) {
         md->dictionary_page_offset = c->chunk_off;
-        UPQ_SET(*md, UPQ_COLUMN_METADATA_DICTIONARY_PAGE_OFFSET);
+        mset |= 1u << UPQ_COLUMN_METADATA_DICTIONARY_PAGE_OFFSET;
         m->es[nes].isset = 0xEu;
         m->es[nes].page_type = UPQ_PAGE_DICTIONARY;
         m->es[nes].encoding = v2 ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY;
@@ -168,7 +168,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     md->encoding_stats.n = nes;
     if (UPQ_W_STATS(w)) {
         upq_statistics *s = &md->statistics;
-        UPQ_SET(*md, UPQ_COLUMN_METADATA_STATISTICS);
+        mset |= 1u << UPQ_COLUMN_METADATA_STATISTICS;
         s->null_count = c->nulls;
         UPQ_SET(*s, UPQ_STATISTICS_NULL_COUNT);
         if (c->st.has && c->st.min_ok) {
@@ -192,28 +192,30 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     }
     if (c->type == UPQ_TYPE_BYTE_ARRAY || c->def_hist || c->rep_hist) {
         upq_size_statistics *z = &md->size_statistics;
-        UPQ_SET(*md, UPQ_COLUMN_METADATA_SIZE_STATISTICS);
+        uint32_t zset = 0; /* z->isset, stored once */
+        mset |= 1u << UPQ_COLUMN_METADATA_SIZE_STATISTICS;
         if (c->type == UPQ_TYPE_BYTE_ARRAY) {
             z->unencoded_byte_array_data_bytes = c->ba_bytes;
-            UPQ_SET(*z, UPQ_SIZE_STATISTICS_UNENCODED_BYTE_ARRAY_DATA_BYTES);
+            zset |= 1u << UPQ_SIZE_STATISTICS_UNENCODED_BYTE_ARRAY_DATA_BYTES;
         }
         if (c->rep_hist) {
             z->repetition_level_histogram.v = c->rep_hist;
             z->repetition_level_histogram.n = (uint32_t)c->max_rep + 1u;
-            UPQ_SET(*z, UPQ_SIZE_STATISTICS_REPETITION_LEVEL_HISTOGRAM);
+            zset |= 1u << UPQ_SIZE_STATISTICS_REPETITION_LEVEL_HISTOGRAM;
         }
         if (c->def_hist) {
             z->definition_level_histogram.v = c->def_hist;
             z->definition_level_histogram.n = (uint32_t)c->max_def + 1u;
-            UPQ_SET(*z, UPQ_SIZE_STATISTICS_DEFINITION_LEVEL_HISTOGRAM);
+            zset |= 1u << UPQ_SIZE_STATISTICS_DEFINITION_LEVEL_HISTOGRAM;
         }
+        z->isset = zset;
     }
     if (UPQ_W_BLOOM(c)) {
         md->bloom_filter_offset = c->bf_off;
         md->bloom_filter_length = c->bf_hdr + (int32_t)c->bloom_bytes +
                                   (UPQ_W_KEY(c) ? (int32_t)UPQ_W_CRYPTO_OVER : 0);
-        UPQ_SET(*md, UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET);
-        UPQ_SET(*md, UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH);
+        mset |= 1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET;
+        mset |= 1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH;
     }
     if (UPQ_W_PI_PAGES(c)) {
         cc->offset_index_offset = c->oi_off;
@@ -227,6 +229,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
             UPQ_SET(*cc, UPQ_COLUMN_CHUNK_COLUMN_INDEX_LENGTH);
         }
     }
+    md->isset = mset;
     return UPQ_W_KEY(c) ? crypt_cc(w, ci) : UPQ_OK;
 }
 
