@@ -64,9 +64,8 @@ static upq_schema_element *add(upq_schema_builder *b, const char *name, int32_t 
     e = &b->elems[b->n];
     upq_memset(e, 0, sizeof *e);
     e->name = name_bytes(name);
-    UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_NAME);
     e->repetition_type = repetition;
-    UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_REPETITION_TYPE);
+    e->isset = (1u << UPQ_SCHEMA_ELEMENT_NAME) | (1u << UPQ_SCHEMA_ELEMENT_REPETITION_TYPE);
     b->elems[b->open[b->depth]].num_children++;
     b->last = b->n++;
     return e;
