@@ -32,8 +32,16 @@ UPQ_INLINE void upq_wb_init(upq_wbuf *w, uint8_t *p, size_t cap)
 }
 
 /* Claims the next k bytes: where to write them, or NULL when they do not fit
- * (they are counted all the same). */
-UPQ_INLINE uint8_t *upq_wb_take(upq_wbuf *w, size_t k)
+ * (they are counted all the same). Out of line in a size-optimised build
+ * (defined in encode_values.c): inlined, every claim costs ~30 bytes. */
+#ifdef __OPTIMIZE_SIZE__
+uint8_t *upq_wb_take(upq_wbuf *w, size_t k);
+#define UPQ_WB_TAKE_FN
+#else
+#define UPQ_WB_TAKE_FN UPQ_INLINE
+#endif
+#if !defined(__OPTIMIZE_SIZE__) || defined(UPQ_WB_TAKE_HERE)
+UPQ_WB_TAKE_FN uint8_t *upq_wb_take(upq_wbuf *w, size_t k)
 {
     uint8_t *at = (uint8_t *)0;
     if (k > SIZE_MAX - w->pos) {
@@ -46,6 +54,7 @@ UPQ_INLINE uint8_t *upq_wb_take(upq_wbuf *w, size_t k)
     w->pos += k;
     return at;
 }
+#endif
 
 /* ULEB128 of v into p (room for 10 bytes); returns the bytes written. */
 UPQ_INLINE unsigned upq_put_uleb(uint8_t *p, uint64_t v)

@@ -55,6 +55,13 @@ void upq_enc_plain(upq_wbuf *w, int32_t physical_type, int32_t type_length, cons
     if (!o)
         return;
     switch (physical_type) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* a little-endian host holds numbers in PLAIN's byte order already */
+    case UPQ_TYPE_INT32:
+    case UPQ_TYPE_FLOAT:
+    case UPQ_TYPE_INT64:
+    case UPQ_TYPE_DOUBLE:
+#else
     case UPQ_TYPE_INT32:
     case UPQ_TYPE_FLOAT: {
         /* integers and floats alike as their bits */
@@ -82,10 +89,11 @@ void upq_enc_plain(upq_wbuf *w, int32_t physical_type, int32_t type_length, cons
         }
         break;
     }
+#endif
     case UPQ_TYPE_INT96:
         /* upq_int96 holds the value's 12 bytes in file order */
         if (n)
-            upq_memcpy(o, values, n * 12u);
+            upq_memcpy(o, values, n * width);
         break;
     default: {
         const upq_bytes *v = (const upq_bytes *)values;

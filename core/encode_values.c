@@ -2,6 +2,7 @@
  * The encoders' public entry points: checks the encoding/type pair and the
  * values, picks the encoder, and computes the size bounds.
  */
+#define UPQ_WB_TAKE_HERE /* the out-of-line upq_wb_take, if any */
 #include "encode.h"
 #include "upq_internal.h"
 

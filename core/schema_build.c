@@ -64,9 +64,8 @@ static upq_schema_element *add(upq_schema_builder *b, const char *name, int32_t 
     e = &b->elems[b->n];
     upq_memset(e, 0, sizeof *e);
     e->name = name_bytes(name);
-    UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_NAME);
     e->repetition_type = repetition;
-    UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_REPETITION_TYPE);
+    e->isset = (1u << UPQ_SCHEMA_ELEMENT_NAME) | (1u << UPQ_SCHEMA_ELEMENT_REPETITION_TYPE);
     b->elems[b->open[b->depth]].num_children++;
     b->last = b->n++;
     return e;
@@ -190,35 +189,30 @@ static upq_status annotate(upq_schema_element *e, const upq_logical_type *lt)
         UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_PRECISION);
         break;
     }
-    case UPQ_LOGICAL_TYPE_TIME: {
-        int u = upq_time_unit_kind(&lt->u.time.unit);
-        if (u == 0 || t != (u == UPQ_TIME_UNIT_MILLIS ? UPQ_TYPE_INT32 : UPQ_TYPE_INT64))
-            return UPQ_ERR_INVAL;
-        /* the legacy types only ever meant UTC-adjusted values */
-        if (lt->u.time.is_adjusted_to_utc && u != UPQ_TIME_UNIT_NANOS)
-            set_converted(e, u == UPQ_TIME_UNIT_MILLIS ? UPQ_CONVERTED_TIME_MILLIS
-                                                       : UPQ_CONVERTED_TIME_MICROS);
-        break;
-    }
+    case UPQ_LOGICAL_TYPE_TIME:
     case UPQ_LOGICAL_TYPE_TIMESTAMP: {
-        int u = upq_time_unit_kind(&lt->u.timestamp.unit);
-        if (u == 0 || t != UPQ_TYPE_INT64)
+        int time = k == UPQ_LOGICAL_TYPE_TIME;
+        int u = upq_time_unit_kind(time ? &lt->u.time.unit : &lt->u.timestamp.unit);
+        if (u == 0 ||
+            t != (time && u == UPQ_TIME_UNIT_MILLIS ? UPQ_TYPE_INT32 : UPQ_TYPE_INT64))
             return UPQ_ERR_INVAL;
-        if (lt->u.timestamp.is_adjusted_to_utc && u != UPQ_TIME_UNIT_NANOS)
-            set_converted(e, u == UPQ_TIME_UNIT_MILLIS ? UPQ_CONVERTED_TIMESTAMP_MILLIS
-                                                       : UPQ_CONVERTED_TIMESTAMP_MICROS);
+        /* the legacy types only ever meant UTC-adjusted values, in millis or
+         * micros */
+        if ((time ? lt->u.time.is_adjusted_to_utc : lt->u.timestamp.is_adjusted_to_utc) &&
+            u != UPQ_TIME_UNIT_NANOS)
+            set_converted(e, (time ? UPQ_CONVERTED_TIME_MILLIS : UPQ_CONVERTED_TIMESTAMP_MILLIS) +
+                                 (u - UPQ_TIME_UNIT_MILLIS));
         break;
     }
     case UPQ_LOGICAL_TYPE_INTEGER: {
         int bw = lt->u.integer.bit_width, sg = lt->u.integer.is_signed != 0;
-        int32_t ct;
-        if (bw != 8 && bw != 16 && bw != 32 && bw != 64)
+        /* 8, 16, 32 or 64 bits: a power of two, its twin's offset log2(bw) - 3 */
+        if (bw < 8 || bw > 64 || (bw & (bw - 1)) != 0)
             return UPQ_ERR_INVAL;
         if (t != (bw == 64 ? UPQ_TYPE_INT64 : UPQ_TYPE_INT32))
             return UPQ_ERR_INVAL;
-        ct = (sg ? UPQ_CONVERTED_INT_8 : UPQ_CONVERTED_UINT_8) +
-             (bw == 8 ? 0 : bw == 16 ? 1 : bw == 32 ? 2 : 3);
-        set_converted(e, ct);
+        set_converted(e, (sg ? UPQ_CONVERTED_INT_8 : UPQ_CONVERTED_UINT_8) +
+                             (int32_t)upq_bit_width32((uint32_t)bw) - 4);
         break;
     }
     case UPQ_LOGICAL_TYPE_LIST:

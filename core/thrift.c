@@ -687,6 +687,9 @@ static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd,
     switch (kind) {
     case UPQ_TK_BOOL: pend_byte(e, *val ? 1 : 2); return UPQ_OK; /* list elements only */
     case UPQ_TK_I8: pend_byte(e, *val); return UPQ_OK;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    case UPQ_TK_DOUBLE: /* a little-endian host holds its bits in wire order */
+#else
     case UPQ_TK_DOUBLE: {
         uint64_t bits; /* the double's bits, as upq_f64_bits gives them */
         upq_memcpy(&bits, val, sizeof bits);
@@ -694,9 +697,10 @@ static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd,
         e->pend_len = (uint8_t)(e->pend_len + 8);
         return UPQ_OK;
     }
+#endif
     case UPQ_TK_UUID:
-        upq_memcpy(e->pend + e->pend_len, val, 16);
-        e->pend_len = (uint8_t)(e->pend_len + 16);
+        upq_memcpy(e->pend + e->pend_len, val, kind_bytes[kind]);
+        e->pend_len = (uint8_t)(e->pend_len + kind_bytes[kind]);
         return UPQ_OK;
     case UPQ_TK_BINARY: {
         const upq_bytes *bv = (const upq_bytes *)(const void *)val;
@@ -731,8 +735,9 @@ static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd,
     }
 }
 
-/* Stages the next token(s): a field, a list element or a struct's end. */
-static upq_status enc_step(upq_tenc *e)
+/* Stages the next token(s): a field, a list element or a struct's end.
+ * Out of line: inlined into upq_tenc_run's loop it costs flash. */
+static __attribute__((noinline)) upq_status enc_step(upq_tenc *e)
 {
     upq_teframe *f = &e->stack[e->depth - 1];
     const upq_tstruct *desc = f->desc;

@@ -32,29 +32,29 @@
 
 /* ---- errors --------------------------------------------------------------- */
 
-static void set_err(upq_writer *w, upq_status st, int32_t column, const char *what)
+static UPQ_W_NOINLINE void set_err(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
 {
     w->err.status = st;
-    w->err.what = what;
+    w->err.what = UPQ_W_WHAT_VALUE;
     w->err.column = column;
     w->err.offset = UINT64_MAX;
     w->err.row_group = -1;
 }
 
-upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column, const char *what)
+UPQ_W_NOINLINE upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
 {
-    set_err(w, st, column, what);
+    set_err(w, st, column UPQ_W_WHAT(what));
     w->failed = st;
     return st;
 }
 
 /* An input error: reported, but the writer stays usable (nothing was taken). */
-static upq_status bad_input_(upq_writer *w, upq_status st, int32_t column, const char *what)
+static UPQ_W_NOINLINE upq_status bad_input_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
 {
-    set_err(w, st, column, what);
+    set_err(w, st, column UPQ_W_WHAT(what));
     return st;
 }
-#define bad_input(w, st, column, what) bad_input_(w, st, column, UPQ_MSG(what))
+#define bad_input(w, st, column, what) bad_input_(w, st, column UPQ_W_WHAT(what))
 
 /* ---- the schema's leaves ---------------------------------------------------- */
 
@@ -166,7 +166,7 @@ static size_t leaf_path_bytes(const leaf_iter *it, uint32_t leaf)
 /* ---- sizing ------------------------------------------------------------------- */
 
 /* Bytes one staged value takes (0: BYTE_ARRAY, variable). */
-static uint32_t staged_width(int32_t type, int32_t type_length)
+static UPQ_W_NOINLINE uint32_t staged_width(int32_t type, int32_t type_length)
 {
     switch (type) {
     case UPQ_TYPE_BOOLEAN: return 1;
@@ -191,7 +191,8 @@ static upq_status configure(upq_writer *w, const upq_writer_opts *in)
     upq_writer_opts *o = &w->o;
     if (in)
         upq_memcpy(o, in, sizeof *o);
-    if (o->codec != UPQ_CODEC_UNCOMPRESSED && upq_compress_bound(o->codec, 1) == 0)
+    if (o->codec != UPQ_CODEC_UNCOMPRESSED &&
+        (!UPQ_W_CAN_COMPRESS || upq_compress_bound(o->codec, 1) == 0))
         return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
                           o->codec == UPQ_CODEC_ZSTD
                               ? "ZSTD compression is not available (this build only decompresses it)"
@@ -227,11 +228,12 @@ static upq_status configure(upq_writer *w, const upq_writer_opts *in)
         o->page_levels = 65535u;
     if (o->dict_size == 0)
         o->dict_size = o->page_size;
-    if (o->stats_max_binary == 0)
+    /* defaults only the options' own modules read */
+    if ((UPQ_WITH_STATISTICS || UPQ_WITH_CRYPTO) && o->stats_max_binary == 0)
         o->stats_max_binary = DEFAULT_STATS_BINARY;
-    if (o->stats_max_binary > (1u << 20))
+    if ((UPQ_WITH_STATISTICS || UPQ_WITH_CRYPTO) && o->stats_max_binary > (1u << 20))
         o->stats_max_binary = 1u << 20;
-    if (o->bloom_max_bytes == 0)
+    if (UPQ_WITH_BLOOM && o->bloom_max_bytes == 0)
         o->bloom_max_bytes = DEFAULT_BLOOM_MAX;
     if (o->columns && o->ncolumns == 0)
         o->columns = (const upq_column_opts *)0;
@@ -332,7 +334,7 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
         if (c->scap == 0)
             c->order = UPQ_SO_NONE;
     }
-    c->max_pages = o->no_page_index ? 0 : o->max_pages;
+    c->max_pages = UPQ_W_NO_PI(w) ? 0 : o->max_pages;
     c->ci_ok = 1;
     if (o->columns && index < o->ncolumns && o->columns[index].bloom)
         return bloom_setup(w, c, index, &o->columns[index]);
@@ -386,8 +388,10 @@ static void col_take(wtake *t, upq_wcol *c, uint32_t path_len)
         c->pnulls = (int64_t *)take(t, mp * sizeof(int64_t));
         c->pbytes = (uint8_t *)take(t, mp * 2u * c->scap);
     }
-    c->st.min = (uint8_t *)take(t, (size_t)c->scap);
-    c->st.max = (uint8_t *)take(t, (size_t)c->scap);
+    if (UPQ_WITH_STATISTICS) {
+        c->st.min = (uint8_t *)take(t, (size_t)c->scap);
+        c->st.max = (uint8_t *)take(t, (size_t)c->scap);
+    }
     c->st.cap = c->scap;
     if (c->max_def)
         c->def_hist = (int64_t *)take(t, ((size_t)c->max_def + 1u) * sizeof(int64_t));
@@ -410,7 +414,8 @@ static void chunk_clear(upq_wcol *c)
     c->chunk_used = 0;
     c->npages = 0;
     c->ci_ok = 1;
-    upq_minmax_reset(&c->st);
+    if (UPQ_WITH_STATISTICS)
+        upq_minmax_reset(&c->st); /* the chunk statistics, read by them alone */
     c->nulls = c->nans = c->num_values = c->unc_bytes = c->comp_bytes = c->ba_bytes = 0;
     if (c->def_hist)
         upq_memset(c->def_hist, 0, ((size_t)c->max_def + 1u) * sizeof(int64_t));
@@ -449,7 +454,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     for (pass = 0; pass < 3; pass++) {
         if (pass == 2 && direct) {
             w->o.chunk_size = 0;
-            w->o.max_pages = w->o.no_page_index ? 0u : 1u;
+            w->o.max_pages = UPQ_W_NO_PI(w) ? 0u : 1u;
         } else if (pass == 2) {
             if (!w->o.chunk_size) {
                 size_t cs = 4u * (size_t)w->o.page_size;
@@ -461,7 +466,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
             } else if (w->o.chunk_size < worst) {
                 return upq_w_fail(w, UPQ_ERR_INVAL, -1, "chunk_size smaller than one page");
             }
-            if (!w->o.no_page_index && !w->o.max_pages)
+            if (!UPQ_W_NO_PI(w) && !w->o.max_pages)
                 w->o.max_pages = 2u * (w->o.chunk_size / w->o.page_size) + 2u;
             if (w->o.max_pages == 1)
                 w->o.max_pages = 2; /* a page, and room for the last one */
@@ -491,7 +496,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
                 return st;
             c->chunk_cap = w->o.chunk_size;
             if (pass == 0) {
-                if (c->scap > max_scap)
+                if (UPQ_WITH_STATISTICS && c->scap > max_scap)
                     max_scap = c->scap;
                 if (direct && c->max_rep == 0) {
                     /* a flat column holds a level per row, and a required
@@ -530,7 +535,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
                 continue;
             }
             c->worst = wc;
-            c->max_pages = w->o.no_page_index ? 0 : w->o.max_pages;
+            c->max_pages = UPQ_W_NO_PI(w) ? 0 : w->o.max_pages;
             col_take(t, c, it.depth);
             if (direct && UPQ_W_COMPRESSING(w))
                 c->chunk_cap = worst; /* the shared buffer, taken below */
@@ -546,7 +551,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
         if (n == 0)
             return upq_w_fail(w, UPQ_ERR_INVAL, -1, "schema without columns");
         if (pass == 0) {
-            w->hbuf_cap = hdr == SIZE_MAX ? SIZE_MAX : hdr + upq_w_stats_bounds(max_scap);
+            w->hbuf_cap = hdr == SIZE_MAX ? SIZE_MAX : hdr + UPQ_W_STATS_BOUNDS(max_scap);
             /* encrypted: the header's module framing, and the page module's
              * length and nonce ahead of its body */
             if (UPQ_W_ENCRYPTING(w) && w->hbuf_cap != SIZE_MAX)
@@ -612,7 +617,12 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     if (any_bvals)
         w->bvals = (upq_bytes *)take(t, (size_t)w->lmax * sizeof(upq_bytes));
     {
-        uint8_t *pmin = (uint8_t *)take(t, max_scap), *pmax = (uint8_t *)take(t, max_scap);
+        /* one page's bounds, for statistics without a page index */
+        uint8_t *pmin = (uint8_t *)0, *pmax = (uint8_t *)0;
+        if (UPQ_WITH_STATISTICS) {
+            pmin = (uint8_t *)take(t, max_scap);
+            pmax = (uint8_t *)take(t, max_scap);
+        }
         if (m && t->a && !t->fail) {
             upq_memset(m, 0, sizeof *m);
             m->pst.min = pmin;
@@ -664,7 +674,7 @@ upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n
     else
         log = (size_t)max_row_groups * rg;
     total = total > SIZE_MAX - log ? SIZE_MAX : total + log;
-    log = upq_w_align8(upq_compress_workspace(w.o.codec));
+    log = UPQ_W_COMPRESSING(&w) ? upq_w_align8(upq_compress_workspace(w.o.codec)) : 0u;
     total = total > SIZE_MAX - log ? SIZE_MAX : total + log;
     *need = total;
     return total == SIZE_MAX ? UPQ_ERR_LIMIT : UPQ_OK;
@@ -695,7 +705,8 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
     st = setup(w, &t, hdr, (size_t *)0);
     if (st != UPQ_OK)
         return st;
-    codec_ws = upq_w_align8(upq_compress_workspace(w->o.codec));
+    /* 0 for pages stored as they are */
+    codec_ws = UPQ_W_COMPRESSING(w) ? upq_w_align8(upq_compress_workspace(w->o.codec)) : 0u;
     if (t.need > w->arena.cap || w->arena.cap - t.need < codec_ws) {
         w->arena.needed = t.need + codec_ws;
         return upq_w_fail(w, UPQ_ERR_NOMEM, -1, "arena too small for the writer");
@@ -797,6 +808,15 @@ static int dict_add(upq_wcol *c, const uint8_t *key, uint32_t klen, uint32_t slo
 static void value_key(const upq_wcol *c, const void *v, uint8_t *tmp, const uint8_t **key,
                       uint32_t *klen)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* a little-endian host holds fixed-width values as their PLAIN bytes */
+    (void)tmp;
+    if (c->type != UPQ_TYPE_BYTE_ARRAY && c->type != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
+        *key = (const uint8_t *)v;
+        *klen = c->vsize;
+        return;
+    }
+#endif
     switch (c->type) {
     case UPQ_TYPE_INT32:
     case UPQ_TYPE_FLOAT: {
@@ -853,7 +873,7 @@ uint32_t upq_w_staged_key(const upq_wcol *c, uint32_t off, uint8_t *tmp, const u
 
 /* Puts every staged value (rows carried over from the last row group) into
  * the fresh dictionary; gives up on it when it fills. */
-static void dict_reinsert(upq_wcol *c)
+static UPQ_W_NOINLINE void dict_reinsert(upq_wcol *c)
 {
     uint32_t i, off = 0;
     for (i = 0; i < c->nval && c->dict_on; i++) {
@@ -1225,7 +1245,7 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
 /* ---- row-wise ------------------------------------------------------------------ */
 
 /* Removes c's entry of the row being set. */
-static void unstage_pending(upq_wcol *c)
+static UPQ_W_NOINLINE void unstage_pending(upq_wcol *c)
 {
     if (!c->pending)
         return;

@@ -68,8 +68,20 @@ UPQ_INLINE size_t upq_w_align8(size_t n)
 
 /* Records an error; final ones (every status but input errors) stick. The
  * text goes through UPQ_MSG: "" in a UPQ_NO_ERRSTR build. */
-upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column, const char *what);
-#define upq_w_fail(w, st, column, what) upq_w_fail_(w, st, column, UPQ_MSG(what))
+#if UPQ_NO_ERRSTR
+/* No text to pass: one argument less at each of the many call sites. */
+#define UPQ_W_WHAT_PARAM
+#define UPQ_W_WHAT(text)
+#define UPQ_W_WHAT_VALUE ""
+#else
+#define UPQ_W_WHAT_PARAM , const char *what
+#define UPQ_W_WHAT(text) , (text)
+#define UPQ_W_WHAT_VALUE what
+#endif
+/* Failure paths stay calls: inlined, each site would carry the stores. */
+#define UPQ_W_NOINLINE __attribute__((noinline))
+UPQ_W_NOINLINE upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM);
+#define upq_w_fail(w, st, column, what) upq_w_fail_(w, st, column UPQ_W_WHAT(what))
 
 /* ---- writer_page.c ---------------------------------------------------------- */
 
@@ -83,6 +95,8 @@ size_t upq_w_header_bound(void);
  * `scap`-byte bounds (0 for none): every field id delta in these structs
  * stays below 16, so each field header is one byte. */
 size_t upq_w_stats_bounds(uint32_t scap);
+/* The same, a constant 0 without statistics (every scap is 0 then). */
+#define UPQ_W_STATS_BOUNDS(scap) (UPQ_WITH_STATISTICS ? upq_w_stats_bounds(scap) : 0u)
 
 /* Bound of a page body (levels and values, before compression) of a column
  * staging `lcap` levels and `vcap` value bytes, and of the page as stored. */
@@ -177,8 +191,8 @@ size_t upq_w_path_bytes(size_t len);
 #define UPQ_W_NO_PI(w) (!UPQ_WITH_PAGE_INDEX || (w)->o.no_page_index)
 /* Pages and dictionaries compressed: a constant 0 in a build without a
  * codec that compresses (configure refuses the others). */
-#define UPQ_W_COMPRESSING(w) \
-    ((UPQ_WITH_SNAPPY || UPQ_WITH_LZ4 || UPQ_WITH_GZIP) && (w)->o.codec != UPQ_CODEC_UNCOMPRESSED)
+#define UPQ_W_CAN_COMPRESS (UPQ_WITH_SNAPPY || UPQ_WITH_LZ4 || UPQ_WITH_GZIP)
+#define UPQ_W_COMPRESSING(w) (UPQ_W_CAN_COMPRESS && (w)->o.codec != UPQ_CODEC_UNCOMPRESSED)
 /* Page and chunk statistics: a constant 0 without UPQ_WITH_STATISTICS. */
 #define UPQ_W_STATS(w) (UPQ_WITH_STATISTICS && !(w)->o.no_statistics)
 /* DATA_PAGE_V2 pages: a constant 0 without UPQ_WITH_DATA_PAGE_V2. */

@@ -22,7 +22,8 @@
 
 #if UPQ_WITH_WRITER
 
-/* Footer generator stages. */
+/* Footer generator stages; those of encrypted footers last, so that a
+ * build without encryption has no switch table entries for them. */
 enum {
     G_HEAD = 0,
     G_SCHEMA,
@@ -35,12 +36,12 @@ enum {
     G_CREATED,
     G_ORDERS,
     G_ORDER_ITEMS,
-    G_ALG,      /* signed plaintext footer: encryption_algorithm */
-    G_SIGNKEY,  /* ... and footer_signing_key_metadata */
     G_STOP,
-    G_CEND,     /* encrypted footer: its tag; plaintext footer: its signature */
     G_TAIL,
     G_DONE,
+    G_ALG,      /* signed plaintext footer: encryption_algorithm */
+    G_SIGNKEY,  /* ... and footer_signing_key_metadata */
+    G_CEND,     /* encrypted footer: its tag; plaintext footer: its signature */
     G_FCM,      /* encrypted footer: FileCryptoMetaData, */
     G_FHEAD     /* then the module's length and nonce */
 };
@@ -93,7 +94,7 @@ static size_t put_int_field(uint8_t *p, unsigned d, unsigned ct, int64_t v)
     return 1 + put_varint(p + 1, zz(v));
 }
 
-static void set_src(upq_writer *w, const uint8_t *p, size_t n)
+static UPQ_W_NOINLINE void set_src(upq_writer *w, const uint8_t *p, size_t n)
 {
     w->src = p;
     w->src_len = n;
@@ -116,14 +117,14 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     const upq_wcol *c = &w->cols[ci];
     upq_column_chunk *cc = &m->cc;
     upq_column_metadata *md = &cc->meta_data;
-    uint32_t e, ne = 0, nes = 0;
+    uint32_t e, ne = 0, nes = 0, mset;
     int v2 = UPQ_W_V2(w);
 
     upq_memset(cc, 0, sizeof *cc);
     cc->file_offset = c->chunk_off;
-    UPQ_SET(*cc, UPQ_COLUMN_CHUNK_FILE_OFFSET);
-    UPQ_SET(*cc, UPQ_COLUMN_CHUNK_META_DATA);
-    md->isset = (1u << UPQ_COLUMN_METADATA_TYPE) | (1u << UPQ_COLUMN_METADATA_ENCODINGS) |
+    cc->isset = (1u << UPQ_COLUMN_CHUNK_FILE_OFFSET) | (1u << UPQ_COLUMN_CHUNK_META_DATA);
+    /* md->isset, stored once at the end */
+    mset = (1u << UPQ_COLUMN_METADATA_TYPE) | (1u << UPQ_COLUMN_METADATA_ENCODINGS) |
                 (1u << UPQ_COLUMN_METADATA_PATH_IN_SCHEMA) | (1u << UPQ_COLUMN_METADATA_CODEC) |
                 (1u << UPQ_COLUMN_METADATA_NUM_VALUES) |
                 (1u << UPQ_COLUMN_METADATA_TOTAL_UNCOMPRESSED_SIZE) |
@@ -145,7 +146,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     md->data_page_offset = c->data_off;
     if (c->dict_pages) {
         md->dictionary_page_offset = c->chunk_off;
-        UPQ_SET(*md, UPQ_COLUMN_METADATA_DICTIONARY_PAGE_OFFSET);
+        mset |= 1u << UPQ_COLUMN_METADATA_DICTIONARY_PAGE_OFFSET;
         m->es[nes].isset = 0xEu;
         m->es[nes].page_type = UPQ_PAGE_DICTIONARY;
         m->es[nes].encoding = v2 ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY;
@@ -167,7 +168,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     md->encoding_stats.n = nes;
     if (UPQ_W_STATS(w)) {
         upq_statistics *s = &md->statistics;
-        UPQ_SET(*md, UPQ_COLUMN_METADATA_STATISTICS);
+        mset |= 1u << UPQ_COLUMN_METADATA_STATISTICS;
         s->null_count = c->nulls;
         UPQ_SET(*s, UPQ_STATISTICS_NULL_COUNT);
         if (c->st.has && c->st.min_ok) {
@@ -191,28 +192,30 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     }
     if (c->type == UPQ_TYPE_BYTE_ARRAY || c->def_hist || c->rep_hist) {
         upq_size_statistics *z = &md->size_statistics;
-        UPQ_SET(*md, UPQ_COLUMN_METADATA_SIZE_STATISTICS);
+        uint32_t zset = 0; /* z->isset, stored once */
+        mset |= 1u << UPQ_COLUMN_METADATA_SIZE_STATISTICS;
         if (c->type == UPQ_TYPE_BYTE_ARRAY) {
             z->unencoded_byte_array_data_bytes = c->ba_bytes;
-            UPQ_SET(*z, UPQ_SIZE_STATISTICS_UNENCODED_BYTE_ARRAY_DATA_BYTES);
+            zset |= 1u << UPQ_SIZE_STATISTICS_UNENCODED_BYTE_ARRAY_DATA_BYTES;
         }
         if (c->rep_hist) {
             z->repetition_level_histogram.v = c->rep_hist;
             z->repetition_level_histogram.n = (uint32_t)c->max_rep + 1u;
-            UPQ_SET(*z, UPQ_SIZE_STATISTICS_REPETITION_LEVEL_HISTOGRAM);
+            zset |= 1u << UPQ_SIZE_STATISTICS_REPETITION_LEVEL_HISTOGRAM;
         }
         if (c->def_hist) {
             z->definition_level_histogram.v = c->def_hist;
             z->definition_level_histogram.n = (uint32_t)c->max_def + 1u;
-            UPQ_SET(*z, UPQ_SIZE_STATISTICS_DEFINITION_LEVEL_HISTOGRAM);
+            zset |= 1u << UPQ_SIZE_STATISTICS_DEFINITION_LEVEL_HISTOGRAM;
         }
+        z->isset = zset;
     }
     if (UPQ_W_BLOOM(c)) {
         md->bloom_filter_offset = c->bf_off;
         md->bloom_filter_length = c->bf_hdr + (int32_t)c->bloom_bytes +
                                   (UPQ_W_KEY(c) ? (int32_t)UPQ_W_CRYPTO_OVER : 0);
-        UPQ_SET(*md, UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET);
-        UPQ_SET(*md, UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH);
+        mset |= 1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET;
+        mset |= 1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH;
     }
     if (UPQ_W_PI_PAGES(c)) {
         cc->offset_index_offset = c->oi_off;
@@ -226,6 +229,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
             UPQ_SET(*cc, UPQ_COLUMN_CHUNK_COLUMN_INDEX_LENGTH);
         }
     }
+    md->isset = mset;
     return UPQ_W_KEY(c) ? crypt_cc(w, ci) : UPQ_OK;
 }
 
@@ -470,7 +474,7 @@ size_t upq_w_cc_bound(const upq_wcol *c, uint32_t path_len, size_t path_bytes)
 {
     /* the common model's path list is empty: a one-byte header */
     size_t b = list_hdr_len(path_len) - 1u + path_bytes;
-    b += upq_w_stats_bounds(c->scap);
+    b += UPQ_W_STATS_BOUNDS(c->scap);
     if (UPQ_W_BLOOM(c))
         b += (1u + 10u) + (1u + 5u); /* an i64 and an i32 at their widest */
     if (c->max_rep)
@@ -597,8 +601,9 @@ upq_status upq_w_rg_finish(upq_writer *w)
         w->rg_comp += c->comp_bytes;
     }
     /* bloom filters after the chunks: the checkpoint footer that follows
-     * them references only bytes written before it */
-    for (i = 0; i < w->ncols; i++) {
+     * them references only bytes written before it (without bloom
+     * filters, bf_hdr stays 0 from chunk_clear) */
+    for (i = 0; UPQ_WITH_BLOOM && i < w->ncols; i++) {
         upq_wcol *c = &w->cols[i];
         c->bf_hdr = 0;
         if (!UPQ_W_BLOOM(c))
@@ -1029,6 +1034,7 @@ static upq_status index_module(upq_writer *w, const upq_wcol *c, int module, con
     }
 }
 
+#if UPQ_WITH_BLOOM
 /* The bitset of an encrypted column as its own GCM module: length and
  * nonce, the bitset encrypted in place (it is cleared for the next row
  * group anyway), the tag. */
@@ -1058,8 +1064,9 @@ static upq_status bitset_module(upq_writer *w, upq_wcol *c)
         return UPQ_OK;
     }
 }
+#endif
 
-static upq_status next_piece(upq_writer *w)
+static UPQ_W_NOINLINE upq_status next_piece(upq_writer *w)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
     upq_status st;
@@ -1114,7 +1121,7 @@ static upq_status next_piece(upq_writer *w)
             w->ostage = UPQ_OS_DICT_HDR;
             return UPQ_OK;
         case UPQ_OS_BF_HDR:
-            if (!c) {
+            if (!UPQ_WITH_BLOOM || !c) {
                 w->ostage = UPQ_OS_CI;
                 w->oc = 0;
                 continue;
@@ -1133,6 +1140,7 @@ static upq_status next_piece(upq_writer *w)
             if (done)
                 w->ostage = UPQ_OS_BF_BITS;
             return st;
+#if UPQ_WITH_BLOOM
         case UPQ_OS_BF_BITS:
             if (UPQ_W_KEY(c))
                 return bitset_module(w, c);
@@ -1140,6 +1148,7 @@ static upq_status next_piece(upq_writer *w)
             w->oc++;
             w->ostage = UPQ_OS_BF_HDR;
             return UPQ_OK;
+#endif
         case UPQ_OS_PAGE_BODY:
             /* after the header (still src_len): the body, compressed in the
              * shared buffer or as encoded in w->pbuf */

@@ -107,7 +107,7 @@ size_t upq_w_stored_bound(const upq_wcol *c, int32_t codec, int v2)
 {
     size_t l, v, cv;
     bounds(c, &l, &v);
-    if (codec == UPQ_CODEC_UNCOMPRESSED)
+    if (!UPQ_W_CAN_COMPRESS || codec == UPQ_CODEC_UNCOMPRESSED)
         return sadd(l, v);
     if (!v2)
         return cbound(codec, sadd(l, v));
@@ -133,7 +133,7 @@ static upq_status put_levels(const uint16_t *lv, uint32_t n, uint16_t max, int v
 }
 
 /* Byte-array values of the staging as upq_bytes for the encoders. */
-static void staged_bytes(const upq_wcol *c, upq_bytes *out, uint32_t nv)
+static UPQ_W_NOINLINE void staged_bytes(const upq_wcol *c, upq_bytes *out, uint32_t nv)
 {
     uint32_t i, off = 0;
     for (i = 0; i < nv; i++) {
@@ -308,8 +308,8 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
     pg->nans = 0;
     if (UPQ_WITH_STATISTICS)
         upq_minmax_page(mm, c->order, c->type, c->type_length, c->vals, nv, vb, &pg->nans);
-    else
-        upq_minmax_reset(mm);
+    else if (UPQ_WITH_PAGE_INDEX)
+        upq_minmax_reset(mm); /* read by the page index entry only */
 
     /* stored form */
     if (!UPQ_W_COMPRESSING(w)) {
@@ -432,10 +432,18 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
     return UPQ_OK;
 }
 
+/* Counts levels lv[0..n) into the level histogram h. */
+static void hist_add(int64_t *h, const uint16_t *lv, uint32_t n)
+{
+    uint32_t i;
+    for (i = 0; i < n; i++)
+        h[lv[i]]++;
+}
+
 upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
-    uint32_t n = c->clev, nv = c->cval, vb = c->cbytes, i;
+    uint32_t n = c->clev, nv = c->cval, vb = c->cbytes;
     int v2 = UPQ_W_V2(w);
     int dict = c->dict_on;
     int32_t col = (int32_t)(c - w->cols);
@@ -510,19 +518,20 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     }
 
     /* chunk totals */
-    if (UPQ_WITH_STATISTICS)
+    if (UPQ_WITH_STATISTICS) {
         upq_minmax_merge(&c->st, &mm, c->order);
+        c->nans += nans;
+    }
     c->nulls += (int64_t)(n - nv);
-    c->nans += nans;
     c->num_values += (int64_t)n;
     c->unc_bytes += (int64_t)(hl + pg.body);
     c->comp_bytes += (int64_t)(hl + stored);
     if (c->type == UPQ_TYPE_BYTE_ARRAY)
         c->ba_bytes += (int64_t)vb - 4 * (int64_t)nv;
-    for (i = 0; c->def_hist && i < n; i++)
-        c->def_hist[c->def[i]]++;
-    for (i = 0; c->rep_hist && i < n; i++)
-        c->rep_hist[c->rep[i]]++;
+    if (c->def_hist)
+        hist_add(c->def_hist, c->def, n);
+    if (c->rep_hist)
+        hist_add(c->rep_hist, c->rep, n);
     c->enc_mask |= 1u << (dict ? (v2 ? UPQ_ENC_RLE_DICTIONARY : UPQ_ENC_PLAIN_DICTIONARY) : c->enc);
     if (c->max_def || c->max_rep)
         c->enc_mask |= 1u << UPQ_ENC_RLE;
