@@ -6,7 +6,9 @@
  * (about 4-8x fewer iterations than a byte loop; it is what made
  * DELTA_BYTE_ARRAY decoding and per-page state resets slow). The word
  * accesses use a may_alias type so they are valid on any object; compilers
- * without the attribute get the byte loops.
+ * without the attribute, and builds with UPQ_MEM_WORDS 0 (the smallest
+ * configurations, where the word paths are a measurable part of the code),
+ * get the byte loops.
  *
  * GCC may recognise these loops and emit calls to memcpy/memset; the build
  * compiles this file with -fno-builtin / -fno-tree-loop-distribute-patterns so
@@ -14,7 +16,7 @@
  */
 #include "upq_port.h"
 
-#if defined(__GNUC__) && !defined(UPQ_MEM_BYTEWISE)
+#if defined(__GNUC__) && UPQ_MEM_WORDS
 typedef size_t __attribute__((__may_alias__)) upq_word;
 #define UPQ_WORD_COPY 1
 #define UPQ_WSZ sizeof(upq_word)

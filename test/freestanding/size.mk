@@ -14,10 +14,10 @@
 # is counted as text, rodata, data or bss, and as our code or a package's.
 #
 # Configurations, and the object set each is compiled as:
-#   reader-min   min-r  PLAIN, dictionary, RLE; UNCOMPRESSED and SNAPPY; no CRC, no
-#                       upq_strerror names
-#   writer-min   min-w  PLAIN, dictionary, RLE; UNCOMPRESSED; no CRC, no names; no
-#                       statistics, page index or DATA_PAGE_V2 written
+#   reader-min   min-r  PLAIN, dictionary, RLE; UNCOMPRESSED and SNAPPY; no CRC; no
+#                       error texts or names (UPQ_NO_ERRSTR); byte-loop memcpy/memset
+#   writer-min   min-w  PLAIN, dictionary, RLE; UNCOMPRESSED; no CRC, texts or names;
+#                       byte loops; no statistics, page index or DATA_PAGE_V2 written
 #   writer-stats min-ws writer-min's entry points with statistics and the page
 #                       index written: what those two options cost
 #   reader-full, writer-full, everything
@@ -30,7 +30,7 @@ SIZE_TARGETS := cortex-m4 cortex-m0plus
 SIZE_CONFIGS := reader-min reader-full writer-min writer-stats writer-full everything
 SIZE_CHECK_TARGETS := cortex-m4
 
-SIZE_MIN_OFF := -DUPQ_WITH_DELTA=0 -DUPQ_WITH_BSS=0 -DUPQ_WITH_CRC=0 -DUPQ_CRC32_TABLE=0 \
+SIZE_MIN_OFF := -DUPQ_WITH_DELTA=0 -DUPQ_WITH_BSS=0 -DUPQ_WITH_CRC=0 -DUPQ_CRC32_TABLE=0 -DUPQ_MEM_WORDS=0 \
                 -DUPQ_WITH_LZ4=0 -DUPQ_WITH_ZSTD=0 -DUPQ_WITH_GZIP=0 -DUPQ_WITH_CRYPTO=0 \
                 -DUPQ_WITH_BLOOM=0 -DUPQ_WITH_VARIANT=0 -DUPQ_WITH_PAGE_INDEX=0 \
                 -DUPQ_WITH_DATA_PAGE_V2=0 -DUPQ_WITH_STATISTICS=0 -DUPQ_NO_ERRSTR=1

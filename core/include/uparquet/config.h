@@ -38,6 +38,9 @@
  * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
  *                            little-endian AArch64 and ARMv7-A with NEON
  * UPQ_CRC32_TABLE            1        table-driven CRC32 (1 KB .rodata) vs bitwise
+ * UPQ_MEM_WORDS              1        upq_memcpy/upq_memset move machine words when
+ *                                     the blocks allow (0: byte loops, ~120 B less
+ *                                     code on Cortex-M4, slower on large blocks)
  * UPQ_NO_ERRSTR              0        compile out upq_strerror() names and the
  *                                     error detail texts (upq_error_info what,
  *                                     in_struct, field read ""); status codes,
@@ -114,6 +117,9 @@
 #else
 #define UPQ_WITH_NEON 0
 #endif
+#endif
+#ifndef UPQ_MEM_WORDS
+#define UPQ_MEM_WORDS 1
 #endif
 #ifndef UPQ_CRC32_TABLE
 #define UPQ_CRC32_TABLE 1
