@@ -100,7 +100,10 @@ ASAN := $(BUILD)/asan
 ifeq ($(origin ASAN_CC),undefined)
 ASAN_CC := $(if $(shell command -v clang 2>/dev/null),clang,$(CC))
 endif
-ASAN_OPT ?= -O1 -g
+# -Os: the size-optimised paths a firmware build takes (encode_rle.c,
+# encode.h, kernels.c choose them by __OPTIMIZE_SIZE__) run under the
+# sanitizers here, the -O2 ones in the plain build.
+ASAN_OPT ?= -Os -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_EXTRA_CFLAGS ?=
 ASAN_LIB_CFLAGS = -std=c99 $(ASAN_OPT) $(WARN_LIB) -ffreestanding -fno-builtin $(INCLUDES) \
