@@ -737,7 +737,7 @@ static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd,
 
 /* Stages the next token(s): a field, a list element or a struct's end.
  * Out of line: inlined into upq_tenc_run's loop it costs flash. */
-static __attribute__((noinline)) upq_status enc_step(upq_tenc *e)
+static UPQ_NOINLINE upq_status enc_step(upq_tenc *e)
 {
     upq_teframe *f = &e->stack[e->depth - 1];
     const upq_tstruct *desc = f->desc;

@@ -32,7 +32,7 @@
 
 /* ---- errors --------------------------------------------------------------- */
 
-static UPQ_W_NOINLINE void set_err(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
+static UPQ_NOINLINE void set_err(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
 {
     w->err.status = st;
     w->err.what = UPQ_W_WHAT_VALUE;
@@ -41,7 +41,7 @@ static UPQ_W_NOINLINE void set_err(upq_writer *w, upq_status st, int32_t column 
     w->err.row_group = -1;
 }
 
-UPQ_W_NOINLINE upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
+UPQ_NOINLINE upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
 {
     set_err(w, st, column UPQ_W_WHAT(what));
     w->failed = st;
@@ -49,7 +49,7 @@ UPQ_W_NOINLINE upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t colu
 }
 
 /* An input error: reported, but the writer stays usable (nothing was taken). */
-static UPQ_W_NOINLINE upq_status bad_input_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
+static UPQ_NOINLINE upq_status bad_input_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
 {
     set_err(w, st, column UPQ_W_WHAT(what));
     return st;
@@ -166,7 +166,7 @@ static size_t leaf_path_bytes(const leaf_iter *it, uint32_t leaf)
 /* ---- sizing ------------------------------------------------------------------- */
 
 /* Bytes one staged value takes (0: BYTE_ARRAY, variable). */
-static UPQ_W_NOINLINE uint32_t staged_width(int32_t type, int32_t type_length)
+static UPQ_NOINLINE uint32_t staged_width(int32_t type, int32_t type_length)
 {
     switch (type) {
     case UPQ_TYPE_BOOLEAN: return 1;
@@ -873,7 +873,7 @@ uint32_t upq_w_staged_key(const upq_wcol *c, uint32_t off, uint8_t *tmp, const u
 
 /* Puts every staged value (rows carried over from the last row group) into
  * the fresh dictionary; gives up on it when it fills. */
-static UPQ_W_NOINLINE void dict_reinsert(upq_wcol *c)
+static UPQ_NOINLINE void dict_reinsert(upq_wcol *c)
 {
     uint32_t i, off = 0;
     for (i = 0; i < c->nval && c->dict_on; i++) {
@@ -1245,7 +1245,7 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
 /* ---- row-wise ------------------------------------------------------------------ */
 
 /* Removes c's entry of the row being set. */
-static UPQ_W_NOINLINE void unstage_pending(upq_wcol *c)
+static UPQ_NOINLINE void unstage_pending(upq_wcol *c)
 {
     if (!c->pending)
         return;

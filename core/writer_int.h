@@ -78,9 +78,8 @@ UPQ_INLINE size_t upq_w_align8(size_t n)
 #define UPQ_W_WHAT(text) , (text)
 #define UPQ_W_WHAT_VALUE what
 #endif
-/* Failure paths stay calls: inlined, each site would carry the stores. */
-#define UPQ_W_NOINLINE __attribute__((noinline))
-UPQ_W_NOINLINE upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM);
+/* Failure paths stay calls (UPQ_NOINLINE): inlined, each site would carry the stores. */
+UPQ_NOINLINE upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM);
 #define upq_w_fail(w, st, column, what) upq_w_fail_(w, st, column UPQ_W_WHAT(what))
 
 /* ---- writer_page.c ---------------------------------------------------------- */

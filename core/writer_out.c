@@ -94,7 +94,7 @@ static size_t put_int_field(uint8_t *p, unsigned d, unsigned ct, int64_t v)
     return 1 + put_varint(p + 1, zz(v));
 }
 
-static UPQ_W_NOINLINE void set_src(upq_writer *w, const uint8_t *p, size_t n)
+static UPQ_NOINLINE void set_src(upq_writer *w, const uint8_t *p, size_t n)
 {
     w->src = p;
     w->src_len = n;
@@ -1066,7 +1066,7 @@ static upq_status bitset_module(upq_writer *w, upq_wcol *c)
 }
 #endif
 
-static UPQ_W_NOINLINE upq_status next_piece(upq_writer *w)
+static UPQ_NOINLINE upq_status next_piece(upq_writer *w)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
     upq_status st;

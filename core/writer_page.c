@@ -133,7 +133,7 @@ static upq_status put_levels(const uint16_t *lv, uint32_t n, uint16_t max, int v
 }
 
 /* Byte-array values of the staging as upq_bytes for the encoders. */
-static UPQ_W_NOINLINE void staged_bytes(const upq_wcol *c, upq_bytes *out, uint32_t nv)
+static UPQ_NOINLINE void staged_bytes(const upq_wcol *c, upq_bytes *out, uint32_t nv)
 {
     uint32_t i, off = 0;
     for (i = 0; i < nv; i++) {

@@ -23,11 +23,14 @@ extern "C" {
 #define UPQ_LIKELY(x) __builtin_expect(!!(x), 1)
 #define UPQ_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define UPQ_MUST_CHECK __attribute__((warn_unused_result))
+/* kept a call: for failure paths and helpers that -Os would copy into every caller */
+#define UPQ_NOINLINE __attribute__((noinline))
 #else
 #define UPQ_INLINE static inline
 #define UPQ_LIKELY(x) (x)
 #define UPQ_UNLIKELY(x) (x)
 #define UPQ_MUST_CHECK
+#define UPQ_NOINLINE
 #endif
 
 /* Memory primitives (port/mem.c). Same contracts as the libc functions; the
