@@ -90,4 +90,94 @@ size_t upq_gzip_bound(size_t src_len);
 size_t upq_gzip_decompress_workspace(void);
 size_t upq_gzip_compress_workspace(void);
 
+/*
+ * Stored forms: a page in `codec` that holds its plain bytes as literals,
+ * made without the compressor and without any working memory. Power-loss
+ * recovery uses them to write a valid compressed page (a dictionary page)
+ * from plain bytes it reads back from storage in pieces, in an arena far
+ * smaller than LZ4's state or deflate's window and hash tables. They are
+ * larger than the plain bytes by their framing (about 0.4% for the LZ4s,
+ * under 0.01% plus a few bytes for the others):
+ *
+ *   UNCOMPRESSED  the bytes themselves
+ *   SNAPPY        varint length, then literal elements of at most 64 KiB
+ *                 (the longest literal the reference compressor emits)
+ *   LZ4_RAW       one block of one literals-only sequence (the last sequence
+ *                 of every block is one; a block of only literals is valid
+ *                 at any length, 0 included: the single byte 0x00)
+ *   LZ4           Hadoop frames of at most 64 KiB of plain bytes, as
+ *                 upq_compress() writes them, each holding such a block; an
+ *                 empty page is one empty frame
+ *   GZIP          one gzip member (no name, time 0, OS unknown) of deflate
+ *                 stored blocks of at most 65535 bytes, CRC-32 and ISIZE
+ *
+ * A codec has a stored form exactly when this build writes it: its
+ * UPQ_WITH_* option is on (UNCOMPRESSED always). The forms need no package
+ * code, but a page this build could not read back has no use to it, and each
+ * section compiles to nothing with its option, like the adapters. ZSTD,
+ * decompress-only here, has none: the writer never makes a ZSTD page.
+ *
+ * Streaming: the caller owns a upq_stored cursor (plain data, a few words
+ * and no pointers, so it may be copied or saved and carried on from the
+ * copy) and asks it for the next piece: up to UPQ_STORED_PIECE framing
+ * bytes, written to the caller's buffer, then how many plain bytes to pass
+ * through unchanged. The plain bytes never go through these functions and
+ * nothing is kept between calls but the cursor; the caller copies the
+ * bytes from wherever it reads them, in pieces of any size (a run may span
+ * several reads, a read several runs).
+ *
+ *     upq_stored st;
+ *     uint8_t frame[UPQ_STORED_PIECE];
+ *     size_t k, run;
+ *     uint32_t crc = 0;                      (CRC-32 of the plain bytes so far)
+ *     if (upq_stored_begin(&st, codec, n) != UPQ_OK) ...
+ *     while ((k = upq_stored_next(&st, crc, frame, &run)) != 0 || run != 0) {
+ *         emit frame[0..k);
+ *         emit the next `run` plain bytes, crc = upq_crc32_update(crc, ...);
+ *     }
+ *
+ * What is emitted is exactly upq_stored_size(codec, n) bytes, and
+ * upq_decompress(codec, ...) gives back the n plain bytes: the page header
+ * states upq_stored_size() as the compressed size and n as the uncompressed
+ * one. A page CRC, where one is written, covers the emitted bytes.
+ */
+#define UPQ_STORED_PIECE 16 /* most framing bytes one upq_stored_next() call writes */
+
+typedef struct upq_stored {
+    size_t n;      /* plain bytes in all */
+    size_t pos;    /* plain bytes handed out as runs so far */
+    size_t done;   /* framing bytes before plain byte `pos` already written */
+    int32_t codec; /* -1 when upq_stored_begin() failed: the cursor yields nothing */
+} upq_stored;
+
+/* Bytes of the stored form of n plain bytes (framing included), at most
+ * INT32_MAX (a page header states page sizes as i32). 0 when `codec` has no
+ * stored form in this build or the form would be larger than that; also, as
+ * its true size, for UNCOMPRESSED with n == 0 (upq_stored_begin() tells the
+ * cases apart). */
+size_t upq_stored_size(int32_t codec, size_t n);
+
+/* Starts the stored form of n plain bytes in *s. UPQ_OK; UPQ_ERR_UNSUPPORTED
+ * when `codec` has no stored form in this build; UPQ_ERR_LIMIT when
+ * upq_stored_size() would be over INT32_MAX; UPQ_ERR_INVAL when s is NULL.
+ * After an error the cursor yields nothing. */
+upq_status upq_stored_begin(upq_stored *s, int32_t codec, size_t n);
+
+/*
+ * The next piece of the stored form: writes up to UPQ_STORED_PIECE framing
+ * bytes to out and returns their count, and sets *run to the number of plain
+ * bytes that come next, right after those framing bytes (0 while more
+ * framing follows: LZ4's length of a long literal run takes n / 255 bytes;
+ * a run with no framing before it also occurs: UNCOMPRESSED has none).
+ * The cursor counts the run as handed out; the caller must emit exactly those
+ * plain bytes before the next call. Returns 0 with *run == 0 once the form
+ * is complete, and on every call after that (also when s, out or run is
+ * NULL).
+ *
+ * crc is the CRC-32 (upq_crc32_update() from 0) of the plain bytes handed
+ * out so far, [0, s->pos). Only GZIP reads it, for its trailer, once all n
+ * plain bytes are out: before that any value does.
+ */
+size_t upq_stored_next(upq_stored *s, uint32_t crc, uint8_t out[UPQ_STORED_PIECE], size_t *run);
+
 #endif
