@@ -29,6 +29,7 @@
 #define DEFAULT_BLOOM_MAX (1u << 20)
 #define DEFAULT_BLOOM_NDV 65536u
 #define DEFAULT_BLOOM_FPP 0.01
+#define DEFAULT_RG_ROWS 65536u
 
 /* ---- errors --------------------------------------------------------------- */
 
@@ -237,6 +238,15 @@ static upq_status configure(upq_writer *w, const upq_writer_opts *in)
         o->bloom_max_bytes = DEFAULT_BLOOM_MAX;
     if (o->columns && o->ncolumns == 0)
         o->columns = (const upq_column_opts *)0;
+    if (o->checkpoint) {
+        /* row groups sized by the user, never by RAM: chunks are written
+         * to their place in the file as their pages are made */
+        if (!o->row_group_rows && !o->row_group_bytes)
+            o->row_group_rows = DEFAULT_RG_ROWS;
+        o->direct = 0;
+        o->chunk_size = 0;
+        o->footer_size = 0;
+    }
     if ((o->nkv && !o->kv) || (o->nsorting && !o->sorting))
         return upq_w_fail(w, UPQ_ERR_INVAL, -1, "key-value or sorting list missing");
     return UPQ_OK;
@@ -441,7 +451,8 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     leaf_iter it;
     upq_wcol tmp;
     uint32_t leaf = 0, i, n = 0, max_scap = 0, lmax = 0, rows_cap = UINT32_MAX;
-    int direct = w->o.direct != 0;
+    int direct = w->o.direct != 0, jm = w->o.checkpoint != 0;
+    uint32_t nrep = 0, nlev = 0;
     uint16_t def = 0, rep = 0;
     size_t worst = 0, body = 0, pbuf, wc;
     int any_dict = 0, any_bvals = 0, pass;
@@ -452,7 +463,12 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     /* pass 0: settings and the largest bound; pass 1: room per page, hence
      * the chunk size; pass 2: memory */
     for (pass = 0; pass < 3; pass++) {
-        if (pass == 2 && direct) {
+        if (pass == 2 && jm) {
+            /* checkpoint mode: no chunk buffers, and the page index is
+             * made at close from the pages' headers */
+            w->o.chunk_size = 0;
+            w->o.max_pages = 0;
+        } else if (pass == 2 && direct) {
             w->o.chunk_size = 0;
             w->o.max_pages = UPQ_W_NO_PI(w) ? 0u : 1u;
         } else if (pass == 2) {
@@ -535,10 +551,13 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
                 continue;
             }
             c->worst = wc;
-            c->max_pages = UPQ_W_NO_PI(w) ? 0 : w->o.max_pages;
+            c->max_pages = UPQ_W_NO_PI(w) || jm ? 0 : w->o.max_pages;
             col_take(t, c, it.depth);
-            if (direct && UPQ_W_COMPRESSING(w))
+            if ((direct || jm) && UPQ_W_COMPRESSING(w))
                 c->chunk_cap = worst; /* the shared buffer, taken below */
+            if (c->max_rep)
+                nrep++;
+            nlev += (uint32_t)c->max_def + c->max_rep + 2u;
             if (c != &tmp && !t->fail) {
                 leaf_path(&it, leaf, def, rep, c->path, c->rep_def);
                 chunk_clear(c);
@@ -604,13 +623,18 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     }
     w->pbuf_cap = pbuf;
     w->pbuf = (uint8_t *)take(t, pbuf);
-    if (direct && UPQ_W_COMPRESSING(w)) {
+    if ((direct || jm) && UPQ_W_COMPRESSING(w)) {
         /* compressed pages go through one buffer, a column at a time */
         uint8_t *shared = (uint8_t *)take(t, worst);
         for (i = 0; t->a && !t->fail && w->cols && i < n; i++)
             w->cols[i].chunk = shared;
     }
     w->hbuf = (uint8_t *)take(t, w->hbuf_cap);
+    if (jm) {
+        void *jmem = take(t, upq_wj_need(w, n, nrep, nlev));
+        if (t->a && !t->fail)
+            w->jr = (struct upq_wjournal *)jmem;
+    }
     w->lmax = lmax;
     if (any_dict)
         w->idx = (uint32_t *)take(t, (size_t)w->lmax * sizeof(uint32_t));
@@ -631,11 +655,6 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
         }
     }
     return UPQ_OK;
-}
-
-static int streams_footer(const upq_writer *w)
-{
-    return w->o.checkpoint && w->sink.read_at;
 }
 
 upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n,
@@ -667,7 +686,9 @@ upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n
         rg = rg > SIZE_MAX - rest ? SIZE_MAX : rg + rest;
     }
     total = t.need;
-    if (w.o.footer_size)
+    if (w.o.checkpoint)
+        log = 0; /* finished row groups are described in the file */
+    else if (w.o.footer_size)
         log = upq_w_align8(w.o.footer_size);
     else if (max_row_groups && rg > SIZE_MAX / max_row_groups)
         return UPQ_ERR_LIMIT;
@@ -691,7 +712,7 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
     w->err.offset = UINT64_MAX;
     w->err.row_group = w->err.column = w->err.page = w->err.schema_element = -1;
     upq_arena_init(&w->arena, arena, len);
-    if (!sink || !sink->write || !elems)
+    if (!sink || !(sink->write || sink->write_at) || !elems)
         return upq_w_fail(w, UPQ_ERR_INVAL, -1, "no sink or no schema");
     upq_memcpy(&w->sink, sink, sizeof w->sink);
     w->elems = elems;
@@ -699,6 +720,11 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
     st = configure(w, o);
     if (st != UPQ_OK)
         return st;
+    if (w->o.checkpoint && !(sink->write_at && sink->read_at))
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1,
+                          "checkpoint mode needs a sink that writes at offsets and reads back");
+    if (!w->o.checkpoint && !sink->write)
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "no write callback");
     /* a dry run first: on NOMEM it tells the whole size, not the first miss */
     upq_memset(&t, 0, sizeof t);
     hdr = upq_w_header_bound();
@@ -726,8 +752,11 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
             return st;
         w->wc->dict_nonce = (uint8_t *)w->wc + upq_w_align8(upq_wc_need(&w->o));
     }
-    w->streaming = (uint8_t)streams_footer(w);
-    if (!w->streaming) {
+    if (w->o.checkpoint) {
+        st = upq_wj_init(w, w->jr);
+        if (st != UPQ_OK)
+            return st;
+    } else {
         rest = upq_arena_remaining(&w->arena) - codec_ws;
         if (w->o.footer_size) {
             if (upq_w_align8(w->o.footer_size) > rest) {
@@ -913,7 +942,7 @@ static void commit_to(upq_wcol *c, uint64_t rows)
 
 void upq_w_advance(upq_writer *w)
 {
-    uint64_t lo = UINT64_MAX, r;
+    uint64_t lo = UINT64_MAX, r, lim;
     size_t bytes = 0;
     uint32_t i;
     for (i = 0; i < w->ncols; i++) {
@@ -922,8 +951,9 @@ void upq_w_advance(upq_writer *w)
         bytes += w->cols[i].chunk_used;
     }
     r = lo;
-    if (w->o.row_group_rows && r >= w->o.row_group_rows) {
-        r = w->o.row_group_rows;
+    lim = UPQ_W_JOURNAL(w) ? w->jr->rg_limit : w->o.row_group_rows;
+    if (lim && r >= lim) {
+        r = lim;
         w->rg_due = 1;
     }
     if (w->o.row_group_bytes && bytes >= w->o.row_group_bytes && r > 0)
@@ -933,6 +963,15 @@ void upq_w_advance(upq_writer *w)
         for (i = 0; i < w->ncols; i++)
             commit_to(&w->cols[i], r);
     }
+    if (UPQ_W_JOURNAL(w))
+        upq_wj_advanced(w);
+}
+
+void upq_w_chunks_clear(upq_writer *w)
+{
+    uint32_t i;
+    for (i = 0; i < w->ncols; i++)
+        chunk_clear(&w->cols[i]);
 }
 
 void upq_w_rg_reset(upq_writer *w)
@@ -966,14 +1005,33 @@ static upq_status end_rg(upq_writer *w)
         w->rg_due = 0;
         return UPQ_OK;
     }
+    if (UPQ_W_JOURNAL(w)) {
+        upq_wj_start(w, UPQ_WJ_RGEND);
+        return upq_w_pump(w);
+    }
     st = upq_w_rg_finish(w);
     if (st != UPQ_OK)
         return st;
     return upq_w_pump(w);
 }
 
-/* What every call does first: finish pending output and due row groups.
- * UPQ_OK when the writer can take data. */
+/* A checkpoint is due (checkpoint mode). */
+static int ckpt_due(const upq_writer *w)
+{
+    return UPQ_W_JOURNAL(w) && w->jr->ckpt_due;
+}
+
+/* Ends a due row group, or makes a due checkpoint. */
+static upq_status due_work(upq_writer *w)
+{
+    if (w->rg_due)
+        return end_rg(w);
+    upq_wj_start(w, UPQ_WJ_CKPT);
+    return upq_w_pump(w);
+}
+
+/* What every call does first: finish pending output, due row groups and
+ * checkpoints. UPQ_OK when the writer can take data. */
 static upq_status enter(upq_writer *w)
 {
     upq_status st;
@@ -982,27 +1040,29 @@ static upq_status enter(upq_writer *w)
     if (w->closed || w->closing)
         return UPQ_ERR_STATE;
     w->flush_wait = 0; /* new data: a later flush is a new request */
+    if (UPQ_W_JOURNAL(w))
+        w->jr->ckpt_wait = 0; /* ... and a later checkpoint too */
     for (;;) {
         if (w->ostage != UPQ_OS_IDLE) {
             st = upq_w_pump(w);
             if (st != UPQ_OK)
                 return st;
         }
-        if (!w->rg_due)
+        if (!w->rg_due && !ckpt_due(w))
             return UPQ_OK;
-        st = end_rg(w);
+        st = due_work(w);
         if (st != UPQ_OK)
             return st;
     }
 }
 
-/* After a call took its data: write out a row group that became due. Output
- * left blocked continues on the next call. */
+/* After a call took its data: write out a row group or checkpoint that
+ * became due. Output left blocked continues on the next call. */
 static upq_status after(upq_writer *w)
 {
     upq_status st = UPQ_OK;
-    while (w->rg_due && w->ostage == UPQ_OS_IDLE && st == UPQ_OK)
-        st = end_rg(w);
+    while ((w->rg_due || ckpt_due(w)) && w->ostage == UPQ_OS_IDLE && st == UPQ_OK)
+        st = due_work(w);
     return st == UPQ_AGAIN ? UPQ_OK : st;
 }
 
@@ -1412,6 +1472,69 @@ upq_status upq_writer_flush(upq_writer *w)
     return st;
 }
 
+upq_status upq_writer_checkpoint(upq_writer *w)
+{
+    upq_status st;
+    if (w->failed)
+        return w->failed;
+    if (!UPQ_W_JOURNAL(w))
+        return UPQ_ERR_UNSUPPORTED;
+    if (w->closed || w->closing)
+        return UPQ_ERR_STATE;
+    if (w->jr->ckpt_wait) {
+        st = upq_w_pump(w);
+        if (st == UPQ_OK)
+            w->jr->ckpt_wait = 0;
+        return st;
+    }
+    st = enter(w);
+    if (st != UPQ_OK)
+        return st;
+    upq_w_advance(w);
+    if (w->rows_done + w->rs == w->rows_durable)
+        return UPQ_OK; /* nothing new to make durable */
+    if (w->rs)
+        w->jr->ckpt_due = 1;
+    st = w->rs ? due_work(w) : UPQ_OK;
+    if (st == UPQ_AGAIN)
+        w->jr->ckpt_wait = 1;
+    return st;
+}
+
+/* Close in checkpoint mode: the last row group, then the finisher (page
+ * indexes and footer from what the file holds), then the CLOSE record. */
+static upq_status close_journal(upq_writer *w)
+{
+    upq_status st;
+    for (;;) {
+        if (w->ostage != UPQ_OS_IDLE) {
+            st = upq_w_pump(w);
+            if (st != UPQ_OK)
+                return st;
+        }
+        switch (w->close_stage) {
+        case 0:
+            if (w->rs > 0) {
+                st = end_rg(w);
+                if (st != UPQ_OK)
+                    return st;
+                continue;
+            }
+            w->close_stage = 1;
+            upq_wj_start(w, UPQ_WJ_FINISH);
+            continue;
+        case 1:
+            w->close_stage = 2;
+            upq_wj_start(w, UPQ_WJ_CLOSE);
+            continue;
+        default:
+            w->closed = 1;
+            w->rows_durable = w->rows_done;
+            return UPQ_OK;
+        }
+    }
+}
+
 upq_status upq_writer_close(upq_writer *w)
 {
     upq_status st;
@@ -1439,6 +1562,8 @@ upq_status upq_writer_close(upq_writer *w)
         w->closing = 1;
         w->close_stage = 0;
     }
+    if (UPQ_W_JOURNAL(w))
+        return close_journal(w);
     for (;;) {
         if (w->ostage != UPQ_OS_IDLE) {
             st = upq_w_pump(w);
@@ -1461,10 +1586,7 @@ upq_status upq_writer_close(upq_writer *w)
                                           "columns hold different numbers of rows");
             }
             w->close_stage = 1;
-            /* in checkpoint mode the last checkpoint is the final footer
-             * (also after a full log: nothing was written after it) */
-            if (!w->o.checkpoint || w->num_rg == 0)
-                upq_w_footer_start(w);
+            upq_w_footer_start(w);
             continue;
         default:
             w->closed = 1;
@@ -1486,7 +1608,7 @@ uint64_t upq_writer_rows_durable(const upq_writer *w)
 
 uint64_t upq_writer_file_size(const upq_writer *w)
 {
-    return w->file_pos;
+    return UPQ_W_JOURNAL(w) ? w->jr->hwm : w->file_pos;
 }
 
 const upq_error_info *upq_writer_error(const upq_writer *w)

@@ -30,6 +30,7 @@ typedef struct upq_wmodels {
     upq_column_index ci;
     upq_offset_index oi;
     upq_bloom_filter_header bf;
+    upq_row_group rgt;       /* checkpoint mode: the FILE record's template row group */
     upq_tenc tenc;
     int32_t encs[UPQ_COUNTOF_ENCS];
     upq_page_encoding_stats es[3];
@@ -38,9 +39,11 @@ typedef struct upq_wmodels {
 
 #define UPQ_W_MODELS(w) ((upq_wmodels *)(void *)(w)->models)
 
-/* Output stages (upq_writer.ostage). */
+/* Output stages (upq_writer.ostage). UPQ_OS_JOURNAL: checkpoint mode, whose
+ * pieces come from the journal's job machine (writer_journal.c). */
 enum {
     UPQ_OS_IDLE = 0,
+    UPQ_OS_JOURNAL,
     UPQ_OS_MAGIC,
     UPQ_OS_DICT_HDR,
     UPQ_OS_DICT_BODY,
@@ -110,6 +113,31 @@ size_t upq_w_stored_bound(const upq_wcol *c, int32_t codec, int v2);
  */
 upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final);
 
+/* One encoded data page: where its parts are and what it holds. */
+typedef struct upq_wpage {
+    const uint8_t *out;   /* the stored body */
+    size_t body, stored, hl;
+    int64_t nans;
+} upq_wpage;
+
+/*
+ * Encodes the committed staging prefix of c (`rows` rows) as one data page:
+ * the body into w->pbuf, its stored form at dst[0..room) (NULL: uncompressed
+ * pages stay in w->pbuf), the header into w->hbuf; mm gets the page's
+ * bounds. Touches nothing else of c. `dry`: only the sizes matter (an
+ * encrypted page is not sealed, so no nonce is spent). UPQ_OK, or a final
+ * error.
+ */
+upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *dst, size_t room,
+                             upq_minmax *mm, upq_wpage *pg, int dry);
+
+/* Removes the first n levels, nv values and vb value bytes from the staging
+ * (they are in a page now); what stays is the start of the next page. */
+void upq_w_drop_prefix(upq_wcol *c, uint32_t n, uint32_t nv, uint32_t vb);
+
+/* Counts levels lv[0..n) into the level histogram h. */
+void upq_w_hist_add(int64_t *h, const uint16_t *lv, uint32_t n);
+
 /* Puts the first nv staged values of c (the page being made) into its
  * bloom filter. */
 void upq_w_bloom_take(upq_wcol *c, uint32_t nv);
@@ -139,6 +167,9 @@ uint32_t upq_w_staged_key(const upq_wcol *c, uint32_t off, uint8_t *tmp, const u
 /* After a row group's output: clears every column's chunk state and
  * re-indexes the rows carried over into the next row group. */
 void upq_w_rg_reset(upq_writer *w);
+
+/* Clears every column's chunk state (pages, counts, dictionary). */
+void upq_w_chunks_clear(upq_writer *w);
 
 /* Recomputes the rows every column has and commits them. */
 void upq_w_advance(upq_writer *w);
@@ -240,5 +271,256 @@ upq_status upq_wc_stream_begin(upq_writer *w, upq_wkey *k, int module, int32_t c
                                uint32_t ct_len, uint8_t mode);
 void upq_wc_stream_piece(upq_writer *w, uint8_t *p, size_t n);
 void upq_wc_stream_tag(upq_writer *w, uint8_t tag[16]);
+
+
+/* ---- checkpoint mode (writer_journal.c, writer_finish.c, recover.c) ---- */
+
+#include "journal.h"
+
+/* Jobs of the journal's machine (upq_wjournal.job). */
+enum {
+    UPQ_WJ_NONE = 0,
+    UPQ_WJ_PAGE,     /* one column's page (after FILE / RG_START when due) */
+    UPQ_WJ_CKPT,     /* every column's page, dictionary blobs, CKPT, sync */
+    UPQ_WJ_RGEND,    /* last pages, dictionary pages, bloom filters, RG_END, sync */
+    UPQ_WJ_FINISH,   /* page indexes and footer (writer_finish.c) */
+    UPQ_WJ_CLOSE,    /* CLOSE record and sync */
+    UPQ_WJ_REPLAY    /* reading the journal back: resume and recovery (recover.c) */
+};
+
+/* A column in checkpoint mode. */
+typedef struct upq_wjcol {
+    uint64_t off, cap;       /* the open row group's region */
+    uint64_t fill;           /* data page bytes written after the slot */
+    uint64_t rate;           /* bytes per 1024 rows in the last row group (0: none yet) */
+    int64_t ba;              /* unencoded BYTE_ARRAY bytes of the row group */
+    uint32_t slot;           /* dictionary slot at the region's start */
+    uint32_t pages;          /* data pages of the chunk */
+    uint32_t dict_dur;       /* dictionary entries already in a record's blob */
+    uint64_t ok;             /* replay: data page bytes verified */
+    int32_t bloom_crc;       /* replay: the bloom filter blob's CRC */
+    uint32_t nprow;          /* repeated columns: pages not yet in a record... */
+    int32_t *prow;           /* ... and their rows */
+} upq_wjcol;
+
+/* A record being written. */
+typedef struct upq_wrec {
+    const upq_tstruct *desc;
+    const void *obj;
+    uint64_t pos;            /* file offset of the next byte */
+    uint32_t len;            /* whole record */
+    uint32_t crc;
+    uint8_t stage, type, flags;
+    uint8_t hdr[UPQ_J_HDR];
+} upq_wrec;
+
+typedef struct upq_wjournal {
+    upq_wjcol *cols;
+    /* record models */
+    upq_jckpt ck;
+    upq_jcol *jc;            /* ck.cols.v */
+    upq_jrgstart rs;
+    upq_jregion *reg;        /* rs.regions.v */
+    upq_jfile jf;
+    upq_jclose cl;
+    upq_jresume rsm;
+    upq_wrec rec;
+    uint64_t file_id;
+    uint32_t seq;            /* the next record's sequence number */
+    uint16_t session;
+    uint8_t file_done;       /* the FILE record is written */
+    uint8_t open;            /* a row group's regions are planned */
+    uint8_t rgstart_due;     /* its RG_START is still to be written */
+    uint8_t ckpt_due;        /* a checkpoint is due */
+    uint8_t ckpt_wait;       /* upq_writer_checkpoint is waiting for one */
+    uint8_t soft_due;        /* a record (no sync) is due for page-rows lists */
+    uint8_t resuming;        /* upq_writer_resume's stage */
+    uint32_t own_crc;        /* CRC of the FILE payload this writer would write */
+    uint32_t k_rows;         /* page-rows entries a repeated column keeps */
+    uint64_t first_j;        /* row group 0's journal area (right after FILE) */
+    uint64_t jstart, jcap, jpos; /* the open row group's journal area; next record */
+    uint64_t regions_end;    /* end of its regions = start of its blobs */
+    uint64_t blob;           /* blob frontier */
+    uint64_t next;           /* where the next row group's journal area begins */
+    uint64_t hwm;            /* file size: highest byte written + 1 */
+    uint64_t rg_limit;       /* rows the open (or next) row group may take */
+    uint64_t ckpt_at;        /* file rows at which the next checkpoint is due */
+    uint32_t rec_bound;      /* bytes a CKPT or RG_END can take */
+    uint32_t reserve;        /* journal bytes kept for the records that end a row group */
+    /* the job */
+    uint8_t job, jst, fst;
+    uint32_t jcol;
+    upq_wcol *pc;            /* column of the page being written */
+    const uint8_t *pbody;
+    size_t phl, pstored;
+    uint64_t ppos;
+    struct upq_wfinish *fin; /* writer_finish.c state (arena) */
+} upq_wjournal;
+
+#define UPQ_W_JOURNAL(w) ((w)->jr != (struct upq_wjournal *)0)
+
+/* Arena bytes checkpoint mode adds for ncols columns, nrep of them
+ * repeated (counted by setup). */
+size_t upq_wj_need(const upq_writer *w, uint32_t ncols, uint32_t nrep, uint32_t nlev);
+/* Sets it up in mem (upq_wj_need bytes). */
+upq_status upq_wj_init(upq_writer *w, void *mem);
+
+/* Staging of c is full: its committed prefix becomes a page in its region
+ * (output queued). UPQ_OK, or a final error. */
+upq_status upq_wj_page(upq_writer *w, upq_wcol *c);
+/* Starts a job (output is then pumped like any other). */
+void upq_wj_start(upq_writer *w, uint8_t job);
+/* The job machine: the next piece of output (UPQ_OK), UPQ_DONE when the
+ * job is complete, UPQ_AGAIN (a sync or a read blocked), or an error. */
+upq_status upq_wj_next(upq_writer *w);
+/* CRC of the FILE record's payload (settings and FileMetaData) this writer
+ * writes: resume compares it with the file's. */
+upq_status upq_wj_file_crc(upq_writer *w, uint32_t *crc);
+/* The file row of the next checkpoint after `rows`; the next row group's
+ * rows limit. */
+uint64_t upq_wj_next_ckpt(const upq_writer *w, uint64_t rows);
+uint64_t upq_wj_next_limit(const upq_writer *w);
+/* Row bookkeeping after rows were committed (checkpoint due?). */
+void upq_wj_advanced(upq_writer *w);
+/* After a row group: measured rates, the next row group's limits. */
+void upq_wj_rg_done(upq_writer *w);
+
+/* Records (writer_journal.c), used by the finisher and recovery too. */
+void upq_wj_rec_begin(upq_writer *w, uint8_t type, uint8_t flags, const upq_tstruct *desc,
+                      const void *obj, uint64_t pos);
+/* The record's next piece (UPQ_OK) or UPQ_DONE. */
+upq_status upq_wj_rec_piece(upq_writer *w);
+/* Bytes of a record with this payload. */
+upq_status upq_wj_rec_size(upq_writer *w, const upq_tstruct *desc, const void *obj,
+                           uint32_t *len);
+/* Sets the next output piece: n bytes at p to file offset off. */
+void upq_wj_src(upq_writer *w, const uint8_t *p, size_t n, uint64_t off);
+
+/* writer_finish.c */
+/* The finisher's state (writer_finish.c; recovery reads with it too). */
+/* One page header as the finisher needs it. */
+typedef struct upq_fpage {
+    uint64_t off;          /* file offset of the header */
+    uint32_t hl;           /* header bytes */
+    uint32_t total;        /* header + stored body */
+    int32_t type;
+    int32_t encoding;
+    int64_t values;        /* level entries */
+    int64_t nulls;         /* -1: unknown */
+    int64_t rows;
+    int64_t nans;          /* -1: unknown */
+    int64_t unc;           /* uncompressed body bytes */
+    upq_minmax mm;         /* bounds (pointing into the scratch arena) */
+} upq_fpage;
+
+typedef struct upq_wfinish {
+    uint8_t stage, lstage, xstage, fstage, cstage;
+    uint8_t which;          /* phase 0: ColumnIndexes (0), then OffsetIndexes (1) */
+    uint8_t footer_on, scanning, bytes_due, tdone;
+    uint32_t col;           /* column of the chunk at work */
+    uint32_t rg, nrg;       /* row group at work; row groups in all */
+    uint64_t first_j;       /* journal area of row group 0 */
+    uint64_t rg_j;          /* of the row group at work */
+    uint64_t next_j;        /* of the one after it */
+    uint64_t rec;           /* record being read */
+    uint64_t rows;          /* rows of the file */
+    uint64_t rg_rows;       /* of the row group at work */
+    uint64_t area;          /* where the page indexes begin */
+    uint64_t pos;           /* where the next index goes (phase 0) */
+    uint64_t pi;            /* phase 1: where the current row group's indexes begin */
+    uint64_t end;           /* end of the footer */
+    /* the read window */
+    uint8_t *buf;
+    uint32_t cap, have;
+    uint64_t boff;
+    /* a record being read */
+    upq_jhdr jh;
+    uint32_t rdone, rcrc;
+    /* page headers */
+    upq_tdec tdec;
+    upq_page_header ph;
+    upq_arena scratch;
+    uint8_t *smem;
+    uint32_t scap;
+    /* the chunk's pages */
+    uint64_t ppos, pend;    /* next page header, end of the data pages */
+    uint64_t frow;          /* first row of the next page */
+    uint32_t npages, page;
+    uint8_t ci_ok, in_scan, dict_done;
+    int32_t boundary;
+    uint32_t ci_len, oi_len; /* index sizes of the chunk scanned */
+    upq_fpage pg;
+    uint8_t *prev_min, *prev_max; /* the previous page's bounds (boundary order) */
+    uint32_t prev_min_len, prev_max_len;
+    uint8_t prev_has, asc, desc;
+    uint32_t cap_b;         /* bytes of one bound buffer */
+    uint8_t lit[32];
+    /* records decoded (their lists in the scratch arena) */
+    upq_jrgstart rs;
+    upq_jckpt ck;
+    upq_jclose cl;
+    upq_jresume rsm;
+    /* replay: resume and recovery (recover.c) */
+    uint8_t rstage, vstage, resume, verify_all, in_rg, closed, cut, bad, any_bad, bad_pages;
+    uint8_t has_crc, bloom_on, last_end, tfix, dry, end_pending;
+    uint16_t session;
+    uint32_t seq;           /* the next record's expected sequence number */
+    uint32_t vcol;          /* column being verified / rebuilt */
+    uint64_t walk;          /* the next record */
+    uint64_t rg_jcap;       /* the current row group's journal area */
+    uint64_t last;          /* its last checkpoint record (0: none) */
+    uint64_t cand;          /* the checkpoint chosen */
+    uint64_t cand_next;     /* where the record after it goes */
+    uint64_t close_at;      /* the CLOSE record (closed) */
+    uint64_t vpos, vend;    /* page verification: next page, target end */
+    uint64_t bpos, bleft;   /* a body or blob being read */
+    uint32_t bcrc, want_crc;
+    uint64_t dict_total;    /* dictionary rebuild: PLAIN bytes, entries */
+    uint32_t dict_n;
+    uint64_t dict_body;     /* where its stored body starts */
+    uint64_t dict_rec;      /* record whose blob is being copied */
+    upq_stored sc;          /* the stored form's cursor */
+    size_t srun;            /* plain bytes before the next framing */
+} upq_wfinish;
+
+#define UPQ_WF(w) ((upq_wfinish *)(void *)(w)->jr->fin)
+
+/* Reading back (writer_finish.c): bytes [off, off + want) into the window
+ * (want <= its cap) and where they are; a corruption error at off; a
+ * journal record at off decoded into the finisher's model of its type
+ * (rs, ck, cl, rsm; lists in the scratch arena); the page header at off (the page may not pass end). Each
+ * returns UPQ_OK, UPQ_AGAIN (call again the same way) or an error. */
+upq_status upq_wf_rd(upq_writer *w, uint64_t off, uint32_t want);
+const uint8_t *upq_wf_at(upq_writer *w, uint64_t off);
+upq_status upq_wf_corrupt(upq_writer *w, uint64_t off, const char *what);
+upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h);
+upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end);
+
+/* The replay job of resume and recovery (recover.c). */
+upq_status upq_wr_next(upq_writer *w);
+
+/* Page-rows entries a repeated column keeps before a ROWS record. */
+#define UPQ_WF_K_ROWS 16u
+size_t upq_wf_need(const upq_writer *w, uint32_t ncols, uint32_t nlev);
+void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nlev);
+void upq_wf_start(upq_writer *w);
+upq_status upq_wf_next(upq_writer *w);
+/* The CLOSE job: its record, then sync. */
+upq_status upq_wf_close_next(upq_writer *w);
+
+/* The finisher's part of the footer: the next piece of the row groups
+ * (UPQ_OK), UPQ_DONE after the last, UPQ_AGAIN, or an error. */
+upq_status upq_wf_footer_rgs(upq_writer *w);
+
+/* writer_out.c, for checkpoint mode: the footer's RowGroup generator over
+ * w->cols (start, then pieces into out: UPQ_OK when complete, UPQ_AGAIN
+ * when out is full); the bloom filter header model of c; the footer
+ * generator (tmpl: the FILE record's FileMetaData, no row groups), whose
+ * pieces go to the file from w->file_pos on (UPQ_OK: a piece; UPQ_DONE). */
+upq_status upq_w_rg_gen(upq_writer *w, uint8_t *out, size_t cap, size_t *produced);
+void upq_w_rg_gen_start(upq_writer *w);
+void upq_w_build_bf(upq_writer *w, const upq_wcol *c);
+void upq_w_footer_begin(upq_writer *w, int tmpl);
+upq_status upq_w_footer_piece(upq_writer *w);
 
 #endif

@@ -29,8 +29,8 @@ enum {
     G_SCHEMA,
     G_ROWS,
     G_RGS,
-    G_COPY,
-    G_NEW,
+    G_JRGS,     /* checkpoint mode: row groups described again from the file */
+    G_TMPL,     /* the FILE record's template row group */
     G_KV0,
     G_KV,
     G_CREATED,
@@ -99,6 +99,7 @@ static UPQ_NOINLINE void set_src(upq_writer *w, const uint8_t *p, size_t n)
     w->src = p;
     w->src_len = n;
     w->src_pos = 0;
+    w->dst = w->file_pos; /* checkpoint mode: right after the previous piece */
 }
 
 /* ---- metadata models ---------------------------------------------------------- */
@@ -144,7 +145,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     md->total_uncompressed_size = c->unc_bytes;
     md->total_compressed_size = c->comp_bytes;
     md->data_page_offset = c->data_off;
-    if (c->dict_pages) {
+    if (c->dict_pages || (UPQ_W_JOURNAL(w) && c->dict_hdr)) {
         md->dictionary_page_offset = c->chunk_off;
         mset |= 1u << UPQ_COLUMN_METADATA_DICTIONARY_PAGE_OFFSET;
         m->es[nes].isset = 0xEu;
@@ -217,7 +218,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
         mset |= 1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET;
         mset |= 1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH;
     }
-    if (UPQ_W_PI_PAGES(c)) {
+    if (UPQ_W_PI_PAGES(c) || (UPQ_W_JOURNAL(w) && c->oi_len)) {
         cc->offset_index_offset = c->oi_off;
         cc->offset_index_length = c->oi_len;
         UPQ_SET(*cc, UPQ_COLUMN_CHUNK_OFFSET_INDEX_OFFSET);
@@ -324,7 +325,7 @@ static void build_ci(upq_writer *w, const upq_wcol *c)
     ci->null_counts.n = c->npages;
 }
 
-static void build_bf(upq_writer *w, const upq_wcol *c)
+void upq_w_build_bf(upq_writer *w, const upq_wcol *c)
 {
     upq_bloom_filter_header *h = &UPQ_W_MODELS(w)->bf;
     upq_memset(h, 0, sizeof *h);
@@ -370,7 +371,7 @@ static size_t lit_drain(upq_writer *w, uint8_t *out, size_t cap)
  * NULL: counts them all at once). UPQ_OK when it is complete, UPQ_AGAIN when
  * out is full. *produced gets the bytes of this call.
  */
-static upq_status rg_gen(upq_writer *w, uint8_t *out, size_t cap, size_t *produced)
+upq_status upq_w_rg_gen(upq_writer *w, uint8_t *out, size_t cap, size_t *produced)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
     size_t pos = 0;
@@ -608,7 +609,7 @@ upq_status upq_w_rg_finish(upq_writer *w)
         c->bf_hdr = 0;
         if (!UPQ_W_BLOOM(c))
             continue;
-        build_bf(w, c);
+        upq_w_build_bf(w, c);
         st = count_struct(w, &upq_bloom_filter_header_desc, &m->bf, &c->bf_hdr);
         if (st != UPQ_OK)
             return st;
@@ -647,12 +648,12 @@ upq_status upq_w_rg_finish(upq_writer *w)
         }
     }
     w->rg_rows = w->rs;
-    if (!w->streaming) {
+    {
         size_t need = 0, got = 0;
         w->rstage = R_HEAD;
         lit_start(w);
         w->tenc_on = 0;
-        st = rg_gen(w, (uint8_t *)0, 0, &need);
+        st = upq_w_rg_gen(w, (uint8_t *)0, 0, &need);
         if (st != UPQ_OK)
             return st;
         if (need > w->log_cap - w->log_used) {
@@ -663,7 +664,7 @@ upq_status upq_w_rg_finish(upq_writer *w)
         }
         w->rstage = R_HEAD;
         lit_start(w);
-        st = rg_gen(w, w->log + w->log_used, w->log_cap - w->log_used, &got);
+        st = upq_w_rg_gen(w, w->log + w->log_used, w->log_cap - w->log_used, &got);
         if (st != UPQ_OK || got != need)
             return upq_w_fail(w, UPQ_ERR_STATE, -1, "row group metadata changed size");
         w->log_used += got;
@@ -766,19 +767,40 @@ static upq_status footer_piece(upq_writer *w)
     return footer_step(w);
 }
 
+void upq_w_rg_gen_start(upq_writer *w)
+{
+    w->rstage = R_HEAD;
+    lit_start(w);
+    w->tenc_on = 0;
+}
+
+void upq_w_footer_begin(upq_writer *w, int tmpl)
+{
+    w->gtmpl = (uint8_t)tmpl;
+    w->tenc_on = 0;
+    w->gstage = enc_footer(w) && !tmpl ? G_FCM : G_HEAD;
+}
+
+upq_status upq_w_footer_piece(upq_writer *w)
+{
+    upq_status st = footer_piece(w);
+    if (st == UPQ_OK && UPQ_W_WC(w) && w->wc->in_fmd && w->wc->mode != UPQ_WS_NONE)
+        upq_wc_stream_piece(w, (uint8_t *)(uintptr_t)w->src, w->src_len);
+    return st;
+}
+
 /* Every footer stage but G_FHEAD. */
 static upq_status footer_step(upq_writer *w)
 {
-    int in_rg = w->out_kind == UPQ_OUT_RG;
     int done = 0;
-    size_t k, got = 0;
+    size_t k;
     upq_status st;
     for (;;) {
         switch (w->gstage) {
         case G_HEAD:
             if (!enc_footer(w))
                 w->footer_start = w->file_pos;
-            if (UPQ_W_WC(w)) {
+            if (UPQ_W_WC(w) && !w->gtmpl) {
                 w->wc->in_fmd = 1;
                 if (signed_footer(w)) {
                     st = upq_wc_stream_begin(w, &w->wc->footer, UPQ_MODULE_FOOTER, -1, 0,
@@ -805,8 +827,8 @@ static upq_status footer_step(upq_writer *w)
                 w->gi++;
             return st;
         case G_ROWS: {
-            uint64_t rows = w->rows_done + (in_rg ? w->rg_rows : 0u);
-            uint32_t nrg = w->num_rg + (in_rg ? 1u : 0u);
+            uint64_t rows = w->gtmpl ? 0u : w->rows_done;
+            uint32_t nrg = w->gtmpl ? (w->o.nsorting ? 1u : 0u) : w->num_rg;
             k = put_int_field(w->win, 1, 6, (int64_t)rows);
             w->win[k++] = 0x19; /* row_groups: list<struct> */
             k += put_list_hdr(w->win + k, nrg, CT_STRUCT);
@@ -815,46 +837,41 @@ static upq_status footer_step(upq_writer *w)
             return UPQ_OK;
         }
         case G_RGS:
-            w->new_off = w->file_pos;
-            if (!w->streaming) {
-                set_src(w, w->log, w->log_used);
-                w->gstage = G_KV0;
-                return UPQ_OK;
-            }
-            w->copy_pos = w->stream_off;
-            w->copy_end = w->stream_off + w->stream_len;
-            w->gstage = G_COPY;
-            continue;
-        case G_COPY: {
-            uint64_t want = w->copy_end - w->copy_pos;
-            if (want == 0) {
-                w->gstage = in_rg ? G_NEW : G_KV0;
-                w->rstage = R_HEAD;
-                w->tenc_on = 0;
-                lit_start(w);
+            if (w->gtmpl) {
+                w->gstage = w->o.nsorting ? G_TMPL : G_KV0;
                 continue;
             }
-            if (want > w->pbuf_cap)
-                want = w->pbuf_cap;
-            st = w->sink.read_at(w->sink.ctx, w->copy_pos, w->pbuf, (size_t)want, &got);
-            if (st == UPQ_AGAIN)
-                return UPQ_AGAIN;
-            if (st != UPQ_OK || got == 0 || got > want)
-                return upq_w_fail(w, UPQ_ERR_IO, -1, "reading back earlier metadata failed");
-            w->copy_pos += got;
-            set_src(w, w->pbuf, got);
+            if (UPQ_W_JOURNAL(w)) {
+                w->gstage = G_JRGS;
+                continue;
+            }
+            set_src(w, w->log, w->log_used);
+            w->gstage = G_KV0;
             return UPQ_OK;
-        }
-        case G_NEW:
-            st = rg_gen(w, w->win, sizeof w->win, &got);
-            if (st < 0)
+        case G_JRGS:
+            /* the finisher describes each row group again (writer_finish.c) */
+            st = upq_wf_footer_rgs(w);
+            if (st != UPQ_DONE)
                 return st;
-            if (st == UPQ_OK)
+            w->gstage = G_KV0;
+            continue;
+        case G_TMPL: {
+            upq_wmodels *m = UPQ_W_MODELS(w);
+            if (!w->tenc_on) {
+                /* no chunks, no rows: only the sorting columns, which are
+                 * the same in every row group */
+                upq_memset(&m->rgt, 0, sizeof m->rgt);
+                m->rgt.isset = (1u << UPQ_ROW_GROUP_COLUMNS) | (1u << UPQ_ROW_GROUP_TOTAL_BYTE_SIZE) |
+                               (1u << UPQ_ROW_GROUP_NUM_ROWS) | (1u << UPQ_ROW_GROUP_SORTING_COLUMNS);
+                m->rgt.sorting_columns.v = (upq_sorting_column *)(uintptr_t)w->o.sorting;
+                m->rgt.sorting_columns.n = w->o.nsorting;
+            }
+            st = tenc_piece(w, &upq_row_group_desc, &m->rgt, &done);
+            if (done)
                 w->gstage = G_KV0;
-            set_src(w, w->win, got);
-            return UPQ_OK;
+            return st;
+        }
         case G_KV0:
-            w->new_len = w->file_pos - w->new_off;
             w->gi = 0;
             if (w->o.nkv) {
                 w->win[0] = 0x19; /* key_value_metadata */
@@ -896,7 +913,7 @@ static upq_status footer_step(upq_writer *w)
                 w->win[k++] = 0;
             }
             if (w->gi == w->ncols) {
-                w->gstage = signed_footer(w) ? G_ALG : G_STOP;
+                w->gstage = signed_footer(w) && !w->gtmpl ? G_ALG : G_STOP;
                 w->gi = 0;
             }
             set_src(w, w->win, k);
@@ -936,7 +953,7 @@ static upq_status footer_step(upq_writer *w)
         case G_STOP:
             w->win[0] = 0;
             set_src(w, w->win, 1);
-            w->gstage = UPQ_W_WC(w) ? G_CEND : G_TAIL;
+            w->gstage = w->gtmpl ? G_DONE : UPQ_W_WC(w) ? G_CEND : G_TAIL;
             return UPQ_OK;
 #if UPQ_WITH_CRYPTO
         case G_CEND:
@@ -983,14 +1000,7 @@ static upq_status footer_step(upq_writer *w)
 /* The output run is complete: account for it. */
 static void out_done(upq_writer *w)
 {
-    int footer = w->out_kind == UPQ_OUT_FOOTER || w->o.checkpoint;
-    if (footer && w->streaming) {
-        w->stream_off = w->new_off;
-        w->stream_len = w->new_len;
-    }
     if (w->out_kind == UPQ_OUT_RG) {
-        if (w->o.checkpoint)
-            w->rows_durable = w->rows_done + w->rg_rows;
         upq_w_rg_reset(w);
     } else {
         w->rows_durable = w->rows_done;
@@ -1074,6 +1084,11 @@ static UPQ_NOINLINE upq_status next_piece(upq_writer *w)
     for (;;) {
         upq_wcol *c = w->oc < w->ncols ? &w->cols[w->oc] : (upq_wcol *)0;
         switch (w->ostage) {
+        case UPQ_OS_JOURNAL:
+            st = upq_wj_next(w);
+            if (st == UPQ_DONE)
+                w->ostage = UPQ_OS_IDLE;
+            return st;
         case UPQ_OS_MAGIC:
             set_src(w, (const uint8_t *)(enc_footer(w) ? "PARE" : "PAR1"), 4);
             w->magic_done = 1;
@@ -1131,7 +1146,7 @@ static UPQ_NOINLINE upq_status next_piece(upq_writer *w)
                 continue;
             }
             if (!w->tenc_on)
-                build_bf(w, c);
+                upq_w_build_bf(w, c);
             if (UPQ_W_KEY(c))
                 st = index_module(w, c, UPQ_MODULE_BLOOM_HEADER, &upq_bloom_filter_header_desc,
                                   &m->bf, c->bf_hdr, &done);
@@ -1179,7 +1194,7 @@ static UPQ_NOINLINE upq_status next_piece(upq_writer *w)
         case UPQ_OS_OI:
             if (!c || UPQ_W_NO_PI(w)) {
                 w->gstage = G_HEAD;
-                w->ostage = w->o.checkpoint ? UPQ_OS_FOOTER : UPQ_OS_END;
+                w->ostage = UPQ_OS_END;
                 continue;
             }
             if (!w->tenc_on)
@@ -1227,7 +1242,10 @@ upq_status upq_w_pump(upq_writer *w)
         upq_status st;
         if (w->src_pos < w->src_len) {
             size_t n = 0, left = w->src_len - w->src_pos;
-            st = w->sink.write(w->sink.ctx, w->src + w->src_pos, left, &n);
+            if (UPQ_W_JOURNAL(w))
+                st = w->sink.write_at(w->sink.ctx, w->dst + w->src_pos, w->src + w->src_pos, left, &n);
+            else
+                st = w->sink.write(w->sink.ctx, w->src + w->src_pos, left, &n);
             if (st == UPQ_AGAIN)
                 return UPQ_AGAIN;
             if (st != UPQ_OK || n == 0 || n > left) {
@@ -1236,7 +1254,15 @@ upq_status upq_w_pump(upq_writer *w)
                 return UPQ_ERR_IO;
             }
             w->src_pos += n;
-            w->file_pos += n;
+            if (UPQ_W_JOURNAL(w)) {
+                /* pieces go where the journal puts them; the file is as
+                 * large as the farthest byte written */
+                w->file_pos = w->dst + w->src_pos;
+                if (w->file_pos > w->jr->hwm)
+                    w->jr->hwm = w->file_pos;
+            } else {
+                w->file_pos += n;
+            }
             continue;
         }
         if (w->ostage == UPQ_OS_IDLE)

@@ -219,9 +219,7 @@ static void put_stats(const upq_wcol *c, upq_statistics *s, const upq_minmax *mm
     }
 }
 
-/* Removes the first n levels, nv values and vb value bytes from the staging
- * (they are in a page now); what stays is the start of the next page. */
-static void drop_prefix(upq_wcol *c, uint32_t n, uint32_t nv, uint32_t vb)
+void upq_w_drop_prefix(upq_wcol *c, uint32_t n, uint32_t nv, uint32_t vb)
 {
     uint32_t rest = c->nlev - n;
     if (c->def && rest)
@@ -258,21 +256,8 @@ void upq_w_bloom_take(upq_wcol *c, uint32_t nv)
 #endif
 }
 
-/* One encoded data page: where its parts are and what it holds. */
-typedef struct wpage {
-    const uint8_t *out;   /* the stored body */
-    size_t body, stored, hl;
-    int64_t nans;
-} wpage;
-
-/*
- * Encodes the committed staging prefix of c (`rows` rows) as one data page:
- * the body into w->pbuf, its stored form at dst[0..room) (NULL: uncompressed
- * pages stay in w->pbuf), the header into w->hbuf; mm gets the page's
- * bounds. Touches nothing else of c. UPQ_OK, or a final error.
- */
-static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *dst, size_t room,
-                              upq_minmax *mm, wpage *pg)
+upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *dst, size_t room,
+                             upq_minmax *mm, upq_wpage *pg, int dry)
 {
     upq_page_header *ph = &UPQ_W_MODELS(w)->ph;
     uint32_t n = c->clev, nv = c->cval, vb = c->cbytes;
@@ -347,7 +332,9 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
     }
     if (stored > INT32_MAX)
         return upq_w_fail(w, UPQ_ERR_LIMIT, col, "page larger than 2 GiB");
-    if (UPQ_W_KEY(c)) {
+    if (UPQ_W_KEY(c) && dry) {
+        stored += UPQ_W_CRYPTO_OVER; /* sized only: no nonce is spent */
+    } else if (UPQ_W_KEY(c)) {
         /* sealed in place: its length and nonce go in the 16 bytes reserved
          * ahead of it, the tag after it (both counted in c->worst) */
         size_t ml = 0;
@@ -408,7 +395,10 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
             UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_STATISTICS);
         }
     }
-    if (UPQ_W_KEY(c)) {
+    if (UPQ_W_KEY(c) && dry) {
+        st = upq_thrift_encode(&upq_page_header_desc, ph, (uint8_t *)0, 0, &pg->hl);
+        pg->hl += UPQ_W_CRYPTO_OVER;
+    } else if (UPQ_W_KEY(c)) {
         /* sealed: the header module goes to w->hbuf (length, nonce, tag
          * counted in UPQ_W_CRYPTO_OVER) */
         size_t hm = 0, pl = 0;
@@ -432,8 +422,7 @@ static upq_status encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t 
     return UPQ_OK;
 }
 
-/* Counts levels lv[0..n) into the level histogram h. */
-static void hist_add(int64_t *h, const uint16_t *lv, uint32_t n)
+void upq_w_hist_add(int64_t *h, const uint16_t *lv, uint32_t n)
 {
     uint32_t i;
     for (i = 0; i < n; i++)
@@ -451,11 +440,13 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     uint8_t *dst = (uint8_t *)0;
     int64_t nans;
     upq_minmax mm;
-    wpage pg;
+    upq_wpage pg;
     upq_status st;
 
     if (n == 0)
         return UPQ_OK;
+    if (UPQ_W_JOURNAL(w))
+        return upq_wj_page(w, c); /* straight to its region (writer_journal.c) */
     if (UPQ_W_PI_PAGES(c) && c->npages >= c->max_pages)
         return upq_w_fail(w, UPQ_ERR_STATE, col, "page index full");
     if (UPQ_W_PI_PAGES(c)) {
@@ -477,7 +468,7 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
         dst = c->chunk + c->chunk_used + w->hbuf_cap;
         room -= w->hbuf_cap;
     }
-    st = encode_page(w, c, (int64_t)(c->crows - c->frows), dst, room, &mm, &pg);
+    st = upq_w_encode_page(w, c, (int64_t)(c->crows - c->frows), dst, room, &mm, &pg, 0);
     if (st != UPQ_OK)
         return st;
     hl = pg.hl;
@@ -529,9 +520,9 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     if (c->type == UPQ_TYPE_BYTE_ARRAY)
         c->ba_bytes += (int64_t)vb - 4 * (int64_t)nv;
     if (c->def_hist)
-        hist_add(c->def_hist, c->def, n);
+        upq_w_hist_add(c->def_hist, c->def, n);
     if (c->rep_hist)
-        hist_add(c->rep_hist, c->rep, n);
+        upq_w_hist_add(c->rep_hist, c->rep, n);
     c->enc_mask |= 1u << (dict ? (v2 ? UPQ_ENC_RLE_DICTIONARY : UPQ_ENC_PLAIN_DICTIONARY) : c->enc);
     if (c->max_def || c->max_rep)
         c->enc_mask |= 1u << UPQ_ENC_RLE;
@@ -546,7 +537,7 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     c->frows = c->crows;
     /* direct: the staging stays until the page is encoded again for output */
     if (!w->o.direct)
-        drop_prefix(c, n, nv, vb);
+        upq_w_drop_prefix(c, n, nv, vb);
 
     if (!final) {
         /* keep room for the last page of the row group */
@@ -570,19 +561,19 @@ upq_status upq_w_direct_page(upq_writer *w, upq_wcol *c, const uint8_t **body, s
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
     upq_minmax mm;
-    wpage pg;
+    upq_wpage pg;
     upq_status st;
 
     mm.min = m->pst.min;
     mm.max = m->pst.max;
     mm.cap = c->scap;
     /* the row group's only page of this chunk: all its rows */
-    st = encode_page(w, c, (int64_t)c->crows, c->chunk, c->chunk_cap, &mm, &pg);
+    st = upq_w_encode_page(w, c, (int64_t)c->crows, c->chunk, c->chunk_cap, &mm, &pg, 0);
     if (st != UPQ_OK)
         return st;
     if (pg.hl + pg.stored != c->chunk_used)
         return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)(c - w->cols), "data page changed size");
-    drop_prefix(c, c->clev, c->cval, c->cbytes);
+    upq_w_drop_prefix(c, c->clev, c->cval, c->cbytes);
     *body = pg.out;
     *hl = pg.hl;
     *stored = pg.stored;

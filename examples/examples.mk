@@ -24,9 +24,9 @@ SENSOR_HOST_OBJ := $(HOST)/examples/sensor_logger/host_main.o
 $(SENSOR_CORE_OBJ): CFLAGS_USE = $(LIB_CFLAGS)
 $(SENSOR_HOST_OBJ): CFLAGS_USE = -std=c99 $(OPT) $(WARN_UPQ) $(INCLUDES) $(CODEC_DEFS) $(EXTRA_CFLAGS)
 
-$(SENSOR): $(SENSOR_CORE_OBJ) $(SENSOR_HOST_OBJ) $(LIB) $(CODEC_LIBS)
+$(SENSOR): $(SENSOR_CORE_OBJ) $(SENSOR_HOST_OBJ) $(POSIX_OBJ) $(LIB) $(CODEC_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $(SENSOR_CORE_OBJ) $(SENSOR_HOST_OBJ) -Wl,--start-group $(LIB) $(CODEC_LIBS) -Wl,--end-group
+	$(CC) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $(SENSOR_CORE_OBJ) $(SENSOR_HOST_OBJ) $(POSIX_OBJ) -Wl,--start-group $(LIB) $(CODEC_LIBS) -Wl,--end-group
 
 all: $(SENSOR)
 

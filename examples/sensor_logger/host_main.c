@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "sensor_logger.h"
+#include "posix/io_posix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,44 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int out_fd = -1;
-static int again_knob;        /* --again */
-static unsigned long writes;
-
-static upq_status posix_write(void *ctx, const void *buf, size_t len, size_t *written)
-{
-    ssize_t n;
-    (void)ctx;
-    if (again_knob && (++writes & 1u))
-        return UPQ_AGAIN;
-    do
-        n = write(out_fd, buf, len);
-    while (n < 0 && errno == EINTR);
-    if (n < 0)
-        return UPQ_ERR_IO;
-    *written = (size_t)n;
-    return UPQ_OK;
-}
-
-static upq_status posix_sync(void *ctx)
-{
-    (void)ctx;
-    return fsync(out_fd) == 0 ? UPQ_OK : UPQ_ERR_IO;
-}
-
-static upq_status posix_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
-{
-    ssize_t n;
-    (void)ctx;
-    do
-        n = pread(out_fd, buf, len, (off_t)off);
-    while (n < 0 && errno == EINTR);
-    if (n < 0)
-        return UPQ_ERR_IO;
-    *got = (size_t)n;
-    return UPQ_OK;
-}
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -84,6 +47,8 @@ static int usage(void)
 int main(int argc, char **argv)
 {
     static sensor_logger lg; /* the writer's state is large: not on the stack */
+    static upq_posix_sink out;
+    int again_knob = 0;
     sensor_config cfg;
     upq_sink sink;
     const char *path = NULL;
@@ -94,7 +59,8 @@ int main(int argc, char **argv)
     cfg.device = "sensor-07";
     cfg.seed = 42;
     cfg.rows = 10000;
-    cfg.row_group_rows = 250;
+    cfg.row_group_rows = SENSOR_ROW_GROUP_ROWS;
+    cfg.checkpoint_rows = SENSOR_CHECKPOINT_ROWS;
     cfg.page_size = 0; /* the logger's 4 KiB */
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -107,6 +73,14 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--row-group-rows") == 0 && i + 1 < argc &&
                    parse_u64(argv[i + 1], &v) && v > 0 && v <= UINT32_MAX) {
             cfg.row_group_rows = (uint32_t)v;
+            i++;
+        } else if (strcmp(a, "--checkpoint-rows") == 0 && i + 1 < argc &&
+                   parse_u64(argv[i + 1], &v) && v <= UINT32_MAX) {
+            cfg.checkpoint_rows = (uint32_t)v;
+            i++;
+        } else if (strcmp(a, "--page-size") == 0 && i + 1 < argc && parse_u64(argv[i + 1], &v) &&
+                   v >= 64 && v <= (1u << 20)) {
+            cfg.page_size = (uint32_t)v;
             i++;
         } else if (strcmp(a, "--again") == 0) {
             again_knob = 1;
@@ -121,22 +95,19 @@ int main(int argc, char **argv)
     if (!path)
         return usage();
 
-    out_fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0666);
-    if (out_fd < 0) {
+    if (upq_posix_sink_open(&out, path, 1) != UPQ_OK) {
         fprintf(stderr, "sensor_logger: %s: %s\n", path, strerror(errno));
         return 1;
     }
-    memset(&sink, 0, sizeof sink);
-    sink.write = posix_write;
-    sink.sync = posix_sync;
-    sink.read_at = posix_read_at;
+    out.again_alternate = again_knob;
+    upq_posix_sink_init(&out, &sink);
 
     st = sensor_logger_open(&lg, &sink, &cfg);
     printf("arena: %zu bytes static, the writer needs %zu\n", sensor_logger_arena_size(),
            sensor_logger_arena_need(&lg));
     if (st != UPQ_OK) {
         fprintf(stderr, "sensor_logger: cannot start the writer: %s\n", upq_strerror(st));
-        close(out_fd);
+        upq_posix_sink_close(&out);
         return 1;
     }
     /* the main loop: a board would do other work when the card is busy */
@@ -145,15 +116,17 @@ int main(int argc, char **argv)
     while (st == UPQ_OK || st == UPQ_AGAIN);
     if (st != UPQ_DONE) {
         const upq_error_info *e = upq_writer_error(&lg.w);
-        fprintf(stderr, "sensor_logger: %s: after %" PRIu64 " rows: %s (%s)\n", path,
+        fprintf(stderr, "sensor_logger: %s: after %" PRIu64 " rows: %s (%s)", path,
                 upq_writer_rows(&lg.w), e->what ? e->what : "error", upq_strerror(st));
-        close(out_fd);
+        if (e->offset != UINT64_MAX)
+            fprintf(stderr, " at offset %" PRIu64, e->offset);
+        if (e->column >= 0)
+            fprintf(stderr, " in column %d", (int)e->column);
+        fputc('\n', stderr);
+        upq_posix_sink_close(&out);
         return 1;
     }
-    if (close(out_fd) != 0) {
-        fprintf(stderr, "sensor_logger: %s: %s\n", path, strerror(errno));
-        return 1;
-    }
+    upq_posix_sink_close(&out);
     printf("rows: %" PRIu64 " written to %s (%" PRIu64 " bytes, every row durable: %s)\n",
            upq_writer_rows(&lg.w), path, upq_writer_file_size(&lg.w),
            upq_writer_rows_durable(&lg.w) == upq_writer_rows(&lg.w) ? "yes" : "no");

@@ -96,21 +96,24 @@ static upq_status build_schema(sensor_logger *lg)
     return upq_sb_finish(&b, &lg->nelems); /* the builder's errors are sticky */
 }
 
-/* Direct mode keeps RAM low: no chunk buffers, a row group (and checkpoint)
- * whenever a column's page is full. The encodings suit each column:
- * timestamps grow steadily (DELTA_BINARY_PACKED), the device name repeats
- * (dictionary), float bytes compress better split by significance
- * (BYTE_STREAM_SPLIT), flags are runs (RLE). */
+/* Checkpoint mode: row groups of the configured size whatever the RAM (each
+ * column chunk is written to its place in the file page by page), and a
+ * checkpoint every so many rows costs only what changed. The encodings suit
+ * each column: timestamps grow steadily (DELTA_BINARY_PACKED), the device
+ * name repeats (dictionary), float bytes compress better split by
+ * significance (BYTE_STREAM_SPLIT), flags are runs (RLE). */
 static void set_options(sensor_logger *lg)
 {
     upq_writer_opts *o = &lg->opts;
     unsigned k;
     zero(o, sizeof *o);
     o->page_size = lg->cfg.page_size ? lg->cfg.page_size : SENSOR_PAGE_SIZE;
-    o->direct = 1;
     o->dict_size = 256; /* one device name */
-    o->row_group_rows = lg->cfg.row_group_rows;
+    o->row_group_rows = lg->cfg.row_group_rows ? lg->cfg.row_group_rows : SENSOR_ROW_GROUP_ROWS;
     o->checkpoint = 1;
+    o->checkpoint_rows = lg->cfg.checkpoint_rows;
+    o->file_rows = lg->cfg.rows; /* the last row group ends where the file does */
+    o->file_id = lg->cfg.seed ^ UINT64_C(0x5EED5EED5EED5EED);
     for (k = 0; k < SENSOR_COLUMNS; k++) {
         lg->cols[k].encoding = -1;
         lg->cols[k].dictionary = 0;
@@ -133,6 +136,7 @@ upq_status sensor_logger_setup(sensor_logger *lg, const sensor_config *cfg)
     lg->cfg.seed = cfg->seed;
     lg->cfg.rows = cfg->rows;
     lg->cfg.row_group_rows = cfg->row_group_rows;
+    lg->cfg.checkpoint_rows = cfg->checkpoint_rows;
     lg->cfg.page_size = cfg->page_size;
     lg->device.ptr = (const uint8_t *)cfg->device;
     lg->device.len = cfg->device ? (uint32_t)cstr_len(cfg->device) : 0u;
@@ -151,10 +155,9 @@ upq_status sensor_logger_open(sensor_logger *lg, const upq_sink *sink, const sen
     upq_status st = sensor_logger_setup(lg, cfg);
     if (st != UPQ_OK)
         return st;
-    /* the sink reads back and checkpoints are on: finished row groups'
-     * metadata stays in the file, so no RAM is set aside for it */
-    st = upq_writer_workspace_size(lg->elems, lg->nelems, &lg->opts,
-                                   sink->read_at ? 0u : 64u, &lg->arena_need);
+    /* checkpoint mode: finished row groups are described in the file, so
+     * no RAM is set aside for them */
+    st = upq_writer_workspace_size(lg->elems, lg->nelems, &lg->opts, 0u, &lg->arena_need);
     if (st != UPQ_OK)
         return st;
     if (lg->arena_need > sizeof sensor_arena)

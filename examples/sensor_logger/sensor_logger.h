@@ -40,7 +40,9 @@
 #define SENSOR_ARENA_BYTES (48u * 1024u)
 #endif
 #endif
-#define SENSOR_PAGE_SIZE 4096u
+#define SENSOR_PAGE_SIZE 1024u
+#define SENSOR_ROW_GROUP_ROWS 65536u
+#define SENSOR_CHECKPOINT_ROWS 600u
 
 typedef struct sensor_sample {
     int64_t ts_us;                  /* microseconds since 1970-01-01 UTC */
@@ -53,8 +55,9 @@ typedef struct sensor_config {
     const char *device;             /* NUL-terminated; must outlive the logger */
     uint64_t seed;                  /* the readings are generated from it */
     uint64_t rows;                  /* rows to log */
-    uint32_t row_group_rows;        /* rows per row group (and checkpoint) at most: a row
-                                       group also ends when a column's page is full */
+    uint32_t row_group_rows;        /* rows per row group (0: SENSOR_ROW_GROUP_ROWS) */
+    uint32_t checkpoint_rows;       /* a checkpoint every this many rows (0: only at the
+                                       end of each row group) */
     uint32_t page_size;             /* 0: SENSOR_PAGE_SIZE */
 } sensor_config;
 

@@ -1,8 +1,10 @@
 /*
- * upq recover FILE [OUT]: a file written in checkpoint mode and cut short
- * (power loss) becomes a valid Parquet file holding every checkpointed row.
- * Without OUT the file is truncated in place; with OUT the valid prefix is
- * copied there and FILE is left alone.
+ * upq recover FILE [OUT]: a checkpoint-mode file cut short (power lost while
+ * logging) becomes a valid Parquet file holding every checkpointed row.
+ * Without OUT the file is finished in place; with OUT, FILE is copied there
+ * first and left alone. A file that was closed already is not changed.
+ * Garbage, or a Parquet file written without checkpoints, is an error and
+ * nothing is written.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -15,76 +17,106 @@
 
 #include "upq.h"
 #include "uparquet/writer.h"
+#include "posix/io_posix.h"
 
-#define RECOVER_ARENA ((size_t)64 << 20)
+/* The recovery arena: what a board would give it is far less (make size
+ * prints recover-arena); the schema alone sets the need. */
+#define RECOVER_ARENA ((size_t)1 << 20)
 
-/* Copies the first `len` bytes of `from` into a new file `to`. */
-static int copy_prefix(upq_posix_file *from, const char *to, uint64_t len)
+/* Copies `from` into a new file `to`. */
+static int copy_file(const char *from, const char *to)
 {
     static uint8_t buf[1 << 16];
-    uint64_t off = 0;
-    int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
+    int in = open(from, O_RDONLY), out;
+    ssize_t n;
+    if (in < 0)
         return -1;
-    while (off < len) {
-        size_t want = len - off < sizeof buf ? (size_t)(len - off) : sizeof buf, got = 0;
-        if (upq_posix_read_at(from, off, buf, want, &got) != UPQ_OK || got == 0 ||
-            write(fd, buf, got) != (ssize_t)got) {
-            close(fd);
-            return -1;
+    out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0) {
+        close(in);
+        return -1;
+    }
+    while ((n = read(in, buf, sizeof buf)) > 0) {
+        if (write(out, buf, (size_t)n) != n) {
+            n = -1;
+            break;
         }
-        off += got;
     }
-    if (fsync(fd) != 0) {
-        close(fd);
+    close(in);
+    if (n < 0 || fsync(out) != 0) {
+        close(out);
         return -1;
     }
-    return close(fd);
+    return close(out);
 }
 
 int cmd_recover(const tool_args *a)
 {
-    const char *path = a->files[0], *out = a->nfiles > 1 ? a->files[1] : NULL;
-    upq_posix_file f;
-    upq_io io;
+    const char *path = a->files[0], *out = a->nfiles > 1 ? a->files[1] : NULL, *target;
     static upq_recover_state st;
+    static upq_posix_sink f;
+    static tool_keys keys;
+    upq_recover_opts opts;
+    upq_recover_info info;
+    upq_sink sink;
     uint8_t *arena;
-    uint64_t valid = 0, rows = 0;
     upq_status s;
 
     if (a->nfiles < 1) {
         fprintf(stderr, "upq: recover needs FILE [OUT]\n");
         return 2;
     }
-    if (upq_posix_open(&f, path) != UPQ_OK) {
-        fprintf(stderr, "upq: %s: %s\n", path, strerror(errno));
+    if (out && copy_file(path, out) != 0) {
+        fprintf(stderr, "upq: %s: %s\n", out, strerror(errno));
         return 1;
     }
-    upq_posix_io(&f, &io);
-    arena = (uint8_t *)malloc(RECOVER_ARENA);
+    if (tool_keys_parse(&keys, a))
+        return 1;
+    target = out ? out : path;
+    if (upq_posix_sink_open(&f, target, 0) != UPQ_OK) {
+        fprintf(stderr, "upq: %s: %s\n", target, strerror(errno));
+        return 1;
+    }
+    upq_posix_sink_init(&f, &sink);
+    memset(&opts, 0, sizeof opts);
     memset(&st, 0, sizeof st);
+    opts.decrypt = keys.any ? &keys.dec : NULL;
+    opts.random = tool_random;
+    arena = (uint8_t *)malloc(RECOVER_ARENA);
+    if (!arena) {
+        fprintf(stderr, "upq: out of memory\n");
+        upq_posix_sink_close(&f);
+        return 1;
+    }
     do
-        s = upq_recover(&st, &io, arena, RECOVER_ARENA, &valid, &rows);
+        s = upq_recover(&st, &sink, f.size, arena, RECOVER_ARENA, &opts, &info);
     while (s == UPQ_AGAIN);
     free(arena);
+    upq_posix_sink_close(&f);
+    tool_keys_free(&keys);
     if (s != UPQ_OK) {
-        fprintf(stderr, "upq: %s: no complete checkpoint found (%s)\n", path, upq_strerror(s));
-        upq_posix_close(&f);
+        const upq_error_info *e = upq_recover_error(&st);
+        fprintf(stderr, "upq: %s: cannot recover: %s (%s)", target,
+                e->what && *e->what ? e->what : "error", upq_strerror(s));
+        if (e->offset != UINT64_MAX)
+            fprintf(stderr, " at offset %" PRIu64, e->offset);
+        if (e->column >= 0)
+            fprintf(stderr, " in column %d", (int)e->column);
+        if (s == UPQ_ERR_NOMEM)
+            fprintf(stderr, "; arena needed: %zu bytes", upq_recover_needed(&st));
+        fputc('\n', stderr);
+        if (out)
+            unlink(out);
         return 1;
     }
-    if (out) {
-        if (copy_prefix(&f, out, valid) != 0) {
-            fprintf(stderr, "upq: %s: %s\n", out, strerror(errno));
-            upq_posix_close(&f);
-            return 1;
-        }
-    } else if (valid < f.size && truncate(path, (off_t)valid) != 0) {
-        fprintf(stderr, "upq: %s: %s\n", path, strerror(errno));
-        upq_posix_close(&f);
-        return 1;
-    }
-    printf("%s: %" PRIu64 " rows in %" PRIu64 " bytes (%" PRIu64 " bytes after the last checkpoint %s)\n",
-           out ? out : path, rows, valid, f.size - valid, out ? "left out" : "cut off");
-    upq_posix_close(&f);
+    if (info.was_closed)
+        printf("%s: closed already: %" PRIu64 " rows in %" PRIu32 " row groups, %" PRIu64
+               " bytes (unchanged)\n",
+               target, info.rows, info.row_groups, info.file_size);
+    else
+        printf("%s: %" PRIu64 " rows in %" PRIu32 " row groups, %" PRIu64 " bytes%s\n", target,
+               info.rows, info.row_groups, info.file_size,
+               info.bad_pages ? " (a page failed its checksum: the rows from there were dropped)"
+                              : "");
     return 0;
 }

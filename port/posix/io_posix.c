@@ -90,3 +90,122 @@ void upq_posix_close(upq_posix_file *f)
         close(f->fd);
     f->fd = -1;
 }
+
+/* ---- the writer's sink ---------------------------------------------------- */
+
+upq_status upq_posix_sink_open(upq_posix_sink *s, const char *path, int create)
+{
+    struct stat st;
+    int fd;
+    s->fd = -1;
+    s->size = 0;
+    s->again_alternate = 0;
+    s->calls = 0;
+    s->bytes_written = s->bytes_read = 0;
+    s->syncs = 0;
+    do {
+        fd = open(path, O_RDWR | (create ? O_CREAT | O_TRUNC : 0), 0666);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return UPQ_ERR_IO;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0) {
+        int saved = errno ? errno : EINVAL;
+        close(fd);
+        errno = saved;
+        return UPQ_ERR_IO;
+    }
+    s->fd = fd;
+    s->size = (uint64_t)st.st_size;
+    return UPQ_OK;
+}
+
+static int sink_again(upq_posix_sink *s)
+{
+    s->calls++;
+    return s->again_alternate && (s->calls & 1u);
+}
+
+static upq_status sink_write_at(void *ctx, uint64_t off, const void *buf, size_t len, size_t *written)
+{
+    upq_posix_sink *s = (upq_posix_sink *)ctx;
+    ssize_t n;
+    *written = 0;
+    if (sink_again(s))
+        return UPQ_AGAIN;
+    if (s->fd < 0 || off > (uint64_t)INT64_MAX - len)
+        return UPQ_ERR_IO;
+    if (len > (size_t)SSIZE_MAX)
+        len = (size_t)SSIZE_MAX;
+    do {
+        n = pwrite(s->fd, buf, len, (off_t)off);
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0)
+        return UPQ_ERR_IO;
+    *written = (size_t)n;
+    s->bytes_written += (uint64_t)n;
+    if (off + (uint64_t)n > s->size)
+        s->size = off + (uint64_t)n;
+    return UPQ_OK;
+}
+
+static upq_status sink_write(void *ctx, const void *buf, size_t len, size_t *written)
+{
+    upq_posix_sink *s = (upq_posix_sink *)ctx;
+    return sink_write_at(ctx, s->size, buf, len, written);
+}
+
+static upq_status sink_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    upq_posix_sink *s = (upq_posix_sink *)ctx;
+    ssize_t n;
+    *got = 0;
+    if (s->fd < 0)
+        return UPQ_ERR_IO;
+    if (off >= s->size || len == 0)
+        return UPQ_OK;
+    if (len > s->size - off)
+        len = (size_t)(s->size - off);
+    if (len > (size_t)SSIZE_MAX)
+        len = (size_t)SSIZE_MAX;
+    do {
+        n = pread(s->fd, buf, len, (off_t)off);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return UPQ_ERR_IO;
+    *got = (size_t)n;
+    s->bytes_read += (uint64_t)n;
+    return UPQ_OK;
+}
+
+static upq_status sink_sync(void *ctx)
+{
+    upq_posix_sink *s = (upq_posix_sink *)ctx;
+    s->syncs++;
+    return fsync(s->fd) == 0 ? UPQ_OK : UPQ_ERR_IO;
+}
+
+static upq_status sink_truncate(void *ctx, uint64_t size)
+{
+    upq_posix_sink *s = (upq_posix_sink *)ctx;
+    if (size > (uint64_t)INT64_MAX || ftruncate(s->fd, (off_t)size) != 0)
+        return UPQ_ERR_IO;
+    s->size = size;
+    return UPQ_OK;
+}
+
+void upq_posix_sink_init(upq_posix_sink *s, upq_sink *sink)
+{
+    sink->ctx = s;
+    sink->write = sink_write;
+    sink->write_at = sink_write_at;
+    sink->read_at = sink_read_at;
+    sink->sync = sink_sync;
+    sink->truncate = sink_truncate;
+}
+
+void upq_posix_sink_close(upq_posix_sink *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+}

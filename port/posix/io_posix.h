@@ -37,6 +37,32 @@ upq_status upq_posix_read_at(void *ctx, uint64_t off, void *buf, size_t len, siz
 /* Closes the descriptor (safe to call twice). */
 void upq_posix_close(upq_posix_file *f);
 
+/* ---- a file to write: the writer's upq_sink ---------------------------- */
+
+#include "uparquet/writer.h"
+
+typedef struct upq_posix_sink {
+    int fd;                /* -1 when closed */
+    uint64_t size;         /* the file's length as written so far */
+    /* test knob, off after open: every other write call says UPQ_AGAIN */
+    int again_alternate;
+    unsigned long calls;
+    /* what went through it: bytes handed to write/write_at, read back */
+    uint64_t bytes_written, bytes_read;
+    unsigned long syncs;
+} upq_posix_sink;
+
+/* Opens `path` for reading and writing; `create` makes a new empty file
+ * (or empties one), else the file must exist (resume, recovery). UPQ_OK or
+ * UPQ_ERR_IO with errno set. */
+upq_status upq_posix_sink_open(upq_posix_sink *s, const char *path, int create);
+
+/* Fills *sink with every callback: write (appends), write_at (pwrite),
+ * read_at (pread), sync (fsync), truncate (ftruncate). */
+void upq_posix_sink_init(upq_posix_sink *s, upq_sink *sink);
+
+void upq_posix_sink_close(upq_posix_sink *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -65,17 +65,28 @@ extern "C" {
 /* Appends buf[0..len). Returns UPQ_OK with *written (1..len: a short write
  * is fine), UPQ_AGAIN when it would block (nothing written), or UPQ_ERR_IO. */
 typedef upq_status (*upq_write_fn)(void *ctx, const void *buf, size_t len, size_t *written);
+/* Writes buf[0..len) at file offset `off` (pwrite, FatFs f_lseek + f_write):
+ * the file grows as needed, and what a gap before `off` holds does not
+ * matter. Returns UPQ_OK with *written (1..len), UPQ_AGAIN (nothing
+ * written) or UPQ_ERR_IO. */
+typedef upq_status (*upq_write_at_fn)(void *ctx, uint64_t off, const void *buf, size_t len,
+                                      size_t *written);
 /* Makes everything written so far durable (fsync, SD card flush). UPQ_OK,
  * UPQ_AGAIN (asked again later) or UPQ_ERR_IO. */
 typedef upq_status (*upq_sync_fn)(void *ctx);
+/* Cuts the file to `size` bytes (ftruncate, f_truncate). UPQ_OK, UPQ_AGAIN
+ * or UPQ_ERR_IO. */
+typedef upq_status (*upq_truncate_fn)(void *ctx, uint64_t size);
 
 typedef struct upq_sink {
     void *ctx;
-    upq_write_fn write;
-    upq_sync_fn sync;        /* optional; called after each checkpoint and at close */
-    upq_read_at_fn read_at;  /* optional: reads back what was written (offsets from the
-                                file start); with checkpoints on, finished row groups'
-                                metadata is then streamed from the file, not kept in RAM */
+    upq_write_fn write;       /* appends: the streaming modes (not needed in checkpoint mode) */
+    upq_sync_fn sync;         /* optional; called after each checkpoint and at close */
+    upq_read_at_fn read_at;   /* reads back what was written (offsets from the file start):
+                                 checkpoint mode needs it at close, recovery and resume */
+    upq_write_at_fn write_at; /* positional writes: checkpoint mode needs them */
+    upq_truncate_fn truncate; /* optional: lets close and recovery give back the space a
+                                 cut-short last row group had reserved */
 } upq_sink;
 
 /* ---- schema builder ---------------------------------------------------- */
@@ -224,10 +235,12 @@ typedef struct upq_writer_opts {
     uint8_t no_crc;           /* omit page CRCs (default: every page has one) */
     uint8_t no_statistics;    /* omit page and chunk statistics */
     uint8_t no_page_index;    /* omit ColumnIndex / OffsetIndex */
-    uint8_t checkpoint;       /* after each row group, append a complete footer and sync */
+    uint8_t checkpoint;       /* checkpoint mode (power-loss safe; see "Checkpoint mode"
+                                 below): the sink needs write_at and read_at */
     uint8_t direct;           /* no chunk buffers: a row group holds one data page per
                                  column, encoded from the staging as it is written out
-                                 (chunk_size, max_pages and row_group_bytes unused) */
+                                 (chunk_size, max_pages and row_group_bytes unused; implied
+                                 in checkpoint mode, which never buffers chunks) */
     uint32_t stats_max_binary;/* longest binary min/max kept (default 64; longer are truncated) */
     uint32_t bloom_max_bytes; /* largest bloom filter bitset of one column chunk (default
                                  1 MiB, at most 128 MiB; rounded down to a power of two) */
@@ -237,9 +250,18 @@ typedef struct upq_writer_opts {
     uint32_t nkv;
     const upq_sorting_column *sorting; /* sorting columns declared for every row group */
     uint32_t nsorting;
-    /* Modular encryption (NULL: a plain file). Not with checkpoint: the
-     * combination is refused with UPQ_ERR_UNSUPPORTED. */
+    /* Modular encryption (NULL: a plain file). */
     const upq_encrypt_opts *encrypt;
+    /* Checkpoint mode only: */
+    uint64_t checkpoint_rows; /* a checkpoint every this many rows (0: only at the end of
+                                 each row group); rows since the last one are what a power
+                                 cut can lose */
+    uint64_t file_rows;       /* rows the file will hold when closed, when known (a
+                                 rotation limit): the last row group is planned to end
+                                 there, so no reserved space is left behind (0: unknown) */
+    uint64_t file_id;         /* tells this file's journal from another file's on a
+                                 reused medium (a serial number, a time, random bits);
+                                 0 when the medium is never reused */
 } upq_writer_opts;
 
 /* ---- the writer's state --------------------------------------------------- */
@@ -331,7 +353,7 @@ typedef struct upq_writer {
     upq_error_info err;
     upq_status failed;        /* sticky error */
     uint8_t mode;             /* 0 none yet, 1 row-wise, 2 column-wise */
-    uint8_t closed, closing, close_stage, log_full, streaming, flush_wait;
+    uint8_t closed, closing, close_stage, log_full, flush_wait;
     /* shared scratch */
     void *models;             /* Thrift models being encoded (arena) */
     uint8_t *pbuf;            /* page body, compressed dictionary, read-back window */
@@ -351,10 +373,8 @@ typedef struct upq_writer {
     /* finished row groups' metadata */
     uint8_t *log;
     size_t log_cap, log_used;
-    uint64_t stream_off, stream_len; /* row_groups list body of the last footer in the file */
-    uint64_t new_off, new_len;
     /* output */
-    uint8_t ostage, gstage, rstage, out_kind;
+    uint8_t ostage, gstage, rstage, out_kind, gtmpl;
     uint8_t magic_done, tenc_on;
     uint8_t lit_len, lit_pos;
     uint8_t lit[40];          /* RowGroup generator literals */
@@ -363,12 +383,14 @@ typedef struct upq_writer {
     size_t src_len, src_pos;
     uint64_t file_pos;
     uint64_t footer_start;
-    uint64_t copy_pos, copy_end;
     uint8_t win[96];          /* Thrift and literal output window */
     /* the row group being written out */
     int64_t rg_unc, rg_comp, rg_off;
     struct upq_wcrypto *wc;   /* encryption state (arena), NULL for a plain file */
     uint8_t mstage;           /* an encrypted page-index module: head, body, tag */
+    /* checkpoint mode */
+    struct upq_wjournal *jr;  /* journal state (arena), NULL in the other modes */
+    uint64_t dst;             /* file offset of src[0] (pieces are written at offsets) */
 } upq_writer;
 
 /*
@@ -463,36 +485,91 @@ uint64_t upq_writer_file_size(const upq_writer *w);
 /* Where and why the last error happened (status UPQ_OK when none). */
 const upq_error_info *upq_writer_error(const upq_writer *w);
 
-/* ---- recovery ------------------------------------------------------------ */
+/* ---- checkpoint mode ------------------------------------------------------ */
 
 /*
- * Finds the last complete checkpoint footer of a file written in checkpoint
- * mode and cut at any byte (power loss). `io` reads the damaged file (its
- * `size` is the length found). *valid_len gets the length the file must be
- * cut to: its first valid_len bytes are then a valid Parquet file holding
- * every checkpointed row; *rows gets their number. The arena (the caller's)
- * must hold one decoded footer, as for upq_reader_open. Returns UPQ_OK,
- * UPQ_ERR_CORRUPT when no checkpoint is found, UPQ_ERR_NOMEM (arena too
- * small for a footer), or an I/O error. Resumable (UPQ_AGAIN) through `st`,
- * which the caller zeroes first and passes back unchanged (it must not move
- * between calls). The scan reads the file backwards in 64-byte blocks and
- * tries a footer wherever it finds "PAR1" (a length that does not fit is
- * rejected before the footer is read). A complete file gives its length.
+ * Makes every row taken so far durable now (checkpoint mode): each column's
+ * staged rows become a page in its row group's region, the journal gets a
+ * record and the sink syncs. UPQ_OK when done, UPQ_AGAIN until then (call
+ * again), UPQ_ERR_UNSUPPORTED outside checkpoint mode. Rows every column
+ * has are checkpointed; a row-wise row not ended is not.
  */
+upq_status upq_writer_checkpoint(upq_writer *w);
+
+/*
+ * Continues the file the sink holds (`size` bytes long) instead of starting
+ * a new one: call it after upq_writer_init (checkpoint mode, the same schema
+ * and options) and before any data. A file cut short is first brought back to its last intact
+ * checkpoint, as upq_recover does; a closed file is reopened (its footer
+ * is written again at close). New rows then follow in the same row group
+ * (a new one when the cut one has bloom filters), and upq_writer_close
+ * ends with one valid file holding the old rows and the new. Returns UPQ_OK
+ * (upq_writer_rows() tells the rows already in the file), UPQ_AGAIN
+ * (call again), UPQ_ERR_CORRUPT (no checkpoint-mode file of this writer's
+ * schema; nothing was written), UPQ_ERR_AUTH, UPQ_ERR_IO.
+ */
+upq_status upq_writer_resume(upq_writer *w, uint64_t size);
+
+/* ---- recovery ------------------------------------------------------------ */
+
+typedef struct upq_recover_opts {
+    /* Keys of an encrypted file (the same callback as the reader's: the key
+     * metadata stored in the file selects each key), and a random source for
+     * the nonces of what recovery encrypts. */
+    const upq_decrypt_opts *decrypt;
+    upq_random_fn random;
+    void *random_ctx;
+    uint8_t dry_run;      /* check and report only: nothing is written */
+} upq_recover_opts;
+
+typedef struct upq_recover_info {
+    uint64_t rows;        /* rows of the valid file */
+    uint32_t row_groups;
+    uint64_t file_size;   /* its size (the sink's file is cut to it) */
+    uint64_t cut_at;      /* file offset where the kept journal ends */
+    uint8_t was_closed;   /* the file was complete already: nothing was changed */
+    uint8_t bad_pages;    /* a page failed its checksum: the rows from there were dropped */
+} upq_recover_info;
+
+/* State of a recovery: zero it before the first call, pass it back
+ * unchanged (and unmoved) after UPQ_AGAIN. It holds a writer, so it is
+ * about as large as one. */
 typedef struct upq_recover_state {
-    upq_io io;           /* the damaged file (copied at each call) */
-    upq_io sub;          /* the same file as if it ended at `cand` */
-    uint64_t pos;        /* candidates ending at or below this offset are left */
-    uint64_t cand;       /* end of the candidate being checked */
-    uint64_t bstart;     /* file offset of buf[0] */
-    uint32_t want, fill; /* bytes of the block being read, and read so far */
-    uint8_t stage;
-    uint8_t buf[64];     /* a block of the file, read backwards */
-    upq_reader reader;
+    upq_writer w;            /* a writer built from the file's FILE record finishes it */
+    upq_tdec tdec;           /* decoding that record */
+    upq_file_metadata fmd;   /* the file's schema and key-value metadata (the arena's) */
+    upq_arena a;             /* the caller's arena, before the writer takes the rest */
+    void *settings;          /* the record's settings (in the arena) */
+    uint64_t size;
+    uint64_t file_id;
+    uint32_t len, done, crc, have;
+    uint16_t session;
+    uint8_t stage, part;
+    uint8_t buf[128];
 } upq_recover_state;
 
-upq_status upq_recover(upq_recover_state *st, const upq_io *io, void *arena, size_t arena_len,
-                       uint64_t *valid_len, uint64_t *rows);
+/*
+ * Turns a checkpoint-mode file cut at any byte (power loss) into a valid
+ * Parquet file holding every checkpointed row, in place: `sink` reads and
+ * writes the damaged file (read_at, write_at and sync; truncate when it
+ * has one), whose size is `size`. Every page kept is checked against its
+ * CRC; the file is cut back to the last checkpoint whose pages are intact.
+ * Memory is arena[0..arena_len) (the caller's): it depends on the schema,
+ * not on rows, row groups or checkpoints; UPQ_ERR_NOMEM tells the need
+ * through upq_recover_needed(). Time is linear in the file.
+ *
+ * Returns UPQ_OK (*info filled in; a file that was closed already is left
+ * as it is), UPQ_AGAIN (call again), UPQ_ERR_CORRUPT (not a checkpoint-mode
+ * file, or not a single intact checkpoint: nothing was written),
+ * UPQ_ERR_AUTH (a key is missing or wrong), UPQ_ERR_IO.
+ * upq_recover_error() says where.
+ */
+upq_status upq_recover(upq_recover_state *st, const upq_sink *sink, uint64_t size, void *arena,
+                       size_t arena_len, const upq_recover_opts *opts, upq_recover_info *info);
+
+/* After UPQ_ERR_NOMEM: the arena size recovery needs. */
+size_t upq_recover_needed(const upq_recover_state *st);
+const upq_error_info *upq_recover_error(const upq_recover_state *st);
 
 #ifdef __cplusplus
 }
