@@ -365,6 +365,42 @@ static void pages_begin(upq_writer *w, uint32_t col)
     f->frow = 0;
     f->page = 0;
     f->in_scan = 0;
+    /* repeated columns' v1 pages: rows from the records' page-rows lists */
+    f->prow_rec = f->rg_j;
+    f->prow_n = f->prow_i = 0;
+}
+
+/* The rows of the next page of repeated column f->col, from the page-rows
+ * lists of the row group's records in order (a v1 page header does not
+ * say). Read before the page header: reading a record reuses the scratch
+ * the header's statistics are decoded into. */
+static upq_status page_rows_next(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_jhdr h;
+    upq_status st;
+    while (f->prow_i == f->prow_n) {
+        const upq_jcol *j;
+        uint32_t k;
+        if (f->prow_rec == 0)
+            return upq_wf_corrupt(w, f->ppos, "rows of a page missing from the journal");
+        st = upq_wf_record(w, f->prow_rec, &h);
+        if (st != UPQ_OK)
+            return st;
+        f->prow_rec = h.type == UPQ_J_RG_END ? 0u : f->prow_rec + h.len;
+        if ((h.type != UPQ_J_CKPT && h.type != UPQ_J_ROWS && h.type != UPQ_J_RG_END) ||
+            f->ck.cols.n != w->ncols)
+            continue;
+        j = &f->ck.cols.v[f->col];
+        if (!UPQ_ISSET(*j, UPQ_JCOL_PAGE_ROWS) || j->page_rows.n > UPQ_WF_K_ROWS + 1u)
+            continue;
+        for (k = 0; k < j->page_rows.n; k++)
+            f->prow[k] = j->page_rows.v[k];
+        f->prow_n = j->page_rows.n;
+        f->prow_i = 0;
+    }
+    f->pg_rows = f->prow[f->prow_i++];
+    return UPQ_OK;
 }
 
 /* Decodes the page header at off into f->ph (and f->pg's size fields).
@@ -446,9 +482,11 @@ static upq_status page_facts(upq_writer *w)
     }
     if (p->values < 0 || p->rows < 0 || p->encoding < 0 || p->encoding > 31)
         return upq_wf_corrupt(w, p->off, "page header damaged");
-    if (c->max_rep && ph->type == UPQ_PAGE_DATA)
-        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, (int32_t)f->col,
-                          "repeated columns in checkpoint mode need DATA_PAGE_V2 for now");
+    if (c->max_rep && ph->type == UPQ_PAGE_DATA) {
+        if (!f->pg_rows_ok)
+            return upq_wf_corrupt(w, p->off, "rows of a page missing from the journal");
+        p->rows = f->pg_rows;
+    }
     upq_minmax_reset(&p->mm);
     if (s) {
         if (UPQ_ISSET(*s, UPQ_STATISTICS_NULL_COUNT))
@@ -486,6 +524,15 @@ static upq_status page_next(upq_writer *w)
     upq_status st;
     if (f->ppos == f->pend)
         return UPQ_DONE;
+    if (!f->in_scan) {
+        f->pg_rows_ok = 0;
+        if (w->cols[f->col].max_rep && !UPQ_W_V2(w)) {
+            st = page_rows_next(w);
+            if (st != UPQ_OK)
+                return st;
+            f->pg_rows_ok = 1;
+        }
+    }
     st = upq_wf_page_header(w, f->ppos, f->pend);
     if (st != UPQ_OK)
         return st;

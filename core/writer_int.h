@@ -397,6 +397,9 @@ upq_status upq_wj_rec_size(upq_writer *w, const upq_tstruct *desc, const void *o
 void upq_wj_src(upq_writer *w, const uint8_t *p, size_t n, uint64_t off);
 
 /* writer_finish.c */
+/* Page-rows entries a repeated column keeps before a ROWS record. */
+#define UPQ_WF_K_ROWS 16u
+
 /* The finisher's state (writer_finish.c; recovery reads with it too). */
 /* One page header as the finisher needs it. */
 typedef struct upq_fpage {
@@ -455,6 +458,12 @@ typedef struct upq_wfinish {
     uint8_t prev_has, asc, desc;
     uint32_t cap_b;         /* bytes of one bound buffer */
     uint8_t lit[32];
+    /* page rows of repeated columns' v1 pages (page_rows_next) */
+    uint64_t prow_rec;      /* next record to take a list from (0: none left) */
+    uint32_t prow_n, prow_i;
+    int32_t pg_rows;
+    uint8_t pg_rows_ok;
+    int32_t prow[UPQ_WF_K_ROWS + 1u];
     /* records decoded (their lists in the scratch arena) */
     upq_jrgstart rs;
     upq_jckpt ck;
@@ -499,8 +508,6 @@ upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end);
 /* The replay job of resume and recovery (recover.c). */
 upq_status upq_wr_next(upq_writer *w);
 
-/* Page-rows entries a repeated column keeps before a ROWS record. */
-#define UPQ_WF_K_ROWS 16u
 size_t upq_wf_need(const upq_writer *w, uint32_t ncols, uint32_t nlev);
 void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nlev);
 void upq_wf_start(upq_writer *w);

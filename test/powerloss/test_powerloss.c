@@ -81,6 +81,8 @@ static const scenario scenarios[] = {
     {"flat-persist100", 0, 600, 400, 0, 60, UPQ_CODEC_UNCOMPRESSED, 512, 0, 100, 0, 0, 4, 0, 0},
     {"flat-bytes-rg-short-again", 0, 800, 0, 9000, 40, UPQ_CODEC_UNCOMPRESSED, 512, 0, 50, 61, 3, 5, 0, 0},
     {"nested-ckpt40-v2", 1, 600, 250, 0, 40, UPQ_CODEC_UNCOMPRESSED, 512, 1, 50, 0, 0, 6, 0, 0},
+    {"nested-ckpt30-v1-tiny-pages", 1, 700, 300, 0, 30, UPQ_CODEC_UNCOMPRESSED, 128, 0, 50, 0, 0, 10, 0, 0},
+    {"nested-v1-lz4-short-again", 1, 500, 0, 6000, 45, UPQ_CODEC_LZ4_RAW, 256, 0, 50, 37, 4, 11, 0, 0},
     {"nested-lz4-v2", 1, 900, 400, 0, 70, UPQ_CODEC_LZ4_RAW, 1024, 1, 50, 0, 0, 7, 0, 0},
     {"flat-20k-rows", 0, 20000, 8192, 0, 600, UPQ_CODEC_UNCOMPRESSED, 1024, 0, 50, 0, 0, 8, 1, 300},
     {"flat-day-864k", 0, 864000, 65536, 0, 600, UPQ_CODEC_UNCOMPRESSED, 1024, 0, 50, 0, 0, 9, 1, 12},
