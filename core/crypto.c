@@ -16,7 +16,7 @@ size_t upq_crypto_key_size(void)
 
 static int has_rg_col(int module)
 {
-    return module != UPQ_MODULE_FOOTER;
+    return module != UPQ_MODULE_FOOTER && module != UPQ_MODULE_JOURNAL;
 }
 
 static int has_page(int module)
@@ -33,7 +33,8 @@ upq_status upq_crypto_module_aad(uint8_t out[7], size_t *len, int module, int32_
                                  int32_t col, int32_t page)
 {
     *len = 0;
-    if (module < UPQ_MODULE_FOOTER || module > UPQ_MODULE_BLOOM_BITSET)
+    if ((module < UPQ_MODULE_FOOTER || module > UPQ_MODULE_BLOOM_BITSET) &&
+        module != UPQ_MODULE_JOURNAL && module != UPQ_MODULE_JOURNAL_BLOB)
         return UPQ_ERR_INVAL;
     out[0] = (uint8_t)module;
     *len = 1;

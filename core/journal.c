@@ -66,6 +66,7 @@ static const upq_tfield blob_fields[] = {
 static const upq_tfield key_fields[] = {
     F_I32(1, REQ, column, "column"),
     F_BIN(2, OPT, key_metadata, "key_metadata"),
+    F_BIN(3, OPT, check, "check"),
 };
 #undef S
 

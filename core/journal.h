@@ -91,8 +91,11 @@ typedef struct upq_jkey {
     uint32_t isset;
     int32_t column;
     upq_bytes key_metadata;
+    upq_bytes check;   /* a GCM module of no text under the key: a wrong key is
+                          told apart from a damaged page */
 } upq_jkey;
-enum { UPQ_JKEY_COLUMN = 1, UPQ_JKEY_KEY_METADATA = 2 };
+enum { UPQ_JKEY_COLUMN = 1, UPQ_JKEY_KEY_METADATA = 2, UPQ_JKEY_CHECK = 3 };
+#define UPQ_JKEY_CHECK_LEN 32u
 UPQ_LIST_TYPE(upq_jkey_list, upq_jkey);
 
 /* FILE flags. */
@@ -108,7 +111,9 @@ enum {
 /* FILE. The record's payload is this struct, then the FileMetaData of the
  * file without row groups (but one template row group carrying the sorting
  * columns): the schema, key-value metadata and column orders the footer
- * will hold. In an encrypted file both are one GCM module. */
+ * will hold. In an encrypted file the FileMetaData is a GCM module under
+ * the footer key (the settings stay readable: they say which keys to ask
+ * for). */
 typedef struct upq_jfile {
     uint32_t isset;
     int32_t version;

@@ -23,6 +23,8 @@
  * record is read a bounded number of times: time is linear in the file.
  */
 #include "writer_int.h"
+#include "crypto_int.h"
+#include "upq_aes.h"
 
 #if UPQ_WITH_WRITER
 
@@ -48,7 +50,7 @@ enum {
 enum { V_START = 0, V_HDR, V_BODY, V_DICT, V_DICT_BODY, V_BLOOM, V_NEXT };
 
 /* Dictionary rebuild stages (upq_wfinish.vstage during RP_DICT). */
-enum { D_START = 0, D_COUNT, D_FRAME, D_BLOB_REC, D_BLOB, D_HEADER, D_NEXT };
+enum { D_START = 0, D_COUNT, D_FRAME, D_BLOB, D_HEADER, D_NEXT };
 
 /* ---- small helpers ------------------------------------------------------------ */
 
@@ -144,12 +146,13 @@ static upq_status verify_column(upq_writer *w, int complete)
         switch (f->vstage) {
         case V_START:
             j->ok = 0;
+            f->vpage = 0;
             f->vpos = data;
             f->vend = data + j->fill;
             f->vstage = complete && c->dict_hdr ? V_DICT : V_HDR;
             continue;
         case V_DICT:
-            st = upq_wf_page_header(w, data - (uint32_t)c->dict_hdr, data);
+            st = upq_wf_page_header(w, data - (uint32_t)c->dict_hdr, data, f->vcol, -1);
             if (st == UPQ_AGAIN || st == UPQ_ERR_IO)
                 return st;
             if (st != UPQ_OK || ph->type != UPQ_PAGE_DICTIONARY || ph->compressed_page_size < 0 ||
@@ -203,6 +206,7 @@ static upq_status verify_column(upq_writer *w, int complete)
                 return UPQ_DONE; /* the page (and what follows) did not verify */
             }
             f->vpos += f->pg.total;
+            f->vpage++;
             j->ok = f->vpos - data;
             f->vstage = V_HDR;
             continue;
@@ -211,7 +215,7 @@ static upq_status verify_column(upq_writer *w, int complete)
                 f->vstage = complete && c->bf_hdr ? V_BLOOM : V_NEXT;
                 continue;
             }
-            st = upq_wf_page_header(w, f->vpos, f->vend);
+            st = upq_wf_page_header(w, f->vpos, f->vend, f->vcol, (int32_t)f->vpage);
             if (st == UPQ_AGAIN || st == UPQ_ERR_IO)
                 return st;
             if (st != UPQ_OK || (ph->type != UPQ_PAGE_DATA && ph->type != UPQ_PAGE_DATA_V2) ||
@@ -292,10 +296,107 @@ static upq_status next_dict_blob(upq_writer *w)
     return UPQ_DONE;
 }
 
+/* A dictionary blob's PLAIN bytes (an encrypted column's blob is a module). */
+static uint64_t blob_plain(const upq_wcol *c, uint64_t len)
+{
+    if (!UPQ_W_KEY(c))
+        return len;
+    return len > UPQ_W_CRYPTO_OVER ? len - UPQ_W_CRYPTO_OVER : 0u;
+}
+
+/*
+ * The next piece of plain dictionary entries of column f->vcol, at most
+ * `max` bytes, from the blobs of the row group's records up to the chosen
+ * checkpoint: UPQ_OK with *p / *n (in the window; valid until the next
+ * read), UPQ_DONE when there are no more, UPQ_AGAIN, or an error. An
+ * encrypted column's blobs are authenticated before any byte is handed out.
+ */
+static upq_status dict_piece(upq_writer *w, uint64_t max, const uint8_t **p, uint32_t *n)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_status st;
+    for (;;) {
+#if UPQ_WITH_CRYPTO
+        if (f->plen) {
+            *p = f->buf + f->pp;
+            *n = f->plen < max ? f->plen : (uint32_t)max;
+            f->pp += *n;
+            f->plen -= *n;
+            return UPQ_OK;
+        }
+#endif
+        if (!f->bleft) {
+            st = next_dict_blob(w);
+            if (st != UPQ_OK)
+                return st;
+            continue;
+        }
+#if UPQ_WITH_CRYPTO
+        if (UPQ_W_KEY(&w->cols[f->vcol])) {
+            const uint8_t *q;
+            size_t k;
+            st = upq_wf_module(w, f->bpos, f->bpos + f->bleft, UPQ_MODULE_JOURNAL_BLOB, (int32_t)w->num_rg,
+                               (int32_t)f->vcol, -1, w->cols[f->vcol].key, &q, &k);
+            if (st == UPQ_DONE) {
+                f->bleft = 0;
+                continue;
+            }
+            if (st != UPQ_OK)
+                return st;
+            f->pp = (uint32_t)(q - f->buf);
+            f->plen = (uint32_t)k;
+            continue;
+        }
+#endif
+        {
+            uint32_t k = f->bleft < f->cap ? (uint32_t)f->bleft : f->cap;
+            if (k > max)
+                k = (uint32_t)max;
+            st = upq_wf_rd(w, f->bpos, k);
+            if (st != UPQ_OK)
+                return st;
+            *p = upq_wf_at(w, f->bpos);
+            *n = k;
+            f->bpos += k;
+            f->bleft -= k;
+            return UPQ_OK;
+        }
+    }
+}
+
+/* Bytes of the dictionary page's body as stored: the codec's stored form,
+ * in its module when the column is encrypted. */
+static size_t dict_stored(const upq_writer *w, const upq_wcol *c, size_t body)
+{
+#if UPQ_WITH_CRYPTO
+    if (UPQ_W_KEY(c) && body)
+        return body + upq_crypto_overhead(&w->wc->fc, UPQ_MODULE_DICT_PAGE);
+#else
+    (void)w;
+    (void)c;
+#endif
+    return body;
+}
+
+/* A piece of the rebuilt dictionary page's body at f->vpos: encrypted (in
+ * place) when the column is, then into its CRC. */
+static void dict_out(upq_writer *w, uint8_t *p, size_t n)
+{
+    upq_wfinish *f = UPQ_WF(w);
+#if UPQ_WITH_CRYPTO
+    if (UPQ_W_KEY(&w->cols[f->vcol]))
+        upq_wc_stream_piece(w, p, n);
+#endif
+    f->bcrc = upq_crc32_update(f->bcrc, p, n);
+    upq_wj_src(w, p, n, f->vpos);
+    f->vpos += n;
+}
+
 /*
  * Writes column f->vcol's dictionary page for the chosen checkpoint:
- * every entry its records listed, in the codec's stored form, right-aligned
- * in the slot; the header after the body, once the CRC is known.
+ * every entry its records listed, in the codec's stored form (in a module
+ * under the column's key when it is encrypted), right-aligned in the slot;
+ * the header after the body, once the CRC is known.
  */
 static upq_status rebuild_dict(upq_writer *w)
 {
@@ -312,29 +413,47 @@ static upq_status rebuild_dict(upq_writer *w)
         case D_START:
             f->dict_total = 0;
             f->dict_rec = f->rg_j;
+            f->bleft = 0;
+            f->plen = 0;
             f->vstage = D_COUNT;
             continue;
         case D_COUNT:
             st = next_dict_blob(w);
             if (st == UPQ_OK) {
-                f->dict_total += f->bleft;
+                f->dict_total += blob_plain(c, f->bleft);
+                f->bleft = 0;
                 continue;
             }
             if (st != UPQ_DONE)
                 return st;
             body = upq_stored_size(w->o.codec, (size_t)f->dict_total);
-            if (!body || f->dict_total > INT32_MAX || body + w->hbuf_cap > j->slot)
+            if (!body || f->dict_total > INT32_MAX || dict_stored(w, c, body) + w->hbuf_cap > j->slot)
                 return upq_wf_corrupt(w, j->off, "dictionary larger than its slot");
             if (upq_stored_begin(&f->sc, w->o.codec, (size_t)f->dict_total) != UPQ_OK)
                 return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, (int32_t)f->vcol, "codec without a stored form");
-            f->dict_body = slot_end - body;
+            f->dict_body = slot_end - dict_stored(w, c, body);
             f->vpos = f->dict_body;
             f->bcrc = 0;     /* CRC of the stored bytes */
             f->want_crc = 0; /* CRC of the plain bytes (gzip's trailer) */
             f->dict_rec = f->rg_j;
             f->bleft = 0;
+            f->plen = 0;
             f->srun = 0;
             f->vstage = D_FRAME;
+#if UPQ_WITH_CRYPTO
+            if (UPQ_W_KEY(c)) {
+                /* the body module's length and nonce */
+                st = upq_wc_stream_begin(w, c->key, UPQ_MODULE_DICT_PAGE, (int32_t)f->vcol, (uint32_t)body,
+                                         UPQ_WS_ENCRYPT);
+                if (st != UPQ_OK)
+                    return st;
+                upq_memcpy(f->lit, w->wc->head, 16);
+                f->bcrc = upq_crc32_update(f->bcrc, f->lit, 16);
+                upq_wj_src(w, f->lit, 16, f->vpos);
+                f->vpos += 16;
+                return UPQ_OK;
+            }
+#endif
             continue;
         case D_FRAME:
             if (f->srun) {
@@ -343,45 +462,50 @@ static upq_status rebuild_dict(upq_writer *w)
             }
             k = upq_stored_next(&f->sc, f->want_crc, f->lit, &f->srun);
             if (k == 0 && f->srun == 0) {
+                /* every entry is in: the last blob's module ends (and is
+                 * authenticated a second time) */
+                const uint8_t *p;
+                uint32_t n;
+                st = dict_piece(w, 1, &p, &n);
+                if (st == UPQ_OK)
+                    return upq_wf_corrupt(w, j->off, "dictionary entries beyond their count");
+                if (st != UPQ_DONE)
+                    return st;
                 f->vstage = D_HEADER;
+#if UPQ_WITH_CRYPTO
+                if (UPQ_W_KEY(c) && w->wc->mode == UPQ_WS_ENCRYPT) {
+                    /* a GCM module's tag (a CTR one has none) */
+                    upq_wc_stream_tag(w, f->lit);
+                    f->bcrc = upq_crc32_update(f->bcrc, f->lit, 16);
+                    upq_wj_src(w, f->lit, 16, f->vpos);
+                    f->vpos += 16;
+                    return UPQ_OK;
+                }
+#endif
                 continue;
             }
-            f->bcrc = upq_crc32_update(f->bcrc, f->lit, k);
-            upq_wj_src(w, f->lit, k, f->vpos);
-            f->vpos += k;
-            if (k)
+            if (k) {
+                dict_out(w, f->lit, k);
                 return UPQ_OK;
+            }
             continue;
-        case D_BLOB:
+        case D_BLOB: {
+            const uint8_t *p;
+            uint32_t n;
             if (!f->srun) {
                 f->vstage = D_FRAME;
                 continue;
             }
-            if (!f->bleft) {
-                st = next_dict_blob(w);
-                if (st == UPQ_DONE)
-                    return upq_wf_corrupt(w, j->off, "dictionary entries missing");
-                if (st != UPQ_OK)
-                    return st;
-                continue;
-            }
-            {
-                uint64_t n64 = f->bleft < f->srun ? f->bleft : f->srun;
-                uint32_t n = n64 < f->cap ? (uint32_t)n64 : f->cap;
-                const uint8_t *p;
-                st = upq_wf_rd(w, f->bpos, n);
-                if (st != UPQ_OK)
-                    return st;
-                p = upq_wf_at(w, f->bpos);
-                f->bcrc = upq_crc32_update(f->bcrc, p, n);
-                f->want_crc = upq_crc32_update(f->want_crc, p, n);
-                upq_wj_src(w, p, n, f->vpos);
-                f->vpos += n;
-                f->bpos += n;
-                f->bleft -= n;
-                f->srun -= n;
-                return UPQ_OK;
-            }
+            st = dict_piece(w, f->srun, &p, &n);
+            if (st == UPQ_DONE)
+                return upq_wf_corrupt(w, j->off, "dictionary entries missing");
+            if (st != UPQ_OK)
+                return st;
+            f->want_crc = upq_crc32_update(f->want_crc, p, n);
+            f->srun -= n;
+            dict_out(w, (uint8_t *)(uintptr_t)p, n);
+            return UPQ_OK;
+        }
         case D_HEADER:
             body = (size_t)(slot_end - f->dict_body);
             upq_memset(ph, 0, sizeof *ph);
@@ -399,7 +523,17 @@ static upq_status rebuild_dict(upq_writer *w)
                                                (1u << UPQ_DICTIONARY_PAGE_HEADER_ENCODING);
             ph->dictionary_page_header.num_values = (int32_t)c->dict_n;
             ph->dictionary_page_header.encoding = UPQ_W_V2(w) ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY;
-            st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf, w->hbuf_cap, &hl);
+#if UPQ_WITH_CRYPTO
+            if (UPQ_W_KEY(c)) {
+                size_t pl = 0;
+                st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf + 16,
+                                       w->hbuf_cap - 16u - UPQ_W_CRYPTO_OVER, &pl);
+                if (st == UPQ_OK)
+                    st = upq_wc_seal(w, c->key, UPQ_MODULE_DICT_PAGE_HEADER, (int32_t)f->vcol, -1, w->hbuf, pl,
+                                     (const uint8_t *)0, &hl);
+            } else
+#endif
+                st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf, w->hbuf_cap, &hl);
             if (st != UPQ_OK || hl + body > j->slot)
                 return upq_wf_corrupt(w, j->off, "dictionary larger than its slot");
             c->dict_hdr = (int32_t)(hl + body);
@@ -453,43 +587,30 @@ static upq_status restore_dict(upq_writer *w)
     upq_wcol *c = &w->cols[f->vcol];
     upq_status st;
     for (;;) {
+        const uint8_t *p;
+        uint32_t n;
         if (f->vstage == 0) {
             f->dict_rec = f->rg_j;
             f->bleft = 0;
+            f->plen = 0;
             f->vstage = 1;
             c->dict_bytes = c->dict_n = 0;
+            f->dict_body = 0;
         }
-        if (!f->bleft) {
-            uint32_t from = c->dict_bytes;
-            st = next_dict_blob(w);
-            if (st == UPQ_DONE) {
-                if (c->dict_n != f->dict_n)
-                    f->cut = 1;
-                return UPQ_DONE;
-            }
-            if (st != UPQ_OK)
-                return st;
-            if (f->bleft > c->dict_cap - c->dict_bytes) {
-                f->cut = 1; /* larger than this writer's dictionary: end the row group */
-                return UPQ_DONE;
-            }
-            (void)from;
-            f->dict_body = c->dict_bytes; /* where this blob's entries start */
+        st = dict_piece(w, UINT64_MAX, &p, &n);
+        if (st == UPQ_DONE) {
+            if (!index_entries(c, (uint32_t)f->dict_body) || c->dict_n != f->dict_n)
+                f->cut = 1; /* not a dictionary this writer can take up: end the row group */
+            return UPQ_DONE;
         }
-        {
-            uint32_t n = f->bleft < f->cap ? (uint32_t)f->bleft : f->cap;
-            st = upq_wf_rd(w, f->bpos, n);
-            if (st != UPQ_OK)
-                return st;
-            upq_memcpy(c->dict + c->dict_bytes, upq_wf_at(w, f->bpos), n);
-            c->dict_bytes += n;
-            f->bpos += n;
-            f->bleft -= n;
-            if (!f->bleft && !index_entries(c, (uint32_t)f->dict_body)) {
-                f->cut = 1;
-                return UPQ_DONE;
-            }
+        if (st != UPQ_OK)
+            return st;
+        if (n > c->dict_cap - c->dict_bytes) {
+            f->cut = 1; /* larger than this writer's dictionary */
+            return UPQ_DONE;
         }
+        upq_memcpy(c->dict + c->dict_bytes, p, n);
+        c->dict_bytes += n;
     }
 }
 
@@ -590,6 +711,8 @@ upq_status upq_wr_next(upq_writer *w)
                 chain_end(w);
                 continue;
             }
+            /* a resume or a recovery writes with a session of its own */
+            f->session = h.session;
             if (f->end_pending) {
                 f->end_pending = 0;
                 rg_complete(w, f->walk);
@@ -651,7 +774,6 @@ upq_status upq_wr_next(upq_writer *w)
                 f->walk = (uint64_t)f->cl.tail;
                 continue;
             case UPQ_J_RESUME:
-                f->session = h.session;
                 f->closed = 0;
                 if (!f->in_rg)
                     jr->next = f->walk + h.len;
@@ -897,7 +1019,7 @@ upq_status upq_wr_next(upq_writer *w)
                     }
                 }
                 jr->seq = f->seq;
-                jr->session = f->session;
+                jr->session = (uint16_t)(f->session + 1u);
                 upq_wj_rec_begin(w, UPQ_J_RG_END, 0, &upq_journal_descs[UPQ_JDESC_CKPT], ck,
                                  f->cand_next);
                 f->seq++;
@@ -994,7 +1116,7 @@ upq_status upq_wr_next(upq_writer *w)
             /* records written from here on continue the chain */
             if (jr->rec.stage == 0 && !f->resume) {
                 jr->seq = f->seq;
-                jr->session = f->session;
+                jr->session = (uint16_t)(f->session + 1u);
             }
             return UPQ_DONE;
         }
@@ -1030,7 +1152,52 @@ static void replay_start(upq_writer *w, uint64_t first_j, uint64_t file_id, uint
 /* ---- resume ---------------------------------------------------------------------- */
 
 /* Resume stages (upq_wjournal.resuming). */
-enum { RS_START = 0, RS_HDR, RS_BODY, RS_CRC, RS_REPLAY, RS_READY };
+enum { RS_START = 0, RS_HDR, RS_BODY, RS_CRC, RS_KEYS, RS_FMD, RS_CMP, RS_REPLAY, RS_READY };
+
+/* Resume cannot take this file: not one of this writer's schema and options. */
+static upq_status not_ours(upq_writer *w, upq_status st)
+{
+    return upq_w_fail(w, st == UPQ_ERR_IO ? UPQ_ERR_IO : UPQ_ERR_CORRUPT, -1,
+                      "not a checkpoint-mode file of this schema");
+}
+
+#if UPQ_WITH_CRYPTO
+/* Takes the file's AAD file_unique and key checks into this writer (after
+ * checking each key against its check module), so what it writes next
+ * belongs to the same file. */
+static upq_status adopt_keys(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_wjournal *jr = w->jr;
+    upq_wcrypto *wc = w->wc;
+    const upq_jfile *fj = f->fj;
+    uint32_t i, k;
+    if (!UPQ_ISSET(*fj, UPQ_JFILE_AAD_FILE_UNIQUE) || fj->aad_file_unique.len != sizeof wc->unique)
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "the file was written with other encryption options");
+    upq_memcpy(wc->unique, fj->aad_file_unique.ptr, sizeof wc->unique);
+    if (fj->keys.n != w->o.encrypt->ncolumns)
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "the file was written with other encryption options");
+    for (i = 0; i < fj->keys.n; i++) {
+        const upq_jkey *jk = &fj->keys.v[i];
+        uint8_t buf[UPQ_JKEY_CHECK_LEN];
+        uint8_t *pt;
+        size_t pl;
+        for (k = 0; k < w->o.encrypt->ncolumns; k++)
+            if ((int32_t)w->o.encrypt->columns[k].column == jk->column)
+                break;
+        if (k == w->o.encrypt->ncolumns || !UPQ_ISSET(*jk, UPQ_JKEY_CHECK) ||
+            jk->check.len != UPQ_JKEY_CHECK_LEN)
+            return upq_w_fail(w, UPQ_ERR_INVAL, -1, "the file was written with other encryption options");
+        upq_memcpy(buf, jk->check.ptr, UPQ_JKEY_CHECK_LEN);
+        if (upq_crypto_decrypt_module(&wc->fc, wc->cols[k].k, UPQ_MODULE_JOURNAL, -1, -1, -1, buf,
+                                      UPQ_JKEY_CHECK_LEN, &pt, &pl) != UPQ_OK)
+            return upq_w_fail(w, UPQ_ERR_AUTH, jk->column, "column key does not match the file's");
+        upq_memcpy(jr->kcheck + (size_t)k * UPQ_JKEY_CHECK_LEN, jk->check.ptr, UPQ_JKEY_CHECK_LEN);
+    }
+    jr->kcheck_done = 1;
+    return UPQ_OK;
+}
+#endif
 
 upq_status upq_writer_resume(upq_writer *w, uint64_t size)
 {
@@ -1038,6 +1205,7 @@ upq_status upq_writer_resume(upq_writer *w, uint64_t size)
     upq_wfinish *f;
     upq_jhdr h;
     upq_status st;
+    int sealed = UPQ_W_ENCRYPTING(w);
     if (w->failed)
         return w->failed;
     if (!UPQ_W_JOURNAL(w))
@@ -1048,47 +1216,70 @@ upq_status upq_writer_resume(upq_writer *w, uint64_t size)
         case RS_START:
             if (w->closed || w->closing || w->mode != UPQ_WM_NONE || jr->file_done || jr->job)
                 return upq_w_fail(w, UPQ_ERR_STATE, -1, "resume comes right after init");
-            /* the FILE record must be the one this writer would write (but
-             * for the file id): same schema, codec and options */
-            st = upq_wj_file_crc(w, &jr->own_crc);
-            if (st != UPQ_OK)
-                return st;
             jr->resuming = RS_HDR;
             continue;
-        case RS_HDR:
+        case RS_HDR: {
+            const char *magic = sealed && !w->o.encrypt->plaintext_footer ? "PARE" : "PAR1";
             if (size < jr->first_j + 8u)
-                return upq_w_fail(w, UPQ_ERR_CORRUPT, -1, "not a checkpoint-mode file of this schema");
+                return not_ours(w, UPQ_ERR_CORRUPT);
             st = upq_wf_rd(w, 0, 4u + UPQ_J_HDR);
             if (st == UPQ_AGAIN)
                 return st;
-            if (st != UPQ_OK || upq_memcmp(upq_wf_at(w, 0), "PAR1", 4) != 0 ||
+            /* the FILE record must be the one this writer would write (but
+             * for the file id and, encrypted, the file's nonces): same
+             * schema, codec and options */
+            if (st != UPQ_OK || upq_memcmp(upq_wf_at(w, 0), magic, 4) != 0 ||
                 upq_j_hdr_get(upq_wf_at(w, 4), &h, jr->first_j - 4u) != UPQ_OK || h.type != UPQ_J_FILE ||
-                h.flags != 0 || h.seq != 0 || h.len != jr->first_j - 4u)
-                return upq_w_fail(w, st == UPQ_ERR_IO ? UPQ_ERR_IO : UPQ_ERR_CORRUPT, -1,
-                                  "not a checkpoint-mode file of this schema");
+                h.flags != (sealed ? UPQ_J_SEALED : 0u) || h.seq != 0 || h.len != jr->first_j - 4u)
+                return not_ours(w, st);
             jr->file_id = h.file_id;
             f->session = h.session;
             f->rcrc = upq_crc32(upq_wf_at(w, 4), UPQ_J_HDR);
-            f->bcrc = 0;
+            f->scrc = f->fcrc = 0;
             f->rdone = UPQ_J_HDR;
+            f->tdone = 0;
+            upq_arena_init(&f->scratch, f->smem, f->scap);
+            f->fj = (upq_jfile *)upq_arena_alloc(&f->scratch, sizeof(upq_jfile));
+            if (!f->fj)
+                return upq_w_fail(w, UPQ_ERR_STATE, -1, "resume scratch too small");
+            upq_tdec_init(&f->tdec, &upq_journal_descs[UPQ_JDESC_FILE], f->fj, &f->scratch,
+                          h.len - UPQ_J_MIN, (const upq_thrift_limits *)0);
             jr->resuming = RS_BODY;
             continue;
+        }
         case RS_BODY: {
+            /* the record's CRC over all of it; its settings decoded (and
+             * their CRC); the FileMetaData's CRC when it is plain */
             uint32_t body = (uint32_t)(jr->first_j - 4u) - UPQ_J_CRC;
             while (f->rdone < body) {
                 uint32_t n = body - f->rdone < f->cap ? body - f->rdone : f->cap;
+                size_t used = 0;
                 const uint8_t *p;
                 st = upq_wf_rd(w, 4u + f->rdone, n);
                 if (st == UPQ_AGAIN)
                     return st;
                 if (st != UPQ_OK)
-                    return upq_w_fail(w, st == UPQ_ERR_IO ? UPQ_ERR_IO : UPQ_ERR_CORRUPT, -1,
-                                      "not a checkpoint-mode file of this schema");
+                    return not_ours(w, st);
                 p = upq_wf_at(w, 4u + f->rdone);
                 f->rcrc = upq_crc32_update(f->rcrc, p, n);
-                f->bcrc = upq_crc32_update(f->bcrc, p, n);
+                if (!f->tdone) {
+                    st = upq_tdec_feed(&f->tdec, p, n, &used);
+                    if (st == UPQ_OK) {
+                        f->tdone = 1;
+                        f->send = f->rdone + (uint32_t)used;
+                    } else if (st == UPQ_AGAIN) {
+                        used = n;
+                    } else {
+                        return not_ours(w, UPQ_ERR_CORRUPT);
+                    }
+                    f->scrc = upq_crc32_update(f->scrc, p, used);
+                }
+                if (f->tdone && !sealed)
+                    f->fcrc = upq_crc32_update(f->fcrc, p + used, n - used);
                 f->rdone += n;
             }
+            if (!f->tdone)
+                return not_ours(w, UPQ_ERR_CORRUPT);
             jr->resuming = RS_CRC;
             continue;
         }
@@ -1097,14 +1288,45 @@ upq_status upq_writer_resume(upq_writer *w, uint64_t size)
             if (st == UPQ_AGAIN)
                 return st;
             if (st != UPQ_OK || upq_load_le32(upq_wf_at(w, jr->first_j - UPQ_J_CRC)) != f->rcrc)
-                return upq_w_fail(w, st == UPQ_ERR_IO ? UPQ_ERR_IO : UPQ_ERR_CORRUPT, -1,
-                                  "not a checkpoint-mode file of this schema");
-            if (f->bcrc != jr->own_crc)
+                return not_ours(w, st == UPQ_OK ? UPQ_ERR_CORRUPT : st);
+            jr->resuming = sealed ? RS_KEYS : RS_CMP;
+            continue;
+#if UPQ_WITH_CRYPTO
+        case RS_KEYS:
+            st = adopt_keys(w);
+            if (st != UPQ_OK)
+                return st;
+            f->cs_on = 0;
+            jr->resuming = RS_FMD;
+            continue;
+        case RS_FMD:
+            /* the FileMetaData, decrypted (which checks the footer key) */
+            for (;;) {
+                const uint8_t *p;
+                size_t n;
+                st = upq_wf_module(w, 4u + f->send, jr->first_j - UPQ_J_CRC, UPQ_MODULE_JOURNAL, -1, -1, -1,
+                                   &w->wc->footer, &p, &n);
+                if (st == UPQ_DONE)
+                    break;
+                if (st != UPQ_OK)
+                    return st;
+                f->fcrc = upq_crc32_update(f->fcrc, p, n);
+            }
+            jr->resuming = RS_CMP;
+            continue;
+#endif
+        case RS_CMP: {
+            uint32_t sc = 0, fc = 0;
+            st = upq_wj_file_crc(w, &sc, &fc);
+            if (st != UPQ_OK)
+                return st;
+            if (sc != f->scrc || fc != f->fcrc)
                 return upq_w_fail(w, UPQ_ERR_INVAL, -1,
                                   "the file was written with another schema or other options");
             replay_start(w, jr->first_j, jr->file_id, f->session, 1, size);
             jr->resuming = RS_REPLAY;
             continue;
+        }
         case RS_REPLAY:
             st = upq_w_pump(w);
             if (st != UPQ_OK)
@@ -1130,6 +1352,8 @@ enum {
     RC_HDR,
     RC_BODY,
     RC_CRC,
+    RC_KEYS,
+    RC_FMD,
     RC_WRITER,
     RC_REPLAY,
     RC_FINISH,
@@ -1166,7 +1390,95 @@ static upq_status rc_fail(upq_recover_state *st, upq_status s, uint64_t off, con
 
 /* The writer that finishes the file: the file's schema and options, the
  * smallest pages (it stages nothing). */
-static upq_status rc_writer(upq_recover_state *st, const upq_sink *sink, uint8_t *mem, size_t len)
+#if UPQ_WITH_CRYPTO
+/* Bytes of the arena, 8-aligned, taken from the front of [*mem, *mem + *len). */
+static void *rc_take(uint8_t **mem, size_t *len, size_t n)
+{
+    void *p = *mem;
+    n = upq_w_align8(n);
+    if (n > *len)
+        return (void *)0;
+    *mem += n;
+    *len -= n;
+    return p;
+}
+
+/* The encryption options of the finishing writer, in the arena: the file's
+ * algorithm, AAD and key metadata, the footer key asked for already; each
+ * column key's place filled once the writer knows the columns' paths. */
+static upq_status rc_encrypt_opts(upq_recover_state *st, const upq_recover_opts *ro, upq_writer_opts *o,
+                                  uint8_t **mem, size_t *len)
+{
+    static const uint8_t zero_key[16] = {0};
+    const upq_jfile *jf = (const upq_jfile *)st->settings;
+    upq_encrypt_opts *e = (upq_encrypt_opts *)rc_take(mem, len, sizeof *e);
+    upq_column_key *ck = (upq_column_key *)rc_take(mem, len, (size_t)jf->keys.n * sizeof *ck);
+    uint32_t i;
+    if (!e || (jf->keys.n && !ck)) {
+        st->w.arena.needed = upq_w_align8(sizeof *e) + upq_w_align8((size_t)jf->keys.n * sizeof *ck);
+        return rc_fail(st, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the schema");
+    }
+    if (!ro || !ro->random)
+        return rc_fail(st, UPQ_ERR_INVAL, UINT64_MAX, "recovering an encrypted file needs a random source");
+    upq_memset(e, 0, sizeof *e);
+    e->algorithm = st->fc.algorithm;
+    e->plaintext_footer = (uint8_t)((jf->flags & UPQ_JF_PLAIN_FOOTER) != 0);
+    e->footer_key = st->fkey;
+    e->footer_key_len = (uint32_t)st->fkey_len;
+    e->footer_key_metadata = jf->footer_key_metadata.ptr;
+    e->footer_key_metadata_len = UPQ_ISSET(*jf, UPQ_JFILE_FOOTER_KEY_METADATA) ? jf->footer_key_metadata.len : 0u;
+    e->aad_prefix = st->fc.aad_prefix.ptr;
+    e->aad_prefix_len = st->fc.aad_prefix.len;
+    e->no_store_aad_prefix = (uint8_t)((jf->flags & UPQ_JF_SUPPLY_AAD) != 0);
+    e->random = ro->random;
+    e->random_ctx = ro->random_ctx;
+    for (i = 0; i < jf->keys.n; i++) {
+        const upq_jkey *jk = &jf->keys.v[i];
+        if (jk->column < 0)
+            return rc_fail(st, UPQ_ERR_CORRUPT, 4, "FILE record damaged");
+        ck[i].column = (uint32_t)jk->column;
+        ck[i].key = zero_key; /* the real one once the column's path is known */
+        ck[i].key_len = 16;
+        ck[i].key_metadata = jk->key_metadata.ptr;
+        ck[i].key_metadata_len = UPQ_ISSET(*jk, UPQ_JKEY_KEY_METADATA) ? jk->key_metadata.len : 0u;
+    }
+    e->columns = ck;
+    e->ncolumns = jf->keys.n;
+    o->encrypt = e;
+    return UPQ_OK;
+}
+
+/* Each column key from the caller, by its metadata and the column's path,
+ * checked against the file; and the file's AAD file_unique taken. */
+static upq_status rc_column_keys(upq_recover_state *st, const upq_recover_opts *ro)
+{
+    upq_writer *w = &st->w;
+    const upq_encrypt_opts *e = w->o.encrypt;
+    uint32_t i;
+    for (i = 0; i < e->ncolumns; i++) {
+        const upq_wcol *c = &w->cols[e->columns[i].column];
+        upq_bytes md;
+        upq_bytes_list path;
+        uint8_t key[UPQ_CRYPTO_MAX_KEY];
+        size_t kl = 0;
+        md.ptr = e->columns[i].key_metadata;
+        md.len = e->columns[i].key_metadata_len;
+        path.v = c->path;
+        path.n = c->path_len;
+        if (ro->decrypt->get_key(ro->decrypt->key_ctx, &md, &path, key, &kl) != UPQ_OK ||
+            upq_aes_setkey(w->wc->cols[i].k, key, kl) != UPQ_OK) {
+            upq_memset(key, 0, sizeof key);
+            return upq_w_fail(w, UPQ_ERR_AUTH, (int32_t)e->columns[i].column, "column key not available");
+        }
+        upq_memset(key, 0, sizeof key);
+    }
+    UPQ_WF(w)->fj = (struct upq_jfile *)st->settings;
+    return adopt_keys(w);
+}
+#endif
+
+static upq_status rc_writer(upq_recover_state *st, const upq_sink *sink, uint8_t *mem, size_t len,
+                            const upq_recover_opts *ropts)
 {
     const upq_jfile *jf = (const upq_jfile *)st->settings;
     upq_writer_opts o;
@@ -1190,16 +1502,82 @@ static upq_status rc_writer(upq_recover_state *st, const upq_sink *sink, uint8_t
         o.sorting = st->fmd.row_groups.v[0].sorting_columns.v;
         o.nsorting = st->fmd.row_groups.v[0].sorting_columns.n;
     }
+#if UPQ_WITH_CRYPTO
+    if (st->sealed) {
+        s = rc_encrypt_opts(st, ropts, &o, &mem, &len);
+        if (s != UPQ_OK)
+            return s;
+    }
+#else
+    (void)ropts;
+#endif
     s = upq_writer_init(&st->w, sink, st->fmd.schema.v, st->fmd.schema.n, mem, len, &o);
     if (s != UPQ_OK)
         return s;
     if ((int32_t)st->w.ncols != jf->ncols)
         return upq_w_fail(&st->w, UPQ_ERR_CORRUPT, -1, "FILE record damaged");
+#if UPQ_WITH_CRYPTO
+    if (st->sealed) {
+        s = rc_column_keys(st, ropts);
+        if (s != UPQ_OK)
+            return s;
+    }
+#endif
     /* pages are never compressed here: a dictionary page is written in the
      * codec's stored form */
     st->w.o.codec = jf->codec;
     return UPQ_OK;
 }
+
+#if UPQ_WITH_CRYPTO
+/* The file's encryption parameters, and the footer key from the caller
+ * (expanded in the arena); the FileMetaData's module set up for reading. */
+static upq_status rc_footer_key(upq_recover_state *st, const upq_sink *sink, const upq_recover_opts *ro)
+{
+    const upq_jfile *jf = (const upq_jfile *)st->settings;
+    const upq_decrypt_opts *d = ro ? ro->decrypt : (const upq_decrypt_opts *)0;
+    upq_bytes md;
+    if (!UPQ_ISSET(*jf, UPQ_JFILE_ALGORITHM) || jf->algorithm < UPQ_CRYPTO_AES_GCM_V1 ||
+        jf->algorithm > UPQ_CRYPTO_AES_GCM_CTR_V1 || !UPQ_ISSET(*jf, UPQ_JFILE_AAD_FILE_UNIQUE))
+        return rc_fail(st, UPQ_ERR_CORRUPT, 4, "FILE record damaged");
+    if (!d || !d->get_key)
+        return rc_fail(st, UPQ_ERR_AUTH, 4, "encrypted file: no keys given");
+    upq_memset(&st->fc, 0, sizeof st->fc);
+    st->fc.algorithm = (uint8_t)jf->algorithm;
+    st->fc.aad_file_unique = jf->aad_file_unique;
+    if (jf->flags & UPQ_JF_SUPPLY_AAD) {
+        if (!d->aad_prefix_given)
+            return rc_fail(st, UPQ_ERR_AUTH, 4, "encrypted file: its AAD prefix must be supplied");
+        st->fc.aad_prefix.ptr = d->aad_prefix;
+        st->fc.aad_prefix.len = d->aad_prefix_len;
+    } else if (UPQ_ISSET(*jf, UPQ_JFILE_AAD_PREFIX)) {
+        if (d->aad_prefix_given && (d->aad_prefix_len != jf->aad_prefix.len ||
+                                    upq_memcmp(d->aad_prefix, jf->aad_prefix.ptr, d->aad_prefix_len) != 0))
+            return rc_fail(st, UPQ_ERR_AUTH, 4, "AAD prefix given differs from the file's");
+        st->fc.aad_prefix = jf->aad_prefix;
+    }
+    st->fkey = (uint8_t *)upq_arena_alloc(&st->a, UPQ_CRYPTO_MAX_KEY);
+    st->fk = (struct upq_aes_key *)upq_arena_alloc(&st->a, upq_aes_key_size());
+    if (!st->fkey || !st->fk) {
+        st->w.arena.needed = upq_arena_needed(&st->a);
+        return rc_fail(st, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small");
+    }
+    md.ptr = jf->footer_key_metadata.ptr;
+    md.len = UPQ_ISSET(*jf, UPQ_JFILE_FOOTER_KEY_METADATA) ? jf->footer_key_metadata.len : 0u;
+    st->fkey_len = 0;
+    if (d->get_key(d->key_ctx, &md, (const upq_bytes_list *)0, st->fkey, &st->fkey_len) != UPQ_OK ||
+        upq_aes_setkey(st->fk, st->fkey, st->fkey_len) != UPQ_OK)
+        return rc_fail(st, UPQ_ERR_AUTH, 4, "footer key not available");
+    upq_cstream_init(&st->cs, st->mod_off, 4u + st->len - UPQ_J_CRC, UPQ_MODULE_JOURNAL, -1, -1, -1);
+    st->cio.ctx = sink->ctx;
+    st->cio.read_at = sink->read_at;
+    st->cio.size = st->size;
+    st->part = 1;
+    upq_tdec_init(&st->tdec, &upq_file_metadata_desc, &st->fmd, &st->a, st->len,
+                  (const upq_thrift_limits *)0);
+    return UPQ_OK;
+}
+#endif
 
 upq_status upq_recover(upq_recover_state *st, const upq_sink *sink, uint64_t size, void *arena,
                        size_t arena_len, const upq_recover_opts *opts, upq_recover_info *info)
@@ -1228,11 +1606,15 @@ upq_status upq_recover(upq_recover_state *st, const upq_sink *sink, uint64_t siz
             s = rc_read(st, sink, 0, 4u + UPQ_J_HDR);
             if (s == UPQ_AGAIN)
                 return s;
-            if (s != UPQ_OK || upq_memcmp(st->buf, "PAR1", 4) != 0 ||
+            if (s != UPQ_OK || (upq_memcmp(st->buf, "PAR1", 4) != 0 && upq_memcmp(st->buf, "PARE", 4) != 0) ||
                 upq_j_hdr_get(st->buf + 4, &h, size - 4u) != UPQ_OK || h.type != UPQ_J_FILE ||
-                h.seq != 0 || h.flags != 0)
+                h.seq != 0 || (h.flags & ~UPQ_J_SEALED) != 0)
                 return rc_fail(st, s == UPQ_ERR_IO ? UPQ_ERR_IO : UPQ_ERR_CORRUPT, 4,
                                "not a checkpoint-mode file (no journal)");
+            st->pare = st->buf[3] == 'E';
+            st->sealed = (h.flags & UPQ_J_SEALED) != 0;
+            if (st->sealed && !UPQ_WITH_CRYPTO)
+                return rc_fail(st, UPQ_ERR_UNSUPPORTED, 4, "encrypted file: this build has no crypto");
             st->len = h.len;
             st->file_id = h.file_id;
             st->session = h.session;
@@ -1247,7 +1629,7 @@ upq_status upq_recover(upq_recover_state *st, const upq_sink *sink, uint64_t siz
         case RC_BODY: {
             uint32_t body = st->len - UPQ_J_CRC, n;
             if (st->done == body) {
-                if (st->part != 2)
+                if (st->part != (st->sealed ? 3 : 2))
                     return rc_fail(st, UPQ_ERR_CORRUPT, 4, "FILE record damaged");
                 st->have = 0;
                 st->stage = RC_CRC;
@@ -1261,7 +1643,7 @@ upq_status upq_recover(upq_recover_state *st, const upq_sink *sink, uint64_t siz
                 return rc_fail(st, s, 4u + st->done, "FILE record cut short");
             st->crc = upq_crc32_update(st->crc, st->buf, n);
             used = 0;
-            while (used < n) {
+            while (used < n && st->part != 3) {
                 size_t u = 0;
                 if (st->part == 2)
                     return rc_fail(st, UPQ_ERR_CORRUPT, 4, "FILE record damaged");
@@ -1275,7 +1657,12 @@ upq_status upq_recover(upq_recover_state *st, const upq_sink *sink, uint64_t siz
                 }
                 if (s != UPQ_OK)
                     return rc_fail(st, UPQ_ERR_CORRUPT, 4u + st->done + used, "FILE record damaged");
-                if (st->part == 0) {
+                if (st->part == 0 && st->sealed) {
+                    /* the settings, then the FileMetaData's module (opened
+                     * once the record's CRC has passed and the key is in) */
+                    st->part = 3;
+                    st->mod_off = 4u + st->done + used;
+                } else if (st->part == 0) {
                     /* the settings, then the FileMetaData */
                     st->part = 1;
                     upq_tdec_init(&st->tdec, &upq_file_metadata_desc, &st->fmd, &st->a,
@@ -1294,14 +1681,55 @@ upq_status upq_recover(upq_recover_state *st, const upq_sink *sink, uint64_t siz
                 return s;
             if (s != UPQ_OK || upq_load_le32(st->buf) != st->crc)
                 return rc_fail(st, s == UPQ_ERR_IO ? s : UPQ_ERR_CORRUPT, 4, "FILE record damaged");
+            if (st->pare != (st->sealed && !(((const upq_jfile *)st->settings)->flags & UPQ_JF_PLAIN_FOOTER)))
+                return rc_fail(st, UPQ_ERR_CORRUPT, 0, "FILE record damaged");
+            st->stage = st->sealed ? RC_KEYS : RC_WRITER;
+            continue;
+#if UPQ_WITH_CRYPTO
+        case RC_KEYS:
+            s = rc_footer_key(st, sink, opts);
+            if (s != UPQ_OK)
+                return s;
+            st->stage = RC_FMD;
+            continue;
+        case RC_FMD:
+            /* the FileMetaData, decrypted as it is decoded */
+            for (;;) {
+                const uint8_t *p;
+                size_t n, u = 0;
+                uint64_t at = st->mod_off;
+                const char *what = "";
+                s = upq_cstream_next(&st->cs, &st->cio, &st->fc, st->fk, st->buf, sizeof st->buf, &p, &n, &at,
+                                     &what);
+                if (s == UPQ_AGAIN)
+                    return s;
+                if (s == UPQ_DONE)
+                    break;
+                if (s != UPQ_OK)
+                    return rc_fail(st, s == UPQ_ERR_AUTH || s == UPQ_ERR_IO ? s : UPQ_ERR_CORRUPT, at,
+                                   s == UPQ_ERR_AUTH ? "footer key does not match the file" : what);
+                if (st->part == 2)
+                    continue; /* authenticated padding after it */
+                s = upq_tdec_feed(&st->tdec, p, n, &u);
+                if (s == UPQ_OK)
+                    st->part = 2;
+                else if (s == UPQ_ERR_NOMEM) {
+                    st->w.arena.needed = upq_arena_needed(&st->a);
+                    return rc_fail(st, s, 4, "arena too small for the schema");
+                } else if (s != UPQ_AGAIN)
+                    return rc_fail(st, UPQ_ERR_CORRUPT, st->mod_off, "FILE record damaged");
+            }
+            if (st->part != 2)
+                return rc_fail(st, UPQ_ERR_CORRUPT, st->mod_off, "FILE record damaged");
             st->stage = RC_WRITER;
             continue;
+#endif
         case RC_WRITER: {
             size_t at = upq_w_align8(st->a.used);
             uint8_t *mem = (uint8_t *)arena + at;
             if (at > arena_len)
                 return rc_fail(st, UPQ_ERR_NOMEM, UINT64_MAX, "arena too small for the schema");
-            s = rc_writer(st, sink, mem, arena_len - at);
+            s = rc_writer(st, sink, mem, arena_len - at, opts);
             if (s == UPQ_ERR_NOMEM) {
                 st->w.arena.needed += at;
                 st->stage = RC_DONE;

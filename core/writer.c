@@ -553,7 +553,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
             c->worst = wc;
             c->max_pages = UPQ_W_NO_PI(w) || jm ? 0 : w->o.max_pages;
             col_take(t, c, it.depth);
-            if ((direct || jm) && UPQ_W_COMPRESSING(w))
+            if ((direct || jm) && (UPQ_W_COMPRESSING(w) || (jm && UPQ_W_ENCRYPTING(w))))
                 c->chunk_cap = worst; /* the shared buffer, taken below */
             if (c->max_rep)
                 nrep++;
@@ -623,8 +623,9 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     }
     w->pbuf_cap = pbuf;
     w->pbuf = (uint8_t *)take(t, pbuf);
-    if ((direct || jm) && UPQ_W_COMPRESSING(w)) {
-        /* compressed pages go through one buffer, a column at a time */
+    if ((direct || jm) && (UPQ_W_COMPRESSING(w) || (jm && UPQ_W_ENCRYPTING(w)))) {
+        /* compressed (or, in checkpoint mode, encrypted) pages go through
+         * one buffer, a column at a time */
         uint8_t *shared = (uint8_t *)take(t, worst);
         for (i = 0; t->a && !t->fail && w->cols && i < n; i++)
             w->cols[i].chunk = shared;

@@ -53,9 +53,6 @@ upq_status upq_wc_init(upq_writer *w, void *mem)
         return UPQ_OK;
     if (upq_aes_key_size() == 0)
         return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1, "encryption: this build has no crypto");
-    if (w->o.checkpoint)
-        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
-                          "checkpoint mode cannot be combined with encryption");
     /* direct mode encodes each page twice and compares the two; pages under
      * fresh nonces would differ, so the modes stay apart */
     if (w->o.direct)
@@ -132,9 +129,23 @@ upq_status upq_wc_nonce(upq_writer *w, upq_wkey *k, uint8_t nonce[12])
     const upq_encrypt_opts *e = w->o.encrypt;
     if (k->uses >= MAX_USES)
         return upq_w_fail(w, UPQ_ERR_LIMIT, -1, "key used for 2^32 GCM invocations: use a new key");
-    k->uses++;
     if (e->random(e->random_ctx, nonce, 12) != UPQ_OK)
         return upq_w_fail(w, UPQ_ERR_IO, -1, "random source failed");
+    /* XORed in: the key's invocation count and the writing session of a
+     * checkpoint-mode file (each resume and recovery has its own), so a
+     * random source that repeats itself after a reboot still never gives
+     * a nonce used before in the file */
+    {
+        uint32_t n = (uint32_t)k->uses;
+        uint16_t s = UPQ_W_JOURNAL(w) ? w->jr->session : 0u;
+        nonce[0] ^= (uint8_t)n;
+        nonce[1] ^= (uint8_t)(n >> 8);
+        nonce[2] ^= (uint8_t)(n >> 16);
+        nonce[3] ^= (uint8_t)(n >> 24);
+        nonce[4] ^= (uint8_t)s;
+        nonce[5] ^= (uint8_t)(s >> 8);
+    }
+    k->uses++;
     return UPQ_OK;
 }
 
@@ -188,6 +199,17 @@ upq_status upq_wc_stream_begin(upq_writer *w, upq_wkey *k, int module, int32_t c
     upq_status st = upq_wc_nonce(w, k, wc->head + 4);
     if (st != UPQ_OK)
         return st;
+    wc->mk = k;
+    wc->off = 0;
+    if (upq_crypto_is_ctr(&wc->fc, module)) {
+        /* a page of AES_GCM_CTR_V1: counter from nonce || 1, no tag */
+        upq_store_le32(wc->head, ct_len + UPQ_CRYPTO_CTR_OVERHEAD - 4u);
+        upq_memcpy(wc->ctr0, wc->head + 4, 12);
+        wc->ctr0[12] = wc->ctr0[13] = wc->ctr0[14] = 0;
+        wc->ctr0[15] = 1;
+        wc->mode = UPQ_WS_CTR;
+        return UPQ_OK;
+    }
     upq_store_le32(wc->head, ct_len + UPQ_CRYPTO_GCM_OVERHEAD - 4u);
     if (upq_crypto_gcm_begin(&wc->g, &wc->fc, k->k, wc->head + 4, module, rg, col, -1) != UPQ_OK)
         return upq_w_fail(w, UPQ_ERR_LIMIT, col, "encrypted module ordinal beyond 32767");
@@ -201,17 +223,25 @@ upq_status upq_wc_stream_begin(upq_writer *w, upq_wkey *k, int module, int32_t c
 void upq_wc_stream_piece(upq_writer *w, uint8_t *p, size_t n)
 {
     upq_wcrypto *wc = w->wc;
+    if (wc->mode == UPQ_WS_CTR) {
+        upq_aes_ctr_xor(wc->mk->k, wc->ctr0, wc->off, p, p, n);
+        wc->off += n;
+        return;
+    }
     if (wc->mode == UPQ_WS_ENCRYPT) {
         upq_aes_ctr_xor(wc->mk->k, wc->ctr0, wc->off, p, p, n);
         upq_gcm_text(&wc->g, wc->mk->k, p, n);
         wc->off += n;
         return;
     }
-    /* signing: the tag of the bytes as if encrypted; they go out as they are */
+    /* signing: the tag of the bytes as if encrypted; they go out as they
+     * are (the scratch is on the stack: in checkpoint mode pbuf holds the
+     * encrypted ColumnMetaData being signed) */
     while (n) {
-        size_t k = n < w->pbuf_cap ? n : w->pbuf_cap;
-        upq_aes_ctr_xor(wc->mk->k, wc->ctr0, wc->off, p, w->pbuf, k);
-        upq_gcm_text(&wc->g, wc->mk->k, w->pbuf, k);
+        uint8_t tmp[64];
+        size_t k = n < sizeof tmp ? n : sizeof tmp;
+        upq_aes_ctr_xor(wc->mk->k, wc->ctr0, wc->off, p, tmp, k);
+        upq_gcm_text(&wc->g, wc->mk->k, tmp, k);
         wc->off += k;
         p += k;
         n -= k;

@@ -20,10 +20,10 @@
  *   [footer]
  */
 #include "writer_int.h"
+#include "crypto_int.h"
 
 #if UPQ_WITH_WRITER
 
-#define CLOSE_ROOM 64u
 #define WIN_MIN 256u
 
 /* Stages of the finisher. */
@@ -39,11 +39,12 @@ enum {
 };
 
 /* Reading a record (read_record). */
-enum { L_HDR = 0, L_BODY };
+enum { L_HDR = 0, L_BODY, L_OPEN };
 
 /* A chunk's index emission (F_CHUNK). */
 enum {
     X_SCAN = 0,   /* count pages, ColumnIndex possible?, boundary order */
+    X_OPEN,       /* an encrypted column's index: the module's length and nonce */
     X_CI_HEAD,
     X_NULL_PAGES,
     X_MIN_HEAD,
@@ -57,6 +58,7 @@ enum {
     X_OI_PAGES,
     X_OI_ROW,
     X_OI_END,
+    X_TAG,        /* ... and its tag */
     X_DONE
 };
 
@@ -84,6 +86,18 @@ static size_t scratch_need(const upq_writer *w, uint32_t ncols, uint32_t nlev)
     size_t rec = a8((size_t)ncols * sizeof(upq_jcol)) + a8((size_t)ncols * sizeof(upq_jregion)) +
                  (size_t)ncols * (2u * 8u + a8((UPQ_WF_K_ROWS + 1u) * sizeof(int32_t))) +
                  (size_t)nlev * 8u + 64u;
+    /* resume: the FILE record's settings */
+    size_t fs = a8(sizeof(upq_jfile)) + 64u;
+    const upq_encrypt_opts *e = w->o.encrypt;
+    uint32_t i;
+    if (e) {
+        fs += a8(e->aad_prefix_len) + a8(e->footer_key_metadata_len) + 32u +
+              a8((size_t)e->ncolumns * sizeof(upq_jkey));
+        for (i = 0; i < e->ncolumns; i++)
+            fs += a8(e->columns[i].key_metadata_len) + UPQ_JKEY_CHECK_LEN;
+    }
+    if (fs > rec)
+        rec = fs;
     return ph > rec ? ph : rec;
 }
 
@@ -191,7 +205,8 @@ upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h)
                 f->jh.file_id != w->jr->file_id)
                 return upq_wf_corrupt(w, off, "journal record missing");
             d = upq_j_desc(f->jh.type);
-            if (!d || (f->jh.flags & UPQ_J_SEALED))
+            if (!d || (f->jh.flags & UPQ_J_SEALED) != (UPQ_W_ENCRYPTING(w) ? UPQ_J_SEALED : 0u) ||
+                ((f->jh.flags & UPQ_J_SEALED) && f->jh.len < UPQ_J_MIN + UPQ_W_CRYPTO_OVER))
                 return upq_wf_corrupt(w, off, "journal record of an unknown kind");
             switch (f->jh.type) {
             case UPQ_J_RG_START: obj = &f->rs; break;
@@ -210,6 +225,42 @@ upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h)
             f->lstage = L_BODY;
             continue;
         }
+#if UPQ_WITH_CRYPTO
+        case L_OPEN: {
+            /* a sealed record whose bytes passed their CRC: its payload is
+             * a module under the footer key */
+            const uint8_t *p;
+            size_t n, used = 0;
+            st = upq_wf_module(w, off + UPQ_J_HDR, off + f->jh.len - UPQ_J_CRC, UPQ_MODULE_JOURNAL, -1, -1,
+                               -1, &w->wc->footer, &p, &n);
+            if (st == UPQ_AGAIN)
+                return st;
+            if (st == UPQ_DONE) {
+                f->lstage = L_HDR;
+                if (!f->tdone)
+                    return upq_wf_corrupt(w, off, "journal record damaged");
+                return UPQ_OK;
+            }
+            if (st != UPQ_OK) {
+                f->lstage = L_HDR;
+                return st;
+            }
+            if (f->tdone) {
+                f->cs_on = 0;
+                f->lstage = L_HDR;
+                return upq_wf_corrupt(w, off, "journal record damaged");
+            }
+            st = upq_tdec_feed(&f->tdec, p, n, &used);
+            if (st == UPQ_OK && used == n) {
+                f->tdone = 1;
+            } else if (st != UPQ_AGAIN) {
+                f->cs_on = 0;
+                f->lstage = L_HDR;
+                return upq_wf_corrupt(w, off, "journal record damaged");
+            }
+            continue;
+        }
+#endif
         case L_BODY: {
             uint32_t left = f->jh.len - UPQ_J_CRC - f->rdone, n = left < f->cap ? left : f->cap;
             size_t used = 0;
@@ -221,8 +272,15 @@ upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h)
                     return st;
                 }
                 f->lstage = L_HDR;
-                if (upq_load_le32(upq_wf_at(w, off + f->rdone)) != f->rcrc || !f->tdone)
+                if (upq_load_le32(upq_wf_at(w, off + f->rdone)) != f->rcrc ||
+                    (!f->tdone && !(f->jh.flags & UPQ_J_SEALED)))
                     return upq_wf_corrupt(w, off, "journal record damaged");
+#if UPQ_WITH_CRYPTO
+                if (f->jh.flags & UPQ_J_SEALED) {
+                    f->lstage = L_OPEN;
+                    continue;
+                }
+#endif
                 return UPQ_OK;
             }
             st = upq_wf_rd(w, off + f->rdone, n);
@@ -232,6 +290,10 @@ upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h)
                 return st;
             }
             f->rcrc = upq_crc32_update(f->rcrc, upq_wf_at(w, off + f->rdone), n);
+            if (f->jh.flags & UPQ_J_SEALED) {
+                f->rdone += n; /* the CRC first; the module is opened after it */
+                continue;
+            }
             if (f->tdone) {
                 f->lstage = L_HDR;
                 return upq_wf_corrupt(w, off, "journal record damaged");
@@ -403,9 +465,79 @@ static upq_status page_rows_next(upq_writer *w)
     return UPQ_OK;
 }
 
-/* Decodes the page header at off into f->ph (and f->pg's size fields).
- * UPQ_OK, UPQ_AGAIN, or an error. */
-upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end)
+#if UPQ_WITH_CRYPTO
+upq_status upq_wf_module(upq_writer *w, uint64_t off, uint64_t end, int module, int32_t rg, int32_t col,
+                         int32_t page, const upq_wkey *k, const uint8_t **p, size_t *n)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    uint64_t at = off;
+    const char *what = "";
+    upq_status st;
+    if (!f->cs_on) {
+        upq_cstream_init(&f->cs, off, end, module, rg, col, page);
+        f->cio.ctx = w->sink.ctx;
+        f->cio.read_at = w->sink.read_at;
+        f->cio.size = UINT64_MAX;
+        f->cs_on = 1;
+    }
+    st = upq_cstream_next(&f->cs, &f->cio, &w->wc->fc, k->k, f->buf, f->cap, p, n, &at, &what);
+    f->have = 0; /* the window holds other bytes now */
+    if (st == UPQ_OK || st == UPQ_AGAIN)
+        return st;
+    f->cs_on = 0;
+    if (st == UPQ_DONE)
+        return st;
+    if (st != UPQ_ERR_IO && st != UPQ_ERR_AUTH)
+        st = UPQ_ERR_CORRUPT; /* a short file, a length beyond its place */
+    upq_w_fail(w, st, col, what);
+    w->err.offset = at;
+    return st;
+}
+
+/* The encrypted page header at off: a module fed to the decoder as it is
+ * decrypted. */
+static upq_status sealed_header(upq_writer *w, uint64_t off, uint64_t end, uint32_t col, int32_t page)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    for (;;) {
+        const uint8_t *p;
+        size_t n, used = 0;
+        upq_status st = upq_wf_module(w, off, end, page < 0 ? UPQ_MODULE_DICT_PAGE_HEADER
+                                                             : UPQ_MODULE_DATA_PAGE_HEADER,
+                                      (int32_t)w->num_rg, (int32_t)col, page, w->cols[col].key, &p, &n);
+        if (st == UPQ_AGAIN)
+            return st;
+        if (st == UPQ_DONE) {
+            f->in_scan = 0;
+            if (!f->hs_done)
+                return upq_wf_corrupt(w, off, "page header damaged");
+            f->pg.off = off;
+            f->pg.hl = (uint32_t)(upq_cstream_end(&f->cs) - off);
+            return UPQ_OK;
+        }
+        if (st != UPQ_OK) {
+            f->in_scan = 0;
+            return st;
+        }
+        if (f->hs_done)
+            continue;
+        st = upq_tdec_feed(&f->tdec, p, n, &used);
+        if (st == UPQ_OK) {
+            f->hs_done = 1;
+        } else if (st != UPQ_AGAIN) {
+            f->in_scan = 0;
+            f->cs_on = 0;
+            return upq_wf_corrupt(w, off, "page header damaged");
+        }
+    }
+}
+#endif
+
+/* Decodes the page header at off into f->ph (and f->pg's size fields): of
+ * column col, the data page of ordinal `page` or (-1) its dictionary page
+ * (an encrypted column's header is a module whose AAD says which, with the
+ * row group's ordinal w->num_rg). UPQ_OK, UPQ_AGAIN, or an error. */
+upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end, uint32_t col, int32_t page)
 {
     upq_wfinish *f = UPQ_WF(w);
     upq_status st;
@@ -420,7 +552,18 @@ upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end)
             upq_tdec_init(&f->tdec, &upq_page_header_desc, &f->ph, &f->scratch, end - off, &lim);
             f->in_scan = 1;
             f->rdone = 0;
+#if UPQ_WITH_CRYPTO
+            f->hs_done = 0;
+            f->cs_on = 0;
+#endif
         }
+#if UPQ_WITH_CRYPTO
+        if (UPQ_W_KEY(&w->cols[col]))
+            return sealed_header(w, off, end, col, page);
+#else
+        (void)col;
+        (void)page;
+#endif
         n = end - off - f->rdone < f->cap ? (uint32_t)(end - off - f->rdone) : f->cap;
         if (n == 0) {
             f->in_scan = 0;
@@ -533,7 +676,7 @@ static upq_status page_next(upq_writer *w)
             f->pg_rows_ok = 1;
         }
     }
-    st = upq_wf_page_header(w, f->ppos, f->pend);
+    st = upq_wf_page_header(w, f->ppos, f->pend, f->col, (int32_t)f->page);
     if (st != UPQ_OK)
         return st;
     st = page_facts(w);
@@ -541,6 +684,7 @@ static upq_status page_next(upq_writer *w)
         return st;
     f->pg.off = f->ppos;
     f->ppos += f->pg.total;
+    f->page++;
     return UPQ_OK;
 }
 
@@ -689,10 +833,11 @@ static void scan_end(upq_writer *w)
                                 2u * put_list_field(tmp, 1, f->npages, UPQ_CT_BINARY)) +
                      1u + (uint32_t)varint_len(zz(f->boundary)) +
                      (uint32_t)put_list_field(tmp, 1, f->npages, UPQ_CT_I64) + 1u;
-        c->ci_len = (int32_t)f->ci_len;
+        c->ci_len = (int32_t)(f->ci_len + (UPQ_W_KEY(c) ? UPQ_W_CRYPTO_OVER : 0u));
     }
     if (!UPQ_W_NO_PI(w))
-        c->oi_len = (int32_t)(f->oi_len + put_list_field(tmp, 1, f->npages, UPQ_CT_STRUCT) + 1u);
+        c->oi_len = (int32_t)(f->oi_len + put_list_field(tmp, 1, f->npages, UPQ_CT_STRUCT) + 1u +
+                              (UPQ_W_KEY(c) ? UPQ_W_CRYPTO_OVER : 0u));
 }
 
 /* A piece of literal bytes at the next place of the page index area. */
@@ -718,7 +863,7 @@ static upq_status dict_page(upq_writer *w)
     c->data_off = (int64_t)(j->off + j->slot);
     if (!c->dict_hdr)
         return UPQ_OK;
-    st = upq_wf_page_header(w, off, j->off + j->slot);
+    st = upq_wf_page_header(w, off, j->off + j->slot, f->col, -1);
     if (st != UPQ_OK)
         return st;
     if (ph->type != UPQ_PAGE_DICTIONARY || ph->compressed_page_size < 0 ||
@@ -790,8 +935,28 @@ static upq_status chunk_index(upq_writer *w)
             if (f->which == 1 && UPQ_W_NO_PI(w))
                 return UPQ_DONE;
             pages_begin(w, f->col);
-            f->xstage = f->which == 0 ? X_CI_HEAD : X_OI_HEAD;
+            f->xstage = UPQ_W_KEY(c) ? X_OPEN : f->which == 0 ? X_CI_HEAD : X_OI_HEAD;
             continue;
+#if UPQ_WITH_CRYPTO
+        case X_OPEN:
+            st = upq_wc_stream_begin(w, c->key, f->which == 0 ? UPQ_MODULE_COLUMN_INDEX : UPQ_MODULE_OFFSET_INDEX,
+                                     (int32_t)f->col,
+                                     (uint32_t)(f->which == 0 ? c->ci_len : c->oi_len) -
+                                         (uint32_t)UPQ_W_CRYPTO_OVER,
+                                     UPQ_WS_ENCRYPT);
+            if (st != UPQ_OK)
+                return st;
+            upq_memcpy(f->lit, w->wc->head, 16);
+            f->xstage = f->which == 0 ? X_CI_HEAD : X_OI_HEAD;
+            lit_piece(w, 16);
+            f->sealing = 1; /* the pieces from here on are encrypted */
+            return UPQ_OK;
+        case X_TAG:
+            f->sealing = 0;
+            upq_wc_stream_tag(w, f->lit);
+            f->xstage = X_DONE;
+            return lit_piece(w, 16);
+#endif
         case X_CI_HEAD:
             f->xstage = X_NULL_PAGES;
             return lit_piece(w, put_list_field(f->lit, 1, f->npages, UPQ_CT_TRUE));
@@ -843,8 +1008,7 @@ static upq_status chunk_index(upq_writer *w)
             continue;
         case X_CI_END:
             f->lit[0] = 0; /* STOP */
-            f->xstage = X_DONE;
-            (void)c;
+            f->xstage = UPQ_W_KEY(c) ? X_TAG : X_DONE;
             return lit_piece(w, 1);
         case X_OI_HEAD:
             f->frow = 0;
@@ -876,7 +1040,7 @@ static upq_status chunk_index(upq_writer *w)
             return lit_piece(w, k);
         case X_OI_END:
             f->lit[0] = 0; /* STOP */
-            f->xstage = X_DONE;
+            f->xstage = UPQ_W_KEY(c) ? X_TAG : X_DONE;
             return lit_piece(w, 1);
         default:
             return UPQ_DONE;
@@ -885,6 +1049,20 @@ static upq_status chunk_index(upq_writer *w)
 }
 
 /* ---- the footer's row groups ------------------------------------------------------ */
+
+/* Phase 1 starts (again, after an encrypted footer was counted). */
+void upq_wf_footer_rgs_start(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    f->pi = f->area;
+    f->rg = 0;
+    f->rg_j = f->first_j;
+    f->fstage = 0;
+    f->rec = 0;
+    f->scanning = 0;
+    f->in_scan = 0;
+    f->lstage = L_HDR;
+}
 
 /*
  * Phase 1: for the footer's G_JRGS stage, each row group in turn: load it,
@@ -910,6 +1088,7 @@ upq_status upq_wf_footer_rgs(upq_writer *w)
                 return upq_wf_corrupt(w, f->rg_j, "row group missing");
             if (st != UPQ_OK)
                 return st;
+            w->num_rg = f->rg;
             f->col = 0;
             f->fstage = 1;
             continue;
@@ -972,7 +1151,7 @@ upq_status upq_wf_next(upq_writer *w)
         switch (f->stage) {
         case F_INIT:
             f->first_j = jr->first_j;
-            f->area = jr->next + CLOSE_ROOM;
+            f->area = jr->next + UPQ_WJ_CLOSE_ROOM(w);
             f->pos = f->area;
             f->rg = 0;
             f->rg_j = f->first_j;
@@ -995,6 +1174,7 @@ upq_status upq_wf_next(upq_writer *w)
             }
             if (st != UPQ_OK)
                 return st;
+            w->num_rg = f->rg; /* the AADs' row group ordinal */
             f->col = 0;
             f->which = 0;
             f->xstage = X_SCAN;
@@ -1015,6 +1195,10 @@ upq_status upq_wf_next(upq_writer *w)
                 continue;
             }
             st = chunk_index(w);
+#if UPQ_WITH_CRYPTO
+            if (st == UPQ_OK && f->sealing && f->xstage != X_CI_HEAD && f->xstage != X_OI_HEAD)
+                upq_wc_stream_piece(w, (uint8_t *)(uintptr_t)w->src, w->src_len);
+#endif
             if (st != UPQ_DONE)
                 return st;
             f->col++;
@@ -1025,11 +1209,6 @@ upq_status upq_wf_next(upq_writer *w)
                 w->rows_done = f->rows;
                 w->num_rg = f->nrg;
                 w->file_pos = f->pos;
-                f->pi = f->area;
-                f->rg = 0;
-                f->rg_j = f->first_j;
-                f->fstage = 0;
-                f->rec = 0;
                 upq_w_footer_begin(w, 0);
                 f->footer_on = 1;
             }

@@ -10,6 +10,7 @@
 #define UPQ_WRITER_INT_H
 
 #include "uparquet/writer.h"
+#include "uparquet/reader.h"
 #include "uparquet/encode.h"
 #include "uparquet/crc32.h"
 #include "uparquet/bloom.h"
@@ -248,9 +249,10 @@ typedef struct upq_wcrypto {
                                    nonces, fixed at layout (upq_wcol.dict_nonce_set) */
     uint8_t in_fmd;             /* footer pieces are FileMetaData bytes now */
     uint8_t counting;           /* footer pieces are only counted */
+    uint64_t counted;           /* ... the bytes so far */
 } upq_wcrypto;
 
-enum { UPQ_WS_NONE = 0, UPQ_WS_ENCRYPT = 1, UPQ_WS_SIGN = 2, UPQ_WS_COUNT = 3 };
+enum { UPQ_WS_NONE = 0, UPQ_WS_ENCRYPT = 1, UPQ_WS_SIGN = 2, UPQ_WS_COUNT = 3, UPQ_WS_CTR = 4 };
 
 /* Arena bytes the encryption state needs for these options (0 when none). */
 size_t upq_wc_need(const upq_writer_opts *o);
@@ -288,6 +290,10 @@ enum {
     UPQ_WJ_REPLAY    /* reading the journal back: resume and recovery (recover.c) */
 };
 
+/* Bytes kept for the CLOSE record ahead of the page indexes: its header
+ * and CRC, four fields at their widest, and a module's framing when sealed. */
+#define UPQ_WJ_CLOSE_ROOM(w) (UPQ_J_MIN + 48u + (UPQ_W_ENCRYPTING(w) ? (uint32_t)UPQ_W_CRYPTO_OVER : 0u))
+
 /* A column in checkpoint mode. */
 typedef struct upq_wjcol {
     uint64_t off, cap;       /* the open row group's region */
@@ -321,7 +327,11 @@ typedef struct upq_wjournal {
     upq_jcol *jc;            /* ck.cols.v */
     upq_jrgstart rs;
     upq_jregion *reg;        /* rs.regions.v */
+    upq_jkey *keys;          /* jf.keys.v: columns with their own key */
+    uint8_t *kcheck;         /* their check modules, UPQ_JKEY_CHECK_LEN bytes each */
+    uint8_t kcheck_done;
     upq_jfile jf;
+    uint32_t jf_len;         /* bytes of FILE's settings (before its FileMetaData) */
     upq_jclose cl;
     upq_jresume rsm;
     upq_wrec rec;
@@ -335,7 +345,6 @@ typedef struct upq_wjournal {
     uint8_t ckpt_wait;       /* upq_writer_checkpoint is waiting for one */
     uint8_t soft_due;        /* a record (no sync) is due for page-rows lists */
     uint8_t resuming;        /* upq_writer_resume's stage */
-    uint32_t own_crc;        /* CRC of the FILE payload this writer would write */
     uint32_t k_rows;         /* page-rows entries a repeated column keeps */
     uint64_t first_j;        /* row group 0's journal area (right after FILE) */
     uint64_t jstart, jcap, jpos; /* the open row group's journal area; next record */
@@ -354,6 +363,7 @@ typedef struct upq_wjournal {
     const uint8_t *pbody;
     size_t phl, pstored;
     uint64_t ppos;
+    uint8_t tag[16];         /* a module's tag, as a piece */
     struct upq_wfinish *fin; /* writer_finish.c state (arena) */
 } upq_wjournal;
 
@@ -373,9 +383,10 @@ void upq_wj_start(upq_writer *w, uint8_t job);
 /* The job machine: the next piece of output (UPQ_OK), UPQ_DONE when the
  * job is complete, UPQ_AGAIN (a sync or a read blocked), or an error. */
 upq_status upq_wj_next(upq_writer *w);
-/* CRC of the FILE record's payload (settings and FileMetaData) this writer
- * writes: resume compares it with the file's. */
-upq_status upq_wj_file_crc(upq_writer *w, uint32_t *crc);
+/* CRCs of the FILE record's settings and of its FileMetaData (the
+ * plaintext, in an encrypted file) this writer writes: resume compares them
+ * with the file's. */
+upq_status upq_wj_file_crc(upq_writer *w, uint32_t *settings, uint32_t *fmd);
 /* The file row of the next checkpoint after `rows`; the next row group's
  * rows limit. */
 uint64_t upq_wj_next_ckpt(const upq_writer *w, uint64_t rows);
@@ -470,11 +481,15 @@ typedef struct upq_wfinish {
     upq_jclose cl;
     upq_jresume rsm;
     /* replay: resume and recovery (recover.c) */
+    uint32_t scrc, fcrc;    /* resume: CRCs of the file's FILE settings and FileMetaData */
+    uint32_t send;          /* ... where its settings end (record offset) */
+    struct upq_jfile *fj;   /* ... its settings (in the scratch arena) */
     uint8_t rstage, vstage, resume, verify_all, in_rg, closed, cut, bad, any_bad, bad_pages;
     uint8_t has_crc, bloom_on, last_end, tfix, dry, end_pending;
     uint16_t session;
     uint32_t seq;           /* the next record's expected sequence number */
     uint32_t vcol;          /* column being verified / rebuilt */
+    uint32_t vpage;         /* verification: the data page's ordinal */
     uint64_t walk;          /* the next record */
     uint64_t rg_jcap;       /* the current row group's journal area */
     uint64_t last;          /* its last checkpoint record (0: none) */
@@ -490,6 +505,15 @@ typedef struct upq_wfinish {
     uint64_t dict_rec;      /* record whose blob is being copied */
     upq_stored sc;          /* the stored form's cursor */
     size_t srun;            /* plain bytes before the next framing */
+    uint32_t pp, plen;      /* plaintext of a module still in the window: where, how much */
+#if UPQ_WITH_CRYPTO
+    /* an encrypted module read back: authenticated, then decrypted into
+     * the window (upq_wf_module) */
+    upq_cstream cs;
+    upq_io cio;             /* the sink's read_at, as the module reader wants it */
+    uint8_t cs_on, hs_done;
+    uint8_t sealing;        /* phase 0: the pieces are an index module's text */
+#endif
 } upq_wfinish;
 
 #define UPQ_WF(w) ((upq_wfinish *)(void *)(w)->jr->fin)
@@ -503,7 +527,16 @@ upq_status upq_wf_rd(upq_writer *w, uint64_t off, uint32_t want);
 const uint8_t *upq_wf_at(upq_writer *w, uint64_t off);
 upq_status upq_wf_corrupt(upq_writer *w, uint64_t off, const char *what);
 upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h);
-upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end);
+upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end, uint32_t col, int32_t page);
+#if UPQ_WITH_CRYPTO
+/* The next piece of the GCM module at [off, end), under key k with the AAD
+ * of (module, rg, col, page): authenticated first, then handed out
+ * decrypted in the window (*p, *n: UPQ_OK), UPQ_DONE once all of it was
+ * handed out and authenticated again, UPQ_AGAIN, or an error (AUTH,
+ * CORRUPT, IO). */
+upq_status upq_wf_module(upq_writer *w, uint64_t off, uint64_t end, int module, int32_t rg, int32_t col,
+                         int32_t page, const upq_wkey *k, const uint8_t **p, size_t *n);
+#endif
 
 /* The replay job of resume and recovery (recover.c). */
 upq_status upq_wr_next(upq_writer *w);
@@ -518,6 +551,7 @@ upq_status upq_wf_close_next(upq_writer *w);
 /* The finisher's part of the footer: the next piece of the row groups
  * (UPQ_OK), UPQ_DONE after the last, UPQ_AGAIN, or an error. */
 upq_status upq_wf_footer_rgs(upq_writer *w);
+void upq_wf_footer_rgs_start(upq_writer *w);
 
 /* writer_out.c, for checkpoint mode: the footer's RowGroup generator over
  * w->cols (start, then pieces into out: UPQ_OK when complete, UPQ_AGAIN

@@ -25,7 +25,6 @@
 #if UPQ_WITH_WRITER
 
 #define K_ROWS UPQ_WF_K_ROWS
-#define CLOSE_ROOM 64u  /* bytes kept for the CLOSE record ahead of the page indexes */
 /* Margins on the estimated bytes of a region: the first row group's
  * estimate comes from a few staged rows, later ones from a whole row group. */
 #define MARGIN_FIRST 32u /* 1/32 */
@@ -52,7 +51,9 @@ static uint64_t umin(uint64_t a, uint64_t b)
 
 size_t upq_wj_need(const upq_writer *w, uint32_t ncols, uint32_t nrep, uint32_t nlev)
 {
-    return a8(sizeof(upq_wjournal)) + a8((size_t)ncols * sizeof(upq_wjcol)) +
+    size_t keys = w->o.encrypt ? a8((size_t)w->o.encrypt->ncolumns * (sizeof(upq_jkey) + UPQ_JKEY_CHECK_LEN))
+                               : 0u;
+    return keys + a8(sizeof(upq_wjournal)) + a8((size_t)ncols * sizeof(upq_wjcol)) +
            a8((size_t)ncols * sizeof(upq_jcol)) + a8((size_t)ncols * sizeof(upq_jregion)) +
            (size_t)nrep * a8((K_ROWS + 1u) * sizeof(int32_t)) + upq_wf_need(w, ncols, nlev);
 }
@@ -93,6 +94,11 @@ upq_status upq_wj_init(upq_writer *w, void *mem)
     p += a8((size_t)n * sizeof(upq_jcol));
     jr->reg = (upq_jregion *)(void *)p;
     p += a8((size_t)n * sizeof(upq_jregion));
+    if (w->o.encrypt) {
+        jr->keys = (upq_jkey *)(void *)p;
+        jr->kcheck = p + (size_t)w->o.encrypt->ncolumns * sizeof(upq_jkey);
+        p += a8((size_t)w->o.encrypt->ncolumns * (sizeof(upq_jkey) + UPQ_JKEY_CHECK_LEN));
+    }
     for (i = 0; i < n; i++) {
         nlev += (uint32_t)w->cols[i].max_def + w->cols[i].max_rep + 2u;
         if (w->cols[i].max_rep) {
@@ -127,7 +133,8 @@ upq_status upq_wj_rec_size(upq_writer *w, const upq_tstruct *desc, const void *o
     size_t n = 0;
     if (upq_thrift_encode(desc, obj, (uint8_t *)0, 0, &n) != UPQ_OK || n > UPQ_J_MAX_RECORD)
         return upq_w_fail(w, UPQ_ERR_STATE, -1, "journal record cannot be encoded");
-    *len = (uint32_t)n + UPQ_J_MIN;
+    /* an encrypted file's records are GCM modules under the footer key */
+    *len = (uint32_t)n + UPQ_J_MIN + (UPQ_W_ENCRYPTING(w) ? (uint32_t)UPQ_W_CRYPTO_OVER : 0u);
     return UPQ_OK;
 }
 
@@ -148,6 +155,7 @@ upq_status upq_wj_rec_piece(upq_writer *w)
     upq_wjournal *jr = w->jr;
     upq_wrec *r = &jr->rec;
     upq_wmodels *m = UPQ_W_MODELS(w);
+    int sealed = UPQ_W_ENCRYPTING(w);
     upq_jhdr h;
     size_t got = 0;
     upq_status st;
@@ -158,7 +166,7 @@ upq_status upq_wj_rec_piece(upq_writer *w)
             return st;
         h.len = r->len;
         h.type = r->type;
-        h.flags = r->flags;
+        h.flags = (uint8_t)(r->flags | (sealed ? UPQ_J_SEALED : 0u));
         h.session = jr->session;
         h.seq = jr->seq++;
         h.file_id = jr->file_id;
@@ -167,14 +175,36 @@ upq_status upq_wj_rec_piece(upq_writer *w)
         upq_wj_src(w, r->hdr, UPQ_J_HDR, r->pos);
         r->pos += UPQ_J_HDR;
         upq_tenc_init(&m->tenc, r->desc, r->obj);
+        r->stage = sealed ? 5 : 2;
+        return UPQ_OK;
+#if UPQ_WITH_CRYPTO
+    case 5:
+        /* the module's length and nonce */
+        st = upq_wc_stream_begin(w, &w->wc->footer, UPQ_MODULE_JOURNAL, -1,
+                                 r->len - UPQ_J_MIN - (uint32_t)UPQ_W_CRYPTO_OVER, UPQ_WS_ENCRYPT);
+        if (st != UPQ_OK)
+            return st;
+        r->crc = upq_crc32_update(r->crc, w->wc->head, 16);
+        upq_wj_src(w, w->wc->head, 16, r->pos);
+        r->pos += 16;
         r->stage = 2;
         return UPQ_OK;
+    case 6:
+        upq_wc_stream_tag(w, r->hdr);
+        r->crc = upq_crc32_update(r->crc, r->hdr, 16);
+        upq_wj_src(w, r->hdr, 16, r->pos);
+        r->pos += 16;
+        r->stage = 3;
+        return UPQ_OK;
+#endif
     case 2:
         st = upq_tenc_run(&m->tenc, w->win, sizeof w->win, &got);
         if (st != UPQ_OK && st != UPQ_AGAIN)
             return upq_w_fail(w, UPQ_ERR_STATE, -1, "journal record cannot be encoded");
         if (st == UPQ_OK)
-            r->stage = 3;
+            r->stage = sealed ? 6 : 3;
+        if (sealed)
+            upq_wc_stream_piece(w, w->win, got);
         r->crc = upq_crc32_update(r->crc, w->win, got);
         upq_wj_src(w, w->win, got, r->pos);
         r->pos += got;
@@ -194,7 +224,7 @@ upq_status upq_wj_rec_piece(upq_writer *w)
 /* ---- the FILE record ------------------------------------------------------------ */
 
 /* FILE stages (upq_wjournal.jst while file_done is 0). */
-enum { FS_MAGIC = 0, FS_HDR, FS_SETTINGS, FS_FMD, FS_CRC, FS_DONE };
+enum { FS_MAGIC = 0, FS_HDR, FS_SETTINGS, FS_SEAL, FS_FMD, FS_TAG, FS_CRC, FS_DONE };
 
 static void file_settings(upq_writer *w, upq_jfile *f)
 {
@@ -210,6 +240,55 @@ static void file_settings(upq_writer *w, upq_jfile *f)
         f->stats_max_binary = (int32_t)w->o.stats_max_binary;
         UPQ_SET(*f, UPQ_JFILE_STATS_MAX_BINARY);
     }
+#if UPQ_WITH_CRYPTO
+    if (UPQ_W_ENCRYPTING(w)) {
+        /* what recovery needs to ask for the keys, in the clear; the
+         * FileMetaData after it is sealed */
+        const upq_encrypt_opts *e = w->o.encrypt;
+        const upq_wcrypto *wc = w->wc;
+        uint32_t i;
+        f->algorithm = wc->fc.algorithm;
+        f->aad_file_unique = wc->fc.aad_file_unique;
+        f->isset |= (1u << UPQ_JFILE_ALGORITHM) | (1u << UPQ_JFILE_AAD_FILE_UNIQUE);
+        if (e->plaintext_footer)
+            f->flags |= UPQ_JF_PLAIN_FOOTER;
+        if (wc->fc.aad_prefix.len) {
+            if (e->no_store_aad_prefix) {
+                f->flags |= UPQ_JF_SUPPLY_AAD;
+            } else {
+                f->aad_prefix = wc->fc.aad_prefix;
+                UPQ_SET(*f, UPQ_JFILE_AAD_PREFIX);
+            }
+        }
+        if (e->footer_key_metadata_len) {
+            f->footer_key_metadata.ptr = e->footer_key_metadata;
+            f->footer_key_metadata.len = e->footer_key_metadata_len;
+            UPQ_SET(*f, UPQ_JFILE_FOOTER_KEY_METADATA);
+        }
+        for (i = 0; i < e->ncolumns; i++) {
+            upq_jkey *k = &w->jr->keys[i];
+            size_t ml = 0;
+            k->isset = (1u << UPQ_JKEY_COLUMN) | (1u << UPQ_JKEY_CHECK);
+            k->column = (int32_t)e->columns[i].column;
+            k->check.ptr = w->jr->kcheck + (size_t)i * UPQ_JKEY_CHECK_LEN;
+            k->check.len = UPQ_JKEY_CHECK_LEN;
+            if (!w->jr->kcheck_done)
+                (void)upq_wc_seal(w, &w->wc->cols[i], UPQ_MODULE_JOURNAL, -1, -1,
+                                  w->jr->kcheck + (size_t)i * UPQ_JKEY_CHECK_LEN, 0, (const uint8_t *)0, &ml);
+            if (e->columns[i].key_metadata_len) {
+                k->key_metadata.ptr = e->columns[i].key_metadata;
+                k->key_metadata.len = e->columns[i].key_metadata_len;
+                UPQ_SET(*k, UPQ_JKEY_KEY_METADATA);
+            }
+        }
+        w->jr->kcheck_done = 1;
+        if (e->ncolumns) {
+            f->keys.v = w->jr->keys;
+            f->keys.n = e->ncolumns;
+            UPQ_SET(*f, UPQ_JFILE_KEYS);
+        }
+    }
+#endif
 }
 
 /* Counts the template FileMetaData the FILE record carries. */
@@ -240,12 +319,14 @@ static upq_status file_size(upq_writer *w, uint64_t *end)
     upq_status st;
     file_settings(w, &jr->jf);
     st = upq_wj_rec_size(w, &upq_journal_descs[UPQ_JDESC_FILE], &jr->jf, &len);
+    jr->jf_len = len - UPQ_J_MIN - (UPQ_W_ENCRYPTING(w) ? (uint32_t)UPQ_W_CRYPTO_OVER : 0u);
     if (st == UPQ_OK)
         st = fmd_count(w, &flen);
     if (st != UPQ_OK)
         return st;
-    if (flen > UPQ_J_MAX_RECORD - len)
+    if (flen > UPQ_J_MAX_RECORD - len - UPQ_W_CRYPTO_OVER)
         return upq_w_fail(w, UPQ_ERR_LIMIT, -1, "schema too large for the journal");
+    /* rec_size counted the module's overhead once: the FileMetaData is in it */
     *end = 4u + len + flen;
     jr->next = *end;
     return UPQ_OK;
@@ -263,7 +344,9 @@ static upq_status file_piece(upq_writer *w)
     switch (jr->fst) {
     case FS_MAGIC:
         w->magic_done = 1;
-        upq_wj_src(w, (const uint8_t *)"PAR1", 4, 0);
+        /* an encrypted footer's file starts with "PARE" as it ends */
+        upq_wj_src(w, (const uint8_t *)(UPQ_W_ENCRYPTING(w) && !w->o.encrypt->plaintext_footer ? "PARE" : "PAR1"),
+                   4, 0);
         jr->fst = FS_HDR;
         return UPQ_OK;
     case FS_HDR:
@@ -271,7 +354,7 @@ static upq_status file_piece(upq_writer *w)
         r->len = (uint32_t)(jr->first_j - 4u);
         h.len = r->len;
         h.type = UPQ_J_FILE;
-        h.flags = 0;
+        h.flags = UPQ_W_ENCRYPTING(w) ? UPQ_J_SEALED : 0u;
         h.session = jr->session;
         h.seq = jr->seq++;
         h.file_id = jr->file_id;
@@ -288,25 +371,51 @@ static upq_status file_piece(upq_writer *w)
         r->crc = upq_crc32_update(r->crc, w->win, got);
         upq_wj_src(w, w->win, got, w->file_pos);
         if (st == UPQ_OK) {
-            jr->fst = FS_FMD;
+            jr->fst = UPQ_W_ENCRYPTING(w) ? FS_SEAL : FS_FMD;
             upq_w_footer_begin(w, 1);
         }
         return UPQ_OK;
+#if UPQ_WITH_CRYPTO
+    case FS_SEAL:
+        /* the FileMetaData as a module under the footer key */
+        st = upq_wc_stream_begin(w, &w->wc->footer, UPQ_MODULE_JOURNAL, -1,
+                                 (uint32_t)(jr->first_j - 4u - UPQ_J_MIN - UPQ_W_CRYPTO_OVER -
+                                            jr->jf_len),
+                                 UPQ_WS_ENCRYPT);
+        if (st != UPQ_OK)
+            return st;
+        r->crc = upq_crc32_update(r->crc, w->wc->head, 16);
+        upq_wj_src(w, w->wc->head, 16, w->file_pos);
+        jr->fst = FS_FMD;
+        return UPQ_OK;
+    case FS_TAG:
+        upq_wc_stream_tag(w, r->hdr);
+        r->crc = upq_crc32_update(r->crc, r->hdr, 16);
+        upq_wj_src(w, r->hdr, 16, w->file_pos);
+        jr->fst = FS_CRC;
+        return UPQ_OK;
+#endif
     case FS_FMD: {
         uint64_t at = w->file_pos;
         st = upq_w_footer_piece(w);
         if (st == UPQ_OK) {
+            if (UPQ_W_ENCRYPTING(w))
+                upq_wc_stream_piece(w, (uint8_t *)(uintptr_t)w->src, w->src_len);
             r->crc = upq_crc32_update(r->crc, w->src, w->src_len);
             w->dst = at;
             return UPQ_OK;
         }
         if (st != UPQ_DONE)
             return st;
-        upq_store_le32(r->hdr, r->crc);
-        upq_wj_src(w, r->hdr, UPQ_J_CRC, at);
-        jr->fst = FS_DONE;
+        jr->fst = UPQ_W_ENCRYPTING(w) ? FS_TAG : FS_CRC;
+        w->src_len = w->src_pos = 0;
         return UPQ_OK;
     }
+    case FS_CRC:
+        upq_store_le32(r->hdr, r->crc);
+        upq_wj_src(w, r->hdr, UPQ_J_CRC, w->file_pos);
+        jr->fst = FS_DONE;
+        return UPQ_OK;
     default:
         jr->file_done = 1;
         jr->fst = 0;
@@ -315,7 +424,7 @@ static upq_status file_piece(upq_writer *w)
     }
 }
 
-upq_status upq_wj_file_crc(upq_writer *w, uint32_t *crc)
+upq_status upq_wj_file_crc(upq_writer *w, uint32_t *settings, uint32_t *fmd)
 {
     upq_wjournal *jr = w->jr;
     upq_wmodels *m = UPQ_W_MODELS(w);
@@ -330,6 +439,8 @@ upq_status upq_wj_file_crc(upq_writer *w, uint32_t *crc)
             return upq_w_fail(w, UPQ_ERR_STATE, -1, "journal record cannot be encoded");
         c = upq_crc32_update(c, w->win, got);
     } while (st == UPQ_AGAIN);
+    *settings = c;
+    c = 0;
     upq_w_footer_begin(w, 1);
     for (;;) {
         st = upq_w_footer_piece(w);
@@ -341,7 +452,7 @@ upq_status upq_wj_file_crc(upq_writer *w, uint32_t *crc)
     w->gtmpl = 0;
     if (st != UPQ_DONE)
         return st < 0 ? st : upq_w_fail(w, UPQ_ERR_STATE, -1, "schema cannot be encoded");
-    *crc = c;
+    *fmd = c;
     return UPQ_OK;
 }
 
@@ -529,7 +640,7 @@ static upq_status plan(upq_writer *w)
         return st;
     nrec = (w->o.checkpoint_rows ? rows / w->o.checkpoint_rows : 0u) + pages / K_ROWS + 2u;
     jr->rec_bound = rec_len;
-    jr->reserve = 2u * rec_len + CLOSE_ROOM;
+    jr->reserve = 2u * rec_len + UPQ_WJ_CLOSE_ROOM(w);
     /* RG_START itself */
     upq_memset(&jr->rs, 0, sizeof jr->rs);
     jr->rs.isset = (1u << UPQ_JRGSTART_RG) | (1u << UPQ_JRGSTART_JCAP) | (1u << UPQ_JRGSTART_ROWS) |
@@ -594,8 +705,13 @@ static upq_status encode(upq_writer *w, upq_wcol *c)
     mm.min = m->pst.min;
     mm.max = m->pst.max;
     mm.cap = c->scap;
-    st = upq_w_encode_page(w, c, rows, UPQ_W_COMPRESSING(w) ? c->chunk : (uint8_t *)0,
-                           c->chunk_cap, &mm, &pg, 0);
+    /* an encrypted page is sealed in place, its length and nonce in the 16
+     * bytes before it */
+    if (UPQ_W_KEY(c))
+        st = upq_w_encode_page(w, c, rows, c->chunk + 16, c->chunk_cap - 16u, &mm, &pg, 0);
+    else
+        st = upq_w_encode_page(w, c, rows, UPQ_W_COMPRESSING(w) ? c->chunk : (uint8_t *)0,
+                               c->chunk_cap, &mm, &pg, 0);
     if (st != UPQ_OK)
         return st;
     size = pg.hl + pg.stored;
@@ -810,7 +926,9 @@ enum {
     JS_DICT_PAGES,
     JS_DICT_BODY,
     JS_BLOOM,
+    JS_BLOOM_HEAD,
     JS_BLOOM_BITS,
+    JS_BLOOM_TAG,
     JS_RECORD,
     JS_SYNC,
     JS_DONE
@@ -916,6 +1034,20 @@ static upq_status job_rg(upq_writer *w, int end)
             if (!c->use_dict || c->dict_n == jr->cols[c - w->cols].dict_dur)
                 continue;
             dict_blob(w, c, &p, &n);
+            if (UPQ_W_KEY(c)) {
+                /* the entries are values: a module under the column's key */
+                size_t ml = 0;
+                if (n > w->pbuf_cap - 16u - UPQ_W_CRYPTO_OVER)
+                    return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)(c - w->cols),
+                                      "dictionary larger than its buffer");
+                upq_memcpy(w->pbuf + 16, p, n);
+                st = upq_wc_seal(w, c->key, UPQ_MODULE_JOURNAL_BLOB, (int32_t)(c - w->cols), -1, w->pbuf,
+                                 n, (const uint8_t *)0, &ml);
+                if (st != UPQ_OK)
+                    return st;
+                p = w->pbuf;
+                n = ml;
+            }
             j = &jr->jc[c - w->cols];
             j->dict.isset = (1u << UPQ_JBLOB_OFF) | (1u << UPQ_JBLOB_LEN) | (1u << UPQ_JBLOB_CRC);
             j->dict.off = (int64_t)jr->blob;
@@ -965,7 +1097,6 @@ static upq_status job_rg(upq_writer *w, int end)
             return UPQ_OK;
         case JS_BLOOM: {
             upq_jcol *j;
-            int done = 0;
             size_t got = 0;
             if (!UPQ_WITH_BLOOM || !c) {
                 jr->jcol = 0;
@@ -977,37 +1108,73 @@ static upq_status job_rg(upq_writer *w, int end)
                 continue;
             }
             j = &jr->jc[jr->jcol];
-            if (!w->tenc_on) {
-                upq_w_build_bf(w, c);
-                upq_tenc_init(&m->tenc, &upq_bloom_filter_header_desc, &m->bf);
-                w->tenc_on = 1;
-                j->bloom.isset = (1u << UPQ_JBLOB_OFF) | (1u << UPQ_JBLOB_LEN) | (1u << UPQ_JBLOB_CRC);
-                j->bloom.off = (int64_t)jr->blob;
-                j->bloom.len = 0;
-                j->bloom.crc = 0;
-                j->isset |= (1u << UPQ_JCOL_BLOOM) | (1u << UPQ_JCOL_BLOOM_HDR);
-            }
-            st = upq_tenc_run(&m->tenc, w->win, sizeof w->win, &got);
-            if (st != UPQ_OK && st != UPQ_AGAIN)
+            j->bloom.isset = (1u << UPQ_JBLOB_OFF) | (1u << UPQ_JBLOB_LEN) | (1u << UPQ_JBLOB_CRC);
+            j->bloom.off = (int64_t)jr->blob;
+            j->isset |= (1u << UPQ_JCOL_BLOOM) | (1u << UPQ_JCOL_BLOOM_HDR);
+            upq_w_build_bf(w, c);
+            /* the header: small, encoded whole (sealed in place when the
+             * column is encrypted: header and bitset are a module each) */
+            st = upq_thrift_encode(&upq_bloom_filter_header_desc, &m->bf, w->pbuf + 16,
+                                   w->pbuf_cap - 16u - UPQ_W_CRYPTO_OVER, &got);
+            if (st != UPQ_OK)
                 return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)jr->jcol, "bloom filter header");
-            done = st == UPQ_OK;
-            j->bloom.crc = (int32_t)upq_crc32_update((uint32_t)j->bloom.crc, w->win, got);
-            j->bloom.len += (int32_t)got;
-            upq_wj_src(w, w->win, got, jr->blob);
-            jr->blob += got;
-            if (done) {
-                w->tenc_on = 0;
-                j->bloom_hdr = j->bloom.len;
-                jr->jst = JS_BLOOM_BITS;
+            if (UPQ_W_KEY(c)) {
+                size_t ml = 0;
+                st = upq_wc_seal(w, c->key, UPQ_MODULE_BLOOM_HEADER, (int32_t)jr->jcol, -1, w->pbuf, got,
+                                 (const uint8_t *)0, &ml);
+                if (st != UPQ_OK)
+                    return st;
+                upq_wj_src(w, w->pbuf, ml, jr->blob);
+                got = ml;
+            } else {
+                upq_wj_src(w, w->pbuf + 16, got, jr->blob);
             }
+            j->bloom.crc = (int32_t)upq_crc32(w->src, got);
+            j->bloom.len = (int32_t)got;
+            j->bloom_hdr = (int32_t)got;
+            jr->blob += got;
+            jr->jst = UPQ_W_KEY(c) ? JS_BLOOM_HEAD : JS_BLOOM_BITS;
             return UPQ_OK;
         }
+#if UPQ_WITH_CRYPTO
+        case JS_BLOOM_HEAD: {
+            /* the bitset's module: length and nonce, the bits encrypted in
+             * place (they are cleared for the next row group anyway), tag */
+            upq_jcol *j = &jr->jc[jr->jcol];
+            st = upq_wc_stream_begin(w, c->key, UPQ_MODULE_BLOOM_BITSET, (int32_t)jr->jcol, c->bloom_bytes,
+                                     UPQ_WS_ENCRYPT);
+            if (st != UPQ_OK)
+                return st;
+            upq_wc_stream_piece(w, c->bloom, c->bloom_bytes);
+            j->bloom.crc = (int32_t)upq_crc32_update((uint32_t)j->bloom.crc, w->wc->head, 16);
+            j->bloom.len += 16;
+            upq_wj_src(w, w->wc->head, 16, jr->blob);
+            jr->blob += 16;
+            jr->jst = JS_BLOOM_BITS;
+            return UPQ_OK;
+        }
+        case JS_BLOOM_TAG: {
+            upq_jcol *j = &jr->jc[jr->jcol];
+            upq_wc_stream_tag(w, jr->tag);
+            j->bloom.crc = (int32_t)upq_crc32_update((uint32_t)j->bloom.crc, jr->tag, 16);
+            j->bloom.len += 16;
+            upq_wj_src(w, jr->tag, 16, jr->blob);
+            jr->blob += 16;
+            jr->jcol++;
+            jr->jst = JS_BLOOM;
+            return UPQ_OK;
+        }
+#endif
         case JS_BLOOM_BITS: {
             upq_jcol *j = &jr->jc[jr->jcol];
             j->bloom.crc = (int32_t)upq_crc32_update((uint32_t)j->bloom.crc, c->bloom, c->bloom_bytes);
             j->bloom.len += (int32_t)c->bloom_bytes;
             upq_wj_src(w, c->bloom, c->bloom_bytes, jr->blob);
             jr->blob += c->bloom_bytes;
+            if (UPQ_W_KEY(c)) {
+                jr->jst = JS_BLOOM_TAG;
+                return UPQ_OK;
+            }
             jr->jcol++;
             jr->jst = JS_BLOOM;
             return UPQ_OK;

@@ -718,32 +718,38 @@ static upq_status tenc_piece(upq_writer *w, const upq_tstruct *d, const void *ob
 static upq_status footer_step(upq_writer *w);
 
 /* Bytes of the FileMetaData about to be written, by generating it once
- * without output (the encrypted footer's length comes before it). Never
- * reached in checkpoint mode, so nothing is read back. The stages from
- * G_HEAD to G_CEND are footer_step's alone, so this does not come back
- * here. */
+ * without output (the encrypted footer's length comes before it). In
+ * checkpoint mode this reads the row groups back, so it may return
+ * UPQ_AGAIN and is called again until done (wc->counting stays set). The
+ * stages from G_HEAD to G_CEND are footer_step's alone, so this does not
+ * come back here. */
 static upq_status count_fmd(upq_writer *w, uint32_t *len)
 {
-    uint64_t n = 0;
+    upq_wcrypto *wc = w->wc;
     upq_status st = UPQ_OK;
-    w->gstage = G_HEAD;
-    w->tenc_on = 0;
-    w->wc->counting = 1;
+    if (!wc->counting) {
+        w->gstage = G_HEAD;
+        w->tenc_on = 0;
+        wc->counting = 1;
+        wc->counted = 0;
+    }
     while (w->gstage != G_CEND) {
         st = footer_step(w);
         if (st != UPQ_OK)
             break;
-        n += w->src_len;
+        wc->counted += w->src_len;
     }
-    w->wc->counting = 0;
-    w->wc->in_fmd = 0;
+    if (st == UPQ_AGAIN)
+        return st;
+    wc->counting = 0;
+    wc->in_fmd = 0;
     w->src_len = w->src_pos = 0;
     w->tenc_on = 0;
     if (st != UPQ_OK)
         return st < 0 ? st : upq_w_fail(w, UPQ_ERR_STATE, -1, "footer cannot be counted");
-    if (n > UINT32_MAX - 64u)
+    if (wc->counted > UINT32_MAX - 64u)
         return upq_w_fail(w, UPQ_ERR_LIMIT, -1, "footer larger than 4 GiB");
-    *len = (uint32_t)n;
+    *len = (uint32_t)wc->counted;
     return UPQ_OK;
 }
 
@@ -751,7 +757,7 @@ static upq_status count_fmd(upq_writer *w, uint32_t *len)
  * footer is complete, UPQ_AGAIN (reading back blocked) or an error. */
 static upq_status footer_piece(upq_writer *w)
 {
-    if (UPQ_WITH_CRYPTO && w->gstage == G_FHEAD) {
+    if (UPQ_WITH_CRYPTO && (w->gstage == G_FHEAD || (UPQ_W_WC(w) && w->wc->counting))) {
         /* the encrypted footer's module head: its length counted first */
         uint32_t len = 0;
         upq_status st = count_fmd(w, &len);
@@ -842,6 +848,7 @@ static upq_status footer_step(upq_writer *w)
                 continue;
             }
             if (UPQ_W_JOURNAL(w)) {
+                upq_wf_footer_rgs_start(w);
                 w->gstage = G_JRGS;
                 continue;
             }

@@ -72,20 +72,26 @@ typedef struct scenario {
     uint64_t seed;
     int big;             /* only with --full */
     uint32_t samples;    /* call cuts tried (0: every call) */
+    int enc;             /* 0: plain; 1: AES_GCM_V1, every column under the footer key;
+                            2: AES_GCM_CTR_V1, two columns with their own keys, a
+                            signed plaintext footer, a stored AAD prefix */
 } scenario;
 
 static const scenario scenarios[] = {
-    {"flat-ckpt50", 0, 700, 300, 0, 50, UPQ_CODEC_UNCOMPRESSED, 512, 0, 50, 0, 0, 1, 0, 0},
-    {"flat-ckpt50-lz4-v2", 0, 700, 250, 0, 50, UPQ_CODEC_LZ4_RAW, 512, 1, 50, 0, 0, 2, 0, 0},
-    {"flat-rg-only-persist0", 0, 600, 200, 0, 0, UPQ_CODEC_UNCOMPRESSED, 1024, 0, 0, 0, 0, 3, 0, 0},
-    {"flat-persist100", 0, 600, 400, 0, 60, UPQ_CODEC_UNCOMPRESSED, 512, 0, 100, 0, 0, 4, 0, 0},
-    {"flat-bytes-rg-short-again", 0, 800, 0, 9000, 40, UPQ_CODEC_UNCOMPRESSED, 512, 0, 50, 61, 3, 5, 0, 0},
-    {"nested-ckpt40-v2", 1, 600, 250, 0, 40, UPQ_CODEC_UNCOMPRESSED, 512, 1, 50, 0, 0, 6, 0, 0},
-    {"nested-ckpt30-v1-tiny-pages", 1, 700, 300, 0, 30, UPQ_CODEC_UNCOMPRESSED, 128, 0, 50, 0, 0, 10, 0, 0},
-    {"nested-v1-lz4-short-again", 1, 500, 0, 6000, 45, UPQ_CODEC_LZ4_RAW, 256, 0, 50, 37, 4, 11, 0, 0},
-    {"nested-lz4-v2", 1, 900, 400, 0, 70, UPQ_CODEC_LZ4_RAW, 1024, 1, 50, 0, 0, 7, 0, 0},
-    {"flat-20k-rows", 0, 20000, 8192, 0, 600, UPQ_CODEC_UNCOMPRESSED, 1024, 0, 50, 0, 0, 8, 1, 300},
-    {"flat-day-864k", 0, 864000, 65536, 0, 600, UPQ_CODEC_UNCOMPRESSED, 1024, 0, 50, 0, 0, 9, 1, 12},
+    {"flat-ckpt50", 0, 700, 300, 0, 50, UPQ_CODEC_UNCOMPRESSED, 512, 0, 50, 0, 0, 1, 0, 0, 0},
+    {"flat-ckpt50-lz4-v2", 0, 700, 250, 0, 50, UPQ_CODEC_LZ4_RAW, 512, 1, 50, 0, 0, 2, 0, 0, 0},
+    {"flat-rg-only-persist0", 0, 600, 200, 0, 0, UPQ_CODEC_UNCOMPRESSED, 1024, 0, 0, 0, 0, 3, 0, 0, 0},
+    {"flat-persist100", 0, 600, 400, 0, 60, UPQ_CODEC_UNCOMPRESSED, 512, 0, 100, 0, 0, 4, 0, 0, 0},
+    {"flat-bytes-rg-short-again", 0, 800, 0, 9000, 40, UPQ_CODEC_UNCOMPRESSED, 512, 0, 50, 61, 3, 5, 0, 0, 0},
+    {"nested-ckpt40-v2", 1, 600, 250, 0, 40, UPQ_CODEC_UNCOMPRESSED, 512, 1, 50, 0, 0, 6, 0, 0, 0},
+    {"nested-ckpt30-v1-tiny-pages", 1, 700, 300, 0, 30, UPQ_CODEC_UNCOMPRESSED, 128, 0, 50, 0, 0, 10, 0, 0, 0},
+    {"nested-v1-lz4-short-again", 1, 500, 0, 6000, 45, UPQ_CODEC_LZ4_RAW, 256, 0, 50, 37, 4, 11, 0, 0, 0},
+    {"nested-lz4-v2", 1, 900, 400, 0, 70, UPQ_CODEC_LZ4_RAW, 1024, 1, 50, 0, 0, 7, 0, 0, 0},
+    {"flat-gcm-ckpt50", 0, 600, 250, 0, 50, UPQ_CODEC_UNCOMPRESSED, 512, 0, 50, 0, 0, 12, 0, 0, 1},
+    {"nested-ctr-colkeys-lz4-short-again", 1, 600, 300, 0, 40, UPQ_CODEC_LZ4_RAW, 512, 1, 50, 37, 4, 13, 0, 0,
+     2},
+    {"flat-20k-rows", 0, 20000, 8192, 0, 600, UPQ_CODEC_UNCOMPRESSED, 1024, 0, 50, 0, 0, 8, 1, 300, 0},
+    {"flat-day-864k", 0, 864000, 65536, 0, 600, UPQ_CODEC_UNCOMPRESSED, 1024, 0, 50, 0, 0, 9, 1, 12, 0},
 };
 #define NSCEN (sizeof scenarios / sizeof scenarios[0])
 
@@ -198,6 +204,56 @@ static void build_schema(int nested, upq_schema_element *elems, uint32_t *n)
 
 /* ---- the harness ---------------------------------------------------------------- */
 
+/* ---- keys ----------------------------------------------------------------------- */
+
+static const uint8_t footer_key[16] = "footer-key-0001";
+static const uint8_t col_key0[16] = "column-key-0000";
+static const uint8_t col_key3[24] = "column-key-3333-24bytes";
+
+static upq_status get_key(void *ctx, const upq_bytes *md, const upq_bytes_list *path,
+                          uint8_t key[UPQ_CRYPTO_MAX_KEY], size_t *key_len)
+{
+    (void)ctx;
+    (void)path;
+    if (md->len == 2 && memcmp(md->ptr, "kf", 2) == 0) {
+        memcpy(key, footer_key, 16);
+        *key_len = 16;
+    } else if (md->len == 2 && memcmp(md->ptr, "k0", 2) == 0) {
+        memcpy(key, col_key0, 16);
+        *key_len = 16;
+    } else if (md->len == 2 && memcmp(md->ptr, "k3", 2) == 0) {
+        memcpy(key, col_key3, 24);
+        *key_len = 24;
+    } else {
+        return UPQ_ERR_AUTH;
+    }
+    return UPQ_OK;
+}
+
+static const upq_decrypt_opts decrypt = {get_key, NULL, NULL, 0, 0};
+
+/* A random source that starts over at every power-up, as a weak one on a
+ * board might: the nonces must still never repeat within a file. */
+static uint64_t rng_state;
+
+static void rng_reboot(void)
+{
+    rng_state = UINT64_C(0x243F6A8885A308D3);
+}
+
+static upq_status rng(void *ctx, uint8_t *buf, size_t len)
+{
+    size_t i;
+    (void)ctx;
+    for (i = 0; i < len; i++) {
+        rng_state ^= rng_state << 13;
+        rng_state ^= rng_state >> 7;
+        rng_state ^= rng_state << 17;
+        buf[i] = (uint8_t)(rng_state >> 24);
+    }
+    return UPQ_OK;
+}
+
 typedef struct harness {
     upq_schema_element elems[MAX_ELEMS];
     uint32_t nelems;
@@ -208,6 +264,9 @@ typedef struct harness {
     size_t warena_len;
     uint8_t *rarena;   /* reader */
     uint8_t *carena;   /* recovery: RECOVER_ARENA */
+    upq_encrypt_opts enc;
+    upq_column_key ckeys[2];
+    int encrypted;
 } harness;
 
 static void set_options(harness *h, const scenario *sc)
@@ -239,6 +298,36 @@ static void set_options(harness *h, const scenario *sc)
         o->ncolumns = NCOLS_NESTED;
     }
     o->columns = h->cols;
+    h->encrypted = sc->enc;
+    if (sc->enc) {
+        upq_encrypt_opts *e = &h->enc;
+        memset(e, 0, sizeof *e);
+        memset(h->ckeys, 0, sizeof h->ckeys);
+        e->footer_key = footer_key;
+        e->footer_key_len = 16;
+        e->footer_key_metadata = (const uint8_t *)"kf";
+        e->footer_key_metadata_len = 2;
+        e->random = rng;
+        if (sc->enc == 2) {
+            e->algorithm = UPQ_CRYPTO_AES_GCM_CTR_V1;
+            e->plaintext_footer = 1;
+            e->aad_prefix = (const uint8_t *)"logger-7";
+            e->aad_prefix_len = 8;
+            h->ckeys[0].column = 0;
+            h->ckeys[0].key = col_key0;
+            h->ckeys[0].key_len = 16;
+            h->ckeys[0].key_metadata = (const uint8_t *)"k0";
+            h->ckeys[0].key_metadata_len = 2;
+            h->ckeys[1].column = sc->nested ? 2 : 3;
+            h->ckeys[1].key = col_key3;
+            h->ckeys[1].key_len = 24;
+            h->ckeys[1].key_metadata = (const uint8_t *)"k3";
+            h->ckeys[1].key_metadata_len = 2;
+            e->columns = h->ckeys;
+            e->ncolumns = 2;
+        }
+        o->encrypt = e;
+    }
 }
 
 static int setup(harness *h, const scenario *sc)
@@ -446,6 +535,7 @@ static void run_writer(harness *h, const scenario *sc, const upq_sink *sink, int
     rr->first = 0;
     rr->rows_taken = 0;
     rr->durable = 0;
+    rng_reboot();
     st = upq_writer_init(&h->w, sink, h->elems, h->nelems, h->warena, h->warena_len, &h->opts);
     if (st != UPQ_OK) {
         rr->status = st;
@@ -496,19 +586,26 @@ failed:
 
 /* ---- recovery and read-back ---------------------------------------------------------- */
 
+/* What the last recovery said. */
+static char rc_why[256];
+
 static upq_status recover(harness *h, upq_sink *sink, uint64_t size, upq_recover_info *info)
 {
     static upq_recover_state st; /* large: off the stack */
     upq_status s;
+    upq_recover_opts ro;
     unsigned spins = 0;
     memset(&st, 0, sizeof st);
+    memset(&ro, 0, sizeof ro);
+    ro.decrypt = &decrypt;
+    ro.random = rng;
+    rng_reboot();
     do
-        s = upq_recover(&st, sink, size, h->carena, RECOVER_ARENA, NULL, info);
+        s = upq_recover(&st, sink, size, h->carena, RECOVER_ARENA, h->encrypted ? &ro : NULL, info);
     while (s == UPQ_AGAIN && ++spins < SPIN_LIMIT);
-    if (s != UPQ_OK && s != UPQ_ERR_CORRUPT)
-        tu_note("recovery: %s (%s) at offset %llu, needed %zu", upq_strerror(s),
-                upq_recover_error(&st)->what ? upq_recover_error(&st)->what : "",
-                (unsigned long long)upq_recover_error(&st)->offset, upq_recover_needed(&st));
+    snprintf(rc_why, sizeof rc_why, "%s (%s) at offset %llu, needed %zu", upq_strerror(s),
+             upq_recover_error(&st)->what ? upq_recover_error(&st)->what : "",
+             (unsigned long long)upq_recover_error(&st)->offset, upq_recover_needed(&st));
     return s;
 }
 
@@ -607,7 +704,12 @@ static int read_back(harness *h, const scenario *sc, tu_sd *sd, uint64_t want_ro
     io.ctx = sd;
     io.read_at = tu_sd_read_at;
     io.size = tu_sd_len(sd);
-    upq_reader_init(&r, &io, h->rarena, READ_ARENA, NULL);
+    {
+        upq_reader_opts ro;
+        memset(&ro, 0, sizeof ro);
+        ro.decrypt = &decrypt;
+        upq_reader_init(&r, &io, h->rarena, READ_ARENA, h->encrypted ? &ro : NULL);
+    }
     st = upq_reader_open(&r);
     if (st != UPQ_OK) {
         snprintf(why, whycap, "upq_reader_open: %s (%s)", upq_strerror(st),
@@ -764,7 +866,7 @@ static void after_cut(harness *h, const scenario *sc, tu_sd *sd, const run_resul
         return; /* no checkpoint was durable, and FILE may be gone too */
     }
     if (!TU_CHECK_MSG(s == UPQ_OK, "%s: %s %llu: recovery: %s", sc->name, what, (unsigned long long)n,
-                      upq_strerror(s)))
+                      rc_why))
         return;
     TU_CHECK_MSG(info.rows >= rr->durable && info.rows <= rr->first + rr->rows_taken + NEST_BATCH &&
                      at_checkpoint(sc, info.rows),
@@ -779,8 +881,10 @@ static void after_cut(harness *h, const scenario *sc, tu_sd *sd, const run_resul
         return;
     /* recovering a recovered file changes nothing */
     s = recover(h, &sink, tu_sd_len(sd), &again);
-    TU_CHECK_MSG(s == UPQ_OK && again.was_closed && again.rows == info.rows, "%s: %s %llu: recovered twice: %s",
-                 sc->name, what, (unsigned long long)n, upq_strerror(s));
+    TU_CHECK_MSG(s == UPQ_OK && again.was_closed && again.rows == info.rows,
+                 "%s: %s %llu: recovered twice: %s, closed %d, %llu rows, %llu before", sc->name, what,
+                 (unsigned long long)n, rc_why, again.was_closed, (unsigned long long)again.rows,
+                 (unsigned long long)info.rows);
     cn->recovered++;
 }
 

@@ -35,7 +35,12 @@ enum {
     UPQ_MODULE_COLUMN_INDEX = 6,
     UPQ_MODULE_OFFSET_INDEX = 7,
     UPQ_MODULE_BLOOM_HEADER = 8,
-    UPQ_MODULE_BLOOM_BITSET = 9
+    UPQ_MODULE_BLOOM_BITSET = 9,
+    /* µparquet's own, for the journal of checkpoint mode (no reader sees
+     * them): a record under the footer key (no ordinals), and a blob of a
+     * column's dictionary entries under its key (row group, column) */
+    UPQ_MODULE_JOURNAL = 64,
+    UPQ_MODULE_JOURNAL_BLOB = 65
 };
 
 #define UPQ_CRYPTO_NONCE_LEN 12u

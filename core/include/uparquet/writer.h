@@ -544,8 +544,16 @@ typedef struct upq_recover_state {
     uint64_t file_id;
     uint32_t len, done, crc, have;
     uint16_t session;
-    uint8_t stage, part;
+    uint8_t stage, part, sealed, pare;
     uint8_t buf[128];
+    /* an encrypted file: its FileMetaData is a module under the footer key */
+    uint64_t mod_off;
+    upq_cstream cs;
+    upq_io cio;
+    upq_file_crypto fc;
+    uint8_t *fkey;               /* the footer key (arena) */
+    size_t fkey_len;
+    struct upq_aes_key *fk;      /* ... expanded */
 } upq_recover_state;
 
 /*
