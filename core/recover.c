@@ -835,6 +835,9 @@ upq_status upq_wr_next(upq_writer *w)
             continue;
         }
         case RP_END_WALK:
+            /* what is written next has a session of its own */
+            if (f->session == UINT16_MAX && !f->dry && (f->resume || f->in_rg || !f->closed))
+                return upq_w_fail(w, UPQ_ERR_LIMIT, -1, "the file was resumed 65535 times: start a new one");
             if (!f->in_rg) {
                 f->cand = 0;
                 f->rstage = f->resume ? RP_RESUME : RP_DONE;
