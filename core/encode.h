@@ -57,6 +57,27 @@ UPQ_WB_TAKE_FN uint8_t *upq_wb_take(upq_wbuf *w, size_t k)
 #endif
 
 /* ULEB128 of v into p (room for 10 bytes); returns the bytes written. */
+/* Levels packed 1 << lg bits each (lg 0..3), low bits first in each byte:
+ * the writer stages them so (a flat optional column's take a bit). */
+UPQ_INLINE uint32_t upq_lev_get(const uint8_t *p, uint32_t i, unsigned lg)
+{
+    unsigned per = 3u - lg, sh = (unsigned)(i & ((1u << per) - 1u)) << lg;
+    return ((uint32_t)p[i >> per] >> sh) & ((1u << (1u << lg)) - 1u);
+}
+
+UPQ_INLINE void upq_lev_set(uint8_t *p, uint32_t i, unsigned lg, uint32_t v)
+{
+    unsigned per = 3u - lg, sh = (unsigned)(i & ((1u << per) - 1u)) << lg;
+    unsigned mask = ((1u << (1u << lg)) - 1u) << sh;
+    p[i >> per] = (uint8_t)((p[i >> per] & ~mask) | ((v << sh) & mask));
+}
+
+/* Bytes of n levels packed 1 << lg bits each. */
+UPQ_INLINE size_t upq_lev_bytes(size_t n, unsigned lg)
+{
+    return ((n << lg) + 7u) >> 3;
+}
+
 UPQ_INLINE unsigned upq_put_uleb(uint8_t *p, uint64_t v)
 {
     unsigned n = 0;
@@ -114,6 +135,8 @@ void upq_enc_plain(upq_wbuf *w, int32_t physical_type, int32_t type_length, cons
 upq_status upq_enc_hybrid_bool(upq_wbuf *w, const uint8_t *v, size_t n);
 upq_status upq_enc_hybrid16(upq_wbuf *w, const uint16_t *v, size_t n, unsigned bit_width);
 upq_status upq_enc_hybrid32(upq_wbuf *w, const uint32_t *v, size_t n, unsigned bit_width);
+/* Levels packed 1 << lg bits each (upq_lev_get), at bit_width. */
+upq_status upq_enc_hybrid_levels(upq_wbuf *w, const uint8_t *v, size_t n, unsigned lg, unsigned bit_width);
 
 /* encode_delta.c. Block shape of the writers: 128 values, 4 miniblocks. */
 #define UPQ_DELTA_BLOCK 128u

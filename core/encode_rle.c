@@ -22,7 +22,9 @@
 #define MAX_GROUPS 63u           /* bit-packed groups per one-byte header */
 #define MAX_RUN 0x7FFFFFFFu      /* the format's longest run */
 
-enum { IN_BOOL, IN_U16, IN_U32 };
+/* Input kinds: bytes (normalised to 0 / 1), uint16, uint32, and levels
+ * packed 1, 2, 4 or 8 bits each (the writer's staging, upq_lev_get). */
+enum { IN_BOOL, IN_U16, IN_U32, IN_P0, IN_P1, IN_P2, IN_P3 };
 
 /* The loads out of line in a size-optimised build (-Os: 0.26 KB less on
  * Cortex-M4, a call per value), inline otherwise. */
@@ -38,6 +40,8 @@ RLE_FN uint32_t load(const void *v, size_t i, int kind)
         return ((const uint8_t *)v)[i] != 0;
     if (kind == IN_U16)
         return ((const uint16_t *)v)[i];
+    if (kind >= IN_P0)
+        return upq_lev_get((const uint8_t *)v, (uint32_t)i, (unsigned)(kind - IN_P0));
     return ((const uint32_t *)v)[i];
 }
 
@@ -80,12 +84,22 @@ static void put_rle_run(upq_wbuf *w, uint32_t value, size_t count, unsigned bw)
  * tmp, already zero-padded. */
 UPQ_INLINE void pack_from(const void *v, size_t i, size_t n, unsigned bw, int kind, uint8_t *out)
 {
-    if (kind == IN_BOOL)
+    if (kind == IN_BOOL) {
         upq_pack_bool((const uint8_t *)v + i, n, out);
-    else if (kind == IN_U16)
+    } else if (kind == IN_U16) {
         upq_pack16((const uint16_t *)v + i, n, bw, out);
-    else
+    } else if (kind == IN_U32) {
         upq_pack32((const uint32_t *)v + i, n, bw, out);
+    } else {
+        /* packed levels: widened a group of eight at a time */
+        size_t g, j;
+        for (g = 0; g < n; g += 8) {
+            uint32_t t32[8];
+            for (j = 0; j < 8; j++)
+                t32[j] = load(v, i + g + j, kind);
+            upq_pack32(t32, 8, bw, out + (g / 8u) * bw);
+        }
+    }
 }
 
 /* One body for the three input kinds in a size-optimised build (-Os: 0.8 KB
@@ -201,4 +215,9 @@ upq_status upq_enc_hybrid16(upq_wbuf *w, const uint16_t *v, size_t n, unsigned b
 upq_status upq_enc_hybrid32(upq_wbuf *w, const uint32_t *v, size_t n, unsigned bit_width)
 {
     return hybrid(w, v, n, bit_width, IN_U32);
+}
+
+upq_status upq_enc_hybrid_levels(upq_wbuf *w, const uint8_t *v, size_t n, unsigned lg, unsigned bit_width)
+{
+    return hybrid(w, v, n, bit_width, IN_P0 + (int)lg);
 }

@@ -641,6 +641,7 @@ static upq_status rg_begin(upq_writer *w, uint64_t at, const upq_jhdr *h)
             end = j->off + j->cap;
     }
     f->rg_j = at;
+    f->rg_seq = f->seq; /* its RG_START's: where the chain goes on if it is dropped */
     f->rg_jcap = (uint64_t)rs->jcap;
     jr->jstart = at;
     jr->jcap = (uint64_t)rs->jcap;
@@ -770,6 +771,7 @@ upq_status upq_wr_next(upq_writer *w)
                 }
                 f->closed = 1;
                 f->close_at = f->walk;
+                f->close_size = (uint64_t)f->cl.size; /* f->cl is overwritten by the next record read */
                 f->seq++;
                 f->walk = (uint64_t)f->cl.tail;
                 continue;
@@ -847,6 +849,7 @@ upq_status upq_wr_next(upq_writer *w)
                 /* a row group without a checkpoint: nothing of it is kept */
                 f->in_rg = 0;
                 jr->next = f->rg_j;
+                f->seq = f->rg_seq;
                 f->cand = 0;
                 f->rstage = f->resume ? RP_RESUME : RP_DONE;
                 continue;
@@ -932,6 +935,7 @@ upq_status upq_wr_next(upq_writer *w)
                 /* not one intact checkpoint: the row group is dropped */
                 f->in_rg = 0;
                 jr->next = f->rg_j;
+                f->seq = f->rg_seq;
                 f->rstage = f->resume ? RP_RESUME : RP_DONE;
                 continue;
             }
@@ -1135,6 +1139,7 @@ static void replay_start(upq_writer *w, uint64_t first_j, uint64_t file_id, uint
 {
     upq_wjournal *jr = w->jr;
     upq_wfinish *f = UPQ_WF(w);
+    upq_wf_init(w, jr->fin, w->ncols, jr->nrep, jr->nlev);
     jr->file_done = 1;
     jr->first_j = jr->next = first_j;
     jr->file_id = file_id;
@@ -1219,6 +1224,7 @@ upq_status upq_writer_resume(upq_writer *w, uint64_t size)
         case RS_START:
             if (w->closed || w->closing || w->mode != UPQ_WM_NONE || jr->file_done || jr->job)
                 return upq_w_fail(w, UPQ_ERR_STATE, -1, "resume comes right after init");
+            upq_wf_init(w, jr->fin, w->ncols, jr->nrep, jr->nlev);
             jr->resuming = RS_HDR;
             continue;
         case RS_HDR: {
@@ -1364,6 +1370,23 @@ enum {
     RC_DONE
 };
 
+/* The arena recovery asks for when the FILE record does not fit: what its
+ * decoding has taken, 32 bytes of RAM for every byte of the record (the
+ * widest decoded form of a Thrift byte, a struct field or list entry, is
+ * less), and the finishing writer's (per column: its state and 64-byte
+ * staging; its shared scratch). Generous: the exact need shows only once
+ * the schema is decoded. */
+static size_t rc_need_estimate(const upq_recover_state *st)
+{
+    const upq_jfile *jf = (const upq_jfile *)st->settings;
+    size_t n = upq_arena_needed(&st->a), est;
+    uint32_t cols = jf && jf->ncols > 0 ? (uint32_t)jf->ncols : 64u;
+    est = st->a.used + 32u * (size_t)st->len + (size_t)cols * (sizeof(upq_wcol) + 1024u) + 16384u;
+    if (st->sealed)
+        est += 8192u; /* keys, and the ColumnMetaData a column's module holds */
+    return est > n ? est : n;
+}
+
 /* Reads [off, off + n) of the file into st->buf (n <= sizeof buf). */
 static upq_status rc_read(upq_recover_state *st, const upq_sink *sink, uint64_t off, uint32_t n)
 {
@@ -1480,9 +1503,21 @@ static upq_status rc_column_keys(upq_recover_state *st, const upq_recover_opts *
 }
 #endif
 
+/* A dry run's writer writes nothing, but is built with a sink that could. */
+static upq_status no_write_at(void *ctx, uint64_t off, const void *buf, size_t len, size_t *written)
+{
+    (void)ctx;
+    (void)off;
+    (void)buf;
+    (void)len;
+    *written = 0;
+    return UPQ_ERR_IO;
+}
+
 static upq_status rc_writer(upq_recover_state *st, const upq_sink *sink, uint8_t *mem, size_t len,
                             const upq_recover_opts *ropts)
 {
+    upq_sink dry;
     const upq_jfile *jf = (const upq_jfile *)st->settings;
     upq_writer_opts o;
     upq_status s;
@@ -1514,6 +1549,11 @@ static upq_status rc_writer(upq_recover_state *st, const upq_sink *sink, uint8_t
 #else
     (void)ropts;
 #endif
+    if (ropts && ropts->dry_run && !sink->write_at) {
+        dry = *sink;
+        dry.write_at = no_write_at;
+        sink = &dry;
+    }
     s = upq_writer_init(&st->w, sink, st->fmd.schema.v, st->fmd.schema.n, mem, len, &o);
     if (s != UPQ_OK)
         return s;
@@ -1655,7 +1695,7 @@ upq_status upq_recover(upq_recover_state *st, const upq_sink *sink, uint64_t siz
                 if (s == UPQ_AGAIN)
                     break;
                 if (s == UPQ_ERR_NOMEM) {
-                    st->w.arena.needed = upq_arena_needed(&st->a);
+                    st->w.arena.needed = rc_need_estimate(st);
                     return rc_fail(st, s, 4, "arena too small for the schema");
                 }
                 if (s != UPQ_OK)
@@ -1717,7 +1757,7 @@ upq_status upq_recover(upq_recover_state *st, const upq_sink *sink, uint64_t siz
                 if (s == UPQ_OK)
                     st->part = 2;
                 else if (s == UPQ_ERR_NOMEM) {
-                    st->w.arena.needed = upq_arena_needed(&st->a);
+                    st->w.arena.needed = rc_need_estimate(st);
                     return rc_fail(st, s, 4, "arena too small for the schema");
                 } else if (s != UPQ_AGAIN)
                     return rc_fail(st, UPQ_ERR_CORRUPT, st->mod_off, "FILE record damaged");
@@ -1757,7 +1797,7 @@ upq_status upq_recover(upq_recover_state *st, const upq_sink *sink, uint64_t siz
             info->rows = w->rows_done;
             info->row_groups = w->num_rg;
             info->cut_at = w->jr->next;
-            if (f->closed && f->cl.size == (int64_t)size) {
+            if (f->closed && f->close_size == size) {
                 info->was_closed = 1;
                 info->file_size = size;
                 st->stage = RC_DONE;

@@ -19,6 +19,7 @@
  * when a page is encoded, so the staging holds only values.
  */
 #include "writer_int.h"
+#include "encode.h"
 
 #if UPQ_WITH_WRITER
 
@@ -280,6 +281,12 @@ static upq_status bloom_setup(upq_writer *w, upq_wcol *c, uint32_t index,
 
 /* Schema facts and per-column settings (everything but memory) of leaf
  * `index`; rejects column options the type cannot take. */
+/* Staged levels up to `max` take 1, 2, 4 or 8 bits: 1 << lev_lg(max). */
+static uint8_t lev_lg(uint32_t max)
+{
+    return (uint8_t)(max <= 1u ? 0u : max <= 3u ? 1u : max <= 15u ? 2u : 3u);
+}
+
 static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
                             const upq_schema_element *e, uint16_t def, uint16_t rep)
 {
@@ -294,6 +301,10 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
     c->type_length = e->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ? e->type_length : 0;
     c->max_def = def;
     c->max_rep = rep;
+    if (def > 255 || rep > 255)
+        return upq_w_fail(w, UPQ_ERR_LIMIT, (int32_t)index, "nesting deeper than 255 levels");
+    c->dlg = lev_lg(def);
+    c->rlg = lev_lg(rep);
     c->vsize = staged_width(c->type, c->type_length);
     c->lcap = o->page_levels;
     if (c->vsize) {
@@ -371,15 +382,29 @@ static void *take(wtake *t, size_t size)
     return p;
 }
 
+/* Bytes of c's staging: its levels and values (one page's worth). */
+static size_t stage_size(const upq_wcol *c)
+{
+    return (c->max_def ? upq_w_align8(upq_lev_bytes(c->lcap, c->dlg)) : 0u) +
+           (c->max_rep ? upq_w_align8(upq_lev_bytes(c->lcap, c->rlg)) : 0u) + upq_w_align8(c->vcap);
+}
+
+/* Points c's staging into p (stage_size(c) bytes). */
+static void stage_carve(upq_wcol *c, uint8_t *p)
+{
+    c->def = c->max_def ? p : (uint8_t *)0;
+    p += c->max_def ? upq_w_align8(upq_lev_bytes(c->lcap, c->dlg)) : 0u;
+    c->rep = c->max_rep ? p : (uint8_t *)0;
+    p += c->max_rep ? upq_w_align8(upq_lev_bytes(c->lcap, c->rlg)) : 0u;
+    c->vals = p;
+}
+
 static void col_take(wtake *t, upq_wcol *c, uint32_t path_len)
 {
     size_t mp = UPQ_W_PI_PAGES(c);
     c->path_len = path_len;
     c->path = (upq_bytes *)take(t, (size_t)path_len * sizeof(upq_bytes));
     c->rep_def = (uint16_t *)take(t, ((size_t)c->max_rep + 1u) * sizeof(uint16_t));
-    c->def = c->max_def ? (uint16_t *)take(t, (size_t)c->lcap * sizeof(uint16_t)) : (uint16_t *)0;
-    c->rep = c->max_rep ? (uint16_t *)take(t, (size_t)c->lcap * sizeof(uint16_t)) : (uint16_t *)0;
-    c->vals = (uint8_t *)take(t, c->vcap);
     if (c->use_dict) {
         c->dict = (uint8_t *)take(t, c->dict_cap);
         if (c->type == UPQ_TYPE_BYTE_ARRAY)
@@ -453,6 +478,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     uint32_t leaf = 0, i, n = 0, max_scap = 0, lmax = 0, rows_cap = UINT32_MAX;
     int direct = w->o.direct != 0, jm = w->o.checkpoint != 0;
     uint32_t nrep = 0, nlev = 0;
+    size_t stage = 0;
     uint16_t def = 0, rep = 0;
     size_t worst = 0, body = 0, pbuf, wc;
     int any_dict = 0, any_bvals = 0, pass;
@@ -553,6 +579,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
             c->worst = wc;
             c->max_pages = UPQ_W_NO_PI(w) || jm ? 0 : w->o.max_pages;
             col_take(t, c, it.depth);
+            stage = stage > SIZE_MAX - stage_size(c) ? SIZE_MAX : stage + stage_size(c);
             if ((direct || jm) && (UPQ_W_COMPRESSING(w) || (jm && UPQ_W_ENCRYPTING(w))))
                 c->chunk_cap = worst; /* the shared buffer, taken below */
             if (c->max_rep)
@@ -632,13 +659,25 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     }
     w->hbuf = (uint8_t *)take(t, w->hbuf_cap);
     if (jm) {
-        void *jmem = take(t, upq_wj_need(w, n, nrep, nlev));
+        void *jmem = take(t, upq_wj_need(w, n, nrep));
         if (t->a && !t->fail)
             w->jr = (struct upq_wjournal *)jmem;
     }
+    {
+        /* every column's staging, in one block: checkpoint mode's finisher
+         * works there, as it runs only when the staging is empty (at close,
+         * and reading the file back before any row) */
+        size_t fin = jm ? upq_wf_need(w, n, nrep, nlev) : 0u, blk = stage > fin ? stage : fin;
+        uint8_t *p = (uint8_t *)take(t, blk);
+        w->stage = p;
+        for (i = 0; p && t->a && !t->fail && w->cols && i < n; i++) {
+            stage_carve(&w->cols[i], p);
+            p += stage_size(&w->cols[i]);
+        }
+    }
     w->lmax = lmax;
     if (any_dict)
-        w->idx = (uint32_t *)take(t, (size_t)w->lmax * sizeof(uint32_t));
+        w->idx = (uint16_t *)take(t, (size_t)w->lmax * sizeof(uint16_t));
     if (any_bvals)
         w->bvals = (upq_bytes *)take(t, (size_t)w->lmax * sizeof(upq_bytes));
     {
@@ -931,12 +970,12 @@ static void commit_to(upq_wcol *c, uint64_t rows)
     while (c->crows < rows) {
         /* one row: its first entry, then entries repeating inside it */
         do {
-            if (c->max_def == 0 || c->def[c->clev] == c->max_def) {
+            if (c->max_def == 0 || upq_lev_get(c->def, c->clev, c->dlg) == c->max_def) {
                 c->cbytes += staged_size(c, c->cbytes);
                 c->cval++;
             }
             c->clev++;
-        } while (c->clev < c->nlev && c->max_rep && c->rep[c->clev] != 0);
+        } while (c->clev < c->nlev && c->max_rep && upq_lev_get(c->rep, c->clev, c->rlg) != 0);
         c->crows++;
     }
 }
@@ -1287,9 +1326,9 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
         }
         for (i = 0; i < k; i++) {
             if (c->def)
-                c->def[c->nlev] = def[pos + i];
+                upq_lev_set(c->def, c->nlev, c->dlg, def[pos + i]);
             if (c->rep)
-                c->rep[c->nlev] = rep[pos + i];
+                upq_lev_set(c->rep, c->nlev, c->rlg, rep[pos + i]);
             c->nlev++;
         }
         for (i = 0; i < nv; i++)
@@ -1311,7 +1350,7 @@ static UPQ_NOINLINE void unstage_pending(upq_wcol *c)
     if (!c->pending)
         return;
     c->nlev--;
-    if (c->max_def == 0 || c->def[c->nlev] == c->max_def) {
+    if (c->max_def == 0 || upq_lev_get(c->def, c->nlev, c->dlg) == c->max_def) {
         c->nval--;
         c->vbytes = c->pend_off;
     }
@@ -1362,7 +1401,7 @@ static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
         break;
     }
     if (c->def)
-        c->def[c->nlev] = v ? c->max_def : 0;
+        upq_lev_set(c->def, c->nlev, c->dlg, v ? c->max_def : 0u);
     c->nlev++;
     if (v) {
         c->pend_off = c->vbytes;

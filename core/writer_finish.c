@@ -80,12 +80,15 @@ static uint32_t bound_cap(const upq_writer *w)
 /* Scratch for decoding: one page header (its two bounds, each as long as
  * stats_max_binary), or one journal record of ncols columns whose level
  * histograms have nlev entries in all. */
-static size_t scratch_need(const upq_writer *w, uint32_t ncols, uint32_t nlev)
+static size_t scratch_need(const upq_writer *w, uint32_t ncols, uint32_t nrep, uint32_t nlev)
 {
     size_t ph = 2u * a8(bound_cap(w)) + 64u;
-    size_t rec = a8((size_t)ncols * sizeof(upq_jcol)) + a8((size_t)ncols * sizeof(upq_jregion)) +
-                 (size_t)ncols * (2u * 8u + a8((UPQ_WF_K_ROWS + 1u) * sizeof(int32_t))) +
-                 (size_t)nlev * 8u + 64u;
+    size_t rec;
+    /* a record's lists: columns, regions, the histograms, the page rows of
+     * repeated columns */
+    rec = a8((size_t)ncols * sizeof(upq_jcol)) + a8((size_t)ncols * sizeof(upq_jregion)) +
+          (size_t)ncols * 2u * 8u + (size_t)nrep * a8((UPQ_WF_K_ROWS + 1u) * sizeof(int32_t)) +
+          (size_t)nlev * 8u + 64u;
     /* resume: the FILE record's settings */
     size_t fs = a8(sizeof(upq_jfile)) + 64u;
     const upq_encrypt_opts *e = w->o.encrypt;
@@ -101,19 +104,19 @@ static size_t scratch_need(const upq_writer *w, uint32_t ncols, uint32_t nlev)
     return ph > rec ? ph : rec;
 }
 
-size_t upq_wf_need(const upq_writer *w, uint32_t ncols, uint32_t nlev)
+size_t upq_wf_need(const upq_writer *w, uint32_t ncols, uint32_t nrep, uint32_t nlev)
 {
     size_t b = bound_cap(w), win = w->hbuf_cap > WIN_MIN ? w->hbuf_cap : WIN_MIN;
     /* the state, the window, decoding scratch, two bound buffers */
-    return a8(sizeof(upq_wfinish)) + a8(win) + a8(scratch_need(w, ncols, nlev)) + 2u * a8(b);
+    return a8(sizeof(upq_wfinish)) + a8(win) + a8(scratch_need(w, ncols, nrep, nlev)) + 2u * a8(b);
 }
 
-void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nlev)
+void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nrep, uint32_t nlev)
 {
     upq_wfinish *f = (upq_wfinish *)mem;
     uint8_t *p = (uint8_t *)mem;
     size_t b = bound_cap(w), win = w->hbuf_cap > WIN_MIN ? w->hbuf_cap : WIN_MIN;
-    size_t sc = a8(scratch_need(w, ncols, nlev));
+    size_t sc = a8(scratch_need(w, ncols, nrep, nlev));
     upq_memset(f, 0, sizeof *f);
     p += a8(sizeof *f);
     f->buf = p;

@@ -12,6 +12,7 @@
 #include "uparquet/writer.h"
 #include "uparquet/reader.h"
 #include "uparquet/encode.h"
+#include "encode.h"
 #include "uparquet/crc32.h"
 #include "uparquet/bloom.h"
 #include "upq_codec.h"
@@ -137,7 +138,7 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
 void upq_w_drop_prefix(upq_wcol *c, uint32_t n, uint32_t nv, uint32_t vb);
 
 /* Counts levels lv[0..n) into the level histogram h. */
-void upq_w_hist_add(int64_t *h, const uint16_t *lv, uint32_t n);
+void upq_w_hist_add(int64_t *h, const uint8_t *lv, unsigned lg, uint32_t n);
 
 /* Puts the first nv staged values of c (the page being made) into its
  * bloom filter. */
@@ -299,6 +300,8 @@ typedef struct upq_wjcol {
     uint64_t off, cap;       /* the open row group's region */
     uint64_t fill;           /* data page bytes written after the slot */
     uint64_t rate;           /* bytes per 1024 rows in the last row group (0: none yet) */
+    uint64_t ppk;            /* data pages per 1024 rows: the last row group's, or estimated */
+    uint64_t pfill, prows;   /* bytes and rows of the row group's pages after a dictionary fell back */
     int64_t ba;              /* unencoded BYTE_ARRAY bytes of the row group */
     uint32_t slot;           /* dictionary slot at the region's start */
     uint32_t pages;          /* data pages of the chunk */
@@ -352,6 +355,12 @@ typedef struct upq_wjournal {
     uint64_t blob;           /* blob frontier */
     uint64_t next;           /* where the next row group's journal area begins */
     uint64_t hwm;            /* file size: highest byte written + 1 */
+    uint64_t entries;        /* bound of the page index entries of the pages written */
+    uint64_t rg_meta;        /* bound of a RowGroup in the footer, with its index framing */
+    uint8_t mshift;          /* regions' margin: 1 / 2^mshift of the estimate */
+    uint8_t region_full;     /* a region of the open row group ended it early */
+    uint32_t nlev, nrep;     /* level histogram entries of all columns, repeated columns (the
+                                finisher's scratch) */
     uint64_t rg_limit;       /* rows the open (or next) row group may take */
     uint64_t ckpt_at;        /* file rows at which the next checkpoint is due */
     uint32_t rec_bound;      /* bytes a CKPT or RG_END can take */
@@ -371,7 +380,7 @@ typedef struct upq_wjournal {
 
 /* Arena bytes checkpoint mode adds for ncols columns, nrep of them
  * repeated (counted by setup). */
-size_t upq_wj_need(const upq_writer *w, uint32_t ncols, uint32_t nrep, uint32_t nlev);
+size_t upq_wj_need(const upq_writer *w, uint32_t ncols, uint32_t nrep);
 /* Sets it up in mem (upq_wj_need bytes). */
 upq_status upq_wj_init(upq_writer *w, void *mem);
 
@@ -488,6 +497,7 @@ typedef struct upq_wfinish {
     uint8_t has_crc, bloom_on, last_end, tfix, dry, end_pending;
     uint16_t session;
     uint32_t seq;           /* the next record's expected sequence number */
+    uint32_t rg_seq;        /* ... that of the current row group's RG_START */
     uint32_t vcol;          /* column being verified / rebuilt */
     uint32_t vpage;         /* verification: the data page's ordinal */
     uint64_t walk;          /* the next record */
@@ -496,6 +506,7 @@ typedef struct upq_wfinish {
     uint64_t cand;          /* the checkpoint chosen */
     uint64_t cand_next;     /* where the record after it goes */
     uint64_t close_at;      /* the CLOSE record (closed) */
+    uint64_t close_size;    /* ... and the file size it says */
     uint64_t vpos, vend;    /* page verification: next page, target end */
     uint64_t bpos, bleft;   /* a body or blob being read */
     uint32_t bcrc, want_crc;
@@ -541,8 +552,8 @@ upq_status upq_wf_module(upq_writer *w, uint64_t off, uint64_t end, int module, 
 /* The replay job of resume and recovery (recover.c). */
 upq_status upq_wr_next(upq_writer *w);
 
-size_t upq_wf_need(const upq_writer *w, uint32_t ncols, uint32_t nlev);
-void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nlev);
+size_t upq_wf_need(const upq_writer *w, uint32_t ncols, uint32_t nrep, uint32_t nlev);
+void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nrep, uint32_t nlev);
 void upq_wf_start(upq_writer *w);
 upq_status upq_wf_next(upq_writer *w);
 /* The CLOSE job: its record, then sync. */

@@ -25,10 +25,14 @@
 #if UPQ_WITH_WRITER
 
 #define K_ROWS UPQ_WF_K_ROWS
-/* Margins on the estimated bytes of a region: the first row group's
- * estimate comes from a few staged rows, later ones from a whole row group. */
-#define MARGIN_FIRST 32u /* 1/32 */
-#define MARGIN_NEXT 128u /* 1/128 */
+/* A region is its column's estimate and a margin of 1 / 2^k more: k is 5
+ * (1/32) for the first row group, whose estimate is a page's; then one more
+ * (half the margin) after each row group whose regions all kept room, one
+ * less (twice the margin) after one that a region ended early, within 3 to
+ * 7 (1/8 to 1/128): steady data gets thin margins, varying data room. */
+#define MARGIN_FIRST 5u
+#define MARGIN_MIN 3u
+#define MARGIN_MAX 7u
 /* Rows planned when only a byte limit is set and nothing is measured yet. */
 #define DEFAULT_RG_PLAN 65536u
 
@@ -49,13 +53,13 @@ static uint64_t umin(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
-size_t upq_wj_need(const upq_writer *w, uint32_t ncols, uint32_t nrep, uint32_t nlev)
+size_t upq_wj_need(const upq_writer *w, uint32_t ncols, uint32_t nrep)
 {
     size_t keys = w->o.encrypt ? a8((size_t)w->o.encrypt->ncolumns * (sizeof(upq_jkey) + UPQ_JKEY_CHECK_LEN))
                                : 0u;
     return keys + a8(sizeof(upq_wjournal)) + a8((size_t)ncols * sizeof(upq_wjcol)) +
            a8((size_t)ncols * sizeof(upq_jcol)) + a8((size_t)ncols * sizeof(upq_jregion)) +
-           (size_t)nrep * a8((K_ROWS + 1u) * sizeof(int32_t)) + upq_wf_need(w, ncols, nlev);
+           (size_t)nrep * a8((K_ROWS + 1u) * sizeof(int32_t));
 }
 
 /* The rows limit of the next row group: the user's, or what is left of
@@ -106,9 +110,32 @@ upq_status upq_wj_init(upq_writer *w, void *mem)
             p += a8((K_ROWS + 1u) * sizeof(int32_t));
         }
     }
-    jr->fin = (struct upq_wfinish *)(void *)p;
-    upq_wf_init(w, p, n, nlev);
+    /* the finisher's memory is the staging's (writer.c): set up afresh
+     * whenever it starts work */
+    jr->fin = (struct upq_wfinish *)(void *)w->stage;
+    jr->nlev = nlev;
+    for (i = 0; i < n; i++)
+        jr->nrep += w->cols[i].max_rep ? 1u : 0u;
+    if (w->o.max_file_bytes) {
+        /* a RowGroup's footer bytes (the chunks' metadata twice when
+         * encrypted: plaintext and module), and each chunk's two indexes'
+         * framing (and modules) */
+        size_t b = upq_w_rg_bound(n, &w->o);
+        for (i = 0; i < n; i++) {
+            const upq_wcol *c = &w->cols[i];
+            size_t pb = 0, cb;
+            uint32_t k;
+            for (k = 0; k < c->path_len; k++)
+                pb += upq_w_path_bytes(c->path[k].len);
+            cb = upq_w_cc_bound(c, c->path_len, pb) + 64u;
+            if (UPQ_W_ENCRYPTING(w))
+                cb = 2u * cb + 2u * UPQ_W_CRYPTO_OVER + 64u + pb;
+            b = b > SIZE_MAX - cb ? SIZE_MAX : b + cb;
+        }
+        jr->rg_meta = b;
+    }
     jr->k_rows = K_ROWS;
+    jr->mshift = MARGIN_FIRST;
     jr->file_id = w->o.file_id;
     jr->rg_limit = upq_wj_next_limit(w);
     jr->ckpt_at = upq_wj_next_ckpt(w, 0);
@@ -476,7 +503,7 @@ static uint32_t dict_slot(const upq_writer *w, const upq_wcol *c)
  * the first row group's estimate. A page holds as many rows as the staging
  * can, which the staged rows' levels and bytes tell; a checkpoint cuts one
  * page short per interval, which costs a header more. */
-static upq_status dry_rate(upq_writer *w, upq_wcol *c, uint64_t *rate)
+static upq_status dry_rate(upq_writer *w, upq_wcol *c, uint64_t *rate, uint64_t *ppk)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
     upq_minmax mm;
@@ -501,6 +528,62 @@ static upq_status dry_rate(upq_writer *w, upq_wcol *c, uint64_t *rate)
     *rate = ((uint64_t)pg.stored * 1024u + rows - 1u) / rows + ((uint64_t)pg.hl * 1024u + rpp - 1u) / rpp;
     if (w->o.checkpoint_rows)
         *rate += ((uint64_t)pg.hl * 1024u + w->o.checkpoint_rows - 1u) / w->o.checkpoint_rows;
+    *ppk = (1024u + rpp - 1u) / rpp;
+    if (w->o.checkpoint_rows)
+        *ppk += (1024u + w->o.checkpoint_rows - 1u) / w->o.checkpoint_rows;
+    return UPQ_OK;
+}
+
+static upq_status record_bound(upq_writer *w, uint64_t rows, uint32_t *bound);
+
+/* A data page's entries in its chunk's ColumnIndex (two bounds at their
+ * longest) and OffsetIndex (every integer at its widest). */
+static uint64_t index_entry(const upq_wcol *c)
+{
+    return 2u * (uint64_t)c->scap + 42u;
+}
+
+/* Bytes closing the file takes after its last row group's blobs, when it
+ * has nrg row groups whose pages take `entries` bytes of index entries:
+ * the CLOSE record's room, the entries, every row group's RowGroup and
+ * index framing, the footer's own part (no more than the FILE record that
+ * holds its template) and tail. */
+static uint64_t close_bound(const upq_writer *w, uint64_t nrg, uint64_t entries)
+{
+    const upq_wjournal *jr = w->jr;
+    return UPQ_WJ_CLOSE_ROOM(w) + entries + nrg * jr->rg_meta + jr->first_j + 64u +
+           (UPQ_W_ENCRYPTING(w) ? 256u : 0u);
+}
+
+/*
+ * Rows a new row group can take within max_file_bytes: what is left after
+ * the journal so far and closing (close_bound, with this row group's
+ * pages), less the row group's fixed costs (its journal area's records,
+ * dictionary slots and a worst page per column), at each column's rate
+ * (bytes per 1024 rows, with the planning margin, and its pages' index
+ * entries) and the checkpoints' records.
+ */
+static upq_status rows_fitting(upq_writer *w, uint64_t *rows)
+{
+    upq_wjournal *jr = w->jr;
+    uint64_t fixed, per = 0, left, used;
+    uint32_t i, rec_len = 0;
+    upq_status st = record_bound(w, UINT32_MAX, &rec_len);
+    if (st != UPQ_OK)
+        return st;
+    fixed = 6u * (uint64_t)rec_len + UPQ_WJ_CLOSE_ROOM(w);
+    for (i = 0; i < w->ncols; i++) {
+        const upq_wjcol *j = &jr->cols[i];
+        const upq_wcol *c = &w->cols[i];
+        per += j->rate + (j->rate >> jr->mshift) + j->ppk * index_entry(c);
+        /* the slot, room for a worst page, a last page cut short */
+        fixed += (uint64_t)dict_slot(w, c) + c->worst + index_entry(c);
+    }
+    if (w->o.checkpoint_rows)
+        per += ((uint64_t)rec_len * 1024u + w->o.checkpoint_rows - 1u) / w->o.checkpoint_rows;
+    used = jr->next + close_bound(w, (uint64_t)w->num_rg + 1u, jr->entries) + fixed;
+    left = w->o.max_file_bytes > used ? w->o.max_file_bytes - used : 0u;
+    *rows = per ? left / per * 1024u + left % per * 1024u / per : UINT64_MAX;
     return UPQ_OK;
 }
 
@@ -554,7 +637,9 @@ static upq_status record_bound(upq_writer *w, uint64_t rows, uint32_t *bound)
             UPQ_SET(*j, UPQ_JCOL_PAGE_ROWS);
         }
         if (UPQ_W_BLOOM(c)) {
-            j->bloom = j->dict;
+            j->bloom.isset = 0xEu;
+            j->bloom.off = INT64_MAX;
+            j->bloom.len = j->bloom.crc = INT32_MIN;
             j->bloom_hdr = INT32_MAX;
             j->isset |= (1u << UPQ_JCOL_BLOOM) | (1u << UPQ_JCOL_BLOOM_HDR);
         }
@@ -595,17 +680,14 @@ static upq_status plan(upq_writer *w)
     upq_wjournal *jr = w->jr;
     uint64_t rows = umax(jr->rg_limit, w->rs), pos, total = 0, rs_len, nrec, pages = 0;
     uint32_t i, rec_len = 0, start_len = 0;
-    int first = 1;
     upq_status st;
 
     if (rows == UINT64_MAX)
         rows = DEFAULT_RG_PLAN;
     for (i = 0; i < w->ncols; i++) {
         upq_wjcol *j = &jr->cols[i];
-        if (j->rate) {
-            first = 0;
-        } else {
-            st = dry_rate(w, &w->cols[i], &j->rate);
+        if (!j->rate) {
+            st = dry_rate(w, &w->cols[i], &j->rate, &j->ppk);
             if (st != UPQ_OK)
                 return st;
         }
@@ -616,6 +698,14 @@ static upq_status plan(upq_writer *w)
         if (r < rows)
             rows = umax(r, umax(w->rs, 1u));
     }
+    if (w->o.max_file_bytes) {
+        uint64_t r = 0;
+        st = rows_fitting(w, &r);
+        if (st != UPQ_OK)
+            return st;
+        if (r < rows)
+            rows = umax(r, umax(w->rs, 1u)); /* upq_writer_file_full() said it fits */
+    }
     jr->rg_limit = rows;
     /* regions */
     for (i = 0; i < w->ncols; i++) {
@@ -623,7 +713,7 @@ static upq_status plan(upq_writer *w)
         upq_wjcol *j = &jr->cols[i];
         uint64_t est = rows > UINT64_MAX / 2048u / (j->rate + 1u) ? UINT64_MAX / 4u
                                                                    : (j->rate * rows + 1023u) / 1024u;
-        est += est / (first ? MARGIN_FIRST : MARGIN_NEXT);
+        est += est >> jr->mshift;
         j->slot = dict_slot(w, c);
         j->cap = (uint64_t)j->slot + c->worst + est;
         j->fill = 0;
@@ -723,14 +813,20 @@ static upq_status encode(upq_writer *w, upq_wcol *c)
     jr->pstored = pg.stored;
     jr->ppos = j->off + j->slot + j->fill;
     j->fill += size;
+    if (c->use_dict && !c->dict_on) {
+        /* fallen back from its dictionary: the rest of the row group (and
+         * likely the next) costs what these pages do */
+        j->pfill += size;
+        j->prows += (uint64_t)rows;
+    }
     if (UPQ_WITH_BLOOM && c->bloom)
         upq_w_bloom_take(c, nv);
     if (c->type == UPQ_TYPE_BYTE_ARRAY)
         c->ba_bytes += (int64_t)vb - 4 * (int64_t)nv;
     if (c->def_hist)
-        upq_w_hist_add(c->def_hist, c->def, n);
+        upq_w_hist_add(c->def_hist, c->def, c->dlg, n);
     if (c->rep_hist)
-        upq_w_hist_add(c->rep_hist, c->rep, n);
+        upq_w_hist_add(c->rep_hist, c->rep, c->rlg, n);
     if (c->dict_on)
         c->dict_pages++;
     if (c->max_rep) {
@@ -739,11 +835,15 @@ static upq_status encode(upq_writer *w, upq_wcol *c)
             jr->soft_due = 1;
     }
     c->npages++;
+    jr->entries += index_entry(c);
     c->frows = c->crows;
     upq_w_drop_prefix(c, n, nv, vb);
     /* the region keeps room for the row group's last page of c */
-    if (j->cap - j->slot - j->fill < c->worst)
+    if (j->cap - j->slot - j->fill < c->worst) {
         w->rg_due = 1;
+        if (w->rs < jr->rg_limit)
+            jr->region_full = 1; /* before its rows: the next margins are wider */
+    }
     return UPQ_OK;
 }
 
@@ -768,8 +868,10 @@ void upq_wj_start(upq_writer *w, uint8_t job)
     jr->jst = 0;
     jr->jcol = 0;
     w->ostage = UPQ_OS_JOURNAL;
-    if (job == UPQ_WJ_FINISH)
+    if (job == UPQ_WJ_FINISH) {
+        upq_wf_init(w, jr->fin, w->ncols, jr->nrep, jr->nlev);
         upq_wf_start(w);
+    }
 }
 
 void upq_wj_advanced(upq_writer *w)
@@ -901,8 +1003,13 @@ void upq_wj_rg_done(upq_writer *w)
         upq_wjcol *j = &jr->cols[i];
         /* bytes per 1024 rows, never 0 (0 means "not measured") */
         j->rate = rows ? (j->fill * 1024u + rows - 1u) / rows : j->rate;
+        if (j->prows && (j->pfill * 1024u + j->prows - 1u) / j->prows > j->rate)
+            j->rate = (j->pfill * 1024u + j->prows - 1u) / j->prows;
         if (!j->rate)
             j->rate = 1;
+        j->pfill = j->prows = 0;
+        if (rows)
+            j->ppk = ((uint64_t)w->cols[i].npages * 1024u + rows - 1u) / rows;
         j->fill = 0;
         j->nprow = 0;
         j->dict_dur = 0;
@@ -910,8 +1017,43 @@ void upq_wj_rg_done(upq_writer *w)
     jr->open = 0;
     jr->next = jr->blob;
     w->rg_rows = rows;
+    if (jr->region_full)
+        jr->mshift = (uint8_t)(jr->mshift > MARGIN_MIN ? jr->mshift - 1u : MARGIN_MIN);
+    else
+        jr->mshift = (uint8_t)(jr->mshift < MARGIN_MAX ? jr->mshift + 1u : MARGIN_MAX);
+    jr->region_full = 0;
     upq_w_rg_reset(w); /* may commit rows of the next row group */
     jr->rg_limit = upq_wj_next_limit(w);
+}
+
+void upq_writer_set_file_rows(upq_writer *w, uint64_t rows)
+{
+    if (!UPQ_W_JOURNAL(w))
+        return;
+    w->o.file_rows = rows;
+    if (!w->jr->open && !w->rs)
+        w->jr->rg_limit = upq_wj_next_limit(w);
+}
+
+int upq_writer_file_full(upq_writer *w)
+{
+    upq_wjournal *jr = w->jr;
+    uint64_t rows = 0, need;
+    uint32_t i;
+    if (!UPQ_W_JOURNAL(w) || !w->o.max_file_bytes || w->failed || jr->open || w->rs || !w->num_rg)
+        return 0; /* a row group is open, or the file has none yet: it takes rows */
+    for (i = 0; i < w->ncols; i++)
+        if (!jr->cols[i].rate)
+            return 0;
+    if (rows_fitting(w, &rows) != UPQ_OK)
+        return 1;
+    /* a row group worth starting: a checkpoint interval, and the rows a
+     * column stages before its first page (planned then) */
+    need = w->o.checkpoint_rows ? w->o.checkpoint_rows : 1u;
+    for (i = 0; i < w->ncols; i++)
+        if (!w->cols[i].max_rep && w->cols[i].lcap > need)
+            need = w->cols[i].lcap;
+    return rows < need;
 }
 
 /* ---- the job machine -------------------------------------------------------------- */

@@ -116,14 +116,18 @@ size_t upq_w_stored_bound(const upq_wcol *c, int32_t codec, int v2)
 }
 
 /* Encodes levels [0, n) (v1: with the 4-byte length) at out. */
-static upq_status put_levels(const uint16_t *lv, uint32_t n, uint16_t max, int v2, uint8_t *out,
+static upq_status put_levels(const uint8_t *lv, unsigned lg, uint32_t n, uint16_t max, int v2, uint8_t *out,
                              size_t cap, size_t *len)
 {
     size_t k = v2 ? 0u : 4u, got = 0;
+    upq_wbuf wb;
     upq_status st;
     if (cap < k)
         return UPQ_ERR_BUFFER;
-    st = upq_encode_rle16(lv, n, upq_bit_width32(max), out + k, cap - k, &got);
+    upq_wb_init(&wb, out + k, cap - k);
+    st = upq_enc_hybrid_levels(&wb, lv, n, lg, upq_bit_width32(max));
+    if (st == UPQ_OK)
+        st = upq_wb_finish(&wb, &got);
     if (st != UPQ_OK)
         return st;
     if (!v2)
@@ -167,12 +171,12 @@ static upq_status put_values(upq_writer *w, upq_wcol *c, int dict, uint32_t nv, 
             ix = upq_w_dict_find(c, key, klen, &slot);
             if (ix < 0)
                 return UPQ_ERR_STATE; /* every staged value was put in the dictionary */
-            w->idx[i] = (uint32_t)ix;
+            w->idx[i] = (uint16_t)ix;
         }
         if (cap < 1)
             return UPQ_ERR_BUFFER;
         out[0] = (uint8_t)bw;
-        st = upq_encode_rle32(w->idx, nv, bw, out + 1, cap - 1, &got);
+        st = upq_encode_rle16(w->idx, nv, bw, out + 1, cap - 1, &got);
         *len = 1 + got;
         return st;
     }
@@ -219,13 +223,25 @@ static void put_stats(const upq_wcol *c, upq_statistics *s, const upq_minmax *mm
     }
 }
 
+/* Moves packed levels [n, n + rest) to the start. */
+static void lev_shift(uint8_t *lv, unsigned lg, uint32_t n, uint32_t rest)
+{
+    uint32_t i;
+    if (((n << lg) & 7u) == 0) {
+        upq_memmove(lv, lv + ((n << lg) >> 3), upq_lev_bytes(rest, lg));
+        return;
+    }
+    for (i = 0; i < rest; i++)
+        upq_lev_set(lv, i, lg, upq_lev_get(lv, n + i, lg));
+}
+
 void upq_w_drop_prefix(upq_wcol *c, uint32_t n, uint32_t nv, uint32_t vb)
 {
     uint32_t rest = c->nlev - n;
     if (c->def && rest)
-        upq_memmove(c->def, c->def + n, (size_t)rest * sizeof(uint16_t));
+        lev_shift(c->def, c->dlg, n, rest);
     if (c->rep && rest)
-        upq_memmove(c->rep, c->rep + n, (size_t)rest * sizeof(uint16_t));
+        lev_shift(c->rep, c->rlg, n, rest);
     if (c->vbytes > vb)
         upq_memmove(c->vals, c->vals + vb, c->vbytes - vb);
     c->nlev = rest;
@@ -270,13 +286,13 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
 
     /* body: levels, then values */
     if (c->max_rep) {
-        st = put_levels(c->rep, n, c->max_rep, v2, w->pbuf, w->pbuf_cap, &rl);
+        st = put_levels(c->rep, c->rlg, n, c->max_rep, v2, w->pbuf, w->pbuf_cap, &rl);
         if (st != UPQ_OK)
             return upq_w_fail(w, st == UPQ_ERR_INVAL ? UPQ_ERR_STATE : st, col, "repetition levels");
         pos += rl;
     }
     if (c->max_def) {
-        st = put_levels(c->def, n, c->max_def, v2, w->pbuf + pos, w->pbuf_cap - pos, &dl);
+        st = put_levels(c->def, c->dlg, n, c->max_def, v2, w->pbuf + pos, w->pbuf_cap - pos, &dl);
         if (st != UPQ_OK)
             return upq_w_fail(w, st == UPQ_ERR_INVAL ? UPQ_ERR_STATE : st, col, "definition levels");
         pos += dl;
@@ -422,12 +438,13 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
     return UPQ_OK;
 }
 
-void upq_w_hist_add(int64_t *h, const uint16_t *lv, uint32_t n)
+void upq_w_hist_add(int64_t *h, const uint8_t *lv, unsigned lg, uint32_t n)
 {
     uint32_t i;
     for (i = 0; i < n; i++)
-        h[lv[i]]++;
+        h[upq_lev_get(lv, i, lg)]++;
 }
+
 
 upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
 {
@@ -520,9 +537,9 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     if (c->type == UPQ_TYPE_BYTE_ARRAY)
         c->ba_bytes += (int64_t)vb - 4 * (int64_t)nv;
     if (c->def_hist)
-        upq_w_hist_add(c->def_hist, c->def, n);
+        upq_w_hist_add(c->def_hist, c->def, c->dlg, n);
     if (c->rep_hist)
-        upq_w_hist_add(c->rep_hist, c->rep, n);
+        upq_w_hist_add(c->rep_hist, c->rep, c->rlg, n);
     c->enc_mask |= 1u << (dict ? (v2 ? UPQ_ENC_RLE_DICTIONARY : UPQ_ENC_PLAIN_DICTIONARY) : c->enc);
     if (c->max_def || c->max_rep)
         c->enc_mask |= 1u << UPQ_ENC_RLE;

@@ -14,7 +14,17 @@ static const char *const channel_names[SENSOR_CHANNELS] = {"ch0", "ch1", "ch2", 
                                                            "ch4", "ch5", "ch6", "ch7"};
 
 enum { COL_TS = 0, COL_DEVICE = 1, COL_CH0 = 2, COL_STATUS = 2 + SENSOR_CHANNELS };
-enum { ST_NEXT = 0, ST_SET, ST_END, ST_CLOSE, ST_DONE };
+enum {
+    ST_OPEN = 0, /* the platform opens the current file */
+    ST_INIT,     /* the writer starts on it (resuming it when asked) */
+    ST_RESUME,
+    ST_NEXT,     /* the next row, or the file's end */
+    ST_SET,
+    ST_END,
+    ST_CLOSE,    /* the writer closes the file */
+    ST_RELEASE,  /* the platform lets it go; then the next file, or done */
+    ST_DONE
+};
 
 /* 2024-06-01T00:00:00Z, and one row every 100 ms. */
 #define START_US INT64_C(1717200000000000)
@@ -112,8 +122,7 @@ static void set_options(sensor_logger *lg)
     o->row_group_rows = lg->cfg.row_group_rows ? lg->cfg.row_group_rows : SENSOR_ROW_GROUP_ROWS;
     o->checkpoint = 1;
     o->checkpoint_rows = lg->cfg.checkpoint_rows;
-    o->file_rows = lg->cfg.rows; /* the last row group ends where the file does */
-    o->file_id = lg->cfg.seed ^ UINT64_C(0x5EED5EED5EED5EED);
+    o->max_file_bytes = lg->cfg.max_file_bytes;
     for (k = 0; k < SENSOR_COLUMNS; k++) {
         lg->cols[k].encoding = -1;
         lg->cols[k].dictionary = 0;
@@ -128,29 +137,39 @@ static void set_options(sensor_logger *lg)
     o->ncolumns = SENSOR_COLUMNS;
 }
 
+/* The options that differ per file: the rows it will hold when known (so
+ * its last row group ends there and no reserved space is left behind), and
+ * its id (the journal tells the files of a log apart by it). */
+static void set_file_options(sensor_logger *lg)
+{
+    uint64_t left = lg->end - lg->row;
+    if (lg->cfg.max_file_rows && lg->cfg.max_file_rows < left)
+        left = lg->cfg.max_file_rows;
+    lg->opts.file_rows = lg->cfg.resume && lg->file == lg->cfg.first_file ? 0u : left;
+    lg->opts.file_id = (lg->cfg.seed ^ UINT64_C(0x5EED5EED5EED5EED)) + lg->file;
+}
+
 upq_status sensor_logger_setup(sensor_logger *lg, const sensor_config *cfg)
 {
     upq_status st;
     zero(lg, sizeof *lg);
-    lg->cfg.device = cfg->device;
-    lg->cfg.seed = cfg->seed;
-    lg->cfg.rows = cfg->rows;
-    lg->cfg.row_group_rows = cfg->row_group_rows;
-    lg->cfg.checkpoint_rows = cfg->checkpoint_rows;
-    lg->cfg.page_size = cfg->page_size;
+    lg->cfg = *cfg;
     lg->device.ptr = (const uint8_t *)cfg->device;
     lg->device.len = cfg->device ? (uint32_t)cstr_len(cfg->device) : 0u;
     lg->rng = cfg->seed ^ UINT64_C(0x9E3779B97F4A7C15);
     if (lg->rng == 0)
         lg->rng = 1; /* xorshift's one fixed point */
+    lg->end = cfg->rows;
+    lg->file = cfg->first_file;
     st = build_schema(lg);
     if (st != UPQ_OK)
         return st;
     set_options(lg);
+    set_file_options(lg);
     return UPQ_OK;
 }
 
-upq_status sensor_logger_open(sensor_logger *lg, const upq_sink *sink, const sensor_config *cfg)
+upq_status sensor_logger_open(sensor_logger *lg, const sensor_files *files, const sensor_config *cfg)
 {
     upq_status st = sensor_logger_setup(lg, cfg);
     if (st != UPQ_OK)
@@ -162,9 +181,9 @@ upq_status sensor_logger_open(sensor_logger *lg, const upq_sink *sink, const sen
         return st;
     if (lg->arena_need > sizeof sensor_arena)
         return UPQ_ERR_NOMEM;
-    lg->stage = ST_NEXT;
-    return upq_writer_init(&lg->w, sink, lg->elems, lg->nelems, sensor_arena, sizeof sensor_arena,
-                           &lg->opts);
+    lg->files = *files;
+    lg->stage = ST_OPEN;
+    return UPQ_OK;
 }
 
 /* Sets columns lg->col.. of the current row; UPQ_AGAIN keeps the place. */
@@ -193,13 +212,62 @@ static upq_status set_columns(sensor_logger *lg)
     return UPQ_OK;
 }
 
+/* Does the current file end before the next row? */
+static int file_ends(sensor_logger *lg)
+{
+    if (lg->row >= lg->end)
+        return 1;
+    if (lg->cfg.max_file_rows && lg->file_rows >= lg->cfg.max_file_rows)
+        return 1;
+    return upq_writer_file_full(&lg->w);
+}
+
 upq_status sensor_logger_step(sensor_logger *lg)
 {
     upq_status st;
+    upq_sink sink;
+    uint64_t i;
     for (;;) {
         switch (lg->stage) {
+        case ST_OPEN: {
+            int resume = lg->cfg.resume && lg->file == lg->cfg.first_file;
+            st = lg->files.open(lg->files.ctx, lg->file, resume, &sink, &lg->resume_size);
+            if (st != UPQ_OK)
+                return st;
+            set_file_options(lg);
+            st = upq_writer_init(&lg->w, &sink, lg->elems, lg->nelems, sensor_arena, sizeof sensor_arena,
+                                 &lg->opts);
+            if (st != UPQ_OK)
+                return st;
+            lg->file_rows = 0;
+            lg->stage = resume ? ST_RESUME : ST_NEXT;
+            continue;
+        }
+        case ST_RESUME:
+            /* the file as far as it was checkpointed (the rest of a cut
+             * run is dropped), then on from there */
+            st = upq_writer_resume(&lg->w, lg->resume_size);
+            if (st != UPQ_OK)
+                return st;
+            lg->file_rows = upq_writer_rows(&lg->w);
+            /* the readings go on from the rows the file holds: the
+             * generator's state after them */
+            for (i = 0; i < lg->file_rows; i++) {
+                sensor_sample skip;
+                sensor_read(&lg->rng, i, &skip);
+            }
+            lg->row = lg->file_rows;
+            lg->end += lg->row;
+            {
+                uint64_t left = lg->end - lg->row;
+                if (lg->cfg.max_file_rows && lg->cfg.max_file_rows - lg->file_rows < left)
+                    left = lg->cfg.max_file_rows > lg->file_rows ? lg->cfg.max_file_rows - lg->file_rows : 0u;
+                upq_writer_set_file_rows(&lg->w, lg->file_rows + left);
+            }
+            lg->stage = ST_NEXT;
+            continue;
         case ST_NEXT:
-            if (lg->row >= lg->cfg.rows) {
+            if (file_ends(lg)) {
                 lg->stage = ST_CLOSE;
                 continue;
             }
@@ -218,14 +286,28 @@ upq_status sensor_logger_step(sensor_logger *lg)
             if (st != UPQ_OK)
                 return st;
             lg->row++;
+            lg->file_rows++;
             lg->stage = ST_NEXT;
             return UPQ_OK;
         case ST_CLOSE:
             st = upq_writer_close(&lg->w);
             if (st != UPQ_OK)
                 return st;
-            lg->stage = ST_DONE;
-            return UPQ_DONE;
+            lg->stage = ST_RELEASE;
+            continue;
+        case ST_RELEASE:
+            if (lg->files.close) {
+                st = lg->files.close(lg->files.ctx, lg->file);
+                if (st != UPQ_OK)
+                    return st;
+            }
+            if (lg->row >= lg->end) {
+                lg->stage = ST_DONE;
+                return UPQ_DONE;
+            }
+            lg->file++;
+            lg->stage = ST_OPEN;
+            return UPQ_OK;
         default:
             return UPQ_DONE;
         }

@@ -8,9 +8,13 @@
  * Porting means writing that sink and calling these functions from the main
  * loop; nothing else changes.
  *
- * Checkpoint mode is on: after every row group the file ends in a complete
- * footer and is synced, so a power cut loses at most the row group being
- * filled (upq_recover() cuts a damaged file back to its last checkpoint).
+ * Checkpoint mode is on: each column chunk goes to its place in the file
+ * page by page, so row groups are as large as asked (64K rows) whatever the
+ * RAM; every 600 rows (a minute at 10 Hz) a checkpoint writes what changed
+ * and syncs, so a power cut loses at most the rows since the last one.
+ * After a reboot the logger resumes the same file (upq_writer_resume()
+ * recovers it and goes on), and it can rotate to a new file at a row or
+ * byte limit.
  *
  *   ts      int64 TIMESTAMP(MICROS,true)  required
  *   device  binary (STRING)               required
@@ -29,18 +33,19 @@
 #define SENSOR_CHANNELS 8
 #define SENSOR_COLUMNS (SENSOR_CHANNELS + 3)
 /* Bytes of the static arena: enough for the options in sensor_logger.c
- * (4 KiB pages, direct mode); sensor_logger_open() checks it against
- * upq_writer_workspace_size(). 48 KiB on 32-bit targets (the Cortex-M4
- * figure of make size); a 64-bit host's pointers make the writer's
- * per-column state a quarter larger, hence more there. */
+ * (512-byte pages, checkpoint mode: one page per column staged, whatever
+ * the row group's size); sensor_logger_open() checks it against
+ * upq_writer_workspace_size(). 16 KiB on 32-bit targets (the Cortex-M4
+ * figure of make size, logger-arena); a 64-bit host's pointers make the
+ * writer's per-column state larger, hence more there. */
 #ifndef SENSOR_ARENA_BYTES
 #if UINTPTR_MAX > 0xFFFFFFFFu
-#define SENSOR_ARENA_BYTES (52u * 1024u)
+#define SENSOR_ARENA_BYTES (20u * 1024u)
 #else
-#define SENSOR_ARENA_BYTES (48u * 1024u)
+#define SENSOR_ARENA_BYTES (16u * 1024u)
 #endif
 #endif
-#define SENSOR_PAGE_SIZE 1024u
+#define SENSOR_PAGE_SIZE 512u
 #define SENSOR_ROW_GROUP_ROWS 65536u
 #define SENSOR_CHECKPOINT_ROWS 600u
 
@@ -51,6 +56,19 @@ typedef struct sensor_sample {
     uint8_t status_ok;
 } sensor_sample;
 
+/*
+ * The platform's files: `open` gives the sink of file number n of the log
+ * (0 first; rotation asks for the next), creating it, or, with `resume`,
+ * opening the existing one and telling its size. `close` ends use of file n
+ * (its writer is closed already). UPQ_OK, UPQ_AGAIN (asked again) or an
+ * error, which stops the logger.
+ */
+typedef struct sensor_files {
+    upq_status (*open)(void *ctx, uint32_t n, int resume, upq_sink *sink, uint64_t *size);
+    upq_status (*close)(void *ctx, uint32_t n);
+    void *ctx;
+} sensor_files;
+
 typedef struct sensor_config {
     const char *device;             /* NUL-terminated; must outlive the logger */
     uint64_t seed;                  /* the readings are generated from it */
@@ -59,6 +77,12 @@ typedef struct sensor_config {
     uint32_t checkpoint_rows;       /* a checkpoint every this many rows (0: only at the
                                        end of each row group) */
     uint32_t page_size;             /* 0: SENSOR_PAGE_SIZE */
+    uint8_t resume;                 /* continue file `first_file` (cut short or closed): the
+                                       readings go on from the rows it holds, and `rows`
+                                       more are logged */
+    uint32_t first_file;            /* the log's file number to start (or resume) with */
+    uint64_t max_file_rows;         /* rotate: a file holds at most this many rows (0: no limit) */
+    uint64_t max_file_bytes;        /* rotate: a file stays within this many bytes (0: no limit) */
 } sensor_config;
 
 /* The logger's state: may live anywhere (static on a board). */
@@ -70,10 +94,15 @@ typedef struct sensor_logger {
     upq_column_opts cols[SENSOR_COLUMNS];
     sensor_config cfg;
     upq_bytes device;
+    sensor_files files;
     uint64_t rng;
-    uint64_t row;                   /* rows logged */
+    uint64_t row;                   /* the next reading's number */
+    uint64_t end;                   /* ... and the one to stop at */
+    uint64_t file_rows;             /* rows of the current file */
+    uint32_t file;                  /* the current file's number */
+    uint64_t resume_size;           /* resuming: the file's size */
     sensor_sample cur;              /* the row being written */
-    uint8_t stage;                  /* where a blocked row resumes */
+    uint8_t stage;                  /* where a blocked step resumes */
     uint8_t col;                    /* next column to set */
     size_t arena_need;              /* from upq_writer_workspace_size */
 } sensor_logger;
@@ -86,17 +115,20 @@ typedef struct sensor_logger {
 upq_status sensor_logger_setup(sensor_logger *lg, const sensor_config *cfg);
 
 /*
- * Builds the schema and opens the writer on `sink` with the static arena.
- * Returns UPQ_OK, UPQ_ERR_NOMEM when SENSOR_ARENA_BYTES is below what the
- * writer needs (lg->arena_need tells how much), or the writer's errors.
+ * Sets the logger up to write through `files` (nothing is opened yet: the
+ * first sensor_logger_step() opens, or resumes, the first file). Returns
+ * UPQ_OK, UPQ_ERR_NOMEM when SENSOR_ARENA_BYTES is below what the writer
+ * needs (lg->arena_need tells how much), or a schema error.
  */
-upq_status sensor_logger_open(sensor_logger *lg, const upq_sink *sink, const sensor_config *cfg);
+upq_status sensor_logger_open(sensor_logger *lg, const sensor_files *files, const sensor_config *cfg);
 
 /*
- * Logs the next row, then, after the last one, closes the file. Returns
- * UPQ_OK (a row was logged: call again), UPQ_DONE (every row logged and the
- * file complete), UPQ_AGAIN (the sink would block: call again later; the
- * row resumes where it stopped) or an error.
+ * Does the next piece of work: opens (or resumes) a file, logs a row, or
+ * ends a file (closing it, and rotating to the next when a limit is
+ * reached). Returns UPQ_OK (call again), UPQ_DONE (every row logged and
+ * the last file complete), UPQ_AGAIN (the sink would block: call again
+ * later; the step resumes where it stopped) or an error
+ * (upq_writer_error() says what; lg->file which file).
  */
 upq_status sensor_logger_step(sensor_logger *lg);
 

@@ -38,7 +38,7 @@ upq_status upq_sh_open(upq_sh_file *f, const char *path, int mode)
     if (h < 0)
         return UPQ_ERR_IO;
     f->handle = h;
-    if (mode == UPQ_SH_READ) {
+    if (mode == UPQ_SH_READ || mode == UPQ_SH_UPDATE) {
         a[0] = (uint32_t)h;
         len = upq_sh_call(UPQ_SH_SYS_FLEN, a);
         if (len < 0) {
@@ -134,6 +134,34 @@ upq_status upq_sh_write(void *ctx, const void *buf, size_t len, size_t *written)
     return UPQ_OK;
 }
 
+upq_status upq_sh_write_at(void *ctx, uint64_t off, const void *buf, size_t len, size_t *written)
+{
+    upq_sh_file *f = (upq_sh_file *)ctx;
+    uint32_t a[3];
+    *written = 0;
+    if (f->handle < 0)
+        return UPQ_ERR_IO;
+    if (len == 0)
+        return UPQ_OK;
+    if (len > MAX_CHUNK)
+        len = MAX_CHUNK;
+    /* a position past the end leaves a hole the host fills with zeros */
+    if (off > MAX_POS || len > MAX_POS - off || seek_to(f, off) != UPQ_OK)
+        return UPQ_ERR_IO;
+    a[0] = (uint32_t)f->handle;
+    a[1] = (uint32_t)(uintptr_t)buf;
+    a[2] = (uint32_t)len;
+    if (upq_sh_call(UPQ_SH_SYS_WRITE, a) != 0) {
+        f->pos = UINT64_MAX;
+        return UPQ_ERR_IO;
+    }
+    f->pos = off + len;
+    if (f->pos > f->size)
+        f->size = f->pos;
+    *written = len;
+    return UPQ_OK;
+}
+
 upq_status upq_sh_sync(void *ctx)
 {
     const upq_sh_file *f = (const upq_sh_file *)ctx;
@@ -151,8 +179,10 @@ void upq_sh_sink(upq_sh_file *f, upq_sink *sink)
 {
     sink->ctx = f;
     sink->write = upq_sh_write;
+    sink->write_at = upq_sh_write_at;
     sink->sync = upq_sh_sync;
     sink->read_at = upq_sh_read_at;
+    sink->truncate = 0; /* semihosting cannot shorten a file */
 }
 
 void upq_sh_write0(const char *s)

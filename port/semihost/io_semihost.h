@@ -3,7 +3,7 @@
  * (`bkpt 0xab` on M-profile): the I/O of firmware run under a debugger or
  * qemu (-semihosting-config enable=on,target=native). Provides the reader's
  * upq_io (read_at: SYS_SEEK + SYS_READ) and the writer's upq_sink (write,
- * sync, read_at) over one host file.
+ * write_at, sync, read_at; no truncate) over one host file.
  *
  * Semihosting file positions are 32-bit: files up to 2 GB. Calls block
  * until the host answers, so these callbacks never return UPQ_AGAIN.
@@ -40,6 +40,7 @@ enum {
 enum {
     UPQ_SH_READ = 1,       /* "rb" */
     UPQ_SH_WRITE = 5,      /* "wb": create or truncate */
+    UPQ_SH_UPDATE = 3,     /* "r+b": an existing file, read and written (its size recorded) */
     UPQ_SH_READ_WRITE = 7  /* "w+b": create or truncate, read back too */
 };
 
@@ -67,6 +68,9 @@ upq_status upq_sh_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t
  * there after a read_at). Writes everything or returns UPQ_ERR_IO. */
 upq_status upq_sh_write(void *ctx, const void *buf, size_t len, size_t *written);
 
+/* The sink's positional write (checkpoint mode): seeks, then writes
+ * everything or returns UPQ_ERR_IO. */
+upq_status upq_sh_write_at(void *ctx, uint64_t off, const void *buf, size_t len, size_t *written);
 /* The sink's sync: semihosting has no flush call; the host writes through,
  * so this returns UPQ_OK. */
 upq_status upq_sh_sync(void *ctx);

@@ -259,6 +259,11 @@ typedef struct upq_writer_opts {
     uint64_t file_rows;       /* rows the file will hold when closed, when known (a
                                  rotation limit): the last row group is planned to end
                                  there, so no reserved space is left behind (0: unknown) */
+    uint64_t max_file_bytes;  /* the closed file stays within this many bytes: each row
+                                 group is planned to fit what is left, with the page
+                                 indexes and footer still to come (estimated from the
+                                 pages so far), and upq_writer_file_full() says when no
+                                 further row group fits (0: no limit) */
     uint64_t file_id;         /* tells this file's journal from another file's on a
                                  reused medium (a serial number, a time, random bits);
                                  0 when the medium is never reused */
@@ -293,7 +298,7 @@ typedef struct upq_wcol {
     uint32_t pend_off;        /* row-wise: staging offset of the pending value */
     /* staging: [0, nlev) levels, nval values in vbytes bytes; the first
      * clev / cval / cbytes of them are committed (rows every column has) */
-    uint16_t *def, *rep;
+    uint8_t *def, *rep;       /* levels, packed (core/encode.h: upq_lev_get) */
     uint8_t *vals;
     uint32_t vcap, lcap;
     uint32_t nlev, nval, vbytes;
@@ -322,6 +327,7 @@ typedef struct upq_wcol {
     uint32_t scap;            /* bytes of one min or max (0: no min/max) */
     uint8_t ci_ok;            /* a ColumnIndex can be written for this chunk */
     uint8_t dict_nonce_set;   /* encrypted: the dictionary page's nonces are drawn */
+    uint8_t dlg, rlg;         /* staged levels take 1 << dlg (rlg) bits each */
     /* chunk statistics and counters */
     upq_minmax st;
     int64_t nulls, nans, num_values, unc_bytes, comp_bytes, ba_bytes;
@@ -360,9 +366,10 @@ typedef struct upq_writer {
     size_t pbuf_cap;
     uint8_t *hbuf;            /* one encoded page header */
     size_t hbuf_cap;
-    uint32_t *idx;            /* dictionary indices of one page */
+    uint16_t *idx;            /* dictionary indices of one page (entries are at most 65535) */
     upq_bytes *bvals;         /* byte-array values of one page for the encoders */
     uint32_t lmax;            /* level entries of one page */
+    uint8_t *stage;           /* every column's staging (and the checkpoint-mode finisher) */
     /* rows */
     uint64_t rs;              /* rows every column has in the current row group */
     uint64_t rows_done;       /* rows of finished row groups */
@@ -509,6 +516,18 @@ upq_status upq_writer_checkpoint(upq_writer *w);
  * schema; nothing was written), UPQ_ERR_AUTH, UPQ_ERR_IO.
  */
 upq_status upq_writer_resume(upq_writer *w, uint64_t size);
+
+/*
+ * Checkpoint mode with max_file_bytes: 1 when the file cannot take another
+ * row group within the limit (asked between rows, it is 1 only at a row
+ * group's end): close it and continue in a new file. 0 otherwise.
+ */
+int upq_writer_file_full(upq_writer *w);
+
+/* Checkpoint mode: the rows the file will hold when closed (opts.file_rows),
+ * when known only later, as after a resume. Row groups not yet begun are
+ * planned with it. */
+void upq_writer_set_file_rows(upq_writer *w, uint64_t rows);
 
 /* ---- recovery ------------------------------------------------------------ */
 
