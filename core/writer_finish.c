@@ -192,7 +192,7 @@ upq_status upq_wf_corrupt(upq_writer *w, uint64_t off, const char *what)
  * allocated from the scratch arena), checking magic, length, file id, CRC.
  * UPQ_OK, UPQ_AGAIN, or UPQ_ERR_CORRUPT.
  */
-upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h)
+static upq_status read_record(upq_writer *w, uint64_t off)
 {
     upq_wfinish *f = UPQ_WF(w);
     upq_status st;
@@ -218,7 +218,6 @@ upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h)
             case UPQ_J_FILE: return upq_wf_corrupt(w, off, "journal record out of place");
             default: obj = &f->ck; break;
             }
-            *h = f->jh;
             f->rcrc = upq_crc32(upq_wf_at(w, off), UPQ_J_HDR);
             f->rdone = UPQ_J_HDR;
             f->tdone = 0;
@@ -320,6 +319,15 @@ upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h)
             continue;
         }
     }
+}
+
+/* The header goes out whenever the record is whole, also when it took
+ * several calls (the caller's copy of an earlier call is not kept). */
+upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h)
+{
+    upq_status st = read_record(w, off);
+    *h = UPQ_WF(w)->jh;
+    return st;
 }
 
 /* ---- a row group's description --------------------------------------------------- */

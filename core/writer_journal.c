@@ -250,6 +250,8 @@ upq_status upq_wj_rec_piece(upq_writer *w)
 
 /* ---- the FILE record ------------------------------------------------------------ */
 
+static upq_status sync_sink(upq_writer *w);
+
 /* FILE stages (upq_wjournal.jst while file_done is 0). */
 enum { FS_MAGIC = 0, FS_HDR, FS_SETTINGS, FS_SEAL, FS_FMD, FS_TAG, FS_CRC, FS_DONE };
 
@@ -444,6 +446,12 @@ static upq_status file_piece(upq_writer *w)
         jr->fst = FS_DONE;
         return UPQ_OK;
     default:
+        /* synced before anything else: on a medium that held another
+         * checkpoint-mode file, a cut now finds this file's FILE record,
+         * not the old file's */
+        st = sync_sink(w);
+        if (st != UPQ_OK)
+            return st;
         jr->file_done = 1;
         jr->fst = 0;
         w->gtmpl = 0;

@@ -3,12 +3,14 @@
  * static arena and writes its rows in the form `upq cat --raw` prints on the
  * host, so the two outputs can be compared byte for byte.
  *
- *   fw_reader.elf [--chunk N] [--again] IN.parquet OUT.jsonl
+ *   fw_reader.elf [--chunk N] [--again] [--column K] IN.parquet OUT.jsonl
  *                                           (the semihosting command line)
  *
  * --chunk N makes every read return at most N bytes and --again makes every
  * other read say "would block", as a slow or busy medium does: the output
- * must not change.
+ * must not change. --column K reads leaf column K alone (of the first 256):
+ * the others are left out of the footer's decoding and skipped, as a board
+ * reading one column at a time does.
  *
  * --raw is `upq cat --json` with every leaf value shown by its physical type
  * alone, bit-exact: BOOLEAN true/false, INT32/INT64 decimal, FLOAT
@@ -263,6 +265,9 @@ static upq_status read_row(const upq_schema *s, fw_out *o)
     return st == UPQ_DONE ? UPQ_OK : st;
 }
 
+/* --column: the one leaf column read (-1: all). */
+static int32_t sel_col = -1;
+
 static upq_status dump(fw_out *o, uint64_t *nrows)
 {
     const upq_file_metadata *m;
@@ -277,8 +282,11 @@ static upq_status dump(fw_out *o, uint64_t *nrows)
         return st;
     m = upq_reader_metadata(&reader);
     s = upq_reader_schema(&reader);
+    if (sel_col >= 0 && (uint32_t)sel_col >= s->num_columns)
+        return UPQ_ERR_INVAL;
     for (rg = 0; rg < m->row_groups.n; rg++) {
-        st = upq_rows_open(&rows, &reader, rg, 0, 0, 0);
+        uint32_t node = sel_col >= 0 ? s->columns[sel_col].node : 0u;
+        st = upq_rows_open(&rows, &reader, rg, sel_col >= 0 ? &node : 0, sel_col >= 0 ? 1u : 0u, 0);
         if (st != UPQ_OK)
             return st;
         for (;;) {
@@ -351,6 +359,8 @@ int main(void)
     fw_out o, *c;
     uint64_t nrows = 0;
     upq_status st;
+    static uint8_t proj[32];  /* --column: the leaf columns kept */
+    static upq_reader_opts ropts;
 
     fw_console_open();
     c = fw_console();
@@ -366,6 +376,13 @@ int main(void)
             i++;
         } else if (fw_streq(argv[i], "--again")) {
             slow.again = 1;
+        } else if (fw_streq(argv[i], "--column") && i + 1 < argc && fw_parse_u64(argv[i + 1], &v) &&
+                   v < 8u * sizeof proj && sel_col < 0) {
+            proj[v / 8u] = (uint8_t)(1u << (v % 8u));
+            sel_col = (int32_t)v;
+            ropts.projection = proj;
+            ropts.projection_bits = 8u * sizeof proj;
+            i++;
         } else if (argv[i][0] == '-' || nfiles == 2) {
             nfiles = 3;
             break;
@@ -374,7 +391,7 @@ int main(void)
         }
     }
     if (nfiles != 2) {
-        fw_puts(c, "usage: fw_reader.elf [--chunk N] [--again] IN.parquet OUT.jsonl\n");
+        fw_puts(c, "usage: fw_reader.elf [--chunk N] [--again] [--column K] IN.parquet OUT.jsonl\n");
         fw_exit(2);
     }
     if (upq_sh_open(&in, files[0], UPQ_SH_READ) != UPQ_OK) {
@@ -394,7 +411,7 @@ int main(void)
     slow.f = &in;
     io.ctx = &slow;
     io.read_at = slow_read_at;
-    upq_reader_init(&reader, &io, arena, sizeof arena, 0);
+    upq_reader_init(&reader, &io, arena, sizeof arena, ropts.projection ? &ropts : 0);
 
     st = dump(&o, &nrows);
     if (st != UPQ_OK)
