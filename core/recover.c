@@ -140,7 +140,7 @@ static upq_status verify_column(upq_writer *w, int complete)
     upq_wjcol *j = &w->jr->cols[f->vcol];
     upq_wcol *c = &w->cols[f->vcol];
     uint64_t data = j->off + j->slot;
-    const upq_page_header *ph = &f->ph;
+    const upq_page_header *ph = f->ph;
     upq_status st;
     for (;;) {
         switch (f->vstage) {
@@ -772,6 +772,7 @@ upq_status upq_wr_next(upq_writer *w)
                 f->closed = 1;
                 f->close_at = f->walk;
                 f->close_size = (uint64_t)f->cl.size; /* f->cl is overwritten by the next record read */
+                f->close_seq = h.seq;
                 f->seq++;
                 f->walk = (uint64_t)f->cl.tail;
                 continue;
@@ -841,6 +842,12 @@ upq_status upq_wr_next(upq_writer *w)
             if (f->session == UINT16_MAX && !f->dry && (f->resume || f->in_rg || !f->closed))
                 return upq_w_fail(w, UPQ_ERR_LIMIT, -1, "the file was resumed 65535 times: start a new one");
             if (!f->in_rg) {
+                if (f->closed) {
+                    /* what is written next (RESUME, or CLOSE again) goes in
+                     * the CLOSE record's place, and in the chain in its turn */
+                    f->seq = f->close_seq;
+                    jr->next = f->close_at;
+                }
                 f->cand = 0;
                 f->rstage = f->resume ? RP_RESUME : RP_DONE;
                 continue;
@@ -1406,6 +1413,8 @@ static upq_status rc_read(upq_recover_state *st, const upq_sink *sink, uint64_t 
 
 static upq_status rc_fail(upq_recover_state *st, upq_status s, uint64_t off, const char *what)
 {
+    (void)what; /* UPQ_NO_ERRSTR builds keep no texts */
+    st->w.err.column = st->w.err.row_group = st->w.err.page = -1;
     st->w.err.status = s;
     st->w.err.what = UPQ_MSG(what);
     st->w.err.offset = off;

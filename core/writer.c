@@ -670,6 +670,8 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
         size_t fin = jm ? upq_wf_need(w, n, nrep, nlev) : 0u, blk = stage > fin ? stage : fin;
         uint8_t *p = (uint8_t *)take(t, blk);
         w->stage = p;
+        if (p && t->a && !t->fail)
+            upq_memset(p, 0, blk); /* packed levels are set bit by bit */
         for (i = 0; p && t->a && !t->fail && w->cols && i < n; i++) {
             stage_carve(&w->cols[i], p);
             p += stage_size(&w->cols[i]);

@@ -118,6 +118,7 @@ void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nrep, uint32
     size_t b = bound_cap(w), win = w->hbuf_cap > WIN_MIN ? w->hbuf_cap : WIN_MIN;
     size_t sc = a8(scratch_need(w, ncols, nrep, nlev));
     upq_memset(f, 0, sizeof *f);
+    f->ph = &UPQ_W_MODELS(w)->ph;
     p += a8(sizeof *f);
     f->buf = p;
     f->cap = (uint32_t)win;
@@ -182,6 +183,7 @@ const uint8_t *upq_wf_at(upq_writer *w, uint64_t off)
 
 upq_status upq_wf_corrupt(upq_writer *w, uint64_t off, const char *what)
 {
+    (void)what; /* UPQ_NO_ERRSTR builds keep no texts */
     upq_w_fail(w, UPQ_ERR_CORRUPT, -1, what);
     w->err.offset = off;
     return UPQ_ERR_CORRUPT;
@@ -560,7 +562,7 @@ upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end, uint32_
             upq_memset(&lim, 0, sizeof lim);
             lim.max_binary = f->cap_b;
             upq_arena_init(&f->scratch, f->smem, f->scap);
-            upq_tdec_init(&f->tdec, &upq_page_header_desc, &f->ph, &f->scratch, end - off, &lim);
+            upq_tdec_init(&f->tdec, &upq_page_header_desc, f->ph, &f->scratch, end - off, &lim);
             f->in_scan = 1;
             f->rdone = 0;
 #if UPQ_WITH_CRYPTO
@@ -605,7 +607,7 @@ static upq_status page_facts(upq_writer *w)
 {
     upq_wfinish *f = UPQ_WF(w);
     const upq_wcol *c = &w->cols[f->col];
-    const upq_page_header *ph = &f->ph;
+    const upq_page_header *ph = f->ph;
     const upq_statistics *s = (const upq_statistics *)0;
     upq_fpage *p = &f->pg;
     if (ph->compressed_page_size < 0 || ph->uncompressed_page_size < 0 ||
@@ -868,7 +870,7 @@ static upq_status dict_page(upq_writer *w)
     upq_wcol *c = &w->cols[f->col];
     const upq_wjcol *j = &w->jr->cols[f->col];
     uint64_t off = j->off + j->slot - (uint32_t)c->dict_hdr;
-    const upq_page_header *ph = &f->ph;
+    const upq_page_header *ph = f->ph;
     upq_status st;
     c->chunk_off = (int64_t)off;
     c->data_off = (int64_t)(j->off + j->slot);

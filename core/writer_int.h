@@ -300,13 +300,11 @@ typedef struct upq_wjcol {
     uint64_t off, cap;       /* the open row group's region */
     uint64_t fill;           /* data page bytes written after the slot */
     uint64_t rate;           /* bytes per 1024 rows in the last row group (0: none yet) */
-    uint64_t ppk;            /* data pages per 1024 rows: the last row group's, or estimated */
     uint64_t pfill, prows;   /* bytes and rows of the row group's pages after a dictionary fell back */
-    int64_t ba;              /* unencoded BYTE_ARRAY bytes of the row group */
-    uint32_t slot;           /* dictionary slot at the region's start */
-    uint32_t pages;          /* data pages of the chunk */
-    uint32_t dict_dur;       /* dictionary entries already in a record's blob */
     uint64_t ok;             /* replay: data page bytes verified */
+    uint32_t ppk;            /* data pages per 1024 rows: the last row group's, or estimated */
+    uint32_t slot;           /* dictionary slot at the region's start */
+    uint32_t dict_dur;       /* dictionary entries already in a record's blob */
     int32_t bloom_crc;       /* replay: the bloom filter blob's CRC */
     uint32_t nprow;          /* repeated columns: pages not yet in a record... */
     int32_t *prow;           /* ... and their rows */
@@ -461,7 +459,7 @@ typedef struct upq_wfinish {
     uint32_t rdone, rcrc;
     /* page headers */
     upq_tdec tdec;
-    upq_page_header ph;
+    upq_page_header *ph;    /* the writer's model (idle while the finisher reads) */
     upq_arena scratch;
     uint8_t *smem;
     uint32_t scap;
@@ -507,6 +505,7 @@ typedef struct upq_wfinish {
     uint64_t cand_next;     /* where the record after it goes */
     uint64_t close_at;      /* the CLOSE record (closed) */
     uint64_t close_size;    /* ... and the file size it says */
+    uint32_t close_seq;     /* ... and its sequence number */
     uint64_t vpos, vend;    /* page verification: next page, target end */
     uint64_t bpos, bleft;   /* a body or blob being read */
     uint32_t bcrc, want_crc;

@@ -511,7 +511,7 @@ static uint32_t dict_slot(const upq_writer *w, const upq_wcol *c)
  * the first row group's estimate. A page holds as many rows as the staging
  * can, which the staged rows' levels and bytes tell; a checkpoint cuts one
  * page short per interval, which costs a header more. */
-static upq_status dry_rate(upq_writer *w, upq_wcol *c, uint64_t *rate, uint64_t *ppk)
+static upq_status dry_rate(upq_writer *w, upq_wcol *c, uint64_t *rate, uint32_t *ppk)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
     upq_minmax mm;
@@ -536,9 +536,9 @@ static upq_status dry_rate(upq_writer *w, upq_wcol *c, uint64_t *rate, uint64_t 
     *rate = ((uint64_t)pg.stored * 1024u + rows - 1u) / rows + ((uint64_t)pg.hl * 1024u + rpp - 1u) / rpp;
     if (w->o.checkpoint_rows)
         *rate += ((uint64_t)pg.hl * 1024u + w->o.checkpoint_rows - 1u) / w->o.checkpoint_rows;
-    *ppk = (1024u + rpp - 1u) / rpp;
+    *ppk = (uint32_t)((1024u + rpp - 1u) / rpp);
     if (w->o.checkpoint_rows)
-        *ppk += (1024u + w->o.checkpoint_rows - 1u) / w->o.checkpoint_rows;
+        *ppk += (uint32_t)((1024u + w->o.checkpoint_rows - 1u) / w->o.checkpoint_rows);
     return UPQ_OK;
 }
 
@@ -583,7 +583,7 @@ static upq_status rows_fitting(upq_writer *w, uint64_t *rows)
     for (i = 0; i < w->ncols; i++) {
         const upq_wjcol *j = &jr->cols[i];
         const upq_wcol *c = &w->cols[i];
-        per += j->rate + (j->rate >> jr->mshift) + j->ppk * index_entry(c);
+        per += j->rate + (j->rate >> jr->mshift) + (uint64_t)j->ppk * index_entry(c);
         /* the slot, room for a worst page, a last page cut short */
         fixed += (uint64_t)dict_slot(w, c) + c->worst + index_entry(c);
     }
@@ -1017,7 +1017,7 @@ void upq_wj_rg_done(upq_writer *w)
             j->rate = 1;
         j->pfill = j->prows = 0;
         if (rows)
-            j->ppk = ((uint64_t)w->cols[i].npages * 1024u + rows - 1u) / rows;
+            j->ppk = (uint32_t)umin(((uint64_t)w->cols[i].npages * 1024u + rows - 1u) / rows, UINT32_MAX);
         j->fill = 0;
         j->nprow = 0;
         j->dict_dur = 0;
