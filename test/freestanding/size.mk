@@ -116,15 +116,41 @@ $(SIZE_PROBE).txt: $(SIZE_PROBE).elf
 	    { cat $@.tmp; rm -f $@.tmp; echo "size: the probe failed under qemu"; exit 1; }
 	@mv $@.tmp $@
 
+# ---- reading the logger's day: the closed file of the 24 h run at 10 Hz (864,000
+# rows, the logger's defaults), read one column at a time by the reader
+# firmware (fw_reader.elf --column K) on the Cortex-M4 under qemu; its arena's
+# high-water mark per column ---------------------------------------------------------
+SIZE_DAY := $(SIZE)/logger-day.parquet
+SIZE_READ := $(SIZE)/cortex-m4/logger_read.txt
+
+$(SIZE_DAY): $(HOST)/sensor_logger
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	@$(HOST)/sensor_logger --rows 864000 $@ >$@.log || { cat $@.log; exit 1; }
+
+$(SIZE_READ): $(BUILD)/firmware/fw_reader.elf $(SIZE_DAY)
+	@mkdir -p $(dir $@)
+	@rm -f $@.tmp
+	@for k in 0 1 2 3 4 5 6 7 8 9 10; do \
+	    timeout 300 $(QEMU_SYSTEM_ARM) -M mps2-an386 -nographic -monitor none \
+	        -semihosting-config enable=on,target=native -kernel $(BUILD)/firmware/fw_reader.elf \
+	        -append "--column $$k $(SIZE_DAY) /dev/null" </dev/null >$@.col 2>&1 || \
+	        { cat $@.col; echo "size: fw_reader --column $$k failed"; exit 1; }; \
+	    grep -q '^rows: 864000$$' $@.col || { cat $@.col; echo "size: column $$k: not every row read"; exit 1; }; \
+	    echo "logger-read $$k $$(sed -n 's/^arena: .*high water \([0-9]*\)$$/\1/p' $@.col)" >>$@.tmp; \
+	done
+	@rm -f $@.col
+	@mv $@.tmp $@
+
 # ---- the report ---------------------------------------------------------------------
 SIZE_REPORT = $(NODE) test/freestanding/size_report.mjs --size-dir $(SIZE) \
     --targets '$(1)' --configs '$(SIZE_CONFIGS)' --budgets test/freestanding/budgets.txt \
     --stack-objs '$(CM4_LIB_OBJ)' --stack-deps '$(foreach l,$(DEPS_LIBS.cortex-m4),$(dir $(l)))' \
-    --indirect test/freestanding/stack_indirect.txt --probe $(SIZE_PROBE).txt \
+    --indirect test/freestanding/stack_indirect.txt --probe $(SIZE_PROBE).txt --read $(SIZE_READ) \
     --entries $(SIZE)/cortex-m4/everything/refs.list $(2)
 
 .PHONY: size-check
-size-lib: $(call SIZE_IMAGES,$(SIZE_TARGETS)) $(SIZE_PROBE).txt
+size-lib: $(call SIZE_IMAGES,$(SIZE_TARGETS)) $(SIZE_PROBE).txt $(SIZE_READ)
 	@$(call SIZE_REPORT,$(SIZE_TARGETS))
 
 # The stack check's own test: it must find the fixture's recursion and its
@@ -148,7 +174,7 @@ $(SIZE_OPTIONS_OFF): test/freestanding/options_off.c $(LIB_SRC) port/posix/io_po
 size-options-off: $(SIZE_OPTIONS_OFF)
 	@$(SIZE_OPTIONS_OFF) $(PARQUET_TESTING_DIR)
 
-size-check: $(call SIZE_IMAGES,$(SIZE_CHECK_TARGETS)) $(SIZE_PROBE).txt $(SIZE_FIXTURE).o \
+size-check: $(call SIZE_IMAGES,$(SIZE_CHECK_TARGETS)) $(SIZE_PROBE).txt $(SIZE_READ) $(SIZE_FIXTURE).o \
         size-options-off
 	@echo upq_fixture_a upq_fixture_c >$(SIZE_FIXTURE).entries
 	@if $(NODE) test/freestanding/size_report.mjs --size-dir $(SIZE) --targets '' --configs '' \

@@ -21,7 +21,7 @@
 // the check; so does an indirect call of library code that the file does not
 // describe, and a frame of dynamic size.
 //
-// Options: --size-dir D --targets 'T..' --configs 'C..' --budgets F
+// Options: --size-dir D --targets 'T..' --configs 'C..' --budgets F [--read F]
 //          --stack-objs 'O..' --stack-deps 'DIR..' --indirect F --probe F
 //          --entries F [--check]
 import fs from 'node:fs';
@@ -293,18 +293,51 @@ const structs = [...probe.matchAll(/^struct (\S+) (\d+)$/gm)].map((m) => [m[1], 
 const arenas = new Map();
 for (const m of probe.matchAll(/^arena (\S+) (\d+) (\S+)( \d+)?$/gm)) arenas.set(`${m[1]}@${m[2]}`, m[3]);
 say();
-say('Writer arena for the sensor logger\'s schema (11 columns, uncompressed, checkpoints, metadata');
-say('streamed from the file), Cortex-M4, upq_writer_workspace_size():');
+say('Writer arena for the sensor logger\'s schema (11 columns, uncompressed, checkpoint mode),');
+say('Cortex-M4, upq_writer_workspace_size(), by page size:');
 say();
-say(`  ${pad('page size', 10)} ${lpad('logger (direct)', 16)} ${lpad('buffered', 10)} ${lpad('defaults', 10)}   budget`);
-for (const p of ['1024', '4096', '8192']) {
-  const lgr = arenas.get(`logger@${p}`);
-  const [b, v] = lgr && /^\d+$/.test(lgr) ? verdict(`arena-logger-${p}`, 'cortex-m4', Number(lgr)) : ['-', ''];
-  say(`  ${pad(p, 10)} ${lpad(lgr ?? '?', 16)} ${lpad(arenas.get(`buffered@${p}`) ?? '?', 10)} ` +
-      `${lpad(arenas.get(`defaults@${p}`) ?? '?', 10)}   ${b} ${v}`);
+say(`  ${pad('page size', 10)} ${lpad('logger', 10)} ${lpad('defaults', 10)}`);
+for (const p of ['512', '1024', '4096'])
+  say(`  ${pad(p, 10)} ${lpad(arenas.get(`logger@${p}`) ?? '?', 10)} ${lpad(arenas.get(`defaults@${p}`) ?? '?', 10)}`);
+say('  (logger: its options; defaults: every option by default but checkpoint mode)');
+say();
+// The logging figures: the writer's arena as the logger runs, the least
+// arena recovery succeeds in at any cut, the largest arena high-water mark
+// of reading the closed 24 h file one column at a time.
+let read = '';
+if (args.read) {
+  try {
+    read = fs.readFileSync(args.read, 'utf8');
+  } catch (e) {
+    problems.push(`logger read: ${e.message}`);
+  }
 }
-say('  (logger: its options, direct mode; buffered: the same with chunk buffers and dictionary');
-say('   sizes by default; defaults: every option by default)');
+const perCol = [...read.matchAll(/^logger-read (\d+) (\d+)$/gm)].map((m) => Number(m[2]));
+const fig = (re) => {
+  const m = probe.match(re);
+  return m ? Number(m[1]) : undefined;
+};
+const logging = [
+  ['logger-arena', fig(/^logger-arena (\d+)$/m), 'the sensor logger\'s writer (512-byte pages, any row group size)'],
+  ['recover-arena', fig(/^recover-arena (\d+)$/m), 'upq_recover on its file, the largest over cuts'],
+  ['logger-read-arena', perCol.length ? Math.max(...perCol) : undefined,
+    'reading its closed 24 h file (864,000 rows), one column at a time'],
+];
+say('Logging on Cortex-M4 (bytes; budgets: budgets.txt):');
+say();
+for (const [key, v, what] of logging) {
+  if (v === undefined) {
+    if (key !== 'logger-read-arena' || args.read) problems.push(`${key}: not measured`);
+    say(`${key}: ?`);
+    continue;
+  }
+  const [b, verd] = verdict(key, 'cortex-m4', v);
+  say(`${key}: ${v}`);
+  say(`  ${what}; budget ${b} ${verd}`);
+}
+if (perCol.length) say(`  per column: ${perCol.join(' ')}`);
+const cuts = [...probe.matchAll(/^recover-cut (\d+) (\d+) (\d+)$/gm)];
+if (cuts.length) say(`  recovery cuts (bytes kept: rows, arena): ${cuts.map((m) => `${m[1]}: ${m[2]}, ${m[3]}`).join('; ')}`);
 say();
 say('Public structs on Cortex-M4 (sizeof, bytes):');
 const cols = 3;
