@@ -13,18 +13,23 @@
 #   make check-write  after conformance: `upq write` parses every corpus
 #                     schema back, round-trips the files that passed
 #                     (cat -> write -> cat is the identity; DuckDB reads the
-#                     copy as the original), refuses bad input; and the
-#                     sensor logger's file reads the same in DuckDB
+#                     copy as the original; arrow-rs and hyparquet too for
+#                     the checkpoint-mode copy), refuses bad input; and the
+#                     sensor logger's file reads the same in DuckDB,
+#                     arrow-rs and hyparquet
 #   make check-write-matrix  `upq write` over every type x encoding x codec
 #                     x page version x nesting and the edge cases, read back
-#                     by upq, DuckDB and arrow-rs; statistics and page index;
-#                     then random schemas/rows/options (write_random.mjs)
+#                     by upq, DuckDB and arrow-rs (and hyparquet in checkpoint
+#                     mode: cut copies recovered, --append); statistics and
+#                     page index; then random schemas/rows/options
+#                     (write_random.mjs)
 #   make check-bloom  bloom filters `upq write --bloom` makes, and DuckDB's,
 #                     asked through `upq bloom` and DuckDB's parquet_bloom_probe:
 #                     the same answer for every value and row group
 #   make check-powerloss  power cut at every write call and byte of logging
-#                     runs in checkpoint mode, recovered and read back; DuckDB
-#                     reads a sample of the recovered files
+#                     runs in checkpoint mode, recovered and read back; sensor
+#                     logs cut at many offsets, `upq recover`ed: a prefix of
+#                     the rows; DuckDB, arrow-rs and hyparquet read a sample
 #   make check-variant  Variant JSON against data_dictionary.json; Variant
 #                     files both ways between upq and DuckDB
 #   make check-fuzz   the fuzz targets for FUZZ_CHECK_TIME seconds each
@@ -265,8 +270,9 @@ check-bloom: stage-bloom
 	@bash test/check_report.sh $(CHECK_DIR) bloom
 
 # Power cuts at every write call and byte (test_powerloss --full; the unit
-# and asan stages run its quicker default), then DuckDB reads a sample of
-# recovered files.
+# and asan stages run its quicker default), then `upq recover` on sensor logs
+# cut at many byte offsets, and DuckDB, arrow-rs and hyparquet read a sample
+# of the recovered files (test/powerloss/run.sh).
 POWERLOSS_BIN := $(HOST)/test/powerloss/test_powerloss
 # in `make check` the unit stage's sub-make builds the program: not twice at once
 ifneq ($(filter check,$(MAKECMDGOALS)),)

@@ -31,6 +31,8 @@ static const tool_optspec cat_opts[] = {{"json", 0}, {"raw", 0},   {"columns", 1
                                         {"skip", 1}, {"batch", 1}, KEY_OPTS,       {NULL, 0}};
 
 static const tool_optspec bloom_opts[] = {KEY_OPTS, {NULL, 0}};
+/* recover.c reads the keys of an encrypted checkpoint-mode file */
+static const tool_optspec recover_opts[] = {KEY_OPTS, {NULL, 0}};
 
 static const tool_optspec write_opts[] = {
     {"schema", 1},         {"codec", 1},          {"encoding", 1},       {"dictionary", 0},
@@ -39,7 +41,8 @@ static const tool_optspec write_opts[] = {
     {"no-statistics", 0},  {"no-page-index", 0},  {"checkpoint", 0},     {"stats-max-binary", 1},
     {"kv", 1},             {"sorting-column", 1}, {"schema-json", 0},    {"page-levels", 1},
     {"max-pages", 1},      {"footer-size", 1},    {"max-row-groups", 1}, {"bloom", 1}, {"direct", 0},
-    {"bloom-max-bytes", 1}, {"shred", 1},   KEY_OPTS,
+    {"bloom-max-bytes", 1}, {"shred", 1},   {"checkpoint-rows", 1}, {"append", 0},
+    {"file-id", 1},         KEY_OPTS,
     {"plaintext-footer", 0}, {"ctr", 0}, {"store-aad-prefix", 0}, {"no-store-aad-prefix", 0},
     {NULL, 0}};
 
@@ -56,8 +59,8 @@ static const command commands[] = {
     {"write", cmd_write, "write --schema SCHEMA [options] IN.jsonl OUT.parquet",
      "write JSON lines (as cat --json prints them) into a Parquet file", write_opts, 0, 2},
     {"recover", cmd_recover, "recover FILE [OUT]",
-     "cut a file written with checkpoints back to its last complete one (or copy that to OUT)",
-     no_opts, 1, 2},
+     "finish a checkpoint-mode file cut short at its last intact checkpoint (or a copy, OUT)",
+     recover_opts, 1, 2},
     {"bloom", cmd_bloom, "bloom FILE COLUMN VALUE",
      "ask each row group's bloom filter of COLUMN about VALUE: absent or maybe", bloom_opts, 3, 3},
     {"variant", cmd_variant, "variant METADATA VALUE",
@@ -81,7 +84,7 @@ static void usage(FILE *out)
     fputs("\noptions:\n"
           "  -h, --help               print this help\n"
           "  --version                print the version\n"
-          "\nencrypted files (schema, meta, cat, bloom, write):\n"
+          "\nencrypted files (schema, meta, cat, bloom, recover, write):\n"
           "  --footer-key HEX|@FILE   footer key (16, 24 or 32 bytes; also the key of columns\n"
           "                           encrypted with it)\n"
           "  --column-key PATH=KEY    key of column PATH (dotted); repeatable\n"
@@ -110,9 +113,18 @@ static void usage(FILE *out)
           "  --data-page-v2           write DATA_PAGE_V2 pages\n"
           "  --no-crc, --no-statistics, --no-page-index\n"
           "                           leave out page CRCs, statistics, the page index\n"
-          "  --checkpoint             a complete footer after every row group (its metadata\n"
-          "                           is then read back from the file, not kept in RAM)\n"
-          "  --max-row-groups N       without --checkpoint: row groups whose metadata the\n"
+          "  --checkpoint             checkpoint mode: power-loss safe (a journal in the file,\n"
+          "                           chunks written in place; `upq recover` finishes a cut\n"
+          "                           file), a checkpoint at the end of each row group (default\n"
+          "                           64K rows); --direct, --chunk-size, --max-pages,\n"
+          "                           --footer-size and --max-row-groups do not apply\n"
+          "  --checkpoint-rows N      a checkpoint every N rows as well (implies --checkpoint)\n"
+          "  --append                 OUT exists: continue that checkpoint-mode file (cut short\n"
+          "                           or closed) with the rows of IN; needs the --schema and\n"
+          "                           options it was written with (implies --checkpoint)\n"
+          "  --file-id N              checkpoint mode: the id that tells this file's journal\n"
+          "                           from leftovers of another on a reused medium\n"
+          "  --max-row-groups N       without checkpoints: row groups whose metadata the\n"
           "                           arena keeps (default: 64M of it, at least 1000)\n"
           "  --footer-size N          ... or this many bytes for that metadata\n"
           "  --stats-max-binary N     longest binary min/max kept in statistics\n"

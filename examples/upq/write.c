@@ -15,6 +15,16 @@
  * The file is written to OUT.tmp and renamed to OUT only once complete: a
  * bad line (reported as `upq: IN:LINE: field "a.b": what`) or any other
  * error leaves no OUT behind that could pass for the result.
+ *
+ * Checkpoint mode (--checkpoint, --checkpoint-rows N): the writer keeps a
+ * journal inside the file and writes column chunks at offsets, so the sink
+ * is the POSIX one with positional writes, read-back, sync and truncate
+ * (port/posix). OUT.tmp is then recoverable at every moment (`upq recover`).
+ * --append continues an existing checkpoint-mode OUT (cut short or closed):
+ * OUT is copied to OUT.tmp, resumed there (upq_writer_resume), the rows
+ * appended, and OUT.tmp renamed over OUT once closed, so any error (a file
+ * that is no checkpoint-mode file, another schema or other options, a bad
+ * line) leaves OUT as it was.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -53,6 +63,11 @@ typedef struct out_file {
     int again;
     unsigned long calls;
     int err; /* errno of a failed call */
+    /* checkpoint mode: the POSIX sink (positional writes, read-back, sync,
+     * truncate) behind the knobs above; fd is its descriptor */
+    int positional;
+    upq_posix_sink ps;
+    upq_sink inner;
 } out_file;
 
 static upq_status out_write(void *ctx, const void *buf, size_t len, size_t *written)
@@ -104,11 +119,83 @@ static upq_status out_read_at(void *ctx, uint64_t off, void *buf, size_t len, si
     return UPQ_OK;
 }
 
+/* Checkpoint mode: upq_posix_sink's callbacks with the test knobs applied
+ * and errno kept for the message. */
+static upq_status ck_write_at(void *ctx, uint64_t off, const void *buf, size_t len,
+                              size_t *written)
+{
+    out_file *f = (out_file *)ctx;
+    upq_status st;
+    *written = 0;
+    f->calls++;
+    if (f->again && (f->calls & 1u))
+        return UPQ_AGAIN;
+    if (f->max_write && len > f->max_write)
+        len = f->max_write;
+    errno = 0;
+    st = f->inner.write_at(f->inner.ctx, off, buf, len, written);
+    if (st == UPQ_ERR_IO)
+        f->err = errno ? errno : EIO;
+    return st;
+}
+
+static upq_status ck_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    out_file *f = (out_file *)ctx;
+    upq_status st;
+    errno = 0;
+    st = f->inner.read_at(f->inner.ctx, off, buf, len, got);
+    if (st == UPQ_ERR_IO)
+        f->err = errno ? errno : EIO;
+    return st;
+}
+
+static upq_status ck_sync(void *ctx)
+{
+    out_file *f = (out_file *)ctx;
+    upq_status st;
+    errno = 0;
+    st = f->inner.sync(f->inner.ctx);
+    if (st == UPQ_ERR_IO)
+        f->err = errno ? errno : EIO;
+    return st;
+}
+
+static upq_status ck_truncate(void *ctx, uint64_t size)
+{
+    out_file *f = (out_file *)ctx;
+    upq_status st;
+    errno = 0;
+    st = f->inner.truncate(f->inner.ctx, size);
+    if (st == UPQ_ERR_IO)
+        f->err = errno ? errno : EIO;
+    return st;
+}
+
+/* The sink the writer gets: appends (streaming modes) or positional
+ * (checkpoint mode). */
+static void out_sink(out_file *f, upq_sink *sink)
+{
+    memset(sink, 0, sizeof *sink);
+    sink->ctx = f;
+    if (f->positional) {
+        sink->write_at = ck_write_at;
+        sink->read_at = ck_read_at;
+        sink->sync = ck_sync;
+        sink->truncate = ck_truncate;
+    } else {
+        sink->write = out_write;
+        sink->sync = out_sync;
+        sink->read_at = out_read_at;
+    }
+}
+
 /* ---- options ------------------------------------------------------------------ */
 
 typedef struct write_cfg {
     const char *schema_path, *in_path, *out_path;
     int schema_json;
+    int append;              /* --append: continue the checkpoint-mode file OUT */
     uint32_t max_row_groups; /* footer metadata kept in RAM for this many (no checkpoints) */
     upq_writer_opts o;
     upq_column_opts *cols;
@@ -398,10 +485,6 @@ static int apply_encryption(const tool_args *a, const upq_schema *s, write_cfg *
         fputs("upq: encryption needs --footer-key\n", stderr);
         return -1;
     }
-    if (cfg->o.checkpoint) {
-        fputs("upq: --checkpoint cannot be combined with encryption\n", stderr);
-        return -1;
-    }
     memset(e, 0, sizeof *e);
     e->algorithm = args_flag(a, "ctr") ? UPQ_CRYPTO_AES_GCM_CTR_V1 : UPQ_CRYPTO_AES_GCM_V1;
     e->plaintext_footer = (uint8_t)args_flag(a, "plaintext-footer");
@@ -467,7 +550,8 @@ static int build_opts(const tool_args *a, const upq_schema *s, write_cfg *cfg)
         opt_u32(a, "stats-max-binary", &o->stats_max_binary) ||
         opt_u32(a, "bloom-max-bytes", &o->bloom_max_bytes) ||
         opt_u64(a, "row-group-size", &o->row_group_bytes) ||
-        opt_u64(a, "row-group-rows", &o->row_group_rows))
+        opt_u64(a, "row-group-rows", &o->row_group_rows) ||
+        opt_u64(a, "checkpoint-rows", &o->checkpoint_rows))
         return -1;
     if (!o->chunk_size)
         o->chunk_size = HOST_CHUNK_SIZE;
@@ -475,8 +559,39 @@ static int build_opts(const tool_args *a, const upq_schema *s, write_cfg *cfg)
     o->no_crc = (uint8_t)args_flag(a, "no-crc");
     o->no_statistics = (uint8_t)args_flag(a, "no-statistics");
     o->no_page_index = (uint8_t)args_flag(a, "no-page-index");
-    o->checkpoint = (uint8_t)args_flag(a, "checkpoint");
+    cfg->append = args_flag(a, "append");
+    /* --checkpoint-rows and --append imply checkpoint mode */
+    o->checkpoint = (uint8_t)(args_flag(a, "checkpoint") || o->checkpoint_rows || cfg->append);
     o->direct = (uint8_t)args_flag(a, "direct");
+    if ((v = args_value(a, "file-id"))) {
+        char *end;
+        unsigned long long id;
+        errno = 0;
+        id = strtoull(v, &end, 0);
+        if (!*v || *v == '-' || *v == '+' || errno || *end) {
+            fprintf(stderr, "upq: bad value for --file-id: %s (a number, 0x for hex)\n", v);
+            return -1;
+        }
+        if (!o->checkpoint) {
+            fputs("upq: --file-id names a checkpoint-mode file's journal: it needs --checkpoint "
+                  "or --checkpoint-rows\n", stderr);
+            return -1;
+        }
+        if (cfg->append)
+            fputs("upq: note: --file-id has no effect with --append (the file keeps its id)\n",
+                  stderr);
+        o->file_id = (uint64_t)id;
+    }
+    if (o->checkpoint) {
+        /* settings checkpoint mode has no use for: say so rather than
+         * leave the user believing they apply */
+        static const char *const unused[] = {"direct", "chunk-size", "max-pages", "footer-size",
+                                             "max-row-groups"};
+        size_t k;
+        for (k = 0; k < sizeof unused / sizeof unused[0]; k++)
+            if (args_flag(a, unused[k]))
+                fprintf(stderr, "upq: note: --%s has no effect in checkpoint mode\n", unused[k]);
+    }
     {
         int i;
         for (i = 0; i < a->nopts; i++) {
@@ -527,6 +642,7 @@ typedef struct write_state {
     size_t arena_len;
     FILE *in;
     int seekable;     /* the input can be read again from the start */
+    uint64_t in_rows; /* rows of a regular input file (0: not counted) */
 } write_state;
 
 static int read_schema(write_state *ws)
@@ -631,9 +747,14 @@ static void writer_fail(const write_state *ws, upq_status st, const char *doing,
     else
         fputs(doing, stderr);
     if (st == UPQ_ERR_IO && ws->out.err) {
-        fprintf(stderr, ": %s\n", strerror(ws->out.err));
+        fprintf(stderr, ": %s", strerror(ws->out.err));
+        if (e && e->status == st && e->offset != UINT64_MAX)
+            fprintf(stderr, " at offset %" PRIu64, e->offset);
+        fputc('\n', stderr);
     } else if (e && e->status == st && e->what) {
         fprintf(stderr, ": %s", e->what);
+        if (e->offset != UINT64_MAX)
+            fprintf(stderr, " at offset %" PRIu64, e->offset);
         if (e->column >= 0 && (uint32_t)e->column < ws->s.num_columns) {
             strbuf sb;
             sb_init(&sb);
@@ -654,7 +775,113 @@ static void writer_fail(const write_state *ws, upq_status st, const char *doing,
               "--max-row-groups\n", stderr);
 }
 
-/* OUT.tmp, where the file is written until it is complete. */
+/* --append: OUT copied to OUT.tmp (its permissions too), which is then
+ * resumed; OUT itself is replaced only by the finished file. */
+static int copy_for_append(write_state *ws)
+{
+    static uint8_t buf[1 << 16];
+    const char *why = NULL;
+    struct stat sb;
+    int in, out;
+    ssize_t n = 0;
+    in = open(ws->cfg.out_path, O_RDONLY);
+    if (in < 0 || fstat(in, &sb) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(sb.st_mode))
+        why = "not a regular file";
+    if (why) {
+        fprintf(stderr, "upq: %s: %s (--append continues an existing checkpoint-mode file)\n",
+                ws->cfg.out_path, why);
+        if (in >= 0)
+            close(in);
+        return -1;
+    }
+    out = open(ws->tmp_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (out < 0) {
+        fprintf(stderr, "upq: %s: %s\n", ws->tmp_path, strerror(errno));
+        close(in);
+        return -1;
+    }
+    for (;;) {
+        ssize_t w, done = 0;
+        do
+            n = read(in, buf, sizeof buf);
+        while (n < 0 && errno == EINTR);
+        if (n <= 0)
+            break;
+        while (done < n) {
+            do
+                w = write(out, buf + done, (size_t)(n - done));
+            while (w < 0 && errno == EINTR);
+            if (w < 0) {
+                n = -1;
+                break;
+            }
+            done += w;
+        }
+        if (n < 0)
+            break;
+    }
+    if (n < 0 || fchmod(out, sb.st_mode & 07777) != 0) {
+        fprintf(stderr, "upq: copying %s to %s: %s\n", ws->cfg.out_path, ws->tmp_path,
+                strerror(errno));
+        close(in);
+        close(out);
+        unlink(ws->tmp_path);
+        return -1;
+    }
+    close(in);
+    if (close(out) != 0) {
+        fprintf(stderr, "upq: %s: %s\n", ws->tmp_path, strerror(errno));
+        unlink(ws->tmp_path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Opens OUT.tmp, where the file is written until it is complete: empty, or
+ * with --append a copy of OUT. Checkpoint mode opens it through the POSIX
+ * sink (read-write, positional). */
+static int open_tmp(write_state *ws)
+{
+    if (ws->cfg.append && copy_for_append(ws))
+        return -1;
+    if (ws->cfg.o.checkpoint) {
+        if (upq_posix_sink_open(&ws->out.ps, ws->tmp_path, !ws->cfg.append) != UPQ_OK) {
+            fprintf(stderr, "upq: %s: %s\n", ws->tmp_path, strerror(errno));
+            if (ws->cfg.append)
+                unlink(ws->tmp_path);
+            return -1;
+        }
+        upq_posix_sink_init(&ws->out.ps, &ws->out.inner);
+        ws->out.positional = 1;
+        ws->out.fd = ws->out.ps.fd;
+    } else {
+        ws->out.fd = open(ws->tmp_path, O_RDWR | O_CREAT | O_TRUNC, 0666);
+        if (ws->out.fd < 0) {
+            fprintf(stderr, "upq: %s: %s\n", ws->tmp_path, strerror(errno));
+            return -1;
+        }
+    }
+    ws->out_open = 1;
+    return 0;
+}
+
+/* Closes OUT.tmp; 0, or -1 (reported) when close fails. */
+static int close_tmp(write_state *ws)
+{
+    int rc = close(ws->out.fd);
+    int e = errno;
+    ws->out.fd = -1;
+    ws->out.ps.fd = -1;
+    ws->out_open = 0;
+    if (rc != 0) {
+        fprintf(stderr, "upq: %s: %s\n", ws->tmp_path, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
 static int open_output(write_state *ws, const tool_args *a)
 {
     ws->tmp_path = malloc(strlen(ws->cfg.out_path) + 5);
@@ -663,12 +890,8 @@ static int open_output(write_state *ws, const tool_args *a)
         return -1;
     }
     sprintf(ws->tmp_path, "%s.tmp", ws->cfg.out_path);
-    ws->out.fd = open(ws->tmp_path, O_RDWR | O_CREAT | O_TRUNC, 0666);
-    if (ws->out.fd < 0) {
-        fprintf(stderr, "upq: %s: %s\n", ws->tmp_path, strerror(errno));
+    if (open_tmp(ws))
         return -1;
-    }
-    ws->out_open = 1;
     ws->out.max_write = a->chunk;
     ws->out.again = a->again;
     return 0;
@@ -691,6 +914,30 @@ static uint32_t default_max_row_groups(const write_state *ws)
                                                     : MIN_ROW_GROUPS;
 }
 
+/* --append: the writer continues the file in OUT.tmp (a copy of OUT). A
+ * file cut short is first brought back to its last intact checkpoint. */
+static int resume_writer(write_state *ws)
+{
+    upq_status st;
+    do
+        st = upq_writer_resume(ws->w, ws->out.ps.size);
+    while (st == UPQ_AGAIN);
+    if (st == UPQ_OK) {
+        if (ws->in_rows)
+            upq_writer_set_file_rows(ws->w, upq_writer_rows(ws->w) + ws->in_rows);
+        return 0;
+    }
+    writer_fail(ws, st, "cannot append", 0);
+    if (st == UPQ_ERR_CORRUPT)
+        fprintf(stderr, "upq: %s: --append continues only files written in checkpoint mode "
+                        "(--checkpoint, --checkpoint-rows)\n", ws->cfg.out_path);
+    else if (st == UPQ_ERR_INVAL)
+        fprintf(stderr, "upq: %s: --append needs the --schema and the writer options the file "
+                        "was written with (codec, page version, CRCs, statistics, page index, "
+                        "--stats-max-binary, --kv, --sorting-column)\n", ws->cfg.out_path);
+    return -1;
+}
+
 /* Sizes the arena from the schema and options and starts the writer. */
 static int init_writer(write_state *ws, const tool_args *a)
 {
@@ -700,11 +947,7 @@ static int init_writer(write_state *ws, const tool_args *a)
     upq_status st;
     int attempt;
 
-    memset(&sink, 0, sizeof sink);
-    sink.ctx = &ws->out;
-    sink.write = out_write;
-    sink.sync = out_sync;
-    sink.read_at = out_read_at;
+    out_sink(&ws->out, &sink);
     /* finished row groups' metadata: read back from the file with
      * checkpoints, else kept in the arena for up to max_row_groups */
     max_rg = ws->cfg.o.checkpoint || ws->cfg.o.footer_size ? 0
@@ -740,7 +983,7 @@ static int init_writer(write_state *ws, const tool_args *a)
         st = upq_writer_init(ws->w, &sink, ws->st.elems, ws->st.n, ws->arena, ws->arena_len,
                              &ws->cfg.o);
         if (st == UPQ_OK)
-            return 0;
+            return ws->cfg.append ? resume_writer(ws) : 0;
         more = upq_arena_needed(&ws->w->arena);
         if (st == UPQ_ERR_NOMEM && !a->arena && more > need && more <= TOOL_MAX_ARENA && attempt < 8) {
             need = more;
@@ -870,16 +1113,54 @@ static int is_blank(const char *s, size_t n)
     return 1;
 }
 
-/* Starts the output over: an empty OUT.tmp and the input from its start. */
+/* Starts the output over: OUT.tmp as it was first opened (empty, or a
+ * fresh copy of OUT with --append) and the input from its start. */
 static int rewind_all(write_state *ws)
 {
-    if (fseek(ws->in, 0, SEEK_SET) != 0 || ftruncate(ws->out.fd, 0) != 0 ||
-        lseek(ws->out.fd, 0, SEEK_SET) < 0) {
+    if (fseek(ws->in, 0, SEEK_SET) != 0) {
         fprintf(stderr, "upq: cannot start over: %s\n", strerror(errno));
         return -1;
     }
     clearerr(ws->in);
+    if (ws->out.positional) {
+        if (close_tmp(ws) || open_tmp(ws))
+            return -1;
+        return 0;
+    }
+    if (ftruncate(ws->out.fd, 0) != 0 || lseek(ws->out.fd, 0, SEEK_SET) < 0) {
+        fprintf(stderr, "upq: cannot start over: %s\n", strerror(errno));
+        return -1;
+    }
     return 0;
+}
+
+/* Checkpoint mode, a new file from a regular input file: the rows it will
+ * hold (its non-blank lines) become opts.file_rows, so the last row group
+ * is planned to end there and reserves no space past it (appending: the
+ * rows in the file and these, once resumed). Leaves it 0 (not known)
+ * otherwise; the input is read again from its start. */
+static void count_rows(write_state *ws)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    uint64_t n = 0;
+    if (!ws->cfg.o.checkpoint || !ws->seekable)
+        return;
+    while ((got = getline(&line, &cap, ws->in)) >= 0) {
+        size_t len = (size_t)got;
+        if (len && line[len - 1] == '\n')
+            len--;
+        n += !is_blank(line, len);
+    }
+    free(line);
+    if (!ferror(ws->in) && fseek(ws->in, 0, SEEK_SET) == 0) {
+        ws->in_rows = n;
+        /* appending: the rows already in the file are known once resumed */
+        if (!ws->cfg.append)
+            ws->cfg.o.file_rows = n;
+    }
+    clearerr(ws->in);
 }
 
 static int convert(write_state *ws, const tool_args *a)
@@ -891,6 +1172,7 @@ static int convert(write_state *ws, const tool_args *a)
     int rc = -1, again;
     upq_status st;
 
+    count_rows(ws);
     do {
         again = 0;
         lineno = 0;
@@ -1013,6 +1295,7 @@ int cmd_write(const tool_args *a)
 
     memset(&ws, 0, sizeof ws);
     ws.out.fd = -1;
+    ws.out.ps.fd = -1;
     jv_init(&ws.doc);
     jv_init(&ws.vdoc);
     sb_init(&ws.vtext);
@@ -1065,13 +1348,10 @@ int cmd_write(const tool_args *a)
     }
     if (open_output(&ws, a) || convert(&ws, a))
         goto done;
-    if (close(ws.out.fd) != 0) {
-        ws.out_open = 0;
-        fprintf(stderr, "upq: %s: %s\n", ws.tmp_path, strerror(errno));
+    if (close_tmp(&ws)) {
         unlink(ws.tmp_path);
         goto done;
     }
-    ws.out_open = 0;
     if (rename(ws.tmp_path, ws.cfg.out_path) != 0) {
         fprintf(stderr, "upq: %s: %s\n", ws.cfg.out_path, strerror(errno));
         unlink(ws.tmp_path);
@@ -1080,7 +1360,8 @@ int cmd_write(const tool_args *a)
     rc = 0;
 done:
     if (rc && ws.cfg.out_path && !ws.cfg.schema_json)
-        fprintf(stderr, "upq: %s not written\n", ws.cfg.out_path);
+        fprintf(stderr, ws.cfg.append ? "upq: %s unchanged\n" : "upq: %s not written\n",
+                ws.cfg.out_path);
     cleanup(&ws, rc != 0);
     return rc;
 }

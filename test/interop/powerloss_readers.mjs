@@ -1,25 +1,35 @@
 #!/usr/bin/env node
-// DuckDB reads the files upq_recover made of power-cut logging runs.
+// DuckDB, arrow-rs and hyparquet read the files `upq recover` made of cut
+// copies of checkpoint-mode files (test/powerloss/run.sh).
 //
-//   node test/interop/powerloss_duckdb.mjs DIR
+//   node test/interop/powerloss_readers.mjs [--upq PATH] DIR
 //
-// DIR holds NAME.parquet (a recovered file: the longest prefix of a cut
-// file that ends with a whole checkpoint) and NAME.jsonl (the rows the
-// logging run generated up to that checkpoint, as `upq cat --json` prints
-// them), written by `test_powerloss --samples DIR`. DuckDB must read every
-// file, with exactly those rows and values (compared in canonical form,
-// canonical.mjs; the schema from DuckDB's parquet_schema()).
+// DIR holds NAME.parquet (a recovered file) and NAME.jsonl (its rows as
+// `upq cat --json` prints them, which run.sh has checked to be a prefix of
+// the uncut file's rows ending at a checkpoint). Each of the three readers
+// must read every file with exactly those rows and values (canonical form,
+// canonical.mjs; the row shape from `upq meta --json`): the checks of
+// checkpoint_check.mjs's readersAgree().
 // Prints `ok NAME (N rows)` or `FAIL NAME: ...`, then `N passed, N failed`.
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { rowShape, parseJsonLine, firstDiff, show } from './canonical.mjs';
+import { fileURLToPath } from 'node:url';
 import { DuckOracle } from './oracle_duckdb.mjs';
+import { CheckFailure, readersAgree } from './checkpoint_check.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
 
 async function main() {
-  const dir = process.argv[2];
+  const argv = process.argv.slice(2);
+  let upq = path.resolve(here, '..', '..', 'build', 'host', 'upq'), dir = null;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--upq') upq = argv[++i];
+    else if (!dir && !argv[i].startsWith('-')) dir = argv[i];
+    else dir = null;
+  }
   if (!dir || !fs.existsSync(dir)) {
-    console.error('usage: powerloss_duckdb.mjs DIR (written by test_powerloss --samples DIR)');
+    console.error('usage: powerloss_readers.mjs [--upq PATH] DIR (NAME.parquet + NAME.jsonl, written by test/powerloss/run.sh)');
     return 2;
   }
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.parquet')).sort();
@@ -30,22 +40,13 @@ async function main() {
     const file = path.join(dir, f);
     const name = f.replace(/\.parquet$/, '');
     try {
-      const want = fs.readFileSync(path.join(dir, `${name}.jsonl`), 'utf8').split('\n').filter((l) => l.length);
-      const shape = rowShape(await duck.schema(file));
-      let row = 0;
-      for await (const batch of duck.rows(file, shape)) {
-        for (const exp of batch) {
-          if (row >= want.length) throw new Error(`DuckDB reads more than the ${want.length} checkpointed rows`);
-          const d = firstDiff(exp, parseJsonLine(want[row]));
-          if (d) throw new Error(`row ${row} ${d.path}: generated ${show(d.upq)}, DuckDB ${show(d.oracle)}`);
-          row++;
-        }
-      }
-      if (row !== want.length) throw new Error(`DuckDB reads ${row} rows, ${want.length} were checkpointed`);
-      console.log(`ok ${name} (${row} rows)`);
+      const lines = fs.readFileSync(path.join(dir, `${name}.jsonl`), 'utf8').split('\n').filter((l) => l.length);
+      const notes = await readersAgree(file, lines, { upq, duck, what: name });
+      console.log(`ok ${name} (${lines.length} rows; DuckDB, arrow-rs, hyparquet${notes.length ? `; ${notes.join('; ')}` : ''})`);
       pass++;
     } catch (e) {
-      console.log(`FAIL ${name}: ${String(e.message || e).split('\n')[0]}`);
+      const msg = e instanceof CheckFailure ? e.message : String(e && e.stack ? e.stack : e).split('\n').slice(0, 3).join(' | ');
+      console.log(`FAIL ${name}: ${msg}`);
       fail++;
     }
   }

@@ -48,6 +48,17 @@
 // lists of structs, maps of lists, long lists, row groups ended by full
 // chunk buffers), and the switches --no-crc, --no-statistics,
 // --no-page-index, --checkpoint, --dictionary, --no-dictionary.
+//
+// Checkpoint mode (--checkpoint, --checkpoint-rows, --append; the checks are
+// in checkpoint_check.mjs): besides all of the above, hyparquet reads the
+// file too (DuckDB, arrow-rs and hyparquet each read every row), every row
+// group holds at most --row-group-rows rows (a row group may end earlier,
+// when a column's reserved region is full), options checkpoint mode does
+// not use are named on stderr; with --checkpoint-rows, copies cut at byte
+// offsets and finished by `upq recover` read back, in all three readers, as
+// a prefix of the rows ending at a checkpoint; the --append cases write
+// half the rows, cut a copy, append the other half and read back the rows
+// recovery kept followed by the appended ones.
 
 import { execFile } from 'node:child_process';
 import zlib from 'node:zlib';
@@ -59,6 +70,9 @@ import {
   rowShape, parseJsonLine, firstDiff, show, fmtDate, fmtTime, fmtTimestamp, fmtDecimal, fmtUuid,
   beSigned, roundHalf,
 } from './canonical.mjs';
+import {
+  CheckFailure, readersAgree, rowGroupsWithin, cutRecover, appendAfterCut, recoverTwiceLine,
+} from './checkpoint_check.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
@@ -783,15 +797,44 @@ function makeCases() {
                args: ['--no-statistics'] });
   cases.push({ name: 'opt-no-page-index', rows: 200, codec: 'GZIP', rgRows: 50, noPageIndex: true, v2: true, cols: optCols(),
                args: ['--codec', 'GZIP', '--no-page-index', '--data-page-v2', '--row-group-rows', '50'] });
-  cases.push({ name: 'opt-checkpoint', rows: 300, codec: 'LZ4_RAW', rgRows: 25, checkpoint: true, cols: optCols(),
-               args: ['--codec', 'LZ4_RAW', '--checkpoint', '--row-group-rows', '25'] });
+  cases.push({ name: 'opt-checkpoint', rows: 300, codec: 'LZ4_RAW', rgRows: 25, checkpoint: true, v2: true, cols: optCols(),
+               args: ['--codec', 'LZ4_RAW', '--checkpoint', '--data-page-v2', '--row-group-rows', '25'] });
   // direct mode: no chunk buffers, a row group per full page (each column
   // chunk one data page, encoded again as it is written out)
   cases.push({ name: 'opt-direct', rows: 300, codec: 'SNAPPY', rgRows: 0, manyGroups: true, cols: optCols(),
                args: ['--codec', 'SNAPPY', '--direct', '--page-size', '512'] });
-  cases.push({ name: 'opt-direct-checkpoint-v2', rows: 300, codec: 'UNCOMPRESSED', rgRows: 0, manyGroups: true,
-               checkpoint: true, v2: true, cols: optCols(),
-               args: ['--direct', '--checkpoint', '--data-page-v2', '--page-size', '1K'] });
+  // checkpoint mode has no use for --direct or --chunk-size: they are named
+  // on stderr and the file is the checkpoint-mode one
+  cases.push({ name: 'opt-direct-checkpoint-v2', rows: 300, codec: 'UNCOMPRESSED', rgRows: 60,
+               checkpoint: true, v2: true, cols: optCols(), notes: ['--direct', '--chunk-size'],
+               args: ['--direct', '--chunk-size', '64K', '--checkpoint', '--data-page-v2', '--page-size', '1K',
+                      '--row-group-rows', '60'] });
+  // checkpoints every N rows: cut copies recovered by `upq recover`; --append
+  // after a cut. Flat and nested columns, pages v1 and v2.
+  const ckptFlat = () => [{ name: 'id', shape: 'req', kind: K.i64 }, { name: 'dev', shape: 'opt', kind: K.str, pool: 12 },
+    { name: 'temp', shape: 'opt', kind: K.f32 }, { name: 'ok', shape: 'req', kind: K.bool },
+    { name: 'day', shape: 'opt', kind: K.date }, { name: 'amount', shape: 'opt', kind: K.dec18 }];
+  cases.push({ name: 'ckpt-rows-flat', rows: 1000, codec: 'UNCOMPRESSED', rgRows: 200, checkpoint: true, ckptRows: 50,
+               cols: ckptFlat(), args: ['--checkpoint-rows', '50', '--row-group-rows', '200', '--page-size', '1K'] });
+  cases.push({ name: 'ckpt-rows-flat-v2-gzip-nodict-fileid', rows: 700, codec: 'GZIP', rgRows: 250, checkpoint: true,
+               ckptRows: 30, v2: true, cols: ckptFlat(),
+               args: ['--codec', 'GZIP', '--data-page-v2', '--no-dictionary', '--checkpoint-rows', '30',
+                      '--row-group-rows', '250', '--file-id', '0x5EED0001'] });
+  cases.push({ name: 'ckpt-rows-nested-v2-snappy', rows: 600, codec: 'SNAPPY', rgRows: 150, checkpoint: true, ckptRows: 40,
+               v2: true, cols: optCols(),
+               args: ['--codec', 'SNAPPY', '--data-page-v2', '--checkpoint-rows', '40', '--row-group-rows', '150',
+                      '--page-size', '2K'] });
+  cases.push({ name: 'ckpt-rows-nested-v1-gzip-tiny-pages', rows: 500, codec: 'GZIP', rgRows: 120, checkpoint: true, ckptRows: 20,
+               cols: optCols(), args: ['--codec', 'GZIP', '--checkpoint-rows', '20', '--row-group-rows', '120', '--page-size', '256'] });
+  cases.push({ name: 'ckpt-append-flat-lz4', rows: 800, codec: 'LZ4_RAW', rgRows: 120, checkpoint: true, ckptRows: 50,
+               append: { half: 400, cutAt: 0.6 }, cols: ckptFlat(),
+               args: ['--codec', 'LZ4_RAW', '--checkpoint-rows', '50', '--row-group-rows', '120'] });
+  cases.push({ name: 'ckpt-append-nested-v2', rows: 500, codec: 'UNCOMPRESSED', rgRows: 100, checkpoint: true, ckptRows: 25,
+               v2: true, append: { half: 260, cutAt: 0.45 }, cols: optCols(),
+               args: ['--data-page-v2', '--checkpoint-rows', '25', '--row-group-rows', '100', '--page-size', '1K'] });
+  cases.push({ name: 'ckpt-append-nested-v1-snappy', rows: 400, codec: 'SNAPPY', rgRows: 90, checkpoint: true, ckptRows: 30,
+               append: { half: 170, cutAt: 0.7 }, cols: optCols(),
+               args: ['--codec', 'SNAPPY', '--checkpoint-rows', '30', '--row-group-rows', '90', '--page-size', '1K'] });
   cases.push({ name: 'opt-dictionary', rows: 200, codec: 'UNCOMPRESSED', rgRows: 0, cols: optCols().map((c) => ({ ...c, enc: 'DICT', pool: 20, globalEnc: true })),
                args: ['--dictionary'], globalEnc: true });
   cases.push({ name: 'opt-no-dictionary', rows: 200, codec: 'UNCOMPRESSED', rgRows: 0, cols: optCols().map((c) => ({ ...c, enc: 'PLAIN', pool: 5, globalEnc: true })),
@@ -1162,7 +1205,7 @@ async function runCase(cs, work) {
   // 4. the footer's structure
   if (BigInt(cs.rows) !== meta.num_rows) throw new Failure(`num_rows ${meta.num_rows}, ${cs.rows} written`);
   const rgs = meta.row_groups;
-  if (cs.rgRows) {
+  if (cs.rgRows && !cs.checkpoint) {
     const want = Math.ceil(cs.rows / cs.rgRows);
     if (rgs.length !== want) throw new Failure(`${rgs.length} row groups, want ${want} (--row-group-rows ${cs.rgRows})`);
   }
@@ -1373,14 +1416,29 @@ async function runCase(cs, work) {
   }
   if (firstRow !== cs.rows) throw new Failure(`the row groups hold ${firstRow} rows`);
   if (cs.checkpoint) {
-    // a complete footer after every row group: as many "PAR1" ends as row groups
-    const data = fs.readFileSync(pfile);
-    let n = 0;
-    for (let i = data.indexOf('PAR1', 4); i >= 0; i = data.indexOf('PAR1', i + 4)) {
-      if (i >= 8 && data.readUInt32LE(i - 4) + 8 <= i) n++;
+    try {
+      // DuckDB, arrow-rs and hyparquet: every row (the columns of checkpoint
+      // cases are ones all three read)
+      const lines = built.text.split('\n').filter((l) => l);
+      for (const n of await readersAgree(pfile, lines, { upq: opts.upq, duck, shape })) notes.add(n);
+      notes.add('DuckDB, arrow-rs, hyparquet read every row');
+      // row groups of at most --row-group-rows rows (64K by default)
+      const sizes = rowGroupsWithin(meta, cs.rgRows || 65536, 'checkpoint mode');
+      notes.add(`row groups ${[...new Set(sizes)].join('/')} rows`);
+      for (const opt of cs.notes || []) {
+        if (!w.stderr.includes(`${opt} has no effect in checkpoint mode`)) throw new Failure(`upq write does not say that ${opt} has no effect in checkpoint mode`);
+      }
+      if (cs.ckptRows) {
+        notes.add(await cutRecover({ upq: opts.upq, file: pfile, lines, ckptRows: cs.ckptRows, work, duck, name: cs.name, keep: opts.keep }));
+      }
+      if (cs.append) {
+        notes.add(await appendAfterCut({ upq: opts.upq, schema: sfile, args: built.args, lines, half: cs.append.half,
+          cutAt: cs.append.cutAt, rgRows: cs.rgRows, ckptRows: cs.ckptRows, work, duck, name: cs.name, keep: opts.keep }));
+      }
+    } catch (e) {
+      if (e instanceof CheckFailure) throw new Failure(e.message);
+      throw e;
     }
-    if (n < rgs.length) throw new Failure(`--checkpoint: ${n} footers for ${rgs.length} row groups`);
-    notes.add(`${n} checkpoint footers`);
   }
   if (cs.tinyPages && maxPages < 10) throw new Failure(`only ${maxPages} pages per chunk with --page-size 64`);
   if (!opts.keep) for (const f of [sfile, jfile, pfile]) fs.rmSync(f, { force: true });
@@ -1462,6 +1520,11 @@ async function main() {
       } else console.log(`FAIL ${cs.name}: ${e.message}`);
       fail++;
     }
+  }
+  const twice = recoverTwiceLine();
+  if (twice) {
+    console.log(twice.line);
+    if (twice.ok) pass++; else fail++;
   }
   duck.close();
   console.log(`# ${((Date.now() - t0) / 1000).toFixed(1)} s`);

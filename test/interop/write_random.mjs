@@ -11,9 +11,15 @@
 // annotation the type takes; random repetition), rows in the exact form
 // `upq cat --json` prints (nulls at every level, empty lists and maps,
 // long strings, the kinds' extreme values) and random writer options
-// (codec, page version, dictionary, page size, row groups, checkpoint).
+// (codec, page version, dictionary, page size, row groups, checkpoint mode:
+// --checkpoint or --checkpoint-rows N).
 //   1. `upq cat --json OUT` must equal the input byte for byte;
-//   2. every 4th case, DuckDB must read the same values (canonical form).
+//   2. every 4th case, DuckDB must read the same values (canonical form);
+//   3. checkpoint-mode cases (their kinds are the ones DuckDB reads, as in
+//      2): DuckDB, arrow-rs and hyparquet each read every row, every row
+//      group holds at most --row-group-rows rows, and with --checkpoint-rows
+//      copies cut at byte offsets and finished by `upq recover` read back as
+//      a prefix of the rows ending at a checkpoint (checkpoint_check.mjs).
 // Prints `ok` / `FAIL` per case (a failure with the seed, the case, the
 // schema and the first differing row), then `N passed, N failed`.
 
@@ -23,6 +29,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rowShape, parseJsonLine, firstDiff, show } from './canonical.mjs';
 import { Rng, K, jsonStr, typeText, annText } from './write_matrix.mjs';
+import {
+  CheckFailure, readersAgree, rowGroupsWithin, cutRecover, cutOffsets, firstRecordEnd, recoverTwiceLine,
+} from './checkpoint_check.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
@@ -53,6 +62,9 @@ const KNOWN_FAILURES = new Map();
 // Kinds DuckDB does not read as upq does (see write_matrix.mjs): kept out of
 // the cases DuckDB reads.
 const NOT_FOR_DUCKDB = new Set(['bson', 'tns', 'tsns']);
+// ... and for checkpoint-mode cases, which arrow-rs reads too: INTERVAL,
+// which arrow-rs reads without its months (write_matrix.mjs).
+const NOT_FOR_ALL_THREE = new Set([...NOT_FOR_DUCKDB, 'interval']);
 const CODECS = ['UNCOMPRESSED', 'SNAPPY', 'LZ4_RAW', 'GZIP'];
 
 // ---- schemas -----------------------------------------------------------------------------
@@ -164,15 +176,20 @@ function innerText(r, nd, ctx) {
 
 function makeCase(seed, i) {
   const r = new Rng((seed ^ Math.imul(i + 1, 0x9E3779B1)) >>> 0);
-  const duckdb = i % 4 === 0;
-  const kinds = Object.keys(K).filter((id) => !duckdb || !NOT_FOR_DUCKDB.has(id));
+  // checkpoint mode from a stream of its own: the kinds are then the ones
+  // DuckDB reads, as all three readers read these files
+  const rc = new Rng((seed ^ Math.imul(i + 1, 0x85EBCA77) ^ 0xC4EC4B01) >>> 0);
+  const checkpoint = rc.chance(0.3);
+  const ckptRows = checkpoint && rc.chance(0.6) ? rc.pick([1, 3, 10, 25]) : 0;
+  const duckdb = i % 4 === 0 || checkpoint;
+  const kinds = Object.keys(K).filter((id) => !(checkpoint ? NOT_FOR_ALL_THREE : duckdb ? NOT_FOR_DUCKDB : new Set()).has(id));
   const fields = randomSchema(r, kinds, duckdb);
   const codec = r.pick(CODECS);
   const v2 = r.chance(0.5);
   let pageSize = r.pick([null, 64, 256, 1024, 8192]);
   const dict = r.below(3);
   const rgRows = r.pick([null, null, 1, 7, 50]);
-  const checkpoint = r.chance(0.2);
+  r.chance(0.2); // the checkpoint draw of old: kept so the rest of the stream is as it was
   const ctx = { nulls: r.pick([0, 0.1, 0.3, 0.7]), maxStr: Math.min(3000, (pageSize || 1 << 20) - 4), row: null };
   const nrows = r.pick([0, 1, 5, 20, 60, 150]);
   let text = '', widest = 0;
@@ -188,8 +205,8 @@ function makeCase(seed, i) {
   if (dict === 2) args.push('--no-dictionary');
   if (pageSize) args.push('--page-size', String(pageSize));
   if (rgRows) args.push('--row-group-rows', String(rgRows));
-  if (checkpoint) args.push('--checkpoint');
-  return { name: `case-${i}`, i, duckdb, schema: schemaText(fields), text, args, nrows };
+  if (checkpoint) args.push(...(ckptRows ? ['--checkpoint-rows', String(ckptRows)] : ['--checkpoint']));
+  return { name: `case-${i}`, i, duckdb, checkpoint, ckptRows, rgRows, schema: schemaText(fields), text, args, nrows };
 }
 
 // ---- running -------------------------------------------------------------------------------------
@@ -224,7 +241,25 @@ async function runCase(cs, duck) {
     throw new Failure(`upq cat --json differs at row ${i}:\n  wrote ${(a[i] ?? '(end)').slice(0, 600)}\n  read  ${(b[i] ?? '(end)').slice(0, 600)}`);
   }
   let note = '';
-  if (cs.duckdb) {
+  if (cs.checkpoint) {
+    const lines = cs.text.split('\n').filter((l) => l);
+    try {
+      const rn = await readersAgree(pfile, lines, { upq: opts.upq, duck });
+      if (rn.length) note += `; ${[...new Set(rn)].join('; ')}`;
+      const m = await run(['meta', '--json', pfile]);
+      if (!m.ok) throw new Failure(`upq meta --json: ${m.status}: ${lastLines(m.stderr)}`);
+      rowGroupsWithin(JSON.parse(m.stdout), cs.rgRows || 65536, 'checkpoint mode');
+      note = `; DuckDB, arrow-rs, hyparquet agree${note}`;
+      if (cs.ckptRows) {
+        const size = fs.statSync(pfile).size;
+        note += `; ${await cutRecover({ upq: opts.upq, file: pfile, lines, ckptRows: cs.ckptRows, work: opts.work, duck,
+          name: cs.name, offsets: cutOffsets(size, firstRecordEnd(pfile), 3), keep: opts.keep })}`;
+      }
+    } catch (e) {
+      if (e instanceof CheckFailure) throw new Failure(e.message);
+      throw e;
+    }
+  } else if (cs.duckdb) {
     const meta = await run(['meta', '--json', pfile]);
     if (!meta.ok) throw new Failure(`upq meta --json: ${meta.status}: ${lastLines(meta.stderr)}`);
     const shape = rowShape(JSON.parse(meta.stdout).schema);
@@ -275,6 +310,11 @@ async function main() {
       console.log(`${head}: seed ${opts.seed} case ${i}: ${msg}\n  options: ${cs.args.join(' ')}\n  schema:\n${cs.schema.replace(/^/gm, '    ')}`);
       if (why) known++; else fail++;
     }
+  }
+  const twice = recoverTwiceLine();
+  if (twice) {
+    console.log(twice.line);
+    if (twice.ok) pass++; else fail++;
   }
   duck.close();
   console.log(`# ${((Date.now() - t0) / 1000).toFixed(1)} s${known ? `, ${known} known failures not counted` : ''}`);
