@@ -4,8 +4,8 @@
  * the format's own examples and table, sizing, value hashing, and filters
  * the writer makes: read back through every I/O chunking, no false
  * negatives, the measured false-positive rate within 1.5x the target,
- * checkpointed footers that reference only bytes already written, and
- * headers the reader must refuse.
+ * filters in checkpoint mode (every row group's, also in the file as each
+ * sync left it, recovered), and headers the reader must refuse.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,62 +378,138 @@ static void test_written(uint32_t ndv, double fpp)
     sink_free(&s);
 }
 
-/* Several row groups in checkpoint mode through a sink that says "again":
- * each row group's filter holds its own rows, every checkpoint's file
- * prefix has readable filters, and every I/O chunking reads the same. */
-static void test_row_groups(void)
+/* Copies of the file at each sync: what a power cut right then leaves. */
+typedef struct snaps {
+    uint8_t *p[64];
+    size_t n[64];
+    unsigned count, missed;
+} snaps;
+
+static void snap_on_sync(sink_buf *s, void *ctx)
+{
+    snaps *sn = (snaps *)ctx;
+    if (sn->count == 64) {
+        sn->missed++;
+        return;
+    }
+    sn->p[sn->count] = (uint8_t *)malloc(s->n ? s->n : 1);
+    memcpy(sn->p[sn->count], s->p, s->n);
+    sn->n[sn->count++] = s->n;
+}
+
+/* Row group g's filters of file f (rows first .. first + n of the data):
+ * both load, and the key filter answers "maybe" for every key of the row
+ * group and "absent" for most others. may_lack: the row group may have no
+ * filters at all (*lacked set then). Returns the failures. */
+static unsigned long check_rg_filters(rfile *f, uint32_t g, uint64_t first, uint64_t n,
+                                      uint64_t rows, const char *what, int may_lack, int *lacked)
+{
+    upq_bloom_reader br;
+    uint64_t i, fn = 0, other = 0, other_maybe = 0;
+    unsigned long bad = 0;
+    upq_status st = load(&f->r, &br, g, 0);
+    if (may_lack && st == UPQ_DONE) {
+        *lacked = 1;
+        return !TU_CHECK_MSG(upq_bloom_open(&br, &f->r, g, 1) == UPQ_DONE,
+                             "%s: row group %u: a string filter without the key filter", what, g);
+    }
+    if (!TU_CHECK_MSG(st == UPQ_OK, "%s: row group %u: key filter: %s", what, g, upq_strerror(st)))
+        return 1;
+    for (i = 0; i < rows; i++) {
+        int m = maybe_key(&br, 0, key_of(i));
+        if (i >= first && i < first + n) {
+            fn += m != 1;
+        } else {
+            other++;
+            other_maybe += m != 0;
+        }
+    }
+    bad += !TU_CHECK_MSG(fn == 0, "%s: row group %u: %llu false negatives", what, g,
+                         (unsigned long long)fn);
+    bad += !TU_CHECK_MSG(other_maybe * 100 <= other * 3 / 2, "%s: row group %u: %llu of %llu others maybe",
+                         what, g, (unsigned long long)other_maybe, (unsigned long long)other);
+    upq_bloom_close(&br);
+    if (!TU_CHECK_MSG(load(&f->r, &br, g, 1) == UPQ_OK, "%s: row group %u: no string filter", what, g))
+        return bad + 1;
+    for (i = first, fn = 0; i < first + n; i++)
+        if (i % 10 != 9) /* null strings are not in the filter */
+            fn += maybe_key(&br, 1, key_of(i)) != 1;
+    bad += !TU_CHECK_MSG(fn == 0, "%s: row group %u: %llu string false negatives", what, g,
+                         (unsigned long long)fn);
+    upq_bloom_close(&br);
+    return bad;
+}
+
+/* Several row groups in checkpoint mode (a checkpoint every 1000 rows)
+ * through a sink that says "again" and takes short writes: each row group's
+ * filter holds its own rows, every I/O chunking reads the same bitset, and
+ * the file as it stood at every sync, recovered, has the filters of every
+ * row group it keeps. Row groups hold at most row_group_rows rows; one may
+ * end early when a column's region cannot take another page (a dictionary
+ * falling back to PLAIN), so where they end comes from the footer. */
+static void test_row_groups(int dict)
 {
     upq_writer_opts o;
     upq_column_opts co[3];
     sink_buf s;
     rfile f;
+    snaps sn;
     const uint64_t rows = 10000, per = 3000;
-    unsigned long k;
+    unsigned k, recovered = 0, lacking = 0;
     uint32_t g, ngroups = 0;
+    uint64_t last_rows = 0, *ends = NULL;
 
-    tu_case("filters per row group, checkpoints, flaky I/O");
+    tu_case("filters per row group, checkpoints, flaky I/O (dictionary %s)", dict ? "on" : "off");
     memset(&o, 0, sizeof o);
     memset(co, 0, sizeof co);
+    memset(&sn, 0, sizeof sn);
     co[0].bloom = co[1].bloom = 1;
     co[1].bloom_fpp = 0.05;
+    if (dict) {
+        co[0].encoding = co[1].encoding = co[2].encoding = -1;
+        co[0].dictionary = co[1].dictionary = co[2].dictionary = -1;
+    }
     o.columns = co;
     o.ncolumns = 3;
     o.row_group_rows = per; /* also the default ndv */
     o.checkpoint = 1;
+    o.checkpoint_rows = 1000;
     o.page_size = 1024;
-    o.chunk_size = 1u << 20;
     sink_init(&s, SINK_AGAIN, 7);
+    s.on_sync = snap_on_sync;
+    s.on_sync_ctx = &sn;
     if (!TU_CHECK_STATUS(write_file(&s, &o, rows, 1, NULL), UPQ_OK))
-        return;
+        goto out;
     if (!TU_CHECK_STATUS(rfile_open(&f, s.p, s.n), UPQ_OK))
-        return;
+        goto out;
     ngroups = upq_reader_metadata(&f.r)->row_groups.n;
-    TU_CHECK_UINT(ngroups, 4);
-    for (g = 0; g < ngroups; g++) {
-        upq_bloom_reader br;
-        uint64_t i, fn = 0, other = 0, other_maybe = 0;
-        if (!TU_CHECK_STATUS(load(&f.r, &br, g, 0), UPQ_OK))
-            continue;
-        TU_CHECK_UINT(upq_bloom_filter(&br)->num_bytes, upq_bloom_size(per, 0.01, 0));
-        for (i = 0; i < rows; i++) {
-            int m = maybe_key(&br, 0, key_of(i));
-            if (i / per == g)
-                fn += m != 1;
-            else {
-                other++;
-                other_maybe += m != 0;
+    TU_CHECK_INT(upq_reader_metadata(&f.r)->num_rows, rows);
+    TU_CHECK_MSG(ngroups >= (rows + per - 1) / per && ngroups <= rows,
+                 "%u row groups for %llu rows of at most %llu", ngroups, (unsigned long long)rows,
+                 (unsigned long long)per);
+    ends = (uint64_t *)calloc((size_t)ngroups + 1u, sizeof *ends);
+    {
+        uint64_t first = 0;
+        for (g = 0; g < ngroups; g++) {
+            uint64_t n = (uint64_t)upq_reader_metadata(&f.r)->row_groups.v[g].num_rows;
+            upq_bloom_reader br;
+            TU_CHECK_MSG(n >= 1 && n <= per, "row group %u holds %llu rows, want 1..%llu", g,
+                         (unsigned long long)n, (unsigned long long)per);
+            if (TU_CHECK_STATUS(load(&f.r, &br, g, 0), UPQ_OK)) {
+                TU_CHECK_UINT(upq_bloom_filter(&br)->num_bytes, upq_bloom_size(per, 0.01, 0));
+                upq_bloom_close(&br);
             }
+            check_rg_filters(&f, g, first, n, rows, "closed file", 0, NULL);
+            ends[g] = first + n;
+            first += n;
         }
-        TU_CHECK_MSG(fn == 0, "row group %u: %llu false negatives", g, (unsigned long long)fn);
-        TU_CHECK_MSG(other_maybe * 100 <= other * 3 / 2, "row group %u: %llu of %llu others maybe",
-                     g, (unsigned long long)other_maybe, (unsigned long long)other);
-        upq_bloom_close(&br);
+        TU_CHECK_UINT(first, rows);
     }
     /* every chunking and "again" pattern loads the same bitset */
     {
         upq_bloom_reader ref;
         size_t c;
-        if (TU_CHECK_STATUS(load(&f.r, &ref, 3, 1), UPQ_OK)) {
+        if (ngroups && TU_CHECK_STATUS(load(&f.r, &ref, ngroups - 1u, 1), UPQ_OK)) {
             const upq_bloom *rf = upq_bloom_filter(&ref);
             for (c = 0; c < tu_flaky_ncfgs; c++) {
                 tu_flaky fl;
@@ -450,7 +526,8 @@ static void test_row_groups(void)
                 do
                     st = upq_reader_open(&r2);
                 while (st == UPQ_AGAIN);
-                if (TU_CHECK_STATUS(st, UPQ_OK) && TU_CHECK_STATUS(load(&r2, &br, 3, 1), UPQ_OK))
+                if (TU_CHECK_STATUS(st, UPQ_OK) &&
+                    TU_CHECK_STATUS(load(&r2, &br, ngroups - 1u, 1), UPQ_OK))
                     TU_CHECK_MSG(upq_bloom_filter(&br)->num_bytes == rf->num_bytes &&
                                      memcmp(upq_bloom_filter(&br)->bits, rf->bits,
                                             rf->num_bytes) == 0,
@@ -461,21 +538,77 @@ static void test_row_groups(void)
         }
     }
     rfile_close(&f);
-    /* each checkpoint's prefix: a file whose filters are all there */
-    for (k = 0; k < s.syncs && k < sizeof s.syncs_at / sizeof s.syncs_at[0]; k++) {
-        rfile p;
-        uint32_t c;
-        if (!TU_CHECK_STATUS(rfile_open(&p, s.p, s.syncs_at[k]), UPQ_OK))
+    /* a sync after every checkpoint (10) and row group end, and at close */
+    TU_CHECK_MSG(s.syncs >= 10 && sn.missed == 0, "%lu syncs", s.syncs);
+    /* the file as each sync left it, recovered in place: every row group it
+     * keeps whole has its filters; the one cut at a checkpoint may have
+     * none (recovery does not rebuild them), but never one missing rows */
+    for (k = 0; k < sn.count; k++) {
+        static upq_recover_state rs;
+        static uint8_t rarena[1u << 18];
+        upq_recover_info info;
+        sink_buf c;
+        upq_sink sk;
+        upq_status st;
+        char what[64];
+        unsigned long spins = 0;
+        snprintf(what, sizeof what, "sync %u of %u", k + 1, sn.count);
+        sink_init(&c, SINK_WHOLE, 1);
+        sink_grow(&c, sn.n[k]);
+        memcpy(c.p, sn.p[k], sn.n[k]);
+        sk = sink_of(&c, 1);
+        memset(&rs, 0, sizeof rs);
+        do
+            st = upq_recover(&rs, &sk, c.n, rarena, sizeof rarena, NULL, &info);
+        while (st == UPQ_AGAIN && ++spins < 1000000ul);
+        if (st == UPQ_ERR_CORRUPT && last_rows == 0 && k == 0) {
+            sink_free(&c);
+            continue; /* synced before the first checkpoint */
+        }
+        if (!TU_CHECK_MSG(st == UPQ_OK, "%s: recovery: %s (%s)", what, upq_strerror(st),
+                          upq_recover_error(&rs)->what ? upq_recover_error(&rs)->what : "")) {
+            sink_free(&c);
             continue;
-        for (g = 0; g < upq_reader_metadata(&p.r)->row_groups.n; g++)
-            for (c = 0; c < 2; c++) {
-                upq_bloom_reader br;
-                TU_CHECK_STATUS(load(&p.r, &br, g, c), UPQ_OK);
-                upq_bloom_close(&br);
+        }
+        {
+            /* a checkpoint (every 1000 rows) or a row group end of the closed file */
+            int at = info.rows % 1000 == 0;
+            for (g = 0; g < ngroups; g++)
+                at |= info.rows == ends[g];
+            TU_CHECK_MSG(info.rows >= last_rows && info.rows <= rows && at,
+                         "%s: %llu rows recovered after %llu", what, (unsigned long long)info.rows,
+                         (unsigned long long)last_rows);
+        }
+        last_rows = info.rows;
+        TU_CHECK_UINT(info.file_size, c.n);
+        if (k + 1 == sn.count)
+            TU_CHECK_MSG(info.was_closed && info.rows == rows, "%s: the closed file", what);
+        if (TU_CHECK_STATUS(rfile_open(&f, c.p, c.n), UPQ_OK)) {
+            const upq_file_metadata *m = upq_reader_metadata(&f.r);
+            uint64_t first = 0;
+            TU_CHECK_UINT(m->num_rows, info.rows);
+            for (g = 0; g < m->row_groups.n; g++) {
+                uint64_t n = (uint64_t)m->row_groups.v[g].num_rows;
+                /* the last row group was cut unless it ended where the closed
+                 * file's did (the closed file's last one ended only at close) */
+                int lacked = 0, cut = g + 1u == m->row_groups.n && !info.was_closed &&
+                                      (g + 1u >= ngroups || first + n != ends[g]);
+                check_rg_filters(&f, g, first, n, rows, what, cut, &lacked);
+                lacking += (unsigned)lacked;
+                first += n;
             }
-        rfile_close(&p);
+            recovered++;
+        }
+        rfile_close(&f);
+        sink_free(&c);
     }
-    TU_CHECK_UINT(s.syncs, 4);
+    TU_CHECK(recovered + 1 >= sn.count && last_rows == rows);
+    tu_note("dictionary %s: %u syncs recovered, %u with a cut row group without filters",
+            dict ? "on" : "off", recovered, lacking);
+out:
+    for (k = 0; k < sn.count; k++)
+        free(sn.p[k]);
+    free(ends);
     sink_free(&s);
 }
 
@@ -569,7 +702,8 @@ int main(void)
     test_written(20000, 0.01);
     test_written(5000, 0.001);
     test_written(30000, 0.1);
-    test_row_groups();
+    test_row_groups(0);
+    test_row_groups(1);
     test_bad_headers();
     return tu_summary();
 }

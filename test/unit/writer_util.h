@@ -1,6 +1,7 @@
 /*
- * Shared pieces of the writer tests: an in-memory sink that can misbehave
- * (1-byte writes, short writes, "again", a failing write), drivers that retry
+ * Shared pieces of the writer tests: an in-memory sink (appending and
+ * positional writes, read-back, truncate) that can misbehave (1-byte
+ * writes, short writes, "again", a failing write), drivers that retry
  * the writer's calls, and reading a written file back column by column with
  * the library's own reader.
  */
@@ -24,6 +25,17 @@
 
 /* ---- the sink --------------------------------------------------------------- */
 
+/*
+ * An in-memory file. write appends; write_at writes at an offset, growing
+ * the file, and a gap it leaves before the offset shows stale bytes
+ * (wu_stale_byte: DE AD BE EF repeated, never zeros), as a real medium holds
+ * whatever was there before; truncate cuts the file (or grows it with stale
+ * bytes). Every mode applies to write and write_at alike: SINK_ONE takes one
+ * byte per call, SINK_SHORT 1..len, SINK_AGAIN says "again" about a third of
+ * the time (every callback) and takes 1..len. A write whose end would pass
+ * fail_at fails with UPQ_ERR_IO. read_at gives short counts in every mode but
+ * SINK_WHOLE.
+ */
 enum { SINK_WHOLE = 0, SINK_ONE, SINK_SHORT, SINK_AGAIN };
 
 typedef struct sink_buf {
@@ -32,9 +44,13 @@ typedef struct sink_buf {
     int mode;
     uint64_t rng;
     unsigned again_run;
-    unsigned long writes, agains, syncs;
+    unsigned long writes, writes_at, agains, syncs, truncates;
     size_t syncs_at[4096];  /* file size at each sync */
-    size_t fail_at;         /* a write reaching this size fails (SIZE_MAX: never) */
+    size_t fail_at;         /* a write reaching past this size fails (SIZE_MAX: never) */
+    /* called after each sync that succeeded (NULL: none), e.g. to keep a
+     * copy of what a power cut right then would leave */
+    void (*on_sync)(struct sink_buf *s, void *ctx);
+    void *on_sync_ctx;
 } sink_buf;
 
 WU_FN void sink_init(sink_buf *s, int mode, uint64_t seed)
@@ -49,6 +65,33 @@ WU_FN void sink_free(sink_buf *s)
 {
     free(s->p);
     s->p = NULL;
+    s->n = s->cap = 0;
+}
+
+/* What the medium holds where nothing was written: never zeros. */
+WU_FN uint8_t wu_stale_byte(uint64_t off)
+{
+    static const uint8_t pat[4] = {0xDE, 0xAD, 0xBE, 0xEF};
+    return pat[off & 3u];
+}
+
+/* Makes room for `end` bytes; the bytes between the file's end and `end`
+ * become stale bytes (the caller overwrites what it writes). */
+WU_FN void sink_grow(sink_buf *s, size_t end)
+{
+    size_t i;
+    if (end > s->cap) {
+        s->cap = end * 2 + 1024;
+        s->p = (uint8_t *)realloc(s->p, s->cap);
+        if (!s->p) {
+            fprintf(stderr, "writer_util: out of memory\n");
+            exit(2);
+        }
+    }
+    for (i = s->n; i < end; i++)
+        s->p[i] = wu_stale_byte(i);
+    if (end > s->n)
+        s->n = end;
 }
 
 /* Says "again" about a third of the time, at most three times in a row. */
@@ -63,26 +106,50 @@ WU_FN int sink_says_again(sink_buf *s)
     return 1;
 }
 
+/* Bytes the sink takes of `len` in its mode. */
+WU_FN size_t sink_take(sink_buf *s, size_t len)
+{
+    if (s->mode == SINK_ONE)
+        return 1;
+    if (s->mode == SINK_SHORT || s->mode == SINK_AGAIN)
+        return 1 + (size_t)tu_rand_below(&s->rng, len);
+    return len;
+}
+
 WU_FN upq_status sink_write(void *ctx, const void *buf, size_t len, size_t *written)
 {
     sink_buf *s = (sink_buf *)ctx;
-    size_t k = len;
+    size_t k, at = s->n;
     *written = 0;
+    if (len == 0)
+        return UPQ_ERR_INVAL; /* the contract: len >= 1 */
     if (sink_says_again(s))
         return UPQ_AGAIN;
-    if (s->mode == SINK_ONE)
-        k = 1;
-    else if (s->mode == SINK_SHORT || s->mode == SINK_AGAIN)
-        k = 1 + (size_t)tu_rand_below(&s->rng, len);
-    if (s->n + k > s->fail_at)
+    k = sink_take(s, len);
+    if (at + k > s->fail_at)
         return UPQ_ERR_IO;
-    if (s->n + k > s->cap) {
-        s->cap = (s->n + k) * 2 + 1024;
-        s->p = (uint8_t *)realloc(s->p, s->cap);
-    }
-    memcpy(s->p + s->n, buf, k);
-    s->n += k;
+    sink_grow(s, at + k);
+    memcpy(s->p + at, buf, k);
     s->writes++;
+    *written = k;
+    return UPQ_OK;
+}
+
+WU_FN upq_status sink_write_at(void *ctx, uint64_t off, const void *buf, size_t len, size_t *written)
+{
+    sink_buf *s = (sink_buf *)ctx;
+    size_t k;
+    *written = 0;
+    if (len == 0 || off > (uint64_t)(SIZE_MAX / 4))
+        return UPQ_ERR_INVAL;
+    if (sink_says_again(s))
+        return UPQ_AGAIN;
+    k = sink_take(s, len);
+    if ((size_t)off + k > s->fail_at)
+        return UPQ_ERR_IO;
+    sink_grow(s, (size_t)off + k);
+    memcpy(s->p + off, buf, k);
+    s->writes_at++;
     *written = k;
     return UPQ_OK;
 }
@@ -95,6 +162,25 @@ WU_FN upq_status sink_sync(void *ctx)
     if (s->syncs < sizeof s->syncs_at / sizeof s->syncs_at[0])
         s->syncs_at[s->syncs] = s->n;
     s->syncs++;
+    if (s->on_sync)
+        s->on_sync(s, s->on_sync_ctx);
+    return UPQ_OK;
+}
+
+WU_FN upq_status sink_truncate(void *ctx, uint64_t size)
+{
+    sink_buf *s = (sink_buf *)ctx;
+    if (size > (uint64_t)(SIZE_MAX / 4))
+        return UPQ_ERR_INVAL;
+    if (sink_says_again(s))
+        return UPQ_AGAIN;
+    if ((size_t)size > s->fail_at)
+        return UPQ_ERR_IO;
+    if ((size_t)size < s->n)
+        s->n = (size_t)size;
+    else
+        sink_grow(s, (size_t)size);
+    s->truncates++;
     return UPQ_OK;
 }
 
@@ -115,15 +201,29 @@ WU_FN upq_status sink_read_at(void *ctx, uint64_t off, void *buf, size_t len, si
     return UPQ_OK;
 }
 
-/* A sink over s; with_read_at gives the writer the read-back callback. */
+/* A sink over s. with_read_at: it also reads back, writes at offsets and
+ * truncates (what checkpoint mode and recovery need); else it only
+ * appends. */
 WU_FN upq_sink sink_of(sink_buf *s, int with_read_at)
 {
     upq_sink k;
+    memset(&k, 0, sizeof k);
     k.ctx = s;
     k.write = sink_write;
     k.sync = sink_sync;
     k.read_at = with_read_at ? sink_read_at : NULL;
+    k.write_at = with_read_at ? sink_write_at : NULL;
+    k.truncate = with_read_at ? sink_truncate : NULL;
     return k;
+}
+
+/* A copy of the file into a fresh sink of mode `mode` (seed `seed`). */
+WU_FN void sink_copy(sink_buf *dst, const sink_buf *src, int mode, uint64_t seed)
+{
+    sink_init(dst, mode, seed);
+    sink_grow(dst, src->n);
+    if (src->n)
+        memcpy(dst->p, src->p, src->n);
 }
 
 /* ---- retrying the writer's calls ---------------------------------------------- */
