@@ -135,6 +135,7 @@ static const upq_tfield close_fields[] = {
     F_I64(2, REQ, size, "size"),
     F_I64(3, REQ, rows, "rows"),
     F_I32(4, REQ, row_groups, "row_groups"),
+    F_I32(5, REQ, crc, "crc"),
 };
 #undef S
 

@@ -222,8 +222,10 @@ typedef struct upq_jclose {
     int64_t size;      /* the closed file's size */
     int64_t rows;
     int32_t row_groups;
+    int32_t crc;       /* CRC-32 of the bytes [tail, size): page indexes and footer */
 } upq_jclose;
-enum { UPQ_JCLOSE_TAIL = 1, UPQ_JCLOSE_SIZE = 2, UPQ_JCLOSE_ROWS = 3, UPQ_JCLOSE_ROW_GROUPS = 4 };
+enum { UPQ_JCLOSE_TAIL = 1, UPQ_JCLOSE_SIZE = 2, UPQ_JCLOSE_ROWS = 3, UPQ_JCLOSE_ROW_GROUPS = 4,
+       UPQ_JCLOSE_CRC = 5 };
 
 /* RESUME: a new session continues the file here. */
 typedef struct upq_jresume {

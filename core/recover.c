@@ -33,6 +33,7 @@ enum {
     RP_WALK = 0,
     RP_BLOBS,        /* a CKPT's dictionary blobs against their CRCs */
     RP_END_WALK,
+    RP_CLOSE_CRC,    /* a closed file's page indexes and footer against the CLOSE record */
     RP_VERIFY_LOAD,  /* the candidate's fills */
     RP_VERIFY,       /* pages (and, for RG_END, dictionary page and bloom filters) */
     RP_CHOOSE,       /* an earlier checkpoint when a page failed */
@@ -128,6 +129,46 @@ static upq_status take_ckpt(upq_writer *w, uint64_t at)
 /* ---- verifying pages ---------------------------------------------------------- */
 
 /*
+ * A data page header of column c that the finisher can take (its CRC
+ * covers the body only): its counts in range, its bounds no longer than
+ * the finisher keeps. *rows gets its rows (-1 when only the journal says:
+ * a repeated column's DATA_PAGE v1).
+ */
+static int page_sane(const upq_wcol *c, const upq_page_header *ph, uint32_t cap_b, int64_t *rows)
+{
+    const upq_statistics *s = (const upq_statistics *)0;
+    int64_t values, nulls = -1;
+    int32_t enc;
+    if (ph->type == UPQ_PAGE_DATA && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER)) {
+        const upq_data_page_header *h = &ph->data_page_header;
+        values = h->num_values;
+        enc = h->encoding;
+        *rows = c->max_rep ? -1 : values; /* flat: a level, so a row, per value */
+        if (UPQ_ISSET(*h, UPQ_DATA_PAGE_HEADER_STATISTICS))
+            s = &h->statistics;
+    } else if (ph->type == UPQ_PAGE_DATA_V2 && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2)) {
+        const upq_data_page_header_v2 *h = &ph->data_page_header_v2;
+        values = h->num_values;
+        enc = h->encoding;
+        nulls = h->num_nulls;
+        *rows = h->num_rows;
+        if (*rows < 0 || *rows > values)
+            return 0;
+        if (UPQ_ISSET(*h, UPQ_DATA_PAGE_HEADER_V2_STATISTICS))
+            s = &h->statistics;
+    } else {
+        return 0;
+    }
+    if (values < 0 || enc < 0 || enc > 31 || ph->uncompressed_page_size < 0 || nulls > values)
+        return 0;
+    if (s && ((UPQ_ISSET(*s, UPQ_STATISTICS_NULL_COUNT) && (s->null_count < 0 || s->null_count > values)) ||
+              (UPQ_ISSET(*s, UPQ_STATISTICS_MIN_VALUE) && s->min_value.len > cap_b) ||
+              (UPQ_ISSET(*s, UPQ_STATISTICS_MAX_VALUE) && s->max_value.len > cap_b)))
+        return 0;
+    return 1;
+}
+
+/*
  * Reads column f->vcol's pages from its region's data start up to its fill
  * (jr->cols[].fill), checking each body against the header's CRC; sets the
  * column's `ok` to the bytes that verified. For a complete row group also
@@ -147,6 +188,8 @@ static upq_status verify_column(upq_writer *w, int complete)
         case V_START:
             j->ok = 0;
             f->vpage = 0;
+            f->vrows = 0;
+            f->vrows_na = 0;
             f->vpos = data;
             f->vend = data + j->fill;
             f->vstage = complete && c->dict_hdr ? V_DICT : V_HDR;
@@ -212,6 +255,13 @@ static upq_status verify_column(upq_writer *w, int complete)
             continue;
         case V_HDR:
             if (f->vpos >= f->vend) {
+                /* the pages' rows must be the checkpoint's (a page header
+                 * is not under the CRC: a wrong count shows only here) */
+                if (!f->vrows_na && f->vrows != f->rg_rows) {
+                    j->ok = 0;
+                    f->bad = 1;
+                    return UPQ_DONE;
+                }
                 f->vstage = complete && c->bf_hdr ? V_BLOOM : V_NEXT;
                 continue;
             }
@@ -225,6 +275,17 @@ static upq_status verify_column(upq_writer *w, int complete)
                 forgive(w);
                 return UPQ_DONE;
             }
+            {
+                int64_t r = 0;
+                if (!page_sane(c, ph, f->cap_b, &r)) {
+                    f->bad = 1;
+                    return UPQ_DONE;
+                }
+                if (r < 0)
+                    f->vrows_na = 1;
+                else
+                    f->vrows += (uint64_t)r;
+            }
             f->pg.total = f->pg.hl + (uint32_t)ph->compressed_page_size;
             f->bpos = f->vpos + f->pg.hl;
             f->bleft = (uint64_t)ph->compressed_page_size;
@@ -237,7 +298,7 @@ static upq_status verify_column(upq_writer *w, int complete)
             /* header and bitset, one blob with its CRC in RG_END */
             if (!f->bloom_on) {
                 f->bpos = (uint64_t)c->bf_off;
-                f->bleft = (uint64_t)c->bf_hdr + c->bloom_bytes;
+                f->bleft = (uint64_t)c->bf_hdr + c->bloom_bytes + (UPQ_W_KEY(c) ? UPQ_W_CRYPTO_OVER : 0u);
                 f->bcrc = 0;
                 f->bloom_on = 1;
             }
@@ -773,6 +834,8 @@ upq_status upq_wr_next(upq_writer *w)
                 f->close_at = f->walk;
                 f->close_size = (uint64_t)f->cl.size; /* f->cl is overwritten by the next record read */
                 f->close_seq = h.seq;
+                f->close_tail = (uint64_t)f->cl.tail;
+                f->close_crc = (uint32_t)f->cl.crc;
                 f->seq++;
                 f->walk = (uint64_t)f->cl.tail;
                 continue;
@@ -837,8 +900,38 @@ upq_status upq_wr_next(upq_writer *w)
             f->rstage = RP_WALK;
             continue;
         }
+        case RP_CLOSE_CRC:
+            /* a closed file is taken as it is only when the page indexes
+             * and footer close wrote are intact */
+            while (f->bpos < f->close_size) {
+                uint32_t n = f->close_size - f->bpos < f->cap ? (uint32_t)(f->close_size - f->bpos) : f->cap;
+                st = upq_wf_rd(w, f->bpos, n);
+                if (st == UPQ_AGAIN || st == UPQ_ERR_IO)
+                    return st;
+                if (st != UPQ_OK) {
+                    forgive(w);
+                    break;
+                }
+                f->bcrc = upq_crc32_update(f->bcrc, upq_wf_at(w, f->bpos), n);
+                f->bpos += n;
+            }
+            if (f->bpos != f->close_size || f->bcrc != f->close_crc)
+                f->close_size = UINT64_MAX; /* finished again */
+            f->crc_on = 1;
+            f->rstage = RP_END_WALK;
+            continue;
         case RP_END_WALK:
-            /* what is written next has a session of its own */
+            if (f->closed && !f->in_rg && !f->resume && !f->crc_on && f->close_size == jr->hwm) {
+                f->bpos = f->close_tail;
+                f->bcrc = 0;
+                f->rstage = RP_CLOSE_CRC;
+                continue;
+            }
+            f->crc_on = 0;
+            /* what is written next (dictionary pages, records, page
+             * indexes, footer) has a session of its own, whose nonces
+             * differ from every earlier session's */
+            jr->session = (uint16_t)(f->session + 1u);
             if (f->session == UINT16_MAX && !f->dry && (f->resume || f->in_rg || !f->closed))
                 return upq_w_fail(w, UPQ_ERR_LIMIT, -1, "the file was resumed 65535 times: start a new one");
             if (!f->in_rg) {
@@ -879,10 +972,12 @@ upq_status upq_wr_next(upq_writer *w)
                 c->bf_hdr = 0;
                 c->bloom_bytes = 0;
                 if (f->last_end && UPQ_ISSET(*j, UPQ_JCOL_BLOOM) && UPQ_ISSET(*j, UPQ_JCOL_BLOOM_HDR) &&
-                    j->bloom_hdr > 0 && j->bloom.len > j->bloom_hdr) {
+                    j->bloom_hdr > 0 &&
+                    j->bloom.len > j->bloom_hdr + (UPQ_W_KEY(c) ? (int32_t)UPQ_W_CRYPTO_OVER : 0)) {
                     c->bf_off = j->bloom.off;
                     c->bf_hdr = j->bloom_hdr;
-                    c->bloom_bytes = (uint32_t)(j->bloom.len - j->bloom_hdr);
+                    c->bloom_bytes = (uint32_t)(j->bloom.len - j->bloom_hdr) -
+                                     (UPQ_W_KEY(c) ? (uint32_t)UPQ_W_CRYPTO_OVER : 0u);
                     w->jr->cols[i].bloom_crc = j->bloom.crc;
                 }
             }

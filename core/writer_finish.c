@@ -25,6 +25,7 @@
 #if UPQ_WITH_WRITER
 
 #define WIN_MIN 256u
+#define HDR_READ 64u /* the first read of a page header */
 
 /* Stages of the finisher. */
 enum {
@@ -415,10 +416,13 @@ static upq_status rg_load(upq_writer *w)
                 c->bf_hdr = 0;
                 c->bloom_bytes = 0;
                 if (UPQ_ISSET(*j, UPQ_JCOL_BLOOM) && UPQ_ISSET(*j, UPQ_JCOL_BLOOM_HDR) &&
-                    j->bloom.len > j->bloom_hdr && j->bloom_hdr > 0) {
+                    j->bloom_hdr > 0 &&
+                    j->bloom.len > j->bloom_hdr + (UPQ_W_KEY(c) ? (int32_t)UPQ_W_CRYPTO_OVER : 0)) {
                     c->bf_off = j->bloom.off;
                     c->bf_hdr = j->bloom_hdr;
-                    c->bloom_bytes = (uint32_t)(j->bloom.len - j->bloom_hdr);
+                    /* the bitset alone (an encrypted one's blob is its module) */
+                    c->bloom_bytes = (uint32_t)(j->bloom.len - j->bloom_hdr) -
+                                     (UPQ_W_KEY(c) ? (uint32_t)UPQ_W_CRYPTO_OVER : 0u);
                 }
             }
             f->rec = 0;
@@ -577,7 +581,11 @@ upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end, uint32_
         (void)col;
         (void)page;
 #endif
-        n = end - off - f->rdone < f->cap ? (uint32_t)(end - off - f->rdone) : f->cap;
+        /* a header is a few dozen bytes: a small read first (the body
+         * after it is not wanted), the whole window only for a long one */
+        n = f->rdone ? f->cap : HDR_READ;
+        if (end - off - f->rdone < n)
+            n = (uint32_t)(end - off - f->rdone);
         if (n == 0) {
             f->in_scan = 0;
             return upq_wf_corrupt(w, off, "page header runs past its chunk");
@@ -940,6 +948,15 @@ static upq_status chunk_index(upq_writer *w)
     for (;;) {
         switch (f->xstage) {
         case X_SCAN:
+            if (f->which == 1) {
+                /* the ColumnIndex's scan said it all: pages, index size */
+                f->npages = c->npages;
+                if (UPQ_W_NO_PI(w))
+                    return UPQ_DONE;
+                pages_begin(w, f->col);
+                f->xstage = UPQ_W_KEY(c) ? X_OPEN : X_OI_HEAD;
+                continue;
+            }
             st = scan_chunk(w);
             if (st != UPQ_OK)
                 return st;
@@ -1296,9 +1313,27 @@ upq_status upq_wf_close_next(upq_writer *w)
     upq_status st;
     switch (f->cstage) {
     case 0:
+        /* the CRC of what close wrote after the journal: recovery checks
+         * it before taking the file as closed */
+        if (!f->crc_on) {
+            f->bpos = f->area;
+            f->bcrc = 0;
+            f->crc_on = 1;
+            f->have = 0; /* the window may hold bytes the footer's copy wrote over */
+        }
+        while (f->bpos < f->end) {
+            uint32_t n = f->end - f->bpos < f->cap ? (uint32_t)(f->end - f->bpos) : f->cap;
+            st = upq_wf_rd(w, f->bpos, n);
+            if (st != UPQ_OK)
+                return st;
+            f->bcrc = upq_crc32_update(f->bcrc, upq_wf_at(w, f->bpos), n);
+            f->bpos += n;
+        }
+        f->crc_on = 0;
         upq_memset(&jr->cl, 0, sizeof jr->cl);
         jr->cl.isset = (1u << UPQ_JCLOSE_TAIL) | (1u << UPQ_JCLOSE_SIZE) | (1u << UPQ_JCLOSE_ROWS) |
-                       (1u << UPQ_JCLOSE_ROW_GROUPS);
+                       (1u << UPQ_JCLOSE_ROW_GROUPS) | (1u << UPQ_JCLOSE_CRC);
+        jr->cl.crc = (int32_t)f->bcrc;
         jr->cl.tail = (int64_t)f->area;
         jr->cl.size = (int64_t)f->end;
         jr->cl.rows = (int64_t)f->rows;

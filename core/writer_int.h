@@ -498,6 +498,8 @@ typedef struct upq_wfinish {
     uint32_t rg_seq;        /* ... that of the current row group's RG_START */
     uint32_t vcol;          /* column being verified / rebuilt */
     uint32_t vpage;         /* verification: the data page's ordinal */
+    uint64_t vrows;         /* ... the rows of the pages so far */
+    uint8_t vrows_na;       /* ... not known from their headers (repeated, v1) */
     uint64_t walk;          /* the next record */
     uint64_t rg_jcap;       /* the current row group's journal area */
     uint64_t last;          /* its last checkpoint record (0: none) */
@@ -506,6 +508,9 @@ typedef struct upq_wfinish {
     uint64_t close_at;      /* the CLOSE record (closed) */
     uint64_t close_size;    /* ... and the file size it says */
     uint32_t close_seq;     /* ... and its sequence number */
+    uint64_t close_tail;    /* ... and where the page indexes begin */
+    uint32_t close_crc;     /* ... and the CRC of [tail, size) */
+    uint8_t crc_on;         /* close: the CRC of the tail being computed */
     uint64_t vpos, vend;    /* page verification: next page, target end */
     uint64_t bpos, bleft;   /* a body or blob being read */
     uint32_t bcrc, want_crc;

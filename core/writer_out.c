@@ -739,8 +739,10 @@ static upq_status count_fmd(upq_writer *w, uint32_t *len)
             break;
         wc->counted += w->src_len;
     }
-    if (st == UPQ_AGAIN)
+    if (st == UPQ_AGAIN) {
+        w->src_len = w->src_pos = 0; /* counted, never to be written */
         return st;
+    }
     wc->counting = 0;
     wc->in_fmd = 0;
     w->src_len = w->src_pos = 0;
