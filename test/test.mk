@@ -332,6 +332,7 @@ FUZZ_NEEDS.meta := upq_thrift_decode upq_thrift_encode upq_file_metadata_desc \
 FUZZ_NEEDS.open := upq_reader_init
 FUZZ_NEEDS.jsonl := upq_sb_init upq_schema_build
 FUZZ_NEEDS.variant := upq_variant_validate
+FUZZ_NEEDS.recover := upq_recover upq_writer_resume
 # make check runs fuzz_variant for at most this long (make fuzz: FUZZ_TIME)
 FUZZ_CHECK_CAP.variant ?= 30
 upq_empty :=
@@ -353,6 +354,7 @@ $(FUZZ)/fuzz_%: test/fuzz/fuzz_%.c $(FUZZ_LIB) $(CODEC_LIBS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -MF $@.d -fsanitize=fuzzer -o $@ $< $(call TEST_LIBS,$(FUZZ_LIB))
 
+$(FUZZ)/seeds_recover.stamp: $(SENSOR)
 $(FUZZ)/seeds_%.stamp: test/fuzz/make_seeds.sh
 	@bash test/fuzz/make_seeds.sh $* $(FUZZ)/seeds_$*
 	@touch $@
@@ -408,6 +410,8 @@ BENCH_SECONDS ?= 0.5
 
 $(BENCH_BINS): $(HOST)/%: $(HOST)/%.o $(HOST_TEST_UTIL_OBJ) $(LIB) $(CODEC_LIBS)
 	$(CC) $(TEST_CFLAGS) -o $@ $(filter %.o,$^) $(call TEST_LIBS,$(LIB))
+# the logging figures run the sensor logger's own core
+$(HOST)/test/bench/bench_logging: $(SENSOR_CORE_OBJ)
 
 .PHONY: bench
 bench: $(BENCH_BINS)
@@ -417,3 +421,5 @@ bench: $(BENCH_BINS)
 	@$(HOST)/test/bench/bench_variant $(BENCH_SECONDS)
 	@echo "== encryption throughput (1 MiB pages, module framing included)"
 	@$(HOST)/test/bench/bench_crypto $(BENCH_SECONDS)
+	@echo "== logging at scale: the sensor logger's 24 h at 10 Hz, checkpoint mode against one pass"
+	@$(HOST)/test/bench/bench_logging

@@ -9,6 +9,10 @@
 #   test/fuzz/make_seeds.sh variant OUTDIR  the variant/ pairs as fuzz_variant
 #                                         reads them: 2-byte metadata length,
 #                                         metadata, value
+#   test/fuzz/make_seeds.sh recover OUTDIR  sensor-logger files in checkpoint
+#                                         mode, closed and cut (needs
+#                                         build/host/sensor_logger or
+#                                         $SENSOR_LOGGER)
 #   test/fuzz/make_seeds.sh jsonl OUTDIR  JSON lines for fuzz_jsonl's fixed
 #                                         schemas (first byte picks one), and
 #                                         a schema text (no corpus needed)
@@ -38,6 +42,30 @@ if [ "$name" = variant ]; then
         n=$((n + 1))
     done
     echo "seeds for fuzz_variant: $n inputs in $out"
+    exit 0
+fi
+
+if [ "$name" = recover ]; then
+    # sensor-logger files in checkpoint mode (small pages, row groups and
+    # checkpoint intervals), closed and cut at a spread of lengths; the
+    # first byte is fuzz_recover's medium mode
+    logger=${SENSOR_LOGGER:-build/host/sensor_logger}
+    [ -x "$logger" ] || { echo "make_seeds.sh: no sensor logger at $logger" >&2; exit 1; }
+    tmp=$(mktemp -d)
+    n=0
+    for cfg in "300 100 20 128" "250 1000 50 256"; do
+        set -- $cfg
+        f=$tmp/log_$1_$2.parquet
+        "$logger" --rows "$1" --row-group-rows "$2" --checkpoint-rows "$3" --page-size "$4" "$f" >/dev/null
+        len=$(stat -c %s "$f")
+        for k in 1 2 3 5 8 13 16; do
+            cut=$((len * k / 16))
+            { printf "\\$(printf '%03o' $((n % 8)))"; head -c "$cut" "$f"; } >"$out/log_$1_$2_$k"
+            n=$((n + 1))
+        done
+    done
+    rm -rf "$tmp"
+    echo "seeds for fuzz_recover: $n inputs in $out"
     exit 0
 fi
 
