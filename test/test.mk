@@ -393,6 +393,16 @@ stage-extra: stage-unit
 	    bash test/stage.sh $(CHECK_DIR)/extra-$$t.res $$t -- $(MAKE) --no-print-directory $$t; \
 	done
 
+# ---- logging at scale: the reference run's figures against their targets ------
+
+# The sensor logger's 24 h at 10 Hz in checkpoint mode against one pass:
+# closed file <= 1.05x, bytes to the sink <= 1.10x, nothing read back while
+# logging (test/bench/bench_logging.c; sizes and counts, not times).
+.PHONY: check-logging
+check-logging: $(HOST)/test/bench/bench_logging
+	@$(HOST)/test/bench/bench_logging --check
+CHECK_EXTRA_TARGETS += check-logging
+
 # ---- everything -------------------------------------------------------------
 
 check: stage-unit stage-asan stage-interop stage-conformance stage-chunking stage-write \

@@ -3,11 +3,13 @@
 # run by `make check` (stage firmware-check; examples/firmware/firmware.mk
 # passes the inputs in the environment):
 #
-#  logger  sensor_logger.elf logs 10000 rows in 40 row groups through
+#  logger  sensor_logger.elf logs 10000 rows in 250-row row groups through
 #          semihosting; the file is byte-identical to the host logger's from
 #          the same seed (also through a sink that says "again" every other
 #          write), and DuckDB reads exactly the generated rows
 #          (test/interop/firmware_logger.mjs re-implements the generator);
+#          rotating at a row limit gives the host's files, and so does
+#          resuming a log cut short;
 #  reader  fw_reader.elf (256 KB arena) reads every corpus file: its output
 #          must be byte-identical to `upq cat --raw` on the host and, where
 #          the host fails, its error line the same as upq's; the files of
@@ -101,6 +103,36 @@ if out=$("$node" "$here/../interop/firmware_logger.mjs" "$work/logger_fw.parquet
 else
     mapfile -t lines <<<"$out"
     fail "DuckDB on the firmware's file" "${lines[@]}"
+fi
+# rotation: three files of at most 4000 rows, each byte-identical to the host's
+largs_rot=(--rows 10000 --row-group-rows 1500 --max-file-rows 4000 --seed 9)
+mkdir -p "$work/rot_fw" "$work/rot_host"
+if qemu_run "$fw/sensor_logger.elf" "$work/rot.console" "${largs_rot[@]}" "$work/rot_fw/log.parquet" &&
+    "$sensor" "${largs_rot[@]}" "$work/rot_host/log.parquet" >/dev/null 2>&1 &&
+    [ "$(grep -c '^file: ' "$work/rot.console")" -eq 3 ] &&
+    cmp -s "$work/rot_fw/log.parquet" "$work/rot_host/log.parquet" &&
+    cmp -s "$work/rot_fw/log.1.parquet" "$work/rot_host/log.1.parquet" &&
+    cmp -s "$work/rot_fw/log.2.parquet" "$work/rot_host/log.2.parquet"; then
+    pass "rotating at 4000 rows: three files, each byte-identical to the host logger's"
+else
+    fail "rotating at 4000 rows: the firmware's files differ from the host logger's" \
+        "$(cat "$work/rot.console")"
+fi
+# resume: a log cut short (its first 60 %, as a card keeps what was synced),
+# resumed for 3000 more rows by both: the same bytes
+"$sensor" --rows 6000 --row-group-rows 2000 --checkpoint-rows 500 --seed 5 "$work/cut.parquet" >/dev/null 2>&1
+sz=$(stat -c %s "$work/cut.parquet")
+head -c $((sz * 6 / 10)) "$work/cut.parquet" >"$work/res_fw.parquet"
+cp "$work/res_fw.parquet" "$work/res_host.parquet"
+largs_res=(--resume --rows 3000 --row-group-rows 2000 --checkpoint-rows 500 --seed 5)
+if qemu_run "$fw/sensor_logger.elf" "$work/res.console" "${largs_res[@]}" "$work/res_fw.parquet" &&
+    "$sensor" "${largs_res[@]}" "$work/res_host.parquet" >"$work/res_host.out" 2>&1 &&
+    cmp -s "$work/res_fw.parquet" "$work/res_host.parquet" &&
+    "$upq" meta "$work/res_fw.parquet" >/dev/null 2>&1; then
+    pass "resuming a cut log for 3000 more rows: byte-identical to the host logger's ($(sed -n 's/^rows: //p' "$work/res.console"))"
+else
+    fail "resuming a cut log: the firmware's file differs from the host logger's or does not read" \
+        "$(cat "$work/res.console")" "$(cat "$work/res_host.out")"
 fi
 t1=$(date +%s)
 
