@@ -6,7 +6,9 @@
  * at:
  *
  *   "PAR1" FILE | J0 | regions of row group 0 | blobs 0 | J1 | regions 1 | ...
- *        | page indexes | footer
+ *        | CLOSE's room | page indexes | footer
+ *
+ * ("PARE" when the footer is encrypted.)
  *
  * FILE describes the file (schema as a FileMetaData without row groups,
  * codec, options, encryption). Each row group starts with its journal area
@@ -18,9 +20,13 @@
  *
  * Records are found by following a chain: FILE ends where J0 begins; the
  * records of a journal area follow one another; RG_END says where the next
- * row group's area begins. A record is valid when its magic, length, CRC,
- * file id and sequence number all fit, so bytes left over from another file
- * or another session are not taken for this one's.
+ * row group's area begins; CLOSE, after the last row group, says where the
+ * page indexes begin and holds their CRC with the footer's. A resume writes
+ * RESUME where the next record goes (over CLOSE when the file was closed),
+ * and recovery and every resume write with a session number of their own.
+ * A record is valid when its magic, length, CRC, file id, sequence number
+ * and session all fit, so bytes left over from another file or another
+ * session are not taken for this one's.
  *
  * Record: "UPQJ" | u32 length (whole record) | u8 type | u8 flags
  *         | u16 session | u32 sequence | u64 file id | payload | u32 CRC-32
@@ -52,7 +58,7 @@ enum {
     UPQ_J_CKPT = 3,
     UPQ_J_RG_END = 4,
     UPQ_J_ROWS = 5,
-    UPQ_J_MOVE = 6,
+    UPQ_J_MOVE = 6,     /* reserved */
     UPQ_J_CLOSE = 7,
     UPQ_J_RESUME = 8
 };

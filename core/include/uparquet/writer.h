@@ -1,48 +1,63 @@
 /*
- * The writer: streams rows into Parquet through a write callback, with
- * bounded memory, resumable output and optional power-loss checkpoints.
+ * The writer: streams rows into Parquet through a sink, with bounded
+ * memory, resumable output and, in checkpoint mode, power-loss safety.
  *
- * Memory model. Parquet stores each column chunk contiguously, so a row
- * group's pages must be held until the row group ends. Each leaf column gets
- * a page staging area (levels, and `page_size` bytes of values), a chunk
- * buffer for its finished pages (`chunk_size`), a dictionary (`dict_size`)
- * and its page-index entries; one page-encoding scratch area is shared. A
- * row group ends when a column's chunk buffer could not take another page,
- * when the row or byte limit is reached, or on request. RAM is therefore
- * O(columns x chunk_size) and never grows with rows; the metadata of finished
- * row groups (a few hundred bytes each) lives in a RAM log, or, when the sink
- * can read back what it wrote and checkpoints are on, in the file itself.
- * upq_writer_workspace_size() gives the exact need.
+ * Parquet stores each column chunk contiguously, so a row group's pages must
+ * either wait in RAM until the row group ends or go straight to their place
+ * in the file. Three modes:
  *
- * Direct mode (opts.direct) drops the chunk buffers: a row group ends as soon
- * as any column's page staging is full, so each column chunk is one data page
- * (after its dictionary page). When the row group is written out, each page
- * is encoded from the staging a second time, straight into the shared page
- * scratch, and goes to the sink from there; its size was fixed by the first
- * encoding, which made the layout and the metadata. Flat columns stage no
- * more rows than the column that fills first can take (a required INT64
- * column of 4 KiB pages holds 512 rows, so a FLOAT column beside it stages
- * 2 KiB of values). RAM is then about one page of staging per column, plus
- * dictionaries, one page of scratch (two when compressed) and the
- * page-index entries; row groups are smaller, so readers see more of them.
+ * Buffered (default). Each leaf column has a page staging area (levels, and
+ * `page_size` bytes of values), a chunk buffer of finished pages
+ * (`chunk_size`), a dictionary (`dict_size`) and its page-index entries; one
+ * page-encoding scratch area is shared. A row group ends when a chunk buffer
+ * could not take another page, at the row or byte limit, or on request, and
+ * is then written out with its bloom filters and page indexes. RAM is
+ * O(columns x chunk_size); the finished row groups' metadata waits for the
+ * footer in a RAM log (max_row_groups / footer_size).
+ *
+ * Direct (opts.direct). No chunk buffers: a row group ends as soon as any
+ * column's page staging is full, so each column chunk is one data page,
+ * encoded a second time from the staging as it is written out. RAM is about
+ * one page of staging per column; row groups are small.
+ *
+ * Checkpoint mode (opts.checkpoint; the sink needs write_at and read_at).
+ * Row groups as large as asked (row_group_rows, row_group_bytes; 64K rows by
+ * default) whatever the RAM: when a row group's first page is ready, each
+ * column gets a region of the file sized from the column's measured rate
+ * (or, first, from an encoding of its staged rows) and its pages go there as
+ * they fill; a row group ends early when a region could not take another
+ * page. A journal of small records in the file (core/journal.h) says where
+ * the regions are and how far they are filled. A checkpoint
+ * (checkpoint_rows, upq_writer_checkpoint) turns every column's staged rows
+ * into a page, writes a record of what changed (fills, counts, dictionary
+ * entries added) and syncs: its cost does not grow with the file, and
+ * nothing is read back. Close reads the page headers back to write the page
+ * indexes and, once, the footer. upq_recover() turns a file cut at any byte
+ * into a valid one holding every checkpointed row; upq_writer_resume()
+ * continues a cut or closed file. RAM is the staging (one block, which the
+ * close and resume work reuse) and a record model per column; it does not
+ * depend on row group size, rows or checkpoints. Readers address chunks by
+ * offset, so the file may have gaps between them (the regions' unused ends;
+ * file_rows and max_file_bytes keep the last row group's small).
+ *
+ * upq_writer_workspace_size() gives the exact arena for each.
  *
  * Values are given in the reader's representation (see column.h): BOOLEAN
  * uint8_t, INT32 int32_t, INT64 int64_t, INT96 upq_int96, FLOAT float,
  * DOUBLE double, BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY upq_bytes (copied by the
  * writer; the caller's bytes need not outlive the call).
  *
- * Output is a resumable state machine: every byte goes through sink.write,
- * which may take part of what is offered or say UPQ_AGAIN. Any call may then
- * return UPQ_AGAIN; it has kept its place, and calling it again (or
- * upq_writer_poll) continues exactly there. No byte is written twice or
- * skipped.
+ * Output is a resumable state machine: the sink may take part of what is
+ * offered or say UPQ_AGAIN. Any call may then return UPQ_AGAIN; it has kept
+ * its place, and calling it again (or upq_writer_poll) continues exactly
+ * there. No byte is written twice or skipped.
  *
- * The file: "PAR1", then per row group each column's dictionary page and
- * data pages, then that row group's bloom filters (header and bitset, for
- * the columns that asked for one), ColumnIndex and OffsetIndex structures
- * (so RAM stays bounded; the ColumnChunk offsets point at them), then in
- * checkpoint mode a complete footer. The last footer describes every row
- * group; readers never look at the earlier ones.
+ * The file, buffered and direct: "PAR1", then per row group each column's
+ * dictionary page and data pages, that row group's bloom filters, ColumnIndex
+ * and OffsetIndex structures, then the footer. Checkpoint mode: "PAR1" (or
+ * "PARE"), the journal's FILE record, per row group its journal area, its
+ * regions (a dictionary slot, then the data pages) and blobs (dictionary
+ * entries, bloom filters), then the page indexes and the footer.
  */
 #ifndef UPARQUET_WRITER_H
 #define UPARQUET_WRITER_H
@@ -235,8 +250,8 @@ typedef struct upq_writer_opts {
     uint8_t no_crc;           /* omit page CRCs (default: every page has one) */
     uint8_t no_statistics;    /* omit page and chunk statistics */
     uint8_t no_page_index;    /* omit ColumnIndex / OffsetIndex */
-    uint8_t checkpoint;       /* checkpoint mode (power-loss safe; see "Checkpoint mode"
-                                 below): the sink needs write_at and read_at */
+    uint8_t checkpoint;       /* checkpoint mode (power-loss safe; see above): the sink
+                                 needs write_at and read_at */
     uint8_t direct;           /* no chunk buffers: a row group holds one data page per
                                  column, encoded from the staging as it is written out
                                  (chunk_size, max_pages and row_group_bytes unused; implied
