@@ -4,7 +4,7 @@
 #
 #   test/check_report.sh RESULT_DIR STAGE...
 #
-# Each stage left RESULT_DIR/STAGE.res holding "PASSED FAILED STATUS"
+# Each stage left RESULT_DIR/STAGE.res holding "PASSED FAILED STATUS [SECONDS]"
 # (test/run_tests.sh --result, test/stage.sh).
 set -u
 dir=$1
@@ -22,13 +22,15 @@ for st in "$@"; do
         bad=1
         continue
     fi
-    read -r p n status <"$f"
+    read -r p n status secs <"$f"
     status=${status:-ok}
+    t=""
+    [ -n "${secs:-}" ] && t=" ($secs s)"
     [ "$n" -eq 0 ] || status=fail
     case "$status" in
     skip) printf '  skip %-28s (see its output above)\n' "$st" ;;
-    ok) printf '  ok   %-28s %s passed, %s failed\n' "$st" "$p" "$n" ;;
-    *) printf '  FAIL %-28s %s passed, %s failed\n' "$st" "$p" "$n"; bad=1 ;;
+    ok) printf '  ok   %-28s %s passed, %s failed%s\n' "$st" "$p" "$n" "$t" ;;
+    *) printf '  FAIL %-28s %s passed, %s failed%s\n' "$st" "$p" "$n" "$t"; bad=1 ;;
     esac
     tp=$((tp + p))
     tf=$((tf + n))

@@ -13,7 +13,7 @@
 # non-zero while reporting no failure (a crash, a sanitizer report), when it
 # prints no summary line, times out, or was not built (missing file: a test
 # that did not compile). Prints one line per program, the output of failing
-# ones, and a grand total; writes "PASSED FAILED" to --result; exits 1 when
+# ones, and a grand total; writes "PASSED FAILED ok SECONDS" to --result; exits 1 when
 # anything failed.
 set -u
 
@@ -37,6 +37,7 @@ done
 [ -n "$logdir" ] || logdir=$(mktemp -d)
 mkdir -p "$logdir"
 
+t_start=$(date +%s)
 total_pass=0
 total_fail=0
 nprog=0
@@ -110,5 +111,5 @@ done
 [ "$nprog" -gt 0 ] || echo "$label: (no test programs)"
 echo "== $label: $nprog program(s), $nbad failing"
 echo "$label: $total_pass passed, $total_fail failed"
-[ -z "$result" ] || echo "$total_pass $total_fail" >"$result"
+[ -z "$result" ] || echo "$total_pass $total_fail ok $(($(date +%s) - t_start))" >"$result"
 [ "$total_fail" -eq 0 ]

@@ -4,7 +4,7 @@
 #
 #   test/stage.sh RESULT_FILE LABEL -- COMMAND...
 #
-# RESULT_FILE gets one line "PASSED FAILED STATUS": the command's last
+# RESULT_FILE gets one line "PASSED FAILED STATUS SECONDS": the command's last
 # `N passed, N failed` line when it printed one, else 1/0 by exit status.
 # A command that fails while its counts say nothing failed counts one extra
 # failure. Exit status 77 means "skipped" (the command says why), unless
@@ -20,8 +20,10 @@ mkdir -p "$(dirname "$res")"
 echo "0 1 fail" >"$res" # stays if the stage is interrupted
 log="${res%.*}.log"
 
+t0=$(date +%s)
 "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
+secs=$(($(date +%s) - t0))
 
 if [ "$rc" -eq 77 ]; then
     if [ "${UPQ_STRICT:-0}" = 1 ]; then
@@ -46,6 +48,6 @@ if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 fi
 status=ok
 [ "$f" -eq 0 ] || status=fail
-echo "$p $f $status" >"$res"
+echo "$p $f $status $secs" >"$res"
 [ "$status" = ok ] || echo "$label: FAILED (exit status $rc; log: $log)"
 exit 0

@@ -180,6 +180,20 @@ static upq_status mem_read(void *ctx, uint64_t off, void *buf, size_t len, size_
     return UPQ_OK;
 }
 
+/* Checkpoint mode writes at offsets (column chunks fill reserved regions). */
+static upq_status mem_write_at(void *ctx, uint64_t off, const void *buf, size_t len,
+                               size_t *written)
+{
+    (void)ctx;
+    if (off > sizeof file || len > sizeof file - off)
+        return UPQ_ERR_IO;
+    memcpy(file + off, buf, len);
+    if (off + len > file_len)
+        file_len = (size_t)(off + len);
+    *written = len;
+    return UPQ_OK;
+}
+
 /* Without UPQ_WITH_PAGE_INDEX and UPQ_WITH_STATISTICS: room for a page index
  * is refused; by default the file has neither (like no_page_index and
  * no_statistics) and reads back, and checkpoints still work. */
@@ -217,6 +231,8 @@ static void page_index(void)
     o.checkpoint = 1;
     memset(&sink, 0, sizeof sink);
     sink.write = mem_write;
+    sink.write_at = mem_write_at;
+    sink.read_at = mem_read;
     file_len = 0;
     st = upq_writer_init(&w, &sink, el, n, warena, sizeof warena, &o);
     check(st == UPQ_OK, "a default writer starts", st);

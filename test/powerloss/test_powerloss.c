@@ -30,6 +30,9 @@
  *
  * --full adds the long scenarios (the 864,000-row day at 10 Hz of the
  * sensor logger, with sampled cuts). --quick samples cuts in every scenario.
+ * Under emulation ($UPQ_TEST_REPEAT=N, see util/check.h) the cuts are --quick's
+ * thinned N times more: the cross stages check byte order and kernels there,
+ * while the host's stages cut at every call and byte.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -904,7 +907,7 @@ static int skip_cut(const char *kind, unsigned long n)
     return only_kind[0] && (strcmp(kind, only_kind) != 0 || n != only_n);
 }
 
-static void run_scenario(harness *h, const scenario *sc, int quick)
+static void run_scenario(harness *h, const scenario *sc, int quick, unsigned thin)
 {
     tu_sd sd;
     tu_sd_cfg cfg;
@@ -952,6 +955,7 @@ static void run_scenario(harness *h, const scenario *sc, int quick)
     step = sc->samples ? (calls / sc->samples + 1u) : 1u;
     if (quick && step < 7)
         step = 7;
+    step *= thin;
     for (k = 0; k < calls; k += step) {
         if (skip_cut("call", k))
             continue;
@@ -970,7 +974,7 @@ static void run_scenario(harness *h, const scenario *sc, int quick)
         tu_sd_free(&sd);
     }
     /* cuts at bytes, torn at the byte */
-    step = (unsigned long)(bytes / (sc->samples ? sc->samples : 400u) + 1u);
+    step = (unsigned long)(bytes / (sc->samples ? sc->samples : 400u) + 1u) * thin;
     for (k = 3; k < bytes; k += step) {
         if (skip_cut("byte", k))
             continue;
@@ -986,7 +990,7 @@ static void run_scenario(harness *h, const scenario *sc, int quick)
         tu_sd_free(&sd);
     }
     /* cuts at syncs */
-    for (k = 0; k < syncs; k += (syncs > 40 ? syncs / 40 : 1)) {
+    for (k = 0; k < syncs; k += (syncs > 40 ? syncs / 40 : 1) * thin) {
         if (skip_cut("sync", k))
             continue;
         cfg.cut_call = cfg.cut_byte = TU_SD_NEVER;
@@ -1009,6 +1013,7 @@ int main(int argc, char **argv)
     static harness h;
     const char *only = NULL;
     int full = 0, quick = 0, i;
+    unsigned thin = tu_repeat();
     size_t s;
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
@@ -1024,6 +1029,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (thin > 1)
+        quick = 1;
     h.rarena = malloc(READ_ARENA);
     h.carena = malloc(RECOVER_ARENA);
     if (!h.rarena || !h.carena)
@@ -1032,7 +1039,7 @@ int main(int argc, char **argv)
         const scenario *sc = &scenarios[s];
         if (only ? strcmp(only, sc->name) != 0 : (sc->big && !full))
             continue;
-        run_scenario(&h, sc, quick);
+        run_scenario(&h, sc, quick, thin);
     }
     free(h.rarena);
     free(h.carena);
