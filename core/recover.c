@@ -1104,23 +1104,8 @@ upq_status upq_wr_next(upq_writer *w)
                     const upq_wcol *c = &w->cols[i];
                     upq_jcol *j = &jr->jc[i];
                     upq_memset(j, 0, sizeof *j);
-                    j->isset = (1u << UPQ_JCOL_FILL) | (1u << UPQ_JCOL_PAGES);
-                    j->fill = (int64_t)jr->cols[i].fill;
-                    j->pages = (int32_t)c->npages;
-                    if (c->type == UPQ_TYPE_BYTE_ARRAY) {
-                        j->ba = c->ba_bytes;
-                        UPQ_SET(*j, UPQ_JCOL_BA);
-                    }
-                    if (c->def_hist) {
-                        j->def_hist.v = c->def_hist;
-                        j->def_hist.n = (uint32_t)c->max_def + 1u;
-                        UPQ_SET(*j, UPQ_JCOL_DEF_HIST);
-                    }
-                    if (c->rep_hist) {
-                        j->rep_hist.v = c->rep_hist;
-                        j->rep_hist.n = (uint32_t)c->max_rep + 1u;
-                        UPQ_SET(*j, UPQ_JCOL_REP_HIST);
-                    }
+                    upq_wj_col_counts(j, c, (int64_t)jr->cols[i].fill, (int32_t)c->npages,
+                                      c->ba_bytes);
                     if (c->dict_n) {
                         j->dict_n = (int32_t)c->dict_n;
                         j->dict_len = c->dict_hdr;

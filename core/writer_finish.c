@@ -711,42 +711,12 @@ static upq_status page_next(upq_writer *w)
 
 /* ---- small encodings ------------------------------------------------------------- */
 
-static size_t put_varint(uint8_t *p, uint64_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80u) {
-        p[n++] = (uint8_t)(v | 0x80u);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
-static uint64_t zz(int64_t v)
-{
-    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-static size_t varint_len(uint64_t v)
-{
-    size_t n = 1;
-    for (; v >= 0x80u; v >>= 7)
-        n++;
-    return n;
-}
-
 /* A field header (delta 1..15) and a list header of n elements of wire
  * type ct. */
 static size_t put_list_field(uint8_t *p, unsigned delta, uint32_t n, unsigned ct)
 {
-    size_t k = 0;
-    p[k++] = (uint8_t)((delta << 4) | UPQ_CT_LIST);
-    if (n < 15) {
-        p[k++] = (uint8_t)((n << 4) | ct);
-        return k;
-    }
-    p[k++] = (uint8_t)(0xF0u | ct);
-    return k + put_varint(p + k, n);
+    p[0] = (uint8_t)((delta << 4) | UPQ_CT_LIST);
+    return 1 + upq_tc_list_hdr(p + 1, n, ct);
 }
 
 /* ---- one chunk's page indexes ------------------------------------------------------- */
@@ -810,11 +780,11 @@ static void scan_page(upq_writer *w)
         }
     }
     /* the indexes' list entries */
-    f->ci_len += (uint32_t)(1u + varint_len(entry_len(p, 0)) + entry_len(p, 0) +
-                            varint_len(entry_len(p, 1)) + entry_len(p, 1) +
-                            varint_len(zz(p->nulls < 0 ? 0 : p->nulls)));
-    f->oi_len += (uint32_t)(1u + varint_len(zz((int64_t)p->off)) + 1u + varint_len(zz((int64_t)p->total)) +
-                            1u + varint_len(zz((int64_t)f->frow)) + 1u);
+    f->ci_len += (uint32_t)(1u + upq_tc_varint_len(entry_len(p, 0)) + entry_len(p, 0) +
+                            upq_tc_varint_len(entry_len(p, 1)) + entry_len(p, 1) +
+                            upq_tc_varint_len(upq_tc_zz(p->nulls < 0 ? 0 : p->nulls)));
+    f->oi_len += (uint32_t)(1u + upq_tc_varint_len(upq_tc_zz((int64_t)p->off)) + 1u + upq_tc_varint_len(upq_tc_zz((int64_t)p->total)) +
+                            1u + upq_tc_varint_len(upq_tc_zz((int64_t)f->frow)) + 1u);
     f->frow += (uint64_t)p->rows;
     /* totals for the footer's ColumnChunk */
     c->num_values += p->values;
@@ -852,7 +822,7 @@ static void scan_end(upq_writer *w)
         /* three list headers, boundary_order, a fourth list header, STOP */
         f->ci_len += (uint32_t)(put_list_field(tmp, 1, f->npages, UPQ_CT_TRUE) +
                                 2u * put_list_field(tmp, 1, f->npages, UPQ_CT_BINARY)) +
-                     1u + (uint32_t)varint_len(zz(f->boundary)) +
+                     1u + (uint32_t)upq_tc_varint_len(upq_tc_zz(f->boundary)) +
                      (uint32_t)put_list_field(tmp, 1, f->npages, UPQ_CT_I64) + 1u;
         c->ci_len = (int32_t)(f->ci_len + (UPQ_W_KEY(c) ? UPQ_W_CRYPTO_OVER : 0u));
     }
@@ -1011,9 +981,9 @@ static upq_status chunk_index(upq_writer *w)
                     return lit_piece(w, 1);
                 }
                 if (f->xstage == X_NULL_COUNTS)
-                    return lit_piece(w, put_varint(f->lit, zz(p->nulls)));
+                    return lit_piece(w, upq_tc_varint(f->lit, upq_tc_zz(p->nulls)));
                 f->bytes_due = entry_len(p, f->xstage == X_MAXS) != 0;
-                return lit_piece(w, put_varint(f->lit, entry_len(p, f->xstage == X_MAXS)));
+                return lit_piece(w, upq_tc_varint(f->lit, entry_len(p, f->xstage == X_MAXS)));
             }
             if (st != UPQ_DONE)
                 return st;
@@ -1030,7 +1000,7 @@ static upq_status chunk_index(upq_writer *w)
                 f->xstage = X_NULL_COUNTS;
                 k = 0;
                 f->lit[k++] = 0x15; /* boundary_order: i32 */
-                k += put_varint(f->lit + k, zz(f->boundary));
+                k += upq_tc_varint(f->lit + k, upq_tc_zz(f->boundary));
                 k += put_list_field(f->lit + k, 1, f->npages, UPQ_CT_I64);
                 return lit_piece(w, k);
             }
@@ -1050,9 +1020,9 @@ static upq_status chunk_index(upq_writer *w)
                 const upq_fpage *p = &f->pg;
                 k = 0;
                 f->lit[k++] = 0x16; /* offset: i64 */
-                k += put_varint(f->lit + k, zz((int64_t)p->off));
+                k += upq_tc_varint(f->lit + k, upq_tc_zz((int64_t)p->off));
                 f->lit[k++] = 0x15; /* compressed_page_size: i32 */
-                k += put_varint(f->lit + k, zz((int64_t)p->total));
+                k += upq_tc_varint(f->lit + k, upq_tc_zz((int64_t)p->total));
                 f->xstage = X_OI_ROW;
                 return lit_piece(w, k);
             }
@@ -1063,7 +1033,7 @@ static upq_status chunk_index(upq_writer *w)
         case X_OI_ROW:
             k = 0;
             f->lit[k++] = 0x16; /* first_row_index: i64 */
-            k += put_varint(f->lit + k, zz((int64_t)f->frow));
+            k += upq_tc_varint(f->lit + k, upq_tc_zz((int64_t)f->frow));
             f->lit[k++] = 0; /* STOP */
             f->frow += (uint64_t)f->pg.rows;
             f->xstage = X_OI_PAGES;

@@ -403,6 +403,43 @@ void upq_wj_advanced(upq_writer *w);
 /* After a row group: measured rates, the next row group's limits. */
 void upq_wj_rg_done(upq_writer *w);
 
+/* Thrift compact pieces the writer emits by hand (footer stream, page
+ * indexes): a varint, a zigzag, a varint's length, a list header. */
+static inline size_t upq_tc_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80u) {
+        p[n++] = (uint8_t)(v | 0x80u);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+static inline uint64_t upq_tc_zz(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline size_t upq_tc_varint_len(uint64_t v)
+{
+    size_t n = 1;
+    for (; v >= 0x80u; v >>= 7)
+        n++;
+    return n;
+}
+
+/* A list header of n elements of wire type ct (at most 6 bytes). */
+static inline size_t upq_tc_list_hdr(uint8_t *p, uint32_t n, unsigned ct)
+{
+    if (n < 15) {
+        p[0] = (uint8_t)((n << 4) | ct);
+        return 1;
+    }
+    p[0] = (uint8_t)(0xF0u | ct);
+    return 1 + upq_tc_varint(p + 1, n);
+}
+
 /* Records (writer_journal.c), used by the finisher and recovery too. */
 void upq_wj_rec_begin(upq_writer *w, uint8_t type, uint8_t flags, const upq_tstruct *desc,
                       const void *obj, uint64_t pos);
@@ -413,6 +450,9 @@ upq_status upq_wj_rec_size(upq_writer *w, const upq_tstruct *desc, const void *o
                            uint32_t *len);
 /* Sets the next output piece: n bytes at p to file offset off. */
 void upq_wj_src(upq_writer *w, const uint8_t *p, size_t n, uint64_t off);
+/* A column's counts in a CKPT / RG_END record (and the planner's worst
+ * case): region fill, pages, BYTE_ARRAY bytes and the level histograms. */
+void upq_wj_col_counts(upq_jcol *j, const upq_wcol *c, int64_t fill, int32_t pages, int64_t ba);
 
 /* writer_finish.c */
 /* Page-rows entries a repeated column keeps before a ROWS record. */

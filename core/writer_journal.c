@@ -614,23 +614,7 @@ static upq_status record_bound(upq_writer *w, uint64_t rows, uint32_t *bound)
         const upq_wcol *c = &w->cols[i];
         upq_jcol *j = &jr->jc[i];
         upq_memset(j, 0, sizeof *j);
-        j->isset = (1u << UPQ_JCOL_FILL) | (1u << UPQ_JCOL_PAGES);
-        j->fill = (int64_t)jr->cols[i].cap;
-        j->pages = INT32_MAX;
-        if (c->type == UPQ_TYPE_BYTE_ARRAY) {
-            j->ba = (int64_t)jr->cols[i].cap;
-            UPQ_SET(*j, UPQ_JCOL_BA);
-        }
-        if (c->def_hist) {
-            j->def_hist.v = c->def_hist;
-            j->def_hist.n = (uint32_t)c->max_def + 1u;
-            UPQ_SET(*j, UPQ_JCOL_DEF_HIST);
-        }
-        if (c->rep_hist) {
-            j->rep_hist.v = c->rep_hist;
-            j->rep_hist.n = (uint32_t)c->max_rep + 1u;
-            UPQ_SET(*j, UPQ_JCOL_REP_HIST);
-        }
+        upq_wj_col_counts(j, c, (int64_t)jr->cols[i].cap, INT32_MAX, (int64_t)jr->cols[i].cap);
         if (c->use_dict) {
             j->dict.isset = 0xEu;
             j->dict.off = INT64_MAX;
@@ -891,6 +875,27 @@ void upq_wj_advanced(upq_writer *w)
 
 /* ---- records of the row group ----------------------------------------------------- */
 
+void upq_wj_col_counts(upq_jcol *j, const upq_wcol *c, int64_t fill, int32_t pages, int64_t ba)
+{
+    j->fill = fill;
+    j->pages = pages;
+    j->isset |= (1u << UPQ_JCOL_FILL) | (1u << UPQ_JCOL_PAGES);
+    if (c->type == UPQ_TYPE_BYTE_ARRAY) {
+        j->ba = ba;
+        UPQ_SET(*j, UPQ_JCOL_BA);
+    }
+    if (c->def_hist) {
+        j->def_hist.v = c->def_hist;
+        j->def_hist.n = (uint32_t)c->max_def + 1u;
+        UPQ_SET(*j, UPQ_JCOL_DEF_HIST);
+    }
+    if (c->rep_hist) {
+        j->rep_hist.v = c->rep_hist;
+        j->rep_hist.n = (uint32_t)c->max_rep + 1u;
+        UPQ_SET(*j, UPQ_JCOL_REP_HIST);
+    }
+}
+
 /* The CKPT / RG_END / ROWS model from the columns' state. */
 static void ckpt_model(upq_writer *w, uint8_t type)
 {
@@ -924,23 +929,7 @@ static void ckpt_model(upq_writer *w, uint8_t type)
         }
         if (type == UPQ_J_ROWS)
             continue;
-        j->fill = (int64_t)wj->fill;
-        j->pages = (int32_t)c->npages;
-        j->isset |= (1u << UPQ_JCOL_FILL) | (1u << UPQ_JCOL_PAGES);
-        if (c->type == UPQ_TYPE_BYTE_ARRAY) {
-            j->ba = c->ba_bytes;
-            UPQ_SET(*j, UPQ_JCOL_BA);
-        }
-        if (c->def_hist) {
-            j->def_hist.v = c->def_hist;
-            j->def_hist.n = (uint32_t)c->max_def + 1u;
-            UPQ_SET(*j, UPQ_JCOL_DEF_HIST);
-        }
-        if (c->rep_hist) {
-            j->rep_hist.v = c->rep_hist;
-            j->rep_hist.n = (uint32_t)c->max_rep + 1u;
-            UPQ_SET(*j, UPQ_JCOL_REP_HIST);
-        }
+        upq_wj_col_counts(j, c, (int64_t)wj->fill, (int32_t)c->npages, c->ba_bytes);
         if (c->use_dict) {
             j->dict_n = (int32_t)c->dict_n;
             UPQ_SET(*j, UPQ_JCOL_DICT_N);

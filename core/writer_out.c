@@ -54,44 +54,17 @@ enum { R_HEAD = 0, R_COL, R_TAIL, R_SORT, R_TAIL2, R_DONE };
 
 /* ---- small encodings ------------------------------------------------------- */
 
-static size_t put_varint(uint8_t *p, uint64_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80u) {
-        p[n++] = (uint8_t)(v | 0x80u);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
-static uint64_t zz(int64_t v)
-{
-    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-/* A list header of n elements of wire type `ct`. */
-static size_t put_list_hdr(uint8_t *p, uint32_t n, unsigned ct)
-{
-    if (n < 15) {
-        p[0] = (uint8_t)((n << 4) | ct);
-        return 1;
-    }
-    p[0] = (uint8_t)(0xF0u | ct);
-    return 1 + put_varint(p + 1, n);
-}
-
 static size_t list_hdr_len(uint32_t n)
 {
     uint8_t tmp[6];
-    return put_list_hdr(tmp, n, CT_STRUCT);
+    return upq_tc_list_hdr(tmp, n, CT_STRUCT);
 }
 
 /* A field header with delta `d` (1..15) and wire type ct, then a zigzag varint. */
 static size_t put_int_field(uint8_t *p, unsigned d, unsigned ct, int64_t v)
 {
     p[0] = (uint8_t)((d << 4) | ct);
-    return 1 + put_varint(p + 1, zz(v));
+    return 1 + upq_tc_varint(p + 1, upq_tc_zz(v));
 }
 
 static UPQ_NOINLINE void set_src(upq_writer *w, const uint8_t *p, size_t n)
@@ -405,7 +378,7 @@ upq_status upq_w_rg_gen(upq_writer *w, uint8_t *out, size_t cap, size_t *produce
         switch (w->rstage) {
         case R_HEAD:
             w->lit[0] = 0x19; /* field 1, list */
-            w->lit_len = (uint8_t)(1 + put_list_hdr(w->lit + 1, w->ncols, CT_STRUCT));
+            w->lit_len = (uint8_t)(1 + upq_tc_list_hdr(w->lit + 1, w->ncols, CT_STRUCT));
             w->rc = 0;
             w->rstage = R_COL;
             break;
@@ -424,7 +397,7 @@ upq_status upq_w_rg_gen(upq_writer *w, uint8_t *out, size_t cap, size_t *produce
             k += put_int_field(w->lit + k, 1, 6, (int64_t)w->rg_rows);
             if (w->o.nsorting) {
                 w->lit[k++] = 0x19;
-                k += put_list_hdr(w->lit + k, w->o.nsorting, CT_STRUCT);
+                k += upq_tc_list_hdr(w->lit + k, w->o.nsorting, CT_STRUCT);
             }
             w->lit_len = (uint8_t)k;
             w->rc = 0;
@@ -820,7 +793,7 @@ static upq_status footer_step(upq_writer *w)
             w->win[0] = 0x15; /* version: i32 1 */
             w->win[1] = 0x02;
             w->win[2] = 0x19; /* schema: list<struct> */
-            k = 3 + put_list_hdr(w->win + 3, w->nelems, CT_STRUCT);
+            k = 3 + upq_tc_list_hdr(w->win + 3, w->nelems, CT_STRUCT);
             set_src(w, w->win, k);
             w->gi = 0;
             w->gstage = G_SCHEMA;
@@ -839,7 +812,7 @@ static upq_status footer_step(upq_writer *w)
             uint32_t nrg = w->gtmpl ? (w->o.nsorting ? 1u : 0u) : w->num_rg;
             k = put_int_field(w->win, 1, 6, (int64_t)rows);
             w->win[k++] = 0x19; /* row_groups: list<struct> */
-            k += put_list_hdr(w->win + k, nrg, CT_STRUCT);
+            k += upq_tc_list_hdr(w->win + k, nrg, CT_STRUCT);
             set_src(w, w->win, k);
             w->gstage = G_RGS;
             return UPQ_OK;
@@ -884,7 +857,7 @@ static upq_status footer_step(upq_writer *w)
             w->gi = 0;
             if (w->o.nkv) {
                 w->win[0] = 0x19; /* key_value_metadata */
-                k = 1 + put_list_hdr(w->win + 1, w->o.nkv, CT_STRUCT);
+                k = 1 + upq_tc_list_hdr(w->win + 1, w->o.nkv, CT_STRUCT);
                 set_src(w, w->win, k);
                 w->gstage = G_KV;
                 return UPQ_OK;
@@ -902,14 +875,14 @@ static upq_status footer_step(upq_writer *w)
             return st;
         case G_CREATED:
             w->win[0] = w->o.nkv ? 0x18 : 0x28; /* created_by: binary */
-            k = 1 + put_varint(w->win + 1, sizeof CREATED_BY - 1);
+            k = 1 + upq_tc_varint(w->win + 1, sizeof CREATED_BY - 1);
             upq_memcpy(w->win + k, CREATED_BY, sizeof CREATED_BY - 1);
             set_src(w, w->win, k + sizeof CREATED_BY - 1);
             w->gstage = G_ORDERS;
             return UPQ_OK;
         case G_ORDERS:
             w->win[0] = 0x19; /* column_orders: list<ColumnOrder> */
-            k = 1 + put_list_hdr(w->win + 1, w->ncols, CT_STRUCT);
+            k = 1 + upq_tc_list_hdr(w->win + 1, w->ncols, CT_STRUCT);
             set_src(w, w->win, k);
             w->gi = 0;
             w->gstage = G_ORDER_ITEMS;
@@ -949,7 +922,7 @@ static upq_status footer_step(upq_writer *w)
             }
             if (w->gi == 0) {
                 w->win[0] = 0x18;
-                k = 1 + put_varint(w->win + 1, e->footer_key_metadata_len);
+                k = 1 + upq_tc_varint(w->win + 1, e->footer_key_metadata_len);
                 set_src(w, w->win, k);
                 w->gi = 1;
                 return UPQ_OK;
