@@ -729,17 +729,6 @@ static int can_continue(const upq_writer *w)
     return 1;
 }
 
-static upq_status replay_sync(upq_writer *w)
-{
-    upq_status st;
-    if (!w->sink.sync)
-        return UPQ_OK;
-    st = w->sink.sync(w->sink.ctx);
-    if (st == UPQ_OK || st == UPQ_AGAIN)
-        return st;
-    return upq_w_fail(w, UPQ_ERR_IO, -1, "sync failed");
-}
-
 /* The row group f->... ended with f->rg_rows rows: on to the next. */
 static void rg_complete(upq_writer *w, uint64_t next)
 {
@@ -1122,7 +1111,7 @@ upq_status upq_wr_next(upq_writer *w)
                 return UPQ_OK;
             }
         case RP_RGEND_SYNC:
-            st = replay_sync(w);
+            st = upq_w_sync(w);
             if (st != UPQ_OK)
                 return st;
             rg_complete(w, jr->blob);
@@ -1201,7 +1190,7 @@ upq_status upq_wr_next(upq_writer *w)
             return UPQ_OK;
         }
         case RP_RESUME_SYNC:
-            st = replay_sync(w);
+            st = upq_w_sync(w);
             if (st != UPQ_OK)
                 return st;
             f->rstage = RP_DONE;

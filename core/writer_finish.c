@@ -1222,13 +1222,9 @@ upq_status upq_wf_next(upq_writer *w)
             f->stage = F_SYNC;
             continue;
         case F_SYNC:
-            if (w->sink.sync) {
-                st = w->sink.sync(w->sink.ctx);
-                if (st == UPQ_AGAIN)
-                    return UPQ_AGAIN;
-                if (st != UPQ_OK)
-                    return upq_w_fail(w, UPQ_ERR_IO, -1, "sync failed");
-            }
+            st = upq_w_sync(w);
+            if (st != UPQ_OK)
+                return st;
             f->stage = F_TAIL;
             continue;
         case F_TAIL:
@@ -1313,13 +1309,9 @@ upq_status upq_wf_close_next(upq_writer *w)
         w->src_len = w->src_pos = 0;
         return UPQ_OK;
     case 1:
-        if (w->sink.sync) {
-            st = w->sink.sync(w->sink.ctx);
-            if (st == UPQ_AGAIN)
-                return UPQ_AGAIN;
-            if (st != UPQ_OK)
-                return upq_w_fail(w, UPQ_ERR_IO, -1, "sync failed");
-        }
+        st = upq_w_sync(w);
+        if (st != UPQ_OK)
+            return st;
         f->cstage = 2;
         return UPQ_DONE;
     default:

@@ -440,6 +440,10 @@ static inline size_t upq_tc_list_hdr(uint8_t *p, uint32_t n, unsigned ct)
     return 1 + upq_tc_varint(p + 1, n);
 }
 
+/* Syncs the sink when it can: UPQ_OK (also without a sync callback),
+ * UPQ_AGAIN, or the writer's failure (writer_out.c). */
+upq_status upq_w_sync(upq_writer *w);
+
 /* Records (writer_journal.c), used by the finisher and recovery too. */
 void upq_wj_rec_begin(upq_writer *w, uint8_t type, uint8_t flags, const upq_tstruct *desc,
                       const void *obj, uint64_t pos);

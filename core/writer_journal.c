@@ -250,7 +250,6 @@ upq_status upq_wj_rec_piece(upq_writer *w)
 
 /* ---- the FILE record ------------------------------------------------------------ */
 
-static upq_status sync_sink(upq_writer *w);
 
 /* FILE stages (upq_wjournal.jst while file_done is 0). */
 enum { FS_MAGIC = 0, FS_HDR, FS_SETTINGS, FS_SEAL, FS_FMD, FS_TAG, FS_CRC, FS_DONE };
@@ -449,7 +448,7 @@ static upq_status file_piece(upq_writer *w)
         /* synced before anything else: on a medium that held another
          * checkpoint-mode file, a cut now finds this file's FILE record,
          * not the old file's */
-        st = sync_sink(w);
+        st = upq_w_sync(w);
         if (st != UPQ_OK)
             return st;
         jr->file_done = 1;
@@ -980,17 +979,6 @@ static void dict_blob(upq_writer *w, upq_wcol *c, const uint8_t **p, size_t *n)
     *n = c->dict_bytes - from;
 }
 
-static upq_status sync_sink(upq_writer *w)
-{
-    upq_status st;
-    if (!w->sink.sync)
-        return UPQ_OK;
-    st = w->sink.sync(w->sink.ctx);
-    if (st == UPQ_AGAIN || st == UPQ_OK)
-        return st;
-    return upq_w_fail(w, UPQ_ERR_IO, -1, "sync failed");
-}
-
 void upq_wj_rg_done(upq_writer *w)
 {
     upq_wjournal *jr = w->jr;
@@ -1336,7 +1324,7 @@ static upq_status job_rg(upq_writer *w, int end)
             return no_piece(w);
         }
         case JS_SYNC:
-            st = sync_sink(w);
+            st = upq_w_sync(w);
             if (st != UPQ_OK)
                 return st;
             ckpt_booked(w);

@@ -980,6 +980,17 @@ static upq_status footer_step(upq_writer *w)
 /* ---- the output state machine ----------------------------------------------------- */
 
 /* The output run is complete: account for it. */
+upq_status upq_w_sync(upq_writer *w)
+{
+    upq_status st;
+    if (!w->sink.sync)
+        return UPQ_OK;
+    st = w->sink.sync(w->sink.ctx);
+    if (st == UPQ_OK || st == UPQ_AGAIN)
+        return st;
+    return upq_w_fail(w, UPQ_ERR_IO, -1, "sync failed");
+}
+
 static void out_done(upq_writer *w)
 {
     if (w->out_kind == UPQ_OUT_RG) {
@@ -1200,13 +1211,9 @@ static UPQ_NOINLINE upq_status next_piece(upq_writer *w)
             w->ostage = UPQ_OS_SYNC;
             continue;
         case UPQ_OS_SYNC:
-            if (w->sink.sync) {
-                st = w->sink.sync(w->sink.ctx);
-                if (st == UPQ_AGAIN)
-                    return UPQ_AGAIN;
-                if (st != UPQ_OK)
-                    return upq_w_fail(w, UPQ_ERR_IO, -1, "sync failed");
-            }
+            st = upq_w_sync(w);
+            if (st != UPQ_OK)
+                return st;
             w->ostage = UPQ_OS_END;
             continue;
         case UPQ_OS_END:
