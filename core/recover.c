@@ -1153,8 +1153,9 @@ upq_status upq_wr_next(upq_writer *w)
             /* a region without room for one more of this writer's pages
              * ends the row group first */
             for (i = 0; i < w->ncols; i++)
-                if (region_data(&jr->cols[i]) - jr->cols[i].fill < w->cols[i].worst)
-                    w->rg_due = 1;
+                if (region_data(&jr->cols[i]) - jr->cols[i].fill < w->cols[i].worst ||
+                    jr->cols[i].slot < upq_wj_dict_slot(w, &w->cols[i]))
+                    w->rg_due = 1; /* ... or a dictionary slot sized for its rows */
             f->in_rg = 1;
             f->rstage = RP_RESUME;
             continue;

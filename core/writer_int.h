@@ -106,6 +106,8 @@ size_t upq_w_stats_bounds(uint32_t scap);
  * staging `lcap` levels and `vcap` value bytes, and of the page as stored. */
 size_t upq_w_body_bound(const upq_wcol *c);
 size_t upq_w_stored_bound(const upq_wcol *c, int32_t codec, int v2);
+/* ... of a page staged from at most lcap levels and vcap value bytes */
+size_t upq_w_stored_bound_n(const upq_wcol *c, int32_t codec, int v2, uint32_t lcap, uint32_t vcap);
 
 /*
  * Encodes the committed staging prefix of column c as one data page at the
@@ -439,6 +441,10 @@ static inline size_t upq_tc_list_hdr(uint8_t *p, uint32_t n, unsigned ct)
     p[0] = (uint8_t)(0xF0u | ct);
     return 1 + upq_tc_varint(p + 1, n);
 }
+
+/* Bytes a dictionary page of c can take in checkpoint mode (its budget's
+ * page); a row group planned for fewer rows may have a smaller slot. */
+uint32_t upq_wj_dict_slot(const upq_writer *w, const upq_wcol *c);
 
 /* Syncs the sink when it can: UPQ_OK (also without a sync callback),
  * UPQ_AGAIN, or the writer's failure (writer_out.c). */

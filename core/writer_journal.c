@@ -492,18 +492,51 @@ upq_status upq_wj_file_crc(upq_writer *w, uint32_t *settings, uint32_t *fmd)
 
 /* ---- planning a row group ---------------------------------------------------------- */
 
-/* Bytes the dictionary page of c can take. */
-static uint32_t dict_slot(const upq_writer *w, const upq_wcol *c)
+/* Bytes the dictionary page of c takes when its entries take `plain`
+ * bytes (at most its budget). */
+static uint32_t dict_slot_n(const upq_writer *w, const upq_wcol *c, size_t plain)
 {
     size_t b, s;
     if (!c->use_dict)
         return 0;
-    b = UPQ_W_COMPRESSING(w) ? upq_compress_bound(w->o.codec, c->dict_cap) : c->dict_cap;
-    s = upq_stored_size(w->o.codec, c->dict_cap); /* what recovery writes instead */
+    if (plain > c->dict_cap)
+        plain = c->dict_cap;
+    b = UPQ_W_COMPRESSING(w) ? upq_compress_bound(w->o.codec, plain) : plain;
+    s = upq_stored_size(w->o.codec, plain); /* what recovery writes instead */
     if (s > b)
         b = s;
     b += w->hbuf_cap + (UPQ_W_KEY(c) ? 2u * UPQ_W_CRYPTO_OVER : 0u);
     return b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+}
+
+uint32_t upq_wj_dict_slot(const upq_writer *w, const upq_wcol *c)
+{
+    return dict_slot_n(w, c, c->dict_cap);
+}
+
+/* The largest page of c staged from at most lcap levels and vcap value
+ * bytes, header and encryption included (c->worst: a full staging). */
+static uint64_t page_worst(const upq_writer *w, const upq_wcol *c, uint32_t lcap, uint32_t vcap)
+{
+    size_t b = upq_w_stored_bound_n(c, w->o.codec, UPQ_W_V2(w), lcap, vcap);
+    if (b == SIZE_MAX)
+        return c->worst;
+    b = (uint64_t)b + w->hbuf_cap + (UPQ_W_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
+    return b < c->worst ? b : c->worst;
+}
+
+/* The largest page c can write in a row group of `rows` rows: a flat
+ * column's page has no more levels than rows and, of fixed width, no
+ * more value bytes than rows values. Small row groups reserve that, not
+ * a full staging's page. */
+static uint64_t rg_worst(const upq_writer *w, const upq_wcol *c, uint64_t rows)
+{
+    uint32_t vcap = c->vcap;
+    if (c->max_rep || rows >= c->lcap)
+        return c->worst;
+    if (c->vsize && rows * c->vsize < vcap)
+        vcap = (uint32_t)rows * c->vsize;
+    return page_worst(w, c, (uint32_t)rows, vcap);
 }
 
 /* Bytes per 1024 rows c's committed staging encodes to, headers included:
@@ -584,7 +617,7 @@ static upq_status rows_fitting(upq_writer *w, uint64_t *rows)
         const upq_wcol *c = &w->cols[i];
         per += j->rate + (j->rate >> jr->mshift) + (uint64_t)j->ppk * index_entry(c);
         /* the slot, room for a worst page, a last page cut short */
-        fixed += (uint64_t)dict_slot(w, c) + c->worst + index_entry(c);
+        fixed += (uint64_t)upq_wj_dict_slot(w, c) + c->worst + index_entry(c);
     }
     if (w->o.checkpoint_rows)
         per += ((uint64_t)rec_len * 1024u + w->o.checkpoint_rows - 1u) / w->o.checkpoint_rows;
@@ -671,6 +704,7 @@ static upq_status plan(upq_writer *w)
     upq_wjournal *jr = w->jr;
     uint64_t rows = umax(jr->rg_limit, w->rs), pos, total = 0, rs_len, nrec, pages = 0;
     uint32_t i, rec_len = 0, start_len = 0;
+    int final;
     upq_status st;
 
     if (rows == UINT64_MAX)
@@ -697,6 +731,13 @@ static upq_status plan(upq_writer *w)
         if (r < rows)
             rows = umax(r, umax(w->rs, 1u)); /* upq_writer_file_full() said it fits */
     }
+    /* the row group ends with the rows staged: every column writes one
+     * page of what it staged, and its dictionary has no more entries than
+     * now and the staged rows beyond the row group's (at close, and a row
+     * dropped there, one value more): regions of just that size */
+    final = w->rg_due || w->closing;
+    if (final)
+        rows = w->rs;
     jr->rg_limit = rows;
     /* regions */
     for (i = 0; i < w->ncols; i++) {
@@ -705,8 +746,20 @@ static upq_status plan(upq_writer *w)
         uint64_t est = rows > UINT64_MAX / 2048u / (j->rate + 1u) ? UINT64_MAX / 4u
                                                                    : (j->rate * rows + 1023u) / 1024u;
         est += est >> jr->mshift;
-        j->slot = dict_slot(w, c);
-        j->cap = (uint64_t)j->slot + c->worst + est;
+        if (final) {
+            size_t more = (size_t)(c->vbytes - c->cbytes) +
+                          (c->vsize ? c->vsize : w->closing ? c->vcap : 0u);
+            j->slot = dict_slot_n(w, c, (size_t)c->dict_bytes + more);
+            j->cap = (uint64_t)j->slot + page_worst(w, c, c->clev, c->cbytes);
+        } else {
+            j->slot = upq_wj_dict_slot(w, c);
+            /* row by row, a fixed-width column's dictionary grows by no more
+             * than a value per row still to come (and the row being set) */
+            if (w->mode == UPQ_WM_ROWS && c->vsize && rows - w->rs < c->dict_cap / c->vsize)
+                j->slot = dict_slot_n(w, c, (size_t)c->dict_bytes + (c->vbytes - c->cbytes) +
+                                                (size_t)(rows - w->rs + 1u) * c->vsize);
+            j->cap = (uint64_t)j->slot + rg_worst(w, c, rows) + est;
+        }
         j->fill = 0;
         j->nprow = 0;
         j->dict_dur = 0;
@@ -719,7 +772,7 @@ static upq_status plan(upq_writer *w)
     st = record_bound(w, rows, &rec_len);
     if (st != UPQ_OK)
         return st;
-    nrec = (w->o.checkpoint_rows ? rows / w->o.checkpoint_rows : 0u) + pages / K_ROWS + 2u;
+    nrec = final ? 0u : (w->o.checkpoint_rows ? rows / w->o.checkpoint_rows : 0u) + pages / K_ROWS + 2u;
     jr->rec_bound = rec_len;
     jr->reserve = 2u * rec_len + UPQ_WJ_CLOSE_ROOM(w);
     /* RG_START itself */
@@ -830,7 +883,7 @@ static upq_status encode(upq_writer *w, upq_wcol *c)
     c->frows = c->crows;
     upq_w_drop_prefix(c, n, nv, vb);
     /* the region keeps room for the row group's last page of c */
-    if (j->cap - j->slot - j->fill < c->worst) {
+    if (j->cap - j->slot - j->fill < rg_worst(w, c, jr->rg_limit)) {
         w->rg_due = 1;
         if (w->rs < jr->rg_limit)
             jr->region_full = 1; /* before its rows: the next margins are wider */

@@ -61,22 +61,23 @@ size_t upq_w_header_bound(void)
     return v1 > v2 ? v1 : v2;
 }
 
-/* Level and value parts of a page body's bound. */
-static void bounds(const upq_wcol *c, size_t *lev, size_t *vals)
+/* Level and value parts of the bound of a page body staged from at most
+ * `lcap` levels and `vcap` value bytes. */
+static void bounds(const upq_wcol *c, uint32_t lcap, uint32_t vcap, size_t *lev, size_t *vals)
 {
-    size_t nv = c->vsize ? c->vcap / c->vsize : c->vcap / 4u, l = 0, v;
-    if (nv > c->lcap)
-        nv = c->lcap;
+    size_t nv = c->vsize ? vcap / c->vsize : vcap / 4u, l = 0, v;
+    if (nv > lcap)
+        nv = lcap;
     if (c->max_rep)
-        l = sadd(l, sadd(4, upq_rle_bound(c->lcap, upq_bit_width32(c->max_rep))));
+        l = sadd(l, sadd(4, upq_rle_bound(lcap, upq_bit_width32(c->max_rep))));
     if (c->max_def)
-        l = sadd(l, sadd(4, upq_rle_bound(c->lcap, upq_bit_width32(c->max_def))));
+        l = sadd(l, sadd(4, upq_rle_bound(lcap, upq_bit_width32(c->max_def))));
     if (c->type == UPQ_TYPE_BYTE_ARRAY && c->enc == UPQ_ENC_PLAIN)
-        v = c->vcap; /* staged as PLAIN already: lengths included */
+        v = vcap; /* staged as PLAIN already: lengths included */
     else
-        v = upq_encode_bound(c->enc, c->type, c->type_length, nv, c->vcap);
-    if (v == 0)
-        v = SIZE_MAX;
+        v = upq_encode_bound(c->enc, c->type, c->type_length, nv, vcap);
+    if (v == 0 && nv > 0)
+        v = SIZE_MAX; /* an encoding it cannot bound (no values: none) */
     if (c->use_dict) {
         unsigned bw = c->dict_max > 1 ? upq_bit_width32(c->dict_max - 1u) : 1u;
         size_t d = sadd(1, upq_rle_bound(nv, bw));
@@ -90,7 +91,7 @@ static void bounds(const upq_wcol *c, size_t *lev, size_t *vals)
 size_t upq_w_body_bound(const upq_wcol *c)
 {
     size_t l, v;
-    bounds(c, &l, &v);
+    bounds(c, c->lcap, c->vcap, &l, &v);
     return sadd(l, v);
 }
 
@@ -105,8 +106,13 @@ static size_t cbound(int32_t codec, size_t n)
 
 size_t upq_w_stored_bound(const upq_wcol *c, int32_t codec, int v2)
 {
+    return upq_w_stored_bound_n(c, codec, v2, c->lcap, c->vcap);
+}
+
+size_t upq_w_stored_bound_n(const upq_wcol *c, int32_t codec, int v2, uint32_t lcap, uint32_t vcap)
+{
     size_t l, v, cv;
-    bounds(c, &l, &v);
+    bounds(c, lcap, vcap, &l, &v);
     if (!UPQ_W_CAN_COMPRESS || codec == UPQ_CODEC_UNCOMPRESSED)
         return sadd(l, v);
     if (!v2)
