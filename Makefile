@@ -28,10 +28,13 @@ ifeq ($(origin CC),default)
 CC := gcc
 endif
 
-# Library sources: everything in core/, port/ (not the OS adapters), codecs/ adapters.
-CORE_SRC := $(sort $(wildcard core/*.c))
-PORT_SRC := $(sort $(wildcard port/*.c port/neon/*.c))
-CODEC_SRC := $(sort $(wildcard codecs/upq_*.c))
+# Library sources: the one list (port/sources.txt) the CMake file and the
+# firmware fragment read too. Not the OS adapters (port/posix, port/semihost)
+# nor the board startup (port/cortex-m).
+UPQ_SOURCES := $(shell awk '!/^\#/ && NF == 2 { print $$2 }' port/sources.txt)
+CORE_SRC := $(sort $(filter core/%,$(UPQ_SOURCES)))
+PORT_SRC := $(sort $(filter port/%,$(UPQ_SOURCES)))
+CODEC_SRC := $(sort $(filter codecs/%,$(UPQ_SOURCES)))
 LIB_SRC := $(CORE_SRC) $(PORT_SRC) $(CODEC_SRC)
 # OS adapters: used by host tools and tests, allowed to call libc.
 POSIX_SRC := $(sort $(wildcard port/posix/*.c))
