@@ -403,6 +403,9 @@ check-logging: $(HOST)/test/bench/bench_logging
 	@$(HOST)/test/bench/bench_logging --check
 CHECK_EXTRA_TARGETS += check-logging
 
+# ---- integration: install, pkg-config, CMake, the firmware fragment, cross builds ----
+include test/integration/integration.mk
+
 # ---- everything -------------------------------------------------------------
 
 check: stage-unit stage-asan stage-interop stage-conformance stage-chunking stage-write \
