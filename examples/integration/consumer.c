@@ -228,9 +228,11 @@ static upq_status file_sync(void *ctx)
     return fflush(ctx) == 0 ? UPQ_OK : UPQ_ERR_IO; /* and fsync(fileno(ctx)) for durability */
 }
 
-static void write_file(const char *out)
+static const char *names[] = { "alpha", "beta", "gamma" };
+
+/* 50 rows (id i, reading i * 0.5, name alpha/beta/gamma in turn) into f. */
+static upq_status write_rows(FILE *f)
 {
-    static const char *names[] = { "alpha", "beta", "gamma" };
     upq_schema_element elems[4];
     upq_schema_builder sb;
     upq_logical_type str;
@@ -241,15 +243,11 @@ static void write_file(const char *out)
     size_t need = 0;
     uint32_t n = 0;
     void *arena;
-    FILE *f = fopen(out, "wb");
     int32_t i;
 
-    check(f != NULL, "output file opens", 0, 0);
-    if (!f)
-        return;
     sink.ctx = f;
-    sink.write = file_write;
-    sink.sync = file_sync;
+    sink.write = file_write;                  /* appends; checkpoint mode needs write_at */
+    sink.sync = file_sync;                    /* and read_at instead (see checkpoint mode) */
 
     upq_lt_string(&str);
     upq_sb_init(&sb, elems, 4, "schema");
@@ -261,26 +259,38 @@ static void write_file(const char *out)
     memset(&o, 0, sizeof o);                  /* zeros are the defaults */
     o.codec = UPQ_CODEC_SNAPPY;
     o.page_size = 1024;
-    if (st == UPQ_OK)
+    if (st == UPQ_OK)                         /* the exact arena for this schema and options */
         st = upq_writer_workspace_size(elems, n, &o, 1 /* row groups held for the footer */, &need);
+    if (st != UPQ_OK || (arena = malloc(need)) == NULL)  /* or a static buffer of that size */
+        return st != UPQ_OK ? st : UPQ_ERR_NOMEM;
     printf("writer arena: %zu bytes\n", need);
-    arena = malloc(need);
-    if (st == UPQ_OK)
-        st = upq_writer_init(&w, &sink, elems, n, arena, need, &o);
+    st = upq_writer_init(&w, &sink, elems, n, arena, need, &o);
     for (i = 0; st == UPQ_OK && i < 50; i++) {
         double d = i * 0.5;
         upq_bytes name = { (const uint8_t *)names[i % 3], (uint32_t)strlen(names[i % 3]) };
-        upq_writer_set(&w, 0, &i);
+        upq_writer_set(&w, 0, &i);            /* values are copied */
         upq_writer_set(&w, 1, &d);
         upq_writer_set(&w, 2, &name);
         while ((st = upq_writer_end_row(&w)) == UPQ_AGAIN)
-            ;                                 /* the sink said "would block" */
+            ;                                 /* the sink said "would block": call again */
     }
     while (st == UPQ_OK && (st = upq_writer_close(&w)) == UPQ_AGAIN)
-        ;
+        ;                                     /* last row group, page indexes, footer, sync */
+    free(arena);
+    return st;
+}
+
+static void write_file(const char *out)
+{
+    FILE *f = fopen(out, "wb");
+    upq_status st;
+
+    check(f != NULL, "output file opens", 0, 0);
+    if (!f)
+        return;
+    st = write_rows(f);
     check(st == UPQ_OK, "file written", st, UPQ_OK);
     fclose(f);
-    free(arena);
 
     /* read it back */
     f = fopen(out, "rb");

@@ -117,6 +117,27 @@ else
     fail "list: upq-everything.h and the default full build differ: $(diff "$cfg_full" "$cfg_every" | grep '^[<>] #define' | tr '\n' ' ')"
 fi
 
+# The README's snippets marked "tested" are lines of the consumers built below
+# (leading blanks aside), so what the README shows is what compiles and runs.
+if got=$("$node" -e '
+    const fs = require("fs"), path = require("path");
+    const [top] = process.argv.slice(1);
+    const norm = (t) => t.split("\n").map((l) => l.trim()).join("\n").trim();
+    const md = fs.readFileSync(path.join(top, "README.md"), "utf8");
+    let n = 0;
+    const bad = [];
+    for (const m of md.matchAll(/<!-- tested: (\S+) -->\s*```[a-z]*\n([\s\S]*?)```/g)) {
+        n++;
+        const src = norm(fs.readFileSync(path.join(top, m[1]), "utf8"));
+        if (!src.includes(norm(m[2]))) bad.push(`${m[1]}: ${norm(m[2]).split("\n")[0]}`);
+    }
+    if (bad.length || n === 0) { console.log(`${n} snippets; not in their files: ${bad.join("; ")}`); process.exit(1); }
+    console.log(n);' "$top" 2>&1); then
+    ok "readme: its $got tested snippets are lines of examples/integration"
+else
+    fail "readme: $got"
+fi
+
 # ---- host: make install, pkg-config ---------------------------------------------------
 prefix=$tmp/prefix
 if run "install: make install PREFIX=$prefix" "$tmp/install.log" $make -C "$top" --no-print-directory install PREFIX="$prefix"; then
