@@ -23,7 +23,10 @@
 #include <string.h>
 
 #include "uparquet/uparquet.h"
+#include "uparquet/bloom.h"
 #include "uparquet/column.h"
+#include "uparquet/record.h"
+#include "uparquet/variant.h"
 #include "uparquet/writer.h"
 
 static int passed, failed;
@@ -215,6 +218,124 @@ static void read_corpus(const char *dir)
     fclose(f);
 }
 
+/* ---- the README's reading snippets, as they stand there, over the written file ---- */
+
+static void *my_ctx;           /* the snippets' names for the file, its size and callback */
+static uint64_t file_size;
+static long long readme_values, readme_nulls, values_n;
+static double readme_sum;
+
+static upq_status my_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    return file_read_at(ctx, off, buf, len, got);
+}
+
+static void do_other_work(void)
+{
+}
+
+static void handle(const upq_event *ev)
+{
+    readme_values += ev->type == UPQ_EV_VALUE;
+    readme_nulls += ev->type == UPQ_EV_NULL;
+}
+
+static void consume(const uint16_t *def, size_t levels, const double *v, size_t n)
+{
+    size_t i;
+    (void)def;
+    (void)levels;
+    for (i = 0; i < n; i++)
+        readme_sum += v[i];
+    values_n += (long long)n;
+}
+
+static void readme_reading(FILE *f, uint64_t size)
+{
+    my_ctx = f;
+    file_size = size;
+    static uint8_t arena[64 * 1024];            /* all the memory µparquet will use */
+    upq_io io = { my_ctx, my_read_at, file_size };
+    upq_reader r;
+    upq_reader_init(&r, &io, arena, sizeof arena, NULL);
+    upq_status st;
+    while ((st = upq_reader_open(&r)) == UPQ_AGAIN)
+        do_other_work();                         /* the read callback said "would block" */
+    if (st == UPQ_ERR_NOMEM)
+        printf("need %zu bytes\n", upq_arena_needed(&r.arena));
+    const upq_file_metadata *m = upq_reader_metadata(&r);
+    upq_rows rows;
+    upq_event ev;
+    upq_rows_open(&rows, &r, 0 /* row group */, NULL /* all fields */, 0, 256 /* batch */);
+    while ((st = upq_rows_next(&rows)) != UPQ_DONE && st >= 0) {
+        if (st == UPQ_AGAIN)
+            continue;                             /* or do other work first */
+        while ((st = upq_rows_event(&rows, &ev)) != UPQ_DONE && st >= 0)
+            if (st == UPQ_OK)
+                handle(&ev);                      /* VALUE, NULL, BEGIN_/END_ STRUCT, LIST, MAP */
+        if (st < 0)
+            break;                                /* upq_reader_error(&r) says where */
+    }
+    upq_rows_close(&rows);
+    upq_column_reader c;
+    uint16_t def[256];
+    double v[256];
+    upq_batch b = { def, NULL, v, 256, 0, 0 };
+    upq_column_open(&c, &r, 0 /* row group */, 1 /* leaf column: a DOUBLE */);
+    while ((st = upq_column_read(&c, &b)) == UPQ_OK || st == UPQ_AGAIN)
+        consume(def, b.levels, v, b.values_n);
+    upq_column_close(&c);                         /* st: UPQ_DONE, or an error */
+    upq_bloom_reader bf;
+    double key = 21.0;
+    int maybe = 1;
+    if (upq_bloom_open(&bf, &r, 0 /* row group */, 1 /* leaf column */) == UPQ_OK) {
+        while ((st = upq_bloom_load(&bf)) == UPQ_AGAIN)
+            do_other_work();
+        if (st == UPQ_OK)
+            upq_bloom_might_contain(&bf, &key, &maybe);   /* maybe == 0: skip the row group */
+        upq_bloom_close(&bf);
+    }                                                 /* UPQ_DONE from open: no filter */
+    check(st == UPQ_OK, "readme: the bloom filter of \"reading\" loaded", st, UPQ_OK);
+    check(maybe == 1, "readme: 21.0 may be in \"reading\" (it is: row 42)", maybe, 1);
+    key = 1000.5;
+    if (upq_bloom_open(&bf, &r, 0, 1) == UPQ_OK) {
+        while ((st = upq_bloom_load(&bf)) == UPQ_AGAIN)
+            do_other_work();
+        upq_bloom_might_contain(&bf, &key, &maybe);
+        upq_bloom_close(&bf);
+    }
+    printf("readme: bloom filter says %d for 1000.5 (absent; 1 would be a false positive)\n", maybe);
+    check(m->num_rows == 50, "readme: open, 50 rows", (long long)m->num_rows, 50);
+    check(readme_values == 150 && readme_nulls == 0, "readme: rows: 150 VALUE events, no NULL",
+          readme_values, 150);
+    check(values_n == 50 && readme_sum == 612.5, "readme: column \"reading\" sums to 612.5",
+          values_n, 50);
+}
+
+static void readme_variant(void)
+{
+    /* {"temp": 21} as a Variant: metadata holding the one key (sorted, 1-byte
+     * offsets), and an object of one field whose value is an INT8 */
+    static const uint8_t meta[] = { 0x11, 0x01, 0x00, 0x04, 't', 'e', 'm', 'p' };
+    static const uint8_t value[] = { 0x02, 0x01, 0x00, 0x00, 0x02, 0x0c, 0x15 };
+    size_t meta_len = sizeof meta, value_len = sizeof value;
+    int64_t temp = -1;
+    upq_variant_meta m;
+    if (upq_variant_meta_parse(&m, meta, meta_len) == UPQ_OK &&
+        upq_variant_validate(&m, value, value_len) == UPQ_OK) {  /* every offset, id, key order */
+        upq_variant v = { value, value_len }, field;
+        if (upq_variant_find(&m, v, "temp", 4, &field) == UPQ_OK) { /* binary search by key */
+            upq_variant_item it;
+            if (upq_variant_item_read(field.p, field.len, &it) == UPQ_OK)
+                temp = it.i;                                       /* it.type says: it.i, it.d, ... */
+        }
+    }
+    /* rows: upq_variant_asm_feed() takes the record events of a VARIANT group and
+       gives its metadata and value; upq_variant_shred() + upq_variant_shred_write()
+       write one into the group's columns (typed_value included) */
+    check(temp == 21, "readme: Variant {\"temp\": 21} read", (long long)temp, 21);
+}
+
 /* ---- writing: the sink's write and sync callbacks over a stdio file -------- */
 
 static upq_status file_write(void *ctx, const void *buf, size_t len, size_t *written)
@@ -237,6 +358,7 @@ static upq_status write_rows(FILE *f)
     upq_schema_builder sb;
     upq_logical_type str;
     upq_writer_opts o;
+    upq_column_opts cols[3];
     upq_writer w;
     upq_sink sink = { 0 };
     upq_status st;
@@ -259,6 +381,15 @@ static upq_status write_rows(FILE *f)
     memset(&o, 0, sizeof o);                  /* zeros are the defaults */
     o.codec = UPQ_CODEC_SNAPPY;
     o.page_size = 1024;
+    memset(cols, 0, sizeof cols);
+    for (i = 0; i < 3; i++) {
+        cols[i].encoding = -1;                /* the type's default, and a dictionary */
+        cols[i].dictionary = -1;
+    }
+    cols[1].bloom = 1;                        /* a bloom filter of "reading", sized for */
+    cols[1].bloom_ndv = 64;                   /* 64 distinct values at 1% false positives */
+    o.columns = cols;
+    o.ncolumns = 3;
     if (st == UPQ_OK)                         /* the exact arena for this schema and options */
         st = upq_writer_workspace_size(elems, n, &o, 1 /* row groups held for the footer */, &need);
     if (st != UPQ_OK || (arena = malloc(need)) == NULL)  /* or a static buffer of that size */
@@ -325,6 +456,8 @@ static void write_file(const char *out)
             check(!bad, "name: row i holds alpha, beta, gamma in turn", bad, 0);
         }
         free(ra);
+        fseek(f, 0, SEEK_END);
+        readme_reading(f, (uint64_t)ftell(f));
         fclose(f);
     }
 }
@@ -341,6 +474,7 @@ int main(int argc, char **argv)
           UPQ_WITH_CRYPTO, 1);
     read_corpus(argv[1]);
     write_file(argv[2]);
+    readme_variant();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -3,6 +3,8 @@
 # check-integration stage, test/integration/integration.mk). Every consumer
 # is built from scratch in a temporary directory outside the repository:
 #
+#   readme     the README's snippets marked "tested" are lines of these
+#              consumers (so they compile, link and run here)
 #   list       port/sources.txt names every library source there is; the
 #              sensor logger calls exactly the logger row's entry points
 #              (size_refs.sh); upq-everything.h is the default full build
@@ -22,6 +24,8 @@
 #              the file is byte for byte the host sensor logger's, DuckDB
 #              reads the rows; the library's flash in its image equals the
 #              `make size` logger row's (both maps read the same way)
+#   cortex-m4  make install TARGET=cortex-m4 UPQ_SET=logger: the options and
+#              target recorded in config_build.h and uparquet.pc
 #   aarch64    make CROSS_COMPILE=aarch64-linux-gnu- install PREFIX=tmp; the
 #              consumer built with that prefix's gcc and pkg-config runs
 #              under qemu-aarch64 and passes; DuckDB reads its file
@@ -257,6 +261,21 @@ if run "firmware: the fragment project builds" "$fw/build.log" $make -C "$fw" --
         fi
     else
         fail "firmware: no $row_map (make size's logger image)"
+    fi
+fi
+
+# ---- cross build by name: an option set for Cortex-M4, installed -------------------------
+m4=$tmp/cortex-m4
+if run "cortex-m4: make install TARGET=cortex-m4 UPQ_SET=logger" "$tmp/install-m4.log" \
+        $make -C "$top" --no-print-directory install TARGET=cortex-m4 UPQ_SET=logger PREFIX="$m4"; then
+    cb=$m4/include/uparquet/config_build.h
+    if grep -q '^#define UPQ_WITH_CRYPTO 0$' "$cb" && grep -q '^#define UPQ_CRC32_TABLE 0$' "$cb" &&
+       [ "$(PKG_CONFIG_PATH=$m4/lib/pkgconfig pkg-config --variable=target uparquet)" = cortex-m4 ] &&
+       [ "$(PKG_CONFIG_PATH=$m4/lib/pkgconfig pkg-config --variable=optionset uparquet)" = logger ] &&
+       [ "$(arm-none-eabi-objdump -f "$m4/lib/libuparquet.a" | grep -c 'elf32-littlearm')" -gt 0 ]; then
+        ok "cortex-m4: installed the logger set's Cortex-M4 library; its config_build.h and uparquet.pc say so"
+    else
+        fail "cortex-m4: the installed library is not the logger set's for Cortex-M4"
     fi
 fi
 
