@@ -17,7 +17,8 @@ QEMU_AARCH64 ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
 
 .PHONY: check-integration
 check-integration: $(LIB) $(CODEC_LIBS) $(SENSOR) $(INTEROP_STAMP) $(SIZE)/cortex-m4/logger/image.elf
-	@TOP='$(CURDIR)' MAKE='$(MAKE)' HOST_DIR='$(HOST)' SENSOR='$(CURDIR)/$(SENSOR)' NODE='$(NODE)' \
+	@TOP='$(CURDIR)' MAKE='$(MAKE)' HOST_DIR='$(HOST)' HOST_CC='$(CC)' CM4_PREFIX='$(CROSS_CM4)' \
+	  A64_PREFIX='$(CROSS_A64)' SENSOR='$(CURDIR)/$(SENSOR)' NODE='$(NODE)' \
 	  SIZE_DIR='$(SIZE)' QEMU_SYSTEM_ARM='$(QEMU_SYSTEM_ARM)' QEMU_AARCH64='$(QEMU_AARCH64)' \
 	  CODEC_DEFS="$(CODEC_DEFS)" bash test/integration/run.sh
 

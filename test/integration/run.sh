@@ -30,7 +30,8 @@
 #              consumer built with that prefix's gcc and pkg-config runs
 #              under qemu-aarch64 and passes; DuckDB reads its file
 #
-# Environment (from integration.mk): TOP, MAKE, HOST_DIR, SENSOR, NODE,
+# Environment (from integration.mk): TOP, MAKE, HOST_DIR, HOST_CC, CM4_PREFIX,
+# A64_PREFIX, SENSOR, NODE,
 # SIZE_DIR, QEMU_SYSTEM_ARM, QEMU_AARCH64, PARQUET_TESTING_DIR,
 # INTEGRATION_KEEP=1 keeps the temporary directory. Ends with
 # "N passed, N failed"; exit status 1 when anything failed. A missing tool
@@ -46,6 +47,9 @@ qemu_arm=${QEMU_SYSTEM_ARM:-qemu-system-arm}
 qemu_a64=${QEMU_AARCH64:-qemu-aarch64 -L /usr/aarch64-linux-gnu}
 size_dir=$top/${SIZE_DIR:-build/size}
 ex=$top/examples/integration
+cc=${HOST_CC:-cc}
+cm4=${CM4_PREFIX:-arm-none-eabi-}
+a64_prefix=${A64_PREFIX:-aarch64-linux-gnu-}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/upq-integration.XXXXXX")
 [ "${INTEGRATION_KEEP:-0}" = 1 ] || trap 'rm -rf "$tmp"' EXIT
 passed=0
@@ -91,10 +95,10 @@ else
     fail "list: port/sources.txt and the tree differ: $(diff <(echo "$listed") <(echo "$present") | grep '^[<>]' | tr '\n' ' ')"
 fi
 
-if arm-none-eabi-gcc -std=c99 -Os -mcpu=cortex-m4 -mthumb -ffreestanding -fno-builtin -I"$top/core/include" \
+if "${cm4}gcc" -std=c99 -Os -mcpu=cortex-m4 -mthumb -ffreestanding -fno-builtin -I"$top/core/include" \
         -I"$top/port" -I"$top/port/config" -DUPQ_CONFIG_FILE='"upq-logger.h"' \
         -c "$top/examples/sensor_logger/sensor_logger.c" -o "$tmp/sensor_logger.o" 2>"$tmp/sl.log"; then
-    calls=$(arm-none-eabi-nm -u "$tmp/sensor_logger.o" | awk '$2 ~ /^upq_/ { print $2 }' | sort)
+    calls=$("${cm4}nm" -u "$tmp/sensor_logger.o" | awk '$2 ~ /^upq_/ { print $2 }' | sort)
     rows=$(sed -n '/^logger="/,/"$/p' "$top/test/freestanding/size_refs.sh" | tr -d '"' | sed 's/^logger=//' |
         tr -s ' \n' '\n' | grep . | sort)
     if [ "$calls" = "$rows" ]; then
@@ -151,12 +155,12 @@ if run "install: make install PREFIX=$prefix" "$tmp/install.log" $make -C "$top"
     cp "$ex/consumer.c" "$ex/conflict.c" "$tmp/pc/"
     # shellcheck disable=SC2046
     if run "pkg-config: consumer builds" "$tmp/pc/build.log" bash -c \
-        "cd '$tmp/pc' && cc -std=c99 -Wall -Wextra -Werror \$(pkg-config --cflags uparquet) consumer.c -o consumer \$(pkg-config --libs uparquet)"; then
+        "cd '$tmp/pc' && $cc -std=c99 -Wall -Wextra -Werror \$(pkg-config --cflags uparquet) consumer.c -o consumer \$(pkg-config --libs uparquet)"; then
         (cd "$tmp/pc" && ./consumer "$corpus" out.parquet) >"$tmp/pc/run.log" 2>&1
         consumer_passed "pkg-config: consumer" "$tmp/pc/run.log"
         duckdb_written "pkg-config" "$tmp/pc/out.parquet"
     fi
-    if (cd "$tmp/pc" && cc -std=c99 $(pkg-config --cflags uparquet) -c conflict.c -o conflict.o) >"$tmp/pc/conflict.log" 2>&1; then
+    if (cd "$tmp/pc" && $cc -std=c99 $(pkg-config --cflags uparquet) -c conflict.c -o conflict.o) >"$tmp/pc/conflict.log" 2>&1; then
         fail "conflict: a program defining UPQ_WITH_CRYPTO 0 compiled against a library built with 1"
     elif grep -q "error: #error \"uparquet: UPQ_WITH_CRYPTO differs from the installed library's UPQ_WITH_CRYPTO 1" "$tmp/pc/conflict.log"; then
         ok "conflict: UPQ_WITH_CRYPTO 0 against the library's 1 stops the compiler: $(grep -o 'uparquet: UPQ_WITH_CRYPTO differs[^"]*' "$tmp/pc/conflict.log" | head -1)"
@@ -169,7 +173,7 @@ if run "install: make install PREFIX=$prefix" "$tmp/install.log" $make -C "$top"
     mkdir -p "$tmp/cmake-find"
     cp "$ex/consumer.c" "$ex/CMakeLists.txt" "$tmp/cmake-find/"
     if run "cmake find_package: configure and build" "$tmp/cmake-find/build.log" bash -c \
-        "cmake -S '$tmp/cmake-find' -B '$tmp/cmake-find/b' -DCMAKE_PREFIX_PATH='$prefix' && cmake --build '$tmp/cmake-find/b'"; then
+        "cmake -S '$tmp/cmake-find' -B '$tmp/cmake-find/b' -DCMAKE_C_COMPILER='$cc' -DCMAKE_PREFIX_PATH='$prefix' && cmake --build '$tmp/cmake-find/b'"; then
         if grep -q "uparquet 0.*encryption 1" "$tmp/cmake-find/build.log"; then
             ok "cmake find_package: the package reports its options (UPARQUET_WITH_CRYPTO 1)"
         else
@@ -185,7 +189,7 @@ fi
 mkdir -p "$tmp/cmake-sub"
 cp "$ex/consumer.c" "$ex/CMakeLists.txt" "$tmp/cmake-sub/"
 if run "cmake add_subdirectory: configure and build" "$tmp/cmake-sub/build.log" bash -c \
-    "cmake -S '$tmp/cmake-sub' -B '$tmp/cmake-sub/b' -DUPQ_SOURCE_DIR='$top' -DUPQ_WITH_CRYPTO=ON \
+    "cmake -S '$tmp/cmake-sub' -B '$tmp/cmake-sub/b' -DCMAKE_C_COMPILER='$cc' -DUPQ_SOURCE_DIR='$top' -DUPQ_WITH_CRYPTO=ON \
         -DUPQ_DEPS_LIBDIR='$host_dir/deps' -DCMAKE_C_FLAGS=-O1 && cmake --build '$tmp/cmake-sub/b' -j2"; then
     (cd "$tmp/cmake-sub" && ./b/consumer "$corpus" out.parquet) >"$tmp/cmake-sub/run.log" 2>&1
     consumer_passed "cmake add_subdirectory: consumer" "$tmp/cmake-sub/run.log"
@@ -197,7 +201,7 @@ fw=$tmp/firmware
 mkdir -p "$fw"
 cp "$ex/firmware/Makefile" "$ex/firmware/main.c" "$fw/"
 rows=3000
-if run "firmware: the fragment project builds" "$fw/build.log" $make -C "$fw" --no-print-directory -j2 UPQ_DIR="$top"; then
+if run "firmware: the fragment project builds" "$fw/build.log" $make -C "$fw" --no-print-directory -j2 UPQ_DIR="$top" CROSS="$cm4"; then
     ok "firmware: logger.elf built from port/uparquet.mk (UPQ_SET=logger): $(grep -A1 'text' "$fw/build.log" | tail -1 | awk '{ print $1 " text, " $2 " data, " $3 " bss" }')"
     if (cd "$fw" && timeout 300 $qemu_arm -M mps2-an386 -nographic -monitor none -serial none \
             -semihosting-config enable=on,target=native -kernel logger.elf -append "$rows $fw/log.parquet") \
@@ -272,7 +276,7 @@ if run "cortex-m4: make install TARGET=cortex-m4 UPQ_SET=logger" "$tmp/install-m
     if grep -q '^#define UPQ_WITH_CRYPTO 0$' "$cb" && grep -q '^#define UPQ_CRC32_TABLE 0$' "$cb" &&
        [ "$(PKG_CONFIG_PATH=$m4/lib/pkgconfig pkg-config --variable=target uparquet)" = cortex-m4 ] &&
        [ "$(PKG_CONFIG_PATH=$m4/lib/pkgconfig pkg-config --variable=optionset uparquet)" = logger ] &&
-       [ "$(arm-none-eabi-objdump -f "$m4/lib/libuparquet.a" | grep -c 'elf32-littlearm')" -gt 0 ]; then
+       [ "$("${cm4}objdump" -f "$m4/lib/libuparquet.a" | grep -c 'elf32-littlearm')" -gt 0 ]; then
         ok "cortex-m4: installed the logger set's Cortex-M4 library; its config_build.h and uparquet.pc say so"
     else
         fail "cortex-m4: the installed library is not the logger set's for Cortex-M4"
@@ -282,7 +286,7 @@ fi
 # ---- cross build by prefix: aarch64 ------------------------------------------------------
 a64=$tmp/aarch64
 if run "aarch64: make CROSS_COMPILE=aarch64-linux-gnu- install" "$tmp/install-a64.log" \
-        $make -C "$top" --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- install PREFIX="$a64/prefix"; then
+        $make -C "$top" --no-print-directory CROSS_COMPILE="$a64_prefix" install PREFIX="$a64/prefix"; then
     if grep -q '^#define UPQ_WITH_NEON 1$' "$a64/prefix/include/uparquet/config_build.h"; then
         ok "aarch64: installed, NEON on in its config_build.h"
     else
@@ -292,7 +296,7 @@ if run "aarch64: make CROSS_COMPILE=aarch64-linux-gnu- install" "$tmp/install-a6
     cp "$ex/consumer.c" "$a64/c/"
     if run "aarch64: consumer builds" "$a64/c/build.log" bash -c \
         "cd '$a64/c' && PKG_CONFIG_PATH='$a64/prefix/lib/pkgconfig' && export PKG_CONFIG_PATH && \
-         aarch64-linux-gnu-gcc -std=c99 -Wall -Wextra -Werror \$(pkg-config --cflags uparquet) consumer.c -o consumer \$(pkg-config --libs uparquet)"; then
+         ${a64_prefix}gcc -std=c99 -Wall -Wextra -Werror \$(pkg-config --cflags uparquet) consumer.c -o consumer \$(pkg-config --libs uparquet)"; then
         (cd "$a64/c" && timeout 300 $qemu_a64 ./consumer "$corpus" out.parquet) >"$a64/c/run.log" 2>&1
         consumer_passed "aarch64: consumer under qemu-aarch64" "$a64/c/run.log"
         duckdb_written "aarch64" "$a64/c/out.parquet"
