@@ -1,6 +1,12 @@
 # µparquet — one entry point.
 #
 #   make            host library (build/host/libuparquet.a) and the upq tool
+#   make lib        the library alone; TARGET=host|cortex-m4|cortex-m0plus|aarch64|
+#                   armv7|powerpc picks a target's toolchain and flags,
+#                   UPQ_SET=reader-min|writer-min|logger|gateway|everything an
+#                   option set (port/config), CROSS_COMPILE=prefix- any gcc
+#   make install    PREFIX=/usr/local: headers, libuparquet.a, uparquet.pc and
+#                   the CMake package of that build (port/install.mk)
 #   make check      every test (unit, corpus, interop, sanitizers, fuzz, freestanding)
 #   make demo       the main job: shows what µparquet does on real files
 #   make deps       fetch and verify the pinned codec/crypto packages
@@ -20,7 +26,19 @@ PARQUET_TESTING_DIR ?= $(abspath ../shared/parquet-testing)
 export PARQUET_TESTING_DIR
 
 BUILD ?= build
+
+# CROSS_COMPILE=aarch64-linux-gnu- (any gcc's prefix) names the whole
+# toolchain, as the Linux kernel's and U-Boot's builds take it; the "host"
+# build then goes to its own directory so it never mixes with this machine's.
+ifneq ($(CROSS_COMPILE),)
+CC := $(CROSS_COMPILE)gcc
+AR := $(CROSS_COMPILE)ar
+NM := $(CROSS_COMPILE)nm
+OBJCOPY := $(CROSS_COMPILE)objcopy
+HOST := $(BUILD)/$(patsubst %-,%,$(notdir $(CROSS_COMPILE)))
+else
 HOST := $(BUILD)/host
+endif
 
 CC ?= cc
 AR ?= ar
@@ -28,10 +46,13 @@ ifeq ($(origin CC),default)
 CC := gcc
 endif
 
-# Library sources: everything in core/, port/ (not the OS adapters), codecs/ adapters.
-CORE_SRC := $(sort $(wildcard core/*.c))
-PORT_SRC := $(sort $(wildcard port/*.c port/neon/*.c))
-CODEC_SRC := $(sort $(wildcard codecs/upq_*.c))
+# Library sources: the one list (port/sources.txt) the CMake file and the
+# firmware fragment read too. Not the OS adapters (port/posix, port/semihost)
+# nor the board startup (port/cortex-m).
+UPQ_SOURCES := $(shell awk '!/^\#/ && NF == 2 { print $$2 }' port/sources.txt)
+CORE_SRC := $(sort $(filter core/%,$(UPQ_SOURCES)))
+PORT_SRC := $(sort $(filter port/%,$(UPQ_SOURCES)))
+CODEC_SRC := $(sort $(filter codecs/%,$(UPQ_SOURCES)))
 LIB_SRC := $(CORE_SRC) $(PORT_SRC) $(CODEC_SRC)
 # OS adapters: used by host tools and tests, allowed to call libc.
 POSIX_SRC := $(sort $(wildcard port/posix/*.c))
@@ -64,7 +85,6 @@ UPQ := $(HOST)/upq
 
 .PHONY: all lib clean check demo deps firmware size bench fuzz
 all: lib $(UPQ)
-lib: $(LIB)
 
 $(HOST)/core/%.o $(HOST)/port/%.o $(HOST)/codecs/%.o: CFLAGS_USE = $(LIB_CFLAGS)
 $(HOST)/%.o: %.c
@@ -85,6 +105,7 @@ $(LIB): $(LIB_OBJ)
 -include test/test.mk
 -include examples/firmware/firmware.mk
 -include test/cross/cross.mk
+include port/install.mk
 
 clean:
 	rm -rf $(BUILD)

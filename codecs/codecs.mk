@@ -15,7 +15,8 @@
 #   make deps-clean                remove the built packages (all targets)
 #   make deps-distclean            also remove the fetched sources
 #
-# Libraries: $(BUILD)/<target>/deps/{liblz4,libzstd,libmbedcrypto,libz}.a.
+# Libraries: $(BUILD)/<target>/deps/{liblz4,libzstd,libmbedcrypto,libz}.a
+# (the host's under $(HOST), which a CROSS_COMPILE build moves; see Makefile).
 # Once a package is fetched, CODEC_DEFS turns its UPQ_WITH_* option on and adds
 # its headers (as -isystem: the library's warnings stay on for its own code,
 # off for package headers), and CODEC_LIBS lists the host libraries to link after
@@ -33,6 +34,10 @@ CROSS_A32 ?= arm-linux-gnueabihf-
 CROSS_PPC ?= powerpc-linux-gnu-
 NM ?= nm
 OBJCOPY ?= objcopy
+
+# The build directory of each target's objects and packages.
+$(foreach t,$(DEPS_TARGETS),$(eval TDIR.$(t) := $(BUILD)/$(t)))
+TDIR.host := $(HOST)
 
 TCC.host = $(CC)
 TAR.host = $(AR)
@@ -154,23 +159,22 @@ DEPS_DEFS.zlib = -DUPQ_WITH_GZIP=1 -DZ_SOLO -DZ_PREFIX -isystem $(DEPS_DIR)/zlib
 DEPS_READY := $(foreach p,$(UPQ_DEPS),$(if $(wildcard $(DEPS_DIR)/$(p).stamp),$(p)))
 DEPS_STAMPS := $(foreach p,$(DEPS_READY),$(DEPS_DIR)/$(p).stamp)
 $(foreach t,$(DEPS_TARGETS),$(eval DEPS_LIBS.$(t) := \
-    $(foreach p,$(DEPS_READY),$(BUILD)/$(t)/deps/$(DEPS_LIBNAME.$(p)))))
+    $(foreach p,$(DEPS_READY),$(TDIR.$(t))/deps/$(DEPS_LIBNAME.$(p)))))
 
 CODEC_DEFS += $(foreach p,$(DEPS_READY),$(DEPS_DEFS.$(p)))
 CODEC_LIBS := $(DEPS_LIBS.host)
 
 # Library objects see the codec options: rebuild them when a package arrives.
 $(LIB_OBJ): $(DEPS_STAMPS)
-lib: $(CODEC_LIBS)
 
 # --- build rules: $(call upq_deps_rules,TARGET,PACKAGE) -----------------------------
 define upq_deps_rules
-DEPS_OBJ.$(1).$(2) := $$(patsubst %.c,$$(BUILD)/$(1)/deps/$(2)/%.o,$$(DEPS_FILES.$(2)))
-$$(BUILD)/$(1)/deps/$(2)/%.o: $$(DEPS_DIR)/$(2)/%.c $$(DEPS_DIR)/$(2).stamp codecs/codecs.mk
+DEPS_OBJ.$(1).$(2) := $$(patsubst %.c,$$(TDIR.$(1))/deps/$(2)/%.o,$$(DEPS_FILES.$(2)))
+$$(TDIR.$(1))/deps/$(2)/%.o: $$(DEPS_DIR)/$(2)/%.c $$(DEPS_DIR)/$(2).stamp codecs/codecs.mk
 	@mkdir -p $$(dir $$@)
 	$$(TCC.$(1)) $$(call DEPS_CFLAGS.t,$(1)) $$(DEPS_CFLAGS.$(2)) $$(DEPS_CFLAGS.$(2).$(1)) -MMD -MP -c $$< -o $$@
 	$$(TOBJCOPY.$(1)) $$(DEPS_REDEFINE) $$@ || { rm -f $$@; exit 1; }
-$$(BUILD)/$(1)/deps/$$(DEPS_LIBNAME.$(2)): $$(DEPS_OBJ.$(1).$(2))
+$$(TDIR.$(1))/deps/$$(DEPS_LIBNAME.$(2)): $$(DEPS_OBJ.$(1).$(2))
 	@mkdir -p $$(dir $$@)
 	rm -f $$@
 	$$(TAR.$(1)) rcs $$@ $$^
@@ -198,7 +202,7 @@ deps-build: $(DEPS_LIBS.$(TARGET))
 deps-build-all: $(foreach t,$(DEPS_TARGETS),$(DEPS_LIBS.$(t)))
 
 deps-clean:
-	rm -rf $(foreach t,$(DEPS_TARGETS),$(BUILD)/$(t)/deps)
+	rm -rf $(foreach t,$(DEPS_TARGETS),$(TDIR.$(t))/deps)
 
 deps-distclean: deps-clean
 	rm -rf $(DEPS_DIR)

@@ -329,7 +329,7 @@ static upq_status read_record(upq_writer *w, uint64_t off)
 upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h)
 {
     upq_status st = read_record(w, off);
-    *h = UPQ_WF(w)->jh;
+    upq_memcpy(h, &UPQ_WF(w)->jh, sizeof *h); /* a struct copy is a memcpy call on Cortex-M0+ */
     return st;
 }
 

@@ -32,6 +32,11 @@
 #                     the rows; DuckDB, arrow-rs and hyparquet read a sample
 #   make check-variant  Variant JSON against data_dictionary.json; Variant
 #                     files both ways between upq and DuckDB
+#   make check-integration  the library as outside projects use it: make
+#                     install + pkg-config, a conflicting UPQ_* option refused,
+#                     CMake find_package and add_subdirectory, a Cortex-M4
+#                     project through port/uparquet.mk under qemu, cross
+#                     installs (test/integration/integration.mk)
 #   make check-fuzz   the fuzz targets for FUZZ_CHECK_TIME seconds each
 #                     (fuzz_variant: FUZZ_CHECK_CAP.variant, 30)
 #   make fuzz         the fuzz targets for FUZZ_TIME seconds each
@@ -402,6 +407,9 @@ stage-extra: stage-unit
 check-logging: $(HOST)/test/bench/bench_logging
 	@$(HOST)/test/bench/bench_logging --check
 CHECK_EXTRA_TARGETS += check-logging
+
+# ---- integration: install, pkg-config, CMake, the firmware fragment, cross builds ----
+include test/integration/integration.mk
 
 # ---- everything -------------------------------------------------------------
 

@@ -13,38 +13,48 @@
 # (size_refs.sh says which), and reading the linker map: every input section
 # is counted as text, rodata, data or bss, and as our code or a package's.
 #
-# Configurations, and the object set each is compiled as:
-#   reader-min   min-r  PLAIN, dictionary, RLE; UNCOMPRESSED and SNAPPY; no CRC; no
-#                       error texts or names (UPQ_NO_ERRSTR); byte-loop memcpy/memset
-#   writer-min   min-w  PLAIN, dictionary, RLE; UNCOMPRESSED; no CRC, texts or names;
-#                       byte loops; no statistics, page index or DATA_PAGE_V2 written
+# Configurations, and the object set each is compiled as; the sets are the
+# option-set headers users pick (port/config/upq-*.h, through port/uparquet.mk,
+# port/cmake or `make lib UPQ_SET=...`), so these rows are what they get:
+#   reader-min   min-r  upq-reader-min.h: PLAIN, dictionary, RLE; UNCOMPRESSED and
+#                       SNAPPY; no CRC; no error texts or names (UPQ_NO_ERRSTR);
+#                       byte-loop memcpy/memset
+#   writer-min   min-w  upq-writer-min.h: PLAIN, dictionary, RLE; UNCOMPRESSED; no
+#                       CRC, texts or names; byte loops; no statistics, page index
+#                       or DATA_PAGE_V2 written
 #   writer-stats min-ws writer-min's entry points with statistics and the page
 #                       index written: what those two options cost
+#   logger       logger upq-logger.h, from the functions the sensor logger
+#                       (examples/sensor_logger) calls: the firmware fragment's
+#                       check (test/integration) links the same figure
 #   reader-full, writer-full, everything
-#                full   every option by default, every fetched package
+#                full   every option by default, every fetched package (what
+#                       upq-everything.h sets, once `make deps` has run)
 # A new UPQ_WITH_* module is on in `full` by default and off in the -min sets
-# when listed in SIZE_MIN_OFF; new core files are compiled in every set.
+# when their headers say so; new core files are compiled in every set.
 
 SIZE := $(BUILD)/size
 SIZE_TARGETS := cortex-m4 cortex-m0plus
-SIZE_CONFIGS := reader-min reader-full writer-min writer-stats writer-full everything
+SIZE_CONFIGS := reader-min reader-full writer-min writer-stats writer-full everything logger
 SIZE_CHECK_TARGETS := cortex-m4
 
-SIZE_MIN_OFF := -DUPQ_WITH_DELTA=0 -DUPQ_WITH_BSS=0 -DUPQ_WITH_CRC=0 -DUPQ_CRC32_TABLE=0 -DUPQ_MEM_WORDS=0 \
-                -DUPQ_WITH_LZ4=0 -DUPQ_WITH_ZSTD=0 -DUPQ_WITH_GZIP=0 -DUPQ_WITH_CRYPTO=0 \
-                -DUPQ_WITH_BLOOM=0 -DUPQ_WITH_VARIANT=0 -DUPQ_WITH_PAGE_INDEX=0 \
-                -DUPQ_WITH_DATA_PAGE_V2=0 -DUPQ_WITH_STATISTICS=0 -DUPQ_NO_ERRSTR=1
+# $(call SIZE_OPTION_SET,NAME): compile with port/config/upq-NAME.h.
+SIZE_OPTION_SET = -Iport/config -DUPQ_CONFIG_FILE='"upq-$(1).h"'
 SIZE_DEFS.full = $(CODEC_DEFS)
-SIZE_DEFS.min-r = $(SIZE_MIN_OFF) -DUPQ_WITH_WRITER=0
-SIZE_DEFS.min-w = $(SIZE_MIN_OFF) -DUPQ_WITH_SNAPPY=0
-SIZE_DEFS.min-ws = $(filter-out -DUPQ_WITH_PAGE_INDEX=0 -DUPQ_WITH_STATISTICS=0,$(SIZE_MIN_OFF)) \
-                   -DUPQ_WITH_SNAPPY=0
+SIZE_DEFS.min-r = $(call SIZE_OPTION_SET,reader-min)
+SIZE_DEFS.min-w = $(call SIZE_OPTION_SET,writer-min)
+# a set's options are defaults: a -D before it wins
+SIZE_DEFS.min-ws = -DUPQ_WITH_PAGE_INDEX=1 -DUPQ_WITH_STATISTICS=1 $(call SIZE_OPTION_SET,writer-min)
+SIZE_DEFS.logger = $(call SIZE_OPTION_SET,logger)
+# Every module off, reader and writer on (test/freestanding/options_off.c).
+SIZE_MIN_OFF = -DUPQ_WITH_SNAPPY=1 $(call SIZE_OPTION_SET,writer-min)
 SIZE_SET.reader-min := min-r
 SIZE_SET.writer-min := min-w
 SIZE_SET.writer-stats := min-ws
 SIZE_SET.reader-full := full
 SIZE_SET.writer-full := full
 SIZE_SET.everything := full
+SIZE_SET.logger := logger
 
 # -Werror: every configuration must keep compiling cleanly.
 SIZE_CFLAGS = -std=c99 $(TOPT.$(1)) -g $(TFLAGS.$(1)) -ffreestanding -fno-builtin $(TNOLOOP.$(1)) \
@@ -58,7 +68,7 @@ define upq_size_set
 ifneq ($(1).$(2),cortex-m4.full)
 SIZE_OBJ.$(1).$(2) := $$(patsubst %.c,$$(SIZE)/$(1)/$(2)/%.o,$$(LIB_SRC))
 SIZE_LIB.$(1).$(2) := $$(SIZE)/$(1)/$(2)/libuparquet.a
-$$(SIZE)/$(1)/$(2)/%.o: %.c $$(DEPS_STAMPS) test/freestanding/size.mk
+$$(SIZE)/$(1)/$(2)/%.o: %.c $$(DEPS_STAMPS) test/freestanding/size.mk $$(wildcard port/config/upq-*.h)
 	@mkdir -p $$(dir $$@)
 	$$(TCC.$(1)) $$(call SIZE_CFLAGS,$(1),$(2)) -MMD -MP -c $$< -o $$@
 $$(SIZE)/$(1)/$(2)/libuparquet.a: $$(SIZE_OBJ.$(1).$(2))
@@ -66,7 +76,7 @@ $$(SIZE)/$(1)/$(2)/libuparquet.a: $$(SIZE_OBJ.$(1).$(2))
 	$$(TAR.$(1)) rcs $$@ $$^
 endif
 endef
-$(foreach t,$(SIZE_TARGETS),$(foreach s,full min-r min-w min-ws,$(eval $(call upq_size_set,$(t),$(s)))))
+$(foreach t,$(SIZE_TARGETS),$(foreach s,full min-r min-w min-ws logger,$(eval $(call upq_size_set,$(t),$(s)))))
 
 # $(call upq_size_image,TARGET,CONFIG)
 define upq_size_image
@@ -165,7 +175,7 @@ $(SIZE_FIXTURE).o: test/freestanding/stack_fixture.c
 # UPQ_ERR_UNSUPPORTED (test/freestanding/options_off.c).
 SIZE_OPTIONS_OFF := $(SIZE)/host/options_off
 $(SIZE_OPTIONS_OFF): test/freestanding/options_off.c $(LIB_SRC) port/posix/io_posix.c \
-        $(wildcard core/include/uparquet/*.h core/*.h) test/freestanding/size.mk
+        $(wildcard core/include/uparquet/*.h core/*.h port/config/upq-*.h) test/freestanding/size.mk
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -O1 $(WARN_LIB) -Wno-missing-prototypes -Werror $(INCLUDES) $(SIZE_MIN_OFF) \
 	    -o $@ test/freestanding/options_off.c $(LIB_SRC) port/posix/io_posix.c

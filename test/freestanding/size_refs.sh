@@ -11,6 +11,9 @@
 #                            rows, columns) or a row-wise logger calls (a
 #                            logger sets values a row at a time: not the
 #                            column-wise upq_writer_write_column);
+#   logger                   what the sensor logger (examples/sensor_logger)
+#                            calls: the list below, which
+#                            test/integration/run.sh checks against its object;
 #   reader-full              every function declared in a public header except
 #                            the writer's (writer.h, encode.h);
 #   writer-full              every function declared in a public header except
@@ -35,6 +38,9 @@ writer_min="upq_sb_init upq_sb_group upq_sb_end upq_sb_column upq_sb_finish upq_
   upq_lt_timestamp upq_writer_workspace_size upq_writer_init upq_writer_set upq_writer_set_null
   upq_writer_end_row upq_writer_poll upq_writer_flush upq_writer_close
   upq_writer_rows upq_writer_rows_durable upq_writer_error upq_strerror upq_arena_needed"
+logger="upq_lt_string upq_lt_timestamp upq_sb_column upq_sb_finish upq_sb_init upq_writer_close
+  upq_writer_end_row upq_writer_file_full upq_writer_init upq_writer_resume upq_writer_rows
+  upq_writer_set upq_writer_set_file_rows upq_writer_set_null upq_writer_workspace_size"
 
 # Function names declared in the given headers (comments removed first).
 declared() {
@@ -59,6 +65,7 @@ headers_except() {
 case $cfg in
 reader-min) names=$(echo "$reader_min" | tr -s ' \n' '\n' | sort -u) ;;
 writer-min | writer-stats) names=$(echo "$writer_min" | tr -s ' \n' '\n' | sort -u) ;;
+logger) names=$(echo "$logger" | tr -s ' \n' '\n' | sort -u) ;;
 # shellcheck disable=SC2046
 reader-full) names=$(declared $(headers_except writer.h encode.h)) ;;
 # shellcheck disable=SC2046
@@ -75,7 +82,7 @@ esac
 defined=$("$nm" -g --defined-only "$lib" | awk 'NF >= 3 && $(NF-1) == "T" { print $NF }' | sort -u)
 keep=$(comm -12 <(echo "$names") <(echo "$defined"))
 missing=$(comm -23 <(echo "$names") <(echo "$defined"))
-if [ "$cfg" = reader-min ] || [ "$cfg" = writer-min ]; then
+if [ "$cfg" = reader-min ] || [ "$cfg" = writer-min ] || [ "$cfg" = logger ]; then
     if [ -n "$missing" ]; then
         echo "size_refs.sh: $cfg: entry points the library lacks: $(echo "$missing" | tr '\n' ' ')" >&2
         exit 1

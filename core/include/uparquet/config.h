@@ -4,7 +4,15 @@
  * Define UPQ_CONFIG_FILE (e.g. -DUPQ_CONFIG_FILE='"my_upq_config.h"') to name a
  * header that is read first; every option below then only takes its default
  * when that header left it undefined. Options are tested with #if, never
- * #ifdef, so a misspelt or missing option is caught by -Wundef.
+ * #ifdef, so a misspelt or missing option is caught by -Wundef. Named option
+ * sets ship as such headers in port/config/ (upq-reader-min.h, upq-logger.h, ...).
+ *
+ * An installed library carries its build's options with it (the mbedtls way):
+ * `make install` writes them into uparquet/config_build.h, read next, so a
+ * program compiled with only the installed headers sees the structs the
+ * library was compiled with, and a program whose own UPQ_* defines differ
+ * from them stops with an #error instead of crashing. In the source tree
+ * config_build.h records nothing and the options come from the -D flags.
  *
  * Option                     Default  Meaning
  * -------------------------  -------  ------------------------------------------
@@ -63,6 +71,7 @@
 #ifdef UPQ_CONFIG_FILE
 #include UPQ_CONFIG_FILE
 #endif
+#include "config_build.h"
 
 #ifndef UPQ_WITH_READER
 #define UPQ_WITH_READER 1

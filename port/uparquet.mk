@@ -1,0 +1,91 @@
+# µparquet in a firmware Makefile, the nanopb way: include this file, add
+# the sources to your build and the flags to your compiler; no library step,
+# no install.
+#
+#   UPQ_DIR := path/to/uparquet     # optional: found from this file's place
+#   UPQ_SET := logger               # optional: port/config/upq-$(UPQ_SET).h
+#                                   # (reader-min writer-min logger gateway
+#                                   # everything); empty: config.h's defaults
+#   include $(UPQ_DIR)/port/uparquet.mk
+#
+#   CFLAGS += $(UPQ_CFLAGS)                   # everything that includes uparquet/*.h
+#   $(UPQ_OBJ): CFLAGS += $(UPQ_LIB_CFLAGS)   # the library's own objects
+#   LDLIBS += $(UPQ_LIBS)                     # sets with codec packages or encryption
+#
+# Variables given:
+#   UPQ_SRC              every library source (port/sources.txt, the list the
+#                        Makefile and port/cmake read). Sources of components
+#                        the set turns off compile to nothing, so take them all
+#                        and link with --gc-sections.
+#   UPQ_SRC_<component>  one component's: common reader writer variant crypto
+#                        bloom codecs
+#   UPQ_OBJ              $(UPQ_SRC) with .o for .c (rename if your objects live
+#                        elsewhere: $(patsubst $(UPQ_DIR)/%.c,obj/%.o,$(UPQ_SRC)))
+#   UPQ_CFLAGS           public include directories and the set: the same
+#                        structs in your code and the library's
+#   UPQ_LIB_CFLAGS       for the library's sources: its private include
+#                        directories, the packages' headers and settings, and
+#                        the flags that keep it off libc (-ffreestanding
+#                        -fno-builtin, and gcc's loop-to-memcpy pass off:
+#                        UPQ_NOLOOP, empty it for clang)
+#   UPQ_PKGS             the packages the set uses (lz4 zstd mbedtls zlib)
+#   UPQ_LIBS             their archives, built for the target by
+#                        `make -C $(UPQ_DIR) deps TARGET=$(UPQ_TARGET)`
+#                        (UPQ_TARGET: cortex-m4 unless set)
+#
+# The include directories are few on purpose: -I core/include (uparquet/*.h)
+# and -I port (upq_port.h, the porting seam) for everyone; the library's
+# internal headers (core/, codecs/) only for its own sources, so a header of
+# yours called stats.h or journal.h never meets one of ours.
+
+ifndef UPQ_FRAGMENT_MK
+UPQ_FRAGMENT_MK := 1
+
+UPQ_DIR ?= $(patsubst %/port/uparquet.mk,%,$(abspath $(lastword $(MAKEFILE_LIST))))
+UPQ_SET ?=
+UPQ_TARGET ?= cortex-m4
+UPQ_NOLOOP ?= -fno-tree-loop-distribute-patterns
+UPQ_DEPS_DIR ?= $(UPQ_DIR)/codecs/.deps
+UPQ_DEPS_LIBDIR ?= $(UPQ_DIR)/build/$(UPQ_TARGET)/deps
+
+UPQ_SET_H := $(if $(UPQ_SET),$(UPQ_DIR)/port/config/upq-$(UPQ_SET).h)
+ifneq ($(UPQ_SET),)
+ifeq ($(wildcard $(UPQ_SET_H)),)
+$(error uparquet.mk: UPQ_SET=$(UPQ_SET): no $(UPQ_SET_H); the sets are \
+  $(patsubst upq-%.h,%,$(notdir $(wildcard $(UPQ_DIR)/port/config/upq-*.h))))
+endif
+endif
+
+UPQ_COMPONENTS := common reader writer variant crypto bloom codecs
+$(foreach c,$(UPQ_COMPONENTS),$(eval UPQ_SRC_$(c) := $(addprefix $(UPQ_DIR)/,\
+    $(shell awk '$$1 == "$(c)" { print $$2 }' $(UPQ_DIR)/port/sources.txt))))
+UPQ_SRC := $(foreach c,$(UPQ_COMPONENTS),$(UPQ_SRC_$(c)))
+UPQ_OBJ := $(UPQ_SRC:.c=.o)
+
+UPQ_CFLAGS := -I$(UPQ_DIR)/core/include -I$(UPQ_DIR)/port \
+    $(if $(UPQ_SET),-I$(UPQ_DIR)/port/config -DUPQ_CONFIG_FILE='"upq-$(UPQ_SET).h"')
+
+# The packages a set turns on, read from its header; each one's headers and
+# settings as codecs/codecs.mk builds it (DEPS_DEFS there).
+UPQ_PKG_OPT.lz4 := UPQ_WITH_LZ4
+UPQ_PKG_OPT.zstd := UPQ_WITH_ZSTD
+UPQ_PKG_OPT.mbedtls := UPQ_WITH_CRYPTO
+UPQ_PKG_OPT.zlib := UPQ_WITH_GZIP
+UPQ_PKG_FLAGS.lz4 = -DLZ4_MEMORY_USAGE=12 -isystem $(UPQ_DEPS_DIR)/lz4/lib
+UPQ_PKG_FLAGS.zstd = -isystem $(UPQ_DEPS_DIR)/zstd/lib
+UPQ_PKG_FLAGS.mbedtls = -DMBEDTLS_CONFIG_FILE='"upq_mbedtls_config.h"' -isystem $(UPQ_DEPS_DIR)/mbedtls/include
+UPQ_PKG_FLAGS.zlib = -DZ_SOLO -DZ_PREFIX -isystem $(UPQ_DEPS_DIR)/zlib
+UPQ_PKG_LIB.lz4 := liblz4.a
+UPQ_PKG_LIB.zstd := libzstd.a
+UPQ_PKG_LIB.mbedtls := libmbedcrypto.a
+UPQ_PKG_LIB.zlib := libz.a
+UPQ_PKGS := $(if $(UPQ_SET_H),$(foreach p,lz4 zstd mbedtls zlib,\
+    $(if $(shell grep -q '^\#define $(UPQ_PKG_OPT.$(p)) 1$$' $(UPQ_SET_H) && echo y),$(p))))
+
+UPQ_LIB_CFLAGS := -ffreestanding -fno-builtin $(UPQ_NOLOOP) -I$(UPQ_DIR)/core -I$(UPQ_DIR)/codecs \
+    $(foreach p,$(UPQ_PKGS),$(UPQ_PKG_FLAGS.$(p)))
+# After the objects: the library's objects are all linked, so what the
+# packages call back (upq_memcpy, ...) is there whatever the order.
+UPQ_LIBS := $(foreach p,$(UPQ_PKGS),$(UPQ_DEPS_LIBDIR)/$(UPQ_PKG_LIB.$(p)))
+
+endif

@@ -1,0 +1,25 @@
+# µparquet as a project outside this tree uses it (included by test/test.mk):
+#
+#   make check-integration   (a `make check` stage) test/integration/run.sh:
+#                            make install and a pkg-config consumer, a
+#                            conflicting option refused at compile time, CMake
+#                            find_package and add_subdirectory(port/cmake), a
+#                            Cortex-M4 firmware project through port/uparquet.mk
+#                            (logger set) under qemu against the make size
+#                            logger row, and make CROSS_COMPILE=aarch64-linux-gnu-
+#                            install with a consumer under qemu-aarch64
+#
+# The consumers are examples/integration/; each is built in a temporary
+# directory. Needs cmake, pkg-config, arm-none-eabi-gcc, aarch64-linux-gnu-gcc,
+# qemu-system-arm, qemu-aarch64 and the interop packages (DuckDB).
+
+QEMU_AARCH64 ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
+
+.PHONY: check-integration
+check-integration: $(LIB) $(CODEC_LIBS) $(SENSOR) $(INTEROP_STAMP) $(SIZE)/cortex-m4/logger/image.elf
+	@TOP='$(CURDIR)' MAKE='$(MAKE)' HOST_DIR='$(HOST)' HOST_CC='$(CC)' CM4_PREFIX='$(CROSS_CM4)' \
+	  A64_PREFIX='$(CROSS_A64)' SENSOR='$(CURDIR)/$(SENSOR)' NODE='$(NODE)' \
+	  SIZE_DIR='$(SIZE)' QEMU_SYSTEM_ARM='$(QEMU_SYSTEM_ARM)' QEMU_AARCH64='$(QEMU_AARCH64)' \
+	  CODEC_DEFS="$(CODEC_DEFS)" bash test/integration/run.sh
+
+CHECK_EXTRA_TARGETS += check-integration
