@@ -239,6 +239,9 @@ static upq_status configure(upq_writer *w, const upq_writer_opts *in)
         o->bloom_max_bytes = DEFAULT_BLOOM_MAX;
     if (o->columns && o->ncolumns == 0)
         o->columns = (const upq_column_opts *)0;
+    if (!UPQ_WITH_CHECKPOINT && o->checkpoint)
+        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+                          "checkpoint mode is not in this build (UPQ_WITH_CHECKPOINT 0)");
     if (o->checkpoint) {
         /* row groups sized by the user, never by RAM: chunks are written
          * to their place in the file as their pages are made */
@@ -476,7 +479,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     leaf_iter it;
     upq_wcol tmp;
     uint32_t leaf = 0, i, n = 0, max_scap = 0, lmax = 0, rows_cap = UINT32_MAX;
-    int direct = w->o.direct != 0, jm = w->o.checkpoint != 0;
+    int direct = w->o.direct != 0, jm = UPQ_WITH_CHECKPOINT && w->o.checkpoint != 0;
     uint32_t nrep = 0, nlev = 0;
     size_t stage = 0;
     uint16_t def = 0, rep = 0;
@@ -794,7 +797,7 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
             return st;
         w->wc->dict_nonce = (uint8_t *)w->wc + upq_w_align8(upq_wc_need(&w->o));
     }
-    if (w->o.checkpoint) {
+    if (UPQ_WITH_CHECKPOINT && w->o.checkpoint) {
         st = upq_wj_init(w, w->jr);
         if (st != UPQ_OK)
             return st;
@@ -1066,7 +1069,7 @@ static int ckpt_due(const upq_writer *w)
 /* Ends a due row group, or makes a due checkpoint. */
 static upq_status due_work(upq_writer *w)
 {
-    if (w->rg_due)
+    if (w->rg_due || !UPQ_WITH_CHECKPOINT)
         return end_rg(w);
     upq_wj_start(w, UPQ_WJ_CKPT);
     return upq_w_pump(w);

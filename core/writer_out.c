@@ -832,6 +832,8 @@ static upq_status footer_step(upq_writer *w)
             return UPQ_OK;
         case G_JRGS:
             /* the finisher describes each row group again (writer_finish.c) */
+            if (!UPQ_WITH_CHECKPOINT)
+                return UPQ_ERR_STATE;
             st = upq_wf_footer_rgs(w);
             if (st != UPQ_DONE)
                 return st;
@@ -1078,6 +1080,8 @@ static UPQ_NOINLINE upq_status next_piece(upq_writer *w)
         upq_wcol *c = w->oc < w->ncols ? &w->cols[w->oc] : (upq_wcol *)0;
         switch (w->ostage) {
         case UPQ_OS_JOURNAL:
+            if (!UPQ_WITH_CHECKPOINT)
+                return UPQ_ERR_STATE;
             st = upq_wj_next(w);
             if (st == UPQ_DONE)
                 w->ostage = UPQ_OS_IDLE;

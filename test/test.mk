@@ -122,7 +122,8 @@ ASAN_TEST_CFLAGS = -std=c99 $(ASAN_OPT) $(WARN_TEST) $(INCLUDES) -Itest $(CODEC_
                    $(EXTRA_CFLAGS) $(ASAN_EXTRA_CFLAGS) $(SAN_FLAGS)
 # halt on the first report; leaks are reports too
 ASAN_ENV := ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1 \
-            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+            UPQ_TEST_QUICK=1
 
 # Library objects mirror the host ones: our own sources get the library
 # warnings, anything else a codec adapter pulls in (package sources) not.

@@ -42,6 +42,9 @@
 #ifndef UPQ_WITH_VARIANT
 #define UPQ_WITH_VARIANT 0
 #endif
+#ifndef UPQ_WITH_CHECKPOINT
+#define UPQ_WITH_CHECKPOINT 0
+#endif
 #ifndef UPQ_WITH_DELTA
 #define UPQ_WITH_DELTA 0
 #endif

@@ -46,8 +46,9 @@ SIZE_DEFS.min-w = $(call SIZE_OPTION_SET,writer-min)
 # a set's options are defaults: a -D before it wins
 SIZE_DEFS.min-ws = -DUPQ_WITH_PAGE_INDEX=1 -DUPQ_WITH_STATISTICS=1 $(call SIZE_OPTION_SET,writer-min)
 SIZE_DEFS.logger = $(call SIZE_OPTION_SET,logger)
-# Every module off, reader and writer on (test/freestanding/options_off.c).
-SIZE_MIN_OFF = -DUPQ_WITH_SNAPPY=1 $(call SIZE_OPTION_SET,writer-min)
+# Every module off, reader and writer on (test/freestanding/options_off.c);
+# checkpoint mode on, as it must work without statistics and page index.
+SIZE_MIN_OFF = -DUPQ_WITH_SNAPPY=1 -DUPQ_WITH_CHECKPOINT=1 $(call SIZE_OPTION_SET,writer-min)
 SIZE_SET.reader-min := min-r
 SIZE_SET.writer-min := min-w
 SIZE_SET.writer-stats := min-ws

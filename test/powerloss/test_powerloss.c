@@ -30,6 +30,7 @@
  *
  * --full adds the long scenarios (the 864,000-row day at 10 Hz of the
  * sensor logger, with sampled cuts). --quick samples cuts in every scenario.
+ * $UPQ_TEST_QUICK=1 (the asan stage) is --quick.
  * Under emulation ($UPQ_TEST_REPEAT=N, see util/check.h) the cuts are --quick's
  * thinned N times more: the cross stages check byte order and kernels there,
  * while the host's stages cut at every call and byte.
@@ -1029,7 +1030,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (thin > 1)
+    if (thin > 1 || (getenv("UPQ_TEST_QUICK") && strcmp(getenv("UPQ_TEST_QUICK"), "1") == 0))
         quick = 1;
     h.rarena = malloc(READ_ARENA);
     h.carena = malloc(RECOVER_ARENA);

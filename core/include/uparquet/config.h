@@ -43,6 +43,9 @@
  *                                     files without one, as with no_page_index; a
  *                                     writer given max_pages without no_page_index
  *                                     gives UPQ_ERR_UNSUPPORTED)
+ * UPQ_WITH_CHECKPOINT        1        checkpoint mode (power-loss safe logging: the
+ *                                     journal, upq_recover, upq_writer_resume); 0:
+ *                                     opts.checkpoint gives UPQ_ERR_UNSUPPORTED
  * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
  *                            little-endian AArch64 and ARMv7-A with NEON
  * UPQ_CRC32_TABLE            1        table-driven CRC32 (1 KB .rodata) vs bitwise
@@ -111,6 +114,9 @@
 #endif
 #ifndef UPQ_WITH_DELTA
 #define UPQ_WITH_DELTA 1
+#endif
+#ifndef UPQ_WITH_CHECKPOINT
+#define UPQ_WITH_CHECKPOINT 1
 #endif
 #ifndef UPQ_WITH_BSS
 #define UPQ_WITH_BSS 1
