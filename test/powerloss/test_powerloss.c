@@ -916,7 +916,7 @@ static void run_scenario(harness *h, const scenario *sc, int quick, unsigned thi
     run_result rr;
     counts cn;
     char why[256];
-    unsigned long calls, syncs, k, step;
+    unsigned long calls, syncs, k, step, n;
     uint64_t bytes;
     double t0 = now();
     memset(&cn, 0, sizeof cn);
@@ -991,7 +991,8 @@ static void run_scenario(harness *h, const scenario *sc, int quick, unsigned thi
         tu_sd_free(&sd);
     }
     /* cuts at syncs */
-    for (k = 0; k < syncs; k += (syncs > 40 ? syncs / 40 : 1) * thin) {
+    n = sc->samples && sc->samples < 40u ? sc->samples : 40u; /* the day: as many as its other cuts */
+    for (k = 0; k < syncs; k += (syncs > n ? syncs / n : 1) * thin) {
         if (skip_cut("sync", k))
             continue;
         cfg.cut_call = cfg.cut_byte = TU_SD_NEVER;
