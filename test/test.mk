@@ -38,7 +38,7 @@
 #                     project through port/uparquet.mk under qemu, cross
 #                     installs (test/integration/integration.mk)
 #   make check-fuzz   the fuzz targets for FUZZ_CHECK_TIME seconds each
-#                     (fuzz_variant: FUZZ_CHECK_CAP.variant, 30)
+#                     (fuzz_variant: at most FUZZ_CHECK_CAP.variant, 30)
 #   make fuzz         the fuzz targets for FUZZ_TIME seconds each
 #   make interop-deps install the pinned DuckDB client, parquet-wasm and
 #                     apache-arrow (npm ci, once)
