@@ -518,10 +518,11 @@ uint32_t upq_wj_dict_slot(const upq_writer *w, const upq_wcol *c)
  * bytes, header and encryption included (c->worst: a full staging). */
 static uint64_t page_worst(const upq_writer *w, const upq_wcol *c, uint32_t lcap, uint32_t vcap)
 {
-    size_t b = upq_w_stored_bound_n(c, w->o.codec, UPQ_W_V2(w), lcap, vcap);
-    if (b == SIZE_MAX)
+    size_t s = upq_w_stored_bound_n(c, w->o.codec, UPQ_W_V2(w), lcap, vcap);
+    uint64_t b;
+    if (s == SIZE_MAX)
         return c->worst;
-    b = (uint64_t)b + w->hbuf_cap + (UPQ_W_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
+    b = (uint64_t)s + w->hbuf_cap + (UPQ_W_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
     return b < c->worst ? b : c->worst;
 }
 
