@@ -670,15 +670,18 @@ static upq_status process_page(upq_column_reader *c)
         c->rep_bp = c->def_bp = 0;
         upq_rle_init(&c->rep_rle, c->raw, rl, upq_bit_width32(c->cd->max_rep));
         upq_rle_init(&c->def_rle, c->raw + rl, dl, upq_bit_width32(c->cd->max_def));
-        if (compressed && c->m->codec != UPQ_CODEC_UNCOMPRESSED && vlen > 0) {
+        /* An empty values section (an all-null page) may be stored empty or
+         * as the codec's encoding of nothing (hyparquet-writer stores one
+         * byte of SNAPPY): only a stored empty section skips the codec, and
+         * a stored non-empty one must inflate to nothing. */
+        if (compressed && c->m->codec != UPQ_CODEC_UNCOMPRESSED && (vlen > 0 || vlen_stored > 0)) {
             st = upq_decompress(c->m->codec, vals, vlen_stored, c->page, vlen, a);
             if (st != UPQ_OK)
                 return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
                                                                         : UPQ_MSG("page does not decompress"));
             vals = c->page;
         } else if (vlen_stored != vlen) {
-            /* an empty values section never reaches a decompressor, but its
-             * stored and stated sizes must still agree */
+            /* uncompressed, or stored empty: stored and stated sizes agree */
             return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
         }
         st = setup_values(c, h->encoding, vals, vlen, (uint32_t)(h->num_values - h->num_nulls));

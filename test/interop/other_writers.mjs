@@ -1,0 +1,174 @@
+#!/usr/bin/env node
+// Files other writers produce in ways the corpus does not show, read by
+// `upq cat --json` and compared value by value with DuckDB and hyparquet.
+//
+//   node test/interop/other_writers.mjs [--upq PATH] [--skip-without-upq]
+//        [--work DIR] [--keep]
+//
+// Each case writes its file with the other writer, first checks that the
+// file has the feature it is about (the page headers, walked by
+// v2_flag.mjs, or the footer's codec), so a writer that changes its habits
+// fails the case rather than passing it emptily, then compares upq's rows
+// with each oracle's (canonical.mjs, formatted from `upq meta --json`).
+//
+//   hyparquet-writer (always DATA_PAGE_V2): all-null columns of every kind
+//   it writes, whose values sections are empty yet stored as the codec's
+//   encoding of nothing (one byte of SNAPPY by default, a gzip member),
+//   beside columns with some nulls, over several row groups.
+//
+// Prints `ok NAME (...)` or `FAIL NAME: ...` per case and ends with
+// `N passed, N failed`; exits 1 when anything failed, 77 with
+// --skip-without-upq when upq is not built.
+
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { parquetWriteBuffer } from 'hyparquet-writer';
+import { rowShape, parseJsonLine, firstDiff, show } from './canonical.mjs';
+import { DuckOracle } from './oracle_duckdb.mjs';
+import { HyparquetOracle } from './oracle_hyparquet.mjs';
+import { pageHeaders } from './v2_flag.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(here, '..', '..');
+
+const opts = { upq: path.join(repoRoot, 'build', 'host', 'upq'), skipWithoutUpq: false, keep: false,
+               work: path.join(repoRoot, 'build', 'check', 'other-writers') };
+{
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--upq') opts.upq = argv[++i];
+    else if (a === '--skip-without-upq') opts.skipWithoutUpq = true;
+    else if (a === '--work') opts.work = argv[++i];
+    else if (a === '--keep') opts.keep = true;
+    else { console.error(`other_writers: unknown option ${a}`); process.exit(2); }
+  }
+}
+
+class Failure extends Error {}
+
+const lastLines = (s, n = 3) => (s || '').trim().split('\n').slice(-n).join(' | ');
+
+function run(args) {
+  return new Promise((resolve) => {
+    execFile(opts.upq, args, { encoding: 'utf8', maxBuffer: 1 << 28, timeout: 120000 }, (err, stdout, stderr) => {
+      const status = err ? (err.killed ? 'killed (timeout)' : err.signal ? `signal ${err.signal}` : `exit status ${err.code}`) : null;
+      resolve({ ok: !err, status, stdout, stderr });
+    });
+  });
+}
+
+// ---- the files ----------------------------------------------------------------
+
+const N = 7;
+const nulls = () => Array(N).fill(null);
+// every kind hyparquet-writer takes, once all null and once with some nulls
+const hyparquetColumns = () => [
+  { name: 'b_null', data: nulls(), type: 'BOOLEAN' },
+  { name: 'i32_null', data: nulls(), type: 'INT32' },
+  { name: 'i64_null', data: nulls(), type: 'INT64' },
+  { name: 'f_null', data: nulls(), type: 'FLOAT' },
+  { name: 'd_null', data: nulls(), type: 'DOUBLE' },
+  { name: 's_null', data: nulls(), type: 'STRING' },
+  { name: 'ts_null', data: nulls(), type: 'TIMESTAMP' },
+  { name: 'json_null', data: nulls(), type: 'JSON' },
+  { name: 'i32', data: [1, null, -3, null, 2147483647, -2147483648, 0], type: 'INT32' },
+  { name: 's', data: ['a', null, '', 'héllo', null, 'z'.repeat(40), 'b'], type: 'STRING' },
+  { name: 'd', data: [null, 1.5, -0.25, null, 1e300, null, 3], type: 'DOUBLE' },
+];
+
+// A v2 page whose values section is empty as stated but not as stored.
+const compressedEmptyValues = (h) => h.type === 3 && h.uncompressed - h.dl - h.rl === 0 && h.compressed - h.dl - h.rl > 0;
+
+const CASES = [
+  {
+    name: 'hyparquet-writer-snappy-nulls',
+    about: 'all-null v2 pages whose empty values section is one byte of SNAPPY',
+    write: (out) => fs.writeFileSync(out, Buffer.from(parquetWriteBuffer({ columnData: hyparquetColumns() }))),
+    expect: (pages) => pages.some(compressedEmptyValues) && pages.every((h) => h.codec === 'SNAPPY'),
+  },
+  {
+    name: 'hyparquet-writer-snappy-nulls-row-groups',
+    about: 'the same over row groups of 3, 3 and 1 rows',
+    write: (out) => fs.writeFileSync(out, Buffer.from(parquetWriteBuffer({ columnData: hyparquetColumns(), rowGroupSize: 3 }))),
+    expect: (pages) => pages.filter(compressedEmptyValues).length >= 3 * 8,
+  },
+  {
+    name: 'hyparquet-writer-gzip-nulls',
+    about: 'all-null v2 pages whose empty values section is a gzip member',
+    write: (out) => fs.writeFileSync(out, Buffer.from(parquetWriteBuffer({
+      columnData: hyparquetColumns(), codec: 'GZIP', compressors: { GZIP: (b) => zlib.gzipSync(b) } }))),
+    expect: (pages) => pages.some(compressedEmptyValues) && pages.every((h) => h.codec === 'GZIP'),
+  },
+];
+
+// ---- comparing ----------------------------------------------------------------
+
+async function compare(name, file, shape, lines, oracle) {
+  let k = 0;
+  try {
+    for await (const batch of oracle.rows(file, shape)) {
+      for (const exp of batch) {
+        if (k >= lines.length) throw new Failure(`${name} has more than upq's ${lines.length} rows`);
+        const d = firstDiff(exp, parseJsonLine(lines[k]));
+        if (d) throw new Failure(`row ${k} ${d.path}: upq=${show(d.upq)} ${name}=${show(d.oracle)}`);
+        k++;
+      }
+    }
+  } catch (e) {
+    if (e instanceof Failure) throw e;
+    throw new Failure(`${name}: ${String(e.message || e).split('\n')[0]}`);
+  }
+  if (k !== lines.length) throw new Failure(`${name} reads ${k} rows, upq ${lines.length}`);
+}
+
+async function runCase(cs, oracles) {
+  const file = path.join(opts.work, `${cs.name}.parquet`);
+  fs.rmSync(file, { force: true });
+  await cs.write(file);
+  const pages = pageHeaders(file);
+  if (!cs.expect(pages)) throw new Failure(`the file lacks what the case is about (${cs.about})`);
+  const meta = await run(['meta', '--json', file]);
+  if (!meta.ok) throw new Failure(`upq meta --json: ${meta.status}: ${lastLines(meta.stderr)}`);
+  const shape = rowShape(JSON.parse(meta.stdout).schema);
+  const cat = await run(['cat', '--json', file]);
+  if (!cat.ok) throw new Failure(`upq cat --json: ${cat.status}: ${lastLines(cat.stderr)}`);
+  const lines = cat.stdout.split('\n').filter((l) => l);
+  if (lines.length === 0) throw new Failure('upq printed no rows');
+  for (const [name, o] of oracles) await compare(name, file, shape, lines, o);
+  if (!opts.keep) fs.rmSync(file, { force: true });
+  return `${lines.length} rows, ${pages.length} pages; ${cs.about}; ${oracles.map(([n]) => n).join(', ')} agree`;
+}
+
+async function main() {
+  if (!fs.existsSync(opts.upq)) {
+    console.log(`# ${opts.upq} is not built`);
+    return opts.skipWithoutUpq ? 77 : 2;
+  }
+  fs.mkdirSync(opts.work, { recursive: true });
+  const duck = await DuckOracle.open();
+  const oracles = [['DuckDB', duck], ['hyparquet', new HyparquetOracle()]];
+  let pass = 0, fail = 0;
+  for (const cs of CASES) {
+    try {
+      console.log(`ok ${cs.name} (${await runCase(cs, oracles)})`);
+      pass++;
+    } catch (e) {
+      const msg = e instanceof Failure ? e.message : (e && e.stack ? e.stack.split('\n').slice(0, 3).join(' | ') : String(e));
+      console.log(`FAIL ${cs.name}: ${msg}`);
+      fail++;
+    }
+  }
+  duck.close();
+  console.log(`${pass} passed, ${fail} failed`);
+  return fail ? 1 : 0;
+}
+
+const exitAfterFlush = (code) => process.stdout.write('', () => process.exit(code));
+main().then(exitAfterFlush, (e) => {
+  console.error(e && e.stack ? e.stack : e);
+  exitAfterFlush(1);
+});
