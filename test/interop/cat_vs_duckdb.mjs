@@ -2,8 +2,11 @@
 // Value conformance: `upq cat --json FILE` against DuckDB's reading of the
 // same file, row by row, for every plaintext .parquet file under
 // $PARQUET_TESTING_DIR/data (files listed in EXCEPTIONS are checked against
-// arrow-rs or their description instead, or must be refused by upq), and
-// for files DuckDB writes with the types the corpus lacks (generated.mjs).
+// arrow-rs or their description instead, or must be refused by upq), for
+// the arrow-testing files named in ARROW_TESTING_FILES (read in place under
+// $ARROW_TESTING_DIR/data/parquet, default ../shared/arrow-testing; a missing
+// one fails), and for files DuckDB writes with the types the corpus lacks
+// (generated.mjs).
 //
 //   node test/interop/cat_vs_duckdb.mjs [--upq PATH] [--skip-without-upq]
 //        [--pass-list FILE] [--oracle-only] [--print] [--cross-check]
@@ -42,6 +45,7 @@ import { rowShape, shapeHas, parseJsonLine, firstDiff, show, Int, fmtTimestamp }
 import { DuckOracle, OracleError } from './oracle_duckdb.mjs';
 import { writeGenerated } from './generated.mjs';
 import { listParquet, footerMagic } from './corpus.mjs';
+import { withV2Compressed } from './v2_flag.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
@@ -75,6 +79,10 @@ const EXCEPTIONS = [
          '(microseconds since the epoch, as INT96 nanoseconds without time zone)',
     rows: () => [1704141296123456n, 1704070800000000n, 253402225200000000n, 1735599600000000n, null,
       9089380393200000000n].map((us) => new Map([['a', us === null ? null : fmtTimestamp(us * 1000n, 'NANOS', false)]])) },
+  { file: 'arrow-testing/ARROW-17100.parquet', oracle: 'v2flag',
+    why: 'pyarrow 2.0 ("parquet-cpp version 1.5.1-SNAPSHOT") compressed its DATA_PAGE_V2 values under ' +
+         'is_compressed = false; DuckDB ("Out of buffer"), arrow-rs and hyparquet fail on it, so DuckDB ' +
+         'reads a copy whose page headers say true (v2_flag.mjs)' },
   { file: 'map_no_value.parquet', oracle: 'arrow',
     why: "DuckDB: 'MAP_KEY_VALUE requires two children' (a MAP without values is valid); " +
          'arrow-rs reads it as a list of keys, compared as [{"key":k,"value":null}]' },
@@ -112,6 +120,7 @@ const corpusDir = process.env.PARQUET_TESTING_DIR
 const dataDir = path.join(corpusDir, 'data');
 const rel = (f) => {
   if (f.startsWith(dataDir + path.sep)) return path.relative(dataDir, f);
+  if (f.startsWith(arrowTestingDir + path.sep)) return `arrow-testing/${path.relative(arrowTestingDir, f)}`;
   if (opts.generatedDir && f.startsWith(path.resolve(opts.generatedDir) + path.sep)) {
     return `generated/${path.relative(path.resolve(opts.generatedDir), f)}`;
   }
@@ -122,6 +131,14 @@ const UPQ_TIMEOUT_MS = 120000;
 
 // ---- the files ---------------------------------------------------------------
 
+// Files of apache/arrow-testing that show what other writers produce.
+const ARROW_TESTING_FILES = [
+  'ARROW-17100.parquet', // v2 pages compressed whatever is_compressed says
+  'alltypes-java.parquet', // Arrow Java's dataset writer; must not be taken for the above
+];
+const arrowTestingDir = path.join(process.env.ARROW_TESTING_DIR
+  ? path.resolve(process.env.ARROW_TESTING_DIR)
+  : path.resolve(repoRoot, '..', 'shared', 'arrow-testing'), 'data', 'parquet');
 
 
 // ---- running upq -------------------------------------------------------------
@@ -359,6 +376,8 @@ async function main() {
       return 2;
     }
     files = listParquet(dataDir).filter((f) => footerMagic(f) !== 'PARE');
+    // listed by name so that a missing one fails rather than goes unseen
+    files.push(...ARROW_TESTING_FILES.map((f) => path.join(arrowTestingDir, f)));
   }
 
   haveUpq = fs.existsSync(opts.upq);
@@ -383,7 +402,9 @@ async function main() {
   console.log(`# exceptions (${EXCEPTIONS.length} files, ${COLUMN_RULES.length} column rules):`);
   for (const e of EXCEPTIONS) {
     const what = e.reject ? `upq must refuse it (message ${e.reject})`
-      : e.oracle === 'expect' ? 'compared against the values its description lists' : `compared against ${e.oracle}`;
+      : e.oracle === 'expect' ? 'compared against the values its description lists'
+        : e.oracle === 'v2flag' ? 'compared against DuckDB on a copy with is_compressed set'
+          : `compared against ${e.oracle}`;
     console.log(`#   ${e.file}: ${what}: ${e.why}`);
   }
   for (const r of COLUMN_RULES) console.log(`#   ${r}`);
@@ -391,6 +412,16 @@ async function main() {
   let arrow = null;
   const getOracle = async (name, ex) => {
     if (name === 'expect') return { rows: async function* rows() { yield ex.rows(); } };
+    if (name === 'v2flag') {
+      return {
+        rows: async function* rows(file, shape) {
+          const dir = path.resolve(opts.generatedDir || path.join(repoRoot, 'build', 'check', 'generated'));
+          fs.mkdirSync(dir, { recursive: true });
+          const { out } = withV2Compressed(file, path.join(dir, `v2flag-${path.basename(file)}`));
+          yield* duck.rows(out, shape);
+        },
+      };
+    }
     if (name === 'arrow') {
       if (!arrow) {
         const { ArrowOracle } = await import('./oracle_arrow.mjs');
