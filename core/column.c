@@ -417,8 +417,11 @@ static upq_status read_body(upq_column_reader *c)
         page_needs(c, &raw, &page, &extra);
         if (c->scanning) {
             size_t need = align8(raw) + align8(page) + 2u * align8(extra);
+            size_t cw = upq_decompress_page_workspace(c->m->codec, (size_t)c->ph.uncompressed_page_size);
             if (need > c->scan_block)
                 c->scan_block = need;
+            if (cw > c->scan_codec)
+                c->scan_codec = cw;
             keep = 0;
         } else if ((raw || page || extra) && !page_block(c, raw, page, extra)) {
             return col_fail(c, UPQ_ERR_NOMEM, c->page_off, UPQ_MSG("arena too small for a page"));
@@ -1043,6 +1046,8 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
             if (st != UPQ_DONE && st != UPQ_OK)
                 return st;
             codec = upq_decompress_workspace(c->m->codec);
+            if (c->scan_codec > codec)
+                codec = c->scan_codec;
             keyb = ENCRYPTED(c) && c->key != r->footer_key ? align8(upq_crypto_key_size()) : 0;
             need = keyb + align8(WINDOW_NEED) + c->scan_dict + c->scan_block;
             upq_column_close(c);

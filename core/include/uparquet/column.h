@@ -88,6 +88,7 @@ typedef struct upq_column_reader {
     /* workspace planning: page headers only */
     uint8_t scanning;
     size_t scan_block, scan_dict;
+    size_t scan_codec;        /* codec working memory of the largest page (BROTLI's grows with it) */
 } upq_column_reader;
 
 /*
