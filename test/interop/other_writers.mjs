@@ -13,8 +13,13 @@
 //
 //   hyparquet-writer (always DATA_PAGE_V2): all-null columns of every kind
 //   it writes, whose values sections are empty yet stored as the codec's
-//   encoding of nothing (one byte of SNAPPY by default, a gzip member),
-//   beside columns with some nulls, over several row groups.
+//   encoding of nothing (one byte of SNAPPY by default, a gzip member, a
+//   brotli stream), beside columns with some nulls, over several row groups.
+//   BROTLI: files DuckDB writes (COPY ... (COMPRESSION brotli), its format
+//   versions 1 and 2; both write v1 pages), arrow-rs writes (parquet-wasm, v1 and v2, small pages) and
+//   hyparquet-writer writes (Node's brotli at quality 11): every column chunk
+//   must be BROTLI; the pages are large enough for brotli's block splitting
+//   and context modelling (several Huffman trees per meta-block).
 //
 // Prints `ok NAME (...)` or `FAIL NAME: ...` per case and ends with
 // `N passed, N failed`; exits 1 when anything failed, 77 with
@@ -30,6 +35,10 @@ import { rowShape, parseJsonLine, firstDiff, show } from './canonical.mjs';
 import { DuckOracle } from './oracle_duckdb.mjs';
 import { HyparquetOracle } from './oracle_hyparquet.mjs';
 import { pageHeaders } from './v2_flag.mjs';
+import { createRequire } from 'node:module';
+import { tableFromArrays, tableToIPC } from 'apache-arrow';
+
+const require = createRequire(import.meta.url);
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
@@ -80,6 +89,40 @@ const hyparquetColumns = () => [
   { name: 'd', data: [null, 1.5, -0.25, null, 1e300, null, 3], type: 'DOUBLE' },
 ];
 
+// Rows for the BROTLI files: integers, doubles, text of varied length and
+// repetition (what brotli's context modelling and dictionary act on), nulls.
+const BROTLI_ROWS = 60000;
+const DUCK_BROTLI_SELECT = `SELECT i::INTEGER AS i, (i * 1.25)::DOUBLE AS d,
+    CASE WHEN i % 11 = 0 THEN NULL ELSE 'sensor-' || (i % 97) || ';temp=' || (i % 300) / 10.0 || repeat('x', i % 40) END AS s,
+    CASE WHEN i % 7 = 0 THEN NULL ELSE (i * 2654435761) % 1000003 END AS h,
+    [i % 5, i % 3] AS l
+  FROM range(${BROTLI_ROWS}) t(i)`;
+
+function arrowTable() {
+  const n = BROTLI_ROWS;
+  const i = new Int32Array(n), d = new Float64Array(n), s = new Array(n), h = new Array(n);
+  for (let k = 0; k < n; k++) {
+    i[k] = k;
+    d[k] = k * 1.25;
+    s[k] = k % 11 === 0 ? null : `sensor-${k % 97};temp=${(k % 300) / 10};${'x'.repeat(k % 40)}`;
+    h[k] = k % 7 === 0 ? null : (k * 2654435761) % 1000003;
+  }
+  return tableFromArrays({ i, d, s, h: Float64Array.from(h, (v) => (v === null ? NaN : v)) });
+}
+
+function writeArrowRs(out, version) {
+  const pw = require('parquet-wasm/node');
+  const props = new pw.WriterPropertiesBuilder()
+    .setCompression(pw.Compression.BROTLI)
+    .setWriterVersion(version)
+    .setDataPageSizeLimit(64 * 1024)
+    .build();
+  const t = pw.Table.fromIPCStream(tableToIPC(arrowTable(), 'stream'));
+  fs.writeFileSync(out, Buffer.from(pw.writeParquet(t, props)));
+}
+
+const allBrotli = (pages) => pages.length > 0 && pages.every((h) => h.codec === 'BROTLI');
+
 // A v2 page whose values section is empty as stated but not as stored.
 const compressedEmptyValues = (h) => h.type === 3 && h.uncompressed - h.dl - h.rl === 0 && h.compressed - h.dl - h.rl > 0;
 
@@ -102,6 +145,38 @@ const CASES = [
     write: (out) => fs.writeFileSync(out, Buffer.from(parquetWriteBuffer({
       columnData: hyparquetColumns(), codec: 'GZIP', compressors: { GZIP: (b) => zlib.gzipSync(b) } }))),
     expect: (pages) => pages.some(compressedEmptyValues) && pages.every((h) => h.codec === 'GZIP'),
+  },
+  {
+    name: 'hyparquet-writer-brotli-nulls',
+    about: 'BROTLI (Node\'s brotli, quality 11), all-null v2 pages among others',
+    write: (out) => fs.writeFileSync(out, Buffer.from(parquetWriteBuffer({
+      columnData: hyparquetColumns(), codec: 'BROTLI', compressors: { BROTLI: (b) => zlib.brotliCompressSync(b) } }))),
+    expect: (pages) => pages.some(compressedEmptyValues) && allBrotli(pages),
+  },
+  {
+    name: 'duckdb-brotli-v1',
+    about: `BROTLI by DuckDB, ${BROTLI_ROWS} rows, pages v1`,
+    write: async (out, duck) => duck.con.run(`COPY (${DUCK_BROTLI_SELECT}) TO '${out}' (FORMAT parquet, COMPRESSION brotli)`),
+    expect: (pages) => allBrotli(pages) && pages.some((h) => h.type === 0),
+  },
+  {
+    // DuckDB's PARQUET_VERSION v2 changes the encodings (DELTA_*), not the page type
+    name: 'duckdb-brotli-format-v2',
+    about: `BROTLI by DuckDB, ${BROTLI_ROWS} rows, PARQUET_VERSION v2 encodings`,
+    write: async (out, duck) => duck.con.run(`COPY (${DUCK_BROTLI_SELECT}) TO '${out}' (FORMAT parquet, COMPRESSION brotli, PARQUET_VERSION v2)`),
+    expect: (pages) => allBrotli(pages),
+  },
+  {
+    name: 'arrow-rs-brotli-v1',
+    about: `BROTLI by arrow-rs (parquet-wasm), ${BROTLI_ROWS} rows, 64 KiB pages v1`,
+    write: (out) => writeArrowRs(out, 0),
+    expect: (pages) => allBrotli(pages) && pages.filter((h) => h.type === 0).length > 4,
+  },
+  {
+    name: 'arrow-rs-brotli-v2',
+    about: `BROTLI by arrow-rs (parquet-wasm), ${BROTLI_ROWS} rows, 64 KiB pages v2`,
+    write: (out) => writeArrowRs(out, 1),
+    expect: (pages) => allBrotli(pages) && pages.filter((h) => h.type === 3).length > 4,
   },
 ];
 
@@ -128,7 +203,7 @@ async function compare(name, file, shape, lines, oracle) {
 async function runCase(cs, oracles) {
   const file = path.join(opts.work, `${cs.name}.parquet`);
   fs.rmSync(file, { force: true });
-  await cs.write(file);
+  await cs.write(file, oracles[0][1]);
   const pages = pageHeaders(file);
   if (!cs.expect(pages)) throw new Failure(`the file lacks what the case is about (${cs.about})`);
   const meta = await run(['meta', '--json', file]);
