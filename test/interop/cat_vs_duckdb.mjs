@@ -255,7 +255,7 @@ async function compareRuns(file, ex, duck) {
   child.stderr.on('data', (d) => { if (stderr.length < 65536) stderr += d; });
   const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
   const timer = setTimeout(() => child.kill('SIGKILL'), 4 * UPQ_TIMEOUT_MS);
-  let k = 0, at = 0, bytes = 0, bad = null;
+  let k = 0, at = 0, bytes = 0, bad = null, runFill = null;
   for await (const chunk of child.stdout) {
     for (let i = 0; i < chunk.length && !bad; ) {
       const p = want[k];
@@ -269,6 +269,13 @@ async function compareRuns(file, ex, duck) {
         if (at === t.length) { k++; at = 0; }
       } else {
         const c = p.run.charCodeAt(0);
+        if (!runFill || runFill[0] !== c) runFill = Buffer.alloc(1 << 20, c);
+        // whole slices compared at once (memcmp), bytes one by one only where they differ
+        for (;;) {
+          const m = Math.min(chunk.length - i, p.n - at, runFill.length);
+          if (m === 0 || !chunk.subarray(i, i + m).equals(runFill.subarray(0, m))) break;
+          i += m; at += m; bytes += m;
+        }
         while (i < chunk.length && at < p.n && chunk[i] === c) { i++; at++; bytes++; }
         if (at === p.n) { k++; at = 0; } else if (i < chunk.length) {
           bad = `byte ${bytes}: a run of ${at} '${p.run}' where DuckDB has ${p.n}`;
