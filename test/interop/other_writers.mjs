@@ -21,6 +21,14 @@
 //   must be BROTLI; the pages are large enough for brotli's block splitting
 //   and context modelling (several Huffman trees per meta-block).
 //
+//   created_by: arrow-testing's ARROW-17100.parquet (pyarrow 2.0, v2 pages
+//   compressed under is_compressed = false) with its created_by changed in
+//   place to other writers and versions: where the rule for parquet-cpp
+//   before 2.0.0 applies, upq must read the rows DuckDB reads from a copy
+//   whose flags say true (v2_flag.mjs); where it does not, upq must take the
+//   flag at its word and refuse the pages (their stored size is not their
+//   size).
+//
 // Prints `ok NAME (...)` or `FAIL NAME: ...` per case and ends with
 // `N passed, N failed`; exits 1 when anything failed, 77 with
 // --skip-without-upq when upq is not built.
@@ -34,7 +42,7 @@ import { parquetWriteBuffer } from 'hyparquet-writer';
 import { rowShape, parseJsonLine, firstDiff, show } from './canonical.mjs';
 import { DuckOracle } from './oracle_duckdb.mjs';
 import { HyparquetOracle } from './oracle_hyparquet.mjs';
-import { pageHeaders } from './v2_flag.mjs';
+import { pageHeaders, withV2Compressed } from './v2_flag.mjs';
 import { createRequire } from 'node:module';
 import { tableFromArrays, tableToIPC } from 'apache-arrow';
 
@@ -180,6 +188,54 @@ const CASES = [
   },
 ];
 
+// ---- created_by ---------------------------------------------------------------
+
+const arrowTestingDir = path.join(process.env.ARROW_TESTING_DIR
+  ? path.resolve(process.env.ARROW_TESTING_DIR)
+  : path.resolve(repoRoot, '..', 'shared', 'arrow-testing'), 'data', 'parquet');
+const ARROW_17100 = path.join(arrowTestingDir, 'ARROW-17100.parquet');
+const CREATED_BY_17100 = 'parquet-cpp version 1.5.1-SNAPSHOT';
+
+// Same length as the original, so the footer's Thrift stays valid.
+const CREATED_BY_CASES = [
+  { createdBy: 'parquet-cpp version 1.9.9-SNAPSHOT', compressed: true },
+  { createdBy: 'parquet-cpp version 1.4 (build 12)', compressed: true },
+  { createdBy: 'parquet-cpp version 2.0.0-SNAPSHOT', compressed: false },
+  { createdBy: 'parquet-cpp version 12.0.0-SNAPSHO', compressed: false },
+  { createdBy: 'parquet-cpp-arrow version 1.5.1-SN', compressed: false },
+  { createdBy: 'parquet-mr version 1.5.1-SNAPSHOT!', compressed: false },
+];
+
+function withCreatedBy(src, out, text) {
+  const buf = Buffer.from(fs.readFileSync(src));
+  const at = buf.lastIndexOf(Buffer.from(CREATED_BY_17100));
+  if (at < 0) throw new Failure(`${src} does not say created_by "${CREATED_BY_17100}"`);
+  if (Buffer.byteLength(text) !== CREATED_BY_17100.length) throw new Failure(`"${text}" is not ${CREATED_BY_17100.length} bytes`);
+  buf.write(text, at, 'latin1');
+  fs.writeFileSync(out, buf);
+}
+
+async function runCreatedBy(cs, duck) {
+  const file = path.join(opts.work, 'created-by.parquet');
+  withCreatedBy(ARROW_17100, file, cs.createdBy);
+  const meta = await run(['meta', '--json', file]);
+  if (!meta.ok) throw new Failure(`upq meta --json: ${meta.status}: ${lastLines(meta.stderr)}`);
+  const m = JSON.parse(meta.stdout);
+  if (m.created_by !== cs.createdBy) throw new Failure(`upq meta says created_by ${JSON.stringify(m.created_by)}`);
+  const cat = await run(['cat', '--json', file]);
+  if (!cs.compressed) {
+    if (cat.ok) throw new Failure('upq read the pages as compressed, which their flags deny');
+    if (!/uncompressed page sizes differ/.test(cat.stderr)) throw new Failure(`upq cat --json: ${lastLines(cat.stderr)}`);
+    return 'pages refused as their flags say: not compressed';
+  }
+  if (!cat.ok) throw new Failure(`upq cat --json: ${cat.status}: ${lastLines(cat.stderr)}`);
+  const fixed = path.join(opts.work, 'created-by-fixed.parquet');
+  withV2Compressed(file, fixed);
+  const lines = cat.stdout.split('\n').filter((l) => l);
+  await compare('DuckDB (flags set)', fixed, rowShape(m.schema), lines, duck);
+  return `${lines.length} rows, as DuckDB reads them with the flags set`;
+}
+
 // ---- comparing ----------------------------------------------------------------
 
 async function compare(name, file, shape, lines, oracle) {
@@ -234,6 +290,17 @@ async function main() {
     } catch (e) {
       const msg = e instanceof Failure ? e.message : (e && e.stack ? e.stack.split('\n').slice(0, 3).join(' | ') : String(e));
       console.log(`FAIL ${cs.name}: ${msg}`);
+      fail++;
+    }
+  }
+  for (const cs of CREATED_BY_CASES) {
+    const name = `created_by "${cs.createdBy}"`;
+    try {
+      console.log(`ok ${name} (${await runCreatedBy(cs, duck)})`);
+      pass++;
+    } catch (e) {
+      const msg = e instanceof Failure ? e.message : (e && e.stack ? e.stack.split('\n').slice(0, 3).join(' | ') : String(e));
+      console.log(`FAIL ${name}: ${msg}`);
       fail++;
     }
   }
