@@ -1,5 +1,5 @@
 # Third-party packages behind the codec and crypto adapters: lz4 (block API),
-# zstd (decoder), mbedtls (AES-GCM/CTR) and zlib (gzip). Never committed:
+# zstd (decoder), mbedtls (AES-GCM/CTR), zlib (gzip) and brotli (decoder). Never committed:
 # `make deps` fetches the versions pinned in codecs/deps.lock into $(DEPS_DIR),
 # verifies them and builds them as static libraries for one target.
 #
@@ -8,14 +8,14 @@
 #   make deps TARGET=aarch64       ... for aarch64 Linux
 #   make deps TARGET=armv7         ... for ARMv7-A Linux (NEON, hard float)
 #   make deps TARGET=powerpc       ... for 32-bit big-endian PowerPC Linux
-#   make deps LZ4_SRC=/path ZSTD_SRC=... MBEDTLS_SRC=... ZLIB_SRC=...
+#   make deps LZ4_SRC=/path ZSTD_SRC=... MBEDTLS_SRC=... ZLIB_SRC=... BROTLI_SRC=...
 #                                  use these sources (directory or tarball)
 #   make deps UPQ_DEPS="lz4 zstd"  only some packages
 #   make deps-build-all            build the fetched packages for every target
 #   make deps-clean                remove the built packages (all targets)
 #   make deps-distclean            also remove the fetched sources
 #
-# Libraries: $(BUILD)/<target>/deps/{liblz4,libzstd,libmbedcrypto,libz}.a
+# Libraries: $(BUILD)/<target>/deps/{liblz4,libzstd,libmbedcrypto,libz,libbrotlidec}.a
 # (the host's under $(HOST), which a CROSS_COMPILE build moves; see Makefile).
 # Once a package is fetched, CODEC_DEFS turns its UPQ_WITH_* option on and adds
 # its headers (as -isystem: the library's warnings stay on for its own code,
@@ -23,7 +23,7 @@
 # libuparquet.a (DEPS_LIBS.<target> for the other targets).
 
 DEPS_DIR ?= codecs/.deps
-UPQ_DEPS ?= lz4 zstd mbedtls zlib
+UPQ_DEPS ?= lz4 zstd mbedtls zlib brotli
 TARGET ?= host
 DEPS_TARGETS := host cortex-m4 cortex-m0plus aarch64 armv7 powerpc
 
@@ -117,6 +117,7 @@ DEPS_LIBNAME.lz4 := liblz4.a
 DEPS_LIBNAME.zstd := libzstd.a
 DEPS_LIBNAME.mbedtls := libmbedcrypto.a
 DEPS_LIBNAME.zlib := libz.a
+DEPS_LIBNAME.brotli := libbrotlidec.a
 
 # lz4: the block API only, with no heap and no libc (see upq_lz4_deps.h).
 DEPS_FILES.lz4 := lib/lz4.c
@@ -153,6 +154,20 @@ DEPS_DEFS.mbedtls = -DUPQ_WITH_CRYPTO=1 $(DEPS_MBEDTLS_CONFIG) -isystem $(DEPS_D
 DEPS_FILES.zlib := adler32.c crc32.c deflate.c inffast.c inflate.c inftrees.c trees.c zutil.c
 DEPS_CFLAGS.zlib = -DZ_SOLO -DZ_PREFIX -I$(DEPS_DIR)/zlib
 DEPS_DEFS.zlib = -DUPQ_WITH_GZIP=1 -DZ_SOLO -DZ_PREFIX -isystem $(DEPS_DIR)/zlib
+
+# brotli: the decoder only (c/common without the encoder's parts, c/dec);
+# libc renamed by upq_brotli_deps.h, memory from the arena through the
+# allocator hooks (codecs/upq_brotli.c). The 120 KB static dictionary is
+# rodata. On microcontrollers: the portable build (no unaligned access
+# tricks).
+DEPS_FILES.brotli := c/common/constants.c c/common/context.c c/common/dictionary.c \
+                     c/common/platform.c c/common/transform.c \
+                     c/dec/bit_reader.c c/dec/decode.c c/dec/huffman.c c/dec/state.c
+DEPS_CFLAGS.brotli = -include codecs/upq_brotli_deps.h -I$(DEPS_DIR)/brotli/c/include
+DEPS_CFLAGS.brotli.cortex-m4 = -DBROTLI_BUILD_PORTABLE
+DEPS_CFLAGS.brotli.cortex-m0plus = -DBROTLI_BUILD_PORTABLE
+# The adapter reads brotli's state layout (c/dec/state.h) for its figures.
+DEPS_DEFS.brotli = -DUPQ_WITH_BROTLI=1 -isystem $(DEPS_DIR)/brotli/c/include -isystem $(DEPS_DIR)/brotli/c
 
 # --- what is available ----------------------------------------------------------
 # A package counts once fetch.sh has written its stamp.
@@ -194,6 +209,7 @@ deps: deps-fetch
 
 deps-fetch:
 	@LZ4_SRC='$(LZ4_SRC)' ZSTD_SRC='$(ZSTD_SRC)' MBEDTLS_SRC='$(MBEDTLS_SRC)' ZLIB_SRC='$(ZLIB_SRC)' \
+	  BROTLI_SRC='$(BROTLI_SRC)' \
 	  UPQ_DEPS_DIR='$(DEPS_DIR)' $(SHELL) codecs/fetch.sh $(UPQ_DEPS)
 
 deps-build: $(DEPS_LIBS.$(TARGET))

@@ -5,7 +5,7 @@
 #   codecs/fetch.sh [NAME...]      fetch the named packages (default: all pins)
 #   codecs/fetch.sh --setup-apt    only enable Debian source packages (root)
 #
-# Where the sources come from, per package NAME (lz4 zstd mbedtls zlib):
+# Where the sources come from, per package NAME (lz4 zstd mbedtls zlib brotli):
 #   NAME_SRC=/dir        a directory used as is (a warning is printed; its
 #                        version is checked against the pin, not its bytes)
 #   NAME_SRC=/x.tar.*    a tarball; its SHA-256 must be one deps.lock accepts
@@ -43,6 +43,7 @@ key_file() {
     zstd) echo lib/decompress/zstd_decompress.c ;;
     mbedtls) echo library/gcm.c ;;
     zlib) echo inflate.c ;;
+    brotli) echo c/dec/decode.c ;;
     *) die "no key file known for $1" ;;
     esac
 }
@@ -66,6 +67,14 @@ tree_version() {
     zlib)
         h=$dir/zlib.h
         [ -f "$h" ] && sed -n 's/^#define ZLIB_VERSION *"\([^"]*\)".*/\1/p' "$h" | head -n1
+        ;;
+    brotli)
+        # BROTLI_VERSION 0x1000009: major << 24 | minor << 12 | patch
+        h=$dir/c/common/version.h
+        [ -f "$h" ] || return 0
+        local x
+        x=$(sed -n 's/^#define BROTLI_VERSION 0x\([0-9A-Fa-f]*\).*/\1/p' "$h" | head -n1)
+        [ -n "$x" ] && echo "$(((16#$x >> 24) & 0xfff)).$(((16#$x >> 12) & 0xfff)).$((16#$x & 0xfff))"
         ;;
     esac
     return 0
@@ -151,7 +160,10 @@ apt_download() {
         [ -n "$use" ] || die "apt knows no source package $src with $file (sha256 $sha); is this Debian 12? Supply ${name^^}_SRC=/path"
     fi
     [ "$use" = "$ver" ] || say "$src $ver is gone from the archive; $use has the same $file"
-    local opts=(--download-only -qq)
+    # --only-source: SRC names a source package. Without it apt may take
+    # SRC=VER for the binary package of that name and fetch the source of
+    # the binary's candidate (brotli 1.0.9-2 gave 1.0.9-2+deb12u1).
+    local opts=(--download-only --only-source -qq)
     # As root apt drops to the _apt user, which may not write here.
     [ "$(id -u)" = 0 ] && opts+=(-o APT::Sandbox::User=root)
     say "downloading $src $use"

@@ -12,7 +12,8 @@ int upq_codec_can_decompress(int32_t codec)
     case UPQ_CODEC_LZ4_RAW: return UPQ_WITH_LZ4;
     case UPQ_CODEC_ZSTD: return UPQ_WITH_ZSTD;
     case UPQ_CODEC_GZIP: return UPQ_WITH_GZIP;
-    default: return 0; /* LZO, BROTLI, unknown */
+    case UPQ_CODEC_BROTLI: return UPQ_WITH_BROTLI;
+    default: return 0; /* LZO, unknown */
     }
 }
 
@@ -39,6 +40,9 @@ upq_status upq_decompress(int32_t codec, const uint8_t *src, size_t src_len, uin
 #if UPQ_WITH_GZIP
     case UPQ_CODEC_GZIP: return upq_gzip_decompress(src, src_len, dst, dst_len, a);
 #endif
+#if UPQ_WITH_BROTLI
+    case UPQ_CODEC_BROTLI: return upq_brotli_decompress(src, src_len, dst, dst_len, a);
+#endif
     default: return UPQ_ERR_UNSUPPORTED;
     }
 }
@@ -52,8 +56,21 @@ size_t upq_decompress_workspace(int32_t codec)
 #if UPQ_WITH_GZIP
     case UPQ_CODEC_GZIP: return upq_gzip_decompress_workspace();
 #endif
+#if UPQ_WITH_BROTLI
+    case UPQ_CODEC_BROTLI: return upq_brotli_workspace((size_t)64 << 10);
+#endif
     default: return 0; /* the others decode with no working memory */
     }
+}
+
+size_t upq_decompress_page_workspace(int32_t codec, size_t dst_len)
+{
+#if UPQ_WITH_BROTLI
+    if (codec == UPQ_CODEC_BROTLI)
+        return upq_brotli_workspace(dst_len);
+#endif
+    (void)dst_len;
+    return upq_decompress_workspace(codec);
 }
 
 upq_status upq_compress(int32_t codec, const uint8_t *src, size_t src_len, uint8_t *dst,
@@ -80,7 +97,7 @@ upq_status upq_compress(int32_t codec, const uint8_t *src, size_t src_len, uint8
 #if UPQ_WITH_GZIP
     case UPQ_CODEC_GZIP: return upq_gzip_compress(src, src_len, dst, dst_cap, dst_len, a);
 #endif
-    default: return UPQ_ERR_UNSUPPORTED; /* ZSTD is decompress-only */
+    default: return UPQ_ERR_UNSUPPORTED; /* ZSTD and BROTLI are decompress-only */
     }
 }
 

@@ -28,8 +28,17 @@ upq_status upq_decompress(int32_t codec, const uint8_t *src, size_t src_len, uin
                           size_t dst_len, upq_arena *a);
 
 /* Arena bytes upq_decompress() needs as working memory for `codec`: 0 for
- * UNCOMPRESSED, SNAPPY and both LZ4s, and for codecs this build lacks. */
+ * UNCOMPRESSED, SNAPPY and both LZ4s, and for codecs this build lacks.
+ * BROTLI's need grows with the page and with its stream: this is
+ * upq_decompress_page_workspace() of a 64 KiB page. */
 size_t upq_decompress_workspace(int32_t codec);
+
+/* Arena bytes upq_decompress() needs as working memory for a page of
+ * dst_len bytes: upq_decompress_workspace(codec) for every codec but BROTLI,
+ * whose ring buffer grows with the page; for BROTLI, the need of a stream
+ * whose meta-blocks declare one Huffman tree of each kind (more trees take
+ * more: then UPQ_ERR_NOMEM and upq_arena_needed(), see upq_brotli.c). */
+size_t upq_decompress_page_workspace(int32_t codec, size_t dst_len);
 
 /* 1 when this build can decompress `codec`. */
 int upq_codec_can_decompress(int32_t codec);
@@ -40,7 +49,7 @@ int upq_codec_can_decompress(int32_t codec);
  * upq_compress_bound(codec, src_len) (else UPQ_ERR_BUFFER). Working memory
  * comes from the arena and is released before returning; UPQ_ERR_NOMEM when
  * it does not fit (upq_arena_needed() tells how much). UPQ_ERR_UNSUPPORTED
- * for codecs this build cannot write (ZSTD is decompress-only); UPQ_ERR_LIMIT
+ * for codecs this build cannot write (ZSTD and BROTLI are decompress-only); UPQ_ERR_LIMIT
  * when src_len is more than the codec takes in one piece (over 2 GB).
  * UPQ_CODEC_LZ4 writes Hadoop frames (what every reader of that codec
  * accepts); new files should prefer UPQ_CODEC_LZ4_RAW.
@@ -89,6 +98,15 @@ upq_status upq_gzip_compress(const uint8_t *src, size_t src_len, uint8_t *dst, s
 size_t upq_gzip_bound(size_t src_len);
 size_t upq_gzip_decompress_workspace(void);
 size_t upq_gzip_compress_workspace(void);
+
+/* BROTLI (decompress only). upq_brotli_workspace(dst_len): the need of a
+ * page of dst_len bytes whose stream has one Huffman tree of each kind per
+ * meta-block; upq_brotli_max_workspace(dst_len): the most any valid stream
+ * for such a page can take (256 trees of each kind, 2.7 MB and up). */
+upq_status upq_brotli_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+                                 upq_arena *a);
+size_t upq_brotli_workspace(size_t dst_len);
+size_t upq_brotli_max_workspace(size_t dst_len);
 
 /*
  * Stored forms: a page in `codec` that holds its plain bytes as literals,

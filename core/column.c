@@ -52,18 +52,23 @@ static upq_status col_fail(upq_column_reader *c, upq_status st, uint64_t off, co
  * compiler drops the encrypted paths there. */
 #define ENCRYPTED(c) (UPQ_WITH_CRYPTO && (c)->key)
 
-/* Is the writer parquet-mr older than 1.2.9 (or of unknown version)? */
-static int old_parquet_mr(const upq_file_metadata *m)
+/* Is created_by "<app> version a.b.c..." with that exact application name
+ * and a version below major.minor.patch? A file of that application with no
+ * readable version counts as older, as other readers take it. Versions are
+ * compared by their first three numbers; "1.5.1-SNAPSHOT" is 1.5.1. */
+static int writer_older(const upq_file_metadata *m, const char *app, size_t app_len,
+                        unsigned major, unsigned minor, unsigned patch)
 {
-    static const char app[] = "parquet-mr";
     static const char ver[] = " version ";
     const uint8_t *p = m->created_by.ptr, *end;
     unsigned v[3] = {0, 0, 0}, k = 0;
-    if (!UPQ_ISSET(*m, UPQ_FILE_METADATA_CREATED_BY) || m->created_by.len < sizeof app - 1 ||
-        upq_memcmp(p, app, sizeof app - 1) != 0)
+    if (!UPQ_ISSET(*m, UPQ_FILE_METADATA_CREATED_BY) || m->created_by.len < app_len ||
+        upq_memcmp(p, app, app_len) != 0)
         return 0;
     end = p + m->created_by.len;
-    p += sizeof app - 1;
+    p += app_len;
+    if (p < end && *p != ' ')
+        return 0; /* a longer name: "parquet-cpp-arrow" is not "parquet-cpp" */
     if ((size_t)(end - p) < sizeof ver - 1 || upq_memcmp(p, ver, sizeof ver - 1) != 0)
         return 1; /* no version: treated as the oldest */
     p += sizeof ver - 1;
@@ -78,7 +83,24 @@ static int old_parquet_mr(const upq_file_metadata *m)
         }
         p++;
     }
-    return v[0] < 1 || (v[0] == 1 && (v[1] < 2 || (v[1] == 2 && v[2] < 9)));
+    return v[0] < major || (v[0] == major && (v[1] < minor || (v[1] == minor && v[2] < patch)));
+}
+
+/* parquet-mr up to 1.2.8 left the dictionary page header out of
+ * total_compressed_size (PARQUET-816). */
+static int old_parquet_mr(const upq_file_metadata *m)
+{
+    return writer_older(m, "parquet-mr", sizeof "parquet-mr" - 1, 1, 2, 9);
+}
+
+/* parquet-cpp (the name Arrow C++ wrote until its 3.0 renamed it
+ * "parquet-cpp-arrow"; its last version was 1.5.1) compressed DATA_PAGE_V2
+ * values while writing is_compressed = false (ARROW-10353, ARROW-17100).
+ * Arrow C++ and arrow-rs take every v2 page of such a file as compressed;
+ * so does this reader. */
+static int v2_always_compressed(const upq_file_metadata *m)
+{
+    return writer_older(m, "parquet-cpp", sizeof "parquet-cpp" - 1, 2, 0, 0);
 }
 
 upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uint32_t column)
@@ -143,8 +165,9 @@ upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uin
         c->chunk_end = r->footer_start;
     c->values_left = (uint64_t)m->num_values;
     c->row_start_due = 1;
-    /* parquet-mr up to 1.2.8 left the dictionary page header out of
-     * total_compressed_size (PARQUET-816): allow for it, as other readers do */
+    c->v2_compressed = (uint8_t)v2_always_compressed(&r->meta);
+    /* allow for parquet-mr's missing dictionary page header size, as other
+     * readers do */
     if (old_parquet_mr(&r->meta)) {
         uint64_t room = r->footer_start - c->chunk_end;
         c->chunk_end += room < MAX_DICT_HEADER ? room : MAX_DICT_HEADER;
@@ -394,8 +417,11 @@ static upq_status read_body(upq_column_reader *c)
         page_needs(c, &raw, &page, &extra);
         if (c->scanning) {
             size_t need = align8(raw) + align8(page) + 2u * align8(extra);
+            size_t cw = upq_decompress_page_workspace(c->m->codec, (size_t)c->ph.uncompressed_page_size);
             if (need > c->scan_block)
                 c->scan_block = need;
+            if (cw > c->scan_codec)
+                c->scan_codec = cw;
             keep = 0;
         } else if ((raw || page || extra) && !page_block(c, raw, page, extra)) {
             return col_fail(c, UPQ_ERR_NOMEM, c->page_off, UPQ_MSG("arena too small for a page"));
@@ -663,22 +689,27 @@ static upq_status process_page(upq_column_reader *c)
         uint32_t dl = (uint32_t)h->definition_levels_byte_length;
         size_t vlen_stored = c->body_len - rl - dl, vlen = ulen - rl - dl;
         const uint8_t *vals = c->raw + rl + dl;
-        /* is_compressed defaults to true when absent */
-        int compressed = !UPQ_ISSET(*h, UPQ_DATA_PAGE_HEADER_V2_IS_COMPRESSED) || h->is_compressed;
+        /* is_compressed defaults to true when absent; old parquet-cpp wrote
+         * false over compressed values */
+        int compressed = !UPQ_ISSET(*h, UPQ_DATA_PAGE_HEADER_V2_IS_COMPRESSED) || h->is_compressed ||
+                         c->v2_compressed;
         c->v2 = 1;
         c->row_start_due = 1;
         c->rep_bp = c->def_bp = 0;
         upq_rle_init(&c->rep_rle, c->raw, rl, upq_bit_width32(c->cd->max_rep));
         upq_rle_init(&c->def_rle, c->raw + rl, dl, upq_bit_width32(c->cd->max_def));
-        if (compressed && c->m->codec != UPQ_CODEC_UNCOMPRESSED && vlen > 0) {
+        /* An empty values section (an all-null page) may be stored empty or
+         * as the codec's encoding of nothing (hyparquet-writer stores one
+         * byte of SNAPPY): only a stored empty section skips the codec, and
+         * a stored non-empty one must inflate to nothing. */
+        if (compressed && c->m->codec != UPQ_CODEC_UNCOMPRESSED && (vlen > 0 || vlen_stored > 0)) {
             st = upq_decompress(c->m->codec, vals, vlen_stored, c->page, vlen, a);
             if (st != UPQ_OK)
                 return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
                                                                         : UPQ_MSG("page does not decompress"));
             vals = c->page;
         } else if (vlen_stored != vlen) {
-            /* an empty values section never reaches a decompressor, but its
-             * stored and stated sizes must still agree */
+            /* uncompressed, or stored empty: stored and stated sizes agree */
             return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
         }
         st = setup_values(c, h->encoding, vals, vlen, (uint32_t)(h->num_values - h->num_nulls));
@@ -1015,6 +1046,8 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
             if (st != UPQ_DONE && st != UPQ_OK)
                 return st;
             codec = upq_decompress_workspace(c->m->codec);
+            if (c->scan_codec > codec)
+                codec = c->scan_codec;
             keyb = ENCRYPTED(c) && c->key != r->footer_key ? align8(upq_crypto_key_size()) : 0;
             need = keyb + align8(WINDOW_NEED) + c->scan_dict + c->scan_block;
             upq_column_close(c);

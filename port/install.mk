@@ -46,6 +46,7 @@ UPQ_PKG_OPT.lz4 := UPQ_WITH_LZ4
 UPQ_PKG_OPT.zstd := UPQ_WITH_ZSTD
 UPQ_PKG_OPT.mbedtls := UPQ_WITH_CRYPTO
 UPQ_PKG_OPT.zlib := UPQ_WITH_GZIP
+UPQ_PKG_OPT.brotli := UPQ_WITH_BROTLI
 
 # An option set's flags: its header, and the packages' headers and settings
 # without their UPQ_WITH_* (the set says which codecs are on).

@@ -2,8 +2,8 @@
  * upq — inspect Parquet files with µparquet.
  *
  * Commands live in one table; each names its own options, and the test
- * knobs (--chunk, --again, --arena) work with every command, before or after
- * its name.
+ * knobs (--chunk, --again, --arena) and --max-page (the reader's largest
+ * page) work with every command, before or after its name.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -84,6 +84,8 @@ static void usage(FILE *out)
     fputs("\noptions:\n"
           "  -h, --help               print this help\n"
           "  --version                print the version\n"
+          "  --max-page N             reading: the largest uncompressed page accepted\n"
+          "                           (default 256M; a larger one is refused as a limit)\n"
           "\nencrypted files (schema, meta, cat, bloom, recover, write):\n"
           "  --footer-key HEX|@FILE   footer key (16, 24 or 32 bytes; also the key of columns\n"
           "                           encrypted with it)\n"
@@ -223,7 +225,8 @@ static const char *split_opt(const char *arg, char *buf, size_t cap, const char 
 static int common_option(tool_args *a, const char *name, const char *value, int *i, int argc,
                          char **argv)
 {
-    int wants = strcmp(name, "chunk") == 0 || strcmp(name, "arena") == 0;
+    int wants = strcmp(name, "chunk") == 0 || strcmp(name, "arena") == 0 ||
+                strcmp(name, "max-page") == 0;
     if (!wants && strcmp(name, "again") != 0)
         return 0;
     if (!wants) {
@@ -237,8 +240,12 @@ static int common_option(tool_args *a, const char *name, const char *value, int 
             return usage_error("--%s needs a value", name), -1;
         value = argv[++*i];
     }
-    if (!parse_size(value, strcmp(name, "chunk") == 0 ? &a->chunk : &a->arena))
+    if (!parse_size(value, strcmp(name, "chunk") == 0   ? &a->chunk
+                           : strcmp(name, "arena") == 0 ? &a->arena
+                                                        : &a->max_page))
         return usage_error("bad number for --%s", name), -1;
+    if (a->max_page > UINT32_MAX)
+        return usage_error("--%s is at most 4G - 1", name), -1;
     return 1;
 }
 
@@ -375,6 +382,7 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
             upq_reader_opts ro;
             memset(&ro, 0, sizeof ro);
             ro.decrypt = &tf->keys.dec;
+            ro.max_page_size = (uint32_t)a->max_page;
             upq_reader_init(tf->reader, &tf->io, tf->arena, tf->arena_len, &ro);
         }
         do

@@ -52,6 +52,7 @@ typedef struct tool_args {
     size_t chunk;       /* --chunk N: read_at returns at most N bytes */
     int again;          /* --again: read_at says "again" every other call */
     size_t arena;       /* --arena N: first arena size (default 1 MiB) */
+    size_t max_page;    /* --max-page N: largest uncompressed page read (default: the library's) */
     /* the command's own options, in the order given */
     const char *opt_name[TOOL_MAX_OPTS];
     const char *opt_value[TOOL_MAX_OPTS]; /* NULL for flags */

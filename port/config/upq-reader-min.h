@@ -33,6 +33,9 @@
 #ifndef UPQ_WITH_GZIP
 #define UPQ_WITH_GZIP 0
 #endif
+#ifndef UPQ_WITH_BROTLI
+#define UPQ_WITH_BROTLI 0
+#endif
 #ifndef UPQ_WITH_CRYPTO
 #define UPQ_WITH_CRYPTO 0
 #endif

@@ -122,7 +122,7 @@ for (const c of configs) {
     if (s.own.data || s.own.bss) problems.push(`${c} on ${t}: our code holds writable data`);
   }
 }
-say('(packages: flash of lz4/zstd/zlib/mbedtls code the configuration reaches)');
+say('(packages: flash of lz4/zstd/zlib/mbedtls/brotli code the configuration reaches)');
 
 // ---- stack ------------------------------------------------------------------------------
 const nodes = new Map(); // title -> {name, file, stack, dyn, own, edges: [title]}

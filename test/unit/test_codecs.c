@@ -35,7 +35,7 @@ typedef struct blob {
     size_t n;
 } blob;
 
-#define WITH_PACKAGE (UPQ_WITH_LZ4 || UPQ_WITH_ZSTD || UPQ_WITH_GZIP)
+#define WITH_PACKAGE (UPQ_WITH_LZ4 || UPQ_WITH_ZSTD || UPQ_WITH_GZIP || UPQ_WITH_BROTLI)
 
 enum { K_RANDOM, K_TEXT, K_ZEROS, K_COUNT };
 #if WITH_PACKAGE
@@ -141,7 +141,8 @@ static int tool(blob *out, const char *cmd, const uint8_t *in, size_t n)
 
 /* ---- helpers ---------------------------------------------------------- */
 
-static uint8_t arena_mem[1u << 18] __attribute__((aligned(8)));
+/* room for brotli at its highest quality on the largest test page */
+static uint8_t arena_mem[1u << 22] __attribute__((aligned(8)));
 
 /* Decompresses through the dispatch with a roomy arena; checks the result. */
 static int dec(int32_t codec, const blob *c, size_t dst_len, uint8_t *dst)
@@ -266,7 +267,7 @@ static int comp(int32_t codec, const blob *in, blob *out)
 
 static void test_dispatch(void)
 {
-    static const int32_t unknown[] = {UPQ_CODEC_LZO, UPQ_CODEC_BROTLI, 8, -1, 1000};
+    static const int32_t unknown[] = {UPQ_CODEC_LZO, 8, -1, 1000};
     uint8_t buf[16] = "abcdefgh", out[16];
     blob in = {buf, 8}, c;
     size_t i, n = 99;
@@ -310,6 +311,7 @@ static void test_dispatch(void)
     TU_CHECK_INT(upq_codec_can_decompress(UPQ_CODEC_LZ4_RAW), UPQ_WITH_LZ4);
     TU_CHECK_INT(upq_codec_can_decompress(UPQ_CODEC_ZSTD), UPQ_WITH_ZSTD);
     TU_CHECK_INT(upq_codec_can_decompress(UPQ_CODEC_GZIP), UPQ_WITH_GZIP);
+    TU_CHECK_INT(upq_codec_can_decompress(UPQ_CODEC_BROTLI), UPQ_WITH_BROTLI);
     {
         /* a codec whose package was not fetched is reported, not attempted */
         static const struct {
@@ -318,7 +320,8 @@ static void test_dispatch(void)
         } pk[] = {{UPQ_CODEC_LZ4, UPQ_WITH_LZ4},
                   {UPQ_CODEC_LZ4_RAW, UPQ_WITH_LZ4},
                   {UPQ_CODEC_ZSTD, UPQ_WITH_ZSTD},
-                  {UPQ_CODEC_GZIP, UPQ_WITH_GZIP}};
+                  {UPQ_CODEC_GZIP, UPQ_WITH_GZIP},
+                  {UPQ_CODEC_BROTLI, UPQ_WITH_BROTLI}};
         for (i = 0; i < sizeof pk / sizeof *pk; i++) {
             if (pk[i].with)
                 continue;
@@ -408,6 +411,136 @@ static void test_zstd(void)
         TU_CHECK_STATUS(dec(UPQ_CODEC_ZSTD, &m, 0, out), UPQ_ERR_CORRUPT);
         TU_CHECK_STATUS(dec(UPQ_CODEC_ZSTD, &e, 0, out), UPQ_ERR_CORRUPT);
         TU_CHECK_STATUS(dec(UPQ_CODEC_ZSTD, &e, 0, NULL), UPQ_ERR_CORRUPT);
+    }
+}
+#endif
+
+/* ---- brotli ------------------------------------------------------------- */
+
+#if UPQ_WITH_BROTLI
+/* Decompresses c with an arena of `len` bytes, 24 of them taken first;
+ * checks the arena is given back and returns the status. */
+static int dec_in(const blob *c, size_t len, uint8_t *out, size_t n, upq_arena *a)
+{
+    int st;
+    upq_arena_init(a, arena_mem, len);
+    TU_CHECK(upq_arena_alloc(a, 24) != NULL);
+    st = upq_decompress(UPQ_CODEC_BROTLI, c->p, c->n, out, n, a);
+    TU_CHECK_UINT(a->used, 24);
+    return st;
+}
+
+/* The need brotli reports is what it takes: starting from a 64-byte arena
+ * and growing to what UPQ_ERR_NOMEM names each time reaches a decoding in a
+ * few steps, each asking for more; the arena's peak is then within it. */
+static void expect_brotli_grows(const blob *c, const blob *want)
+{
+    uint8_t *out = (uint8_t *)malloc(want->n + 1);
+    size_t len = 64, steps = 0;
+    upq_arena a;
+    int st;
+    while ((st = dec_in(c, len, out, want->n, &a)) == UPQ_ERR_NOMEM && steps < 32) {
+        TU_CHECK(upq_arena_needed(&a) > len);
+        if (upq_arena_needed(&a) <= len || upq_arena_needed(&a) > sizeof arena_mem)
+            break;
+        len = upq_arena_needed(&a);
+        steps++;
+    }
+    TU_CHECK_STATUS(st, UPQ_OK);
+    TU_CHECK_MEM(out, want->p, want->n);
+    TU_CHECK(upq_arena_high_water(&a) <= len);
+    tu_note("brotli, %zu-byte page: %zu arena bytes after %zu NOMEM steps (planned for one tree "
+            "of each kind: %zu)", want->n, len, steps, 24 + upq_brotli_workspace(want->n));
+    free(out);
+}
+
+static void test_brotli(void)
+{
+    size_t s;
+    int k;
+    blob c, d;
+
+    tu_case("brotli: workspace figures");
+    TU_CHECK(upq_decompress_workspace(UPQ_CODEC_BROTLI) == upq_brotli_workspace(65536));
+    TU_CHECK(upq_decompress_page_workspace(UPQ_CODEC_BROTLI, 65536) == upq_brotli_workspace(65536));
+    TU_CHECK(upq_brotli_workspace(1u << 20) > upq_brotli_workspace(1000));
+    TU_CHECK(upq_brotli_workspace(1000) == upq_brotli_workspace(0)); /* the ring's least, 1 KiB */
+    TU_CHECK(upq_brotli_workspace(1000) % 8 == 0);
+    TU_CHECK(upq_brotli_max_workspace(1000) > (size_t)2700000);
+    /* the ring stops at brotli's largest window, 16 MiB */
+    TU_CHECK(upq_brotli_workspace((size_t)1 << 30) == upq_brotli_workspace((size_t)1 << 24));
+    TU_CHECK(upq_decompress_page_workspace(UPQ_CODEC_SNAPPY, 1u << 20) == 0);
+    tu_note("brotli workspace: %zu bytes for a 64 KiB page", upq_brotli_workspace(65536));
+    TU_CHECK_STATUS(upq_compress(UPQ_CODEC_BROTLI, (const uint8_t *)"ab", 2, (uint8_t *)arena_mem,
+                                 64, &s, NULL),
+                    UPQ_ERR_UNSUPPORTED);
+    TU_CHECK_UINT(upq_compress_bound(UPQ_CODEC_BROTLI, 100), 0);
+
+    for (k = 0; k < K_COUNT; k++)
+        for (s = 0; s < NSIZES; s++) {
+            d = make_data(k, sizes[s], (uint32_t)(s * 11 + (size_t)k));
+            tu_case("brotli: `brotli -c` (quality 11) output, %s, %zu bytes", kind_name[k], d.n);
+            if (tool(&c, "brotli -c", d.p, d.n)) {
+                expect_decodes(UPQ_CODEC_BROTLI, &c, &d);
+                if (d.n <= 4096)
+                    expect_robust(UPQ_CODEC_BROTLI, &c, &d, 0);
+                if (k == K_TEXT && d.n >= 65553)
+                    expect_brotli_grows(&c, &d);
+                free(c.p);
+            }
+            tu_case("brotli: `brotli -q 1 -w 10` output, %s, %zu bytes", kind_name[k], d.n);
+            if (tool(&c, "brotli -q 1 -w 10 -c", d.p, d.n)) {
+                expect_decodes(UPQ_CODEC_BROTLI, &c, &d);
+                if (d.n <= 65553)
+                    expect_robust(UPQ_CODEC_BROTLI, &c, &d, 0);
+                if (k != K_RANDOM && d.n >= 4096) {
+                    /* one tree of each kind: the planned figure is enough */
+                    uint8_t *out = (uint8_t *)malloc(d.n);
+                    upq_arena a;
+                    TU_CHECK_STATUS(dec_in(&c, 24 + upq_brotli_workspace(d.n), out, d.n, &a), UPQ_OK);
+                    TU_CHECK_MEM(out, d.p, d.n);
+                    free(out);
+                }
+                free(c.p);
+            }
+            free(d.p);
+        }
+
+    tu_case("brotli: malformed input and wrong lengths");
+    {
+        uint8_t out[64];
+        static const uint8_t junk[] = {0xFF, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+        blob j = {(uint8_t *)junk, sizeof junk}, e = {NULL, 0};
+        blob t = make_data(K_TEXT, 2000, 3), ct;
+        TU_CHECK_STATUS(dec(UPQ_CODEC_BROTLI, &j, 12, out), UPQ_ERR_CORRUPT);
+        TU_CHECK_STATUS(dec(UPQ_CODEC_BROTLI, &e, 0, out), UPQ_ERR_CORRUPT);
+        TU_CHECK_STATUS(dec(UPQ_CODEC_BROTLI, &e, 0, NULL), UPQ_ERR_CORRUPT);
+        if (tool(&ct, "brotli -c", t.p, t.n)) {
+            uint8_t *big = (uint8_t *)malloc(t.n + 1);
+            blob longer = {(uint8_t *)malloc(ct.n + 1), ct.n + 1};
+            memcpy(longer.p, ct.p, ct.n);
+            longer.p[ct.n] = 0; /* a byte past the end of the stream */
+            TU_CHECK_STATUS(dec(UPQ_CODEC_BROTLI, &longer, t.n, big), UPQ_ERR_CORRUPT);
+            TU_CHECK_STATUS(dec(UPQ_CODEC_BROTLI, &ct, t.n, big), UPQ_OK);
+            /* a page that says it is shorter than the stream's output */
+            TU_CHECK_STATUS(dec(UPQ_CODEC_BROTLI, &ct, 64, out), UPQ_ERR_CORRUPT);
+            free(longer.p);
+            free(big);
+            free(ct.p);
+        }
+        free(t.p);
+    }
+
+    tu_case("brotli: an empty page, as brotli encodes nothing");
+    {
+        blob z = {(uint8_t *)"", 0}, cz;
+        uint8_t none;
+        if (tool(&cz, "brotli -c", z.p, 0)) {
+            TU_CHECK(cz.n > 0);
+            TU_CHECK_STATUS(dec(UPQ_CODEC_BROTLI, &cz, 0, NULL), UPQ_OK);
+            TU_CHECK_STATUS(dec(UPQ_CODEC_BROTLI, &cz, 1, &none), UPQ_ERR_CORRUPT);
+            free(cz.p);
+        }
     }
 }
 #endif
@@ -800,6 +933,9 @@ int main(void)
 #endif
 #if UPQ_WITH_GZIP
     test_gzip();
+#endif
+#if UPQ_WITH_BROTLI
+    test_brotli();
 #endif
 #if UPQ_WITH_LZ4
     test_lz4();

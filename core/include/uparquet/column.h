@@ -43,6 +43,7 @@ typedef struct upq_column_reader {
     uint8_t v2;               /* current page is DATA_PAGE_V2 */
     uint8_t rep_bp, def_bp;   /* levels use deprecated BIT_PACKED */
     uint8_t row_start_due;    /* the next repetition level must be 0 (chunk or v2 page start) */
+    uint8_t v2_compressed;    /* the writer compressed v2 pages whatever is_compressed says */
     uint64_t chunk_end;       /* file offset just past the chunk */
     uint64_t pos;             /* next file offset to read */
     uint64_t values_left;     /* level entries of the chunk not yet seen in a page header */
@@ -87,6 +88,7 @@ typedef struct upq_column_reader {
     /* workspace planning: page headers only */
     uint8_t scanning;
     size_t scan_block, scan_dict;
+    size_t scan_codec;        /* codec working memory of the largest page (BROTLI's grows with it) */
 } upq_column_reader;
 
 /*

@@ -22,6 +22,7 @@
  * UPQ_WITH_LZ4               0        LZ4_RAW / legacy LZ4 via lz4's block API
  * UPQ_WITH_ZSTD              0        ZSTD decompression via zstd's decoder
  * UPQ_WITH_GZIP              0        GZIP via zlib
+ * UPQ_WITH_BROTLI            0        BROTLI decompression via brotli's decoder
  * UPQ_WITH_CRYPTO            0        modular encryption via mbedtls
  * UPQ_WITH_BLOOM             1        split-block bloom filters
  * UPQ_WITH_VARIANT           1        Variant values and columns
@@ -93,6 +94,9 @@
 #endif
 #ifndef UPQ_WITH_GZIP
 #define UPQ_WITH_GZIP 0
+#endif
+#ifndef UPQ_WITH_BROTLI
+#define UPQ_WITH_BROTLI 0
 #endif
 #ifndef UPQ_WITH_CRYPTO
 #define UPQ_WITH_CRYPTO 0
