@@ -30,6 +30,13 @@ BUILD ?= build
 # CROSS_COMPILE=aarch64-linux-gnu- (any gcc's prefix) names the whole
 # toolchain, as the Linux kernel's and U-Boot's builds take it; the "host"
 # build then goes to its own directory so it never mixes with this machine's.
+# CC=prefix-gcc alone is read the same way: AR, NM and OBJCOPY (objcopy
+# renames the packages' libc symbols) follow its prefix unless given too.
+ifeq ($(CROSS_COMPILE)$(origin CC),command line)
+ifneq ($(filter %-gcc,$(notdir $(CC))),)
+CROSS_COMPILE := $(patsubst %gcc,%,$(CC))
+endif
+endif
 ifneq ($(CROSS_COMPILE),)
 CC := $(CROSS_COMPILE)gcc
 AR := $(CROSS_COMPILE)ar
