@@ -21,12 +21,48 @@ static upq_status sb_fail(upq_schema_builder *b, upq_status st)
     return st;
 }
 
+/* A refusal with its reason, kept for the caller to show (the first only,
+ * as the status is). */
+static upq_status sb_refuse(upq_schema_builder *b, const char *why)
+{
+    if (b->status == UPQ_OK)
+        b->error = why;
+    return sb_fail(b, UPQ_ERR_INVAL);
+}
+
 static upq_bytes name_bytes(const char *s)
 {
     upq_bytes v;
     v.ptr = (const uint8_t *)s;
     v.len = s ? (uint32_t)upq_strlen(s) : 0u;
     return v;
+}
+
+/* The index just past the subtree rooted at elems[i]: the list is
+ * depth-first, so a subtree is its root and then, recursively, its
+ * num_children subtrees. */
+static uint32_t subtree_end(const upq_schema_builder *b, uint32_t i)
+{
+    uint32_t pending = 1;
+    while (pending > 0 && i < b->n) {
+        pending += (uint32_t)(b->elems[i].num_children > 0 ? b->elems[i].num_children : 0);
+        pending--;
+        i++;
+    }
+    return i;
+}
+
+/* The child of group elems[g] named `name`, or 0 (the root is no child). */
+static uint32_t child_named(const upq_schema_builder *b, uint32_t g, const char *name)
+{
+    uint32_t i = g + 1, k;
+    upq_bytes v = name_bytes(name);
+    for (k = 0; k < (uint32_t)b->elems[g].num_children && i < b->n; k++) {
+        if (b->elems[i].name.len == v.len && upq_memcmp(b->elems[i].name.ptr, v.ptr, v.len) == 0)
+            return i;
+        i = subtree_end(b, i);
+    }
+    return 0;
 }
 
 void upq_sb_init(upq_schema_builder *b, upq_schema_element *elems, uint32_t cap,
@@ -54,11 +90,17 @@ static upq_schema_element *add(upq_schema_builder *b, const char *name, int32_t 
     if (b->status != UPQ_OK)
         return (upq_schema_element *)0;
     if (!name || !name[0] || repetition < UPQ_REP_REQUIRED || repetition > UPQ_REP_REPEATED) {
-        sb_fail(b, UPQ_ERR_INVAL);
+        sb_refuse(b, !name || !name[0] ? "a field without a name" : "a bad repetition");
         return (upq_schema_element *)0;
     }
     if (b->n >= b->cap) {
         sb_fail(b, UPQ_ERR_BUFFER);
+        return (upq_schema_element *)0;
+    }
+    /* columns are found by their path of names: two siblings of one name
+     * make one of them unreachable (and a record with the key twice) */
+    if (child_named(b, b->open[b->depth], name)) {
+        sb_refuse(b, "two fields of one name in a group");
         return (upq_schema_element *)0;
     }
     e = &b->elems[b->n];
@@ -99,7 +141,13 @@ static upq_status add_group(upq_schema_builder *b, const char *name, int32_t rep
         k = upq_logical_type_kind(lt);
         if (k != UPQ_LOGICAL_TYPE_LIST && k != UPQ_LOGICAL_TYPE_MAP &&
             k != UPQ_LOGICAL_TYPE_VARIANT)
-            return sb_fail(b, UPQ_ERR_INVAL);
+            return sb_refuse(b, "a group takes only LIST, MAP or VARIANT");
+        /* version 1 is the only Variant encoding there is: a reader cannot
+         * decode values that claim another */
+        if (k == UPQ_LOGICAL_TYPE_VARIANT &&
+            UPQ_ISSET(lt->u.variant, UPQ_VARIANT_TYPE_SPECIFICATION_VERSION) &&
+            lt->u.variant.specification_version != 1)
+            return sb_refuse(b, "VARIANT specification version other than 1");
         upq_memcpy(&e->logical_type, lt, sizeof *lt);
         UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE);
         if (k != UPQ_LOGICAL_TYPE_VARIANT) /* VARIANT has no ConvertedType */
@@ -114,15 +162,54 @@ upq_status upq_sb_group(upq_schema_builder *b, const char *name, int32_t repetit
     return add_group(b, name, repetition, lt, K_GROUP);
 }
 
+static int is_binary(const upq_schema_element *e)
+{
+    return e->num_children == 0 && UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_TYPE) &&
+           e->type == UPQ_TYPE_BYTE_ARRAY;
+}
+
+/* What the format asks of an annotated group's children, now that they are
+ * all there; NULL when they fit. */
+static const char *group_fault(const upq_schema_builder *b, uint32_t g)
+{
+    const upq_schema_element *e = &b->elems[g];
+    int k = UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE) ? upq_logical_type_kind(&e->logical_type)
+                                                           : 0;
+    uint32_t m, v;
+    /* LIST's one child is the repeated level (a group, or in the legacy
+     * two-level form a primitive); a second child has no list to be in */
+    if (k == UPQ_LOGICAL_TYPE_LIST ||
+        (UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE) &&
+         e->converted_type == UPQ_CONVERTED_LIST)) {
+        if (e->num_children != 1 || b->elems[g + 1].repetition_type != UPQ_REP_REPEATED)
+            return "a LIST group needs exactly one child, a repeated one";
+    }
+    /* a Variant is rebuilt from its metadata and value: without either
+     * there is nothing to decode values against, or no value to decode */
+    if (k == UPQ_LOGICAL_TYPE_VARIANT) {
+        m = child_named(b, g, "metadata");
+        v = child_named(b, g, "value");
+        if (!m || !is_binary(&b->elems[m]) || b->elems[m].repetition_type != UPQ_REP_REQUIRED)
+            return "a VARIANT group needs a required binary 'metadata'";
+        if (!v || !is_binary(&b->elems[v]) || b->elems[v].repetition_type == UPQ_REP_REPEATED)
+            return "a VARIANT group needs a binary 'value'";
+    }
+    return (const char *)0;
+}
+
 /* Closes the innermost group, which must be of `kind` and not empty. */
 static upq_status pop(upq_schema_builder *b, uint8_t kind)
 {
+    const char *fault;
     if (b->status != UPQ_OK)
         return b->status;
     if (b->depth == 0 || b->kind[b->depth] != kind)
-        return sb_fail(b, UPQ_ERR_INVAL);
+        return sb_refuse(b, "no group of that kind open");
     if (b->elems[b->open[b->depth]].num_children == 0)
-        return sb_fail(b, UPQ_ERR_INVAL); /* many readers reject empty groups */
+        return sb_refuse(b, "an empty group"); /* many readers reject empty groups */
+    fault = group_fault(b, b->open[b->depth]);
+    if (fault)
+        return sb_refuse(b, fault);
     b->depth--;
     return UPQ_OK;
 }
@@ -215,8 +302,23 @@ static upq_status annotate(upq_schema_element *e, const upq_logical_type *lt)
                              (int32_t)upq_bit_width32((uint32_t)bw) - 4);
         break;
     }
+    case UPQ_LOGICAL_TYPE_GEOMETRY:
+        if (t != UPQ_TYPE_BYTE_ARRAY)
+            return UPQ_ERR_INVAL; /* WKB, of any length */
+        break;
+    case UPQ_LOGICAL_TYPE_GEOGRAPHY:
+        if (t != UPQ_TYPE_BYTE_ARRAY)
+            return UPQ_ERR_INVAL;
+        /* an edge algorithm a reader does not know leaves it no way to
+         * tell which points lie on an edge */
+        if (UPQ_ISSET(lt->u.geography, UPQ_GEOGRAPHY_TYPE_ALGORITHM) &&
+            (lt->u.geography.algorithm < UPQ_EDGE_SPHERICAL ||
+             lt->u.geography.algorithm > UPQ_EDGE_KARNEY))
+            return UPQ_ERR_INVAL;
+        break;
     case UPQ_LOGICAL_TYPE_LIST:
-    case UPQ_LOGICAL_TYPE_MAP: return UPQ_ERR_INVAL; /* groups only */
+    case UPQ_LOGICAL_TYPE_MAP:
+    case UPQ_LOGICAL_TYPE_VARIANT: return UPQ_ERR_INVAL; /* groups only */
     default: break; /* UNKNOWN and kinds without a legacy twin */
     }
     upq_memcpy(&e->logical_type, lt, sizeof *lt);
@@ -231,7 +333,7 @@ upq_status upq_sb_column(upq_schema_builder *b, const char *name, int32_t repeti
     if (b->status == UPQ_OK &&
         (physical_type < UPQ_TYPE_BOOLEAN || physical_type > UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ||
          (physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && type_length <= 0)))
-        return sb_fail(b, UPQ_ERR_INVAL);
+        return sb_refuse(b, "a bad physical type or length");
     e = add(b, name, repetition);
     if (!e)
         return b->status;
@@ -242,7 +344,7 @@ upq_status upq_sb_column(upq_schema_builder *b, const char *name, int32_t repeti
         UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_TYPE_LENGTH);
     }
     if (lt && lt->isset && annotate(e, lt) != UPQ_OK)
-        return sb_fail(b, UPQ_ERR_INVAL);
+        return sb_refuse(b, "the annotation does not fit the column's type");
     return UPQ_OK;
 }
 
@@ -260,7 +362,7 @@ upq_status upq_sb_end_list(upq_schema_builder *b)
 {
     if (b->status == UPQ_OK && b->depth > 0 && b->kind[b->depth] == K_LIST_INNER &&
         b->elems[b->open[b->depth]].num_children != 1)
-        return sb_fail(b, UPQ_ERR_INVAL); /* exactly one element field */
+        return sb_refuse(b, "a list element needs exactly one field");
     if (pop(b, K_LIST_INNER) != UPQ_OK)
         return b->status;
     return pop(b, K_LIST_OUTER);
@@ -283,7 +385,7 @@ upq_status upq_sb_end_map(upq_schema_builder *b)
         const upq_schema_element *key = &b->elems[kv + 1];
         if (b->elems[kv].num_children < 1 || b->elems[kv].num_children > 2 ||
             key->repetition_type != UPQ_REP_REQUIRED)
-            return sb_fail(b, UPQ_ERR_INVAL); /* a required key, and at most a value */
+            return sb_refuse(b, "a map needs a required key, and at most a value");
     }
     if (pop(b, K_MAP_INNER) != UPQ_OK)
         return b->status;
@@ -295,9 +397,34 @@ upq_status upq_sb_field_id(upq_schema_builder *b, int32_t id)
     if (b->status != UPQ_OK)
         return b->status;
     if (b->last == 0)
-        return sb_fail(b, UPQ_ERR_INVAL); /* the root has no field id */
+        return sb_refuse(b, "a field id on the root"); /* the root has no field id */
     b->elems[b->last].field_id = id;
     UPQ_SET(b->elems[b->last], UPQ_SCHEMA_ELEMENT_FIELD_ID);
+    return UPQ_OK;
+}
+
+upq_status upq_sb_converted(upq_schema_builder *b, int32_t converted_type)
+{
+    upq_schema_element *e;
+    int group;
+    if (b->status != UPQ_OK)
+        return b->status;
+    if (b->last == 0)
+        return sb_refuse(b, "a ConvertedType on the root");
+    e = &b->elems[b->last];
+    group = UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_NUM_CHILDREN);
+    if (converted_type < 0 || converted_type == UPQ_CONVERTED_DECIMAL)
+        return sb_refuse(b, "not a ConvertedType that stands alone");
+    if (group != (converted_type == UPQ_CONVERTED_LIST || converted_type == UPQ_CONVERTED_MAP ||
+                  converted_type == UPQ_CONVERTED_MAP_KEY_VALUE))
+        return sb_refuse(b, group ? "a ConvertedType a group cannot carry"
+                                  : "a ConvertedType only groups carry");
+    /* months, days and milliseconds: three little-endian uint32s */
+    if (converted_type == UPQ_CONVERTED_INTERVAL &&
+        (e->type != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY || e->type_length != 12))
+        return sb_refuse(b, "INTERVAL off fixed_len_byte_array(12)");
+    e->converted_type = converted_type;
+    UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE);
     return UPQ_OK;
 }
 
@@ -306,7 +433,7 @@ upq_status upq_sb_finish(upq_schema_builder *b, uint32_t *n)
     if (b->status != UPQ_OK)
         return b->status;
     if (b->depth != 0 || b->n < 2)
-        return sb_fail(b, UPQ_ERR_INVAL); /* groups left open, or no column */
+        return sb_refuse(b, b->depth != 0 ? "groups left open" : "no column");
     *n = b->n;
     return UPQ_OK;
 }

@@ -117,7 +117,16 @@ typedef struct upq_schema_builder {
     uint32_t depth;                          /* groups open below the root */
     uint32_t last;                           /* element added last */
     upq_status status;                       /* first error, sticky */
+    const char *error; /* what the first error refused (static text), or NULL */
 } upq_schema_builder;
+
+/* Every call refuses (UPQ_ERR_INVAL, with b->error saying why) what the
+ * format forbids, so a schema that passes upq_sb_finish is one readers
+ * accept: two siblings of one name; LIST on a group without exactly one
+ * repeated child; VARIANT on a primitive, of a specification version other
+ * than 1, or on a group without a required binary `metadata` and a binary
+ * `value`; GEOMETRY/GEOGRAPHY off BYTE_ARRAY or with an unknown edge
+ * algorithm; INTERVAL off FIXED_LEN_BYTE_ARRAY(12). */
 
 /* Starts the list with the root group `root_name` ("schema" if NULL).
  * Errors (UPQ_ERR_BUFFER when `cap` is too small) surface in later calls. */
@@ -147,6 +156,11 @@ upq_status upq_sb_map(upq_schema_builder *b, const char *name, int32_t repetitio
 upq_status upq_sb_end_map(upq_schema_builder *b);
 /* Sets the field id of the element added last. */
 upq_status upq_sb_field_id(upq_schema_builder *b, int32_t id);
+/* Sets a legacy ConvertedType alone (no LogicalType) on the element added
+ * last, as files written before LogicalType existed carry them: LIST, MAP
+ * and MAP_KEY_VALUE on groups only, INTERVAL on FIXED_LEN_BYTE_ARRAY(12)
+ * only, DECIMAL never (it needs precision and scale: use upq_lt_decimal). */
+upq_status upq_sb_converted(upq_schema_builder *b, int32_t converted_type);
 /* Checks that every group is closed; *n gets the element count. */
 upq_status upq_sb_finish(upq_schema_builder *b, uint32_t *n);
 
