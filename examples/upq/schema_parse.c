@@ -189,19 +189,37 @@ static int edge_algorithm(const char *s, size_t n, int32_t *alg)
 /* GEOMETRY(crs) / GEOGRAPHY(crs[,algorithm]): the CRS is printed escaped
  * and may itself hold commas, so the algorithm is the part after the last
  * comma when that part names one. */
-static void geo_type(annotation *an, int geography, char *params, size_t n)
+static int is_word(const char *s, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+              (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+            return 0;
+    return n > 0;
+}
+
+static int geo_type(parser *p, annotation *an, int geography, char *params, size_t n)
 {
     size_t crs_len = n;
     int32_t alg;
     if (geography) {
         char *comma = NULL, *q;
+        size_t tail;
         for (q = params; q < params + n; q++)
             if (*q == ',')
                 comma = q;
-        if (comma && edge_algorithm(comma + 1, (size_t)(params + n - comma - 1), &alg)) {
+        tail = comma ? (size_t)(params + n - comma - 1) : 0;
+        if (comma && edge_algorithm(comma + 1, tail, &alg)) {
             crs_len = (size_t)(comma - params);
             an->lt.u.geography.algorithm = alg;
             UPQ_SET(an->lt.u.geography, UPQ_GEOGRAPHY_TYPE_ALGORITHM);
+        } else if (comma && is_word(comma + 1, tail)) {
+            /* a CRS ("srid:4326", "projjson:key", PROJJSON text) does not
+             * end in a bare word after a comma: this is a misspelt
+             * algorithm, not part of the CRS */
+            return perr(p, "unknown GEOGRAPHY edge algorithm '%.*s' (SPHERICAL, VINCENTY, "
+                           "THOMAS, ANDOYER or KARNEY)", (int)tail, comma + 1);
         }
     }
     crs_len = unescape(params, crs_len);
@@ -214,6 +232,7 @@ static void geo_type(annotation *an, int geography, char *params, size_t n)
         an->lt.u.geometry.crs.len = (uint32_t)crs_len;
         UPQ_SET(an->lt.u.geometry, UPQ_GEOMETRY_TYPE_CRS);
     }
+    return 0;
 }
 
 /* LogicalType names without parameters, with their constructors. */
@@ -279,9 +298,7 @@ static int parse_annotation(parser *p, char *a, size_t n, annotation *an)
     if ((kw == 8 && memcmp(a, "GEOMETRY", 8) == 0) || (kw == 9 && memcmp(a, "GEOGRAPHY", 9) == 0)) {
         int geography = kw == 9;
         UPQ_SET(an->lt, geography ? UPQ_LOGICAL_TYPE_GEOGRAPHY : UPQ_LOGICAL_TYPE_GEOMETRY);
-        if (params)
-            geo_type(an, geography, params, pn);
-        return 0;
+        return params ? geo_type(p, an, geography, params, pn) : 0;
     }
     if (params && split2(params, pn, &x_len, &y, &y_len)) {
         if (kw == 7 && memcmp(a, "DECIMAL", 7) == 0) {
@@ -375,7 +392,35 @@ static int builder_status(parser *p, upq_status st, const char *name)
         return 0;
     if (st == UPQ_ERR_LIMIT)
         return perr(p, "'%s': nested deeper than %d groups", name, UPQ_SCHEMA_MAX_DEPTH);
+    if (p->b.error)
+        return perr(p, "'%s': %s", name, p->b.error);
     return perr(p, "'%s': not a valid field (%s)", name, upq_strerror(st));
+}
+
+/* Text the right-to-left split left in the name that is an annotation or a
+ * field id gone wrong: " (KEYWORD" of an annotation not closed before ';',
+ * or a '=' that starts the name or follows a space, whose id did not read
+ * as a number. Names with such text cannot be meant: `upq schema` would
+ * print them back as something else. */
+static int name_fault(parser *p, const char *name)
+{
+    const char *q;
+    for (q = name; *q; q++) {
+        if (*q == '(' && q > name && is_space(q[-1]) && q[1] >= 'A' && q[1] <= 'Z')
+            return perr(p, "'%s': an annotation not closed with ')' ('%s')", name, q);
+        if (*q == '=' && (q == name || is_space(q[-1])))
+            return perr(p, "%s'%s': want '= FIELD_ID' (a number) after the name",
+                        q == name ? "missing field name, or " : "", name);
+    }
+    return 0;
+}
+
+/* The kinds that annotate groups only (a refusal on a column says so). */
+static int group_only(const upq_logical_type *lt)
+{
+    int k = upq_logical_type_kind(lt);
+    return k == UPQ_LOGICAL_TYPE_VARIANT || k == UPQ_LOGICAL_TYPE_LIST ||
+           k == UPQ_LOGICAL_TYPE_MAP;
 }
 
 /* One field line s[0..n) without its ';' or '{'. */
@@ -383,9 +428,8 @@ static int parse_field(parser *p, char *s, size_t n, int group)
 {
     size_t i = 0, w, type_at, type_len, end = n, name_end;
     int32_t rep, type = -1, type_len_v = 0, field_id = 0;
-    int has_id = 0, kind, manual;
+    int has_id = 0;
     annotation an;
-    upq_schema_element *e;
     char *name;
     upq_status st;
 
@@ -446,30 +490,23 @@ static int parse_field(parser *p, char *s, size_t n, int group)
         return perr(p, "missing field name");
     name = s + i;
     s[name_end] = '\0';
+    if (name_fault(p, name))
+        return -1;
 
-    /* the builder annotates groups with LIST and MAP only; other group
-     * annotations (VARIANT) are set on the element it added */
-    kind = an.has_lt ? upq_logical_type_kind(&an.lt) : 0;
-    manual = group && an.has_lt && kind != UPQ_LOGICAL_TYPE_LIST && kind != UPQ_LOGICAL_TYPE_MAP;
     if (group)
-        st = upq_sb_group(&p->b, name, rep, an.has_lt && !manual ? &an.lt : NULL);
+        st = upq_sb_group(&p->b, name, rep, an.has_lt ? &an.lt : NULL);
     else
         st = upq_sb_column(&p->b, name, rep, type, type_len_v, an.has_lt ? &an.lt : NULL);
-    if (st == UPQ_ERR_INVAL && an.has_lt && !manual)
-        return perr(p, "'%s': the annotation does not fit the type (%.*s)", name, (int)type_len,
+    if (st == UPQ_ERR_INVAL && an.has_lt && p->b.error && !group &&
+        p->b.elems[p->b.last].name.ptr == (const uint8_t *)name)
+        return perr(p, "'%s': %s %s %.*s", name, upq_logical_type_name(&an.lt),
+                    group_only(&an.lt) ? "annotates a group, not" : "does not fit", (int)type_len,
                     s + type_at);
     if (builder_status(p, st, name))
         return -1;
-    e = &p->b.elems[p->b.last];
-    if (manual) {
-        memcpy(&e->logical_type, &an.lt, sizeof an.lt);
-        UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE);
-    }
-    if (an.converted >= 0) {
-        /* a legacy annotation alone, as files that predate LogicalType have */
-        e->converted_type = an.converted;
-        UPQ_SET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE);
-    }
+    /* a legacy annotation alone, as files that predate LogicalType have */
+    if (an.converted >= 0 && builder_status(p, upq_sb_converted(&p->b, an.converted), name))
+        return -1;
     if (has_id && builder_status(p, upq_sb_field_id(&p->b, field_id), name))
         return -1;
     if (group)
@@ -558,13 +595,20 @@ int schema_parse(const char *text, size_t len, schema_text *st, char *err, size_
         if (n == 1 && s[0] == '}') {
             if (p.depth == 0) {
                 if (upq_sb_finish(&p.b, &st->n) != UPQ_OK) {
-                    perr(&p, "the schema is not valid");
+                    perr(&p, "the schema is not valid%s%s", p.b.error ? ": " : "",
+                         p.b.error ? p.b.error : "");
                     goto fail;
                 }
                 state = 2;
             } else {
+                const upq_schema_element *g = &p.b.elems[p.b.open[p.b.depth]];
                 if (upq_sb_end(&p.b) != UPQ_OK) {
-                    perr(&p, "unbalanced '}'");
+                    /* the group's children are checked as it closes */
+                    if (p.b.error)
+                        perr(&p, "group '%.*s': %s", (int)g->name.len, (const char *)g->name.ptr,
+                             p.b.error);
+                    else
+                        perr(&p, "unbalanced '}'");
                     goto fail;
                 }
                 p.depth--;
