@@ -98,7 +98,13 @@ static void usage(FILE *out)
           "                           write: keep the AAD prefix in the file or not\n"
           "\nwrite options (sizes take K, M, G):\n"
           "  --schema FILE            the schema in message syntax, as `upq schema` prints it\n"
-          "  --codec NAME             UNCOMPRESSED (default), SNAPPY, GZIP, LZ4_RAW, ZSTD, ...\n"
+          , out);
+    /* only what this build can compress: the others are refused at write */
+    fputs("  --codec NAME             ", out);
+    write_codec_list(out);
+    fputs("\n"
+          "                           (UNCOMPRESSED is the default; LZ4 means LZ4_RAW, and\n"
+          "                           LZ4_HADOOP the deprecated Hadoop framing)\n"
           "  --encoding [COL=]ENC     value encoding of every column, or of column (or group)\n"
           "                           COL; repeatable, later ones win\n"
           "  --dictionary, --no-dictionary\n"

@@ -123,6 +123,11 @@ int cmd_meta_json(tool_file *tf, FILE *out);
 int cmd_meta_text(tool_file *tf, FILE *out);
 int cmd_cat(const tool_args *a);
 int cmd_write(const tool_args *a);
+/* --codec NAME: the codec, or -1 when unknown. "lz4" is LZ4_RAW; the
+ * deprecated Hadoop-framed LZ4 is "LZ4_HADOOP". */
+int write_codec_from_name(const char *name);
+/* The --codec names this build can write, comma separated. */
+void write_codec_list(FILE *out);
 int cmd_variant(const tool_args *a);
 
 /* ---- Variant values (variant_json.c) ------------------------------------- */

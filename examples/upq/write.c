@@ -32,6 +32,7 @@
 #include "json.h"
 #include "jsonl.h"
 #include "shred.h"
+#include "upq_codec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -191,6 +192,54 @@ static void out_sink(out_file *f, upq_sink *sink)
 }
 
 /* ---- options ------------------------------------------------------------------ */
+
+/* --codec names, in the order --help lists them. The format's LZ4 is the
+ * deprecated Hadoop framing that several readers (DuckDB) refuse, so the
+ * plain name means LZ4_RAW and the old one goes by a name of its own. */
+static const struct {
+    const char *name;
+    int32_t codec;
+} codec_names[] = {
+    {"UNCOMPRESSED", UPQ_CODEC_UNCOMPRESSED}, {"SNAPPY", UPQ_CODEC_SNAPPY},
+    {"GZIP", UPQ_CODEC_GZIP},                 {"LZ4_RAW", UPQ_CODEC_LZ4_RAW},
+    {"LZ4", UPQ_CODEC_LZ4_RAW},               {"LZ4_HADOOP", UPQ_CODEC_LZ4},
+    {"ZSTD", UPQ_CODEC_ZSTD},                 {"BROTLI", UPQ_CODEC_BROTLI},
+    {"LZO", UPQ_CODEC_LZO},                   {"NONE", UPQ_CODEC_UNCOMPRESSED},
+};
+
+static int name_equal_ci(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'a' && *a <= 'z' ? (char)(*a - 'a' + 'A') : *a;
+        if (x != *b)
+            return 0;
+    }
+    return *a == *b;
+}
+
+int write_codec_from_name(const char *name)
+{
+    size_t i;
+    for (i = 0; i < sizeof codec_names / sizeof codec_names[0]; i++)
+        if (name_equal_ci(name, codec_names[i].name))
+            return codec_names[i].codec;
+    return -1;
+}
+
+void write_codec_list(FILE *out)
+{
+    size_t i;
+    int first = 1;
+    for (i = 0; i < sizeof codec_names / sizeof codec_names[0]; i++) {
+        /* a bound of 0 is how the codec layer says it cannot compress
+         * with this codec; NONE is only an alias */
+        if (upq_compress_bound(codec_names[i].codec, 1) == 0 ||
+            strcmp(codec_names[i].name, "NONE") == 0)
+            continue;
+        fprintf(out, "%s%s", first ? "" : ", ", codec_names[i].name);
+        first = 0;
+    }
+}
 
 typedef struct write_cfg {
     const char *schema_path, *in_path, *out_path;
@@ -422,15 +471,18 @@ static int apply_lists(const tool_args *a, const upq_schema *s, write_cfg *cfg)
         if (strcmp(a->opt_name[i], "kv") == 0) {
             const char *eq = strchr(v, '=');
             upq_key_value *kv = &cfg->kv[nkv++];
-            size_t klen = eq ? (size_t)(eq - v) : strlen(v);
-            kv->key.ptr = (const uint8_t *)v;
-            kv->key.len = (uint32_t)klen;
-            UPQ_SET(*kv, UPQ_KEY_VALUE_KEY);
-            if (eq) {
-                kv->value.ptr = (const uint8_t *)eq + 1;
-                kv->value.len = (uint32_t)strlen(eq + 1);
-                UPQ_SET(*kv, UPQ_KEY_VALUE_VALUE);
+            /* without '=' the text is more likely a slip than a key meant
+             * to have no value; an empty value is written as "KEY=" */
+            if (!eq) {
+                fprintf(stderr, "upq: --kv '%s': want KEY=VALUE (no '=')\n", v);
+                return -1;
             }
+            kv->key.ptr = (const uint8_t *)v;
+            kv->key.len = (uint32_t)(eq - v);
+            UPQ_SET(*kv, UPQ_KEY_VALUE_KEY);
+            kv->value.ptr = (const uint8_t *)eq + 1;
+            kv->value.len = (uint32_t)strlen(eq + 1);
+            UPQ_SET(*kv, UPQ_KEY_VALUE_VALUE);
         } else if (strcmp(a->opt_name[i], "sorting-column") == 0) {
             upq_sorting_column *sc = &cfg->sorting[nsort++];
             const char *colon = strchr(v, ':'), *p;
@@ -535,9 +587,11 @@ static int build_opts(const tool_args *a, const upq_schema *s, write_cfg *cfg)
 
     memset(o, 0, sizeof *o);
     if ((v = args_value(a, "codec"))) {
-        int codec = upq_codec_from_name(v);
+        int codec = write_codec_from_name(v);
         if (codec < 0) {
-            fprintf(stderr, "upq: unknown codec '%s' (UNCOMPRESSED, SNAPPY, GZIP, LZ4_RAW, ZSTD, ...)\n", v);
+            fprintf(stderr, "upq: unknown codec '%s' (this build writes ", v);
+            write_codec_list(stderr);
+            fputs(")\n", stderr);
             return -1;
         }
         o->codec = codec;
