@@ -1074,6 +1074,154 @@ static void test_schema_builder(void)
                     UPQ_OK);
 }
 
+/* Schemas the format forbids: each is refused with UPQ_ERR_INVAL and a
+ * reason, as `upq write --schema` refuses their text. */
+static void sb_variant_group(upq_schema_builder *b, upq_schema_element *e, int version)
+{
+    upq_logical_type lt;
+    memset(&lt, 0, sizeof lt);
+    UPQ_SET(lt, UPQ_LOGICAL_TYPE_VARIANT);
+    if (version) {
+        lt.u.variant.specification_version = (int8_t)version;
+        UPQ_SET(lt.u.variant, UPQ_VARIANT_TYPE_SPECIFICATION_VERSION);
+    }
+    upq_sb_init(b, e, 16, "m");
+    upq_sb_group(b, "v", UPQ_REP_OPTIONAL, &lt);
+}
+
+static void check_refused(upq_schema_builder *b, upq_status st, const char *why_has)
+{
+    uint32_t n = 0;
+    TU_CHECK_STATUS(st, UPQ_ERR_INVAL);
+    TU_CHECK(b->error != NULL && strstr(b->error, why_has) != NULL);
+    TU_CHECK_STATUS(upq_sb_finish(b, &n), UPQ_ERR_INVAL); /* sticky */
+}
+
+static void test_schema_refusals(void)
+{
+    upq_schema_element e[16];
+    upq_schema_builder b;
+    upq_logical_type lt;
+    uint32_t n = 0;
+
+    tu_case("schema builder: INTERVAL only on fixed_len_byte_array(12)");
+    upq_sb_init(&b, e, 16, "m");
+    upq_sb_column(&b, "i", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, NULL);
+    check_refused(&b, upq_sb_converted(&b, UPQ_CONVERTED_INTERVAL), "INTERVAL");
+    upq_sb_init(&b, e, 16, "m");
+    upq_sb_column(&b, "i", UPQ_REP_OPTIONAL, UPQ_TYPE_FIXED_LEN_BYTE_ARRAY, 8, NULL);
+    check_refused(&b, upq_sb_converted(&b, UPQ_CONVERTED_INTERVAL), "INTERVAL");
+    upq_sb_init(&b, e, 16, "m");
+    upq_sb_column(&b, "i", UPQ_REP_OPTIONAL, UPQ_TYPE_FIXED_LEN_BYTE_ARRAY, 12, NULL);
+    TU_CHECK_STATUS(upq_sb_converted(&b, UPQ_CONVERTED_INTERVAL), UPQ_OK);
+    TU_CHECK_STATUS(upq_sb_finish(&b, &n), UPQ_OK);
+    TU_CHECK_INT(e[1].converted_type, UPQ_CONVERTED_INTERVAL);
+    upq_sb_init(&b, e, 16, "m");
+    upq_sb_column(&b, "l", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, NULL);
+    check_refused(&b, upq_sb_converted(&b, UPQ_CONVERTED_LIST), "only groups");
+    upq_sb_init(&b, e, 16, "m");
+    upq_sb_column(&b, "d", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, NULL);
+    check_refused(&b, upq_sb_converted(&b, UPQ_CONVERTED_DECIMAL), "stands alone");
+
+    tu_case("schema builder: GEOMETRY and GEOGRAPHY only on binary, known edge algorithms");
+    memset(&lt, 0, sizeof lt);
+    UPQ_SET(lt, UPQ_LOGICAL_TYPE_GEOMETRY);
+    upq_sb_init(&b, e, 16, "m");
+    check_refused(&b, upq_sb_column(&b, "g", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, &lt),
+                  "does not fit");
+    memset(&lt, 0, sizeof lt);
+    UPQ_SET(lt, UPQ_LOGICAL_TYPE_GEOGRAPHY);
+    upq_sb_init(&b, e, 16, "m");
+    check_refused(&b,
+                  upq_sb_column(&b, "g", UPQ_REP_OPTIONAL, UPQ_TYPE_FIXED_LEN_BYTE_ARRAY, 16, &lt),
+                  "does not fit");
+    lt.u.geography.algorithm = UPQ_EDGE_KARNEY + 1;
+    UPQ_SET(lt.u.geography, UPQ_GEOGRAPHY_TYPE_ALGORITHM);
+    upq_sb_init(&b, e, 16, "m");
+    check_refused(&b, upq_sb_column(&b, "g", UPQ_REP_OPTIONAL, UPQ_TYPE_BYTE_ARRAY, 0, &lt),
+                  "does not fit");
+    lt.u.geography.algorithm = UPQ_EDGE_KARNEY;
+    upq_sb_init(&b, e, 16, "m");
+    TU_CHECK_STATUS(upq_sb_column(&b, "g", UPQ_REP_OPTIONAL, UPQ_TYPE_BYTE_ARRAY, 0, &lt), UPQ_OK);
+    TU_CHECK_STATUS(upq_sb_finish(&b, &n), UPQ_OK);
+
+    tu_case("schema builder: VARIANT on a group of version 1 with metadata and value");
+    memset(&lt, 0, sizeof lt);
+    UPQ_SET(lt, UPQ_LOGICAL_TYPE_VARIANT);
+    upq_sb_init(&b, e, 16, "m");
+    check_refused(&b, upq_sb_column(&b, "v", UPQ_REP_OPTIONAL, UPQ_TYPE_BYTE_ARRAY, 0, &lt),
+                  "does not fit");
+    sb_variant_group(&b, e, 2);
+    check_refused(&b, b.status, "version");
+    sb_variant_group(&b, e, 1);
+    upq_sb_column(&b, "metadata", UPQ_REP_REQUIRED, UPQ_TYPE_BYTE_ARRAY, 0, NULL);
+    check_refused(&b, upq_sb_end(&b), "'value'");
+    sb_variant_group(&b, e, 1);
+    upq_sb_column(&b, "value", UPQ_REP_REQUIRED, UPQ_TYPE_BYTE_ARRAY, 0, NULL);
+    check_refused(&b, upq_sb_end(&b), "'metadata'");
+    sb_variant_group(&b, e, 1);
+    upq_sb_column(&b, "metadata", UPQ_REP_OPTIONAL, UPQ_TYPE_BYTE_ARRAY, 0, NULL);
+    upq_sb_column(&b, "value", UPQ_REP_REQUIRED, UPQ_TYPE_BYTE_ARRAY, 0, NULL);
+    check_refused(&b, upq_sb_end(&b), "'metadata'"); /* metadata is never null */
+    sb_variant_group(&b, e, 1);
+    upq_sb_column(&b, "metadata", UPQ_REP_REQUIRED, UPQ_TYPE_BYTE_ARRAY, 0, NULL);
+    upq_sb_column(&b, "value", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, NULL);
+    check_refused(&b, upq_sb_end(&b), "'value'");
+    sb_variant_group(&b, e, 1);
+    upq_sb_column(&b, "metadata", UPQ_REP_REQUIRED, UPQ_TYPE_BYTE_ARRAY, 0, NULL);
+    upq_sb_column(&b, "value", UPQ_REP_OPTIONAL, UPQ_TYPE_BYTE_ARRAY, 0, NULL);
+    upq_sb_column(&b, "typed_value", UPQ_REP_OPTIONAL, UPQ_TYPE_INT64, 0, NULL);
+    TU_CHECK_STATUS(upq_sb_end(&b), UPQ_OK);
+    TU_CHECK_STATUS(upq_sb_finish(&b, &n), UPQ_OK);
+
+    tu_case("schema builder: a LIST group has exactly one child, a repeated one");
+    memset(&lt, 0, sizeof lt);
+    UPQ_SET(lt, UPQ_LOGICAL_TYPE_LIST);
+    upq_sb_init(&b, e, 16, "m");
+    upq_sb_group(&b, "l", UPQ_REP_OPTIONAL, &lt);
+    upq_sb_column(&b, "x", UPQ_REP_REPEATED, UPQ_TYPE_INT32, 0, NULL);
+    upq_sb_column(&b, "y", UPQ_REP_REPEATED, UPQ_TYPE_INT32, 0, NULL);
+    check_refused(&b, upq_sb_end(&b), "LIST");
+    upq_sb_init(&b, e, 16, "m");
+    upq_sb_group(&b, "l", UPQ_REP_OPTIONAL, &lt);
+    upq_sb_column(&b, "x", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, NULL);
+    check_refused(&b, upq_sb_end(&b), "LIST");
+    upq_sb_init(&b, e, 16, "m");
+    upq_sb_group(&b, "l", UPQ_REP_OPTIONAL, NULL);
+    TU_CHECK_STATUS(upq_sb_converted(&b, UPQ_CONVERTED_LIST), UPQ_OK);
+    upq_sb_column(&b, "x", UPQ_REP_REPEATED, UPQ_TYPE_INT32, 0, NULL);
+    upq_sb_column(&b, "y", UPQ_REP_REPEATED, UPQ_TYPE_INT32, 0, NULL);
+    check_refused(&b, upq_sb_end(&b), "LIST"); /* the legacy annotation too */
+    upq_sb_init(&b, e, 16, "m");
+    upq_sb_group(&b, "l", UPQ_REP_OPTIONAL, &lt);
+    upq_sb_column(&b, "x", UPQ_REP_REPEATED, UPQ_TYPE_INT32, 0, NULL); /* two-level form */
+    TU_CHECK_STATUS(upq_sb_end(&b), UPQ_OK);
+    TU_CHECK_STATUS(upq_sb_finish(&b, &n), UPQ_OK);
+
+    tu_case("schema builder: sibling names are unique");
+    upq_sb_init(&b, e, 16, "m");
+    upq_sb_column(&b, "a", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, NULL);
+    check_refused(&b, upq_sb_column(&b, "a", UPQ_REP_OPTIONAL, UPQ_TYPE_INT64, 0, NULL),
+                  "one name");
+    upq_sb_init(&b, e, 16, "m");
+    upq_sb_group(&b, "a", UPQ_REP_OPTIONAL, NULL);
+    upq_sb_group(&b, "x", UPQ_REP_OPTIONAL, NULL);
+    upq_sb_column(&b, "a", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, NULL); /* a cousin: fine */
+    upq_sb_end(&b);
+    upq_sb_column(&b, "y", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, NULL);
+    upq_sb_end(&b);
+    TU_CHECK_STATUS(b.status, UPQ_OK);
+    /* a sibling after a group whose subtree must be skipped */
+    check_refused(&b, upq_sb_group(&b, "a", UPQ_REP_OPTIONAL, NULL), "one name");
+    upq_sb_init(&b, e, 16, "m");
+    upq_sb_list(&b, "l", UPQ_REP_OPTIONAL);
+    upq_sb_column(&b, "element", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, NULL);
+    upq_sb_end_list(&b);
+    upq_sb_column(&b, "element", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, NULL);
+    TU_CHECK_STATUS(upq_sb_finish(&b, &n), UPQ_OK);
+    TU_CHECK_INT(n, 5);
+}
+
 /* ---- statistics and the page index --------------------------------------------- */
 
 /* A writer over `s` for elems, with an arena of exactly the workspace size
@@ -2058,6 +2206,7 @@ int main(int argc, char **argv)
         out_dir = "build/check/writer-asan";
     }
     test_schema_builder();
+    test_schema_refusals();
     test_flat();
     test_nested();
     test_statistics();
