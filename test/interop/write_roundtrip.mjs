@@ -27,7 +27,11 @@
 //            --row-group-rows rows.
 // errors     a bad JSON line, a value of the wrong type, a missing required
 //            field, ...: exit status 1, a message naming the line and the
-//            field, and no OUT (nor OUT.tmp) left behind.
+//            field, and no OUT (nor OUT.tmp) left behind. The same for
+//            schemas the format forbids (INTERVAL off fixed(12), VARIANT on
+//            a primitive or without value, LIST with two children, two
+//            siblings of one name, ...) and --kv without '='; --codec lz4
+//            is LZ4_RAW and --help lists only codecs upq writes.
 // sensor     the sensor logger beside upq (build/host/sensor_logger), when
 //            built: its file (checkpoint mode) reads the same in upq,
 //            DuckDB, arrow-rs and hyparquet, its row groups hold at most the
@@ -406,6 +410,85 @@ async function errorCase(c, work) {
   if (fs.existsSync(`${out}.tmp`)) throw new Failure(`${out}.tmp was left behind`);
 }
 
+// Schemas the format forbids, refused before anything is written: exit
+// status 1, the line and what is wrong on stderr, no OUT. `fields` go inside
+// `message m { ... }`, so line 2 is the first of them.
+const msg = (fields) => `message m {\n${fields.join('\n')}\n}\n`;
+const SCHEMA_ERROR_CASES = [
+  { name: 'INTERVAL on int32', schema: msg(['  optional int32 a (INTERVAL);']),
+    want: /line 2: 'a': INTERVAL off fixed_len_byte_array\(12\)/ },
+  { name: 'INTERVAL on fixed_len_byte_array(8)', schema: msg(['  optional fixed_len_byte_array(8) a (INTERVAL);']),
+    want: /line 2: 'a': INTERVAL off fixed_len_byte_array\(12\)/ },
+  { name: 'GEOMETRY on int32', schema: msg(['  optional int32 a (GEOMETRY);']),
+    want: /line 2: 'a': GEOMETRY does not fit int32/ },
+  { name: 'GEOGRAPHY on fixed_len_byte_array', schema: msg(['  optional fixed_len_byte_array(4) a (GEOGRAPHY);']),
+    want: /line 2: 'a': GEOGRAPHY does not fit fixed_len_byte_array\(4\)/ },
+  { name: 'GEOGRAPHY with an unknown edge algorithm', schema: msg(['  optional binary a (GEOGRAPHY(OGC:CRS84,bogus));']),
+    want: /line 2: unknown GEOGRAPHY edge algorithm 'bogus'/ },
+  { name: 'GEOGRAPHY with an algorithm number the format lacks', schema: msg(['  optional binary a (GEOGRAPHY(OGC:CRS84,UNKNOWN(9)));']),
+    want: /line 2: 'a': GEOGRAPHY does not fit binary/ },
+  { name: 'VARIANT on a primitive', schema: msg(['  optional binary a (VARIANT(1));']),
+    want: /line 2: 'a': VARIANT annotates a group, not binary/ },
+  { name: 'VARIANT version 2', schema: msg(['  optional group a (VARIANT(2)) {', '    required binary metadata;', '    required binary value;', '  }']),
+    want: /line 2: 'a': VARIANT specification version other than 1/ },
+  { name: 'VARIANT without value', schema: msg(['  optional group a (VARIANT(1)) {', '    required binary metadata;', '  }']),
+    want: /line 4: group 'a': a VARIANT group needs a binary 'value'/ },
+  { name: 'VARIANT without metadata', schema: msg(['  optional group a (VARIANT(1)) {', '    required binary value;', '  }']),
+    want: /line 4: group 'a': a VARIANT group needs a required binary 'metadata'/ },
+  { name: 'LIST with two repeated children', schema: msg(['  optional group a (LIST) {', '    repeated int32 x;', '    repeated int32 y;', '  }']),
+    want: /line 5: group 'a': a LIST group needs exactly one child, a repeated one/ },
+  { name: 'duplicate sibling names', schema: msg(['  optional int32 a;', '  optional int64 a;']),
+    want: /line 3: 'a': two fields of one name in a group/ },
+  { name: 'duplicate names in a group', schema: msg(['  optional group g {', '    optional int32 a;', '    optional group a {', '      optional int32 b;', '    }', '  }']),
+    want: /line 4: 'a': two fields of one name in a group/ },
+  { name: 'an annotation not closed', schema: msg(['  optional int32 a (DECIMAL(5,2;']),
+    want: /line 2: 'a \(DECIMAL\(5,2': an annotation not closed with '\)'/ },
+  { name: 'a field id that is no number, no name', schema: msg(['  optional int32 = x;']),
+    want: /line 2: missing field name, or '= x': want '= FIELD_ID'/ },
+  { name: 'a field id that is no number', schema: msg(['  optional int32 a = x;']),
+    want: /line 2: 'a = x': want '= FIELD_ID'/ },
+  { name: '--kv without =', schema: msg(['  optional int32 a;']), args: ['--kv', 'abc'],
+    want: /--kv 'abc': want KEY=VALUE/ },
+];
+
+async function schemaErrorCase(c, work) {
+  const s = path.join(work, 'bad_schema.txt');
+  const inp = path.join(work, 'bad.jsonl');
+  const out = path.join(work, 'bad.parquet');
+  fs.writeFileSync(s, c.schema);
+  fs.writeFileSync(inp, '{}\n');
+  fs.rmSync(out, { force: true });
+  const r = await run(['write', '--schema', s, ...(c.args || []), inp, out], { encoding: 'utf8' });
+  if (r.code !== 1) throw new Failure(`exit ${r.code === 0 ? 'status 0' : r.code}, want 1`);
+  if (!c.want.test(r.stderr)) throw new Failure(`message ${JSON.stringify(lastLines(r.stderr))} does not match ${c.want}`);
+  if (fs.existsSync(out)) throw new Failure(`${out} was left behind`);
+  if (fs.existsSync(`${out}.tmp`)) throw new Failure(`${out}.tmp was left behind`);
+}
+
+// --codec lz4 is LZ4_RAW (the Hadoop framing, which DuckDB cannot read, is
+// LZ4_HADOOP), and --help lists only codecs this build writes.
+async function codecCase(work) {
+  const s = path.join(work, 'codec_schema.txt');
+  const inp = path.join(work, 'codec.jsonl');
+  fs.writeFileSync(s, msg(['  optional int32 a;']));
+  fs.writeFileSync(inp, '{"a":1}\n{"a":null}\n');
+  for (const [name, want] of [['lz4', 'LZ4_RAW'], ['LZ4_HADOOP', 'LZ4'], ['LZ4_RAW', 'LZ4_RAW']]) {
+    const out = path.join(work, `codec-${name}.parquet`);
+    const r = await run(['write', '--schema', s, '--codec', name, inp, out], { encoding: 'utf8' });
+    if (r.code !== 0) throw new Failure(`--codec ${name}: ${r.status}: ${lastLines(r.stderr)}`);
+    const meta = (await run(['meta', out], { encoding: 'utf8' })).stdout;
+    if (!new RegExp(`\\b${want}\\b`).test(meta) || (want === 'LZ4' && /LZ4_RAW/.test(meta))) {
+      throw new Failure(`--codec ${name}: upq meta does not say ${want}`);
+    }
+  }
+  const help = (await run(['write', '--help'], { encoding: 'utf8' })).stdout;
+  const line = help.split('\n').find((l) => l.includes('--codec NAME')) || '';
+  for (const c of ['ZSTD', 'BROTLI', 'LZO']) {
+    if (line.includes(c)) throw new Failure(`--help lists ${c}, which upq write cannot write: ${line.trim()}`);
+  }
+  if (!/LZ4_HADOOP/.test(line)) throw new Failure(`--help does not list LZ4_HADOOP: ${line.trim()}`);
+}
+
 async function goodCase(work) {
   const s = path.join(work, 'err_schema.txt');
   const inp = path.join(work, 'good.jsonl');
@@ -568,6 +651,26 @@ async function main() {
         console.log(`FAIL errors: ${c.name}: ${e.message}`);
         fail++;
       }
+    }
+    for (const c of SCHEMA_ERROR_CASES) {
+      try {
+        await schemaErrorCase(c, opts.work);
+        console.log(`ok errors: schema refused: ${c.name}`);
+        pass++;
+      } catch (e) {
+        if (!(e instanceof Failure)) throw e;
+        console.log(`FAIL errors: schema refused: ${c.name}: ${e.message}`);
+        fail++;
+      }
+    }
+    try {
+      await codecCase(opts.work);
+      console.log('ok errors: --codec lz4 writes LZ4_RAW, LZ4_HADOOP the Hadoop framing; --help lists writable codecs');
+      pass++;
+    } catch (e) {
+      if (!(e instanceof Failure)) throw e;
+      console.log(`FAIL errors: codecs: ${e.message}`);
+      fail++;
     }
   }
 
