@@ -184,15 +184,18 @@ static const char *group_fault(const upq_schema_builder *b, uint32_t g)
         if (e->num_children != 1 || b->elems[g + 1].repetition_type != UPQ_REP_REPEATED)
             return "a LIST group needs exactly one child, a repeated one";
     }
-    /* a Variant is rebuilt from its metadata and value: without either
-     * there is nothing to decode values against, or no value to decode */
+    /* a Variant is rebuilt from its metadata and its value: without
+     * metadata there is nothing to decode values against, and without
+     * `value` the values are only those shredded into `typed_value` (the
+     * shredding spec lets `value` go only then) */
     if (k == UPQ_LOGICAL_TYPE_VARIANT) {
         m = child_named(b, g, "metadata");
         v = child_named(b, g, "value");
         if (!m || !is_binary(&b->elems[m]) || b->elems[m].repetition_type != UPQ_REP_REQUIRED)
             return "a VARIANT group needs a required binary 'metadata'";
-        if (!v || !is_binary(&b->elems[v]) || b->elems[v].repetition_type == UPQ_REP_REPEATED)
-            return "a VARIANT group needs a binary 'value'";
+        if (v ? !is_binary(&b->elems[v]) || b->elems[v].repetition_type == UPQ_REP_REPEATED
+              : !child_named(b, g, "typed_value"))
+            return "a VARIANT group needs a binary 'value' (or, shredded, a 'typed_value')";
     }
     return (const char *)0;
 }

@@ -125,7 +125,7 @@ typedef struct upq_schema_builder {
  * accept: two siblings of one name; LIST on a group without exactly one
  * repeated child; VARIANT on a primitive, of a specification version other
  * than 1, or on a group without a required binary `metadata` and a binary
- * `value`; GEOMETRY/GEOGRAPHY off BYTE_ARRAY or with an unknown edge
+ * `value` (which only a shredded `typed_value` may replace); GEOMETRY/GEOGRAPHY off BYTE_ARRAY or with an unknown edge
  * algorithm; INTERVAL off FIXED_LEN_BYTE_ARRAY(12). */
 
 /* Starts the list with the root group `root_name` ("schema" if NULL).
