@@ -9,6 +9,7 @@
  */
 #include "uparquet/writer.h"
 #include "upq_port.h"
+#include "upq_internal.h"
 
 #if UPQ_WITH_WRITER
 
@@ -23,12 +24,15 @@ static upq_status sb_fail(upq_schema_builder *b, upq_status st)
 
 /* A refusal with its reason, kept for the caller to show (the first only,
  * as the status is). */
-static upq_status sb_refuse(upq_schema_builder *b, const char *why)
+static upq_status sb_refuse_(upq_schema_builder *b, const char *why)
 {
     if (b->status == UPQ_OK)
         b->error = why;
     return sb_fail(b, UPQ_ERR_INVAL);
 }
+/* the texts are "" in a UPQ_NO_ERRSTR build: on a small board they cost
+ * more flash than the checks */
+#define sb_refuse(b, why) sb_refuse_((b), UPQ_MSG(why))
 
 static upq_bytes name_bytes(const char *s)
 {
@@ -182,7 +186,7 @@ static const char *group_fault(const upq_schema_builder *b, uint32_t g)
         (UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE) &&
          e->converted_type == UPQ_CONVERTED_LIST)) {
         if (e->num_children != 1 || b->elems[g + 1].repetition_type != UPQ_REP_REPEATED)
-            return "a LIST group needs exactly one child, a repeated one";
+            return UPQ_MSG("a LIST group needs exactly one child, a repeated one");
     }
     /* a Variant is rebuilt from its metadata and its value: without
      * metadata there is nothing to decode values against, and without
@@ -192,10 +196,10 @@ static const char *group_fault(const upq_schema_builder *b, uint32_t g)
         m = child_named(b, g, "metadata");
         v = child_named(b, g, "value");
         if (!m || !is_binary(&b->elems[m]) || b->elems[m].repetition_type != UPQ_REP_REQUIRED)
-            return "a VARIANT group needs a required binary 'metadata'";
+            return UPQ_MSG("a VARIANT group needs a required binary 'metadata'");
         if (v ? !is_binary(&b->elems[v]) || b->elems[v].repetition_type == UPQ_REP_REPEATED
               : !child_named(b, g, "typed_value"))
-            return "a VARIANT group needs a binary 'value' (or, shredded, a 'typed_value')";
+            return UPQ_MSG("a VARIANT group needs a binary 'value' (or, shredded, a 'typed_value')");
     }
     return (const char *)0;
 }
