@@ -1061,7 +1061,8 @@ static int init_writer(write_state *ws, const tool_args *a)
  * page_size - 4, or more level entries in one column than page_levels.
  * Unless those were given on the command line, picks sizes that fit the
  * row; returns 1 when something changed (the caller starts over), 0 when
- * nothing can.
+ * nothing can, -1 when nothing can and it said why (a page holds at most
+ * 65,535 level entries: no page size helps a row with more).
  */
 static int grow_pages(write_state *ws, const tool_args *a, uint64_t line)
 {
@@ -1086,12 +1087,20 @@ static int grow_pages(write_state *ws, const tool_args *a, uint64_t line)
             longest = bytes;
     }
     lv = o->page_levels ? o->page_levels : page / 4;
+    if (levels > 65535) {
+        fprintf(stderr, "upq: line %" PRIu64 ": a row with %" PRIu64 " entries in one column; a data page "
+                        "holds at most 65535 (--page-levels)\n", line, levels);
+        return -1;
+    }
     if (!args_value(a, "page-size") && longest > page) {
         while (page < longest)
             page *= 2;
         if (page > UINT32_MAX / 2)
             return 0;
         o->page_size = (uint32_t)page;
+        /* the finished pages' buffer takes at least two of them */
+        if (!args_value(a, "chunk-size") && o->chunk_size && o->chunk_size < 2u * page + 65536u)
+            o->chunk_size = 2u * page + 65536u > UINT32_MAX ? UINT32_MAX : (uint32_t)(2u * page + 65536u);
         changed = 1;
     }
     if (!args_value(a, "page-levels") && levels > (o->page_levels ? o->page_levels : page / 4)) {
@@ -1107,7 +1116,8 @@ static int grow_pages(write_state *ws, const tool_args *a, uint64_t line)
     if (changed)
         fprintf(stderr, "upq: line %" PRIu64 " needs larger pages: starting over with "
                         "--page-size %" PRIu64 " --page-levels %" PRIu64 "\n", line,
-                (uint64_t)o->page_size, o->page_levels ? (uint64_t)o->page_levels : page / 4);
+                (uint64_t)o->page_size,
+                o->page_levels ? (uint64_t)o->page_levels : page / 4 > 65535 ? 65535 : page / 4);
     return changed;
 }
 
@@ -1278,11 +1288,16 @@ static int convert(write_state *ws, const tool_args *a)
                 goto out;
             }
             st = write_row(ws);
-            if (st == UPQ_ERR_LIMIT && ws->seekable && grow_pages(ws, a, lineno)) {
-                if (rewind_all(ws))
+            if (st == UPQ_ERR_LIMIT && ws->seekable) {
+                int g = grow_pages(ws, a, lineno);
+                if (g < 0)
                     goto out;
-                again = 1;
-                break;
+                if (g > 0) {
+                    if (rewind_all(ws))
+                        goto out;
+                    again = 1;
+                    break;
+                }
             }
             if (st != UPQ_OK) {
                 writer_fail(ws, st, "writing the row of line %" PRIu64 " failed", lineno);

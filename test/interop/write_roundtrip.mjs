@@ -449,6 +449,11 @@ const SCHEMA_ERROR_CASES = [
     want: /line 2: 'a = x': want '= FIELD_ID'/ },
   { name: '--kv without =', schema: msg(['  optional int32 a;']), args: ['--kv', 'abc'],
     want: /--kv 'abc': want KEY=VALUE/ },
+  // not a schema error, but refused as early: no page size helps a row
+  // with more level entries in one column than a page holds
+  { name: 'a row of 70000 list entries', schema: msg(['  optional group l (LIST) {', '    repeated group list {', '      optional int64 element;', '    }', '  }']),
+    input: `{"l":[${Array.from({ length: 70000 }, (_, i) => i).join(',')}]}\n`,
+    want: /line 1: a row with 70000 entries in one column; a data page holds at most 65535/ },
 ];
 
 async function schemaErrorCase(c, work) {
@@ -456,7 +461,7 @@ async function schemaErrorCase(c, work) {
   const inp = path.join(work, 'bad.jsonl');
   const out = path.join(work, 'bad.parquet');
   fs.writeFileSync(s, c.schema);
-  fs.writeFileSync(inp, '{}\n');
+  fs.writeFileSync(inp, c.input ?? '{}\n');
   fs.rmSync(out, { force: true });
   const r = await run(['write', '--schema', s, ...(c.args || []), inp, out], { encoding: 'utf8' });
   if (r.code !== 1) throw new Failure(`exit ${r.code === 0 ? 'status 0' : r.code}, want 1`);
@@ -487,6 +492,31 @@ async function codecCase(work) {
     if (line.includes(c)) throw new Failure(`--help lists ${c}, which upq write cannot write: ${line.trim()}`);
   }
   if (!/LZ4_HADOOP/.test(line)) throw new Failure(`--help does not list LZ4_HADOOP: ${line.trim()}`);
+}
+
+// A BYTE_ARRAY value past the default page (600,000 bytes): upq write
+// grows its pages and their buffer, and every reader gets the value back.
+async function bigValueCase(work, duck) {
+  const s = path.join(work, 'big_schema.txt');
+  const inp = path.join(work, 'big.jsonl');
+  const out = path.join(work, 'big.parquet');
+  fs.writeFileSync(s, msg(['  optional binary s (STRING);', '  optional int32 i;']));
+  const lines = [JSON.stringify({ s: 'x'.repeat(600000) + 'end', i: 1 }), JSON.stringify({ s: 'y', i: 2 })];
+  fs.writeFileSync(inp, lines.join('\n') + '\n');
+  fs.rmSync(out, { force: true });
+  const r = await run(['write', '--schema', s, inp, out], { encoding: 'utf8' });
+  if (r.code !== 0) throw new Failure(`upq write: ${r.status}: ${lastLines(r.stderr)}`);
+  const cat = await run(['cat', '--json', out], { encoding: 'utf8' });
+  const got = cat.stdout.split('\n').filter((l) => l.length);
+  if (got.length !== 2 || got[0] !== lines[0] || got[1] !== lines[1]) throw new Failure('upq cat --json differs from the input');
+  if (duck) {
+    try {
+      await readersAgree(out, lines, { upq: opts.upq, duck });
+    } catch (e) {
+      if (e instanceof CheckFailure) throw new Failure(e.message);
+      throw e;
+    }
+  }
 }
 
 async function goodCase(work) {
@@ -670,6 +700,19 @@ async function main() {
     } catch (e) {
       if (!(e instanceof Failure)) throw e;
       console.log(`FAIL errors: codecs: ${e.message}`);
+      fail++;
+    }
+    try {
+      if (opts.duckdb && !duck) {
+        const { DuckOracle } = await import('./oracle_duckdb.mjs');
+        duck = await DuckOracle.open();
+      }
+      await bigValueCase(opts.work, duck);
+      console.log(`ok errors: a 600,000-byte value written with default options${duck ? ', DuckDB = arrow-rs = hyparquet = upq' : ''}`);
+      pass++;
+    } catch (e) {
+      if (!(e instanceof Failure)) throw e;
+      console.log(`FAIL errors: a 600,000-byte value: ${e.message}`);
       fail++;
     }
   }
