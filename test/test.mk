@@ -59,7 +59,7 @@ CHECK_EXTRA_TARGETS ?=
 
 TEST_TIMEOUT ?= 600
 ASAN_TEST_TIMEOUT ?= 1200
-FUZZ_CHECK_TIME ?= 30
+FUZZ_CHECK_TIME ?= 20
 FUZZ_TIME ?= 600
 TEST_LDLIBS ?= -lm
 # The library and the codec packages (CODEC_LIBS, from codecs.mk) refer to

@@ -28,7 +28,7 @@ CROSS_TEST_TARGETS := aarch64 armv7 powerpc
 QEMU.aarch64 ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
 QEMU.armv7 ?= qemu-arm -L /usr/arm-linux-gnueabihf
 QEMU.powerpc ?= qemu-ppc -L /usr/powerpc-linux-gnu
-CROSS_TEST_REPEAT ?= 4
+CROSS_TEST_REPEAT ?= 6
 CROSS_TEST_TIMEOUT ?= 900
 
 # $(call upq_cross_rules,TARGET)
