@@ -637,16 +637,7 @@ static void pend_byte(upq_tenc *e, uint8_t b)
 
 static void pend_varint(upq_tenc *e, uint64_t v)
 {
-    while (v >= 0x80u) {
-        pend_byte(e, (uint8_t)(v | 0x80u));
-        v >>= 7;
-    }
-    pend_byte(e, (uint8_t)v);
-}
-
-static uint64_t zigzag(int64_t v)
-{
-    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    e->pend_len = (uint8_t)(e->pend_len + upq_tc_varint(e->pend + e->pend_len, v));
 }
 
 void upq_tenc_init(upq_tenc *e, const upq_tstruct *desc, const void *obj)
@@ -681,7 +672,7 @@ static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd,
         int64_t v = kind == UPQ_TK_I16   ? *(const int16_t *)(const void *)val
                     : kind == UPQ_TK_I32 ? *(const int32_t *)(const void *)val
                                          : *(const int64_t *)(const void *)val;
-        pend_varint(e, zigzag(v));
+        pend_varint(e, upq_tc_zz(v));
         return UPQ_OK;
     }
     switch (kind) {

@@ -25,6 +25,44 @@
 #define UPQ_MSG(text) (text)
 #endif
 
+/* Thrift compact pieces: a varint, a zigzag, a varint's length, a list
+ * header (the encoder, and the writer's footer stream and page indexes,
+ * which it emits by hand). */
+static inline size_t upq_tc_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80u) {
+        p[n++] = (uint8_t)(v | 0x80u);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+static inline uint64_t upq_tc_zz(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline size_t upq_tc_varint_len(uint64_t v)
+{
+    size_t n = 1;
+    for (; v >= 0x80u; v >>= 7)
+        n++;
+    return n;
+}
+
+/* A list header of n elements of wire type ct (at most 6 bytes). */
+static inline size_t upq_tc_list_hdr(uint8_t *p, uint32_t n, unsigned ct)
+{
+    if (n < 15) {
+        p[0] = (uint8_t)((n << 4) | ct);
+        return 1;
+    }
+    p[0] = (uint8_t)(0xF0u | ct);
+    return 1 + upq_tc_varint(p + 1, n);
+}
+
 /* One read through the caller's read_at with its contract checked: UPQ_OK
  * with 1..want bytes in *got, UPQ_AGAIN, or an error (UPQ_ERR_IO,
  * UPQ_ERR_TRUNCATED for an early end of file) described by *what. */

@@ -405,43 +405,6 @@ void upq_wj_advanced(upq_writer *w);
 /* After a row group: measured rates, the next row group's limits. */
 void upq_wj_rg_done(upq_writer *w);
 
-/* Thrift compact pieces the writer emits by hand (footer stream, page
- * indexes): a varint, a zigzag, a varint's length, a list header. */
-static inline size_t upq_tc_varint(uint8_t *p, uint64_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80u) {
-        p[n++] = (uint8_t)(v | 0x80u);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
-static inline uint64_t upq_tc_zz(int64_t v)
-{
-    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-static inline size_t upq_tc_varint_len(uint64_t v)
-{
-    size_t n = 1;
-    for (; v >= 0x80u; v >>= 7)
-        n++;
-    return n;
-}
-
-/* A list header of n elements of wire type ct (at most 6 bytes). */
-static inline size_t upq_tc_list_hdr(uint8_t *p, uint32_t n, unsigned ct)
-{
-    if (n < 15) {
-        p[0] = (uint8_t)((n << 4) | ct);
-        return 1;
-    }
-    p[0] = (uint8_t)(0xF0u | ct);
-    return 1 + upq_tc_varint(p + 1, n);
-}
-
 /* Bytes a dictionary page of c can take in checkpoint mode (its budget's
  * page); a row group planned for fewer rows may have a smaller slot. */
 uint32_t upq_wj_dict_slot(const upq_writer *w, const upq_wcol *c);

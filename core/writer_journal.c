@@ -250,7 +250,6 @@ upq_status upq_wj_rec_piece(upq_writer *w)
 
 /* ---- the FILE record ------------------------------------------------------------ */
 
-
 /* FILE stages (upq_wjournal.jst while file_done is 0). */
 enum { FS_MAGIC = 0, FS_HDR, FS_SETTINGS, FS_SEAL, FS_FMD, FS_TAG, FS_CRC, FS_DONE };
 
