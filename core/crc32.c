@@ -1,13 +1,23 @@
 /*
  * CRC-32 (IEEE 802.3 / gzip polynomial, reflected 0xEDB88320), the page
- * checksum Parquet specifies. Table-driven by default; UPQ_CRC32_TABLE=0
- * trades speed for the 1 KB table on the smallest targets. AArch64 builds
- * with the CRC32 instructions use those instead (port/upq_simd.h).
+ * checksum Parquet specifies. UPQ_CRC32_TABLE picks the scalar form:
+ * 8 slices eight bytes a step through eight 1 KB tables (the hosts'
+ * default: pages are checksummed on every write and read, and this is about
+ * four times the byte-wise speed), 1 one 1 KB table a byte, 0 bitwise (no
+ * table, for the smallest flash). AArch64 builds with the CRC32 instructions
+ * use those instead (port/upq_simd.h).
+ *
+ * crc32_tab8.h was generated with
+ *   t[0][n] = bitwise CRC step of n, eight times;
+ *   t[k][n] = (t[k-1][n] >> 8) ^ t[0][t[k-1][n] & 0xFF].
  */
 #include "uparquet/crc32.h"
 #include "upq_simd.h"
 
-#if UPQ_CRC32_TABLE
+#if UPQ_CRC32_TABLE == 8
+#include "crc32_tab8.h"
+#define crc_table crc_tab8[0]
+#elif UPQ_CRC32_TABLE
 /* Built at compile time would need a generator; a const table keeps it in flash. */
 #define R(c) (((c) & 1u) ? 0xEDB88320u ^ ((c) >> 1) : (c) >> 1)
 #define R8(c) R(R(R(R(R(R(R(R(c))))))))
@@ -21,6 +31,22 @@ uint32_t upq_crc32_update_scalar(uint32_t crc, const void *data, size_t len)
 {
     const uint8_t *p = (const uint8_t *)data;
     crc = ~crc;
+#if UPQ_CRC32_TABLE == 8
+    /* Bytes are combined by shifts, so big-endian targets get the same
+     * words; little-endian compilers turn each group into one load. */
+    while (len >= 8) {
+        uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                             (uint32_t)p[3] << 24);
+        uint32_t hi = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 |
+                      (uint32_t)p[7] << 24;
+        crc = crc_tab8[7][lo & 0xFFu] ^ crc_tab8[6][(lo >> 8) & 0xFFu] ^
+              crc_tab8[5][(lo >> 16) & 0xFFu] ^ crc_tab8[4][lo >> 24] ^
+              crc_tab8[3][hi & 0xFFu] ^ crc_tab8[2][(hi >> 8) & 0xFFu] ^
+              crc_tab8[1][(hi >> 16) & 0xFFu] ^ crc_tab8[0][hi >> 24];
+        p += 8;
+        len -= 8;
+    }
+#endif
 #if UPQ_CRC32_TABLE
     while (len--)
         crc = crc_table[(crc ^ *p++) & 0xFFu] ^ (crc >> 8);

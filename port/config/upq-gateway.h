@@ -59,7 +59,7 @@
 #define UPQ_WITH_CRC 1
 #endif
 #ifndef UPQ_CRC32_TABLE
-#define UPQ_CRC32_TABLE 1
+#define UPQ_CRC32_TABLE 8
 #endif
 #ifndef UPQ_MEM_WORDS
 #define UPQ_MEM_WORDS 1

@@ -1,8 +1,24 @@
-/* CRC-32 against published check values (the gzip/zlib CRC). */
+/* CRC-32 against published check values (the gzip/zlib CRC), and the
+ * selected form (slicing tables, CRC instructions) against a bitwise
+ * reference at every length, alignment and split. */
 #include <string.h>
 
 #include "uparquet/crc32.h"
 #include "util/check.h"
+
+#include "kernels.h" /* upq_crc32_update_scalar */
+
+/* The definition: one bit at a time, no table. */
+static uint32_t crc_bitwise(uint32_t crc, const uint8_t *p, size_t len)
+{
+    crc = ~crc;
+    while (len--) {
+        crc ^= *p++;
+        for (int k = 0; k < 8; k++)
+            crc = (crc & 1u) ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
+    }
+    return ~crc;
+}
 
 int main(void)
 {
@@ -17,13 +33,34 @@ int main(void)
         {"The quick brown fox jumps over the lazy dog", 0x414FA339u},
     };
     unsigned char zeros[32] = {0};
+    static uint8_t buf[4096 + 16];
+    uint32_t x = 0x12345678u;
     tu_case("published vectors");
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         TU_CHECK_UINT(upq_crc32(v[i].in, strlen(v[i].in)), v[i].crc);
+        TU_CHECK_UINT(upq_crc32_update_scalar(0, v[i].in, strlen(v[i].in)), v[i].crc);
+    }
     TU_CHECK_UINT(upq_crc32(zeros, 32), 0x190A55ADu);
     tu_case("incremental equals one-shot");
     for (size_t cut = 0; cut <= 9; cut++)
         TU_CHECK_UINT(upq_crc32_update(upq_crc32("123456789", cut), &"123456789"[cut], 9 - cut),
                       0xCBF43926u);
+    tu_case("selected and scalar forms equal the bitwise CRC");
+    for (size_t i = 0; i < sizeof buf; i++) {
+        x = x * 1664525u + 1013904223u;
+        buf[i] = (uint8_t)(x >> 24);
+    }
+    for (size_t align = 0; align < 8; align++)
+        for (size_t len = 0; len <= 300; len++) {
+            uint32_t want = crc_bitwise(0, buf + align, len);
+            size_t cut = len / 3;
+            TU_CHECK_UINT(upq_crc32(buf + align, len), want);
+            TU_CHECK_UINT(upq_crc32_update_scalar(0, buf + align, len), want);
+            TU_CHECK_UINT(upq_crc32_update(upq_crc32(buf + align, cut), buf + align + cut, len - cut),
+                          want);
+        }
+    TU_CHECK_UINT(upq_crc32(buf + 3, 4096), crc_bitwise(0, buf + 3, 4096));
+    TU_CHECK_UINT(upq_crc32_update_scalar(0x9E3779B9u, buf + 5, 4000),
+                  crc_bitwise(0x9E3779B9u, buf + 5, 4000));
     return tu_summary();
 }

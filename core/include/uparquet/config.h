@@ -49,7 +49,9 @@
  *                                     opts.checkpoint gives UPQ_ERR_UNSUPPORTED
  * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
  *                            little-endian AArch64 and ARMv7-A with NEON
- * UPQ_CRC32_TABLE            1        table-driven CRC32 (1 KB .rodata) vs bitwise
+ * UPQ_CRC32_TABLE            8 on     page CRC32: 8 = slicing by 8 (8 KB .rodata,
+ *                            64-bit,  ~4x the byte-wise speed), 1 = one 1 KB table,
+ *                            else 1   0 = bitwise (no table)
  * UPQ_MEM_WORDS              1        upq_memcpy/upq_memset move machine words when
  *                                     the blocks allow (0: byte loops, ~120 B less
  *                                     code on Cortex-M4, slower on large blocks)
@@ -141,7 +143,11 @@
 #define UPQ_MEM_WORDS 1
 #endif
 #ifndef UPQ_CRC32_TABLE
+#if defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ >= 8
+#define UPQ_CRC32_TABLE 8
+#else
 #define UPQ_CRC32_TABLE 1
+#endif
 #endif
 #ifndef UPQ_NO_ERRSTR
 #define UPQ_NO_ERRSTR 0
