@@ -124,19 +124,24 @@ DEPS_FILES.lz4 := lib/lz4.c
 DEPS_CFLAGS.lz4 = -include codecs/upq_lz4_deps.h -DLZ4_FREESTANDING=1 -DLZ4_MEMORY_USAGE=12
 DEPS_DEFS.lz4 = -DUPQ_WITH_LZ4=1 -DLZ4_MEMORY_USAGE=12 -isystem $(DEPS_DIR)/lz4/lib
 
-# zstd: the decoder only (no compressor, dictBuilder, legacy formats, asm or
+# zstd: the decoder only (no compressor, dictBuilder, legacy formats or
 # threads); libc replaced by upq_zstd_deps.h, used through ZSTD_initStaticDCtx.
+# The host build also assembles the x86-64 Huffman decoder loops (they take
+# most of a ZSTD page read's time in C); the file assembles to nothing on
+# other hosts, and the cross targets have no such file.
 DEPS_FILES.zstd := lib/common/entropy_common.c lib/common/error_private.c \
                    lib/common/fse_decompress.c lib/common/xxhash.c lib/common/zstd_common.c \
                    lib/decompress/huf_decompress.c lib/decompress/zstd_ddict.c \
                    lib/decompress/zstd_decompress.c lib/decompress/zstd_decompress_block.c
-DEPS_CFLAGS.zstd = -include codecs/upq_zstd_deps.h -DZSTD_DISABLE_ASM -DZSTD_LEGACY_SUPPORT=0 \
+DEPS_CFLAGS.zstd = -include codecs/upq_zstd_deps.h -DZSTD_LEGACY_SUPPORT=0 \
                    -DZSTD_NO_UNUSED_FUNCTIONS -DZSTD_TRACE=0 -DDEBUGLEVEL=0 -DXXH_NAMESPACE=ZSTD_ \
                    -I$(DEPS_DIR)/zstd/lib -I$(DEPS_DIR)/zstd/lib/common
 # On microcontrollers: the smaller Huffman and sequence decoders, no error strings.
 DEPS_CFLAGS.zstd.cortex-m4 = -DHUF_FORCE_DECOMPRESS_X1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT \
                              -DZSTD_STRIP_ERROR_STRINGS
 DEPS_CFLAGS.zstd.cortex-m0plus = $(DEPS_CFLAGS.zstd.cortex-m4)
+DEPS_FILES.zstd.host := lib/decompress/huf_decompress_amd64.S
+DEPS_ASFLAGS.zstd = -I$(DEPS_DIR)/zstd/lib -I$(DEPS_DIR)/zstd/lib/common
 DEPS_DEFS.zstd = -DUPQ_WITH_ZSTD=1 -isystem $(DEPS_DIR)/zstd/lib
 
 # mbedtls: the AES block cipher only (upq_mbedtls_config.h); GCM and CTR are
@@ -192,11 +197,15 @@ $(LIB_OBJ): $(DEPS_STAMPS)
 
 # --- build rules: $(call upq_deps_rules,TARGET,PACKAGE) -----------------------------
 define upq_deps_rules
-DEPS_OBJ.$(1).$(2) := $$(patsubst %.c,$$(TDIR.$(1))/deps/$(2)/%.o,$$(DEPS_FILES.$(2)))
+DEPS_OBJ.$(1).$(2) := $$(patsubst %.c,$$(TDIR.$(1))/deps/$(2)/%.o,$$(filter %.c,$$(DEPS_FILES.$(2)) $$(DEPS_FILES.$(2).$(1)))) \
+                      $$(patsubst %.S,$$(TDIR.$(1))/deps/$(2)/%.o,$$(filter %.S,$$(DEPS_FILES.$(2).$(1))))
 $$(TDIR.$(1))/deps/$(2)/%.o: $$(DEPS_DIR)/$(2)/%.c $$(DEPS_DIR)/$(2).stamp codecs/codecs.mk
 	@mkdir -p $$(dir $$@)
 	$$(TCC.$(1)) $$(call DEPS_CFLAGS.t,$(1)) $$(DEPS_CFLAGS.$(2)) $$(DEPS_CFLAGS.$(2).$(1)) -MMD -MP -c $$< -o $$@
 	$$(TOBJCOPY.$(1)) $$(DEPS_REDEFINE) $$@ || { rm -f $$@; exit 1; }
+$$(TDIR.$(1))/deps/$(2)/%.o: $$(DEPS_DIR)/$(2)/%.S $$(DEPS_DIR)/$(2).stamp codecs/codecs.mk
+	@mkdir -p $$(dir $$@)
+	$$(TCC.$(1)) $$(TFLAGS.$(1)) $$(DEPS_ASFLAGS.$(2)) -MMD -MP -c $$< -o $$@
 $$(TDIR.$(1))/deps/$$(DEPS_LIBNAME.$(2)): $$(DEPS_OBJ.$(1).$(2))
 	@mkdir -p $$(dir $$@)
 	rm -f $$@
