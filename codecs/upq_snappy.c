@@ -47,6 +47,17 @@ upq_status upq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *ds
             }
             if (len > (size_t)(end - p) || len > dst_len - out)
                 return UPQ_ERR_CORRUPT;
+#if UPQ_UNALIGNED_WORDS
+            /* most literals are short: two word moves when both sides
+             * have 16 bytes to spare, no call */
+            if (len <= 16 && (size_t)(end - p) >= 16 && dst_len - out >= 16) {
+                upq_copy8(dst + out, p);
+                upq_copy8(dst + out + 8, p + 8);
+                p += len;
+                out += len;
+                continue;
+            }
+#endif
             upq_memcpy(dst + out, p, len);
             p += len;
             out += len;
@@ -72,6 +83,20 @@ upq_status upq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *ds
         }
         if (off == 0 || off > out || len > dst_len - out)
             return UPQ_ERR_CORRUPT;
+#if UPQ_UNALIGNED_WORDS
+        /* a match at least a word back: word moves, each reading bytes
+         * already written, may run up to 7 bytes past the match while the
+         * output has room for them */
+        if (off >= 8 && dst_len - out >= len + 8) {
+            uint8_t *d = dst + out;
+            const uint8_t *s = d - off;
+            size_t k;
+            for (k = 0; k < len; k += 8)
+                upq_copy8(d + k, s + k);
+            out += len;
+            continue;
+        }
+#endif
         if (off >= len) {
             upq_memcpy(dst + out, dst + out - off, len);
             out += len;

@@ -39,6 +39,11 @@ void *upq_memcpy(void *dst, const void *src, size_t n)
             *(upq_word *)(void *)d = *(const upq_word *)(const void *)s;
     }
 #endif
+#if UPQ_UNALIGNED_WORDS
+    /* not aligned alike: the target loads and stores any address */
+    for (; n >= 8; n -= 8, d += 8, s += 8)
+        upq_copy8(d, s);
+#endif
     while (n--)
         *d++ = *s++;
     return dst;
