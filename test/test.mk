@@ -421,6 +421,17 @@ check-logging: $(HOST)/test/bench/bench_logging
 	@$(HOST)/test/bench/bench_logging --check
 CHECK_EXTRA_TARGETS += check-logging
 
+# ---- decode + sum against DuckDB: kept working on tiny data ----------------------
+
+# The benchmark itself is `make bench` (bench-vs-duckdb below); here it runs
+# once on 20,000 rows, where the times mean nothing but every sum must equal
+# DuckDB's.
+.PHONY: check-bench-vs-duckdb
+check-bench-vs-duckdb: $(INTEROP_STAMP) $(HOST)/test/bench/bench_sum
+	@cd $(INTEROP_DIR) && node bench_vs_duckdb.mjs $(abspath $(HOST)/test/bench/bench_sum) \
+	    $(abspath $(CHECK_DIR)/bench-vs-duckdb) 20000 1
+CHECK_EXTRA_TARGETS += check-bench-vs-duckdb
+
 # ---- integration: install, pkg-config, CMake, the firmware fragment, cross builds ----
 include test/integration/integration.mk
 
@@ -454,3 +465,15 @@ bench: $(BENCH_BINS)
 	@$(HOST)/test/bench/bench_crypto $(BENCH_SECONDS)
 	@echo "== logging at scale: the sensor logger's 24 h at 10 Hz, checkpoint mode against one pass"
 	@$(HOST)/test/bench/bench_logging
+	@$(MAKE) --no-print-directory bench-vs-duckdb
+
+# Decode + sum of nine column kinds x five codecs against DuckDB (threads=1),
+# same run, CPU time, best of BENCH_REPS; BENCH_ROWS=10000000 for the 10M-row
+# figures. JSON: $(BUILD)/bench/vs_duckdb.json.
+BENCH_ROWS ?= 1000000
+BENCH_REPS ?= 5
+.PHONY: bench-vs-duckdb
+bench-vs-duckdb: $(INTEROP_STAMP) $(HOST)/test/bench/bench_sum
+	@echo "== decode + sum against DuckDB ($(BENCH_ROWS) rows)"
+	@cd $(INTEROP_DIR) && node bench_vs_duckdb.mjs $(abspath $(HOST)/test/bench/bench_sum) \
+	    $(abspath $(BUILD)/bench) $(BENCH_ROWS) $(BENCH_REPS)

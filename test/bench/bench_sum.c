@@ -1,0 +1,163 @@
+/*
+ * Decode + sum of one column through the column API, the library's side of
+ * the comparison with DuckDB's `SELECT sum(col)` (test/bench/vs_duckdb.mjs).
+ *
+ *   bench_sum FILE COLUMN [REPS]
+ *
+ * The file is read into memory once (DuckDB reads it from the page cache);
+ * each repetition opens the footer with only COLUMN projected and sums every
+ * value of every row group: integers as int64 (wrapping, like DuckDB's
+ * hugeint sum within int64), FLOAT and DOUBLE as double in file order,
+ * BOOLEAN as the count of trues, BYTE_ARRAY as the sum of lengths. Prints
+ * one line: `best_ms SUM` (the sum as %.17g for floats), so the caller can
+ * check the value against DuckDB's.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "uparquet/uparquet.h"
+#include "uparquet/column.h"
+#include "util/files.h"
+#include "util/flaky_io.h"
+
+#define ARENA (64u << 20)
+#define BATCH 4096
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int find_column(const upq_schema *s, const char *name)
+{
+    for (uint32_t c = 0; c < s->num_columns; c++) {
+        const upq_bytes *leaf = &s->nodes[s->columns[c].node].elem->name;
+        if (strlen(name) == leaf->len && memcmp(name, leaf->ptr, leaf->len) == 0)
+            return (int)c;
+    }
+    return -1;
+}
+
+static union {
+    int32_t i32[BATCH];
+    int64_t i64[BATCH];
+    float f32[BATCH];
+    double f64[BATCH];
+    uint8_t b[BATCH];
+    upq_bytes ba[BATCH];
+} vals;
+static uint16_t def[BATCH], rep[BATCH];
+
+/* One decode + sum; returns 0 and the sums, or -1. */
+static int run(const uint8_t *data, size_t len, uint8_t *arena, const char *name, int64_t *isum,
+               double *fsum, int *is_float)
+{
+    tu_mem_src src;
+    upq_reader r;
+    upq_reader_opts o;
+    static uint8_t proj[4096];
+    int col;
+    tu_mem_src_init(&src, data, len);
+    upq_io io = {&src, tu_mem_read_at, len};
+    upq_reader_init(&r, &io, arena, ARENA, NULL);
+    if (upq_reader_open(&r) != UPQ_OK)
+        return -1;
+    col = find_column(&r.schema, name);
+    if (col < 0 || (unsigned)col >= sizeof proj * 8)
+        return -1;
+    /* again, decoding only the column's chunks */
+    memset(proj, 0, sizeof proj);
+    proj[col >> 3] = (uint8_t)(1u << (col & 7));
+    memset(&o, 0, sizeof o);
+    o.projection = proj;
+    o.projection_bits = (uint32_t)col + 1;
+    tu_mem_src_init(&src, data, len);
+    upq_reader_init(&r, &io, arena, ARENA, &o);
+    if (upq_reader_open(&r) != UPQ_OK)
+        return -1;
+    *isum = 0;
+    *fsum = 0;
+    int32_t pt = r.schema.columns[col].physical_type;
+    *is_float = pt == UPQ_TYPE_FLOAT || pt == UPQ_TYPE_DOUBLE;
+    for (uint32_t g = 0; g < r.meta.row_groups.n; g++) {
+        upq_column_reader cr;
+        upq_status st = upq_column_open(&cr, &r, g, (uint32_t)col);
+        while (st == UPQ_OK) {
+            upq_batch b = {def, rep, &vals, BATCH, 0, 0};
+            size_t i, n;
+            st = upq_column_read(&cr, &b);
+            n = b.values_n;
+            switch (pt) {
+            case UPQ_TYPE_BOOLEAN:
+                for (i = 0; i < n; i++)
+                    *isum += vals.b[i];
+                break;
+            case UPQ_TYPE_INT32:
+                for (i = 0; i < n; i++)
+                    *isum = (int64_t)((uint64_t)*isum + (uint64_t)(int64_t)vals.i32[i]);
+                break;
+            case UPQ_TYPE_INT64:
+                for (i = 0; i < n; i++)
+                    *isum = (int64_t)((uint64_t)*isum + (uint64_t)vals.i64[i]);
+                break;
+            case UPQ_TYPE_FLOAT:
+                for (i = 0; i < n; i++)
+                    *fsum += (double)vals.f32[i];
+                break;
+            case UPQ_TYPE_DOUBLE:
+                for (i = 0; i < n; i++)
+                    *fsum += vals.f64[i];
+                break;
+            case UPQ_TYPE_BYTE_ARRAY:
+                for (i = 0; i < n; i++)
+                    *isum += (int64_t)vals.ba[i].len;
+                break;
+            default: return -1;
+            }
+        }
+        upq_column_close(&cr);
+        if (st != UPQ_DONE)
+            return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    uint8_t *data, *arena;
+    size_t len;
+    int reps, is_float = 0;
+    int64_t isum = 0;
+    double fsum = 0, best = 1e30;
+    if (argc < 3) {
+        fprintf(stderr, "usage: bench_sum FILE COLUMN [REPS]\n");
+        return 2;
+    }
+    reps = argc > 3 ? atoi(argv[3]) : 5;
+    if (tu_read_file(argv[1], &data, &len) != 0) {
+        fprintf(stderr, "bench_sum: cannot read %s\n", argv[1]);
+        return 1;
+    }
+    arena = (uint8_t *)malloc(ARENA);
+    for (int i = 0; i < reps; i++) {
+        double t0 = now(), t;
+        if (run(data, len, arena, argv[2], &isum, &fsum, &is_float) != 0) {
+            fprintf(stderr, "bench_sum: %s: cannot read column %s\n", argv[1], argv[2]);
+            return 1;
+        }
+        t = now() - t0;
+        best = t < best ? t : best;
+    }
+    if (is_float)
+        printf("%.3f %.17g\n", best * 1e3, fsum);
+    else
+        printf("%.3f %lld\n", best * 1e3, (long long)isum);
+    free(arena);
+    free(data);
+    return 0;
+}

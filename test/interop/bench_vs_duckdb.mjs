@@ -1,0 +1,101 @@
+// Decode + sum against DuckDB, in the same run: DuckDB writes one file per
+// codec with nine column kinds; for each column, `SELECT sum(...)` in DuckDB
+// (threads=1) and bench_sum (the column API) read it, each the best of REPS,
+// both as CPU time of their process (the machine may be busy with other
+// work; wall time would count that). Prints the ratio upq / DuckDB per case,
+// the geometric means per codec and overall, checks both sums agree, and
+// writes the figures as JSON.
+//
+//   node bench_vs_duckdb.mjs BENCH_SUM OUT_DIR [ROWS] [REPS]
+//
+// ROWS defaults to 1,000,000 (BENCH_ROWS=10000000 in make bench for the
+// 10M-row figures). The files stay in OUT_DIR.
+import { DuckDBInstance } from '@duckdb/node-api';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+
+const [, , benchSum, outDir, rowsArg, repsArg] = process.argv;
+const rows = Number(rowsArg || 1000000);
+const reps = Number(repsArg || 5);
+mkdirSync(outDir, { recursive: true });
+
+const codecs = ['uncompressed', 'lz4_raw', 'zstd', 'snappy', 'gzip'];
+// name, SQL producing it from range i, the sum DuckDB computes
+const kinds = [
+  ['i64_seq', 'i::BIGINT', 'sum(c)'],
+  ['i64_rand', '(hash(i) % 1000000000000)::BIGINT', 'sum(c)'],
+  ['i32_100', '(hash(i) % 100)::INTEGER', 'sum(c)'],
+  ['f64', '(hash(i) % 1000000)::DOUBLE / 7.0', 'sum(c)'],
+  ['f32', '((hash(i) % 100000)::DOUBLE / 3.0)::FLOAT', 'sum(c::DOUBLE)'],
+  ['str_50', "'device-' || (hash(i) % 50)::VARCHAR", 'sum(strlen(c))'],
+  ['str_unique', "'id-' || hash(i)::VARCHAR", 'sum(strlen(c))'],
+  ['i64_null10', 'CASE WHEN hash(i * 7) % 10 = 0 THEN NULL ELSE (hash(i) % 1000000)::BIGINT END', 'sum(c)'],
+  ['bool', 'hash(i) % 3 = 0', 'sum(c::INTEGER)'],
+];
+
+const db = await DuckDBInstance.create(':memory:', { threads: '1' });
+const con = await db.connect();
+const cols = kinds.map(([n, e]) => `${e} AS ${n}`).join(', ');
+await con.run(`CREATE TABLE t AS SELECT ${cols} FROM range(${rows}) r(i)`);
+for (const codec of codecs)
+  await con.run(`COPY t TO '${outDir}/${codec}.parquet' (FORMAT parquet, COMPRESSION ${codec})`);
+
+function cpu() {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e3; // ms
+}
+
+function upqSum(file, col) {
+  const out = execFileSync(benchSum, [file, col, String(reps)], { encoding: 'utf8' }).trim();
+  const [ms, value] = out.split(' ');
+  return [Number(ms), value];
+}
+
+const same = (a, b) => a === b || (Number.isFinite(Number(a)) && Number(a) === Number(b));
+const geo = (xs) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
+
+const results = [];
+let mismatches = 0;
+console.log(`decode + sum, ${rows} rows, best of ${reps}, CPU ms (DuckDB threads=1)`);
+console.log(`${'codec'.padEnd(13)}${'column'.padEnd(12)}${'upq ms'.padStart(10)}${'duckdb ms'.padStart(11)}${'ratio'.padStart(8)}`);
+for (const codec of codecs) {
+  const file = `${outDir}/${codec}.parquet`;
+  for (const [col, , expr] of kinds) {
+    // the column name in the expression: sum(c) -> sum(i64_seq)
+    const e = expr.replace(/\bc\b/g, col);
+    const [dms, dval] = await duckSumExpr(file, e);
+    const [ums, uval] = upqSum(file, col);
+    const ok = same(uval, dval);
+    mismatches += !ok;
+    results.push({ codec, column: col, upq_ms: ums, duckdb_ms: dms, ratio: ums / dms, upq_sum: uval, duckdb_sum: dval });
+    console.log(`${codec.padEnd(13)}${col.padEnd(12)}${ums.toFixed(2).padStart(10)}${dms.toFixed(2).padStart(11)}${(ums / dms).toFixed(2).padStart(8)}${ok ? '' : `  SUM DIFFERS: upq ${uval} duckdb ${dval}`}`);
+  }
+}
+
+async function duckSumExpr(file, e) {
+  let best = Infinity, value;
+  const sql = `SELECT (${e})::VARCHAR FROM read_parquet('${file}')`;
+  for (let k = 0; k < reps; k++) {
+    const t0 = cpu();
+    const r = await con.runAndReadAll(sql);
+    const t = cpu() - t0;
+    value = String(r.getRows()[0][0]);
+    best = Math.min(best, t);
+  }
+  return [best, value];
+}
+
+const summary = {};
+for (const codec of codecs)
+  summary[codec] = geo(results.filter((r) => r.codec === codec).map((r) => r.ratio));
+summary.all = geo(results.map((r) => r.ratio));
+console.log('geometric mean of upq / DuckDB:');
+for (const [k, v] of Object.entries(summary)) console.log(`  ${k.padEnd(13)}${v.toFixed(2)}`);
+const worst = results.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+console.log(`  worst case   ${worst.ratio.toFixed(2)} (${worst.codec} ${worst.column})`);
+writeFileSync(`${outDir}/vs_duckdb.json`, JSON.stringify({ rows, reps, results, summary }, null, 1) + '\n');
+console.log(`figures: ${outDir}/vs_duckdb.json`);
+if (mismatches) {
+  console.log(`${mismatches} sums differ from DuckDB's`);
+  process.exit(1);
+}
