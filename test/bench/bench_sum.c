@@ -2,7 +2,10 @@
  * Decode + sum of one column through the column API, the library's side of
  * the comparison with DuckDB's `SELECT sum(col)` (test/bench/vs_duckdb.mjs).
  *
- *   bench_sum FILE COLUMN [REPS]
+ *   bench_sum [--rows] FILE COLUMN [REPS]
+ *
+ * --rows sums through the row API (upq_rows, one event per value) instead,
+ * for the row API's cost against the column API on the same file.
  *
  * The file is read into memory once (DuckDB reads it from the page cache);
  * each repetition opens the footer with only COLUMN projected and sums every
@@ -20,6 +23,7 @@
 
 #include "uparquet/uparquet.h"
 #include "uparquet/column.h"
+#include "uparquet/record.h"
 #include "util/files.h"
 #include "util/flaky_io.h"
 
@@ -52,6 +56,46 @@ static union {
     upq_bytes ba[BATCH];
 } vals;
 static uint16_t def[BATCH], rep[BATCH];
+static int use_rows;
+
+static void add(int32_t pt, const void *v, int64_t *isum, double *fsum)
+{
+    switch (pt) {
+    case UPQ_TYPE_BOOLEAN: *isum += *(const uint8_t *)v; break;
+    case UPQ_TYPE_INT32:
+        *isum = (int64_t)((uint64_t)*isum + (uint64_t)(int64_t) * (const int32_t *)v);
+        break;
+    case UPQ_TYPE_INT64: *isum = (int64_t)((uint64_t)*isum + *(const uint64_t *)v); break;
+    case UPQ_TYPE_FLOAT: *fsum += (double)*(const float *)v; break;
+    case UPQ_TYPE_DOUBLE: *fsum += *(const double *)v; break;
+    default: *isum += (int64_t)((const upq_bytes *)v)->len; break;
+    }
+}
+
+/* The same sum through the row API. */
+static int sum_rows(upq_reader *r, int col, int64_t *isum, double *fsum)
+{
+    int32_t pt = r->schema.columns[col].physical_type;
+    uint32_t node = r->schema.columns[col].node;
+    for (uint32_t g = 0; g < r->meta.row_groups.n; g++) {
+        upq_rows w;
+        upq_status st = upq_rows_open(&w, r, g, &node, 1, 0);
+        if (st != UPQ_OK)
+            return -1;
+        while ((st = upq_rows_next(&w)) == UPQ_OK) {
+            upq_event ev;
+            while ((st = upq_rows_event(&w, &ev)) == UPQ_OK)
+                if (ev.type == UPQ_EV_VALUE)
+                    add(pt, ev.value, isum, fsum);
+            if (st != UPQ_DONE)
+                break;
+        }
+        upq_rows_close(&w);
+        if (st != UPQ_DONE)
+            return -1;
+    }
+    return 0;
+}
 
 /* One decode + sum; returns 0 and the sums, or -1. */
 static int run(const uint8_t *data, size_t len, uint8_t *arena, const char *name, int64_t *isum,
@@ -84,6 +128,8 @@ static int run(const uint8_t *data, size_t len, uint8_t *arena, const char *name
     *fsum = 0;
     int32_t pt = r.schema.columns[col].physical_type;
     *is_float = pt == UPQ_TYPE_FLOAT || pt == UPQ_TYPE_DOUBLE;
+    if (use_rows)
+        return sum_rows(&r, col, isum, fsum);
     for (uint32_t g = 0; g < r.meta.row_groups.n; g++) {
         upq_column_reader cr;
         upq_status st = upq_column_open(&cr, &r, g, (uint32_t)col);
@@ -134,8 +180,13 @@ int main(int argc, char **argv)
     int reps, is_float = 0;
     int64_t isum = 0;
     double fsum = 0, best = 1e30;
+    if (argc > 1 && strcmp(argv[1], "--rows") == 0) {
+        use_rows = 1;
+        argv++;
+        argc--;
+    }
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_sum FILE COLUMN [REPS]\n");
+        fprintf(stderr, "usage: bench_sum [--rows] FILE COLUMN [REPS]\n");
         return 2;
     }
     reps = argc > 3 ? atoi(argv[3]) : 5;

@@ -4,7 +4,8 @@
 // both as CPU time of their process (the machine may be busy with other
 // work; wall time would count that). Prints the ratio upq / DuckDB per case,
 // the geometric means per codec and overall, checks both sums agree, and
-// writes the figures as JSON.
+// writes the figures as JSON. Then the row API (upq_rows) against the column
+// API on the uncompressed file, column by column.
 //
 //   node bench_vs_duckdb.mjs BENCH_SUM OUT_DIR [ROWS] [REPS]
 //
@@ -45,8 +46,9 @@ function cpu() {
   return (u.user + u.system) / 1e3; // ms
 }
 
-function upqSum(file, col) {
-  const out = execFileSync(benchSum, [file, col, String(reps)], { encoding: 'utf8' }).trim();
+function upqSum(file, col, rowsApi = false) {
+  const args = [...(rowsApi ? ['--rows'] : []), file, col, String(reps)];
+  const out = execFileSync(benchSum, args, { encoding: 'utf8' }).trim();
   const [ms, value] = out.split(' ');
   return [Number(ms), value];
 }
@@ -85,6 +87,19 @@ async function duckSumExpr(file, e) {
   return [best, value];
 }
 
+// the row API (one event per value) against the column API, same file
+const rowApi = [];
+console.log('row API / column API (uncompressed file):');
+for (const [col] of kinds) {
+  const file = `${outDir}/uncompressed.parquet`;
+  const [cms, cval] = upqSum(file, col);
+  const [rms, rval] = upqSum(file, col, true);
+  const ok = same(cval, rval);
+  mismatches += !ok;
+  rowApi.push({ column: col, column_ms: cms, rows_ms: rms, ratio: rms / cms });
+  console.log(`  ${col.padEnd(12)}${cms.toFixed(2).padStart(9)}${rms.toFixed(2).padStart(9)}${(rms / cms).toFixed(2).padStart(7)}${ok ? '' : `  SUM DIFFERS: ${rval} vs ${cval}`}`);
+}
+
 const summary = {};
 for (const codec of codecs)
   summary[codec] = geo(results.filter((r) => r.codec === codec).map((r) => r.ratio));
@@ -93,7 +108,9 @@ console.log('geometric mean of upq / DuckDB:');
 for (const [k, v] of Object.entries(summary)) console.log(`  ${k.padEnd(13)}${v.toFixed(2)}`);
 const worst = results.reduce((a, b) => (b.ratio > a.ratio ? b : a));
 console.log(`  worst case   ${worst.ratio.toFixed(2)} (${worst.codec} ${worst.column})`);
-writeFileSync(`${outDir}/vs_duckdb.json`, JSON.stringify({ rows, reps, results, summary }, null, 1) + '\n');
+summary.row_api = geo(rowApi.map((r) => r.ratio));
+console.log(`row API / column API, geometric mean: ${summary.row_api.toFixed(2)}`);
+writeFileSync(`${outDir}/vs_duckdb.json`, JSON.stringify({ rows, reps, results, row_api: rowApi, summary }, null, 1) + '\n');
 console.log(`figures: ${outDir}/vs_duckdb.json`);
 if (mismatches) {
   console.log(`${mismatches} sums differ from DuckDB's`);
