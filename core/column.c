@@ -18,6 +18,7 @@
 #include "upq_codec.h"
 #include "upq_port.h"
 #include "upq_internal.h"
+#include "upq_simd.h"
 #include "crypto_int.h"
 #include "upq_aes.h"
 
@@ -850,6 +851,15 @@ static upq_status decode_some(upq_column_reader *c, uint16_t *rep, uint16_t *def
                 return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("repetition level above its maximum"));
     }
     if (cd->max_def) {
+        uint32_t run = 0, rv = 0;
+        /* no nulls here (one RLE run of the maximum covers the batch, as in
+         * any page without nulls): the levels are a fill, all values */
+        if (!c->def_bp && upq_rle_run_ahead(&c->def_rle, &run, &rv) == UPQ_OK && run >= n &&
+            rv == cd->max_def) {
+            UPQ_K(fill_u16)(def, (uint16_t)rv, n);
+            c->def_rle.left -= (uint32_t)n;
+            goto levels_done;
+        }
         st = get_levels(c, 0, def, n);
         if (st != UPQ_OK)
             return col_fail(c, st, c->page_off, UPQ_MSG("malformed definition levels"));
@@ -860,6 +870,7 @@ static upq_status decode_some(upq_column_reader *c, uint16_t *rep, uint16_t *def
             nonnull += def[i] == cd->max_def;
         }
     }
+levels_done:
     st = upq_values_get(&c->vals, vals, nonnull, &got, &c->vb);
     if (st != UPQ_OK)
         return col_fail(c, st, c->page_off, UPQ_MSG("malformed values"));

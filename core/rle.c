@@ -193,6 +193,18 @@ upq_status upq_rle_get16(upq_rle_dec *d, uint16_t *out, size_t n)
     return UPQ_OK;
 }
 
+upq_status upq_rle_run_ahead(upq_rle_dec *d, uint32_t *left, uint32_t *value)
+{
+    if (d->left == 0) {
+        upq_status st = read_run(d);
+        if (st != UPQ_OK)
+            return st;
+    }
+    *left = d->literal ? 0 : d->left;
+    *value = d->value;
+    return UPQ_OK;
+}
+
 upq_status upq_rle_skip(upq_rle_dec *d, size_t n)
 {
     while (n) {

@@ -55,6 +55,11 @@ upq_status upq_rle_get32(upq_rle_dec *d, uint32_t *out, size_t n);
 upq_status upq_rle_get16(upq_rle_dec *d, uint16_t *out, size_t n);
 /* Same checks as get, without storing the values. */
 upq_status upq_rle_skip(upq_rle_dec *d, size_t n);
+/* Values left in the current run when it is an RLE run (0 when it is
+ * bit-packed), reading the next run's header first if the current one is
+ * used up, and its value. Decoding nothing, it lets a caller take a long
+ * run at once (upq_rle_skip then moves past what it took). */
+upq_status upq_rle_run_ahead(upq_rle_dec *d, uint32_t *left, uint32_t *value);
 
 /* Deprecated BIT_PACKED levels: MSB-first packing, no runs. */
 typedef struct upq_bitpacked_dec {
