@@ -427,7 +427,7 @@ CHECK_EXTRA_TARGETS += check-logging
 # once on 20,000 rows, where the times mean nothing but every sum must equal
 # DuckDB's.
 .PHONY: check-bench-vs-duckdb
-check-bench-vs-duckdb: $(INTEROP_STAMP) $(HOST)/test/bench/bench_sum
+check-bench-vs-duckdb: $(INTEROP_STAMP) $(HOST)/test/bench/bench_sum $(HOST)/test/bench/bench_write
 	@cd $(INTEROP_DIR) && node bench_vs_duckdb.mjs $(abspath $(HOST)/test/bench/bench_sum) \
 	    $(abspath $(CHECK_DIR)/bench-vs-duckdb) 20000 1
 CHECK_EXTRA_TARGETS += check-bench-vs-duckdb
@@ -473,7 +473,7 @@ bench: $(BENCH_BINS)
 BENCH_ROWS ?= 1000000
 BENCH_REPS ?= 5
 .PHONY: bench-vs-duckdb
-bench-vs-duckdb: $(INTEROP_STAMP) $(HOST)/test/bench/bench_sum
+bench-vs-duckdb: $(INTEROP_STAMP) $(HOST)/test/bench/bench_sum $(HOST)/test/bench/bench_write
 	@echo "== decode + sum against DuckDB ($(BENCH_ROWS) rows)"
 	@cd $(INTEROP_DIR) && node bench_vs_duckdb.mjs $(abspath $(HOST)/test/bench/bench_sum) \
 	    $(abspath $(BUILD)/bench) $(BENCH_ROWS) $(BENCH_REPS)

@@ -7,7 +7,13 @@
 // writes the figures as JSON. Then the row API (upq_rows) against the column
 // API on the uncompressed file, column by column.
 //
+// Last, writing: bench_write (five optional columns, column-wise, into
+// memory, CRCs, statistics and page index on) against DuckDB's COPY of the
+// same table from memory, uncompressed and SNAPPY; DuckDB then reads upq's
+// file and its count and sums must equal the table's.
+//
 //   node bench_vs_duckdb.mjs BENCH_SUM OUT_DIR [ROWS] [REPS]
+//   (bench_write is taken from BENCH_SUM's directory)
 //
 // ROWS defaults to 1,000,000 (BENCH_ROWS=10000000 in make bench for the
 // 10M-row figures). The files stay in OUT_DIR.
@@ -16,6 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 
 const [, , benchSum, outDir, rowsArg, repsArg] = process.argv;
+const benchWrite = benchSum.replace(/bench_sum$/, 'bench_write');
 const rows = Number(rowsArg || 1000000);
 const reps = Number(repsArg || 5);
 mkdirSync(outDir, { recursive: true });
@@ -100,6 +107,31 @@ for (const [col] of kinds) {
   console.log(`  ${col.padEnd(12)}${cms.toFixed(2).padStart(9)}${rms.toFixed(2).padStart(9)}${(rms / cms).toFixed(2).padStart(7)}${ok ? '' : `  SUM DIFFERS: ${rval} vs ${cval}`}`);
 }
 
+// writing: DuckDB's table is built from the file upq wrote (the same
+// values), then both write it
+const writer = [];
+console.log('writing 5 optional columns (CPU ms, best of reps; throughput = DuckDB ms / upq ms):');
+for (const codec of ['uncompressed', 'snappy']) {
+  const upqFile = `${outDir}/w_upq_${codec}.parquet`;
+  const out = execFileSync(benchWrite, [String(rows), codec, upqFile, String(reps)], { encoding: 'utf8' }).trim();
+  const ums = Number(out.split(' ')[0]);
+  await con.run(`CREATE OR REPLACE TABLE w AS SELECT * FROM read_parquet('${upqFile}')`);
+  let dms = Infinity;
+  for (let k = 0; k < reps; k++) {
+    const t0 = cpu();
+    await con.run(`COPY w TO '${outDir}/w_duckdb_${codec}.parquet' (FORMAT parquet, COMPRESSION ${codec})`);
+    dms = Math.min(dms, cpu() - t0);
+  }
+  // upq's file against the copy DuckDB wrote of it: same count and sums
+  const q = (f) => `SELECT count(*), sum(i64), sum(f64), sum(i32), sum(strlen(str)), sum(flag::INT), count(*) - count(str) FROM read_parquet('${f}')`;
+  const a = (await con.runAndReadAll(q(upqFile))).getRows()[0].map(String).join(' ');
+  const b = (await con.runAndReadAll(q(`${outDir}/w_duckdb_${codec}.parquet`))).getRows()[0].map(String).join(' ');
+  const countOk = a.split(' ')[0] === String(rows) && a === b;
+  mismatches += !countOk;
+  writer.push({ codec, upq_ms: ums, duckdb_ms: dms, throughput_vs_duckdb: dms / ums });
+  console.log(`  ${codec.padEnd(13)}${ums.toFixed(2).padStart(9)}${dms.toFixed(2).padStart(9)}${(dms / ums).toFixed(2).padStart(7)}x${countOk ? '' : `  FILE DIFFERS: ${a} vs ${b}`}`);
+}
+
 const summary = {};
 for (const codec of codecs)
   summary[codec] = geo(results.filter((r) => r.codec === codec).map((r) => r.ratio));
@@ -110,7 +142,7 @@ const worst = results.reduce((a, b) => (b.ratio > a.ratio ? b : a));
 console.log(`  worst case   ${worst.ratio.toFixed(2)} (${worst.codec} ${worst.column})`);
 summary.row_api = geo(rowApi.map((r) => r.ratio));
 console.log(`row API / column API, geometric mean: ${summary.row_api.toFixed(2)}`);
-writeFileSync(`${outDir}/vs_duckdb.json`, JSON.stringify({ rows, reps, results, row_api: rowApi, summary }, null, 1) + '\n');
+writeFileSync(`${outDir}/vs_duckdb.json`, JSON.stringify({ rows, reps, results, row_api: rowApi, writer, summary }, null, 1) + '\n');
 console.log(`figures: ${outDir}/vs_duckdb.json`);
 if (mismatches) {
   console.log(`${mismatches} sums differ from DuckDB's`);
