@@ -7,6 +7,8 @@
 #                                         in a static arena of FW_READER_ARENA bytes
 #   $(BUILD)/firmware/fw_reader_big.elf   the same with FW_READER_BIG_ARENA bytes
 #                                         (reads the files the small arena cannot)
+#   $(BUILD)/firmware/fw_ipv.elf          instructions per value of column decoding
+#                                         (make bench: test/bench/fw_ipv.sh)
 #   $(BUILD)/firmware/stm32f4/*.elf       the same programs linked for a 1 MB flash /
 #                                         128 KB RAM part (linker/stm32f4.ld): the
 #                                         size budget; the reader with a smaller arena
@@ -41,6 +43,7 @@ FW_LOGGER_OBJ := $(FW)/obj/examples/firmware/logger_main.o \
 FW_READER_OBJ := $(FW)/obj/examples/firmware/reader_main.o
 FW_READER_BIG_OBJ := $(FW)/obj/big/reader_main.o
 FW_STM32_READER_OBJ := $(FW)/obj/stm32f4/reader_main.o
+FW_IPV_OBJ := $(FW)/obj/examples/firmware/ipv_main.o
 
 FW_IMAGES := $(FW)/sensor_logger.elf $(FW)/fw_reader.elf $(FW)/fw_reader_big.elf
 FW_BUDGET_IMAGES := $(FW)/stm32f4/sensor_logger.elf $(FW)/stm32f4/fw_reader.elf
@@ -70,6 +73,9 @@ $(FW)/fw_reader.elf: $(FW_READER_OBJ) $(FW_LINK_DEPS) linker/mps2_an386.ld
 	$(call fw_link,mps2_an386.ld,$(FW_READER_OBJ) $(FW_COMMON_OBJ))
 $(FW)/fw_reader_big.elf: $(FW_READER_BIG_OBJ) $(FW_LINK_DEPS) linker/mps2_an386.ld
 	$(call fw_link,mps2_an386.ld,$(FW_READER_BIG_OBJ) $(FW_COMMON_OBJ))
+# instructions per value (test/bench/fw_ipv.sh, make bench)
+$(FW)/fw_ipv.elf: $(FW_IPV_OBJ) $(FW_LINK_DEPS) linker/mps2_an386.ld
+	$(call fw_link,mps2_an386.ld,$(FW_IPV_OBJ) $(FW_COMMON_OBJ))
 $(FW)/stm32f4/sensor_logger.elf: $(FW_LOGGER_OBJ) $(FW_LINK_DEPS) linker/stm32f4.ld
 	$(call fw_link,stm32f4.ld,$(FW_LOGGER_OBJ) $(FW_COMMON_OBJ),$(FW_STM32_LDFLAGS))
 $(FW)/stm32f4/fw_reader.elf: $(FW_STM32_READER_OBJ) $(FW_LINK_DEPS) linker/stm32f4.ld
@@ -85,6 +91,16 @@ size: size-firmware
 size-firmware: $(FW_IMAGES) $(FW_BUDGET_IMAGES)
 	@echo "Firmware images (text = code + constants in flash; data + bss in RAM, stack not included):"
 	@$(TSIZE.cortex-m4) $(FW_IMAGES) $(FW_BUDGET_IMAGES) | sed 's|$(FW)/||'
+
+# Instructions per value of column decoding on the Cortex-M4 (qemu -icount):
+# printed by `make bench`, kept working by `make check` (the script fails
+# when an image run gives no figure).
+.PHONY: bench-fw check-fw-ipv
+bench-fw check-fw-ipv: $(FW)/fw_ipv.elf $(UPQ)
+	@QEMU_ARM='$(QEMU_ARM)' bash test/bench/fw_ipv.sh $(abspath $(UPQ)) $(abspath $(FW)/fw_ipv.elf) \
+	    $(abspath $(FW)/ipv)
+bench: bench-fw
+CHECK_EXTRA_TARGETS += check-fw-ipv
 
 # A `make check` stage: the images under qemu against the host tools.
 CHECK_EXTRA_TARGETS += firmware-check
