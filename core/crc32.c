@@ -3,8 +3,9 @@
  * checksum Parquet specifies. UPQ_CRC32_TABLE picks the scalar form:
  * 8 slices eight bytes a step through eight 1 KB tables (the hosts'
  * default: pages are checksummed on every write and read, and this is about
- * four times the byte-wise speed), 1 one 1 KB table a byte, 0 bitwise (no
- * table, for the smallest flash). AArch64 builds with the CRC32 instructions
+ * four times the byte-wise speed), 4 four bytes through four tables (for
+ * 32-bit boards with flash to spare), 1 one 1 KB table a byte, 0 bitwise
+ * (no table, for the smallest flash). AArch64 builds with the CRC32 instructions
  * use those instead (port/upq_simd.h).
  *
  * crc32_tab8.h was generated with
@@ -14,7 +15,7 @@
 #include "uparquet/crc32.h"
 #include "upq_simd.h"
 
-#if UPQ_CRC32_TABLE == 8
+#if UPQ_CRC32_TABLE == 8 || UPQ_CRC32_TABLE == 4
 #include "crc32_tab8.h"
 #define crc_table crc_tab8[0]
 #elif UPQ_CRC32_TABLE
@@ -45,6 +46,15 @@ uint32_t upq_crc32_update_scalar(uint32_t crc, const void *data, size_t len)
               crc_tab8[1][(hi >> 16) & 0xFFu] ^ crc_tab8[0][hi >> 24];
         p += 8;
         len -= 8;
+    }
+#elif UPQ_CRC32_TABLE == 4
+    while (len >= 4) {
+        uint32_t w = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                            (uint32_t)p[3] << 24);
+        crc = crc_tab8[3][w & 0xFFu] ^ crc_tab8[2][(w >> 8) & 0xFFu] ^
+              crc_tab8[1][(w >> 16) & 0xFFu] ^ crc_tab8[0][w >> 24];
+        p += 4;
+        len -= 4;
     }
 #endif
 #if UPQ_CRC32_TABLE

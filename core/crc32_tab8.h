@@ -1,10 +1,11 @@
 /*
  * CRC-32 slicing tables (reflected 0xEDB88320): crc_tab8[0] is the byte-wise
- * table, crc_tab8[k][n] the CRC of byte n followed by k zero bytes. Generated
+ * table, crc_tab8[k][n] the CRC of byte n followed by k zero bytes (the
+ * first four for slicing by 4, all eight for slicing by 8). Generated
  * by the loop in crc32.c's comment; checked against the bitwise CRC by
  * test/unit/test_crc32.c.
  */
-static const uint32_t crc_tab8[8][256] = {
+static const uint32_t crc_tab8[UPQ_CRC32_TABLE][256] = {
     {
         0x00000000u, 0x77073096u, 0xee0e612cu, 0x990951bau, 0x076dc419u, 0x706af48fu,
         0xe963a535u, 0x9e6495a3u, 0x0edb8832u, 0x79dcb8a4u, 0xe0d5e91eu, 0x97d2d988u,
@@ -185,6 +186,7 @@ static const uint32_t crc_tab8[8][256] = {
         0xa30d497bu, 0x1bb12e1eu, 0x43d23e48u, 0xfb6e592du, 0xe9dbf6c3u, 0x516791a6u,
         0xccb0a91fu, 0x740cce7au, 0x66b96194u, 0xde0506f1u,
     },
+#if UPQ_CRC32_TABLE == 8
     {
         0x00000000u, 0x3d6029b0u, 0x7ac05360u, 0x47a07ad0u, 0xf580a6c0u, 0xc8e08f70u,
         0x8f40f5a0u, 0xb220dc10u, 0x30704bc1u, 0x0d106271u, 0x4ab018a1u, 0x77d03111u,
@@ -365,4 +367,5 @@ static const uint32_t crc_tab8[8][256] = {
         0x39041dcdu, 0xf5ae1d53u, 0x2c8e0fffu, 0xe0240f61u, 0x6eab0882u, 0xa201081cu,
         0xa8c40105u, 0x646e019bu, 0xeae10678u, 0x264b06e6u,
     },
+#endif
 };

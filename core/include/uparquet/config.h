@@ -50,8 +50,8 @@
  * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
  *                            little-endian AArch64 and ARMv7-A with NEON
  * UPQ_CRC32_TABLE            8 on     page CRC32: 8 = slicing by 8 (8 KB .rodata,
- *                            64-bit,  ~4x the byte-wise speed), 1 = one 1 KB table,
- *                            else 1   0 = bitwise (no table)
+ *                            64-bit,  ~4x the byte-wise speed), 4 = slicing by 4
+ *                            else 1   (4 KB), 1 = one 1 KB table, 0 = bitwise (no table)
  * UPQ_MEM_WORDS              1        upq_memcpy/upq_memset move machine words when
  *                                     the blocks allow (0: byte loops, ~120 B less
  *                                     code on Cortex-M4, slower on large blocks)
