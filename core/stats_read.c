@@ -273,10 +273,6 @@ void upq_stats_decode(const upq_file_metadata *m, const upq_schema *s, uint32_t 
         if (UPQ_ISSET(*st, UPQ_STATISTICS_MAX))
             hi = &st->max;
     }
-    if (!lo && !hi) {
-        out->why = UPQ_STAT_WHY_ABSENT;
-        return;
-    }
     same = lo && hi && same_bytes(lo, hi);
     type_order = upq_stats_type_order(s, column);
     order = upq_stats_column_order(m, s, column, &flags, &why);
@@ -284,6 +280,10 @@ void upq_stats_decode(const upq_file_metadata *m, const upq_schema *s, uint32_t 
         order = type_order; /* one value: every order agrees */
     out->order = (uint8_t)order;
     out->total_order = (flags & UPQ_STAT_TOTAL_ORDER) != 0;
+    if (!lo && !hi) {
+        out->why = UPQ_STAT_WHY_ABSENT;
+        return;
+    }
     if (order == UPQ_STAT_ORDER_NONE) {
         out->why = why ? why : UPQ_STAT_WHY_NO_ORDER;
         return;
