@@ -148,6 +148,25 @@ static void key_stat(json_writer *w, const char *key, int present, const value_k
     sb_free(&sb);
 }
 
+/* A bound held as bytes (strings, binary, binary decimals, INT96) as hex:
+ * the exact bytes, which the string rendering cannot always give back. */
+static void key_hex(json_writer *w, const char *key, int present, const upq_stat_value *v)
+{
+    strbuf sb;
+    uint32_t i;
+    json_key(w, key);
+    if (!present || !(v->kind == UPQ_STAT_BYTES || v->kind == UPQ_STAT_DECIMAL ||
+                      v->kind == UPQ_STAT_INT96)) {
+        json_null(w);
+        return;
+    }
+    sb_init(&sb);
+    for (i = 0; i < v->len; i++)
+        sb_printf(&sb, "%02x", v->ptr[i]);
+    json_string(w, sb.p ? sb.p : "", sb.len);
+    sb_free(&sb);
+}
+
 static void key_i64_list(json_writer *w, const char *key, int present, const upq_i64_list *l)
 {
     uint32_t i;
@@ -186,6 +205,8 @@ static void write_typed_statistics(json_writer *w, const upq_file_metadata *fm,
         json_cstr(w, cs.deprecated ? "min/max" : "min_value/max_value");
     key_stat(w, "min", cs.has_min, k, &cs.min);
     key_stat(w, "max", cs.has_max, k, &cs.max);
+    key_hex(w, "min_hex", cs.has_min, &cs.min);
+    key_hex(w, "max_hex", cs.has_max, &cs.max);
     key_bool(w, "min_exact", cs.has_min && cs.min.exact >= 0, cs.min.exact > 0);
     key_bool(w, "max_exact", cs.has_max && cs.max.exact >= 0, cs.max.exact > 0);
     key_bool(w, "total_order", 1, cs.total_order);
