@@ -47,6 +47,11 @@ int upq_stats_column_order(const upq_file_metadata *m, const upq_schema *s, uint
     uint8_t w = UPQ_STAT_OK;
     if (flags)
         *flags = 0;
+    if (!s || column >= s->num_columns) {
+        if (why)
+            *why = UPQ_STAT_WHY_NO_ORDER;
+        return UPQ_STAT_ORDER_NONE;
+    }
     if (m && UPQ_ISSET(*m, UPQ_FILE_METADATA_COLUMN_ORDERS)) {
         const upq_column_order *co = column < m->column_orders.n ? &m->column_orders.v[column] : 0;
         uint32_t set = co ? co->isset : 0;

@@ -650,6 +650,13 @@ static void test_no_order(void)
     upq_stats_decode(&F.m, &F.s, 5, &F.st, &F.out);
     TU_CHECK_INT(F.out.why, UPQ_STAT_WHY_NO_ORDER);
     TU_CHECK(*upq_stat_why_name(F.out.why) && *upq_stat_order_name(99));
+    {
+        uint8_t why = 0;
+        unsigned flags = 7;
+        TU_CHECK_INT(upq_stats_column_order(&F.m, &F.s, 5, &flags, &why), UPQ_STAT_ORDER_NONE);
+        TU_CHECK_INT(why, UPQ_STAT_WHY_NO_ORDER);
+        TU_CHECK_INT(flags, 0);
+    }
 }
 
 int main(void)
