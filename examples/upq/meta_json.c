@@ -8,6 +8,12 @@
  * INTEGER annotations); everything else is a string holding the text
  * `upq meta` prints, except that string-annotated values are the raw string
  * itself (not quoted and C-escaped) under json.h's escaping rules.
+ *
+ * Each chunk also has typed_statistics, the statistics as a reader takes
+ * them (uparquet/stats.h): order, usable, why, source ("min_value/max_value",
+ * "min/max" or null), min and max (usable bounds only, in the same value
+ * format; a float zero bound widened), min_hex/max_hex (byte-valued bounds),
+ * min_exact/max_exact, total_order and the counts; and size_statistics.
  */
 #include "upq.h"
 #include "json.h"
