@@ -53,45 +53,11 @@ static upq_status col_fail(upq_column_reader *c, upq_status st, uint64_t off, co
  * compiler drops the encrypted paths there. */
 #define ENCRYPTED(c) (UPQ_WITH_CRYPTO && (c)->key)
 
-/* Is created_by "<app> version a.b.c..." with that exact application name
- * and a version below major.minor.patch? A file of that application with no
- * readable version counts as older, as other readers take it. Versions are
- * compared by their first three numbers; "1.5.1-SNAPSHOT" is 1.5.1. */
-static int writer_older(const upq_file_metadata *m, const char *app, size_t app_len,
-                        unsigned major, unsigned minor, unsigned patch)
-{
-    static const char ver[] = " version ";
-    const uint8_t *p = m->created_by.ptr, *end;
-    unsigned v[3] = {0, 0, 0}, k = 0;
-    if (!UPQ_ISSET(*m, UPQ_FILE_METADATA_CREATED_BY) || m->created_by.len < app_len ||
-        upq_memcmp(p, app, app_len) != 0)
-        return 0;
-    end = p + m->created_by.len;
-    p += app_len;
-    if (p < end && *p != ' ')
-        return 0; /* a longer name: "parquet-cpp-arrow" is not "parquet-cpp" */
-    if ((size_t)(end - p) < sizeof ver - 1 || upq_memcmp(p, ver, sizeof ver - 1) != 0)
-        return 1; /* no version: treated as the oldest */
-    p += sizeof ver - 1;
-    while (p < end && k < 3) {
-        if (*p >= '0' && *p <= '9') {
-            if (v[k] < 100000u)
-                v[k] = v[k] * 10u + (unsigned)(*p - '0');
-        } else if (*p == '.') {
-            k++;
-        } else {
-            break;
-        }
-        p++;
-    }
-    return v[0] < major || (v[0] == major && (v[1] < minor || (v[1] == minor && v[2] < patch)));
-}
-
 /* parquet-mr up to 1.2.8 left the dictionary page header out of
  * total_compressed_size (PARQUET-816). */
 static int old_parquet_mr(const upq_file_metadata *m)
 {
-    return writer_older(m, "parquet-mr", sizeof "parquet-mr" - 1, 1, 2, 9);
+    return upq_created_by_older(m, "parquet-mr", sizeof "parquet-mr" - 1, 1, 2, 9);
 }
 
 /* parquet-cpp (the name Arrow C++ wrote until its 3.0 renamed it
@@ -101,7 +67,7 @@ static int old_parquet_mr(const upq_file_metadata *m)
  * so does this reader. */
 static int v2_always_compressed(const upq_file_metadata *m)
 {
-    return writer_older(m, "parquet-cpp", sizeof "parquet-cpp" - 1, 2, 0, 0);
+    return upq_created_by_older(m, "parquet-cpp", sizeof "parquet-cpp" - 1, 2, 0, 0);
 }
 
 upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uint32_t column)

@@ -7,7 +7,8 @@
 #include "upq_port.h"
 #include "upq_simd.h"
 
-#if UPQ_WITH_WRITER
+/* The order and the compare serve the reader's statistics too
+ * (stats_read.c); the rest is the writer's. */
 
 int upq_stats_order(int32_t physical_type, const upq_logical_type *lt, int32_t converted)
 {
@@ -73,7 +74,7 @@ uint32_t upq_stats_cap(int order, int32_t physical_type, int32_t type_length,
     }
 }
 
-/* Half-precision bits -> a key that orders like the value (-0 == +0). */
+#if UPQ_WITH_WRITER
 /* An IEEE value of `w` bytes (2: FLOAT16 as stored, 4 and 8: the staged
  * float and double) as bits. */
 static uint64_t ieee_bits(const uint8_t *vals, size_t i, size_t w)
@@ -84,6 +85,7 @@ static uint64_t ieee_bits(const uint8_t *vals, size_t i, size_t w)
         return upq_f32_bits(((const float *)(const void *)vals)[i]);
     return upq_f64_bits(((const double *)(const void *)vals)[i]);
 }
+#endif
 
 /* Its order as an integer, -0 and +0 equal like a float compare: exact, and
  * no software float compare on targets without a double (or any) FPU. */
@@ -139,6 +141,8 @@ int upq_stats_cmp(int order, const uint8_t *a, size_t alen, const uint8_t *b, si
     default: return bytes_cmp(a, alen, b, blen);
     }
 }
+
+#if UPQ_WITH_WRITER
 
 void upq_minmax_reset(upq_minmax *m)
 {

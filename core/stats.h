@@ -16,20 +16,22 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "uparquet/writer.h"
+#include "uparquet/stats.h"
 
-/* How a column's values compare (the ColumnOrder TYPE_ORDER of its type). */
+/* How a column's values compare: the public upq_stat_order under short
+ * names (uparquet/stats.h). */
 enum {
-    UPQ_SO_NONE = 0, /* no defined order (INT96, INTERVAL, geospatial): no min/max */
-    UPQ_SO_BOOL,     /* false < true */
-    UPQ_SO_I32,
-    UPQ_SO_U32,      /* INTEGER(8|16|32, unsigned) */
-    UPQ_SO_I64,
-    UPQ_SO_U64,      /* INTEGER(64, unsigned) */
-    UPQ_SO_F32,      /* IEEE order without NaN; -0.0 = +0.0 */
-    UPQ_SO_F64,
-    UPQ_SO_F16,      /* FLOAT16 on FIXED_LEN_BYTE_ARRAY(2), by value */
-    UPQ_SO_BYTES,    /* unsigned byte-wise (strings, binary, FLBA) */
-    UPQ_SO_DECIMAL   /* signed big-endian two's complement (DECIMAL on binary types) */
+    UPQ_SO_NONE = UPQ_STAT_ORDER_NONE, /* no min/max (INT96, INTERVAL, geospatial) */
+    UPQ_SO_BOOL = UPQ_STAT_ORDER_BOOL,
+    UPQ_SO_I32 = UPQ_STAT_ORDER_I32,
+    UPQ_SO_U32 = UPQ_STAT_ORDER_U32,
+    UPQ_SO_I64 = UPQ_STAT_ORDER_I64,
+    UPQ_SO_U64 = UPQ_STAT_ORDER_U64,
+    UPQ_SO_F32 = UPQ_STAT_ORDER_F32,   /* IEEE order without NaN; -0.0 = +0.0 */
+    UPQ_SO_F64 = UPQ_STAT_ORDER_F64,
+    UPQ_SO_F16 = UPQ_STAT_ORDER_F16,
+    UPQ_SO_BYTES = UPQ_STAT_ORDER_BYTES,
+    UPQ_SO_DECIMAL = UPQ_STAT_ORDER_DECIMAL
 };
 
 /* The order of a leaf: `lt` is its LogicalType (may be unset), `converted`

@@ -70,4 +70,13 @@ struct upq_io;
 upq_status upq_io_read(const struct upq_io *io, uint64_t off, void *buf, size_t want,
                        size_t *got, const char **what);
 
+/* Is created_by "<app> version a.b.c..." with that exact application name
+ * and a version below major.minor.patch? A file of that application with no
+ * readable version counts as older, as other readers take it. Versions are
+ * compared by their first three numbers; "1.5.1-SNAPSHOT" is 1.5.1
+ * (core/created_by.c). */
+struct upq_file_metadata;
+int upq_created_by_older(const struct upq_file_metadata *m, const char *app, size_t app_len,
+                         unsigned major, unsigned minor, unsigned patch);
+
 #endif

@@ -196,6 +196,8 @@ interop-deps: $(INTEROP_STAMP)
 # shows DuckDB's side and the stage counts as skipped.
 INTEROP_UPQ := $(if $(wildcard examples/examples.mk),$(UPQ))
 
+# stats_vs_duckdb: the typed statistics upq reads against DuckDB's reading
+# of them and against each row group's rows.
 # meta_vs_duckdb: `upq meta` against DuckDB's metadata functions;
 # other_writers: files other writers make in ways the corpus does not show
 # (hyparquet-writer's all-null v2 pages), upq's values against DuckDB's and
@@ -203,6 +205,7 @@ INTEROP_UPQ := $(if $(wildcard examples/examples.mk),$(UPQ))
 stage-interop: $(INTEROP_STAMP) $(INTEROP_UPQ)
 	@bash test/stage.sh $(CHECK_DIR)/interop.res interop -- \
 	    bash test/sum_counts.sh \
+	    '$(NODE) $(INTEROP_DIR)/stats_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/stats' \
 	    '$(NODE) $(INTEROP_DIR)/meta_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq' \
 	    '$(NODE) $(INTEROP_DIR)/other_writers.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/other-writers'
 

@@ -305,6 +305,17 @@ static void readme_reading(FILE *f, uint64_t size)
         upq_bloom_close(&bf);
     }
     printf("readme: bloom filter says %d for 1000.5 (absent; 1 would be a false positive)\n", maybe);
+    upq_column_stats cs;
+    upq_stat_value limit = { 0 };
+    int cmp, skip = 0;
+    limit.kind = UPQ_STAT_FLOAT;
+    limit.v.d = 30.0;                              /* WHERE reading > 30 */
+    if (upq_reader_column_stats(&r, 0 /* row group */, 1 /* leaf column */, &cs) == UPQ_OK &&
+        cs.has_max && upq_stat_cmp(&cs.max, &limit, &cmp) && cmp <= 0)
+        skip = 1;                                  /* no value above 30: skip the row group */
+    check(skip == 1, "readme: statistics: no \"reading\" above 30", skip, 1);
+    check(cs.has_min && cs.min.v.d == 0.0 && cs.max.v.d == 24.5,
+          "readme: statistics: \"reading\" within [0, 24.5]", (long long)(cs.max.v.d * 10), 245);
     check(m->num_rows == 50, "readme: open, 50 rows", (long long)m->num_rows, 50);
     check(readme_values == 150 && readme_nulls == 0, "readme: rows: 150 VALUE events, no NULL",
           readme_values, 150);

@@ -8,6 +8,12 @@
  * INTEGER annotations); everything else is a string holding the text
  * `upq meta` prints, except that string-annotated values are the raw string
  * itself (not quoted and C-escaped) under json.h's escaping rules.
+ *
+ * Each chunk also has typed_statistics, the statistics as a reader takes
+ * them (uparquet/stats.h): order, usable, why, source ("min_value/max_value",
+ * "min/max" or null), min and max (usable bounds only, in the same value
+ * format; a float zero bound widened), min_hex/max_hex (byte-valued bounds),
+ * min_exact/max_exact, total_order and the counts; and size_statistics.
  */
 #include "upq.h"
 #include "json.h"
@@ -131,8 +137,108 @@ static void write_statistics(json_writer *w, const upq_statistics *st, const val
     json_object_end(w);
 }
 
-static void write_chunk(json_writer *w, const upq_schema *s, uint32_t col,
-                        const upq_column_chunk *ch)
+static void key_stat(json_writer *w, const char *key, int present, const value_kind *k,
+                     const upq_stat_value *v)
+{
+    strbuf sb;
+    json_key(w, key);
+    if (!present) {
+        json_null(w);
+        return;
+    }
+    sb_init(&sb);
+    if (stat_value_render(&sb, k, v, 1) == VAL_INT)
+        json_number_text(w, sb_str(&sb));
+    else
+        json_string(w, sb.p ? sb.p : "", sb.len);
+    sb_free(&sb);
+}
+
+/* A bound held as bytes (strings, binary, binary decimals, INT96) as hex:
+ * the exact bytes, which the string rendering cannot always give back. */
+static void key_hex(json_writer *w, const char *key, int present, const upq_stat_value *v)
+{
+    strbuf sb;
+    uint32_t i;
+    json_key(w, key);
+    if (!present || !(v->kind == UPQ_STAT_BYTES || v->kind == UPQ_STAT_DECIMAL ||
+                      v->kind == UPQ_STAT_INT96)) {
+        json_null(w);
+        return;
+    }
+    sb_init(&sb);
+    for (i = 0; i < v->len; i++)
+        sb_printf(&sb, "%02x", v->ptr[i]);
+    json_string(w, sb.p ? sb.p : "", sb.len);
+    sb_free(&sb);
+}
+
+static void key_i64_list(json_writer *w, const char *key, int present, const upq_i64_list *l)
+{
+    uint32_t i;
+    json_key(w, key);
+    if (!present) {
+        json_null(w);
+        return;
+    }
+    json_array_begin(w);
+    for (i = 0; i < l->n; i++)
+        json_int(w, l->v[i]);
+    json_array_end(w);
+}
+
+/* The statistics as a reader takes them (uparquet/stats.h): typed bounds,
+ * or why there are none. */
+static void write_typed_statistics(json_writer *w, const upq_file_metadata *fm,
+                                   const upq_schema *s, uint32_t col, const upq_statistics *st,
+                                   const value_kind *k)
+{
+    upq_column_stats cs;
+    upq_stats_decode(fm, s, col, st, &cs);
+    json_object_begin(w);
+    json_key(w, "order");
+    json_cstr(w, upq_stat_order_name(cs.order));
+    json_key(w, "usable");
+    json_bool(w, cs.has_min || cs.has_max);
+    json_key(w, "why");
+    json_cstr(w, upq_stat_why_name(cs.why));
+    json_key(w, "source");
+    if (cs.why == UPQ_STAT_WHY_ABSENT && !cs.has_min && !cs.has_max &&
+        !UPQ_ISSET(*st, UPQ_STATISTICS_MIN_VALUE) && !UPQ_ISSET(*st, UPQ_STATISTICS_MAX_VALUE) &&
+        !UPQ_ISSET(*st, UPQ_STATISTICS_MIN) && !UPQ_ISSET(*st, UPQ_STATISTICS_MAX))
+        json_null(w);
+    else
+        json_cstr(w, cs.deprecated ? "min/max" : "min_value/max_value");
+    key_stat(w, "min", cs.has_min, k, &cs.min);
+    key_stat(w, "max", cs.has_max, k, &cs.max);
+    key_hex(w, "min_hex", cs.has_min, &cs.min);
+    key_hex(w, "max_hex", cs.has_max, &cs.max);
+    key_bool(w, "min_exact", cs.has_min && cs.min.exact >= 0, cs.min.exact > 0);
+    key_bool(w, "max_exact", cs.has_max && cs.max.exact >= 0, cs.max.exact > 0);
+    key_bool(w, "total_order", 1, cs.total_order);
+    key_i64(w, "null_count", cs.has_null_count, cs.null_count);
+    key_i64(w, "distinct_count", cs.has_distinct_count, cs.distinct_count);
+    key_i64(w, "nan_count", cs.has_nan_count, cs.nan_count);
+    json_object_end(w);
+}
+
+static void write_size_statistics(json_writer *w, const upq_size_statistics *ss)
+{
+    json_object_begin(w);
+    key_i64(w, "unencoded_byte_array_data_bytes",
+            UPQ_ISSET(*ss, UPQ_SIZE_STATISTICS_UNENCODED_BYTE_ARRAY_DATA_BYTES),
+            ss->unencoded_byte_array_data_bytes);
+    key_i64_list(w, "repetition_level_histogram",
+                 UPQ_ISSET(*ss, UPQ_SIZE_STATISTICS_REPETITION_LEVEL_HISTOGRAM),
+                 &ss->repetition_level_histogram);
+    key_i64_list(w, "definition_level_histogram",
+                 UPQ_ISSET(*ss, UPQ_SIZE_STATISTICS_DEFINITION_LEVEL_HISTOGRAM),
+                 &ss->definition_level_histogram);
+    json_object_end(w);
+}
+
+static void write_chunk(json_writer *w, const upq_file_metadata *fm, const upq_schema *s,
+                        uint32_t col, const upq_column_chunk *ch)
 {
     const upq_column_metadata *m = &ch->meta_data;
     int hm = UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA) != 0;
@@ -198,6 +304,22 @@ static void write_chunk(json_writer *w, const upq_schema *s, uint32_t col,
     } else {
         json_null(w);
     }
+    json_key(w, "typed_statistics");
+    if (hm) {
+        static const upq_statistics none;
+        value_kind k;
+        value_kind_for(&k, s, col, m->type);
+        write_typed_statistics(w, fm, s, col,
+                               UPQ_ISSET(*m, UPQ_COLUMN_METADATA_STATISTICS) ? &m->statistics : &none,
+                               &k);
+    } else {
+        json_null(w);
+    }
+    json_key(w, "size_statistics");
+    if (hm && UPQ_ISSET(*m, UPQ_COLUMN_METADATA_SIZE_STATISTICS))
+        write_size_statistics(w, &m->size_statistics);
+    else
+        json_null(w);
     json_key(w, "encoding_stats");
     if (hm && UPQ_ISSET(*m, UPQ_COLUMN_METADATA_ENCODING_STATS)) {
         json_array_begin(w);
@@ -216,7 +338,8 @@ static void write_chunk(json_writer *w, const upq_schema *s, uint32_t col,
     json_object_end(w);
 }
 
-static void write_row_group(json_writer *w, const upq_schema *s, const upq_row_group *rg)
+static void write_row_group(json_writer *w, const upq_file_metadata *fm, const upq_schema *s,
+                            const upq_row_group *rg)
 {
     uint32_t i;
     json_object_begin(w);
@@ -229,7 +352,7 @@ static void write_row_group(json_writer *w, const upq_schema *s, const upq_row_g
     json_key(w, "columns");
     json_array_begin(w);
     for (i = 0; i < rg->columns.n; i++)
-        write_chunk(w, s, i, &rg->columns.v[i]);
+        write_chunk(w, fm, s, i, &rg->columns.v[i]);
     json_array_end(w);
     json_object_end(w);
 }
@@ -279,7 +402,7 @@ int cmd_meta_json(tool_file *tf, FILE *out)
     json_key(&w, "row_groups");
     json_array_begin(&w);
     for (i = 0; i < m->row_groups.n; i++)
-        write_row_group(&w, s, &m->row_groups.v[i]);
+        write_row_group(&w, m, s, &m->row_groups.v[i]);
     json_array_end(&w);
     json_object_end(&w);
     json_finish(&w);

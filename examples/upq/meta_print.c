@@ -98,6 +98,44 @@ static void print_statistics(FILE *out, const upq_statistics *st, const value_ki
         fprintf(out, "      is_max_value_exact: %s\n", st->is_max_value_exact ? "true" : "false");
 }
 
+static void print_typed_bound(FILE *out, const char *key, int has, const value_kind *k,
+                              const upq_stat_value *v)
+{
+    strbuf sb;
+    if (!has)
+        return;
+    sb_init(&sb);
+    stat_value_render(&sb, k, v, 0);
+    fprintf(out, "      %s: %s%s\n", key, sb_str(&sb),
+            v->exact > 0 ? " (exact)" : v->exact == 0 ? " (a bound, not exact)" : "");
+    sb_free(&sb);
+}
+
+/* The statistics as a reader takes them (uparquet/stats.h). */
+static void print_typed_statistics(FILE *out, const upq_file_metadata *fm, const upq_schema *s,
+                                   uint32_t col, const upq_statistics *st, const value_kind *k)
+{
+    upq_column_stats cs;
+    upq_stats_decode(fm, s, col, st, &cs);
+    fprintf(out, "    typed statistics: order %s%s, ", upq_stat_order_name(cs.order),
+            cs.total_order ? " (IEEE 754 total order)" : "");
+    if (cs.has_min || cs.has_max)
+        fprintf(out, "usable for pruning%s\n", cs.deprecated ? " (from the deprecated min/max)" : "");
+    else
+        fprintf(out, "min/max not usable: %s\n", upq_stat_why_name(cs.why));
+    print_typed_bound(out, "min", cs.has_min, k, &cs.min);
+    print_typed_bound(out, "max", cs.has_max, k, &cs.max);
+}
+
+static void print_histogram(FILE *out, const char *key, const upq_i64_list *l)
+{
+    uint32_t i;
+    fprintf(out, "    %s:", key);
+    for (i = 0; i < l->n; i++)
+        fprintf(out, " %" PRId64, l->v[i]);
+    fputc('\n', out);
+}
+
 static void print_geospatial(FILE *out, const upq_geospatial_statistics *g)
 {
     uint32_t i;
@@ -136,7 +174,8 @@ static void print_geospatial(FILE *out, const upq_geospatial_statistics *g)
     }
 }
 
-static void print_chunk(FILE *out, const upq_schema *s, uint32_t col, const upq_column_chunk *ch)
+static void print_chunk(FILE *out, const upq_file_metadata *fm, const upq_schema *s, uint32_t col,
+                        const upq_column_chunk *ch)
 {
     const upq_column_metadata *m = &ch->meta_data;
     int has_meta = UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA) != 0;
@@ -228,16 +267,24 @@ static void print_chunk(FILE *out, const upq_schema *s, uint32_t col, const upq_
         value_kind k;
         value_kind_for(&k, s, col, m->type);
         print_statistics(out, &m->statistics, &k);
+        print_typed_statistics(out, fm, s, col, &m->statistics, &k);
     }
-    if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_SIZE_STATISTICS) &&
-        UPQ_ISSET(m->size_statistics, UPQ_SIZE_STATISTICS_UNENCODED_BYTE_ARRAY_DATA_BYTES))
-        fprintf(out, "    unencoded_byte_array_data_bytes: %" PRId64 "\n",
-                m->size_statistics.unencoded_byte_array_data_bytes);
+    if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_SIZE_STATISTICS)) {
+        const upq_size_statistics *ss = &m->size_statistics;
+        if (UPQ_ISSET(*ss, UPQ_SIZE_STATISTICS_UNENCODED_BYTE_ARRAY_DATA_BYTES))
+            fprintf(out, "    unencoded_byte_array_data_bytes: %" PRId64 "\n",
+                    ss->unencoded_byte_array_data_bytes);
+        if (UPQ_ISSET(*ss, UPQ_SIZE_STATISTICS_REPETITION_LEVEL_HISTOGRAM))
+            print_histogram(out, "repetition_level_histogram", &ss->repetition_level_histogram);
+        if (UPQ_ISSET(*ss, UPQ_SIZE_STATISTICS_DEFINITION_LEVEL_HISTOGRAM))
+            print_histogram(out, "definition_level_histogram", &ss->definition_level_histogram);
+    }
     if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_GEOSPATIAL_STATISTICS))
         print_geospatial(out, &m->geospatial_statistics);
 }
 
-static void print_row_group(FILE *out, const upq_schema *s, uint32_t g, const upq_row_group *rg)
+static void print_row_group(FILE *out, const upq_file_metadata *fm, const upq_schema *s, uint32_t g,
+                            const upq_row_group *rg)
 {
     uint32_t i;
     fprintf(out, "row_group %" PRIu32 ":\n", g);
@@ -267,7 +314,7 @@ static void print_row_group(FILE *out, const upq_schema *s, uint32_t g, const up
         fputc('\n', out);
     }
     for (i = 0; i < rg->columns.n; i++)
-        print_chunk(out, s, i, &rg->columns.v[i]);
+        print_chunk(out, fm, s, i, &rg->columns.v[i]);
 }
 
 int cmd_meta_text(tool_file *tf, FILE *out)
@@ -315,7 +362,7 @@ int cmd_meta_text(tool_file *tf, FILE *out)
                     : "UNKNOWN");
     fprintf(out, "row_groups: %" PRIu32 "\n", m->row_groups.n);
     for (i = 0; i < m->row_groups.n; i++)
-        print_row_group(out, s, i, &m->row_groups.v[i]);
+        print_row_group(out, m, s, i, &m->row_groups.v[i]);
     return 0;
 }
 

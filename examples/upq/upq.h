@@ -219,6 +219,10 @@ void value_kind_for(value_kind *k, const upq_schema *s, uint32_t col, int32_t ch
  * value of the wrong size is shown as hex followed by " (invalid)". */
 int value_render(strbuf *sb, const value_kind *k, const uint8_t *p, size_t n, int json);
 
+/* Appends a decoded statistics bound (uparquet/stats.h) of a column `k`
+ * describes, as value_render would its PLAIN bytes. */
+int stat_value_render(strbuf *sb, const value_kind *k, const upq_stat_value *v, int json);
+
 /* Appends p[0..n) as a double-quoted string with C-like escapes (\n, \",
  * \xNN for bytes that are neither printable ASCII nor well-formed UTF-8). */
 void fmt_quoted(strbuf *sb, const uint8_t *p, size_t n);

@@ -560,3 +560,44 @@ int value_render(strbuf *sb, const value_kind *k, const uint8_t *p, size_t n, in
         return VAL_TEXT;
     }
 }
+
+/* A decoded statistics value goes back to its PLAIN bytes (the widened
+ * zeros of a float bound included) and is rendered like any value. */
+int stat_value_render(strbuf *sb, const value_kind *k, const upq_stat_value *v, int json)
+{
+    uint8_t b[8];
+    size_t n = k->physical == UPQ_TYPE_INT32 || k->physical == UPQ_TYPE_FLOAT ? 4 : 8;
+    uint64_t u = v->v.u;
+    size_t i;
+    switch (v->kind) {
+    case UPQ_STAT_BOOL:
+        b[0] = (uint8_t)v->v.i;
+        return value_render(sb, k, b, 1, json);
+    case UPQ_STAT_INT:
+    case UPQ_STAT_UINT:
+        break;
+    case UPQ_STAT_FLOAT:
+        if (k->physical == UPQ_TYPE_FLOAT) {
+            float f = (float)v->v.d;
+            uint32_t w;
+            memcpy(&w, &f, sizeof w);
+            u = w;
+        } else if (k->physical == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
+            u = half_from_double(v->v.d);
+            n = 2;
+        } else {
+            memcpy(&u, &v->v.d, sizeof u);
+        }
+        break;
+    case UPQ_STAT_BYTES:
+    case UPQ_STAT_DECIMAL:
+    case UPQ_STAT_INT96:
+        return value_render(sb, k, v->ptr, v->len, json);
+    default:
+        sb_adds(sb, "?");
+        return VAL_TEXT;
+    }
+    for (i = 0; i < n; i++, u >>= 8)
+        b[i] = (uint8_t)u;
+    return value_render(sb, k, b, n, json);
+}

@@ -7,6 +7,10 @@
  *     and the same model as the one-shot decode (the decoder is resumable);
  *   - a model that decoded must encode, decode again, and encode to the
  *     identical bytes (a round trip that changes anything is a bug).
+ * A footer that decodes and whose schema builds has every chunk's statistics
+ * read as typed values (uparquet/stats.h), and a ColumnIndex's bounds are
+ * decoded in every order: a usable bound is never NaN and compares equal to
+ * itself.
  * Any violation aborts, which libFuzzer reports as a finding. The sanitizers
  * catch out-of-bounds accesses and undefined behaviour on the way.
  *
@@ -19,6 +23,8 @@
 
 #include "uparquet/arena.h"
 #include "uparquet/meta.h"
+#include "uparquet/schema.h"
+#include "uparquet/stats.h"
 #include "uparquet/thrift.h"
 
 #define ARENA_BYTES (1u << 20)
@@ -165,6 +171,83 @@ static void check_projection(const uint8_t *data, size_t size)
         abort();
 }
 
+static void check_bound(const upq_column_stats *cs, int has, const upq_stat_value *v)
+{
+    int c = 1;
+    if (!has)
+        return;
+    if (v->kind == UPQ_STAT_NONE || upq_stat_is_nan(v) || !upq_stat_cmp(v, v, &c) || c != 0)
+        abort();
+    if (cs->why != UPQ_STAT_OK)
+        abort();
+}
+
+/* Typed statistics of every chunk of a footer that decodes. */
+static void check_stats(const uint8_t *data, size_t size)
+{
+    upq_arena a;
+    upq_file_metadata *m;
+    upq_schema s;
+    size_t used = 0;
+    uint32_t g, j;
+    int c;
+
+    upq_arena_init(&a, arena_one, sizeof arena_one);
+    m = (upq_file_metadata *)upq_arena_alloc(&a, sizeof *m);
+    if (!m)
+        abort();
+    if (upq_thrift_decode(&upq_file_metadata_desc, m, &a, data, size, &used, NULL) != UPQ_OK)
+        return;
+    if (m->schema.n == 0 || upq_schema_build(&s, m->schema.v, m->schema.n, &a, NULL) != UPQ_OK)
+        return;
+    for (g = 0; g < m->row_groups.n; g++) {
+        const upq_row_group *rg = &m->row_groups.v[g];
+        for (j = 0; j < rg->columns.n; j++) {
+            const upq_column_chunk *ch = &rg->columns.v[j];
+            upq_column_stats cs;
+            if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA))
+                continue;
+            upq_stats_decode(m, &s, j, &ch->meta_data.statistics, &cs);
+            check_bound(&cs, cs.has_min, &cs.min);
+            check_bound(&cs, cs.has_max, &cs.max);
+            if ((cs.has_min || cs.has_max) != (cs.why == UPQ_STAT_OK))
+                abort();
+            if (cs.has_min && cs.has_max)
+                (void)upq_stat_cmp(&cs.min, &cs.max, &c);
+        }
+    }
+}
+
+/* A ColumnIndex's bounds decoded in every order and type width. */
+static void check_index_values(const uint8_t *data, size_t size)
+{
+    upq_arena a;
+    upq_column_index *ci;
+    size_t used = 0;
+    uint32_t i;
+    int order;
+
+    upq_arena_init(&a, arena_one, sizeof arena_one);
+    ci = (upq_column_index *)upq_arena_alloc(&a, sizeof *ci);
+    if (!ci)
+        abort();
+    if (upq_thrift_decode(&upq_column_index_desc, ci, &a, data, size, &used, NULL) != UPQ_OK)
+        return;
+    for (i = 0; i < ci->min_values.n && i < 64; i++) {
+        const upq_bytes *b = &ci->min_values.v[i];
+        for (order = UPQ_STAT_ORDER_NONE; order <= UPQ_STAT_ORDER_INT96; order++) {
+            upq_stat_value v, w;
+            int c;
+            if (upq_stats_decode_value(order, order == UPQ_STAT_ORDER_F16 ? 2 : 0, b->ptr, b->len,
+                                       UPQ_STAT_AS_MIN, &v) != UPQ_OK)
+                continue;
+            w = v;
+            if (!upq_stat_is_nan(&v) && (!upq_stat_cmp(&v, &w, &c) || c != 0))
+                abort();
+        }
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -174,5 +257,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_struct(&upq_column_index_desc, data, size);
     check_struct(&upq_offset_index_desc, data, size);
     check_projection(data, size);
+    check_stats(data, size);
+    check_index_values(data, size);
     return 0;
 }

@@ -17,6 +17,7 @@
 #include "meta.h"
 #include "schema.h"
 #include "reader.h"
+#include "stats.h"
 #include "record.h"
 #include "writer.h"
 #include "encode.h"
