@@ -321,11 +321,19 @@ static upq_status begin_body(upq_column_reader *c)
 #if UPQ_WITH_PAGE_INDEX
     if (c->jump_check) {
         /* the page the index sent us to must be the one it describes */
+        uint64_t rows = (uint64_t)-1; /* v1 pages of repeated columns do not say */
         c->jump_check = 0;
+        if (ph->type == UPQ_PAGE_DATA_V2)
+            rows = (uint64_t)ph->data_page_header_v2.num_rows;
+        else if (ph->type == UPQ_PAGE_DATA && !c->cd->max_rep)
+            rows = (uint64_t)ph->data_page_header.num_values;
         if ((ph->type != UPQ_PAGE_DATA && ph->type != UPQ_PAGE_DATA_V2) ||
             body_start - c->page_off + c->body_len != c->jump_size)
             return col_fail(c, UPQ_ERR_CORRUPT, c->page_off,
                             UPQ_MSG("page index disagrees with the page at its offset"));
+        if (rows != (uint64_t)-1 && rows != c->jump_rows)
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off,
+                            UPQ_MSG("page index disagrees with the page's row count"));
     }
 #endif
     switch (ph->type) {
@@ -1105,6 +1113,8 @@ static upq_status seek_index(upq_column_reader *c, uint64_t row)
             c->jump_off = (uint64_t)l[k].offset;
             c->jump_size = (uint32_t)l[k].compressed_page_size;
             c->jump_row = (uint64_t)l[k].first_row_index;
+            c->jump_rows = (k + 1 < n ? (uint64_t)l[k + 1].first_row_index : (uint64_t)p->num_rows) -
+                           c->jump_row;
         }
     } else {
         c->pidx_status = st;

@@ -154,6 +154,12 @@ upq_status upq_offset_index_check(const upq_offset_index *oi, uint64_t chunk_sta
             return UPQ_ERR_CORRUPT;
         }
     }
+    /* the data pages end the chunk: an index that stops short misses pages */
+    *page = (int32_t)(n - 1);
+    if ((uint64_t)l[n - 1].offset + (uint64_t)l[n - 1].compressed_page_size != chunk_end) {
+        *what = UPQ_MSG("page locations do not reach the column chunk's end");
+        return UPQ_ERR_CORRUPT;
+    }
     *page = -1;
     return UPQ_OK;
 }

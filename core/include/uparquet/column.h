@@ -99,6 +99,7 @@ typedef struct upq_column_reader {
     uint32_t jump_size;       /* its compressed_page_size in the index (header included) */
     uint64_t jump_off;        /* its file offset */
     uint64_t jump_row;        /* its first_row_index */
+    uint64_t jump_rows;       /* rows it holds per the index (up to the next page's first row) */
     uint64_t first_data;      /* offset of the first data page per the index */
     uint64_t data_end;        /* file offset just past the last data page per the index */
     void *pidx;               /* the index being loaded (arena; released once it is read) */

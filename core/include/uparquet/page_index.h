@@ -93,7 +93,8 @@ void upq_page_index_close(upq_page_index *p);
  * Checks an OffsetIndex against its chunk: at least one page; every page
  * inside [chunk_start, chunk_end) with a positive size; pages sorted by
  * offset and not overlapping; first_row_index 0 for the first page, then
- * strictly increasing and below num_rows; unencoded_byte_array_data_bytes,
+ * strictly increasing and below num_rows; the last page ending where the
+ * chunk ends (an index that stops short misses pages); unencoded_byte_array_data_bytes,
  * when present, one per page. Returns UPQ_OK, or UPQ_ERR_CORRUPT with
  * *what naming the first problem and *page its page (-1: none).
  */
