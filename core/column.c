@@ -320,9 +320,9 @@ static upq_status begin_body(upq_column_reader *c)
 
 #if UPQ_WITH_PAGE_INDEX
     if (c->jump_check) {
-        /* the page the index sent us to must be the one it describes */
+        /* the page the index sent us to must be the one it describes (a
+         * failure here sends next_page back to the header scan) */
         uint64_t rows = (uint64_t)-1; /* v1 pages of repeated columns do not say */
-        c->jump_check = 0;
         if (ph->type == UPQ_PAGE_DATA_V2)
             rows = (uint64_t)ph->data_page_header_v2.num_rows;
         else if (ph->type == UPQ_PAGE_DATA && !c->cd->max_rep)
@@ -334,6 +334,7 @@ static upq_status begin_body(upq_column_reader *c)
         if (rows != (uint64_t)-1 && rows != c->jump_rows)
             return col_fail(c, UPQ_ERR_CORRUPT, c->page_off,
                             UPQ_MSG("page index disagrees with the page's row count"));
+        c->jump_check = 0;
     }
 #endif
     switch (ph->type) {
@@ -762,15 +763,47 @@ static void jump(upq_column_reader *c)
     c->jump_pending = 0;
     c->jumped = 1;
     c->jump_check = 1;
+    c->resume_off = c->page_off;
+    c->resume_page = c->page_no;
     c->pos = c->page_off = c->jump_off;
     c->win_fill = c->win_used = 0;
     c->page_no = c->jump_page + (c->has_dict ? 1 : 0) - 1;
     c->data_pages = c->jump_page;
     c->row_start_due = 1;
-    c->skip_left -= c->jump_row < c->skip_left ? c->jump_row : c->skip_left;
+    c->jump_skipped = c->jump_row < c->skip_left ? c->jump_row : c->skip_left;
+    c->skip_left -= c->jump_skipped;
     upq_tdec_init(&c->tdec, &upq_page_header_lean_desc, &c->ph, &c->r->arena,
                   c->chunk_end - c->page_off, &c->r->opts.limits);
 }
+
+/* The page the index pointed at is not the one it describes (a header that
+ * does not decode there, another size or row count): back to where the jump
+ * left from, and on by the header scan, so a false index costs reads, not
+ * rows. Returns 0 when `st` is not such a failure. */
+static int unjump(upq_column_reader *c, upq_status st)
+{
+    if (!c->jump_check || st == UPQ_ERR_IO || st == UPQ_ERR_NOMEM)
+        return 0;
+    c->jump_check = 0;
+    c->jumped = 0;
+    c->index_used = 0;
+    c->pidx_status = st;
+    c->pidx_what = c->r->err.what;
+    c->r->err.status = UPQ_OK;
+    c->pos = c->page_off = c->resume_off;
+    c->win_fill = c->win_used = 0;
+    c->page_no = c->resume_page;
+    c->data_pages = 0;
+    c->hs_started = 0;
+    c->row_start_due = 1;
+    c->skip_left += c->jump_skipped;
+    c->stage = CS_HEADER;
+    upq_tdec_init(&c->tdec, &upq_page_header_lean_desc, &c->ph, &c->r->arena,
+                  c->chunk_end - c->page_off, &c->r->opts.limits);
+    return 1;
+}
+#else
+#define unjump(c, st) 0
 #endif
 
 /* Moves to the next data page (reading headers, bodies, dictionaries).
@@ -798,9 +831,10 @@ static upq_status next_page(upq_column_reader *c)
             }
             if (ENCRYPTED(c)) {
                 st = encrypted_header(c);
-                if (st != UPQ_OK)
-                    return st;
-                st = begin_body(c);
+                if (st == UPQ_OK)
+                    st = begin_body(c);
+                if (st < 0 && unjump(c, st))
+                    break;
                 if (st != UPQ_OK)
                     return st;
                 break;
@@ -821,9 +855,13 @@ static upq_status next_page(upq_column_reader *c)
                                              : UPQ_MSG("malformed page header"));
                 c->r->err.in_struct = c->tdec.err_struct;
                 c->r->err.field = c->tdec.err_field;
+                if (unjump(c, c->r->err.status))
+                    break;
                 return c->r->err.status;
             }
             st = begin_body(c);
+            if (st < 0 && unjump(c, st))
+                break;
             if (st != UPQ_OK)
                 return st;
             break;

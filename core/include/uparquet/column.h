@@ -100,6 +100,9 @@ typedef struct upq_column_reader {
     uint64_t jump_off;        /* its file offset */
     uint64_t jump_row;        /* its first_row_index */
     uint64_t jump_rows;       /* rows it holds per the index (up to the next page's first row) */
+    uint64_t jump_skipped;    /* rows the jump passed (given back if the page is not as indexed) */
+    uint64_t resume_off;      /* where the jump left from, and its page ordinal */
+    int32_t resume_page;
     uint64_t first_data;      /* offset of the first data page per the index */
     uint64_t data_end;        /* file offset just past the last data page per the index */
     void *pidx;               /* the index being loaded (arena; released once it is read) */
@@ -153,10 +156,14 @@ upq_status upq_column_skip(upq_column_reader *c, uint64_t rows, uint64_t *skippe
  * page is chosen. An index that cannot be used (malformed, disagreeing with
  * the chunk, too large for the arena) is not an error: the reader falls
  * back to the header scan of upq_column_skip and upq_column_seek_info()
- * says why. A reader that has read or skipped already also just skips.
- * Returns like upq_column_skip; UPQ_ERR_AUTH when an encrypted index fails
- * authentication; UPQ_ERR_CORRUPT when the page at the index's offset
- * disagrees with the index (the rows would be wrong).
+ * says why; so does one whose target page is not what it says (no page
+ * header decodes there, or its size, or the row count a flat or v2 page
+ * states, differs): the reader goes back to the first data page and scans.
+ * What cannot be checked is the first_row_index of a v1 page of a
+ * repeated column, which is taken on the index's word (in encrypted files
+ * the index is authenticated). A reader that has read or skipped already
+ * just skips. Returns like upq_column_skip; UPQ_ERR_AUTH when an encrypted
+ * index fails authentication.
  */
 upq_status upq_column_seek(upq_column_reader *c, uint64_t row, uint64_t *skipped);
 
