@@ -89,6 +89,7 @@ typedef struct upq_column_reader {
     uint8_t scanning;
     size_t scan_block, scan_dict;
     size_t scan_codec;        /* codec working memory of the largest page (BROTLI's grows with it) */
+#if UPQ_WITH_PAGE_INDEX
     /* seeking through the OffsetIndex (upq_column_seek) */
     uint8_t seek_stage;       /* 0 idle, 1 loading the index, 2 skipping to the row */
     uint8_t jump_pending;     /* go to jump_off once the dictionary page (if any) is read */
@@ -108,6 +109,7 @@ typedef struct upq_column_reader {
     void *pidx;               /* the index being loaded (arena; released once it is read) */
     upq_status pidx_status;   /* UPQ_OK, or why the index was not used (header scan instead) */
     const char *pidx_what;
+#endif
 } upq_column_reader;
 
 /*
