@@ -21,6 +21,9 @@
 #include "upq_simd.h"
 #include "crypto_int.h"
 #include "upq_aes.h"
+#if UPQ_WITH_PAGE_INDEX
+#include "uparquet/page_index.h"
+#endif
 
 enum {
     CS_HEADER = 0, /* decoding a page header */
@@ -252,6 +255,16 @@ static upq_status begin_body(upq_column_reader *c)
         return col_fail(c, UPQ_ERR_LIMIT, c->page_off, UPQ_MSG("page larger than max_page_size"));
     c->body_len = (uint32_t)ph->compressed_page_size;
     c->body_fill = 0;
+#if UPQ_WITH_PAGE_INDEX
+    if (c->jump_pending && (ph->type == UPQ_PAGE_DATA || ph->type == UPQ_PAGE_DATA_V2)) {
+        /* a data page before the index's first one: the index misses
+         * pages, so it is not followed (the header scan goes on) */
+        c->jump_pending = 0;
+        c->index_used = 0;
+        c->pidx_status = UPQ_ERR_CORRUPT;
+        c->pidx_what = UPQ_MSG("a data page lies before the page index's first page");
+    }
+#endif
     if (ENCRYPTED(c)) {
         int module = ph->type == UPQ_PAGE_DICTIONARY ? UPQ_MODULE_DICT_PAGE : UPQ_MODULE_DATA_PAGE;
         if (c->r->fc.no_aad) {
@@ -272,6 +285,25 @@ static upq_status begin_body(upq_column_reader *c)
         }
     }
 
+#if UPQ_WITH_PAGE_INDEX
+    if (c->jump_check) {
+        /* the page the index sent us to must be the one it describes (a
+         * failure here sends next_page back to the header scan) */
+        uint64_t rows = (uint64_t)-1; /* v1 pages of repeated columns do not say */
+        if (ph->type == UPQ_PAGE_DATA_V2)
+            rows = (uint64_t)ph->data_page_header_v2.num_rows;
+        else if (ph->type == UPQ_PAGE_DATA && !c->cd->max_rep)
+            rows = (uint64_t)ph->data_page_header.num_values;
+        if ((ph->type != UPQ_PAGE_DATA && ph->type != UPQ_PAGE_DATA_V2) ||
+            body_start - c->page_off + c->body_len != c->jump_size)
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off,
+                            UPQ_MSG("page index disagrees with the page at its offset"));
+        if (rows != (uint64_t)-1 && rows != c->jump_rows)
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off,
+                            UPQ_MSG("page index disagrees with the page's row count"));
+        c->jump_check = 0;
+    }
+#endif
     switch (ph->type) {
     case UPQ_PAGE_DICTIONARY:
         if (!UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DICTIONARY_PAGE_HEADER))
@@ -689,6 +721,58 @@ static upq_status process_page(upq_column_reader *c)
     return UPQ_OK;
 }
 
+#if UPQ_WITH_PAGE_INDEX
+/* Goes to the page upq_column_seek chose. The pages before it are never
+ * read, so values_left stays an upper bound and the chunk ends where the
+ * index's last page does; the page must start a row. */
+static void jump(upq_column_reader *c)
+{
+    c->jump_pending = 0;
+    c->jumped = 1;
+    c->jump_check = 1;
+    c->resume_off = c->page_off;
+    c->resume_page = c->page_no;
+    c->pos = c->page_off = c->jump_off;
+    c->win_fill = c->win_used = 0;
+    c->page_no = c->jump_page + (c->has_dict ? 1 : 0) - 1;
+    c->data_pages = c->jump_page;
+    c->row_start_due = 1;
+    c->jump_skipped = c->jump_row < c->skip_left ? c->jump_row : c->skip_left;
+    c->skip_left -= c->jump_skipped;
+    upq_tdec_init(&c->tdec, &upq_page_header_lean_desc, &c->ph, &c->r->arena,
+                  c->chunk_end - c->page_off, &c->r->opts.limits);
+}
+
+/* The page the index pointed at is not the one it describes (a header that
+ * does not decode there, another size or row count): back to where the jump
+ * left from, and on by the header scan, so a false index costs reads, not
+ * rows. Returns 0 when `st` is not such a failure. */
+static int unjump(upq_column_reader *c, upq_status st)
+{
+    if (!c->jump_check || st == UPQ_ERR_IO || st == UPQ_ERR_NOMEM)
+        return 0;
+    c->jump_check = 0;
+    c->jumped = 0;
+    c->index_used = 0;
+    c->pidx_status = st;
+    c->pidx_what = c->r->err.what;
+    c->r->err.status = UPQ_OK;
+    c->pos = c->page_off = c->resume_off;
+    c->win_fill = c->win_used = 0;
+    c->page_no = c->resume_page;
+    c->data_pages = 0;
+    c->hs_started = 0;
+    c->row_start_due = 1;
+    c->skip_left += c->jump_skipped;
+    c->stage = CS_HEADER;
+    upq_tdec_init(&c->tdec, &upq_page_header_lean_desc, &c->ph, &c->r->arena,
+                  c->chunk_end - c->page_off, &c->r->opts.limits);
+    return 1;
+}
+#else
+#define unjump(c, st) 0
+#endif
+
 /* Moves to the next data page (reading headers, bodies, dictionaries).
  * UPQ_OK: a data page is ready (CS_DATA); UPQ_DONE: the chunk is finished. */
 static upq_status next_page(upq_column_reader *c)
@@ -698,15 +782,26 @@ static upq_status next_page(upq_column_reader *c)
         switch (c->stage) {
         case CS_HEADER: {
             size_t used = 0;
+#if UPQ_WITH_PAGE_INDEX
+            if (c->tdec.pos == 0 && !c->hs_started) { /* at a page's start */
+                if (c->jump_pending && (c->has_dict || c->page_off >= c->first_data))
+                    jump(c);
+                if (c->jumped && c->page_off >= c->data_end) {
+                    c->stage = CS_DONE;
+                    return UPQ_DONE;
+                }
+            }
+#endif
             if (c->values_left == 0) {
                 c->stage = CS_DONE;
                 return UPQ_DONE;
             }
             if (ENCRYPTED(c)) {
                 st = encrypted_header(c);
-                if (st != UPQ_OK)
-                    return st;
-                st = begin_body(c);
+                if (st == UPQ_OK)
+                    st = begin_body(c);
+                if (st < 0 && unjump(c, st))
+                    break;
                 if (st != UPQ_OK)
                     return st;
                 break;
@@ -727,9 +822,13 @@ static upq_status next_page(upq_column_reader *c)
                                              : UPQ_MSG("malformed page header"));
                 c->r->err.in_struct = c->tdec.err_struct;
                 c->r->err.field = c->tdec.err_field;
+                if (unjump(c, c->r->err.status))
+                    break;
                 return c->r->err.status;
             }
             st = begin_body(c);
+            if (st < 0 && unjump(c, st))
+                break;
             if (st != UPQ_OK)
                 return st;
             break;
@@ -981,6 +1080,123 @@ upq_status upq_column_skip(upq_column_reader *c, uint64_t rows, uint64_t *skippe
     *skipped = c->skip_rows - c->skip_left;
     c->skip_left = 0;
     return UPQ_OK;
+}
+
+#if UPQ_WITH_PAGE_INDEX
+/* Reads the chunk's OffsetIndex into memory above the column reader's and
+ * chooses the target page; the memory is given back either way. */
+static upq_status seek_index(upq_column_reader *c, uint64_t row)
+{
+    upq_reader *r = c->r;
+    upq_page_index *p;
+    upq_status st;
+    upq_error_info saved;
+    if (!c->pidx) {
+        p = (upq_page_index *)upq_arena_alloc(&r->arena, sizeof *p);
+        if (!p) {
+            c->pidx_status = UPQ_ERR_NOMEM;
+            c->pidx_what = UPQ_MSG("arena too small for the page index");
+            return UPQ_OK;
+        }
+        upq_memcpy(&saved, &r->err, sizeof saved);
+        st = upq_page_index_open(p, r, c->rg, c->col, UPQ_PAGE_INDEX_OFFSET);
+        if (st != UPQ_OK) {
+            c->pidx_status = st;
+            c->pidx_what = st == UPQ_DONE ? (const char *)0 : r->err.what;
+            upq_memcpy(&r->err, &saved, sizeof saved);
+            upq_page_index_close(p);
+            upq_arena_rewind(&r->arena, (upq_arena_mark)((uint8_t *)p - r->arena.base));
+            return UPQ_OK;
+        }
+        c->pidx = p;
+    }
+    p = (upq_page_index *)c->pidx;
+    upq_memcpy(&saved, &r->err, sizeof saved);
+    st = upq_page_index_load(p);
+    if (st == UPQ_AGAIN)
+        return st;
+    if (st == UPQ_OK) {
+        const upq_page_location *l = p->oi.page_locations.v;
+        uint32_t n = p->oi.page_locations.n, k = upq_offset_index_find(&p->oi, row);
+        c->index_used = 1;
+        c->pidx_status = UPQ_OK;
+        c->first_data = (uint64_t)l[0].offset;
+        c->data_end = (uint64_t)l[n - 1].offset + (uint64_t)l[n - 1].compressed_page_size;
+        if (k > 0) { /* in the first page, the scan reads nothing more */
+            c->jump_pending = 1;
+            c->jump_page = (int32_t)k;
+            c->jump_off = (uint64_t)l[k].offset;
+            c->jump_size = (uint32_t)l[k].compressed_page_size;
+            c->jump_row = (uint64_t)l[k].first_row_index;
+            c->jump_rows = (k + 1 < n ? (uint64_t)l[k + 1].first_row_index : (uint64_t)p->num_rows) -
+                           c->jump_row;
+        }
+    } else {
+        c->pidx_status = st;
+        c->pidx_what = r->err.what;
+    }
+    upq_page_index_close(p);
+    upq_arena_rewind(&r->arena, (upq_arena_mark)((uint8_t *)p - r->arena.base));
+    c->pidx = (void *)0;
+    if (st == UPQ_ERR_AUTH || st == UPQ_ERR_IO) {
+        /* tampering or a failing medium is not a reason to read on */
+        c->stage = CS_FAILED;
+        return st;
+    }
+    if (st != UPQ_OK)
+        upq_memcpy(&r->err, &saved, sizeof saved);
+    return UPQ_OK;
+}
+#endif
+
+upq_status upq_column_seek(upq_column_reader *c, uint64_t row, uint64_t *skipped)
+{
+#if UPQ_WITH_PAGE_INDEX
+    upq_status st;
+    *skipped = 0;
+    if (c->stage == CS_FAILED)
+        return c->r->err.status;
+    if (c->seek_stage == 0) {
+        c->seek_stage = 2;
+        c->index_used = 0;
+        c->pidx_status = UPQ_DONE;
+        c->pidx_what = (const char *)0;
+        /* only from the chunk's start, before anything was read */
+        if (row > 0 && !c->skipping && !c->scanning && c->page_no == -1 && c->stage == CS_HEADER &&
+            c->tdec.pos == 0 && !c->hs_started && !c->jumped && !c->r->opts.no_page_index)
+            c->seek_stage = 1;
+    }
+    if (c->seek_stage == 1) {
+        st = seek_index(c, row);
+        if (st != UPQ_OK)
+            return st;
+        c->seek_stage = 2;
+    }
+    st = upq_column_skip(c, row, skipped);
+    if (st != UPQ_AGAIN)
+        c->seek_stage = 0;
+    return st;
+#else
+    return upq_column_skip(c, row, skipped);
+#endif
+}
+
+int upq_column_seek_info(const upq_column_reader *c, upq_status *why, const char **what)
+{
+#if UPQ_WITH_PAGE_INDEX
+    if (why)
+        *why = c->index_used || c->pidx_status != UPQ_OK ? c->pidx_status : UPQ_DONE;
+    if (what)
+        *what = c->pidx_what;
+    return c->index_used;
+#else
+    (void)c;
+    if (why)
+        *why = UPQ_DONE;
+    if (what)
+        *what = (const char *)0;
+    return 0;
+#endif
 }
 
 /* ---- workspace planning ----------------------------------------------- */

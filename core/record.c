@@ -683,8 +683,14 @@ static upq_status skip_leaf(upq_rows *w, upq_rows_leaf *lf)
         lf->skip_state = 2;
         return UPQ_OK;
     }
-    /* also passes the end of a row whose start was in the buffer */
+    /* also passes the end of a row whose start was in the buffer; a
+     * column reader that has read nothing yet seeks through the chunk's
+     * OffsetIndex when it has one */
+#if UPQ_WITH_PAGE_INDEX
+    st = upq_column_seek(&lf->col, lf->skip_left, &got);
+#else
     st = upq_column_skip(&lf->col, lf->skip_left, &got);
+#endif
     if (st == UPQ_AGAIN)
         return st;
     if (st != UPQ_OK) {

@@ -5,7 +5,8 @@
 #   make test         unit + corpus programs, host build only (quick)
 #   make check-asan   the same programs, library and tests built with
 #                     AddressSanitizer + UndefinedBehaviorSanitizer
-#   make check-interop  `upq meta --json` against DuckDB on the corpus
+#   make check-interop  `upq meta --json` against DuckDB on the corpus, other
+#                     writers' files, `upq cat --rows` (page index seeks)
 #   make check-conformance  `upq cat --json` values against DuckDB (arrow-rs
 #                     for the listed exceptions) on the corpus
 #   make check-chunking  after conformance: `upq cat --json` with 1-byte +
@@ -201,13 +202,15 @@ INTEROP_UPQ := $(if $(wildcard examples/examples.mk),$(UPQ))
 # meta_vs_duckdb: `upq meta` against DuckDB's metadata functions;
 # other_writers: files other writers make in ways the corpus does not show
 # (hyparquet-writer's all-null v2 pages), upq's values against DuckDB's and
-# hyparquet's.
+# hyparquet's; rows_vs_duckdb: `upq cat --rows A:B` (OffsetIndex seeks) against
+# DuckDB's rows A..B-1 on files of upq, arrow-rs, DuckDB and the corpus.
 stage-interop: $(INTEROP_STAMP) $(INTEROP_UPQ)
 	@bash test/stage.sh $(CHECK_DIR)/interop.res interop -- \
 	    bash test/sum_counts.sh \
 	    '$(NODE) $(INTEROP_DIR)/stats_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/stats' \
 	    '$(NODE) $(INTEROP_DIR)/meta_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq' \
-	    '$(NODE) $(INTEROP_DIR)/other_writers.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/other-writers'
+	    '$(NODE) $(INTEROP_DIR)/other_writers.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/other-writers' \
+	    '$(NODE) $(INTEROP_DIR)/rows_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/rows'
 
 check-interop: stage-interop
 	@bash test/check_report.sh $(CHECK_DIR) interop
@@ -348,6 +351,7 @@ FUZZ_NEEDS.open := upq_reader_init
 FUZZ_NEEDS.jsonl := upq_sb_init upq_schema_build
 FUZZ_NEEDS.variant := upq_variant_validate
 FUZZ_NEEDS.recover := upq_recover upq_writer_resume
+FUZZ_NEEDS.pidx := upq_page_index_load upq_column_seek
 # make check runs fuzz_variant for at most this long (make fuzz: FUZZ_TIME)
 FUZZ_CHECK_CAP.variant ?= 30
 upq_empty :=

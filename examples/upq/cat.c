@@ -1,5 +1,6 @@
 /*
- * `upq cat [--json|--raw] [--columns a,b.c] [--head N] [--skip N] FILE`: the
+ * `upq cat [--json|--raw] [--columns a,b.c] [--head N] [--skip N] [--rows A:B]
+ * [--io-stats] FILE`: the
  * rows of a file, one JSON object per line (--json; --raw: leaf values by
  * physical type, bit-exact) or as a tab-separated table.
  *
@@ -316,6 +317,7 @@ typedef struct cat_state {
     uint32_t *sel;
     uint32_t nsel;
     uint64_t skip_left, head_left;
+    uint64_t seek_index, seek_scan; /* column chunks positioned by OffsetIndex / by header scan */
     int header_done;
     variant_set vs;
     upq_status variant_st;   /* a Variant failed: reported by cat, not the reader */
@@ -422,12 +424,27 @@ static upq_status cat_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg, 
         return st;
     if (from) {
         uint64_t got = 0;
+        uint32_t i;
         do
             st = upq_rows_skip(&rows, from, &got);
         while (st == UPQ_AGAIN);
         if (st != UPQ_OK) {
             upq_rows_close(&rows);
             return st;
+        }
+        /* how each column got there: its OffsetIndex, or the page headers */
+        for (i = 0; i < rows.num_leaves; i++) {
+            upq_status why;
+            const char *what;
+            if (upq_column_seek_info(&rows.leaves[i].col, &why, &what)) {
+                cs->seek_index++;
+                continue;
+            }
+            cs->seek_scan++;
+            if (why < 0)
+                fprintf(stderr, "upq: %s: row group %u, column %u: page index not used (%s: %s); "
+                        "page headers scanned instead\n", cs->path, (unsigned)rg,
+                        (unsigned)rows.leaves[i].col.col, upq_strerror(why), what ? what : "");
         }
     }
     sb_init(&sb);
@@ -558,6 +575,30 @@ int cmd_cat(const tool_args *a)
         fprintf(stderr, "upq: bad number for --skip: %s\n", v);
         return 2;
     }
+    if ((v = args_value(a, "rows"))) {
+        /* A:B, A:, :B: rows [A, B) */
+        const char *colon = strchr(v, ':');
+        uint64_t from = 0, to = UINT64_MAX;
+        char buf[32];
+        size_t n = colon ? (size_t)(colon - v) : 0;
+        if (!colon || n >= sizeof buf) {
+            fprintf(stderr, "upq: bad range for --rows (A:B): %s\n", v);
+            return 2;
+        }
+        memcpy(buf, v, n);
+        buf[n] = 0;
+        if ((n && !parse_count(buf, &from)) || (colon[1] && !parse_count(colon + 1, &to)) ||
+            to < from) {
+            fprintf(stderr, "upq: bad range for --rows (A:B): %s\n", v);
+            return 2;
+        }
+        if (args_value(a, "head") || args_value(a, "skip")) {
+            fprintf(stderr, "upq: --rows does not go with --head or --skip\n");
+            return 2;
+        }
+        cfg.skip = from;
+        cfg.head = to == UINT64_MAX ? UINT64_MAX : to - from;
+    }
     if ((v = args_value(a, "batch"))) {
         uint64_t b;
         if (!parse_count(v, &b) || b == 0 || b > (1u << 24)) {
@@ -577,6 +618,13 @@ int cmd_cat(const tool_args *a)
     cs.skip_left = cfg.skip;
     cs.head_left = cfg.head;
     rc = run(&cs, &cfg);
+    if (args_flag(a, "io-stats")) {
+        fprintf(stderr, "io: %llu reads, %llu bytes\n", (unsigned long long)tool_io_reads,
+                (unsigned long long)tool_io_bytes);
+        if (cs.seek_index + cs.seek_scan)
+            fprintf(stderr, "seek: %llu column chunks through the OffsetIndex, %llu by page headers\n",
+                    (unsigned long long)cs.seek_index, (unsigned long long)cs.seek_scan);
+    }
     if (cs.open)
         tool_close(&cs.tf);
     variant_set_free(&cs.vs);

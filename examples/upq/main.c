@@ -28,7 +28,8 @@ static const tool_optspec no_opts[] = {{NULL, 0}};
 static const tool_optspec schema_opts[] = {KEY_OPTS, {NULL, 0}};
 static const tool_optspec meta_opts[] = {{"json", 0}, KEY_OPTS, {NULL, 0}};
 static const tool_optspec cat_opts[] = {{"json", 0}, {"raw", 0},   {"columns", 1}, {"head", 1},
-                                        {"skip", 1}, {"batch", 1}, KEY_OPTS,       {NULL, 0}};
+                                        {"skip", 1}, {"batch", 1}, {"rows", 1},    {"io-stats", 0},
+                                        {"no-page-index", 0},      KEY_OPTS,       {NULL, 0}};
 
 static const tool_optspec bloom_opts[] = {KEY_OPTS, {NULL, 0}};
 /* recover.c reads the keys of an encrypted checkpoint-mode file */
@@ -54,7 +55,8 @@ static const command commands[] = {
      1, 1},
     {"meta", cmd_meta, "meta [--json] FILE",
      "print the footer: row groups, column chunks, statistics", meta_opts, 1, 1},
-    {"cat", cmd_cat, "cat [--json|--raw] [--columns a,b.c] [--head N] [--skip N] FILE",
+    {"cat", cmd_cat,
+     "cat [--json|--raw] [--columns a,b.c] [--head N] [--skip N] [--rows A:B] [--io-stats] FILE",
      "print the rows: a table, or JSON lines with --json", cat_opts, 1, 1},
     {"write", cmd_write, "write --schema SCHEMA [options] IN.jsonl OUT.parquet",
      "write JSON lines (as cat --json prints them) into a Parquet file", write_opts, 0, 2},
@@ -86,6 +88,16 @@ static void usage(FILE *out)
           "  --version                print the version\n"
           "  --max-page N             reading: the largest uncompressed page accepted\n"
           "                           (default 256M; a larger one is refused as a limit)\n"
+          "\ncat options:\n"
+          "  --columns a,b.c          print only these fields (dotted paths)\n"
+          "  --head N, --skip N       print N rows / pass over the first N rows\n"
+          "  --rows A:B               print rows A to B-1 (from 0, across row groups; A: or :B\n"
+          "                           leave an end open); each column goes straight to the\n"
+          "                           page holding row A through its OffsetIndex when the\n"
+          "                           file has one, and scans page headers otherwise\n"
+          "  --no-page-index          do not use page indexes (scan page headers)\n"
+          "  --io-stats               print `io: N reads, M bytes` to stderr: every read_at\n"
+          "                           call of the command, footer included\n"
           "\nencrypted files (schema, meta, cat, bloom, recover, write):\n"
           "  --footer-key HEX|@FILE   footer key (16, 24 or 32 bytes; also the key of columns\n"
           "                           encrypted with it)\n"
@@ -344,6 +356,21 @@ void tool_report(const char *path, const upq_error_info *e)
     fputc('\n', stderr);
 }
 
+/* ---- counted reads (upq cat --io-stats) ---------------------------------- */
+
+uint64_t tool_io_reads, tool_io_bytes;
+
+/* Every read_at call the library makes on an opened file, and its bytes. */
+static upq_status counted_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    tool_file *tf = (tool_file *)ctx;
+    upq_status st = tf->inner.read_at(tf->inner.ctx, off, buf, len, got);
+    tool_io_reads++;
+    if (st == UPQ_OK)
+        tool_io_bytes += *got;
+    return st;
+}
+
 #define DEFAULT_ARENA ((size_t)1 << 20)
 /* After this many exact retries, grow at least geometrically so a footer
  * that keeps asking for a little more does not cost quadratic time. */
@@ -366,7 +393,10 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
     }
     tf->pf.max_read = a->chunk;
     tf->pf.again_alternate = a->again;
-    upq_posix_io(&tf->pf, &tf->io);
+    upq_posix_io(&tf->pf, &tf->inner);
+    tf->io = tf->inner;
+    tf->io.ctx = tf;
+    tf->io.read_at = counted_read_at;
     tf->reader = malloc(sizeof *tf->reader);
     if (!tf->reader) {
         fprintf(stderr, "upq: %s: out of memory\n", path);
@@ -389,6 +419,7 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
             memset(&ro, 0, sizeof ro);
             ro.decrypt = &tf->keys.dec;
             ro.max_page_size = (uint32_t)a->max_page;
+            ro.no_page_index = (uint8_t)args_flag(a, "no-page-index");
             upq_reader_init(tf->reader, &tf->io, tf->arena, tf->arena_len, &ro);
         }
         do

@@ -100,12 +100,16 @@ upq_status tool_random(void *ctx, uint8_t *buf, size_t len);
 typedef struct tool_file {
     const char *path;
     upq_posix_file pf;
-    upq_io io;
+    upq_io inner;       /* the file's own read_at */
+    upq_io io;          /* the counted one the reader uses (tool_io_reads, tool_io_bytes) */
     upq_reader *reader; /* malloc'd */
     void *arena;        /* malloc'd */
     size_t arena_len;
     tool_keys keys;
 } tool_file;
+
+/* read_at calls and bytes read through every tool_open()ed file so far. */
+extern uint64_t tool_io_reads, tool_io_bytes;
 
 /* Opens `path` and its footer. On failure prints the error and returns 1. */
 int tool_open(tool_file *tf, const char *path, const tool_args *a);

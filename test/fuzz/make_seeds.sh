@@ -6,6 +6,7 @@
 #                                         (the first page header)
 #   test/fuzz/make_seeds.sh open OUTDIR   links to the whole files
 #   test/fuzz/make_seeds.sh rows OUTDIR   the same
+#   test/fuzz/make_seeds.sh pidx OUTDIR   the same (page indexes and seeks)
 #   test/fuzz/make_seeds.sh variant OUTDIR  the variant/ pairs as fuzz_variant
 #                                         reads them: 2-byte metadata length,
 #                                         metadata, value
@@ -104,7 +105,7 @@ while IFS= read -r -d '' f; do
             n=$((n + 1))
         fi
         ;;
-    open | rows)
+    open | rows | pidx)
         ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$out/$id"
         n=$((n + 1))
         ;;

@@ -89,6 +89,27 @@ typedef struct upq_column_reader {
     uint8_t scanning;
     size_t scan_block, scan_dict;
     size_t scan_codec;        /* codec working memory of the largest page (BROTLI's grows with it) */
+#if UPQ_WITH_PAGE_INDEX
+    /* seeking through the OffsetIndex (upq_column_seek) */
+    uint8_t seek_stage;       /* 0 idle, 1 loading the index, 2 skipping to the row */
+    uint8_t jump_pending;     /* go to jump_off once the dictionary page (if any) is read */
+    uint8_t jumped;           /* pages before jump_off were never read: the chunk ends at data_end */
+    uint8_t jump_check;       /* the next page header must span jump_size bytes */
+    uint8_t index_used;       /* the last seek chose its page from the OffsetIndex */
+    int32_t jump_page;        /* ordinal of the target page among the chunk's data pages */
+    uint32_t jump_size;       /* its compressed_page_size in the index (header included) */
+    uint64_t jump_off;        /* its file offset */
+    uint64_t jump_row;        /* its first_row_index */
+    uint64_t jump_rows;       /* rows it holds per the index (up to the next page's first row) */
+    uint64_t jump_skipped;    /* rows the jump passed (given back if the page is not as indexed) */
+    uint64_t resume_off;      /* where the jump left from, and its page ordinal */
+    int32_t resume_page;
+    uint64_t first_data;      /* offset of the first data page per the index */
+    uint64_t data_end;        /* file offset just past the last data page per the index */
+    void *pidx;               /* the index being loaded (arena; released once it is read) */
+    upq_status pidx_status;   /* UPQ_OK, or why the index was not used (header scan instead) */
+    const char *pidx_what;
+#endif
 } upq_column_reader;
 
 /*
@@ -124,6 +145,37 @@ upq_status upq_column_read(upq_column_reader *c, upq_batch *b);
  * the skipped range. Returns like upq_column_read (UPQ_OK when done).
  */
 upq_status upq_column_skip(upq_column_reader *c, uint64_t rows, uint64_t *skipped);
+
+/*
+ * Moves a freshly opened column reader to row `row` of its chunk: like
+ * upq_column_skip(c, row, skipped), but when the chunk has an OffsetIndex
+ * (and the build UPQ_WITH_PAGE_INDEX) it reads that index, goes straight to
+ * the page whose first_row_index is the largest at most `row` (after the
+ * dictionary page, when the chunk has one) and skips values only within
+ * that page: no other page header is read. For repeated columns rows are
+ * records (first_row_index counts them; pages of a chunk with an
+ * OffsetIndex start records). The index's memory is given back once the
+ * page is chosen. An index that cannot be used (malformed, disagreeing with
+ * the chunk, too large for the arena) is not an error: the reader falls
+ * back to the header scan of upq_column_skip and upq_column_seek_info()
+ * says why; so does one whose target page is not what it says (no page
+ * header decodes there, or its size, or the row count a flat or v2 page
+ * states, differs): the reader goes back to the first data page and scans.
+ * What cannot be checked is the first_row_index of a v1 page of a
+ * repeated column, which is taken on the index's word (in encrypted files
+ * the index is authenticated). A reader that has read or skipped already
+ * just skips. Returns like upq_column_skip; UPQ_ERR_AUTH when an encrypted
+ * index fails authentication.
+ */
+upq_status upq_column_seek(upq_column_reader *c, uint64_t row, uint64_t *skipped);
+
+/*
+ * After upq_column_seek: 1 when it went through the OffsetIndex, 0 when it
+ * scanned page headers; *why (may be NULL) gets UPQ_OK, UPQ_DONE (the chunk
+ * has no OffsetIndex, or seeking was not needed) or the status that made
+ * the index unusable, *what (may be NULL) its description.
+ */
+int upq_column_seek_info(const upq_column_reader *c, upq_status *why, const char **what);
 
 /* Releases the column's arena memory (rewinds to where open found it). */
 void upq_column_close(upq_column_reader *c);

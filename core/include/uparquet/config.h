@@ -43,7 +43,9 @@
  * UPQ_WITH_PAGE_INDEX        1        ColumnIndex / OffsetIndex written by the writer (0:
  *                                     files without one, as with no_page_index; a
  *                                     writer given max_pages without no_page_index
- *                                     gives UPQ_ERR_UNSUPPORTED)
+ *                                     gives UPQ_ERR_UNSUPPORTED), and read: page_index.h,
+ *                                     upq_column_seek through the OffsetIndex (0: the
+ *                                     seek scans page headers, as upq_column_skip)
  * UPQ_WITH_CHECKPOINT        1        checkpoint mode (power-loss safe logging: the
  *                                     journal, upq_recover, upq_writer_resume); 0:
  *                                     opts.checkpoint gives UPQ_ERR_UNSUPPORTED

@@ -57,6 +57,8 @@ typedef struct upq_reader_opts {
      * reads only unencrypted files and the unencrypted columns of files with
      * a plaintext footer (whose signature is then not checked). */
     const upq_decrypt_opts *decrypt;
+    /* Do not use page indexes to seek (upq_column_seek scans page headers). */
+    uint8_t no_page_index;
 } upq_reader_opts;
 
 /* Where and why the last error happened. Strings are static. */

@@ -174,6 +174,13 @@ upq_status upq_rows_event(upq_rows *w, upq_event *ev);
  * lie entirely inside the skipped range are not read. *skipped gets the rows passed (fewer only at
  * the end of the row group). Returns UPQ_OK, UPQ_AGAIN (call again with the
  * same arguments) or an error as upq_rows_next().
+ *
+ * Right after upq_rows_open, each selected column whose chunk has an
+ * OffsetIndex goes straight to the page holding the first row not skipped
+ * (upq_column_seek; not with UPQ_WITH_PAGE_INDEX 0 or the reader option
+ * no_page_index): rows [a, b) of a row group are upq_rows_skip(a) and then
+ * b - a calls of upq_rows_next, reading no page header before the page
+ * that holds row a.
  */
 upq_status upq_rows_skip(upq_rows *w, uint64_t rows, uint64_t *skipped);
 

@@ -22,6 +22,7 @@
 #include "writer.h"
 #include "encode.h"
 #include "bloom.h"
+#include "page_index.h"
 #include "variant.h"
 
 #endif
