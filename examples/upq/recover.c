@@ -70,7 +70,7 @@ int cmd_recover(const tool_args *a)
         fprintf(stderr, "upq: %s: %s\n", out, strerror(errno));
         return 1;
     }
-    if (tool_keys_parse(&keys, a))
+    if (tool_keys_parse(&keys, a) || tool_keys_for_file(&keys, path))
         return 1;
     target = out ? out : path;
     if (upq_posix_sink_open(&f, target, 0) != UPQ_OK) {
