@@ -411,7 +411,8 @@ struct upq_keytools {
     size_t nmds;
     char **ext_refs, **ext_texts; /* external material, in order */
     size_t next, ncolumn_refs;
-    char *ext_json;
+    char *ext_json;      /* the side file's text for the first ext_json_n */
+    size_t ext_json_n;
 };
 
 static upq_status fail(upq_keytools *kt, upq_status st, const char *fmt, ...)
@@ -574,11 +575,11 @@ static upq_status material_parse(upq_keytools *kt, const char *text, size_t len,
                     j.at, j.err);
     for (i = 0; i < kt->material.n; i++)
         if (kt->material.m[i].kind != JV_STRING) {
-            const char *n = kt->material.m[i].name;
+            fail(kt, UPQ_ERR_CORRUPT,
+                 "key material file %s: reference '%s' is not a string of key material", name,
+                 kt->material.m[i].name);
             jobj_free(&kt->material);
-            return fail(kt, UPQ_ERR_CORRUPT,
-                        "key material file %s: reference '%s' is not a string of key material",
-                        name, n);
+            return UPQ_ERR_CORRUPT;
         }
     kt->material_loaded = 1;
     return UPQ_OK;
@@ -1324,6 +1325,8 @@ const char *upq_keytools_material_json(upq_keytools *kt)
 {
     sbuf b;
     size_t i;
+    if (kt->ext_json && kt->ext_json_n == kt->next)
+        return kt->ext_json;
     memset(&b, 0, sizeof b);
     sb_str(&b, "{");
     for (i = 0; i < kt->next; i++) {
@@ -1337,6 +1340,7 @@ const char *upq_keytools_material_json(upq_keytools *kt)
     }
     free(kt->ext_json);
     kt->ext_json = b.p;
+    kt->ext_json_n = kt->next;
     return b.p;
 }
 

@@ -183,8 +183,9 @@ upq_status upq_keytools_wrap(upq_keytools *kt, const char *master_id, int is_foo
                              uint8_t *dek, size_t dek_len, size_t *dek_len_out,
                              const uint8_t **md, uint32_t *md_len);
 
-/* The side file's text for the keys wrapped so far (malloc'd, owned by kt;
- * "{}" when none). */
+/* The side file's text for the keys wrapped so far (owned by kt, valid
+ * until the next upq_keytools_wrap or upq_keytools_free; "{}" when none;
+ * NULL when out of memory). */
 const char *upq_keytools_material_json(upq_keytools *kt);
 /* Writes it to `path`; UPQ_ERR_IO (message says why) on failure. */
 upq_status upq_keytools_save_material(upq_keytools *kt, const char *path);

@@ -209,9 +209,12 @@ static void roundtrip(int single, int external)
         upq_bytes b;
         const char *msg;
         env_init(&r2, master, 1);
-        if (external)
-            upq_keytools_material_text(r2.kt, upq_keytools_material_json(w.kt),
-                                       strlen(upq_keytools_material_json(w.kt)));
+        if (external) {
+            const char *side = upq_keytools_material_json(w.kt);
+            /* asked twice, the same text (kept, not rebuilt) */
+            TU_CHECK(side == upq_keytools_material_json(w.kt));
+            upq_keytools_material_text(r2.kt, side, strlen(side));
+        }
         b.ptr = md[0];
         b.len = mdl[0];
         TU_CHECK_STATUS(upq_keytools_unwrap(r2.kt, b.ptr, b.len, got, &gl), UPQ_OK);
