@@ -180,9 +180,12 @@ upq_status tool_key_callback(void *ctx, const upq_bytes *key_metadata, const upq
 {
     const tool_keys *k = ctx;
     int i;
+    /* key material first; a plain key given for the same footer or column
+     * (the DEK itself) is the fallback */
     if (k->kt && key_metadata->len &&
-        upq_keytools_is_key_material(key_metadata->ptr, key_metadata->len))
-        return upq_keytools_get_key(k->kt, key_metadata, path, key, key_len);
+        upq_keytools_is_key_material(key_metadata->ptr, key_metadata->len) &&
+        upq_keytools_get_key(k->kt, key_metadata, path, key, key_len) == UPQ_OK)
+        return UPQ_OK;
     if (!path) {
         if (!k->footer_len)
             return UPQ_ERR_AUTH;

@@ -564,8 +564,14 @@ static int apply_key_material(const tool_args *a, const upq_schema *s, write_cfg
     k->footer_len = len;
     cfg->enc.footer_key = k->footer;
     cfg->enc.footer_key_len = (uint32_t)len;
-    if (!n)
+    if (!n) {
+        if (k->ncols) {
+            fputs("upq: --column-key with key material needs --column-master-key for that column\n",
+                  stderr);
+            return -1;
+        }
         return 0;
+    }
     /* the columns with a master key, each with its --column-key if given */
     cfg->ckeys = calloc((size_t)n, sizeof *cfg->ckeys);
     cfg->mkeys = calloc((size_t)n, sizeof *cfg->mkeys);
@@ -606,6 +612,18 @@ static int apply_key_material(const tool_args *a, const upq_schema *s, write_cfg
         ck->key = dek;
         ck->key_len = (uint32_t)len;
         n++;
+    }
+    /* a --column-key is a DEK for a --column-master-key column, nothing else */
+    for (i = 0; i < k->ncols; i++) {
+        int j, used = 0;
+        for (j = 0; j < n; j++)
+            used |= upq_schema_find_column(s, k->cols[i].path, strlen(k->cols[i].path)) ==
+                    cfg->ckeys[j].column;
+        if (!used) {
+            fprintf(stderr, "upq: --column-key %s: with key material, only for a column of "
+                            "--column-master-key\n", k->cols[i].path);
+            return -1;
+        }
     }
     cfg->enc.columns = cfg->ckeys;
     cfg->enc.ncolumns = (uint32_t)n;

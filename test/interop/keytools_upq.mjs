@@ -18,7 +18,8 @@
 //  - DuckDB (which takes one key for the whole file and ignores
 //    key_metadata) reads a uniformly encrypted key-tools file with the DEK
 //    given to `upq write --footer-key`, so the file is an ordinary
-//    encrypted Parquet file under its key material;
+//    encrypted Parquet file under its key material; upq reads it with that
+//    DEK as --footer-key and no master keys;
 //  - failures, each a non-zero exit and a message naming the cause: a wrong
 //    master key, an unknown master key id, a missing side file, a wrappedDEK
 //    that is not base64, an unknown field, a side file that is not JSON.
@@ -249,6 +250,11 @@ async function written(work, duck) {
       } catch (e) { why = `DuckDB: ${String(e.message).split('\n')[0]}`; }
       if (!why && row !== lines.length) why = `DuckDB reads ${row} rows, want ${lines.length}`;
       result(!why, `DuckDB reads upq's key-tools file [uniform, ${m.name}] with the DEK`, why);
+      // upq too, with the DEK and no master keys (the side file moved away)
+      if (m.external) fs.renameSync(path.join(dir, '_KEY_MATERIAL_FOR_u.parquet.json'), path.join(dir, 'gone.json'));
+      const plain = await run(['cat', '--json', '--footer-key', `text:${DEK}`, out]);
+      result(plain.code === 0 && plain.stdout === cat.stdout, `upq reads it [uniform, ${m.name}] with the DEK as --footer-key`,
+        plain.stderr.trim() || 'other rows');
     }
   }
 }
