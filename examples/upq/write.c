@@ -534,19 +534,12 @@ static int apply_lists(const tool_args *a, const upq_schema *s, write_cfg *cfg)
 static int apply_key_material(const tool_args *a, const upq_schema *s, write_cfg *cfg)
 {
     tool_keys *k = &cfg->keys;
-    const char *footer_master = args_value(a, "footer-master-key");
+    const char *footer_master = args_value(a, "footer-master-key"); /* given */
     upq_keytools_write_opts wo;
     int i, n = 0;
     size_t len;
     for (i = 0; i < a->nopts; i++)
         n += strcmp(a->opt_name[i], "column-master-key") == 0;
-    if (!footer_master) {
-        if (n || args_flag(a, "single-wrapping") || args_flag(a, "external-key-material")) {
-            fputs("upq: key material needs --footer-master-key\n", stderr);
-            return -1;
-        }
-        return 0;
-    }
     if (cfg->append) {
         fputs("upq: --append does not take key material (--footer-master-key)\n", stderr);
         return -1;
@@ -646,6 +639,12 @@ static int apply_encryption(const tool_args *a, const upq_schema *s, write_cfg *
     int i, km = args_value(a, "footer-master-key") != NULL;
     if (tool_keys_parse(&cfg->keys, a))
         return -1;
+    if (!km && (args_value(a, "column-master-key") || args_flag(a, "single-wrapping") ||
+                args_flag(a, "external-key-material"))) {
+        fputs("upq: key material (--column-master-key, --single-wrapping, "
+              "--external-key-material) needs --footer-master-key\n", stderr);
+        return -1;
+    }
     if (!cfg->keys.any && !km && !args_flag(a, "plaintext-footer") && !args_flag(a, "ctr"))
         return 0;
     if (!cfg->keys.footer_len && !km) {

@@ -286,6 +286,9 @@ async function failures(work) {
     result(c.code !== 0 && re.test(c.stderr) && !c.stdout.includes('{"id"'), `upq cat refuses ${what}, saying so`,
       c.stderr.trim() || `exit ${c.code}`);
   }
+  const stray = await run(['write', '--schema', s, '--column-master-key', 'id=mc', a, path.join(dir, 's.parquet')]);
+  result(stray.code !== 0 && /needs --footer-master-key/.test(stray.stderr) && !fs.existsSync(path.join(dir, 's.parquet')),
+    'upq write refuses --column-master-key without --footer-master-key, writing nothing', stray.stderr.trim());
   const bad = await run(['write', '--schema', s, ...MASTER, '--footer-master-key', 'nope', a, path.join(dir, 'n.parquet')]);
   result(bad.code !== 0 && /no master key 'nope'/.test(bad.stderr) && !fs.existsSync(path.join(dir, 'n.parquet')),
     'upq write refuses an unknown master key id, writing nothing', bad.stderr.trim());
