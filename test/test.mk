@@ -345,6 +345,7 @@ FUZZ_NEEDS.open := upq_reader_init
 FUZZ_NEEDS.jsonl := upq_sb_init upq_schema_build
 FUZZ_NEEDS.variant := upq_variant_validate
 FUZZ_NEEDS.recover := upq_recover upq_writer_resume
+FUZZ_NEEDS.keytools := upq_gcm_decrypt
 # make check runs fuzz_variant for at most this long (make fuzz: FUZZ_TIME)
 FUZZ_CHECK_CAP.variant ?= 30
 upq_empty :=
