@@ -732,6 +732,8 @@ static upq_status local_unwrap(void *ctx, const char *master_id, const char *wra
                  "altered key material)", master_id);
     else if (st == UPQ_ERR_CORRUPT || st == UPQ_ERR_BUFFER)
         snprintf(msg, msgcap, "the wrapped key is %zu bytes, not nonce, key and tag", n);
+    else if (st == UPQ_ERR_UNSUPPORTED)
+        snprintf(msg, msgcap, "this build has no AES (UPQ_WITH_CRYPTO=0)");
     else if (st != UPQ_OK)
         snprintf(msg, msgcap, "master key '%s' is not 16, 24 or 32 bytes", master_id);
     return st == UPQ_ERR_BUFFER ? UPQ_ERR_CORRUPT : st;
@@ -757,8 +759,9 @@ static upq_status local_wrap(void *ctx, const char *master_id, const uint8_t *ke
                   lk->random, lk->random_ctx, buf);
     if (st != UPQ_OK) {
         snprintf(msg, msgcap, "cannot wrap with master key '%s' (%s)", master_id,
-                 st == UPQ_ERR_INVAL ? "no random source, or a key not 16, 24 or 32 bytes"
-                                     : upq_strerror(st));
+                 st == UPQ_ERR_INVAL         ? "no random source, or a key not 16, 24 or 32 bytes"
+                 : st == UPQ_ERR_UNSUPPORTED ? "this build has no AES"
+                                             : upq_strerror(st));
         return st;
     }
     *out_len = upq_base64_encode(buf, n, out, cap);
@@ -938,6 +941,9 @@ static upq_status material_dek(upq_keytools *kt, const jobj *o, const char *wher
         if (st == UPQ_ERR_AUTH)
             return fail(kt, st, "%s: the DEK's GCM tag does not verify under KEK %s (altered key "
                         "material)", where, kek_id->str);
+        if (st == UPQ_ERR_UNSUPPORTED || st == UPQ_ERR_NOMEM)
+            return fail(kt, st, "%s: unwrapping the DEK: %s", where,
+                        st == UPQ_ERR_NOMEM ? "out of memory" : "this build has no AES");
         if (st != UPQ_OK)
             return fail(kt, UPQ_ERR_CORRUPT, "%s: \"wrappedDEK\" is %zu bytes, not nonce, key and tag",
                         where, wlen);
