@@ -93,6 +93,8 @@ int cmd_recover(const tool_args *a)
     while (s == UPQ_AGAIN);
     free(arena);
     upq_posix_sink_close(&f);
+    if (s != UPQ_OK)
+        tool_keys_report(&keys, target, s);
     tool_keys_free(&keys);
     if (s != UPQ_OK) {
         const upq_error_info *e = upq_recover_error(&st);
