@@ -61,8 +61,10 @@ CORE_SRC := $(sort $(filter core/%,$(UPQ_SOURCES)))
 PORT_SRC := $(sort $(filter port/%,$(UPQ_SOURCES)))
 CODEC_SRC := $(sort $(filter codecs/%,$(UPQ_SOURCES)))
 LIB_SRC := $(CORE_SRC) $(PORT_SRC) $(CODEC_SRC)
-# OS adapters: used by host tools and tests, allowed to call libc.
-POSIX_SRC := $(sort $(wildcard port/posix/*.c))
+# Host adapters: used by host tools and tests, allowed to call libc: the
+# OS's files (port/posix) and parquet-java's key-tools key material
+# (port/keytools: JSON, malloc, side files).
+POSIX_SRC := $(sort $(wildcard port/posix/*.c port/keytools/*.c))
 
 INCLUDES := -Icore/include -Icore -Iport -Icodecs
 
@@ -102,8 +104,10 @@ $(HOST)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(if $(CFLAGS_USE),$(CFLAGS_USE),$(TEST_CFLAGS)) -MMD -MP -c $< -o $@
 
-# posix adapters are host code, not freestanding library code
+# posix adapters are host code, not freestanding library code; the key-tools
+# adapter keeps the library's warnings but not its freestanding flags
 $(HOST)/port/posix/%.o: CFLAGS_USE = $(TEST_CFLAGS)
+$(HOST)/port/keytools/%.o: CFLAGS_USE = -std=c99 $(OPT) $(WARN_LIB) $(INCLUDES) $(CODEC_DEFS) $(EXTRA_CFLAGS)
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)

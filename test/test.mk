@@ -352,6 +352,7 @@ FUZZ_NEEDS.jsonl := upq_sb_init upq_schema_build
 FUZZ_NEEDS.variant := upq_variant_validate
 FUZZ_NEEDS.recover := upq_recover upq_writer_resume
 FUZZ_NEEDS.pidx := upq_page_index_load upq_column_seek
+FUZZ_NEEDS.keytools := upq_gcm_decrypt
 # make check runs fuzz_variant for at most this long (make fuzz: FUZZ_TIME)
 FUZZ_CHECK_CAP.variant ?= 30
 upq_empty :=
@@ -396,12 +397,17 @@ fuzz: $(LIB) $(CODEC_LIBS)
 
 # ---- encryption: upq and DuckDB ------------------------------------------------
 # Encrypted files written by upq read by DuckDB, and DuckDB's read by upq
-# (test/interop/crypto_duckdb.mjs); the rest of encryption is in the unit and
-# corpus programs (test_aes, test_crypto_write, test_crypto_read).
+# (test/interop/crypto_duckdb.mjs); key-tools key material (parquet-java,
+# Spark) through upq: the corpus's parquet-mr file, upq's own in every
+# wrapping and storage, DuckDB reading them with the DEK, and the refusals
+# (test/interop/keytools_upq.mjs); the rest of encryption is in the unit and
+# corpus programs (test_aes, test_crypto_write, test_crypto_read,
+# test_keytools).
 .PHONY: check-crypto-interop
 CHECK_EXTRA_TARGETS += check-crypto-interop
 check-crypto-interop: $(INTEROP_STAMP) $(INTEROP_UPQ)
 	$(NODE) $(INTEROP_DIR)/crypto_duckdb.mjs --upq $(UPQ) --skip-without-upq
+	$(NODE) $(INTEROP_DIR)/keytools_upq.mjs --upq $(UPQ) --skip-without-upq
 
 # ---- other areas' checks --------------------------------------------------
 

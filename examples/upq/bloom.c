@@ -105,6 +105,7 @@ static int probe(tool_file *tf, uint32_t rg, uint32_t col, const void *value, si
     }
     if (st != UPQ_OK) {
         tool_report(tf->path, upq_reader_error(tf->reader));
+        tool_keys_report(&tf->keys, tf->path, st);
         upq_bloom_close(&br);
         return -1;
     }

@@ -535,6 +535,7 @@ static int run(cat_state *cs, const cat_cfg *cfg)
             return 1;
         }
         tool_report(cs->path, upq_reader_error(cs->tf.reader));
+        tool_keys_report(&cs->tf.keys, cs->path, upq_reader_error(cs->tf.reader)->status);
         return 1;
     }
     return 0;

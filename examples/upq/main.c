@@ -24,7 +24,9 @@ typedef struct command {
 } command;
 
 static const tool_optspec no_opts[] = {{NULL, 0}};
-#define KEY_OPTS {"footer-key", 1}, {"column-key", 1}, {"aad-prefix", 1}
+#define KEY_OPTS                                                                           \
+    {"footer-key", 1}, {"column-key", 1}, {"aad-prefix", 1}, {"kms-key", 1}, {"key-material", 1}, \
+        {"kms-instance-id", 1}, {"kms-instance-url", 1}
 static const tool_optspec schema_opts[] = {KEY_OPTS, {NULL, 0}};
 static const tool_optspec meta_opts[] = {{"json", 0}, KEY_OPTS, {NULL, 0}};
 static const tool_optspec cat_opts[] = {{"json", 0}, {"raw", 0},   {"columns", 1}, {"head", 1},
@@ -45,7 +47,8 @@ static const tool_optspec write_opts[] = {
     {"bloom-max-bytes", 1}, {"shred", 1},   {"checkpoint-rows", 1}, {"append", 0},
     {"file-id", 1},         KEY_OPTS,
     {"plaintext-footer", 0}, {"ctr", 0}, {"store-aad-prefix", 0}, {"no-store-aad-prefix", 0},
-    {NULL, 0}};
+    {"footer-master-key", 1}, {"column-master-key", 1}, {"single-wrapping", 0},
+    {"external-key-material", 0}, {NULL, 0}};
 
 static int cmd_version(const tool_args *a);
 static int cmd_help(const tool_args *a);
@@ -99,9 +102,25 @@ static void usage(FILE *out)
           "  --io-stats               print `io: N reads, M bytes` to stderr: every read_at\n"
           "                           call of the command, footer included\n"
           "\nencrypted files (schema, meta, cat, bloom, recover, write):\n"
-          "  --footer-key HEX|@FILE   footer key (16, 24 or 32 bytes; also the key of columns\n"
-          "                           encrypted with it)\n"
+          "  --footer-key KEY         footer key (16, 24 or 32 bytes; also the key of columns\n"
+          "                           encrypted with it): HEX, @FILE (raw bytes), text:STRING\n"
+          "                           (its bytes) or base64:B64\n"
           "  --column-key PATH=KEY    key of column PATH (dotted); repeatable\n"
+          "  --kms-key ID=KEY         key material (parquet-java key tools, Spark): master key ID\n"
+          "                           of the local KMS (as parquet-java's InMemoryKMS); repeatable\n"
+          "  --key-material FILE      the side file of external key material (default:\n"
+          "                           _KEY_MATERIAL_FOR_<name>.json beside the Parquet file)\n"
+          "  --footer-master-key ID   write: key material; the footer's DEK (--footer-key, else\n"
+          "                           random) wrapped with master key ID\n"
+          "  --column-master-key PATH=ID\n"
+          "                           write: column PATH encrypted with its own DEK (--column-key,\n"
+          "                           else random) wrapped with master key ID; repeatable\n"
+          "  --single-wrapping        write: DEKs wrapped by the KMS itself (default: double\n"
+          "                           wrapping, DEKs under a KEK the KMS wraps)\n"
+          "  --external-key-material  write: key material in the side file, a reference in the\n"
+          "                           file\n"
+          "  --kms-instance-id ID, --kms-instance-url URL\n"
+          "                           write: stored in the footer key's material (DEFAULT)\n"
           "  --aad-prefix STR         AAD prefix of a file that does not store it (write: the\n"
           "                           prefix to use; stored unless --no-store-aad-prefix)\n"
           "  --plaintext-footer       write: a signed plaintext footer (PAR1) instead of PARE\n"
@@ -383,7 +402,7 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
 
     memset(tf, 0, sizeof *tf);
     tf->path = path;
-    if (tool_keys_parse(&tf->keys, a)) {
+    if (tool_keys_parse(&tf->keys, a) || tool_keys_for_file(&tf->keys, path)) {
         tool_keys_free(&tf->keys);
         return 1;
     }
@@ -430,6 +449,7 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
         need = upq_arena_needed(&tf->reader->arena);
         if (st != UPQ_ERR_NOMEM || need <= len || need > TOOL_MAX_ARENA) {
             tool_report(path, upq_reader_error(tf->reader));
+            tool_keys_report(&tf->keys, path, st);
             tool_close(tf);
             return 1;
         }

@@ -202,6 +202,18 @@ static void print_chunk(FILE *out, const upq_file_metadata *fm, const upq_schema
                           UPQ_COLUMN_CRYPTO_METADATA_ENCRYPTION_WITH_COLUMN_KEY)
                     ? "column key"
                     : "footer key");
+    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) &&
+        UPQ_ISSET(ch->crypto_metadata, UPQ_COLUMN_CRYPTO_METADATA_ENCRYPTION_WITH_COLUMN_KEY)) {
+        const upq_encryption_with_column_key *ck = &ch->crypto_metadata.u.encryption_with_column_key;
+        if (UPQ_ISSET(*ck, UPQ_ENCRYPTION_WITH_COLUMN_KEY_KEY_METADATA)) {
+            /* a key id, or key-tools key material (JSON) */
+            strbuf km;
+            sb_init(&km);
+            fmt_quoted(&km, ck->key_metadata.ptr, ck->key_metadata.len);
+            fprintf(out, "    key_metadata: %s\n", sb_str(&km));
+            sb_free(&km);
+        }
+    }
     if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_ENCRYPTED_COLUMN_METADATA))
         fprintf(out, "    encrypted_column_metadata: %" PRIu32 " bytes\n",
                 ch->encrypted_column_metadata.len);

@@ -70,7 +70,7 @@ int cmd_recover(const tool_args *a)
         fprintf(stderr, "upq: %s: %s\n", out, strerror(errno));
         return 1;
     }
-    if (tool_keys_parse(&keys, a))
+    if (tool_keys_parse(&keys, a) || tool_keys_for_file(&keys, path))
         return 1;
     target = out ? out : path;
     if (upq_posix_sink_open(&f, target, 0) != UPQ_OK) {
@@ -93,6 +93,8 @@ int cmd_recover(const tool_args *a)
     while (s == UPQ_AGAIN);
     free(arena);
     upq_posix_sink_close(&f);
+    if (s != UPQ_OK)
+        tool_keys_report(&keys, target, s);
     tool_keys_free(&keys);
     if (s != UPQ_OK) {
         const upq_error_info *e = upq_recover_error(&st);

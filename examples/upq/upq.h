@@ -28,6 +28,7 @@
 #include "uparquet/uparquet.h"
 #include "uparquet/writer.h"
 #include "posix/io_posix.h"
+#include "keytools/upq_keytools.h"
 #include "strbuf.h"
 
 /* ---- arguments (main.c) ------------------------------------------------ */
@@ -83,10 +84,27 @@ typedef struct tool_keys {
     int ncols;
     int any; /* some key or prefix option was given */
     upq_decrypt_opts dec;
+    /* key-tools key material (parquet-java, Spark): --kms-key master keys
+     * of the local KMS, --key-material side file */
+    tool_colkey kms[TOOL_MAX_KEYS]; /* path: the master key id */
+    upq_local_kms_key kms_keys[TOOL_MAX_KEYS];
+    int nkms;
+    upq_local_kms lkms;
+    upq_kms kmsc;
+    upq_keytools *kt;               /* always made: key material names what it needs */
+    const char *material;           /* --key-material FILE */
 } tool_keys;
 
-/* Reads --footer-key, --column-key and --aad-prefix; 1 (reported) on error. */
+/* Reads --footer-key, --column-key, --aad-prefix, --kms-key, --key-material
+ * and --kms-instance-id/-url; 1 (reported) on error. */
 int tool_keys_parse(tool_keys *k, const tool_args *a);
+/* The Parquet file the keys are for: external key material is looked for
+ * beside it unless --key-material names the side file. 1 (reported) on
+ * error. */
+int tool_keys_for_file(tool_keys *k, const char *path);
+/* After a failed read: prints why key material could not give a key
+ * (nothing when it did not fail or the status is not UPQ_ERR_AUTH). */
+void tool_keys_report(const tool_keys *k, const char *path, upq_status st);
 void tool_keys_free(tool_keys *k);
 /* The upq_key_fn over a tool_keys. */
 upq_status tool_key_callback(void *ctx, const upq_bytes *key_metadata, const upq_bytes_list *path,

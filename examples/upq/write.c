@@ -253,6 +253,8 @@ typedef struct write_cfg {
     tool_keys keys;          /* --footer-key, --column-key, --aad-prefix */
     upq_encrypt_opts enc;
     upq_column_key *ckeys;
+    struct { uint8_t key[UPQ_CRYPTO_MAX_KEY]; } *mkeys; /* column DEKs of key material */
+    int key_material;        /* --external-key-material: save the side file */
 } write_cfg;
 
 /* A byte count or count: digits with an optional K, M or G (binary). */
@@ -522,19 +524,131 @@ static int apply_lists(const tool_args *a, const upq_schema *s, write_cfg *cfg)
     return 0;
 }
 
-/* Encryption: --footer-key (required for any), --column-key PATH=KEY
- * (only those columns encrypted then; otherwise all with the footer key),
- * --aad-prefix, --[no-]store-aad-prefix, --plaintext-footer, --ctr. */
+/* Key-tools key material (parquet-java, Spark): --footer-master-key ID
+ * wraps the footer's DEK (the --footer-key given, else a random one) with
+ * master key ID of the KMS (--kms-key), and each --column-master-key
+ * PATH=ID a column's DEK (its --column-key, else random); the key metadata
+ * stored is the key material (or, with --external-key-material, a
+ * reference into the side file saved after the file is written). Double
+ * wrapping unless --single-wrapping. */
+static int apply_key_material(const tool_args *a, const upq_schema *s, write_cfg *cfg)
+{
+    tool_keys *k = &cfg->keys;
+    const char *footer_master = args_value(a, "footer-master-key"); /* given */
+    upq_keytools_write_opts wo;
+    int i, n = 0;
+    size_t len;
+    for (i = 0; i < a->nopts; i++)
+        n += strcmp(a->opt_name[i], "column-master-key") == 0;
+    if (cfg->append) {
+        fputs("upq: --append does not take key material (--footer-master-key)\n", stderr);
+        return -1;
+    }
+    memset(&wo, 0, sizeof wo);
+    wo.single_wrapping = (uint8_t)args_flag(a, "single-wrapping");
+    wo.external = (uint8_t)args_flag(a, "external-key-material");
+    if (upq_keytools_write_config(k->kt, &wo) != UPQ_OK)
+        goto kt_fail;
+    cfg->key_material = wo.external;
+    len = k->footer_len;
+    if (upq_keytools_wrap(k->kt, footer_master, 1, k->footer, len, &len, &cfg->enc.footer_key_metadata,
+                          &cfg->enc.footer_key_metadata_len) != UPQ_OK)
+        goto kt_fail;
+    k->footer_len = len;
+    cfg->enc.footer_key = k->footer;
+    cfg->enc.footer_key_len = (uint32_t)len;
+    if (!n) {
+        if (k->ncols) {
+            fputs("upq: --column-key with key material needs --column-master-key for that column\n",
+                  stderr);
+            return -1;
+        }
+        return 0;
+    }
+    /* the columns with a master key, each with its --column-key if given */
+    cfg->ckeys = calloc((size_t)n, sizeof *cfg->ckeys);
+    cfg->mkeys = calloc((size_t)n, sizeof *cfg->mkeys);
+    if (!cfg->ckeys || !cfg->mkeys) {
+        fputs("upq: out of memory\n", stderr);
+        return -1;
+    }
+    n = 0;
+    for (i = 0; i < a->nopts; i++) {
+        const char *v = a->opt_value[i], *eq;
+        upq_column_key *ck = &cfg->ckeys[n];
+        uint8_t *dek = cfg->mkeys[n].key;
+        uint32_t c;
+        int j;
+        if (strcmp(a->opt_name[i], "column-master-key") != 0)
+            continue;
+        eq = strrchr(v, '=');
+        if (!eq || eq == v || !eq[1]) {
+            fprintf(stderr, "upq: --column-master-key takes PATH=ID, not '%s'\n", v);
+            return -1;
+        }
+        c = upq_schema_find_column(s, v, (size_t)(eq - v));
+        if (c == UPQ_NONE) {
+            fprintf(stderr, "upq: --column-master-key: no leaf column '%.*s'\n", (int)(eq - v), v);
+            return -1;
+        }
+        len = 0;
+        for (j = 0; j < k->ncols; j++)
+            if (strlen(k->cols[j].path) == (size_t)(eq - v) &&
+                memcmp(k->cols[j].path, v, (size_t)(eq - v)) == 0) {
+                memcpy(dek, k->cols[j].key, k->cols[j].len);
+                len = k->cols[j].len;
+            }
+        if (upq_keytools_wrap(k->kt, eq + 1, 0, dek, len, &len, &ck->key_metadata,
+                              &ck->key_metadata_len) != UPQ_OK)
+            goto kt_fail;
+        ck->column = c;
+        ck->key = dek;
+        ck->key_len = (uint32_t)len;
+        n++;
+    }
+    /* a --column-key is a DEK for a --column-master-key column, nothing else */
+    for (i = 0; i < k->ncols; i++) {
+        int j, used = 0;
+        for (j = 0; j < n; j++)
+            used |= upq_schema_find_column(s, k->cols[i].path, strlen(k->cols[i].path)) ==
+                    cfg->ckeys[j].column;
+        if (!used) {
+            fprintf(stderr, "upq: --column-key %s: with key material, only for a column of "
+                            "--column-master-key\n", k->cols[i].path);
+            return -1;
+        }
+    }
+    cfg->enc.columns = cfg->ckeys;
+    cfg->enc.ncolumns = (uint32_t)n;
+    return 0;
+kt_fail: {
+        const char *msg;
+        upq_status st = upq_keytools_error(k->kt, &msg);
+        fprintf(stderr, "upq: key material: %s (%s)\n", msg, upq_strerror(st));
+        return -1;
+    }
+}
+
+/* Encryption: --footer-key (required for any, unless key material gives
+ * it), --column-key PATH=KEY (only those columns encrypted then; otherwise
+ * all with the footer key), --aad-prefix, --[no-]store-aad-prefix,
+ * --plaintext-footer, --ctr; key material as apply_key_material says. */
 static int apply_encryption(const tool_args *a, const upq_schema *s, write_cfg *cfg)
 {
     upq_encrypt_opts *e = &cfg->enc;
-    int i;
+    int i, km = args_value(a, "footer-master-key") != NULL;
     if (tool_keys_parse(&cfg->keys, a))
         return -1;
-    if (!cfg->keys.any && !args_flag(a, "plaintext-footer") && !args_flag(a, "ctr"))
+    if (!km && (args_value(a, "column-master-key") || args_flag(a, "single-wrapping") ||
+                args_flag(a, "external-key-material"))) {
+        fputs("upq: key material (--column-master-key, --single-wrapping, "
+              "--external-key-material) needs --footer-master-key\n", stderr);
+        return -1;
+    }
+    if (!cfg->keys.any && !km && !args_flag(a, "plaintext-footer") && !args_flag(a, "ctr"))
         return 0;
-    if (!cfg->keys.footer_len) {
-        fputs("upq: encryption needs --footer-key\n", stderr);
+    if (!cfg->keys.footer_len && !km) {
+        fputs("upq: encryption needs --footer-key (or --footer-master-key)\n", stderr);
         return -1;
     }
     memset(e, 0, sizeof *e);
@@ -553,7 +667,10 @@ static int apply_encryption(const tool_args *a, const upq_schema *s, write_cfg *
                 e->no_store_aad_prefix = 0;
         }
     }
-    if (cfg->keys.ncols) {
+    if (km) {
+        if (apply_key_material(a, s, cfg))
+            return -1;
+    } else if (cfg->keys.ncols) {
         cfg->ckeys = calloc((size_t)cfg->keys.ncols, sizeof *cfg->ckeys);
         if (!cfg->ckeys) {
             fputs("upq: out of memory\n", stderr);
@@ -1341,6 +1458,7 @@ static void cleanup(write_state *ws, int failed)
     free(ws->tmp_path);
     free(ws->cfg.cols);
     free(ws->cfg.ckeys);
+    free(ws->cfg.mkeys);
     tool_keys_free(&ws->cfg.keys);
     free(ws->cfg.kv);
     free(ws->cfg.sorting);
@@ -1354,6 +1472,32 @@ static int print_schema_json(write_state *ws)
     json_schema_entries(&w, ws->st.elems, ws->st.n, &ws->s);
     json_object_end(&w);
     json_finish(&w);
+    return 0;
+}
+
+/* External key material: the side file beside OUT, or --key-material's. */
+static int save_key_material(write_cfg *cfg)
+{
+    char *path = (char *)cfg->keys.material;
+    upq_status st;
+    if (!path) {
+        size_t cap = strlen(cfg->out_path) + 32;
+        path = malloc(cap);
+        if (!path || upq_keytools_material_path(cfg->out_path, path, cap) != UPQ_OK) {
+            free(path);
+            fputs("upq: out of memory\n", stderr);
+            return -1;
+        }
+    }
+    st = upq_keytools_save_material(cfg->keys.kt, path);
+    if (path != cfg->keys.material)
+        free(path);
+    if (st != UPQ_OK) {
+        const char *msg;
+        upq_keytools_error(cfg->keys.kt, &msg);
+        fprintf(stderr, "upq: %s (%s)\n", msg, upq_strerror(st));
+        return -1;
+    }
     return 0;
 }
 
@@ -1418,6 +1562,10 @@ int cmd_write(const tool_args *a)
     if (open_output(&ws, a) || convert(&ws, a))
         goto done;
     if (close_tmp(&ws)) {
+        unlink(ws.tmp_path);
+        goto done;
+    }
+    if (ws.cfg.key_material && save_key_material(&ws.cfg)) {
         unlink(ws.tmp_path);
         goto done;
     }

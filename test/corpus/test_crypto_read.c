@@ -13,8 +13,15 @@
  * unencrypted columns read without any key; its encrypted ones fail with
  * UPQ_ERR_AUTH naming the column.
  *
- * external_key_material_java.parquet.encrypted keeps its keys wrapped by a
- * KMS outside the file (key material JSON): skipped, said so.
+ * external_key_material_java.parquet.encrypted (parquet-mr, key-tools key
+ * material in _KEY_MATERIAL_FOR_<file>.json beside it, double wrapping
+ * under InMemoryKMS) is read through port/keytools with KEYS.md's kf, kc1
+ * and kc2 as master keys: every value of its 100 rows against its
+ * generator (integers i, strings "a".."j" by i % 10 followed by i; no other
+ * corpus file holds these rows), with chunked and "again" I/O; and a wrong
+ * or missing master key, a missing side file, a side file without the
+ * footer's reference and altered material give UPQ_ERR_AUTH with the
+ * adapter's reason (a GCM tag, the master key id, the file, the reference).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +32,7 @@
 #include "util/check.h"
 #include "util/files.h"
 #include "util/flaky_io.h"
+#include "keytools/upq_keytools.h"
 
 #define ARENA_SIZE (4u << 20)
 static uint8_t arena[ARENA_SIZE] __attribute__((aligned(16)));
@@ -355,13 +363,214 @@ static void failures(const char *path, src *s, int aes256, const char *prefix)
     }
 }
 
+/* ---- key-tools key material ----------------------------------------------- */
+
+static const uint8_t MK_KF[16] = "0123456789012345";
+static const uint8_t MK_KC1[16] = "1234567890123450";
+static const uint8_t MK_KC2[16] = "1234567890123451";
+static const uint8_t MK_BAD[16] = "0123456789012346";
+
+/* Opens s with a key-tools context over `keys` (side file `side`, or its
+ * text `side_text`); the adapter in *ktp. */
+static upq_status kt_open(upq_reader *r, src *s, const tu_flaky_cfg *cfg, const upq_local_kms_key *keys,
+                          size_t nkeys, const char *side, const char *side_text, upq_keytools **ktp,
+                          upq_local_kms *lk, upq_kms *kms)
+{
+    upq_io io;
+    upq_reader_opts o;
+    static upq_decrypt_opts d;
+    upq_status st;
+    memset(lk, 0, sizeof *lk);
+    lk->keys = keys;
+    lk->nkeys = nkeys;
+    upq_local_kms_init(kms, lk);
+    *ktp = upq_keytools_new(kms, NULL, NULL);
+    if (side_text)
+        upq_keytools_material_text(*ktp, side_text, strlen(side_text));
+    else
+        upq_keytools_material_file(*ktp, side);
+    tu_mem_src_init(&s->mem, s->data, s->len);
+    tu_flaky_init(&s->flaky, cfg, tu_mem_read_at, &s->mem, tu_seed());
+    io.ctx = &s->flaky;
+    io.read_at = tu_flaky_read_at;
+    io.size = s->len;
+    memset(&o, 0, sizeof o);
+    memset(&d, 0, sizeof d);
+    d.get_key = upq_keytools_get_key;
+    d.key_ctx = *ktp;
+    o.decrypt = &d;
+    upq_reader_init(r, &io, arena, sizeof arena, &o);
+    do
+        st = upq_reader_open(r);
+    while (st == UPQ_AGAIN);
+    return st;
+}
+
+/* Every value of leaf column col: integers i, strings "a".."j" (i % 10) then i. */
+static upq_status kt_read_column(upq_reader *r, uint32_t col, unsigned long *bad, uint64_t *rows)
+{
+    const upq_file_metadata *m = upq_reader_metadata(r);
+    uint64_t row = 0;
+    uint32_t g;
+    for (g = 0; g < m->row_groups.n; g++) {
+        upq_column_reader c;
+        uint16_t def[37], rep[37];
+        uint8_t vals[37 * 16];
+        upq_batch b;
+        upq_status st = upq_column_open(&c, r, g, col);
+        if (st != UPQ_OK)
+            return st;
+        for (;;) {
+            size_t k;
+            memset(&b, 0, sizeof b);
+            b.def = def;
+            b.rep = rep;
+            b.values = vals;
+            b.cap = 37;
+            st = upq_column_read(&c, &b);
+            if (st == UPQ_AGAIN)
+                continue;
+            if (st != UPQ_OK)
+                break;
+            for (k = 0; k < b.levels; k++, row++) {
+                if (col == 0) {
+                    if (*(const int32_t *)(const void *)(vals + k * 4) != (int32_t)row)
+                        (*bad)++;
+                } else {
+                    const upq_bytes *v = (const upq_bytes *)(const void *)(vals + k * sizeof(upq_bytes));
+                    char want[16];
+                    snprintf(want, sizeof want, "%c%u", 'a' + (int)(row % 10), (unsigned)row);
+                    if (v->len != strlen(want) || memcmp(v->ptr, want, v->len) != 0)
+                        (*bad)++;
+                }
+            }
+        }
+        upq_column_close(&c);
+        if (st != UPQ_DONE)
+            return st;
+    }
+    *rows = row;
+    return UPQ_DONE;
+}
+
+/* The reason the adapter kept contains `word`. */
+static void kt_reason(upq_keytools *kt, upq_status want, const char *word)
+{
+    const char *msg;
+    TU_CHECK_STATUS(upq_keytools_error(kt, &msg), want);
+    TU_CHECK_MSG(strstr(msg, word) != NULL, "reason '%s' lacks '%s'", msg, word);
+}
+
+static void key_material_file(const char *path)
+{
+    static const upq_local_kms_key keys[] = {{"kf", MK_KF, 16}, {"kc1", MK_KC1, 16}, {"kc2", MK_KC2, 16}};
+    static const upq_local_kms_key wrong_kf[] = {{"kf", MK_BAD, 16}, {"kc1", MK_KC1, 16}, {"kc2", MK_KC2, 16}};
+    static const upq_local_kms_key no_kc2[] = {{"kf", MK_KF, 16}, {"kc1", MK_KC1, 16}};
+    const char *base = tu_basename(path);
+    char side[1200];
+    upq_local_kms lk;
+    upq_kms kms;
+    upq_keytools *kt;
+    upq_reader r;
+    upq_status st;
+    src s;
+    size_t ci;
+    uint32_t col;
+    char *text;
+    size_t tlen;
+    memset(&s, 0, sizeof s);
+    if (!TU_CHECK_MSG(tu_read_file(path, &s.data, &s.len) == 0, "cannot read %s", path))
+        return;
+    TU_CHECK_STATUS(upq_keytools_material_path(path, side, sizeof side), UPQ_OK);
+    for (ci = 0; ci < tu_flaky_ncfgs; ci += 3) {
+        tu_case("%s (%s): master keys kf, kc1, kc2 through its side file, every value", base,
+                tu_flaky_cfgs[ci].name);
+        st = kt_open(&r, &s, &tu_flaky_cfgs[ci], keys, 3, side, NULL, &kt, &lk, &kms);
+        if (TU_CHECK_STATUS(st, UPQ_OK)) {
+            const upq_column_chunk *ch;
+            TU_CHECK_UINT(upq_reader_schema(&r)->num_columns, 2);
+            TU_CHECK_INT(upq_reader_metadata(&r)->num_rows, 100);
+            for (col = 0; col < 2 && col < upq_reader_schema(&r)->num_columns; col++) {
+                unsigned long bad = 0;
+                uint64_t rows = 0;
+                ch = upq_reader_chunk(&r, 0, col);
+                /* each column under its own key (kc1, kc2), not the footer's */
+                TU_CHECK(UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) &&
+                         UPQ_ISSET(ch->crypto_metadata, UPQ_COLUMN_CRYPTO_METADATA_ENCRYPTION_WITH_COLUMN_KEY));
+                st = kt_read_column(&r, col, &bad, &rows);
+                TU_CHECK_MSG(st == UPQ_DONE, "column %u: %s (%s)", col, upq_strerror(st),
+                             r.err.what ? r.err.what : "");
+                TU_CHECK_MSG(bad == 0, "column %u: %lu values differ", col, bad);
+                TU_CHECK_UINT(rows, 100);
+            }
+        }
+        upq_keytools_free(kt);
+    }
+
+    tu_case("%s: a wrong master key kf: UPQ_ERR_AUTH, the KEK's GCM tag", base);
+    TU_CHECK_STATUS(kt_open(&r, &s, &tu_flaky_cfgs[0], wrong_kf, 3, side, NULL, &kt, &lk, &kms),
+                    UPQ_ERR_AUTH);
+    kt_reason(kt, UPQ_ERR_AUTH, "GCM tag does not verify under master key 'kf'");
+    upq_keytools_free(kt);
+
+    tu_case("%s: no master key kc2: the footer and kc1's column read, kc2's says which key", base);
+    if (TU_CHECK_STATUS(kt_open(&r, &s, &tu_flaky_cfgs[0], no_kc2, 2, side, NULL, &kt, &lk, &kms),
+                        UPQ_OK)) {
+        unsigned long bad = 0;
+        uint64_t rows = 0;
+        upq_status s0 = kt_read_column(&r, 0, &bad, &rows);
+        upq_status s1 = kt_read_column(&r, 1, &bad, &rows);
+        /* which column has which key is the file's business: one of them fails */
+        TU_CHECK((s0 == UPQ_DONE) != (s1 == UPQ_DONE));
+        TU_CHECK_STATUS(s0 == UPQ_DONE ? s1 : s0, UPQ_ERR_AUTH);
+        TU_CHECK(bad == 0);
+        kt_reason(kt, UPQ_ERR_AUTH, "no master key 'kc2'");
+    }
+    upq_keytools_free(kt);
+
+    tu_case("%s: the side file missing: UPQ_ERR_AUTH, the file named", base);
+    TU_CHECK_STATUS(kt_open(&r, &s, &tu_flaky_cfgs[0], keys, 3, "build/no/_KEY_MATERIAL_FOR_x.json",
+                            NULL, &kt, &lk, &kms),
+                    UPQ_ERR_AUTH);
+    kt_reason(kt, UPQ_ERR_IO, "build/no/_KEY_MATERIAL_FOR_x.json");
+    upq_keytools_free(kt);
+
+    if (TU_CHECK(tu_read_file(side, (uint8_t **)&text, &tlen) == 0)) {
+        char *t = malloc(tlen + 1), *p;
+        memcpy(t, text, tlen);
+        t[tlen] = '\0';
+        tu_case("%s: a side file without \"footerKey\": UPQ_ERR_AUTH, the reference named", base);
+        p = strstr(t, "\"footerKey\"");
+        if (TU_CHECK(p != NULL)) {
+            memcpy(p + 1, "footerKez", 9);
+            TU_CHECK_STATUS(kt_open(&r, &s, &tu_flaky_cfgs[0], keys, 3, NULL, t, &kt, &lk, &kms),
+                            UPQ_ERR_AUTH);
+            kt_reason(kt, UPQ_ERR_CORRUPT, "no key reference 'footerKey'");
+            upq_keytools_free(kt);
+            memcpy(p + 1, "footerKey", 9);
+        }
+        tu_case("%s: the footer's wrapped KEK altered: UPQ_ERR_AUTH, a GCM tag", base);
+        p = strstr(t, "wrappedKEK\\\":\\\"kWHN");
+        if (TU_CHECK(p != NULL)) {
+            p[strlen("wrappedKEK\\\":\\\"")] = 'j';
+            TU_CHECK_STATUS(kt_open(&r, &s, &tu_flaky_cfgs[0], keys, 3, NULL, t, &kt, &lk, &kms),
+                            UPQ_ERR_AUTH);
+            kt_reason(kt, UPQ_ERR_AUTH, "GCM tag");
+            upq_keytools_free(kt);
+        }
+        free(t);
+        free(text);
+    }
+    free(s.data);
+}
+
 static void one_file(const char *path, int aes256)
 {
     const char *base = tu_basename(path);
     const char *prefix = strstr(base, "aad") ? "tester" : NULL;
     src s;
     if (strstr(base, "external_key_material")) {
-        tu_note("skipped %s: its keys are wrapped by a KMS (key material outside the file)", base);
+        key_material_file(path);
         return;
     }
     /* The bloom filter file holds other data (double i+0.5, ... "name_i")

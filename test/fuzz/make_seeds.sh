@@ -17,6 +17,10 @@
 #   test/fuzz/make_seeds.sh jsonl OUTDIR  JSON lines for fuzz_jsonl's fixed
 #                                         schemas (first byte picks one), and
 #                                         a schema text (no corpus needed)
+#   test/fuzz/make_seeds.sh keytools OUTDIR  key metadata, NUL, side file:
+#                                         the corpus's external key material
+#                                         (each reference) and internal
+#                                         material made from it
 #
 # Reads the corpus from $PARQUET_TESTING_DIR (default ../shared/parquet-testing).
 set -eu
@@ -67,6 +71,21 @@ if [ "$name" = recover ]; then
     done
     rm -rf "$tmp"
     echo "seeds for fuzz_recover: $n inputs in $out"
+    exit 0
+fi
+
+if [ "$name" = keytools ]; then
+    side="$corpus/data/_KEY_MATERIAL_FOR_external_key_material_java.parquet.encrypted.json"
+    [ -f "$side" ] || { echo "make_seeds.sh: no $side" >&2; exit 1; }
+    for ref in footerKey columnKey0 columnKey1; do
+        { printf '{"keyMaterialType":"PKMT1","internalStorage":false,"keyReference":"%s"}' "$ref";
+          printf '\000'; cat "$side"; } >"$out/external-$ref"
+    done
+    # the footer's material stored internally (the JSON string unescaped,
+    # "internalStorage":true added)
+    sed -e 's/^{"footerKey":"{//' -e 's/}",".*//' -e 's/\\"/"/g' "$side" |
+        { printf '{"internalStorage":true,'; cat; printf '}'; } >"$out/internal-footer"
+    echo "seeds for fuzz_keytools: 4 inputs in $out"
     exit 0
 fi
 
