@@ -118,6 +118,10 @@ typedef struct upq_schema_builder {
     uint32_t last;                           /* element added last */
     upq_status status;                       /* first error, sticky */
     const char *error; /* what the first error refused (static text), or NULL */
+    uint32_t *index;   /* optional name index (upq_sb_index), or NULL */
+    uint32_t index_slots, index_used;
+    /* its probe, set by upq_sb_index: a build that never calls it links none of it */
+    int (*index_probe)(struct upq_schema_builder *b, uint32_t group, const char *name);
 } upq_schema_builder;
 
 /* Every call refuses (UPQ_ERR_INVAL, with b->error saying why) what the
@@ -132,6 +136,15 @@ typedef struct upq_schema_builder {
  * Errors (UPQ_ERR_BUFFER when `cap` is too small) surface in later calls. */
 void upq_sb_init(upq_schema_builder *b, upq_schema_element *elems, uint32_t cap,
                  const char *root_name);
+/* Optional: a hash index of the names in caller memory (`words` uint32_t,
+ * two a slot), so that the check for two siblings of one name takes constant
+ * time instead of a walk over the group's children (a schema of n columns
+ * otherwise costs O(n^2) name comparisons). Call right after upq_sb_init;
+ * give at least 4 words an element for it to stay fast (16 * cap bytes).
+ * When it fills up the builder goes back to the walk: the result and the
+ * errors are the same with or without it. The memory must outlive the
+ * builder's last call; it is not part of the schema. */
+void upq_sb_index(upq_schema_builder *b, uint32_t *words, uint32_t nwords);
 /* A group; `lt` may be NULL (or LIST, MAP, VARIANT). LIST/MAP also set the matching
  * ConvertedType, as the format asks for compatibility. Close it with
  * upq_sb_end. Returns UPQ_OK, UPQ_ERR_BUFFER (elems full), UPQ_ERR_LIMIT
