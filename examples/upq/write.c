@@ -1263,8 +1263,13 @@ static int convert(write_state *ws, const tool_args *a)
                 goto out;
             }
             if (jv_parse(&ws->doc, line, len, MAX_JSON_DEPTH)) {
-                fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: invalid JSON: %s\n", in_name, lineno,
-                        ws->doc.err_col, ws->doc.err);
+                if (ws->doc.over_limit)
+                    fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: an array or object of more than %" PRIu32
+                                    " members: a row holds at most 65535 entries in one column\n",
+                            in_name, lineno, ws->doc.err_col, ws->doc.max_members);
+                else
+                    fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: invalid JSON: %s\n", in_name, lineno,
+                            ws->doc.err_col, ws->doc.err);
                 goto out;
             }
             if (ws->has_variant) {
@@ -1274,8 +1279,11 @@ static int convert(write_state *ws, const tool_args *a)
                     goto out;
                 }
                 if (jv_parse(&ws->vdoc, ws->vtext.p, ws->vtext.len, MAX_JSON_DEPTH + 8)) {
-                    fprintf(stderr, "upq: %s:%" PRIu64 ": Variant: %s\n", in_name, lineno,
-                            ws->vdoc.err);
+                    fprintf(stderr, "upq: %s:%" PRIu64 ": %s%s\n", in_name, lineno,
+                            ws->vdoc.over_limit ? "" : "Variant: ",
+                            ws->vdoc.over_limit ? "an array or object of more than 65535 members: "
+                                                  "a row holds at most 65535 entries in one column"
+                                                : ws->vdoc.err);
                     goto out;
                 }
             }
@@ -1394,6 +1402,15 @@ int cmd_write(const tool_args *a)
     if (build_opts(a, &ws.s, &ws.cfg))
         goto done;
     ws.has_variant = variant_rewrite_needed(&ws.s);
+    /* An array is a list or map (an entry per member in each column below;
+     * a page holds at most 65,535) and an object a group (a member per
+     * field), so a container with more members is refused as it is read,
+     * not after millions of them are parsed. A Variant's own JSON may be
+     * any shape: then the limit applies to the rewritten row. */
+    {
+        jv_doc *lim = ws.has_variant ? &ws.vdoc : &ws.doc;
+        lim->max_members = ws.st.n > 65535u ? ws.st.n : 65535u;
+    }
     if (shred_init(&ws.sh, &ws.s)) {
         fprintf(stderr, "upq: %s: cannot plan rows for this schema\n", ws.cfg.schema_path);
         goto done;
