@@ -282,6 +282,26 @@ static upq_status bloom_setup(upq_writer *w, upq_wcol *c, uint32_t index,
 #endif
 }
 
+/* A column's chunk key-value metadata: checked and measured now, so that
+ * the footer's bounds hold it and its encoding cannot fail late. */
+static upq_status kv_setup(upq_writer *w, upq_wcol *c, uint32_t index, const upq_column_opts *co)
+{
+    size_t b = 6u, len = 0; /* field header and list header at their widest */
+    uint32_t i;
+    if (!co->kv)
+        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "key-value list missing");
+    for (i = 0; i < co->nkv; i++) {
+        if (!UPQ_ISSET(co->kv[i], UPQ_KEY_VALUE_KEY) ||
+            upq_thrift_encode(&upq_key_value_desc, &co->kv[i], (uint8_t *)0, 0, &len) != UPQ_OK)
+            return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "key-value entry without a key");
+        b += len;
+        if (b > (1u << 30))
+            return upq_w_fail(w, UPQ_ERR_LIMIT, (int32_t)index, "column key-value metadata over 1 GiB");
+    }
+    c->kv_bytes = (uint32_t)b;
+    return UPQ_OK;
+}
+
 /* Schema facts and per-column settings (everything but memory) of leaf
  * `index`; rejects column options the type cannot take. */
 /* Staged levels up to `max` take 1, 2, 4 or 8 bits: 1 << lev_lg(max). */
@@ -360,6 +380,11 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
     }
     c->max_pages = UPQ_W_NO_PI(w) ? 0 : o->max_pages;
     c->ci_ok = 1;
+    if (o->columns && index < o->ncolumns && o->columns[index].nkv) {
+        upq_status st = kv_setup(w, c, index, &o->columns[index]);
+        if (st != UPQ_OK)
+            return st;
+    }
     if (o->columns && index < o->ncolumns && o->columns[index].bloom)
         return bloom_setup(w, c, index, &o->columns[index]);
     return UPQ_OK;

@@ -203,6 +203,12 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
             UPQ_SET(*cc, UPQ_COLUMN_CHUNK_COLUMN_INDEX_LENGTH);
         }
     }
+    if (c->kv_bytes) {
+        const upq_column_opts *co = &w->o.columns[ci];
+        md->key_value_metadata.v = (upq_key_value *)(uintptr_t)co->kv;
+        md->key_value_metadata.n = co->nkv;
+        mset |= 1u << UPQ_COLUMN_METADATA_KEY_VALUE_METADATA;
+    }
     md->isset = mset;
     return UPQ_W_KEY(c) ? crypt_cc(w, ci) : UPQ_OK;
 }
@@ -448,7 +454,7 @@ size_t upq_w_cc_bound(const upq_wcol *c, uint32_t path_len, size_t path_bytes)
 {
     /* the common model's path list is empty: a one-byte header */
     size_t b = list_hdr_len(path_len) - 1u + path_bytes;
-    b += UPQ_W_STATS_BOUNDS(c->scap);
+    b += UPQ_W_STATS_BOUNDS(c->scap) + c->kv_bytes;
     if (UPQ_W_BLOOM(c))
         b += (1u + 10u) + (1u + 5u); /* an i64 and an i32 at their widest */
     if (c->max_rep)

@@ -249,6 +249,7 @@ typedef struct write_cfg {
     upq_writer_opts o;
     upq_column_opts *cols;
     upq_key_value *kv;
+    upq_key_value *col_kv;   /* --column-kv entries, each column's together */
     upq_sorting_column *sorting;
     tool_keys keys;          /* --footer-key, --column-key, --aad-prefix */
     upq_encrypt_opts enc;
@@ -453,6 +454,84 @@ static int apply_bloom(const tool_args *a, const upq_schema *s, write_cfg *cfg)
     }
     free(hit);
     return 0;
+}
+
+/* --column-kv COL:KEY=VALUE: key-value metadata of a leaf's chunks, or of
+ * every leaf's under a group; COL ends at the first ':' that leaves a
+ * column name before it. Counted first, so each column's entries lie
+ * together in one array. */
+static int apply_column_kv(const tool_args *a, const upq_schema *s, write_cfg *cfg)
+{
+    uint8_t *hit = calloc(s->num_columns + 1, 1);
+    size_t *base = calloc(s->num_columns + 1, sizeof *base), total = 0;
+    int i, pass, rc = -1;
+    uint32_t c;
+    if (!hit || !base) {
+        fputs("upq: out of memory\n", stderr);
+        goto out;
+    }
+    for (pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            size_t at = 0;
+            if (total == 0) {
+                rc = 0;
+                goto out;
+            }
+            cfg->col_kv = calloc(total, sizeof *cfg->col_kv);
+            if (!cfg->col_kv) {
+                fputs("upq: out of memory\n", stderr);
+                goto out;
+            }
+            for (c = 0; c < s->num_columns; c++) {
+                size_t n = base[c];
+                base[c] = at;
+                cfg->cols[c].kv = cfg->col_kv + at;
+                at += n;
+            }
+        }
+        for (i = 0; i < a->nopts; i++) {
+            const char *v = a->opt_value[i], *colon, *eq;
+            uint32_t n = 0;
+            if (strcmp(a->opt_name[i], "column-kv") != 0)
+                continue;
+            memset(hit, 0, s->num_columns + 1);
+            for (colon = strchr(v, ':'); colon && n == 0; colon = strchr(colon + 1, ':'))
+                if ((n = match_columns(s, v, (size_t)(colon - v), hit)) != 0)
+                    break;
+            if (n == 0) {
+                fprintf(stderr, "upq: --column-kv '%s': want COL:KEY=VALUE with COL a column "
+                                "(or group) of the schema\n", v);
+                goto out;
+            }
+            eq = strchr(colon + 1, '=');
+            if (!eq) {
+                fprintf(stderr, "upq: --column-kv '%s': want COL:KEY=VALUE (no '=')\n", v);
+                goto out;
+            }
+            for (c = 0; c < s->num_columns; c++) {
+                upq_key_value *kv;
+                if (!hit[c])
+                    continue;
+                if (pass == 0) {
+                    base[c]++;
+                    total++;
+                    continue;
+                }
+                kv = &cfg->col_kv[base[c] + cfg->cols[c].nkv++];
+                kv->key.ptr = (const uint8_t *)colon + 1;
+                kv->key.len = (uint32_t)(eq - colon - 1);
+                UPQ_SET(*kv, UPQ_KEY_VALUE_KEY);
+                kv->value.ptr = (const uint8_t *)eq + 1;
+                kv->value.len = (uint32_t)strlen(eq + 1);
+                UPQ_SET(*kv, UPQ_KEY_VALUE_VALUE);
+            }
+        }
+    }
+    rc = 0;
+out:
+    free(hit);
+    free(base);
+    return rc;
 }
 
 /* --kv KEY=VALUE (key-value metadata) and --sorting-column COL[:desc][:nulls-first]. */
@@ -666,7 +745,8 @@ static int build_opts(const tool_args *a, const upq_schema *s, write_cfg *cfg)
         cfg->cols[c].dictionary =
             (int8_t)(dict == 1 && s->columns[c].physical_type == UPQ_TYPE_BOOLEAN ? -1 : dict);
     }
-    if (apply_encodings(a, s, cfg) || apply_lists(a, s, cfg) || apply_bloom(a, s, cfg))
+    if (apply_encodings(a, s, cfg) || apply_lists(a, s, cfg) || apply_bloom(a, s, cfg) ||
+        apply_column_kv(a, s, cfg))
         return -1;
     o->columns = cfg->cols;
     o->ncolumns = s->num_columns;
@@ -1351,6 +1431,7 @@ static void cleanup(write_state *ws, int failed)
     free(ws->cfg.ckeys);
     tool_keys_free(&ws->cfg.keys);
     free(ws->cfg.kv);
+    free(ws->cfg.col_kv);
     free(ws->cfg.sorting);
 }
 

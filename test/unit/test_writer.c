@@ -1850,6 +1850,28 @@ static void test_errors(void)
     co[1].dictionary = -1;
     o.ncolumns = 3;
     TU_CHECK_STATUS(upq_writer_init(&w, &sink, el, n, arena, 1 << 20, &o), UPQ_ERR_INVAL);
+
+    tu_case("errors: column key-value metadata needs its list and every key");
+    memset(co, 0, sizeof co);
+    for (i = 0; i < 11; i++)
+        co[i].encoding = co[i].dictionary = -1;
+    o.ncolumns = 11;
+    {
+        upq_key_value kv[2];
+        memset(kv, 0, sizeof kv);
+        kv[0].key.ptr = (const uint8_t *)"k";
+        kv[0].key.len = 1;
+        UPQ_SET(kv[0], UPQ_KEY_VALUE_KEY);
+        co[2].kv = kv;
+        co[2].nkv = 2; /* the second has no key */
+        TU_CHECK_STATUS(upq_writer_init(&w, &sink, el, n, arena, 1 << 20, &o), UPQ_ERR_INVAL);
+        TU_CHECK(upq_writer_error(&w)->what && strstr(upq_writer_error(&w)->what, "key"));
+        co[2].nkv = 1;
+        TU_CHECK_STATUS(upq_writer_init(&w, &sink, el, n, arena, 1 << 20, &o), UPQ_OK);
+        co[2].kv = NULL;
+        TU_CHECK_STATUS(upq_writer_init(&w, &sink, el, n, arena, 1 << 20, &o), UPQ_ERR_INVAL);
+        co[2].nkv = 0;
+    }
     memset(&o, 0, sizeof o);
     o.page_size = 16;
     TU_CHECK_STATUS(upq_writer_init(&w, &sink, el, n, arena, 1 << 20, &o), UPQ_ERR_INVAL);

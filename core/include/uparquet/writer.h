@@ -207,6 +207,10 @@ typedef struct upq_column_opts {
                            the bitset is the smallest power of two from 32 bytes that
                            reaches it for bloom_ndv values (uparquet/bloom.h), at most
                            the writer's bloom_max_bytes */
+    const upq_key_value *kv; /* key-value metadata of each of the column's chunks
+                                (ColumnMetaData.key_value_metadata; not copied: it must
+                                outlive the writer); every entry needs its key set */
+    uint32_t nkv;
 } upq_column_opts;
 
 /* ---- encryption ---------------------------------------------------------- */
@@ -332,6 +336,7 @@ typedef struct upq_wcol {
     int32_t type, type_length;
     uint16_t max_def, max_rep;
     uint8_t order;            /* statistics order (core/stats.h) */
+    uint32_t kv_bytes;        /* its chunks' key_value_metadata, encoded (0: none) */
     uint8_t use_dict;         /* the dictionary is configured */
     uint8_t dict_on;          /* the current chunk still uses it */
     uint8_t pending;          /* row-wise: the current row has its entry staged */
