@@ -23,7 +23,8 @@
 #                     mode: cut copies recovered, --append); statistics and
 #                     page index; then random schemas/rows/options
 #                     (write_random.mjs); column-chunk metadata asked for
-#                     (column_meta.mjs: --column-kv read back by DuckDB)
+#                     (column_meta.mjs: --column-kv, --column-order ieee754
+#                     and geospatial statistics read back by DuckDB and arrow-rs)
 #   make check-write-hostile  `upq write` on hostile input (a --shred spec
 #                     10,000 deep, 50M list entries on one line, deep
 #                     nesting, every schema it must refuse, a 100 MB value,

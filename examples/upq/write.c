@@ -696,6 +696,16 @@ static int build_opts(const tool_args *a, const upq_schema *s, write_cfg *cfg)
     /* --checkpoint-rows and --append imply checkpoint mode */
     o->checkpoint = (uint8_t)(args_flag(a, "checkpoint") || o->checkpoint_rows || cfg->append);
     o->direct = (uint8_t)args_flag(a, "direct");
+    if ((v = args_value(a, "column-order"))) {
+        if (strcmp(v, "ieee754") == 0)
+            o->column_order = UPQ_ORDER_IEEE754;
+        else if (strcmp(v, "type") == 0)
+            o->column_order = UPQ_ORDER_TYPE;
+        else {
+            fprintf(stderr, "upq: --column-order '%s': want ieee754 or type\n", v);
+            return -1;
+        }
+    }
     if ((v = args_value(a, "file-id"))) {
         char *end;
         unsigned long long id;

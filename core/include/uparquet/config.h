@@ -44,6 +44,10 @@
  *                                     files without one, as with no_page_index; a
  *                                     writer given max_pages without no_page_index
  *                                     gives UPQ_ERR_UNSUPPORTED)
+ * UPQ_WITH_CHUNK_META        1        column-chunk metadata the writer adds: key-value
+ *                                     metadata asked for (upq_column_opts.kv; 0: asking
+ *                                     gives UPQ_ERR_UNSUPPORTED) and geospatial statistics of
+ *                                     GEOMETRY / GEOGRAPHY columns (0: none)
  * UPQ_WITH_CHECKPOINT        1        checkpoint mode (power-loss safe logging: the
  *                                     journal, upq_recover, upq_writer_resume); 0:
  *                                     opts.checkpoint gives UPQ_ERR_UNSUPPORTED
@@ -115,6 +119,9 @@
 #endif
 #ifndef UPQ_WITH_STATISTICS
 #define UPQ_WITH_STATISTICS 1
+#endif
+#ifndef UPQ_WITH_CHUNK_META
+#define UPQ_WITH_CHUNK_META 1
 #endif
 #ifndef UPQ_WITH_DELTA
 #define UPQ_WITH_DELTA 1

@@ -194,6 +194,9 @@ void upq_lt_timestamp(upq_logical_type *lt, int unit, int adjusted_to_utc);
 
 /* ---- options ------------------------------------------------------------ */
 
+/* upq_writer_opts.column_order */
+enum { UPQ_ORDER_TYPE = 0, UPQ_ORDER_IEEE754 = 1 };
+
 typedef struct upq_column_opts {
     int32_t encoding;   /* UPQ_ENC_*, or -1 for the type's default. PLAIN_DICTIONARY /
                            RLE_DICTIONARY turn the dictionary on; any other value turns
@@ -287,6 +290,11 @@ typedef struct upq_writer_opts {
                                  column, encoded from the staging as it is written out
                                  (chunk_size, max_pages and row_group_bytes unused; implied
                                  in checkpoint mode, which never buffers chunks) */
+    uint8_t column_order;     /* UPQ_ORDER_TYPE (0, default) or UPQ_ORDER_IEEE754: FLOAT,
+                                 DOUBLE and FLOAT16 columns declare IEEE_754_TOTAL_ORDER and
+                                 their statistics follow it (-0 < +0; bounds of the values
+                                 other than NaN, of the NaNs in a page or chunk of NaNs only;
+                                 nan_count always) */
     uint32_t stats_max_binary;/* longest binary min/max kept (default 64; longer are truncated) */
     uint32_t bloom_max_bytes; /* largest bloom filter bitset of one column chunk (default
                                  1 MiB, at most 128 MiB; rounded down to a power of two) */
@@ -336,7 +344,6 @@ typedef struct upq_wcol {
     int32_t type, type_length;
     uint16_t max_def, max_rep;
     uint8_t order;            /* statistics order (core/stats.h) */
-    uint32_t kv_bytes;        /* its chunks' key_value_metadata, encoded (0: none) */
     uint8_t use_dict;         /* the dictionary is configured */
     uint8_t dict_on;          /* the current chunk still uses it */
     uint8_t pending;          /* row-wise: the current row has its entry staged */
@@ -396,6 +403,9 @@ typedef struct upq_wcol {
  * about half a kilobyte; the bulk lives in the arena); treat its fields as
  * private. */
 typedef struct upq_writer {
+#if UPQ_WITH_CHUNK_META
+    struct upq_geo_acc *geo;  /* GEOMETRY / GEOGRAPHY columns' chunk statistics, a list */
+#endif
     upq_sink sink;
     upq_writer_opts o;        /* with defaults filled in */
     const upq_schema_element *elems;
