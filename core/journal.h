@@ -111,7 +111,8 @@ enum {
     UPQ_JF_STATS = 4,       /* statistics (page headers and chunks) */
     UPQ_JF_PAGE_INDEX = 8,  /* ColumnIndex / OffsetIndex */
     UPQ_JF_PLAIN_FOOTER = 16, /* encrypted file with a signed plaintext footer */
-    UPQ_JF_SUPPLY_AAD = 32  /* the AAD prefix is not stored: readers supply it */
+    UPQ_JF_SUPPLY_AAD = 32, /* the AAD prefix is not stored: readers supply it */
+    UPQ_JF_IEEE_ORDER = 64  /* float columns in IEEE_754_TOTAL_ORDER */
 };
 
 /* FILE. The record's payload is this struct, then the FileMetaData of the

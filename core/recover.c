@@ -1611,6 +1611,7 @@ static upq_status rc_writer(upq_recover_state *st, const upq_sink *sink, uint8_t
     o.no_crc = (uint8_t)((jf->flags & UPQ_JF_CRC) == 0);
     o.no_statistics = (uint8_t)((jf->flags & UPQ_JF_STATS) == 0);
     o.no_page_index = (uint8_t)((jf->flags & UPQ_JF_PAGE_INDEX) == 0);
+    o.column_order = (uint8_t)((jf->flags & UPQ_JF_IEEE_ORDER) ? UPQ_ORDER_IEEE754 : UPQ_ORDER_TYPE);
     if (UPQ_ISSET(*jf, UPQ_JFILE_STATS_MAX_BINARY) && jf->stats_max_binary > 0 && !o.no_statistics)
         o.stats_max_binary = (uint32_t)jf->stats_max_binary;
     o.kv = st->fmd.key_value_metadata.v;

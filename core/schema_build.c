@@ -69,6 +69,63 @@ static uint32_t child_named(const upq_schema_builder *b, uint32_t g, const char 
     return 0;
 }
 
+/* The name index: slots of (element, parent) in open addressing, element 0
+ * (the root, never a child) marking a free slot. */
+static uint32_t index_hash(uint32_t parent, upq_bytes v)
+{
+    uint32_t h = 2166136261u ^ parent, i;
+    for (i = 0; i < v.len; i++)
+        h = (h ^ v.ptr[i]) * 16777619u;
+    return h;
+}
+
+/* Whether group elems[g] has a child named `name`, through the index, which
+ * then also takes the name (the caller adds it next); -1 once the index is
+ * full, and the caller walks the group instead. */
+static int index_probe(upq_schema_builder *b, uint32_t g, const char *name)
+{
+    uint32_t s, e;
+    upq_bytes v = name_bytes(name);
+    /* one slot stays free, so a probe always ends */
+    if (b->index_used + 2u > b->index_slots)
+        return -1;
+    s = index_hash(g, v) % b->index_slots;
+    while ((e = b->index[2u * s]) != 0) {
+        if (b->index[2u * s + 1u] == g && b->elems[e].name.len == v.len &&
+            upq_memcmp(b->elems[e].name.ptr, v.ptr, v.len) == 0)
+            return 1;
+        s = s + 1u == b->index_slots ? 0u : s + 1u;
+    }
+    b->index[2u * s] = b->n;
+    b->index[2u * s + 1u] = g;
+    b->index_used++;
+    return 0;
+}
+
+void upq_sb_index(upq_schema_builder *b, uint32_t *words, uint32_t nwords)
+{
+    uint32_t i;
+    if (!words || nwords < 4 || b->n != 1)
+        return;
+    b->index = words;
+    b->index_slots = nwords / 2u;
+    b->index_used = 0;
+    for (i = 0; i < b->index_slots * 2u; i++)
+        words[i] = 0;
+    b->index_probe = index_probe;
+}
+
+/* Whether group elems[g] has a child named `name`. */
+static int name_taken(upq_schema_builder *b, uint32_t g, const char *name)
+{
+    int r = b->index_probe ? b->index_probe(b, g, name) : -1;
+    if (r < 0) {
+        b->index_probe = 0;
+        return child_named(b, g, name) != 0;
+    }
+    return r;
+}
+
 void upq_sb_init(upq_schema_builder *b, upq_schema_element *elems, uint32_t cap,
                  const char *root_name)
 {
@@ -103,7 +160,7 @@ static upq_schema_element *add(upq_schema_builder *b, const char *name, int32_t 
     }
     /* columns are found by their path of names: two siblings of one name
      * make one of them unreachable (and a record with the key twice) */
-    if (child_named(b, b->open[b->depth], name)) {
+    if (name_taken(b, b->open[b->depth], name)) {
         sb_refuse(b, "two fields of one name in a group");
         return (upq_schema_element *)0;
     }

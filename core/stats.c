@@ -59,11 +59,14 @@ uint32_t upq_stats_cap(int order, int32_t physical_type, int32_t type_length,
     case UPQ_SO_BOOL: return 1;
     case UPQ_SO_I32:
     case UPQ_SO_U32:
-    case UPQ_SO_F32: return 4;
+    case UPQ_SO_F32:
+    case UPQ_SO_F32T: return 4;
     case UPQ_SO_I64:
     case UPQ_SO_U64:
-    case UPQ_SO_F64: return 8;
-    case UPQ_SO_F16: return type_length == 2 ? 2 : 0;
+    case UPQ_SO_F64:
+    case UPQ_SO_F64T: return 8;
+    case UPQ_SO_F16:
+    case UPQ_SO_F16T: return type_length == 2 ? 2 : 0;
     case UPQ_SO_BYTES:
     case UPQ_SO_DECIMAL:
         if (physical_type == UPQ_TYPE_BYTE_ARRAY)
@@ -94,6 +97,31 @@ static int64_t ieee_key(uint64_t u, size_t w)
     uint64_t sign = (uint64_t)1 << (8u * w - 1u);
     int64_t mag = (int64_t)(u & (sign - 1u));
     return (u & sign) ? -mag : mag;
+}
+
+/* The IEEE 754 totalOrder as an integer: -0 below +0, NaNs beyond the
+ * infinities on their sign's side (ordered by payload). */
+static int64_t ieee_tkey(uint64_t u, size_t w)
+{
+    uint64_t sign = (uint64_t)1 << (8u * w - 1u);
+    int64_t mag = (int64_t)(u & (sign - 1u));
+    return (u & sign) ? -mag - 1 : mag;
+}
+
+static int ieee_is_nan(uint64_t u, size_t w)
+{
+    uint64_t inf = w == 2 ? 0x7C00u : w == 4 ? 0x7F800000u : 0x7FF0000000000000u;
+    return (u & ((((uint64_t)1 << (8u * w - 1u))) - 1u)) > inf;
+}
+
+static uint64_t ieee_load(const uint8_t *p, size_t w)
+{
+    return w == 2 ? upq_load_le16(p) : w == 4 ? upq_load_le32(p) : upq_load_le64(p);
+}
+
+static size_t total_width(int order)
+{
+    return order == UPQ_SO_F16T ? 2u : order == UPQ_SO_F32T ? 4u : order == UPQ_SO_F64T ? 8u : 0u;
 }
 
 static int bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
@@ -138,6 +166,12 @@ int upq_stats_cmp(int order, const uint8_t *a, size_t alen, const uint8_t *b, si
     case UPQ_SO_F64: return CMP3(ieee_key(upq_load_le64(a), 8), ieee_key(upq_load_le64(b), 8));
     case UPQ_SO_F16: return CMP3(ieee_key(upq_load_le16(a), 2), ieee_key(upq_load_le16(b), 2));
     case UPQ_SO_DECIMAL: return decimal_cmp(a, alen, b, blen);
+    case UPQ_SO_F32T:
+    case UPQ_SO_F64T:
+    case UPQ_SO_F16T: {
+        size_t w = total_width(order);
+        return CMP3(ieee_tkey(ieee_load(a, w), w), ieee_tkey(ieee_load(b, w), w));
+    }
     default: return bytes_cmp(a, alen, b, blen);
     }
 }
@@ -221,6 +255,42 @@ static void page_ints(upq_minmax *m, int order, const uint8_t *vals, size_t n)
 
 /* NaN takes no part in min/max; a zero bound is written as -0.0 (min) or
  * +0.0 (max), so readers comparing bits cannot miss either zero. */
+/* Total order: the bounds of the values that are not NaN; of the NaNs when
+ * there is nothing else. */
+static void page_ieee_total(upq_minmax *m, const uint8_t *vals, size_t n, size_t w, int64_t *nans)
+{
+    uint64_t mn = 0, mx = 0, nmn = 0, nmx = 0;
+    uint8_t lo[8], hi[8];
+    size_t i;
+    int seen = 0, nseen = 0;
+    for (i = 0; i < n; i++) {
+        uint64_t u = ieee_bits(vals, i, w);
+        int64_t k = ieee_tkey(u, w);
+        if (ieee_is_nan(u, w)) {
+            (*nans)++;
+            if (!nseen || k < ieee_tkey(nmn, w)) nmn = u;
+            if (!nseen || k > ieee_tkey(nmx, w)) nmx = u;
+            nseen = 1;
+            continue;
+        }
+        if (!seen || k < ieee_tkey(mn, w)) mn = u;
+        if (!seen || k > ieee_tkey(mx, w)) mx = u;
+        seen = 1;
+    }
+    if (!seen && !nseen)
+        return;
+    if (!seen) {
+        mn = nmn;
+        mx = nmx;
+    }
+    for (i = 0; i < w; i++) {
+        lo[i] = (uint8_t)(mn >> (8u * i));
+        hi[i] = (uint8_t)(mx >> (8u * i));
+    }
+    m->has = 1;
+    set_fixed(m, lo, hi, w);
+}
+
 static void page_ieee(upq_minmax *m, const uint8_t *vals, size_t n, size_t w, int64_t *nans)
 {
     /* exponent all ones: the largest magnitude that is not NaN (infinity) */
@@ -296,6 +366,12 @@ void upq_minmax_page(upq_minmax *m, int order, int32_t physical_type, int32_t ty
         if (physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && type_length == 2)
             page_ieee(m, vals, n, 2, nans);
         return;
+    case UPQ_SO_F32T: page_ieee_total(m, vals, n, 4, nans); return;
+    case UPQ_SO_F64T: page_ieee_total(m, vals, n, 8, nans); return;
+    case UPQ_SO_F16T:
+        if (physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && type_length == 2)
+            page_ieee_total(m, vals, n, 2, nans);
+        return;
     default: break;
     }
     /* binary orders: find the extremes in place, then store them */
@@ -367,6 +443,17 @@ void upq_minmax_merge(upq_minmax *dst, const upq_minmax *src, int order)
     if (!dst->has) {
         upq_minmax_copy(dst, src);
         return;
+    }
+    if (total_width(order)) {
+        /* NaN bounds stand for a scope of NaNs only: numbers replace them */
+        size_t w = total_width(order);
+        int dn = ieee_is_nan(ieee_load(dst->min, w), w), sn = ieee_is_nan(ieee_load(src->min, w), w);
+        if (dn && !sn) {
+            upq_minmax_copy(dst, src);
+            return;
+        }
+        if (sn && !dn)
+            return;
     }
     /* an unknown bound on either side leaves the chunk's unknown */
     if (!dst->min_ok || !src->min_ok) {

@@ -31,8 +31,22 @@ enum {
     UPQ_SO_F64 = UPQ_STAT_ORDER_F64,
     UPQ_SO_F16 = UPQ_STAT_ORDER_F16,
     UPQ_SO_BYTES = UPQ_STAT_ORDER_BYTES,
-    UPQ_SO_DECIMAL = UPQ_STAT_ORDER_DECIMAL
+    UPQ_SO_DECIMAL = UPQ_STAT_ORDER_DECIMAL,
+    /* the ColumnOrder IEEE_754_TOTAL_ORDER of FLOAT, DOUBLE and FLOAT16: -0 < +0,
+     * bounds of the values that are not NaN, or of the NaNs when a scope holds
+     * nothing else (negative NaNs below -inf, positive ones above +inf); the
+     * writer's alone, past the public orders */
+    UPQ_SO_F32T = UPQ_STAT_ORDER_INT96 + 1,
+    UPQ_SO_F64T,
+    UPQ_SO_F16T
 };
+
+#define UPQ_SO_IS_FLOAT(o) \
+    ((o) == UPQ_SO_F32 || (o) == UPQ_SO_F64 || (o) == UPQ_SO_F16 || (o) >= UPQ_SO_F32T)
+/* the total-order twin of a float order (others unchanged) */
+#define UPQ_SO_TOTAL(o) \
+    ((o) == UPQ_SO_F32 ? UPQ_SO_F32T : (o) == UPQ_SO_F64 ? UPQ_SO_F64T \
+                       : (o) == UPQ_SO_F16 ? UPQ_SO_F16T : (o))
 
 /* The order of a leaf: `lt` is its LogicalType (may be unset), `converted`
  * its ConvertedType or -1. */

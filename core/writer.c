@@ -20,6 +20,7 @@
  */
 #include "writer_int.h"
 #include "encode.h"
+#include "geo.h"
 
 #if UPQ_WITH_WRITER
 
@@ -251,6 +252,8 @@ static upq_status configure(upq_writer *w, const upq_writer_opts *in)
         o->chunk_size = 0;
         o->footer_size = 0;
     }
+    if (o->column_order > UPQ_ORDER_IEEE754)
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "column_order neither type nor IEEE 754");
     if ((o->nkv && !o->kv) || (o->nsorting && !o->sorting))
         return upq_w_fail(w, UPQ_ERR_INVAL, -1, "key-value or sorting list missing");
     return UPQ_OK;
@@ -281,6 +284,40 @@ static upq_status bloom_setup(upq_writer *w, upq_wcol *c, uint32_t index,
                       "bloom filters are not in this build (UPQ_WITH_BLOOM 0)");
 #endif
 }
+
+#if UPQ_WITH_CHUNK_META
+/* A column's chunk key-value metadata: checked now, so that its encoding
+ * cannot fail late; its bytes are counted without an encoder on the stack
+ * (upq_w_kv_bound), as the rest of the footer's bounds are. */
+static upq_status kv_setup(upq_writer *w, uint32_t index, const upq_column_opts *co)
+{
+    uint32_t i;
+    if (!co->kv)
+        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "key-value list missing");
+    for (i = 0; i < co->nkv; i++)
+        if (!UPQ_ISSET(co->kv[i], UPQ_KEY_VALUE_KEY))
+            return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "key-value entry without a key");
+    if (upq_w_kv_bound(&w->o, index) > (1u << 30))
+        return upq_w_fail(w, UPQ_ERR_LIMIT, (int32_t)index, "column key-value metadata over 1 GiB");
+    return UPQ_OK;
+}
+
+size_t upq_w_kv_bound(const upq_writer_opts *o, uint32_t col)
+{
+    const upq_column_opts *co;
+    size_t b = 6u; /* field header and list header at their widest */
+    uint32_t i;
+    if (!o->columns || col >= o->ncolumns || !o->columns[col].nkv || !o->columns[col].kv)
+        return 0;
+    co = &o->columns[col];
+    for (i = 0; i < co->nkv && b <= SIZE_MAX / 2u; i++) {
+        /* two binary fields: header, length varint (at most 5 bytes), bytes; STOP */
+        size_t k = (size_t)co->kv[i].key.len + co->kv[i].value.len;
+        b += 13u + (k < SIZE_MAX / 4u ? k : SIZE_MAX / 4u);
+    }
+    return b;
+}
+#endif
 
 /* Schema facts and per-column settings (everything but memory) of leaf
  * `index`; rejects column options the type cannot take. */
@@ -354,12 +391,24 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
             UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE) ? &e->logical_type
                                                            : (const upq_logical_type *)0,
             UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE) ? e->converted_type : -1);
+        if (o->column_order == UPQ_ORDER_IEEE754)
+            c->order = (uint8_t)UPQ_SO_TOTAL(c->order);
         c->scap = upq_stats_cap(c->order, c->type, c->type_length, o->stats_max_binary);
         if (c->scap == 0)
             c->order = UPQ_SO_NONE;
     }
     c->max_pages = UPQ_W_NO_PI(w) ? 0 : o->max_pages;
     c->ci_ok = 1;
+    if (o->columns && index < o->ncolumns && o->columns[index].nkv) {
+#if UPQ_WITH_CHUNK_META
+        upq_status st = kv_setup(w, index, &o->columns[index]);
+        if (st != UPQ_OK)
+            return st;
+#else
+        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, (int32_t)index,
+                          "column key-value metadata is not in this build (UPQ_WITH_CHUNK_META 0)");
+#endif
+    }
     if (o->columns && index < o->ncolumns && o->columns[index].bloom)
         return bloom_setup(w, c, index, &o->columns[index]);
     return UPQ_OK;
@@ -416,6 +465,7 @@ static void col_take(wtake *t, upq_wcol *c, uint32_t path_len)
     }
     if (c->chunk_cap)
         c->chunk = (uint8_t *)take(t, c->chunk_cap);
+
     if (UPQ_W_BLOOM(c))
         c->bloom = (uint8_t *)take(t, c->bloom_bytes);
     if (mp) {
@@ -517,6 +567,9 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
                 w->o.max_pages = 2; /* a page, and room for the last one */
         }
         if (pass == 2) {
+#if UPQ_WITH_CHUNK_META
+            w->geo = (struct upq_geo_acc *)0;
+#endif
             w->ncols = n;
             w->cols = (upq_wcol *)take(t, (size_t)n * sizeof(upq_wcol));
             m = (upq_wmodels *)take(t, sizeof(upq_wmodels));
@@ -582,6 +635,17 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
             c->worst = wc;
             c->max_pages = UPQ_W_NO_PI(w) || jm ? 0 : w->o.max_pages;
             col_take(t, c, it.depth);
+#if UPQ_WITH_CHUNK_META
+            if (UPQ_W_IS_GEO(c->elem)) {
+                upq_geo_acc *g = (upq_geo_acc *)take(t, sizeof(upq_geo_acc));
+                if (g && c != &tmp && !t->fail) {
+                    upq_memset(g, 0, sizeof *g);
+                    g->col = i;
+                    g->next = w->geo;
+                    w->geo = g;
+                }
+            }
+#endif
             stage = stage > SIZE_MAX - stage_size(c) ? SIZE_MAX : stage + stage_size(c);
             if ((direct || jm) && (UPQ_W_COMPRESSING(w) || (jm && UPQ_W_ENCRYPTING(w))))
                 c->chunk_cap = worst; /* the shared buffer, taken below */
@@ -593,6 +657,8 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
                 chunk_clear(c);
             } else if (rg_bound) {
                 size_t cb = upq_w_cc_bound(c, it.depth, leaf_path_bytes(&it, leaf));
+                size_t kb = upq_w_kv_bound(&w->o, i);
+                cb = cb > SIZE_MAX - kb ? SIZE_MAX : cb + kb;
                 *rg_bound = *rg_bound > SIZE_MAX - cb ? SIZE_MAX : *rg_bound + cb;
             }
         }
@@ -1012,11 +1078,24 @@ void upq_w_advance(upq_writer *w)
         upq_wj_advanced(w);
 }
 
+/* A new chunk for every GEOMETRY / GEOGRAPHY column. */
+static void geo_clear(upq_writer *w)
+{
+#if UPQ_WITH_CHUNK_META
+    upq_geo_acc *g;
+    for (g = w->geo; g; g = g->next)
+        upq_geo_reset(g);
+#else
+    (void)w;
+#endif
+}
+
 void upq_w_chunks_clear(upq_writer *w)
 {
     uint32_t i;
     for (i = 0; i < w->ncols; i++)
         chunk_clear(&w->cols[i]);
+    geo_clear(w);
 }
 
 void upq_w_rg_reset(upq_writer *w)
@@ -1025,6 +1104,7 @@ void upq_w_rg_reset(upq_writer *w)
     uint64_t b = w->rg_rows;
     w->rows_done += b;
     w->num_rg++;
+    geo_clear(w);
     for (i = 0; i < w->ncols; i++) {
         upq_wcol *c = &w->cols[i];
         chunk_clear(c);

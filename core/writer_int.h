@@ -200,6 +200,20 @@ size_t upq_w_rg_bound(uint32_t ncols, const upq_writer_opts *o);
 /* Column c's own part of its ColumnChunk's bound: path_len path elements of
  * path_bytes encoded bytes (the sum of upq_w_path_bytes of their lengths). */
 size_t upq_w_cc_bound(const upq_wcol *c, uint32_t path_len, size_t path_bytes);
+/* Bytes column `col`'s chunk key-value metadata (upq_column_opts.kv) takes in
+ * its ColumnMetaData at most, field header included; 0 without any. */
+#if UPQ_WITH_CHUNK_META
+size_t upq_w_kv_bound(const upq_writer_opts *o, uint32_t col);
+#else
+#define upq_w_kv_bound(o, col) ((void)(o), (void)(col), (size_t)0)
+#endif
+/* A GEOMETRY / GEOGRAPHY leaf, whose chunks get geospatial statistics. */
+#define UPQ_W_IS_GEO(e)                                                     \
+    (UPQ_WITH_CHUNK_META && UPQ_ISSET(*(e), UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE) && \
+     ((e)->logical_type.isset & ((1u << UPQ_LOGICAL_TYPE_GEOMETRY) | (1u << UPQ_LOGICAL_TYPE_GEOGRAPHY))))
+/* bytes of a chunk's geospatial_statistics at most: its header, the bounding
+ * box's eight doubles, the 28 type codes, the STOPs */
+#define UPQ_W_GEO_BOUND 192u
 
 /* Encoded bytes of one path element of len bytes. */
 size_t upq_w_path_bytes(size_t len);

@@ -127,7 +127,7 @@ upq_status upq_wj_init(upq_writer *w, void *mem)
             uint32_t k;
             for (k = 0; k < c->path_len; k++)
                 pb += upq_w_path_bytes(c->path[k].len);
-            cb = upq_w_cc_bound(c, c->path_len, pb) + 64u;
+            cb = upq_w_cc_bound(c, c->path_len, pb) + 64u + upq_w_kv_bound(&w->o, i);
             if (UPQ_W_ENCRYPTING(w))
                 cb = 2u * cb + 2u * UPQ_W_CRYPTO_OVER + 64u + pb;
             b = b > SIZE_MAX - cb ? SIZE_MAX : b + cb;
@@ -262,7 +262,8 @@ static void file_settings(upq_writer *w, upq_jfile *f)
     f->codec = w->o.codec;
     f->ncols = (int32_t)w->ncols;
     f->flags = (UPQ_W_V2(w) ? UPQ_JF_V2 : 0) | (UPQ_WITH_CRC && !w->o.no_crc ? UPQ_JF_CRC : 0) |
-               (UPQ_W_STATS(w) ? UPQ_JF_STATS : 0) | (!UPQ_W_NO_PI(w) ? UPQ_JF_PAGE_INDEX : 0);
+               (UPQ_W_STATS(w) ? UPQ_JF_STATS : 0) | (!UPQ_W_NO_PI(w) ? UPQ_JF_PAGE_INDEX : 0) |
+               (w->o.column_order == UPQ_ORDER_IEEE754 ? UPQ_JF_IEEE_ORDER : 0);
     if (UPQ_WITH_STATISTICS || UPQ_WITH_CRYPTO) {
         f->stats_max_binary = (int32_t)w->o.stats_max_binary;
         UPQ_SET(*f, UPQ_JFILE_STATS_MAX_BINARY);

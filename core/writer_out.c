@@ -19,6 +19,7 @@
  */
 #include "writer_int.h"
 #include "upq_aes.h"
+#include "geo.h"
 
 #if UPQ_WITH_WRITER
 
@@ -79,7 +80,7 @@ static UPQ_NOINLINE void set_src(upq_writer *w, const uint8_t *p, size_t n)
 
 static int order_is_float(int order)
 {
-    return order == UPQ_SO_F32 || order == UPQ_SO_F64 || order == UPQ_SO_F16;
+    return UPQ_SO_IS_FLOAT(order);
 }
 
 static upq_status crypt_cc(upq_writer *w, uint32_t ci);
@@ -203,6 +204,21 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
             UPQ_SET(*cc, UPQ_COLUMN_CHUNK_COLUMN_INDEX_LENGTH);
         }
     }
+#if UPQ_WITH_CHUNK_META
+    if (w->o.columns && ci < w->o.ncolumns && w->o.columns[ci].nkv) {
+        const upq_column_opts *co = &w->o.columns[ci];
+        md->key_value_metadata.v = (upq_key_value *)(uintptr_t)co->kv;
+        md->key_value_metadata.n = co->nkv;
+        mset |= 1u << UPQ_COLUMN_METADATA_KEY_VALUE_METADATA;
+    }
+    /* checkpoint mode finishes chunks from their page headers, which do not
+     * carry these: its chunks get none rather than a partial box */
+    if (w->geo && !UPQ_W_JOURNAL(w)) {
+        upq_geo_acc *g = upq_geo_find(w->geo, ci);
+        if (g && upq_geo_stats(g, &md->geospatial_statistics))
+            mset |= 1u << UPQ_COLUMN_METADATA_GEOSPATIAL_STATISTICS;
+    }
+#endif
     md->isset = mset;
     return UPQ_W_KEY(c) ? crypt_cc(w, ci) : UPQ_OK;
 }
@@ -449,6 +465,8 @@ size_t upq_w_cc_bound(const upq_wcol *c, uint32_t path_len, size_t path_bytes)
     /* the common model's path list is empty: a one-byte header */
     size_t b = list_hdr_len(path_len) - 1u + path_bytes;
     b += UPQ_W_STATS_BOUNDS(c->scap);
+    if (UPQ_W_IS_GEO(c->elem))
+        b += UPQ_W_GEO_BOUND;
     if (UPQ_W_BLOOM(c))
         b += (1u + 10u) + (1u + 5u); /* an i64 and an i32 at their widest */
     if (c->max_rep)
@@ -890,9 +908,11 @@ static upq_status footer_step(upq_writer *w)
             w->gstage = G_ORDER_ITEMS;
             return UPQ_OK;
         case G_ORDER_ITEMS:
-            /* each ColumnOrder is TYPE_ORDER: field 1 struct, its STOP, our STOP */
+            /* each ColumnOrder is TYPE_ORDER (field 1 struct), or
+             * IEEE_754_TOTAL_ORDER (field 2) for a float column in total order;
+             * its STOP, our STOP */
             for (k = 0; w->gi < w->ncols && k + 3 <= sizeof w->win; w->gi++) {
-                w->win[k++] = 0x1C;
+                w->win[k++] = UPQ_WITH_STATISTICS && w->cols[w->gi].order >= UPQ_SO_F32T ? 0x2C : 0x1C;
                 w->win[k++] = 0;
                 w->win[k++] = 0;
             }

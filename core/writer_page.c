@@ -6,6 +6,7 @@
  * taken on the way.
  */
 #include "writer_int.h"
+#include "geo.h"
 
 #if UPQ_WITH_WRITER
 
@@ -223,7 +224,7 @@ static void put_stats(const upq_wcol *c, upq_statistics *s, const upq_minmax *mm
         UPQ_SET(*s, UPQ_STATISTICS_MAX_VALUE);
         UPQ_SET(*s, UPQ_STATISTICS_IS_MAX_VALUE_EXACT);
     }
-    if (c->order == UPQ_SO_F32 || c->order == UPQ_SO_F64 || c->order == UPQ_SO_F16) {
+    if (UPQ_SO_IS_FLOAT(c->order)) {
         s->nan_count = nans;
         UPQ_SET(*s, UPQ_STATISTICS_NAN_COUNT);
     }
@@ -317,6 +318,13 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
         upq_minmax_page(mm, c->order, c->type, c->type_length, c->vals, nv, vb, &pg->nans);
     else if (UPQ_WITH_PAGE_INDEX)
         upq_minmax_reset(mm); /* read by the page index entry only */
+#if UPQ_WITH_CHUNK_META
+    if (w->geo) {
+        upq_geo_acc *g = upq_geo_find(w->geo, (uint32_t)col);
+        if (g)
+            upq_geo_page(g, c->vals, nv, vb);
+    }
+#endif
 
     /* stored form */
     if (!UPQ_W_COMPRESSING(w)) {

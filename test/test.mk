@@ -23,7 +23,16 @@
 #                     by upq, DuckDB and arrow-rs (and hyparquet in checkpoint
 #                     mode: cut copies recovered, --append); statistics and
 #                     page index; then random schemas/rows/options
-#                     (write_random.mjs)
+#                     (write_random.mjs); column-chunk metadata asked for
+#                     (column_meta.mjs: --column-kv, --column-order ieee754
+#                     and geospatial statistics read back by DuckDB and arrow-rs)
+#   make check-write-hostile  `upq write` on hostile input (a --shred spec
+#                     10,000 deep, 50M list entries on one line, deep
+#                     nesting, every schema it must refuse, a 100 MB value,
+#                     100,000 one-row row groups with checkpoints): exit
+#                     status, message, no output left, peak RSS under 256 MB
+#                     (/usr/bin/time), and the ASan + UBSan build of upq
+#                     without a report
 #   make check-bloom  bloom filters `upq write --bloom` makes, and DuckDB's,
 #                     asked through `upq bloom` and DuckDB's parquet_bloom_probe:
 #                     the same answer for every value and row group
@@ -272,7 +281,8 @@ stage-write-matrix: $(INTEROP_STAMP) $(INTEROP_UPQ)
 	@bash test/stage.sh $(CHECK_DIR)/write-matrix.res write-matrix -- \
 	    bash test/sum_counts.sh \
 	    '$(NODE) $(INTEROP_DIR)/write_matrix.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/write-matrix' \
-	    '$(NODE) $(INTEROP_DIR)/write_random.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/write-random'
+	    '$(NODE) $(INTEROP_DIR)/write_random.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/write-random' \
+	    '$(NODE) $(INTEROP_DIR)/column_meta.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/column-meta'
 
 check-write-matrix: stage-write-matrix
 	@bash test/check_report.sh $(CHECK_DIR) write-matrix
@@ -327,6 +337,33 @@ stage-variant: $(INTEROP_STAMP) $(INTEROP_UPQ) $(LIB) $(CODEC_LIBS) $(POSIX_OBJ)
 
 check-variant: stage-variant
 	@bash test/check_report.sh $(CHECK_DIR) variant
+
+# ---- hostile input: upq write under memory and time bounds, ASan + UBSan --------
+
+.PHONY: check-write-hostile stage-write-hostile asan-upq
+# upq itself built like the asan stage's programs (clang, ASan + UBSan): the
+# library as asan-lib, the tool's sources with the test flags
+ASAN_UPQ_OBJ := $(patsubst %.c,$(ASAN)/%.o,$(UPQ_SRC))
+ASAN_UPQ := $(ASAN)/upq
+$(ASAN_UPQ_OBJ): $(ASAN)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(ASAN_CC) $(ASAN_TEST_CFLAGS) -MMD -MP -c $< -o $@
+$(ASAN_UPQ): $(ASAN_UPQ_OBJ) $(ASAN_POSIX_OBJ) $(ASAN_LIB) $(CODEC_LIBS)
+	$(ASAN_CC) $(ASAN_TEST_CFLAGS) -o $@ $(ASAN_UPQ_OBJ) $(ASAN_POSIX_OBJ) \
+	    $(call TEST_LIBS,$(ASAN_LIB)) $(UPQ_LDLIBS)
+asan-upq: $(ASAN_UPQ)
+
+# test/hostile/run.sh: a --shred spec 10,000 deep, a 100 MB line of 50M list
+# entries, deep JSON and schema nesting, every schema upq must refuse, --kv
+# without '=' (exit 1, what and where, no output left), a 100 MB value and
+# 100,000 rows in row groups of one with checkpoints (written, read back):
+# the plain build under 256 MB of peak RSS, the ASan build without a report.
+stage-write-hostile: $(UPQ) $(ASAN_UPQ)
+	@bash test/stage.sh $(CHECK_DIR)/write-hostile.res write-hostile -- \
+	    bash test/hostile/run.sh $(abspath $(UPQ)) $(abspath $(ASAN_UPQ)) $(abspath $(CHECK_DIR))/write-hostile
+
+check-write-hostile: stage-write-hostile
+	@bash test/check_report.sh $(CHECK_DIR) write-hostile
 
 # ---- fuzzing ---------------------------------------------------------------
 
@@ -451,9 +488,10 @@ include test/integration/integration.mk
 # ---- everything -------------------------------------------------------------
 
 check: stage-unit stage-asan stage-interop stage-conformance stage-chunking stage-write \
-       stage-write-matrix stage-bloom stage-powerloss stage-variant stage-fuzz stage-extra stage-extra-cross
+       stage-write-matrix stage-write-hostile stage-bloom stage-powerloss stage-variant stage-fuzz \
+       stage-extra stage-extra-cross
 	@bash test/check_report.sh $(CHECK_DIR) unit asan interop conformance chunking write \
-	    write-matrix bloom powerloss variant fuzz $(patsubst %,extra-%,$(CHECK_EXTRA_TARGETS))
+	    write-matrix write-hostile bloom powerloss variant fuzz $(patsubst %,extra-%,$(CHECK_EXTRA_TARGETS))
 
 # ---- benchmarks (make bench) -----------------------------------------------
 # Throughput figures come from here, never from timed tests. The library is

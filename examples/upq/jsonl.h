@@ -51,6 +51,8 @@ typedef struct jv_doc {
     size_t blen, bcap;
     uint32_t *stack;   /* open containers while parsing */
     uint32_t scap;
+    uint32_t max_members; /* 0, or the most members one array or object may have */
+    int over_limit;    /* after a failure: it was max_members, not the JSON */
     const char *err;   /* after a failure: what was wrong (static string) */
     size_t err_col;    /* ... and the 1-based byte column */
 } jv_doc;
@@ -59,6 +61,10 @@ void jv_init(jv_doc *d);
 void jv_free(jv_doc *d);
 
 /*
+ * d->max_members (0 after jv_init: no limit) refuses a container at its
+ * first member too many, so a line holding an array of millions of entries
+ * costs nothing before it is refused (err says so, over_limit is set).
+ *
  * Parses text[0..len) (one line without its newline; a trailing CR is
  * whitespace) as exactly one JSON value nested at most max_depth containers
  * deep. Returns 0, or -1 with d->err and d->err_col set. Aborts only when

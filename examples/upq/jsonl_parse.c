@@ -284,6 +284,7 @@ int jv_parse(jv_doc *d, const char *text, size_t len, unsigned max_depth)
     d->blen = 0;
     d->err = NULL;
     d->err_col = 0;
+    d->over_limit = 0;
     if (max_depth > 1u << 20)
         max_depth = 1u << 20;
     /* the open containers, then each one's last member */
@@ -317,6 +318,11 @@ int jv_parse(jv_doc *d, const char *text, size_t len, unsigned max_depth)
         }
         if (c.i >= c.n) {
             json_fail(&c, depth || d->n ? "unexpected end of line" : "empty line");
+            goto out;
+        }
+        if (depth > 0 && d->max_members && d->v[d->stack[depth - 1]].len >= d->max_members) {
+            json_fail(&c, "more members in one array or object than a row may hold");
+            d->over_limit = 1;
             goto out;
         }
         ch = c.s[c.i];

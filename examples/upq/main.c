@@ -45,7 +45,7 @@ static const tool_optspec write_opts[] = {
     {"kv", 1},             {"sorting-column", 1}, {"schema-json", 0},    {"page-levels", 1},
     {"max-pages", 1},      {"footer-size", 1},    {"max-row-groups", 1}, {"bloom", 1}, {"direct", 0},
     {"bloom-max-bytes", 1}, {"shred", 1},   {"checkpoint-rows", 1}, {"append", 0},
-    {"file-id", 1},         KEY_OPTS,
+    {"file-id", 1},         {"column-kv", 1}, {"column-order", 1}, KEY_OPTS,
     {"plaintext-footer", 0}, {"ctr", 0}, {"store-aad-prefix", 0}, {"no-store-aad-prefix", 0},
     {"footer-master-key", 1}, {"column-master-key", 1}, {"single-wrapping", 0},
     {"external-key-material", 0}, {NULL, 0}};
@@ -168,6 +168,14 @@ static void usage(FILE *out)
           "  --footer-size N          ... or this many bytes for that metadata\n"
           "  --stats-max-binary N     longest binary min/max kept in statistics\n"
           "  --kv KEY=VALUE           key-value metadata (repeatable)\n"
+          "  --column-order ieee754|type\n"
+          "                           ieee754: FLOAT, DOUBLE and FLOAT16 columns in\n"
+          "                           IEEE_754_TOTAL_ORDER (-0 < +0, NaN bounds only when a\n"
+          "                           page or chunk holds nothing else); type (default):\n"
+          "                           TYPE_ORDER\n"
+          "  --column-kv COL:KEY=VALUE\n"
+          "                           key-value metadata of column (or group) COL's chunks\n"
+          "                           (ColumnMetaData key_value_metadata; repeatable)\n"
           "  --sorting-column COL[:desc][:nulls-first]\n"
           "                           declare a sort order (repeatable)\n"
           "  --bloom COL[:NDV[:FPP]]  a bloom filter for column (or group) COL sized for NDV\n"

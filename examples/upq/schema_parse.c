@@ -519,6 +519,7 @@ static int parse_field(parser *p, char *s, size_t n, int group)
 void schema_text_free(schema_text *st)
 {
     free(st->elems);
+    free(st->index);
     free(st->buf);
     memset(st, 0, sizeof *st);
 }
@@ -545,7 +546,8 @@ int schema_parse(const char *text, size_t len, schema_text *st, char *err, size_
     cap = (uint32_t)lines + 1;
     st->buf = malloc(len + 1);
     st->elems = calloc(cap, sizeof *st->elems);
-    if (!st->buf || !st->elems) {
+    st->index = calloc(cap, 4 * sizeof *st->index);
+    if (!st->buf || !st->elems || !st->index) {
         snprintf(err, errcap, "out of memory");
         schema_text_free(st);
         return -1;
@@ -589,6 +591,7 @@ int schema_parse(const char *text, size_t len, schema_text *st, char *err, size_
                 n--;
             s[n] = '\0'; /* an empty name is valid (and found in files) */
             upq_sb_init(&p.b, st->elems, cap, s + k);
+            upq_sb_index(&p.b, st->index, cap <= UINT32_MAX / 4 ? 4 * cap : UINT32_MAX);
             state = 1;
             continue;
         }

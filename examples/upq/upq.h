@@ -208,6 +208,7 @@ typedef struct schema_text {
     upq_schema_element *elems; /* root first, depth first, as a footer stores them */
     uint32_t n;
     char *buf;
+    uint32_t *index; /* the builder's name index (upq_sb_index) */
 } schema_text;
 
 /* Parses text[0..len) (what `upq schema` prints) into st (free with

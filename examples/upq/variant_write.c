@@ -564,8 +564,9 @@ int variant_rewrite(const upq_schema *s, const jv_doc *d, strbuf *out, char *err
  * It becomes the group's typed_value in message syntax.
  */
 typedef struct spec_parser {
-    const char *p, *end;
+    const char *p, *end, *start;
     strbuf *out;
+    int depth; /* groups open, the VARIANT group's own ancestors included */
     char *err;
     size_t errcap;
 } spec_parser;
@@ -580,6 +581,22 @@ static int sp_fail(spec_parser *sp, const char *what)
 {
     snprintf(sp->err, sp->errcap, "--shred: %s at '%.*s'", what, (int)(sp->end - sp->p), sp->p);
     return -1;
+}
+
+/* Checked before a level is generated, so a spec nested deeper than the schema
+ * may be is refused at its first excess level: the recursion stays within
+ * UPQ_SCHEMA_MAX_DEPTH / 2 calls and the text within a small factor of the
+ * spec's length. */
+static int sp_enter(spec_parser *sp, int groups)
+{
+    if (sp->depth + groups > UPQ_SCHEMA_MAX_DEPTH) {
+        snprintf(sp->err, sp->errcap,
+                 "--shred: nested deeper than %d groups at offset %u of the spec ('%.20s...')",
+                 UPQ_SCHEMA_MAX_DEPTH, (unsigned)(sp->p - sp->start), sp->p);
+        return -1;
+    }
+    sp->depth += groups;
+    return 0;
 }
 
 static void indent(strbuf *sb, int n)
@@ -643,6 +660,8 @@ static int sp_type(spec_parser *sp, int ind)
 {
     sp_ws(sp);
     if (sp->p < sp->end && *sp->p == '[') {
+        if (sp_enter(sp, 3))
+            return -1;
         sp->p++;
         indent(sp->out, ind);
         sb_adds(sp->out, "optional group typed_value (LIST) {\n");
@@ -664,10 +683,13 @@ static int sp_type(spec_parser *sp, int ind)
         sb_adds(sp->out, "}\n");
         indent(sp->out, ind);
         sb_adds(sp->out, "}\n");
+        sp->depth -= 3;
         return 0;
     }
     if (sp->p < sp->end && *sp->p == '{') {
         int first = 1;
+        if (sp_enter(sp, 2))
+            return -1;
         sp->p++;
         indent(sp->out, ind);
         sb_adds(sp->out, "optional group typed_value {\n");
@@ -708,6 +730,7 @@ static int sp_type(spec_parser *sp, int ind)
         sp->p++;
         indent(sp->out, ind);
         sb_adds(sp->out, "}\n");
+        sp->depth -= 2;
         return 0;
     }
     return sp_primitive(sp, ind);
@@ -751,8 +774,12 @@ static int shred_one(strbuf *sb, const char *opt, char *err, size_t errcap)
     }
     sb_init(&typed);
     memset(&sp, 0, sizeof sp);
-    sp.p = eq + 1;
+    sp.p = sp.start = eq + 1;
     sp.end = eq + 1 + strlen(eq + 1);
+    /* the VARIANT group's depth: the braces open before it, the message's
+     * own standing for the group itself */
+    for (q = text; q < at; q++)
+        sp.depth += *q == '{' ? 1 : *q == '}' ? -1 : 0;
     sp.out = &typed;
     sp.err = err;
     sp.errcap = errcap;

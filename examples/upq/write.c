@@ -249,6 +249,7 @@ typedef struct write_cfg {
     upq_writer_opts o;
     upq_column_opts *cols;
     upq_key_value *kv;
+    upq_key_value *col_kv;   /* --column-kv entries, each column's together */
     upq_sorting_column *sorting;
     tool_keys keys;          /* --footer-key, --column-key, --aad-prefix */
     upq_encrypt_opts enc;
@@ -455,6 +456,84 @@ static int apply_bloom(const tool_args *a, const upq_schema *s, write_cfg *cfg)
     }
     free(hit);
     return 0;
+}
+
+/* --column-kv COL:KEY=VALUE: key-value metadata of a leaf's chunks, or of
+ * every leaf's under a group; COL ends at the first ':' that leaves a
+ * column name before it. Counted first, so each column's entries lie
+ * together in one array. */
+static int apply_column_kv(const tool_args *a, const upq_schema *s, write_cfg *cfg)
+{
+    uint8_t *hit = calloc(s->num_columns + 1, 1);
+    size_t *base = calloc(s->num_columns + 1, sizeof *base), total = 0;
+    int i, pass, rc = -1;
+    uint32_t c;
+    if (!hit || !base) {
+        fputs("upq: out of memory\n", stderr);
+        goto out;
+    }
+    for (pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            size_t at = 0;
+            if (total == 0) {
+                rc = 0;
+                goto out;
+            }
+            cfg->col_kv = calloc(total, sizeof *cfg->col_kv);
+            if (!cfg->col_kv) {
+                fputs("upq: out of memory\n", stderr);
+                goto out;
+            }
+            for (c = 0; c < s->num_columns; c++) {
+                size_t n = base[c];
+                base[c] = at;
+                cfg->cols[c].kv = cfg->col_kv + at;
+                at += n;
+            }
+        }
+        for (i = 0; i < a->nopts; i++) {
+            const char *v = a->opt_value[i], *colon, *eq;
+            uint32_t n = 0;
+            if (strcmp(a->opt_name[i], "column-kv") != 0)
+                continue;
+            memset(hit, 0, s->num_columns + 1);
+            for (colon = strchr(v, ':'); colon && n == 0; colon = strchr(colon + 1, ':'))
+                if ((n = match_columns(s, v, (size_t)(colon - v), hit)) != 0)
+                    break;
+            if (n == 0) {
+                fprintf(stderr, "upq: --column-kv '%s': want COL:KEY=VALUE with COL a column "
+                                "(or group) of the schema\n", v);
+                goto out;
+            }
+            eq = strchr(colon + 1, '=');
+            if (!eq) {
+                fprintf(stderr, "upq: --column-kv '%s': want COL:KEY=VALUE (no '=')\n", v);
+                goto out;
+            }
+            for (c = 0; c < s->num_columns; c++) {
+                upq_key_value *kv;
+                if (!hit[c])
+                    continue;
+                if (pass == 0) {
+                    base[c]++;
+                    total++;
+                    continue;
+                }
+                kv = &cfg->col_kv[base[c] + cfg->cols[c].nkv++];
+                kv->key.ptr = (const uint8_t *)colon + 1;
+                kv->key.len = (uint32_t)(eq - colon - 1);
+                UPQ_SET(*kv, UPQ_KEY_VALUE_KEY);
+                kv->value.ptr = (const uint8_t *)eq + 1;
+                kv->value.len = (uint32_t)strlen(eq + 1);
+                UPQ_SET(*kv, UPQ_KEY_VALUE_VALUE);
+            }
+        }
+    }
+    rc = 0;
+out:
+    free(hit);
+    free(base);
+    return rc;
 }
 
 /* --kv KEY=VALUE (key-value metadata) and --sorting-column COL[:desc][:nulls-first]. */
@@ -734,6 +813,16 @@ static int build_opts(const tool_args *a, const upq_schema *s, write_cfg *cfg)
     /* --checkpoint-rows and --append imply checkpoint mode */
     o->checkpoint = (uint8_t)(args_flag(a, "checkpoint") || o->checkpoint_rows || cfg->append);
     o->direct = (uint8_t)args_flag(a, "direct");
+    if ((v = args_value(a, "column-order"))) {
+        if (strcmp(v, "ieee754") == 0)
+            o->column_order = UPQ_ORDER_IEEE754;
+        else if (strcmp(v, "type") == 0)
+            o->column_order = UPQ_ORDER_TYPE;
+        else {
+            fprintf(stderr, "upq: --column-order '%s': want ieee754 or type\n", v);
+            return -1;
+        }
+    }
     if ((v = args_value(a, "file-id"))) {
         char *end;
         unsigned long long id;
@@ -783,7 +872,8 @@ static int build_opts(const tool_args *a, const upq_schema *s, write_cfg *cfg)
         cfg->cols[c].dictionary =
             (int8_t)(dict == 1 && s->columns[c].physical_type == UPQ_TYPE_BOOLEAN ? -1 : dict);
     }
-    if (apply_encodings(a, s, cfg) || apply_lists(a, s, cfg) || apply_bloom(a, s, cfg))
+    if (apply_encodings(a, s, cfg) || apply_lists(a, s, cfg) || apply_bloom(a, s, cfg) ||
+        apply_column_kv(a, s, cfg))
         return -1;
     o->columns = cfg->cols;
     o->ncolumns = s->num_columns;
@@ -1380,8 +1470,13 @@ static int convert(write_state *ws, const tool_args *a)
                 goto out;
             }
             if (jv_parse(&ws->doc, line, len, MAX_JSON_DEPTH)) {
-                fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: invalid JSON: %s\n", in_name, lineno,
-                        ws->doc.err_col, ws->doc.err);
+                if (ws->doc.over_limit)
+                    fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: an array or object of more than %" PRIu32
+                                    " members: a row holds at most 65535 entries in one column\n",
+                            in_name, lineno, ws->doc.err_col, ws->doc.max_members);
+                else
+                    fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: invalid JSON: %s\n", in_name, lineno,
+                            ws->doc.err_col, ws->doc.err);
                 goto out;
             }
             if (ws->has_variant) {
@@ -1391,8 +1486,11 @@ static int convert(write_state *ws, const tool_args *a)
                     goto out;
                 }
                 if (jv_parse(&ws->vdoc, ws->vtext.p, ws->vtext.len, MAX_JSON_DEPTH + 8)) {
-                    fprintf(stderr, "upq: %s:%" PRIu64 ": Variant: %s\n", in_name, lineno,
-                            ws->vdoc.err);
+                    fprintf(stderr, "upq: %s:%" PRIu64 ": %s%s\n", in_name, lineno,
+                            ws->vdoc.over_limit ? "" : "Variant: ",
+                            ws->vdoc.over_limit ? "an array or object of more than 65535 members: "
+                                                  "a row holds at most 65535 entries in one column"
+                                                : ws->vdoc.err);
                     goto out;
                 }
             }
@@ -1461,6 +1559,7 @@ static void cleanup(write_state *ws, int failed)
     free(ws->cfg.mkeys);
     tool_keys_free(&ws->cfg.keys);
     free(ws->cfg.kv);
+    free(ws->cfg.col_kv);
     free(ws->cfg.sorting);
 }
 
@@ -1538,6 +1637,15 @@ int cmd_write(const tool_args *a)
     if (build_opts(a, &ws.s, &ws.cfg))
         goto done;
     ws.has_variant = variant_rewrite_needed(&ws.s);
+    /* An array is a list or map (an entry per member in each column below;
+     * a page holds at most 65,535) and an object a group (a member per
+     * field), so a container with more members is refused as it is read,
+     * not after millions of them are parsed. A Variant's own JSON may be
+     * any shape: then the limit applies to the rewritten row. */
+    {
+        jv_doc *lim = ws.has_variant ? &ws.vdoc : &ws.doc;
+        lim->max_members = ws.st.n > 65535u ? ws.st.n : 65535u;
+    }
     if (shred_init(&ws.sh, &ws.s)) {
         fprintf(stderr, "upq: %s: cannot plan rows for this schema\n", ws.cfg.schema_path);
         goto done;

@@ -76,6 +76,9 @@
 #ifndef UPQ_WITH_STATISTICS
 #define UPQ_WITH_STATISTICS 1
 #endif
+#ifndef UPQ_WITH_CHUNK_META
+#define UPQ_WITH_CHUNK_META 0
+#endif
 #ifndef UPQ_NO_ERRSTR
 #define UPQ_NO_ERRSTR 1
 #endif

@@ -453,6 +453,11 @@ const SCHEMA_ERROR_CASES = [
   // with more level entries in one column than a page holds
   { name: 'a row of 70000 list entries', schema: msg(['  optional group l (LIST) {', '    repeated group list {', '      optional int64 element;', '    }', '  }']),
     input: `{"l":[${Array.from({ length: 70000 }, (_, i) => i).join(',')}]}\n`,
+    want: /bad\.jsonl:1:\d+: an array or object of more than 65535 members: a row holds at most 65535 entries in one column/ },
+  { name: 'a row of 70000 entries in two lists of one column',
+    schema: msg(['  optional group l (LIST) {', '    repeated group list {', '      optional group element (LIST) {',
+                 '        repeated group list {', '          optional int64 element;', '        }', '      }', '    }', '  }']),
+    input: `{"l":[[${Array.from({ length: 60000 }, (_, i) => i).join(',')}],[${Array.from({ length: 10000 }, (_, i) => i).join(',')}]]}\n`,
     want: /line 1: a row with 70000 entries in one column; a data page holds at most 65535/ },
 ];
 

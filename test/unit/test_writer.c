@@ -1229,6 +1229,58 @@ static void test_schema_refusals(void)
     TU_CHECK_INT(n, 5);
 }
 
+/* The same refusals through the name index (upq_sb_index), one roomy and one
+ * that fills up on the way (the builder then walks the groups), and a wide
+ * schema whose duplicate is found. */
+static void test_schema_index(void)
+{
+    static upq_schema_element wide[20003];
+    static uint32_t words[4 * 20003];
+    static char names[20002][8];
+    uint32_t small[6], i, n = 0, sizes[2] = {sizeof words / sizeof words[0], 6};
+    upq_schema_element e[16];
+    upq_schema_builder b;
+    int k;
+    for (k = 0; k < 2; k++) {
+        uint32_t *idx = k == 0 ? words : small;
+        tu_case("schema builder: sibling names through an index of %u words", (unsigned)sizes[k]);
+        upq_sb_init(&b, e, 16, "m");
+        upq_sb_index(&b, idx, sizes[k]);
+        upq_sb_column(&b, "a", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, NULL);
+        check_refused(&b, upq_sb_column(&b, "a", UPQ_REP_OPTIONAL, UPQ_TYPE_INT64, 0, NULL),
+                      "one name");
+        upq_sb_init(&b, e, 16, "m");
+        upq_sb_index(&b, idx, sizes[k]);
+        upq_sb_group(&b, "a", UPQ_REP_OPTIONAL, NULL);
+        upq_sb_group(&b, "x", UPQ_REP_OPTIONAL, NULL);
+        upq_sb_column(&b, "a", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, NULL); /* a cousin: fine */
+        upq_sb_end(&b);
+        upq_sb_column(&b, "y", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, NULL);
+        upq_sb_end(&b);
+        upq_sb_column(&b, "b", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, NULL);
+        upq_sb_column(&b, "c", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0, NULL);
+        TU_CHECK_STATUS(b.status, UPQ_OK);
+        check_refused(&b, upq_sb_group(&b, "a", UPQ_REP_OPTIONAL, NULL), "one name");
+    }
+    tu_case("schema builder: 20,002 columns through the index, the last a duplicate");
+    upq_sb_init(&b, wide, 20003, "m");
+    upq_sb_index(&b, words, sizeof words / sizeof words[0]);
+    for (i = 0; i < 20001; i++) {
+        snprintf(names[i], sizeof names[i], "c%u", (unsigned)i);
+        TU_CHECK_STATUS(upq_sb_column(&b, names[i], UPQ_REP_REQUIRED, UPQ_TYPE_INT32, 0, NULL),
+                        UPQ_OK);
+    }
+    TU_CHECK_INT(b.index_probe != NULL, 1); /* still indexed */
+    check_refused(&b, upq_sb_column(&b, "c7", UPQ_REP_REQUIRED, UPQ_TYPE_INT32, 0, NULL),
+                  "one name");
+    upq_sb_init(&b, wide, 20003, "m");
+    upq_sb_index(&b, words, sizeof words / sizeof words[0]);
+    for (i = 0; i < 20001; i++)
+        upq_sb_column(&b, names[i], UPQ_REP_REQUIRED, UPQ_TYPE_INT32, 0, NULL);
+    TU_CHECK_STATUS(upq_sb_finish(&b, &n), UPQ_OK);
+    TU_CHECK_INT(n, 20002);
+}
+
 /* ---- statistics and the page index --------------------------------------------- */
 
 /* A writer over `s` for elems, with an arena of exactly the workspace size
@@ -1798,6 +1850,28 @@ static void test_errors(void)
     co[1].dictionary = -1;
     o.ncolumns = 3;
     TU_CHECK_STATUS(upq_writer_init(&w, &sink, el, n, arena, 1 << 20, &o), UPQ_ERR_INVAL);
+
+    tu_case("errors: column key-value metadata needs its list and every key");
+    memset(co, 0, sizeof co);
+    for (i = 0; i < 11; i++)
+        co[i].encoding = co[i].dictionary = -1;
+    o.ncolumns = 11;
+    {
+        upq_key_value kv[2];
+        memset(kv, 0, sizeof kv);
+        kv[0].key.ptr = (const uint8_t *)"k";
+        kv[0].key.len = 1;
+        UPQ_SET(kv[0], UPQ_KEY_VALUE_KEY);
+        co[2].kv = kv;
+        co[2].nkv = 2; /* the second has no key */
+        TU_CHECK_STATUS(upq_writer_init(&w, &sink, el, n, arena, 1 << 20, &o), UPQ_ERR_INVAL);
+        TU_CHECK(upq_writer_error(&w)->what && strstr(upq_writer_error(&w)->what, "key"));
+        co[2].nkv = 1;
+        TU_CHECK_STATUS(upq_writer_init(&w, &sink, el, n, arena, 1 << 20, &o), UPQ_OK);
+        co[2].kv = NULL;
+        TU_CHECK_STATUS(upq_writer_init(&w, &sink, el, n, arena, 1 << 20, &o), UPQ_ERR_INVAL);
+        co[2].nkv = 0;
+    }
     memset(&o, 0, sizeof o);
     o.page_size = 16;
     TU_CHECK_STATUS(upq_writer_init(&w, &sink, el, n, arena, 1 << 20, &o), UPQ_ERR_INVAL);
@@ -2214,6 +2288,7 @@ int main(int argc, char **argv)
     }
     test_schema_builder();
     test_schema_refusals();
+    test_schema_index();
     test_flat();
     test_nested();
     test_statistics();

@@ -46,6 +46,10 @@
  *                                     gives UPQ_ERR_UNSUPPORTED), and read: page_index.h,
  *                                     upq_column_seek through the OffsetIndex (0: the
  *                                     seek scans page headers, as upq_column_skip)
+ * UPQ_WITH_CHUNK_META        1        column-chunk metadata the writer adds: key-value
+ *                                     metadata asked for (upq_column_opts.kv; 0: asking
+ *                                     gives UPQ_ERR_UNSUPPORTED) and geospatial statistics of
+ *                                     GEOMETRY / GEOGRAPHY columns (0: none)
  * UPQ_WITH_CHECKPOINT        1        checkpoint mode (power-loss safe logging: the
  *                                     journal, upq_recover, upq_writer_resume); 0:
  *                                     opts.checkpoint gives UPQ_ERR_UNSUPPORTED
@@ -119,6 +123,9 @@
 #endif
 #ifndef UPQ_WITH_STATISTICS
 #define UPQ_WITH_STATISTICS 1
+#endif
+#ifndef UPQ_WITH_CHUNK_META
+#define UPQ_WITH_CHUNK_META 1
 #endif
 #ifndef UPQ_WITH_DELTA
 #define UPQ_WITH_DELTA 1

@@ -118,6 +118,10 @@ typedef struct upq_schema_builder {
     uint32_t last;                           /* element added last */
     upq_status status;                       /* first error, sticky */
     const char *error; /* what the first error refused (static text), or NULL */
+    uint32_t *index;   /* optional name index (upq_sb_index), or NULL */
+    uint32_t index_slots, index_used;
+    /* its probe, set by upq_sb_index: a build that never calls it links none of it */
+    int (*index_probe)(struct upq_schema_builder *b, uint32_t group, const char *name);
 } upq_schema_builder;
 
 /* Every call refuses (UPQ_ERR_INVAL, with b->error saying why) what the
@@ -132,6 +136,15 @@ typedef struct upq_schema_builder {
  * Errors (UPQ_ERR_BUFFER when `cap` is too small) surface in later calls. */
 void upq_sb_init(upq_schema_builder *b, upq_schema_element *elems, uint32_t cap,
                  const char *root_name);
+/* Optional: a hash index of the names in caller memory (`words` uint32_t,
+ * two a slot), so that the check for two siblings of one name takes constant
+ * time instead of a walk over the group's children (a schema of n columns
+ * otherwise costs O(n^2) name comparisons). Call right after upq_sb_init;
+ * give at least 4 words an element for it to stay fast (16 * cap bytes).
+ * When it fills up the builder goes back to the walk: the result and the
+ * errors are the same with or without it. The memory must outlive the
+ * builder's last call; it is not part of the schema. */
+void upq_sb_index(upq_schema_builder *b, uint32_t *words, uint32_t nwords);
 /* A group; `lt` may be NULL (or LIST, MAP, VARIANT). LIST/MAP also set the matching
  * ConvertedType, as the format asks for compatibility. Close it with
  * upq_sb_end. Returns UPQ_OK, UPQ_ERR_BUFFER (elems full), UPQ_ERR_LIMIT
@@ -181,6 +194,9 @@ void upq_lt_timestamp(upq_logical_type *lt, int unit, int adjusted_to_utc);
 
 /* ---- options ------------------------------------------------------------ */
 
+/* upq_writer_opts.column_order */
+enum { UPQ_ORDER_TYPE = 0, UPQ_ORDER_IEEE754 = 1 };
+
 typedef struct upq_column_opts {
     int32_t encoding;   /* UPQ_ENC_*, or -1 for the type's default. PLAIN_DICTIONARY /
                            RLE_DICTIONARY turn the dictionary on; any other value turns
@@ -194,6 +210,10 @@ typedef struct upq_column_opts {
                            the bitset is the smallest power of two from 32 bytes that
                            reaches it for bloom_ndv values (uparquet/bloom.h), at most
                            the writer's bloom_max_bytes */
+    const upq_key_value *kv; /* key-value metadata of each of the column's chunks
+                                (ColumnMetaData.key_value_metadata; not copied: it must
+                                outlive the writer); every entry needs its key set */
+    uint32_t nkv;
 } upq_column_opts;
 
 /* ---- encryption ---------------------------------------------------------- */
@@ -270,6 +290,11 @@ typedef struct upq_writer_opts {
                                  column, encoded from the staging as it is written out
                                  (chunk_size, max_pages and row_group_bytes unused; implied
                                  in checkpoint mode, which never buffers chunks) */
+    uint8_t column_order;     /* UPQ_ORDER_TYPE (0, default) or UPQ_ORDER_IEEE754: FLOAT,
+                                 DOUBLE and FLOAT16 columns declare IEEE_754_TOTAL_ORDER and
+                                 their statistics follow it (-0 < +0; bounds of the values
+                                 other than NaN, of the NaNs in a page or chunk of NaNs only;
+                                 nan_count always) */
     uint32_t stats_max_binary;/* longest binary min/max kept (default 64; longer are truncated) */
     uint32_t bloom_max_bytes; /* largest bloom filter bitset of one column chunk (default
                                  1 MiB, at most 128 MiB; rounded down to a power of two) */
@@ -378,6 +403,9 @@ typedef struct upq_wcol {
  * about half a kilobyte; the bulk lives in the arena); treat its fields as
  * private. */
 typedef struct upq_writer {
+#if UPQ_WITH_CHUNK_META
+    struct upq_geo_acc *geo;  /* GEOMETRY / GEOGRAPHY columns' chunk statistics, a list */
+#endif
     upq_sink sink;
     upq_writer_opts o;        /* with defaults filled in */
     const upq_schema_element *elems;
