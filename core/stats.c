@@ -108,11 +108,13 @@ static int64_t ieee_tkey(uint64_t u, size_t w)
     return (u & sign) ? -mag - 1 : mag;
 }
 
+#if UPQ_WITH_WRITER /* the writer's total-order bounds alone */
 static int ieee_is_nan(uint64_t u, size_t w)
 {
     uint64_t inf = w == 2 ? 0x7C00u : w == 4 ? 0x7F800000u : 0x7FF0000000000000u;
     return (u & ((((uint64_t)1 << (8u * w - 1u))) - 1u)) > inf;
 }
+#endif
 
 static uint64_t ieee_load(const uint8_t *p, size_t w)
 {
