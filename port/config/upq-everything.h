@@ -58,8 +58,12 @@
 #ifndef UPQ_WITH_CRC
 #define UPQ_WITH_CRC 1
 #endif
-#ifndef UPQ_CRC32_TABLE
+#ifndef UPQ_CRC32_TABLE /* as config.h: slicing by 8 on 64-bit targets */
+#if defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ >= 8
+#define UPQ_CRC32_TABLE 8
+#else
 #define UPQ_CRC32_TABLE 1
+#endif
 #endif
 #ifndef UPQ_MEM_WORDS
 #define UPQ_MEM_WORDS 1
