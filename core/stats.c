@@ -135,8 +135,7 @@ static int bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     return alen < blen ? -1 : alen > blen;
 }
 
-/* Signed big-endian integers of any lengths (the shorter is sign-extended). */
-static int decimal_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+int upq_stats_be_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
     int na = alen && (a[0] & 0x80u), nb = blen && (b[0] & 0x80u);
     size_t n = alen > blen ? alen : blen, i;
@@ -167,7 +166,7 @@ int upq_stats_cmp(int order, const uint8_t *a, size_t alen, const uint8_t *b, si
     }
     case UPQ_SO_F64: return CMP3(ieee_key(upq_load_le64(a), 8), ieee_key(upq_load_le64(b), 8));
     case UPQ_SO_F16: return CMP3(ieee_key(upq_load_le16(a), 2), ieee_key(upq_load_le16(b), 2));
-    case UPQ_SO_DECIMAL: return decimal_cmp(a, alen, b, blen);
+    case UPQ_SO_DECIMAL: return upq_stats_be_cmp(a, alen, b, blen);
     case UPQ_SO_F32T:
     case UPQ_SO_F64T:
     case UPQ_SO_F16T: {

@@ -59,6 +59,10 @@ uint32_t upq_stats_cap(int order, int32_t physical_type, int32_t type_length,
 
 /* Compares two PLAIN-encoded values in `order`: <0, 0, >0. */
 int upq_stats_cmp(int order, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+/* Signed big-endian two's complement integers of any lengths (the shorter
+ * sign-extended): DECIMAL bytes, for the writer's bounds and the reader's
+ * typed statistics alike. */
+int upq_stats_be_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 
 /* Forgets every value (keeps the storage). */
 void upq_minmax_reset(upq_minmax *m);

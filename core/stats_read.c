@@ -353,22 +353,6 @@ static int64_t f64_key(double d)
     return (u & F64_SIGN) ? -mag : mag;
 }
 
-/* Signed big-endian integers of any lengths (the shorter sign-extended). */
-static int be_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
-{
-    int na = alen && (a[0] & 0x80u), nb = blen && (b[0] & 0x80u);
-    size_t n = alen > blen ? alen : blen, i;
-    if (na != nb)
-        return na ? -1 : 1;
-    for (i = 0; i < n; i++) {
-        unsigned x = i + alen >= n ? a[i + alen - n] : (na ? 0xFFu : 0u);
-        unsigned y = i + blen >= n ? b[i + blen - n] : (nb ? 0xFFu : 0u);
-        if (x != y)
-            return x < y ? -1 : 1;
-    }
-    return 0;
-}
-
 /* An integer value as 9 big-endian two's complement bytes (room for
  * every uint64). */
 static void int_be(const upq_stat_value *v, uint8_t out[9])
@@ -415,7 +399,7 @@ int upq_stat_cmp(const upq_stat_value *a, const upq_stat_value *b, int *cmp)
             pb = bb;
             lb = 9;
         }
-        *cmp = be_cmp(pa, la, pb, lb);
+        *cmp = upq_stats_be_cmp(pa, la, pb, lb);
         return 1;
     }
     if (ka != kb)
