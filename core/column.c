@@ -21,6 +21,7 @@
 #include "upq_simd.h"
 #include "crypto_int.h"
 #include "upq_aes.h"
+#include "uparquet/record.h"
 #if UPQ_WITH_PAGE_INDEX
 #include "uparquet/page_index.h"
 #endif
@@ -419,6 +420,11 @@ static upq_status read_body(upq_column_reader *c)
             size_t cw = upq_decompress_page_workspace(c->m->codec, (size_t)c->ph.uncompressed_page_size);
             if (need > c->scan_block)
                 c->scan_block = need;
+            if (need > c->scan_cap) { /* page_block's growth, never in place */
+                size_t want = c->scan_cap && need < 2u * c->scan_cap ? 2u * c->scan_cap : need;
+                c->scan_sum += want;
+                c->scan_cap = want;
+            }
             if (cw > c->scan_codec)
                 c->scan_codec = cw;
             keep = 0;
@@ -1208,6 +1214,41 @@ void upq_workspace_init(upq_workspace *ws)
     upq_memset(ws, 0, sizeof *ws);
 }
 
+/* The row reader upq_rows_open builds over the projected leaves of row
+ * group `rg` (its plan, leaves, batches, and each column reader as opened):
+ * measured by building it, since no I/O happens there. 0 with *ok 0 when it
+ * refuses the projection. */
+static upq_status rows_size(upq_reader *r, uint32_t rg, size_t batch, size_t *out)
+{
+    upq_arena *a = &r->arena;
+    const upq_schema *s = &r->schema;
+    upq_arena_mark m = upq_arena_save(a);
+    uint32_t *sel = (uint32_t *)0, n = 0, i;
+    upq_rows w;
+    upq_status st;
+    size_t hw;
+    if (r->opts.projection) {
+        sel = (uint32_t *)upq_arena_alloc_array(a, s->num_columns, sizeof *sel);
+        if (!sel)
+            return UPQ_ERR_NOMEM;
+        for (i = 0; i < s->num_columns; i++)
+            if (r->chunk_slot[i] != UPQ_NONE)
+                sel[n++] = s->columns[i].node;
+    }
+    hw = upq_arena_high_water(a);
+    m = upq_arena_save(a);
+    st = upq_rows_open(&w, r, rg, sel, sel ? n : 0u, batch);
+    if (st == UPQ_OK) {
+        /* the plan's scratch may peak above what stays */
+        size_t peak = upq_arena_high_water(a) > hw ? upq_arena_high_water(a) - m : 0u;
+        size_t kept = upq_arena_save(a) - m;
+        *out = (sel ? align8((size_t)s->num_columns * sizeof *sel) : 0u) +
+               (peak > kept ? peak : kept);
+    }
+    upq_rows_close(&w);
+    return st;
+}
+
 upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
 {
     const upq_file_metadata *m = upq_reader_metadata(r);
@@ -1215,9 +1256,17 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
     if (!m || !s)
         return UPQ_ERR_STATE;
     if (!ws->started) {
+        upq_status st = UPQ_OK;
         ws->started = 1;
         ws->footer = upq_arena_high_water(&r->arena);
         ws->mark = upq_arena_save(&r->arena);
+        if (m->row_groups.n)
+            st = rows_size(r, 0, ws->batch, &ws->rows);
+        upq_arena_rewind(&r->arena, ws->mark);
+        if (st == UPQ_ERR_NOMEM)
+            return st;
+        if (st != UPQ_OK)
+            ws->rows = (size_t)-1; /* refused: no concurrent plan */
     }
     for (; ws->rg < m->row_groups.n; ws->rg++, ws->col = 0, ws->rg_sum = 0) {
         for (; ws->col < s->num_columns; ws->col++) {
@@ -1249,15 +1298,23 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
                 ws->largest_column = need + codec;
             if (codec > ws->codec)
                 ws->codec = codec;
-            /* open side by side, blocks that grow cannot be re-taken in
-             * place: doubling bounds their total to four times the largest */
-            ws->rg_sum += keyb + align8(WINDOW_NEED) + c->scan_dict + 4u * c->scan_block;
+            /* side by side, a block that grows is re-taken in place only when
+             * it is at the top of the arena: count every block it takes (the
+             * row reader's size already holds the key and window) */
+            ws->rg_sum += c->scan_dict + c->scan_sum;
         }
         if (ws->rg_sum > ws->largest_row_group)
             ws->largest_row_group = ws->rg_sum;
     }
     upq_arena_rewind(&r->arena, ws->mark);
-    ws->sequential = ws->footer + ws->largest_column;
-    ws->concurrent = ws->footer + ws->largest_row_group + ws->codec;
+    ws->sequential = ws->mark + ws->largest_column;
+    if (ws->sequential < ws->footer)
+        ws->sequential = ws->footer;
+    ws->concurrent = 0;
+    if (ws->rows != (size_t)-1) {
+        ws->concurrent = ws->mark + ws->rows + ws->largest_row_group + ws->codec;
+        if (ws->concurrent < ws->footer)
+            ws->concurrent = ws->footer;
+    }
     return UPQ_OK;
 }

@@ -88,6 +88,8 @@ typedef struct upq_column_reader {
     /* workspace planning: page headers only */
     uint8_t scanning;
     size_t scan_block, scan_dict;
+    size_t scan_cap, scan_sum;  /* the page block as reading would grow it, and every block
+                                   it would take when it cannot grow in place */
     size_t scan_codec;        /* codec working memory of the largest page (BROTLI's grows with it) */
 #if UPQ_WITH_PAGE_INDEX
     /* seeking through the OffsetIndex (upq_column_seek) */
@@ -184,15 +186,22 @@ void upq_column_close(upq_column_reader *c);
 
 /* What reading a file's projected columns needs from the arena. */
 typedef struct upq_workspace {
+    /* input: the batch row-wise reading will use (0: UPQ_ROWS_DEFAULT_BATCH) */
+    size_t batch;
+    /* results */
     size_t footer;       /* the open reader: footer, schema, column map */
-    size_t sequential;   /* footer + the largest column chunk read on its own (exact) */
-    size_t concurrent;   /* footer + every projected column of a row group open at once
-                            (an upper bound), as row-wise reading (upq_rows) does */
+    size_t sequential;   /* enough to read every column chunk on its own, one at a time
+                            (upq_column_*): footer + the largest chunk's reader */
+    size_t concurrent;   /* enough for row-wise reading of every projected column
+                            (upq_rows_open with the projected leaves, `batch`): footer +
+                            the row reader + each chunk's buffers as they grow side by
+                            side; 0 when upq_rows_open refuses the projection (e.g. a
+                            map's values without its keys) */
     size_t largest_column, largest_row_group, codec;
     /* scanning state */
     upq_column_reader c;
     uint32_t rg, col;
-    size_t rg_sum;
+    size_t rg_sum, rows;
     upq_arena_mark mark;
     uint8_t started, open;
 } upq_workspace;
