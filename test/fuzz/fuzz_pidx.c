@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "uparquet/uparquet.h"
+#include "fuzz_src.h"
 #include "uparquet/page_index.h"
 
 #define ARENA_BYTES (8u << 20)
@@ -29,32 +30,6 @@
 #define MAX_LEVELS 512u
 
 static uint64_t arena[ARENA_BYTES / 8];
-
-typedef struct src {
-    const uint8_t *data;
-    size_t size;
-    size_t chunk; /* 0: whole reads */
-    unsigned calls;
-} src;
-
-static upq_status src_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
-{
-    src *s = (src *)ctx;
-    s->calls++;
-    if (s->chunk && (s->calls & 1u))
-        return UPQ_AGAIN;
-    if (off >= s->size) {
-        *got = 0;
-        return UPQ_OK;
-    }
-    if (len > s->size - off)
-        len = (size_t)(s->size - off);
-    if (s->chunk && len > s->chunk)
-        len = s->chunk;
-    memcpy(buf, s->data + off, len);
-    *got = len;
-    return UPQ_OK;
-}
 
 typedef struct result {
     upq_status st;

@@ -28,38 +28,13 @@
 #include <string.h>
 
 #include "uparquet/uparquet.h"
+#include "fuzz_src.h"
 
 #define ARENA_BYTES (8u << 20)
 #define MAX_EVENTS 200000u  /* per run: keeps each input quick */
 #define MAX_SPINS 1000000u
 
 static uint64_t arena[ARENA_BYTES / 8];
-
-typedef struct src {
-    const uint8_t *data;
-    size_t size;
-    size_t chunk;   /* 0: whole reads */
-    unsigned calls;
-} src;
-
-static upq_status src_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
-{
-    src *s = (src *)ctx;
-    s->calls++;
-    if (s->chunk && (s->calls & 1u))
-        return UPQ_AGAIN;
-    if (off >= s->size) {
-        *got = 0;
-        return UPQ_OK;
-    }
-    if (len > s->size - off)
-        len = (size_t)(s->size - off);
-    if (s->chunk && len > s->chunk)
-        len = s->chunk;
-    memcpy(buf, s->data + off, len);
-    *got = len;
-    return UPQ_OK;
-}
 
 /* A running hash of the events: order, kinds and values. */
 static uint64_t mix(uint64_t h, const void *p, size_t n)

@@ -18,12 +18,14 @@
 //    needs SET force_mbedtls_unsafe here: upq's rows equal DuckDB's.
 // Lines `ok ...` / `FAIL ...`, then `N passed, N failed`.
 
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rowShape, parseJsonLine, firstDiff, show } from './canonical.mjs';
+import { upqOptions, runUpq, tally } from './upq_harness.mjs';
+
+const tallied = tally();
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
@@ -63,27 +65,9 @@ function bloomColumns(schemaText) {
 // prefix (its tags differ), and DATA_PAGE_V2 (DuckDB takes
 // compressed_page_size as the plaintext size and reads v2 levels short).
 
-const opts = { upq: path.join(repoRoot, 'build', 'host', 'upq'), skipWithoutUpq: false, work: null };
-for (let i = 2; i < process.argv.length; i++) {
-  const a = process.argv[i];
-  if (a === '--upq') opts.upq = process.argv[++i];
-  else if (a === '--skip-without-upq') opts.skipWithoutUpq = true;
-  else if (a === '--work') opts.work = process.argv[++i];
-  else { console.error(`unknown argument ${a}`); process.exit(2); }
-}
-
-function run(args) {
-  return new Promise((resolve) => {
-    execFile(opts.upq, args, { encoding: 'utf8', maxBuffer: 1 << 30, timeout: 120000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-let passed = 0, failed = 0;
-function result(ok, what, why = '') {
-  if (ok) { passed++; console.log(`ok ${what}`); } else { failed++; console.log(`FAIL ${what}: ${why}`); }
-}
+const opts = upqOptions();
+const run = (args) => runUpq(opts.upq, args);
+const { result } = tallied;
 
 async function duckMatchesLines(duck, file, lines, key) {
   const meta = await run(['meta', '--json', '--footer-key', KEY_HEX, file]);
@@ -196,9 +180,7 @@ async function main() {
   duck.close();
   writer.close();
   if (!opts.work) fs.rmSync(work, { recursive: true, force: true });
-  console.log(`${passed} passed, ${failed} failed`);
-  await new Promise((r) => process.stdout.write('', r));
-  process.exit(failed ? 1 : 0);
+  await tallied.finish();
 }
 
 main().catch((e) => { console.error(e); process.exit(2); });

@@ -25,38 +25,22 @@
 //    that is not base64, an unknown field, a side file that is not JSON.
 // Lines `ok ...` / `FAIL ...`, then `N passed, N failed`.
 
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rowShape, parseJsonLine, firstDiff, show } from './canonical.mjs';
+import { upqOptions, runUpq, tally } from './upq_harness.mjs';
+
+const tallied = tally();
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
 const corpus = process.env.PARQUET_TESTING_DIR || path.resolve(repoRoot, '..', 'shared', 'parquet-testing');
 
-const opts = { upq: path.join(repoRoot, 'build', 'host', 'upq'), skipWithoutUpq: false, work: null };
-for (let i = 2; i < process.argv.length; i++) {
-  const a = process.argv[i];
-  if (a === '--upq') opts.upq = process.argv[++i];
-  else if (a === '--skip-without-upq') opts.skipWithoutUpq = true;
-  else if (a === '--work') opts.work = process.argv[++i];
-  else { console.error(`unknown argument ${a}`); process.exit(2); }
-}
-
-function run(args) {
-  return new Promise((resolve) => {
-    execFile(opts.upq, args, { encoding: 'utf8', maxBuffer: 1 << 30, timeout: 120000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-let passed = 0, failed = 0;
-function result(ok, what, why = '') {
-  if (ok) { passed++; console.log(`ok ${what}`); } else { failed++; console.log(`FAIL ${what}: ${why}`); }
-}
+const opts = upqOptions();
+const run = (args) => runUpq(opts.upq, args);
+const { result } = tallied;
 
 const KF = '0123456789012345', KC1 = '1234567890123450', KC2 = '1234567890123451';
 const hex = (s) => Buffer.from(s).toString('hex');
@@ -332,9 +316,7 @@ async function main() {
   await failures(work);
   duck.close();
   if (!opts.work) fs.rmSync(work, { recursive: true, force: true });
-  console.log(`${passed} passed, ${failed} failed`);
-  await new Promise((r) => process.stdout.write('', r));
-  process.exit(failed ? 1 : 0);
+  await tallied.finish();
 }
 
 main().catch((e) => { console.error(e); process.exit(2); });
