@@ -92,13 +92,14 @@ size-firmware: $(FW_IMAGES) $(FW_BUDGET_IMAGES)
 	@echo "Firmware images (text = code + constants in flash; data + bss in RAM, stack not included):"
 	@$(TSIZE.cortex-m4) $(FW_IMAGES) $(FW_BUDGET_IMAGES) | sed 's|$(FW)/||'
 
-# Instructions per value of column decoding on the Cortex-M4 (qemu -icount):
+# Instructions per value of column decoding and per row of the sensor
+# logger on the Cortex-M4 (qemu -icount):
 # printed by `make bench`, kept working by `make check` (the script fails
 # when an image run gives no figure).
 .PHONY: bench-fw check-fw-ipv
-bench-fw check-fw-ipv: $(FW)/fw_ipv.elf $(UPQ)
+bench-fw check-fw-ipv: $(FW)/fw_ipv.elf $(FW)/sensor_logger.elf $(UPQ)
 	@QEMU_ARM='$(QEMU_ARM)' bash test/bench/fw_ipv.sh $(abspath $(UPQ)) $(abspath $(FW)/fw_ipv.elf) \
-	    $(abspath $(FW)/ipv)
+	    $(abspath $(FW)/ipv) $(abspath $(FW)/sensor_logger.elf)
 bench: bench-fw
 CHECK_EXTRA_TARGETS += check-fw-ipv
 

@@ -218,3 +218,57 @@ void upq_cm_fault(void)
     upq_sh_write0("fault: the core took a fault exception\n");
     upq_sh_exit(70);
 }
+
+/* ---- instruction counting (qemu -icount) ------------------------------- */
+
+#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+
+static uint32_t last_tick;
+static uint64_t ticks;
+
+void fw_count_start(void)
+{
+    SYST_RVR = 0x00FFFFFFu;
+    SYST_CVR = 0;
+    SYST_CSR = 5u; /* enabled, processor clock, no interrupt */
+    last_tick = SYST_CVR;
+    ticks = 0;
+}
+
+/* SysTick counts down. */
+void fw_count_take(void)
+{
+    uint32_t now = SYST_CVR;
+    ticks += (last_tick - now) & 0x00FFFFFFu;
+    last_tick = now;
+}
+
+uint64_t fw_count_ticks(void)
+{
+    return ticks;
+}
+
+/* 2 * n instructions (subs, bne). */
+static void known_loop(uint32_t n)
+{
+    __asm__ volatile("1: subs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
+}
+
+uint32_t fw_count_calibrate(void)
+{
+    fw_count_start();
+    known_loop(1000000u);
+    fw_count_take();
+    return (uint32_t)ticks;
+}
+
+void fw_put_per(fw_out *o, uint64_t t, uint32_t cal, uint64_t items)
+{
+    uint64_t x100 = cal && items ? t * 200000000ull / cal / items : 0;
+    fw_put_u64(o, x100 / 100u);
+    fw_putc(o, '.');
+    fw_putc(o, (char)('0' + (x100 / 10u) % 10u));
+    fw_putc(o, (char)('0' + x100 % 10u));
+}

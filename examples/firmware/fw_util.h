@@ -49,6 +49,22 @@ int fw_args(char **argv, int max);
 int fw_parse_u64(const char *s, uint64_t *out);
 int fw_streq(const char *a, const char *b);
 
+/*
+ * Instruction counting under qemu with `-icount shift=0`: the virtual clock
+ * advances one nanosecond per instruction and SysTick (processor clock)
+ * counts that clock at the board's CPU frequency. fw_count_calibrate()
+ * measures ticks per 2,000,000 instructions with a loop of known length, so
+ * neither the board's clock nor qemu's scale is assumed. fw_count_take()
+ * must run more often than the 24-bit counter wraps (about every 600 million
+ * instructions at the an386's 25 MHz).
+ */
+uint32_t fw_count_calibrate(void);
+void fw_count_start(void);
+void fw_count_take(void);
+uint64_t fw_count_ticks(void);
+/* Instructions per item, two decimals: ticks * 2e6 / cal / items. */
+void fw_put_per(fw_out *o, uint64_t ticks, uint32_t cal, uint64_t items);
+
 /* Prints "stack: USED bytes used of SIZE (painted)", flushes the console
  * and exits with `code`. */
 __attribute__((noreturn)) void fw_exit(int code);

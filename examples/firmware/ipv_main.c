@@ -34,37 +34,6 @@ static uint64_t vals[BATCH * 2]; /* room for any value representation */
 static upq_reader reader;
 static upq_column_reader col;
 
-#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
-#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
-#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
-
-static uint32_t last_tick;
-static uint64_t ticks;
-
-static void tick_start(void)
-{
-    SYST_RVR = 0x00FFFFFFu;
-    SYST_CVR = 0;
-    SYST_CSR = 5u; /* enabled, processor clock, no interrupt */
-    last_tick = SYST_CVR;
-    ticks = 0;
-}
-
-/* Adds the ticks since the last call; called more often than the 24-bit
- * counter wraps (every batch). SysTick counts down. */
-static void tick_take(void)
-{
-    uint32_t now = SYST_CVR;
-    ticks += (last_tick - now) & 0x00FFFFFFu;
-    last_tick = now;
-}
-
-/* 2 * n instructions (subs, bne). */
-static void known_loop(uint32_t n)
-{
-    __asm__ volatile("1: subs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
-}
-
 typedef struct ram_file {
     const uint8_t *p;
     size_t n;
@@ -87,7 +56,7 @@ int main(void)
 {
     char *argv[4];
     int argc;
-    uint64_t reps = 3, values = 0, instr_x100;
+    uint64_t reps = 3, values = 0;
     uint32_t cal_ticks, r;
     upq_sh_file f;
     ram_file rf;
@@ -112,11 +81,7 @@ int main(void)
     }
     upq_sh_close(&f);
 
-    /* ticks per 2,000,000 instructions */
-    tick_start();
-    known_loop(1000000u);
-    tick_take();
-    cal_ticks = (uint32_t)ticks;
+    cal_ticks = fw_count_calibrate(); /* ticks per 2,000,000 instructions */
 
     rf.p = file_buf;
     rf.n = n;
@@ -129,7 +94,7 @@ int main(void)
         fw_puts(fw_console(), "error: cannot open the footer\n");
         fw_exit(1);
     }
-    tick_start();
+    fw_count_start();
     for (r = 0; r < reps; r++) {
         for (uint32_t g = 0; g < reader.meta.row_groups.n; g++) {
             upq_status st = upq_column_open(&col, &reader, g, 0);
@@ -137,7 +102,7 @@ int main(void)
                 upq_batch b = {def, rep, vals, BATCH, 0, 0};
                 st = upq_column_read(&col, &b);
                 values += b.values_n;
-                tick_take();
+                fw_count_take();
             }
             upq_column_close(&col);
             if (st != UPQ_DONE) {
@@ -146,22 +111,17 @@ int main(void)
             }
         }
     }
-    tick_take();
+    fw_count_take();
     if (values == 0 || cal_ticks == 0) {
         fw_puts(fw_console(), "error: no values\n");
         fw_exit(1);
     }
-    /* instructions = ticks * 2e6 / cal_ticks; per value, two decimals */
-    instr_x100 = ticks * 200000000ull / cal_ticks / values;
     fw_puts(fw_console(), "values ");
     fw_put_u64(fw_console(), values / reps);
     fw_puts(fw_console(), "\ninstructions ");
-    fw_put_u64(fw_console(), ticks * 2000000ull / cal_ticks / reps);
+    fw_put_u64(fw_console(), fw_count_ticks() * 2000000ull / cal_ticks / reps);
     fw_puts(fw_console(), "\nper value ");
-    fw_put_u64(fw_console(), instr_x100 / 100u);
-    fw_putc(fw_console(), '.');
-    fw_putc(fw_console(), (char)('0' + (instr_x100 / 10u) % 10u));
-    fw_putc(fw_console(), (char)('0' + instr_x100 % 10u));
+    fw_put_per(fw_console(), fw_count_ticks(), cal_ticks, values);
     fw_putc(fw_console(), '\n');
     fw_exit(0);
 }

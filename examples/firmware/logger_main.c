@@ -4,7 +4,7 @@
  *
  *   sensor_logger.elf [--rows N] [--seed S] [--row-group-rows N] [--checkpoint-rows N]
  *                     [--page-size N] [--device NAME] [--again] [--resume]
- *                     [--max-file-rows N] [--max-file-bytes N] OUT.parquet
+ *                     [--max-file-rows N] [--max-file-bytes N] [--count] OUT.parquet
  *                                                 (the semihosting command line)
  *
  * The options are the host program's (host_main.c), and so are the files:
@@ -13,7 +13,14 @@
  * block", as a busy card does: the files must come out the same.
  *
  * Prints what the host program prints ("arena: ...", "file: ...",
- * "rows: ..."), then the stack high-water mark. Exit status 0, 1 (the
+ * "rows: ..."), then the stack high-water mark.
+ *
+ * --count (under qemu with -icount shift=0: test/bench/fw_ipv.sh) counts the
+ * instructions of the logging loop and prints "per row N" (everything the
+ * board runs per row: the synthetic sample, the writer, pages, checkpoints,
+ * the sink's calls; a semihosting write itself traps out of the count) and
+ * "sample per row M" (sensor_read alone, the part a real board replaces
+ * with reading its sensors). Exit status 0, 1 (the
  * writer failed) or 2 (usage, or a file cannot be opened).
  */
 #include "fw_util.h"
@@ -141,7 +148,7 @@ static int usage(fw_out *c)
 {
     fw_puts(c, "usage: sensor_logger.elf [--rows N] [--seed S] [--row-group-rows N] [--checkpoint-rows N]\n"
                "       [--page-size N] [--device NAME] [--again] [--resume] [--max-file-rows N]\n"
-               "       [--max-file-bytes N] OUT.parquet\n");
+               "       [--max-file-bytes N] [--count] OUT.parquet\n");
     return 2;
 }
 
@@ -154,7 +161,8 @@ int main(void)
     fw_out *c;
     uint64_t v;
     upq_status st;
-    int argc, i;
+    int argc, i, count = 0;
+    uint32_t cal = 0;
 
     fw_console_open();
     c = fw_console();
@@ -197,6 +205,8 @@ int main(void)
             cfg.resume = 1;
         } else if (fw_streq(a, "--again")) {
             again_knob = 1;
+        } else if (fw_streq(a, "--count")) {
+            count = 1;
         } else if (fw_streq(a, "--device") && i + 1 < argc) {
             cfg.device = argv[++i];
         } else if (a[0] == '-' || path) {
@@ -223,9 +233,15 @@ int main(void)
         fw_putc(c, '\n');
         fw_exit(1);
     }
-    do
+    if (count) {
+        cal = fw_count_calibrate();
+        fw_count_start();
+    }
+    do {
         st = sensor_logger_step(&lg);
-    while (st == UPQ_OK || st == UPQ_AGAIN);
+        if (count)
+            fw_count_take();
+    } while (st == UPQ_OK || st == UPQ_AGAIN);
     if (st != UPQ_DONE) {
         const upq_error_info *e = upq_writer_error(&lg.w);
         fw_puts(c, "sensor_logger: ");
@@ -250,5 +266,23 @@ int main(void)
     fw_puts(c, ") in ");
     fw_put_u64(c, lg.file - cfg.first_file + 1u);
     fw_puts(c, lg.file == cfg.first_file ? " file\n" : " files\n");
+    if (count) {
+        uint64_t t = fw_count_ticks(), rng = cfg.seed ^ UINT64_C(0x9E3779B97F4A7C15), r;
+        sensor_sample smp;
+        fw_puts(c, "per row ");
+        fw_put_per(c, t, cal, cfg.rows);
+        if (rng == 0)
+            rng = 1; /* as sensor_logger_setup seeds it */
+        fw_count_start();
+        for (r = 0; r < cfg.rows; r++) {
+            sensor_read(&rng, r, &smp);
+            if ((r & 1023u) == 0)
+                fw_count_take();
+        }
+        fw_count_take();
+        fw_puts(c, "\nsample per row ");
+        fw_put_per(c, fw_count_ticks(), cal, cfg.rows);
+        fw_putc(c, '\n');
+    }
     fw_exit(0);
 }

@@ -4,11 +4,14 @@
 # dictionary INT32 (100 values), DELTA_BINARY_PACKED INT64 timestamps and
 # BYTE_STREAM_SPLIT FLOAT, 50,000 required values each, uncompressed pages of
 # the writer's default size, written by the host's upq; each with the page
-# CRC checked (the default) and without.
+# CRC checked (the default) and without. Then the sensor logger's
+# instructions per row (examples/firmware/logger_main.c --count): an hour at
+# 10 Hz with its default row groups, pages and checkpoints, and of that the
+# synthetic sample alone.
 #
-#   fw_ipv.sh UPQ FW_IPV_ELF WORKDIR
+#   fw_ipv.sh UPQ FW_IPV_ELF WORKDIR [LOGGER_ELF]
 set -euo pipefail
-upq=${1:?upq} elf=${2:?fw_ipv.elf} work=${3:?work dir}
+upq=${1:?upq} elf=${2:?fw_ipv.elf} work=${3:?work dir} logger=${4:-}
 qemu=${QEMU_ARM:-qemu-system-arm}
 mkdir -p "$work"
 cd "$work"
@@ -41,3 +44,17 @@ for f in plain:"PLAIN INT64" dictionary:"dictionary INT32" delta:"DELTA_BINARY_P
     [ -n "$a" ] && [ -n "$b" ] || { echo "fw_ipv: $file: no figure" >&2; exit 1; }
     printf '%-34s %14s %14s\n' "$name" "$a" "$b"
 done
+
+if [ -n "$logger" ]; then
+    out=$(timeout 600 "$qemu" -M mps2-an386 -nographic -monitor none -icount shift=0 \
+        -semihosting-config enable=on,target=native -kernel "$logger" \
+        -append "--rows 36000 --count logger.parquet")
+    per=$(printf '%s\n' "$out" | sed -n 's/^per row //p')
+    smp=$(printf '%s\n' "$out" | sed -n 's/^sample per row //p')
+    [ -n "$per" ] && [ -n "$smp" ] || { echo "fw_ipv: logger: no figure" >&2; printf '%s\n' "$out" >&2; exit 1; }
+    # the file it wrote must read: the row count is the one asked for
+    rows=$("$upq" meta logger.parquet | sed -n 's/^num_rows: *//p')
+    [ "$rows" = 36000 ] || { echo "fw_ipv: logger: the file holds '$rows' rows, not 36000" >&2; exit 1; }
+    printf '%-34s %14s %14s\n' "Cortex-M4, instructions per row" "logger" "of it, sample"
+    printf '%-34s %14s %14s\n' "sensor logger, 36,000 rows (1 h)" "$per" "$smp"
+fi
