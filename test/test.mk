@@ -393,6 +393,7 @@ FUZZ_NEEDS.variant := upq_variant_validate
 FUZZ_NEEDS.recover := upq_recover upq_writer_resume
 FUZZ_NEEDS.pidx := upq_page_index_load upq_column_seek
 FUZZ_NEEDS.keytools := upq_gcm_decrypt
+FUZZ_NEEDS.where := upq_pred_check
 # make check runs fuzz_variant for at most this long (make fuzz: FUZZ_TIME)
 FUZZ_CHECK_CAP.variant ?= 30
 upq_empty :=

@@ -24,7 +24,7 @@
 
 enum { OP_LPAREN = 100 };
 
-typedef struct wp {
+typedef struct wparser {
     const upq_schema *s;
     const char *t;
     size_t n, i;
@@ -39,9 +39,9 @@ typedef struct wp {
     unsigned depth;                      /* open parentheses and NOTs */
     jv_doc doc;
     strbuf tok;
-} wp;
+} wparser;
 
-static int werr(wp *p, size_t at, const char *fmt, ...)
+static int w_werr(wparser *p, size_t at, const char *fmt, ...)
 {
     va_list ap;
     int k = snprintf(p->err, p->errcap, "offset %zu: ", at);
@@ -53,24 +53,24 @@ static int werr(wp *p, size_t at, const char *fmt, ...)
     return -1;
 }
 
-static void skip_ws(wp *p)
+static void w_skip_ws(wparser *p)
 {
     while (p->i < p->n && (p->t[p->i] == ' ' || p->t[p->i] == '\t' || p->t[p->i] == '\n' ||
                            p->t[p->i] == '\r'))
         p->i++;
 }
 
-static int is_word_char(char c)
+static int w_is_word_char(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
            c == '_' || c == '$';
 }
 
 /* The keyword `kw` (case-insensitive, a whole word) at the cursor? Consumes it. */
-static int keyword(wp *p, const char *kw)
+static int w_keyword(wparser *p, const char *kw)
 {
     size_t k = strlen(kw), j;
-    skip_ws(p);
+    w_skip_ws(p);
     if (p->n - p->i < k)
         return 0;
     for (j = 0; j < k; j++) {
@@ -80,15 +80,15 @@ static int keyword(wp *p, const char *kw)
         if (c != kw[j])
             return 0;
     }
-    if (p->i + k < p->n && is_word_char(p->t[p->i + k]))
+    if (p->i + k < p->n && w_is_word_char(p->t[p->i + k]))
         return 0;
     p->i += k;
     return 1;
 }
 
-static int punct(wp *p, char c)
+static int w_punct(wparser *p, char c)
 {
-    skip_ws(p);
+    w_skip_ws(p);
     if (p->i < p->n && p->t[p->i] == c) {
         p->i++;
         return 1;
@@ -96,7 +96,7 @@ static int punct(wp *p, char c)
     return 0;
 }
 
-static int push_node(wp *p, uint8_t op, uint32_t col, uint32_t nv, uint32_t first)
+static int w_push_node(wparser *p, uint8_t op, uint32_t col, uint32_t nv, uint32_t first)
 {
     where_expr *w = p->w;
     upq_pred_node *nd;
@@ -122,19 +122,19 @@ static int push_node(wp *p, uint8_t op, uint32_t col, uint32_t nv, uint32_t firs
 
 /* Reads a dotted path (segments bare or in backquotes) into p->tok as
  * segments separated by NUL bytes; *nseg gets their count. */
-static int read_path(wp *p, unsigned *nseg)
+static int w_read_path(wparser *p, unsigned *nseg)
 {
     size_t start;
     sb_reset(&p->tok);
     *nseg = 0;
-    skip_ws(p);
+    w_skip_ws(p);
     start = p->i;
     for (;;) {
         if (p->i < p->n && p->t[p->i] == '`') {
             p->i++;
             for (;;) {
                 if (p->i >= p->n)
-                    return werr(p, start, "unterminated `name`");
+                    return w_werr(p, start, "unterminated `name`");
                 if (p->t[p->i] == '`') {
                     if (p->i + 1 < p->n && p->t[p->i + 1] == '`') {
                         sb_addc(&p->tok, '`');
@@ -145,15 +145,15 @@ static int read_path(wp *p, unsigned *nseg)
                     break;
                 }
                 if (p->t[p->i] == '\0')
-                    return werr(p, p->i, "NUL byte in a name");
+                    return w_werr(p, p->i, "NUL byte in a name");
                 sb_addc(&p->tok, p->t[p->i++]);
             }
         } else {
             size_t b = p->i;
-            while (p->i < p->n && is_word_char(p->t[p->i]))
+            while (p->i < p->n && w_is_word_char(p->t[p->i]))
                 p->i++;
             if (p->i == b)
-                return werr(p, b, *nseg ? "expected a name after '.'" : "expected a column name");
+                return w_werr(p, b, *nseg ? "expected a name after '.'" : "expected a column name");
             sb_add(&p->tok, p->t + b, p->i - b);
         }
         sb_addc(&p->tok, '\0');
@@ -167,7 +167,7 @@ static int read_path(wp *p, unsigned *nseg)
 }
 
 /* The leaf column the segments in p->tok name, or -1 (reported). */
-static int64_t resolve(wp *p, unsigned nseg, size_t at)
+static int64_t w_resolve(wparser *p, unsigned nseg, size_t at)
 {
     const upq_schema *s = p->s;
     uint32_t node = 0, k;
@@ -185,24 +185,24 @@ static int64_t resolve(wp *p, unsigned nseg, size_t at)
             }
         }
         if (found == UPQ_NONE)
-            return werr(p, at, "no column named '%s'", p->tok.len ? seg : "");
+            return w_werr(p, at, "no column named '%s'", p->tok.len ? seg : "");
         node = found;
         seg += len + 1;
     }
     for (k = 0; k < s->num_columns; k++) {
         if (s->columns[k].node == node) {
             if (s->columns[k].max_rep > 0)
-                return werr(p, at, "column is repeated (a list element, map key or value); "
+                return w_werr(p, at, "column is repeated (a list element, map key or value); "
                                    "only non-repeated columns can be compared");
             return (int64_t)k;
         }
     }
-    return werr(p, at, "a group, not a leaf column");
+    return w_werr(p, at, "a group, not a leaf column");
 }
 
 /* ---- literals ------------------------------------------------------------------- */
 
-static int add_value(wp *p, uint32_t col)
+static int w_add_value(wparser *p, uint32_t col)
 {
     where_expr *w = p->w;
     size_t at, b, off = (size_t)-1;
@@ -210,10 +210,10 @@ static int add_value(wp *p, uint32_t col)
     size_t litlen;
     char err[512];
     upq_value v;
-    skip_ws(p);
+    w_skip_ws(p);
     at = b = p->i;
     if (p->i >= p->n)
-        return werr(p, at, "expected a literal");
+        return w_werr(p, at, "expected a literal");
     if (p->t[p->i] == '"') {
         p->i++;
         while (p->i < p->n && p->t[p->i] != '"') {
@@ -222,14 +222,14 @@ static int add_value(wp *p, uint32_t col)
             p->i++;
         }
         if (p->i >= p->n)
-            return werr(p, at, "unterminated string");
+            return w_werr(p, at, "unterminated string");
         p->i++;
         lit = p->t + b;
         litlen = p->i - b;
     } else if (p->t[p->i] == '-' || p->t[p->i] == '+' || (p->t[p->i] >= '0' && p->t[p->i] <= '9') ||
-               p->t[p->i] == '.' || is_word_char(p->t[p->i])) {
+               p->t[p->i] == '.' || w_is_word_char(p->t[p->i])) {
         p->i++;
-        while (p->i < p->n && (is_word_char(p->t[p->i]) || p->t[p->i] == '.' ||
+        while (p->i < p->n && (w_is_word_char(p->t[p->i]) || p->t[p->i] == '.' ||
                                ((p->t[p->i] == '-' || p->t[p->i] == '+') &&
                                 (p->t[p->i - 1] == 'e' || p->t[p->i - 1] == 'E'))))
             p->i++;
@@ -244,24 +244,24 @@ static int add_value(wp *p, uint32_t col)
         else if (litlen == 4 && strncasecmp(lit, "-inf", 4) == 0)
             lit = "\"-Infinity\"", litlen = 11;
         else if (litlen == 4 && strncasecmp(lit, "null", 4) == 0)
-            return werr(p, at, "null is not a value: use IS NULL / IS NOT NULL");
+            return w_werr(p, at, "null is not a value: use IS NULL / IS NOT NULL");
     } else {
-        return werr(p, at, "expected a literal");
+        return w_werr(p, at, "expected a literal");
     }
     if (jv_parse(&p->doc, lit, litlen, 1) != 0)
-        return werr(p, at, "bad literal: %s", p->doc.err ? p->doc.err : "not JSON");
+        return w_werr(p, at, "bad literal: %s", p->doc.err ? p->doc.err : "not JSON");
     if (p->doc.v[0].type == JV_NULL)
-        return werr(p, at, "null is not a value: use IS NULL / IS NOT NULL");
+        return w_werr(p, at, "null is not a value: use IS NULL / IS NOT NULL");
     if (p->doc.v[0].type == JV_ARRAY || p->doc.v[0].type == JV_OBJECT) {
         /* INTERVAL literals are objects, but INTERVAL has no order anyway */
-        return werr(p, at, "expected a number, a string, true or false");
+        return w_werr(p, at, "expected a number, a string, true or false");
     }
     memset(&v, 0, sizeof v);
     err[0] = 0;
     if (value_parse(p->s, col, &p->doc, &p->doc.v[0], &v, &w->bytes, &off, err, sizeof err))
-        return werr(p, at, "%s", err);
+        return w_werr(p, at, "%s", err);
     if (w->nvalues >= WHERE_MAX_VALUES)
-        return werr(p, at, "more than %u values", WHERE_MAX_VALUES);
+        return w_werr(p, at, "more than %u values", WHERE_MAX_VALUES);
     if (w->nvalues == p->vcap) {
         p->vcap = p->vcap ? p->vcap * 2 : 16;
         w->values = realloc(w->values, p->vcap * sizeof *w->values);
@@ -283,54 +283,54 @@ static int add_value(wp *p, uint32_t col)
 
 /* ---- one predicate ---------------------------------------------------------------- */
 
-static int read_pred(wp *p)
+static int w_read_pred(wparser *p)
 {
     size_t at;
     unsigned nseg;
     int64_t col;
     uint32_t first;
     uint8_t op;
-    skip_ws(p);
+    w_skip_ws(p);
     at = p->i;
-    if (read_path(p, &nseg))
+    if (w_read_path(p, &nseg))
         return -1;
-    if ((col = resolve(p, nseg, at)) < 0)
+    if ((col = w_resolve(p, nseg, at)) < 0)
         return -1;
     first = p->w->nvalues;
-    skip_ws(p);
-    if (keyword(p, "is")) {
-        int neg = keyword(p, "not");
-        if (!keyword(p, "null"))
-            return werr(p, p->i, "expected NULL after IS%s", neg ? " NOT" : "");
-        return push_node(p, neg ? UPQ_PRED_IS_NOT_NULL : UPQ_PRED_IS_NULL, (uint32_t)col, 0, 0);
+    w_skip_ws(p);
+    if (w_keyword(p, "is")) {
+        int neg = w_keyword(p, "not");
+        if (!w_keyword(p, "null"))
+            return w_werr(p, p->i, "expected NULL after IS%s", neg ? " NOT" : "");
+        return w_push_node(p, neg ? UPQ_PRED_IS_NOT_NULL : UPQ_PRED_IS_NULL, (uint32_t)col, 0, 0);
     }
     {
         int neg = 0;
         size_t save = p->i;
-        if (keyword(p, "not")) {
+        if (w_keyword(p, "not")) {
             neg = 1;
-            if (!keyword(p, "in")) {
+            if (!w_keyword(p, "in")) {
                 p->i = save;
-                return werr(p, save, "expected IN after NOT");
+                return w_werr(p, save, "expected IN after NOT");
             }
         }
-        if (neg || keyword(p, "in")) {
-            if (!punct(p, '('))
-                return werr(p, p->i, "expected '(' after IN");
+        if (neg || w_keyword(p, "in")) {
+            if (!w_punct(p, '('))
+                return w_werr(p, p->i, "expected '(' after IN");
             for (;;) {
-                if (add_value(p, (uint32_t)col))
+                if (w_add_value(p, (uint32_t)col))
                     return -1;
-                if (punct(p, ','))
+                if (w_punct(p, ','))
                     continue;
-                if (punct(p, ')'))
+                if (w_punct(p, ')'))
                     break;
-                return werr(p, p->i, "expected ',' or ')' in the IN list");
+                return w_werr(p, p->i, "expected ',' or ')' in the IN list");
             }
-            return push_node(p, neg ? UPQ_PRED_NOT_IN : UPQ_PRED_IN, (uint32_t)col,
+            return w_push_node(p, neg ? UPQ_PRED_NOT_IN : UPQ_PRED_IN, (uint32_t)col,
                              p->w->nvalues - first, first);
         }
     }
-    skip_ws(p);
+    w_skip_ws(p);
     at = p->i;
     if (p->i + 1 < p->n && p->t[p->i] == '=' && p->t[p->i + 1] == '=')
         op = UPQ_PRED_EQ, p->i += 2;
@@ -349,27 +349,27 @@ static int read_pred(wp *p)
     else if (p->i < p->n && p->t[p->i] == '>')
         op = UPQ_PRED_GT, p->i++;
     else
-        return werr(p, at, "expected an operator (= != <> < <= > >= IN IS)");
-    if (add_value(p, (uint32_t)col))
+        return w_werr(p, at, "expected an operator (= != <> < <= > >= IN IS)");
+    if (w_add_value(p, (uint32_t)col))
         return -1;
-    return push_node(p, op, (uint32_t)col, 1, first);
+    return w_push_node(p, op, (uint32_t)col, 1, first);
 }
 
 /* ---- the expression ------------------------------------------------------------------ */
 
-static int prec(uint8_t op)
+static int w_prec(uint8_t op)
 {
     return op == UPQ_PRED_NOT ? 3 : op == UPQ_PRED_AND ? 2 : op == UPQ_PRED_OR ? 1 : 0;
 }
 
 /* Pops operators of precedence >= min (never past a parenthesis) into the output. */
-static int pop_ops(wp *p, int min)
+static int w_pop_ops(wparser *p, int min)
 {
-    while (p->nops && p->ops[p->nops - 1] != OP_LPAREN && prec(p->ops[p->nops - 1]) >= min) {
+    while (p->nops && p->ops[p->nops - 1] != OP_LPAREN && w_prec(p->ops[p->nops - 1]) >= min) {
         uint8_t op = p->ops[--p->nops];
         if (op == UPQ_PRED_NOT)
             p->depth--;
-        if (push_node(p, op, 0, 0, 0))
+        if (w_push_node(p, op, 0, 0, 0))
             return -1;
     }
     return 0;
@@ -377,7 +377,7 @@ static int pop_ops(wp *p, int min)
 
 int where_parse(const upq_schema *s, const char *text, where_expr *w, char *err, size_t errcap)
 {
-    wp p;
+    wparser p;
     int want_operand = 1, rc = -1;
     uint32_t preds = 0, i;
     memset(w, 0, sizeof *w);
@@ -392,38 +392,38 @@ int where_parse(const upq_schema *s, const char *text, where_expr *w, char *err,
     jv_init(&p.doc);
     sb_init(&p.tok);
     if (p.n > WHERE_MAX_TEXT) {
-        werr(&p, WHERE_MAX_TEXT, "expression longer than %u bytes", WHERE_MAX_TEXT);
+        w_werr(&p, WHERE_MAX_TEXT, "expression longer than %u bytes", WHERE_MAX_TEXT);
         goto out;
     }
     for (;;) {
-        skip_ws(&p);
+        w_skip_ws(&p);
         if (want_operand) {
             size_t at = p.i;
-            if (keyword(&p, "not")) {
+            if (w_keyword(&p, "not")) {
                 if (++p.depth > WHERE_MAX_DEPTH) {
-                    werr(&p, at, "nested more than %u deep", WHERE_MAX_DEPTH);
+                    w_werr(&p, at, "nested more than %u deep", WHERE_MAX_DEPTH);
                     goto out;
                 }
                 p.ops[p.nops++] = UPQ_PRED_NOT;
                 continue;
             }
-            if (punct(&p, '(')) {
+            if (w_punct(&p, '(')) {
                 if (++p.depth > WHERE_MAX_DEPTH) {
-                    werr(&p, at, "nested more than %u deep", WHERE_MAX_DEPTH);
+                    w_werr(&p, at, "nested more than %u deep", WHERE_MAX_DEPTH);
                     goto out;
                 }
                 p.ops[p.nops++] = OP_LPAREN;
                 continue;
             }
             if (p.i >= p.n) {
-                werr(&p, at, p.n ? "expected a column, NOT or '('" : "empty expression");
+                w_werr(&p, at, p.n ? "expected a column, NOT or '('" : "empty expression");
                 goto out;
             }
             if (++preds > WHERE_MAX_PREDS) {
-                werr(&p, at, "more than %u predicates", WHERE_MAX_PREDS);
+                w_werr(&p, at, "more than %u predicates", WHERE_MAX_PREDS);
                 goto out;
             }
-            if (read_pred(&p))
+            if (w_read_pred(&p))
                 goto out;
             want_operand = 0;
             continue;
@@ -431,25 +431,25 @@ int where_parse(const upq_schema *s, const char *text, where_expr *w, char *err,
         /* an operator, ')' or the end */
         {
             size_t at = p.i;
-            if (keyword(&p, "and")) {
-                if (pop_ops(&p, 2))
+            if (w_keyword(&p, "and")) {
+                if (w_pop_ops(&p, 2))
                     goto out;
                 p.ops[p.nops++] = UPQ_PRED_AND;
                 want_operand = 1;
                 continue;
             }
-            if (keyword(&p, "or")) {
-                if (pop_ops(&p, 1))
+            if (w_keyword(&p, "or")) {
+                if (w_pop_ops(&p, 1))
                     goto out;
                 p.ops[p.nops++] = UPQ_PRED_OR;
                 want_operand = 1;
                 continue;
             }
-            if (punct(&p, ')')) {
-                if (pop_ops(&p, 0))
+            if (w_punct(&p, ')')) {
+                if (w_pop_ops(&p, 0))
                     goto out;
                 if (!p.nops || p.ops[p.nops - 1] != OP_LPAREN) {
-                    werr(&p, at, "')' without '('");
+                    w_werr(&p, at, "')' without '('");
                     goto out;
                 }
                 p.nops--;
@@ -457,13 +457,13 @@ int where_parse(const upq_schema *s, const char *text, where_expr *w, char *err,
                 continue;
             }
             if (p.i < p.n) {
-                werr(&p, at, "expected AND, OR, ')' or the end");
+                w_werr(&p, at, "expected AND, OR, ')' or the end");
                 goto out;
             }
-            if (pop_ops(&p, 0))
+            if (w_pop_ops(&p, 0))
                 goto out;
             if (p.nops) {
-                werr(&p, at, "missing ')'");
+                w_werr(&p, at, "missing ')'");
                 goto out;
             }
             break;
@@ -472,7 +472,8 @@ int where_parse(const upq_schema *s, const char *text, where_expr *w, char *err,
     /* literals stopped moving: point the nodes at them */
     for (i = 0; i < w->nvalues; i++)
         if (w->boff[i] != (size_t)-1)
-            w->values[i].bytes.ptr = (const uint8_t *)w->bytes.p + w->boff[i];
+            w->values[i].bytes.ptr =
+                w->bytes.p ? (const uint8_t *)w->bytes.p + w->boff[i] : (const uint8_t *)"";
     for (i = 0; i < w->pred.n; i++) {
         upq_pred_node *nd = &w->nodes[i];
         uint32_t first = (uint32_t)(uintptr_t)nd->values;
@@ -483,7 +484,7 @@ int where_parse(const upq_schema *s, const char *text, where_expr *w, char *err,
         const char *what = "";
         uint32_t bad = 0;
         if (upq_pred_check(s, &w->pred, &what, &bad) != UPQ_OK) {
-            werr(&p, 0, "%s", what);
+            w_werr(&p, 0, "%s", what);
             goto out;
         }
     }
