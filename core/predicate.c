@@ -596,7 +596,40 @@ upq_status upq_scan_open(upq_scan *sc, upq_reader *r, const upq_pred *p, uint32_
     return UPQ_OK;
 }
 
-/* Row-group pruning, resumable at the bloom filter reads. Returns UPQ_OK
+/* Every data page of the chunk is dictionary-encoded: its encoding_stats
+ * say so, or (without them) its encodings list no PLAIN, which a fallback
+ * page would need (a PLAIN dictionary page cannot be told from one). */
+static int all_dictionary(const upq_column_chunk *ch)
+{
+    const upq_column_metadata *m;
+    uint32_t i;
+    int dict = 0;
+    if (!ch || !UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA))
+        return 0;
+    m = &ch->meta_data;
+    if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_ENCODING_STATS) && m->encoding_stats.n) {
+        for (i = 0; i < m->encoding_stats.n; i++) {
+            const upq_page_encoding_stats *e = &m->encoding_stats.v[i];
+            if (e->page_type != UPQ_PAGE_DATA && e->page_type != UPQ_PAGE_DATA_V2)
+                continue;
+            if (e->count > 0 && e->encoding != UPQ_ENC_PLAIN_DICTIONARY &&
+                e->encoding != UPQ_ENC_RLE_DICTIONARY)
+                return 0;
+            dict |= e->count > 0;
+        }
+        return dict;
+    }
+    for (i = 0; i < m->encodings.n; i++) {
+        int32_t e = m->encodings.v[i];
+        if (e == UPQ_ENC_PLAIN_DICTIONARY || e == UPQ_ENC_RLE_DICTIONARY)
+            dict = 1;
+        else if (e != UPQ_ENC_RLE && e != UPQ_ENC_BIT_PACKED)
+            return 0;
+    }
+    return dict;
+}
+
+/* Row-group pruning, resumable at the bloom filter and dictionary reads. Returns UPQ_OK
  * (sc->bits[0] holds the answer), UPQ_AGAIN, or an error. */
 static upq_status prune_row_group(upq_scan *sc)
 {
@@ -654,6 +687,45 @@ static upq_status prune_row_group(upq_scan *sc)
             sc->sub = 3;
         }
 #endif
+        if (sc->sub == 1)
+            sc->sub = 3; /* no bloom filters in this build */
+        if (sc->sub == 3) {
+            sc->sub = 5;
+            if (nd->op != UPQ_PRED_IS_NULL && nd->op != UPQ_PRED_IS_NOT_NULL &&
+                (sc->bits[sc->sp] & MAY_T) && !(sc->flags & UPQ_SCAN_NO_DICT) &&
+                all_dictionary(upq_reader_chunk(sc->r, sc->rg, nd->column)) &&
+                upq_column_open(&sc->dcol, sc->r, sc->rg, nd->column) == UPQ_OK)
+                sc->sub = 4;
+        }
+        if (sc->sub == 4) {
+            upq_batch b;
+            upq_status st;
+            upq_memset(&b, 0, sizeof b);
+            b.def = &sc->ddef;
+            b.values = &sc->dval;
+            b.cap = 1;
+            st = upq_column_read(&sc->dcol, &b);
+            if (st == UPQ_AGAIN)
+                return st;
+            if (st == UPQ_OK && sc->dcol.has_dict) {
+                /* exact for the non-null values: NULL rows make neither */
+                const upq_dict *d = &sc->dcol.dict;
+                size_t vs = upq_value_size(d->physical_type);
+                unsigned may = 0;
+                uint32_t k;
+                for (k = 0; k < d->n && may != (MAY_T | MAY_F); k++) {
+                    int t = upq_pred_eval_leaf(&sc->r->schema, p, sc->pc,
+                                               (const uint8_t *)d->values + k * vs);
+                    may |= t == UPQ_PRED_TRUE ? MAY_T : t == UPQ_PRED_FALSE ? MAY_F : 0u;
+                }
+                if (!(may & MAY_T) && (sc->bits[sc->sp] & MAY_T))
+                    sc->stats.pruned_dict = 1;
+                sc->bits[sc->sp] &= (uint8_t)may;
+            }
+            /* a dictionary that does not read prunes nothing */
+            upq_column_close(&sc->dcol);
+            sc->sub = 5;
+        }
         sc->sp++;
         sc->sub = 0;
         sc->pc++;
@@ -856,12 +928,15 @@ upq_status upq_scan_next(upq_scan *sc)
             sc->sub = 0;
             sc->pc = 0;
             if (!(sc->bits[0] & MAY_T)) {
-                if (!sc->stats.pruned_bloom)
+                if (!sc->stats.pruned_bloom && !sc->stats.pruned_dict)
                     sc->stats.pruned_stats = 1;
+                else if (sc->stats.pruned_bloom)
+                    sc->stats.pruned_dict = 0; /* one reason each */
                 sc->stage = SC_DONE;
                 continue;
             }
             sc->stats.pruned_bloom = 0;
+            sc->stats.pruned_dict = 0;
             sc->stage = SC_PAGES;
             continue;
         case SC_PAGES:

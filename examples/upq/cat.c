@@ -330,7 +330,7 @@ typedef struct cat_state {
     where_expr we;
     int where_ready;
     /* --where: what the scans did (--io-stats) */
-    uint64_t rg_seen, rg_stats, rg_bloom, rg_pages, rows_selected, rows_tested, rows_matched;
+    uint64_t rg_seen, rg_stats, rg_bloom, rg_dict, rg_pages, rows_selected, rows_tested, rows_matched;
     uint64_t leaves_paged, leaves_no_index;
 } cat_state;
 
@@ -544,6 +544,7 @@ static upq_status where_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg
         cs->rg_seen++;
         cs->rg_stats += sc.stats.pruned_stats;
         cs->rg_bloom += sc.stats.pruned_bloom;
+        cs->rg_dict += sc.stats.pruned_dict;
         cs->rg_pages += sc.stats.pruned_pages;
         cs->rows_selected += sc.stats.rows_selected;
         cs->rows_tested += sc.stats.rows_tested;
@@ -793,10 +794,11 @@ int cmd_cat(const tool_args *a)
                     (unsigned long long)cs.seek_index, (unsigned long long)cs.seek_scan);
         if (cfg.where)
             fprintf(stderr, "where: %llu row groups: %llu pruned by statistics, %llu by bloom "
-                    "filters, %llu by page index; predicates on %llu column chunks with a page "
+                    "filters, %llu by dictionaries, %llu by page index; predicates on %llu column chunks with a page "
                     "index, %llu without; rows: %llu selected, %llu tested, %llu matched\n",
                     (unsigned long long)cs.rg_seen, (unsigned long long)cs.rg_stats,
-                    (unsigned long long)cs.rg_bloom, (unsigned long long)cs.rg_pages,
+                    (unsigned long long)cs.rg_bloom, (unsigned long long)cs.rg_dict,
+                    (unsigned long long)cs.rg_pages,
                     (unsigned long long)cs.leaves_paged, (unsigned long long)cs.leaves_no_index,
                     (unsigned long long)cs.rows_selected, (unsigned long long)cs.rows_tested,
                     (unsigned long long)cs.rows_matched);

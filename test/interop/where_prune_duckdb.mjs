@@ -172,5 +172,13 @@ for (const f of files) {
   if (!r.ok || r.stdout !== '' || !m || Number(m[1]) !== 4) fail('bloom prunes', r.stderr.trim());
   else ok('bloom prunes every row group for dev = "b1"');
 }
+// ... and without a filter, the dictionary does (every page of dev uses it)
+{
+  const f = files.find((x) => x.name === 'upq');
+  const r = await upq(['cat', '--json', '--io-stats', '--where', 'dev = "b1"', f.path]);
+  const m = /(\d+) by dictionaries/.exec(r.stderr);
+  if (!r.ok || r.stdout !== '' || !m || Number(m[1]) !== 4) fail('dictionary prunes', r.stderr.trim());
+  else ok('dictionaries prune every row group for dev = "b1"');
+}
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -9,7 +9,8 @@
  * flaky I/O (short reads, "again"); the rows must be exactly the expected
  * ones in order, and pruning must have happened where the data allows it
  * (a narrow id range reads one page, a value outside every bound opens no
- * page, a bloom filter rules out a value inside the bounds).
+ * page, a bloom filter or else the dictionary rules out a value inside the
+ * bounds).
  */
 #include <math.h>
 #include <stdio.h>
@@ -297,6 +298,7 @@ typedef struct scan_result {
     size_t n;
     uint64_t selected;
     unsigned bloom_pruned;
+    unsigned dict_pruned;
     unsigned rgs;
     upq_status st;
 } scan_result;
@@ -363,6 +365,7 @@ static void run_scan(const sink_buf *file, const upq_pred *p, const tu_flaky_cfg
         out->rgs++;
         out->selected += sc.stats.rows_selected;
         out->bloom_pruned += sc.stats.pruned_bloom;
+        out->dict_pruned += sc.stats.pruned_dict;
         upq_scan_close(&sc);
         if (st != UPQ_DONE) {
             out->st = st;
@@ -419,6 +422,9 @@ static void check_file(const sink_buf *file, int bloom)
                              (unsigned long long)queries[q].max_selected);
             if (bloom && queries[q].bloom_prunes)
                 TU_CHECK_UINT(res.bloom_pruned, res.rgs); /* every row group */
+            /* without a filter, the dictionary of s (every page uses it) rules it out */
+            if (!bloom && queries[q].bloom_prunes)
+                TU_CHECK_UINT(res.dict_pruned, res.rgs);
             free(res.ids);
         }
         free(exp);

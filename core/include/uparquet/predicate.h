@@ -16,6 +16,11 @@
  * Strings and binary compare byte-wise unsigned, unsigned integers as
  * unsigned, decimals by value, INT96 chronologically.
  *
+ * A chunk whose data pages are all dictionary-encoded (its encoding_stats
+ * say so, or its encodings list holds no PLAIN) is also pruned by its
+ * dictionary: the leaf is evaluated on every dictionary value (the chunk's
+ * first page is read for it).
+ *
  * Pruning only drops what cannot be TRUE: every leaf gives, for a chunk or
  * a page, whether some row may make it TRUE and whether some row may make it
  * FALSE, which AND, OR and NOT combine exactly (NOT swaps the two), so NOT
@@ -142,6 +147,7 @@ typedef struct upq_row_set {
 typedef struct upq_scan_stats {
     uint8_t pruned_stats;      /* the row group was pruned by statistics */
     uint8_t pruned_bloom;      /* ... by a bloom filter */
+    uint8_t pruned_dict;       /* ... because no dictionary value matches */
     uint8_t pruned_pages;      /* ... because no page can match */
     uint32_t leaves_paged;     /* leaf nodes whose column's page index was used */
     uint32_t leaves_no_index;  /* leaf nodes without a usable page index */
@@ -154,7 +160,8 @@ typedef struct upq_scan_stats {
 enum {
     UPQ_SCAN_NO_FILTER = 1,    /* give every row of the selection (pruning only) */
     UPQ_SCAN_NO_BLOOM = 2,     /* do not read bloom filters */
-    UPQ_SCAN_NO_PAGES = 4      /* do not read page indexes */
+    UPQ_SCAN_NO_PAGES = 4,     /* do not read page indexes */
+    UPQ_SCAN_NO_DICT = 8       /* do not read dictionary pages to prune */
 };
 
 /* Internals are public so the scan can live anywhere; treat as private. */
@@ -178,6 +185,9 @@ typedef struct upq_scan {
     upq_row_set tmp[2];
     upq_page_index oi, ci;
     upq_bloom_reader bloom;
+    upq_column_reader dcol;     /* dictionary pruning: the chunk's first page */
+    upq_value dval;
+    uint16_t ddef;
     uint32_t *pcols;            /* distinct predicate columns' leaf nodes */
     uint32_t npcols;
     uint8_t *res;               /* leaf results of the current row */
