@@ -629,9 +629,12 @@ static int all_dictionary(const upq_column_chunk *ch)
     return dict;
 }
 
-/* Row-group pruning, resumable at the bloom filter and dictionary reads. Returns UPQ_OK
+/* The pruning stages are kept out of upq_scan_next (UPQ_NOINLINE): their
+ * locals would otherwise sit under every row read's stack.
+ *
+ * Row-group pruning, resumable at the bloom filter and dictionary reads. Returns UPQ_OK
  * (sc->bits[0] holds the answer), UPQ_AGAIN, or an error. */
-static upq_status prune_row_group(upq_scan *sc)
+static UPQ_NOINLINE upq_status prune_row_group(upq_scan *sc)
 {
     const upq_pred *p = sc->p;
     while (sc->pc < p->n) {
@@ -794,7 +797,7 @@ static int leaf_pages(upq_scan *sc, const upq_pred_node *nd, upq_row_set *t, upq
 #endif
 
 /* Page pruning into sc->sel, resumable at the page index reads. */
-static upq_status prune_pages(upq_scan *sc)
+static UPQ_NOINLINE upq_status prune_pages(upq_scan *sc)
 {
     const upq_pred *p = sc->p;
     upq_reader *r = sc->r;
