@@ -653,11 +653,12 @@ static UPQ_NOINLINE upq_status prune_row_group(upq_scan *sc)
             const upq_column_desc *cd = &sc->r->schema.columns[nd->column];
             int lk = cd->logical.isset ? upq_logical_type_kind(&cd->logical) : 0;
             /* a filter hashes the stored bytes: floats have two zeros and many
-             * NaNs, binary decimals several widths, so only exact
-             * representations are probed */
+             * NaNs, binary decimals several widths, INT96 more than one way to
+             * say an instant, so only unique representations are probed */
             int usable = (nd->op == UPQ_PRED_EQ || nd->op == UPQ_PRED_IN) &&
                          (sc->bits[sc->sp] & MAY_T) && !(sc->flags & UPQ_SCAN_NO_BLOOM) &&
                          cd->physical_type != UPQ_TYPE_BOOLEAN &&
+                         cd->physical_type != UPQ_TYPE_INT96 &&
                          cd->physical_type != UPQ_TYPE_FLOAT &&
                          cd->physical_type != UPQ_TYPE_DOUBLE &&
                          lk != UPQ_LOGICAL_TYPE_FLOAT16 &&

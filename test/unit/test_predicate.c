@@ -299,6 +299,7 @@ typedef struct scan_result {
     uint64_t selected;
     unsigned bloom_pruned;
     unsigned dict_pruned;
+    unsigned paged;        /* leaves pruned through a page index */
     unsigned rgs;
     upq_status st;
 } scan_result;
@@ -366,6 +367,7 @@ static void run_scan(const sink_buf *file, const upq_pred *p, const tu_flaky_cfg
         out->selected += sc.stats.rows_selected;
         out->bloom_pruned += sc.stats.pruned_bloom;
         out->dict_pruned += sc.stats.pruned_dict;
+        out->paged += sc.stats.leaves_paged;
         upq_scan_close(&sc);
         if (st != UPQ_DONE) {
             out->st = st;
@@ -375,6 +377,8 @@ static void run_scan(const sink_buf *file, const upq_pred *p, const tu_flaky_cfg
     TU_CHECK_UINT(upq_arena_remaining(&r.arena) > 0, 1);
     free(arena);
 }
+
+static int g_damaged; /* the page index does not load: no page pruning to expect */
 
 static void check_file(const sink_buf *file, int bloom)
 {
@@ -415,7 +419,10 @@ static void check_file(const sink_buf *file, int bloom)
                                   tu_flaky_cfgs[c].name, i, (unsigned long long)res.ids[i],
                                   (unsigned long long)exp[i]))
                     break;
-            if (queries[q].max_selected != UINT64_MAX)
+            /* a damaged index is never used for pruning */
+            if (g_damaged)
+                TU_CHECK_UINT(res.paged, 0);
+            if (queries[q].max_selected != UINT64_MAX && !g_damaged)
                 TU_CHECK_MSG(res.selected <= queries[q].max_selected,
                              "pruning kept %llu rows, at most %llu expected",
                              (unsigned long long)res.selected,
@@ -521,6 +528,32 @@ static void test_eval(const upq_schema *s)
     }
 }
 
+/* A copy of `src` whose page index modules are damaged: mode 0 fills every
+ * ColumnIndex with 0xFF (it no longer decodes), mode 1 every OffsetIndex,
+ * mode 2 zeroes every ColumnIndex (a stop byte: an empty struct that fails
+ * the checks). Pruning falls back to the chunks; the rows stay exact. */
+static int damage(const sink_buf *src, sink_buf *dst, int mode)
+{
+    rfile f;
+    uint32_t rg, c;
+    sink_copy(dst, src, SINK_WHOLE, 1);
+    if (rfile_open(&f, src->p, src->n) != UPQ_OK)
+        return -1;
+    for (rg = 0; rg < f.r.meta.row_groups.n; rg++) {
+        const upq_row_group *g = &f.r.meta.row_groups.v[rg];
+        for (c = 0; c < g->columns.n; c++) {
+            const upq_column_chunk *ch = &g->columns.v[c];
+            int64_t off = mode == 1 ? ch->offset_index_offset : ch->column_index_offset;
+            int32_t len = mode == 1 ? ch->offset_index_length : ch->column_index_length;
+            if (off <= 0 || len <= 0 || (uint64_t)off + (uint64_t)len > dst->n)
+                continue;
+            memset(dst->p + off, mode == 2 ? 0 : 0xFF, (size_t)len);
+        }
+    }
+    rfile_close(&f);
+    return 0;
+}
+
 int main(void)
 {
     sink_buf plain, bloom;
@@ -537,6 +570,19 @@ int main(void)
     }
     check_file(&plain, 0);
     check_file(&bloom, 1);
+    {
+        int mode;
+        for (mode = 0; mode < 3; mode++) {
+            sink_buf bad;
+            tu_case("damaged page index (mode %d)", mode);
+            if (TU_CHECK(damage(&plain, &bad, mode) == 0)) {
+                g_damaged = 1;
+                check_file(&bad, 0);
+                g_damaged = 0;
+            }
+            sink_free(&bad);
+        }
+    }
     sink_free(&plain);
     sink_free(&bloom);
     return tu_summary();
