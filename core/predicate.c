@@ -1008,6 +1008,24 @@ upq_status upq_scan_next(upq_scan *sc)
                 sc->sub = SS_OSKIP;
                 continue;
             }
+            if (sc->row > 0 && rr->begin - sc->row >= UPQ_SCAN_REOPEN_ROWS &&
+                !(sc->flags & UPQ_SCAN_NO_PAGES)) {
+                /* a skip right after opening goes through the OffsetIndex */
+                upq_rows_close(&sc->out_rows);
+                upq_rows_close(&sc->pred_rows);
+                sc->out_open = sc->pred_open = 0;
+                st = upq_rows_open(&sc->pred_rows, r, sc->rg, sc->pcols, sc->npcols, sc->batch);
+                if (st != UPQ_OK)
+                    return sc_stop(sc, st);
+                sc->pred_open = 1;
+                st = upq_rows_open(&sc->out_rows, r, sc->rg, sc->out_nodes, sc->out_n, sc->batch);
+                if (st != UPQ_OK)
+                    return sc_stop(sc, st);
+                sc->out_open = 1;
+                sc->row = 0;
+                sc->out_pos = 0;
+                sc->stats.reopens++;
+            }
             if (sc->row < rr->begin) {
                 uint64_t got = 0;
                 st = upq_rows_skip(&sc->pred_rows, rr->begin - sc->row, &got);

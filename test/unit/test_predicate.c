@@ -204,6 +204,7 @@ static int t_q7(int i) { return tnot(tnot(s_is(i, "k007"))); }
 static int t_q8(int i) { return i == 2500; }
 static int t_q9(int i) { return s_is(i, "k0015"); }
 static int t_q10(int i) { return tnot(tor(XC(i, <, 90.0), x_null(i) ? T : F)); }
+static int t_q11(int i) { return (i >= 1010 && i < 1015) || (i >= 1700 && i < 1703); }
 
 /* Fills nodes for query q; returns the node count. */
 static uint32_t make_query(int q)
@@ -265,6 +266,20 @@ static uint32_t make_query(int q)
         V[0] = vstr("k0015");
         nodes[n++] = leaf(UPQ_PRED_EQ, C_S, 1, &V[0]);
         break;
+    case 11: /* (id >= 1010 and id < 1015) or (id >= 1700 and id < 1703): two ranges of
+              * one row group, far enough apart to reopen the row readers */
+        V[0] = vi64(1010);
+        V[1] = vi64(1015);
+        V[2] = vi64(1700);
+        V[3] = vi64(1703);
+        nodes[n++] = leaf(UPQ_PRED_GE, C_ID, 1, &V[0]);
+        nodes[n++] = leaf(UPQ_PRED_LT, C_ID, 1, &V[1]);
+        nodes[n++] = opnode(UPQ_PRED_AND);
+        nodes[n++] = leaf(UPQ_PRED_GE, C_ID, 1, &V[2]);
+        nodes[n++] = leaf(UPQ_PRED_LT, C_ID, 1, &V[3]);
+        nodes[n++] = opnode(UPQ_PRED_AND);
+        nodes[n++] = opnode(UPQ_PRED_OR);
+        break;
     default: /* not (x < 90 or x is null): NaN rows and x >= 90 */
         V[0] = vdbl(90.0);
         nodes[n++] = leaf(UPQ_PRED_LT, C_X, 1, &V[0]);
@@ -288,6 +303,7 @@ static const query queries[] = {
     {"id = 2500", t_q8, 0, PAGE_LEVELS, 0},
     {"s = k0015", t_q9, 0, UINT64_MAX, 1},
     {"not (x < 90 or x is null)", t_q10, 0, UINT64_MAX, 0},
+    {"two ranges of one row group", t_q11, 0, 2 * PAGE_LEVELS, 0},
 };
 #define NQ (sizeof queries / sizeof queries[0])
 
@@ -300,6 +316,7 @@ typedef struct scan_result {
     unsigned bloom_pruned;
     unsigned dict_pruned;
     unsigned paged;        /* leaves pruned through a page index */
+    unsigned reopens;
     unsigned rgs;
     upq_status st;
 } scan_result;
@@ -368,6 +385,7 @@ static void run_scan(const sink_buf *file, const upq_pred *p, const tu_flaky_cfg
         out->bloom_pruned += sc.stats.pruned_bloom;
         out->dict_pruned += sc.stats.pruned_dict;
         out->paged += sc.stats.leaves_paged;
+        out->reopens += sc.stats.reopens;
         upq_scan_close(&sc);
         if (st != UPQ_DONE) {
             out->st = st;
@@ -419,6 +437,8 @@ static void check_file(const sink_buf *file, int bloom)
                                   tu_flaky_cfgs[c].name, i, (unsigned long long)res.ids[i],
                                   (unsigned long long)exp[i]))
                     break;
+            if (queries[q].truth == t_q11 && !g_damaged)
+                TU_CHECK_UINT(res.reopens, 1); /* the second range by its OffsetIndex */
             /* a damaged index is never used for pruning */
             if (g_damaged)
                 TU_CHECK_UINT(res.paged, 0);
@@ -565,6 +585,10 @@ int main(void)
     if (write_file(&plain, 0) || write_file(&bloom, 1))
         return tu_summary();
     if (TU_CHECK_STATUS(rfile_open(&f, plain.p, plain.n), UPQ_OK)) {
+        uint32_t g;
+        for (g = 0; g < f.r.meta.row_groups.n; g++)
+            tu_note("row group %u: %lld rows", (unsigned)g,
+                    (long long)f.r.meta.row_groups.v[g].num_rows);
         test_eval(&f.r.schema);
         rfile_close(&f);
     }

@@ -57,6 +57,12 @@ extern "C" {
 #ifndef UPQ_PRED_MAX_NODES
 #define UPQ_PRED_MAX_NODES 4096u
 #endif
+/* A gap of at least this many rows between two selected ranges reopens
+ * the row readers, so each column jumps to the next range through its
+ * OffsetIndex instead of reading the page headers in between. */
+#ifndef UPQ_SCAN_REOPEN_ROWS
+#define UPQ_SCAN_REOPEN_ROWS 512u
+#endif
 /* Ranges a row selection holds when the caller gives 0. */
 #define UPQ_SCAN_DEFAULT_RANGES 64u
 
@@ -154,6 +160,7 @@ typedef struct upq_scan_stats {
     uint64_t rows_selected;    /* rows in the selection after pruning */
     uint64_t rows_tested;      /* rows whose predicate columns were read */
     uint64_t rows_matched;     /* rows given */
+    uint32_t reopens;          /* row readers reopened to jump over a gap */
 } upq_scan_stats;
 
 /* Flags of upq_scan_open. */
