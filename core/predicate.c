@@ -697,9 +697,17 @@ static UPQ_NOINLINE upq_status prune_row_group(upq_scan *sc)
             sc->sub = 5;
             if (nd->op != UPQ_PRED_IS_NULL && nd->op != UPQ_PRED_IS_NOT_NULL &&
                 (sc->bits[sc->sp] & MAY_T) && !(sc->flags & UPQ_SCAN_NO_DICT) &&
-                all_dictionary(upq_reader_chunk(sc->r, sc->rg, nd->column)) &&
-                upq_column_open(&sc->dcol, sc->r, sc->rg, nd->column) == UPQ_OK)
-                sc->sub = 4;
+                all_dictionary(upq_reader_chunk(sc->r, sc->rg, nd->column))) {
+                /* the column reader lives in the arena only while it is needed:
+                 * a scan stays small enough for a microcontroller's stack */
+                sc->dmark = upq_arena_save(&sc->r->arena);
+                sc->dcol = (upq_column_reader *)upq_arena_alloc(&sc->r->arena,
+                                                                sizeof(upq_column_reader));
+                if (sc->dcol && upq_column_open(sc->dcol, sc->r, sc->rg, nd->column) == UPQ_OK)
+                    sc->sub = 4;
+                else
+                    upq_arena_rewind(&sc->r->arena, sc->dmark);
+            }
         }
         if (sc->sub == 4) {
             upq_batch b;
@@ -708,12 +716,12 @@ static UPQ_NOINLINE upq_status prune_row_group(upq_scan *sc)
             b.def = &sc->ddef;
             b.values = &sc->dval;
             b.cap = 1;
-            st = upq_column_read(&sc->dcol, &b);
+            st = upq_column_read(sc->dcol, &b);
             if (st == UPQ_AGAIN)
                 return st;
-            if (st == UPQ_OK && sc->dcol.has_dict) {
+            if (st == UPQ_OK && sc->dcol->has_dict) {
                 /* exact for the non-null values: NULL rows make neither */
-                const upq_dict *d = &sc->dcol.dict;
+                const upq_dict *d = &sc->dcol->dict;
                 size_t vs = upq_value_size(d->physical_type);
                 unsigned may = 0;
                 uint32_t k;
@@ -727,7 +735,9 @@ static UPQ_NOINLINE upq_status prune_row_group(upq_scan *sc)
                 sc->bits[sc->sp] &= (uint8_t)may;
             }
             /* a dictionary that does not read prunes nothing */
-            upq_column_close(&sc->dcol);
+            upq_column_close(sc->dcol);
+            upq_arena_rewind(&sc->r->arena, sc->dmark);
+            sc->dcol = (upq_column_reader *)0;
             sc->sub = 5;
         }
         sc->sp++;
@@ -1129,6 +1139,9 @@ void upq_scan_close(upq_scan *sc)
 {
     if (!sc->r)
         return;
+    if (sc->dcol) /* closed while pruning by a dictionary */
+        upq_column_close(sc->dcol);
+    sc->dcol = (upq_column_reader *)0;
     if (sc->out_open)
         upq_rows_close(&sc->out_rows);
     if (sc->pred_open)

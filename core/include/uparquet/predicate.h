@@ -192,7 +192,8 @@ typedef struct upq_scan {
     upq_row_set tmp[2];
     upq_page_index oi, ci;
     upq_bloom_reader bloom;
-    upq_column_reader dcol;     /* dictionary pruning: the chunk's first page */
+    upq_column_reader *dcol;    /* dictionary pruning: the chunk's first page (arena) */
+    upq_arena_mark dmark;
     upq_value dval;
     uint16_t ddef;
     uint32_t *pcols;            /* distinct predicate columns' leaf nodes */
