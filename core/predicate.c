@@ -1139,9 +1139,21 @@ void upq_scan_close(upq_scan *sc)
 {
     if (!sc->r)
         return;
-    if (sc->dcol) /* closed while pruning by a dictionary */
+    /* closed while a pruning read was under way (after UPQ_AGAIN): those
+     * readers give back their keys; the arena is rewound below */
+    if (sc->dcol)
         upq_column_close(sc->dcol);
     sc->dcol = (upq_column_reader *)0;
+#if UPQ_WITH_BLOOM
+    if (sc->stage == SC_RG && sc->sub == 2)
+        upq_bloom_close(&sc->bloom);
+#endif
+#if UPQ_WITH_PAGE_INDEX
+    if (sc->stage == SC_PAGES && sc->sub == 3)
+        upq_page_index_close(&sc->ci);
+    if (sc->stage == SC_PAGES && (sc->sub == 2 || sc->sub == 3))
+        upq_page_index_close(&sc->oi);
+#endif
     if (sc->out_open)
         upq_rows_close(&sc->out_rows);
     if (sc->pred_open)
