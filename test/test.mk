@@ -212,14 +212,17 @@ INTEROP_UPQ := $(if $(wildcard examples/examples.mk),$(UPQ))
 # other_writers: files other writers make in ways the corpus does not show
 # (hyparquet-writer's all-null v2 pages), upq's values against DuckDB's and
 # hyparquet's; rows_vs_duckdb: `upq cat --rows A:B` (OffsetIndex seeks) against
-# DuckDB's rows A..B-1 on files of upq, arrow-rs, DuckDB and the corpus.
+# DuckDB's rows A..B-1 on files of upq, arrow-rs, DuckDB and the corpus;
+# where_prune_duckdb: `upq cat --where` through each way of pruning
+# (statistics, bloom filters, page index, encrypted, none) against DuckDB.
 stage-interop: $(INTEROP_STAMP) $(INTEROP_UPQ)
 	@bash test/stage.sh $(CHECK_DIR)/interop.res interop -- \
 	    bash test/sum_counts.sh \
 	    '$(NODE) $(INTEROP_DIR)/stats_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/stats' \
 	    '$(NODE) $(INTEROP_DIR)/meta_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq' \
 	    '$(NODE) $(INTEROP_DIR)/other_writers.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/other-writers' \
-	    '$(NODE) $(INTEROP_DIR)/rows_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/rows'
+	    '$(NODE) $(INTEROP_DIR)/rows_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/rows' \
+	    '$(NODE) $(INTEROP_DIR)/where_prune_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/where-prune'
 
 check-interop: stage-interop
 	@bash test/check_report.sh $(CHECK_DIR) interop
@@ -390,6 +393,7 @@ FUZZ_NEEDS.variant := upq_variant_validate
 FUZZ_NEEDS.recover := upq_recover upq_writer_resume
 FUZZ_NEEDS.pidx := upq_page_index_load upq_column_seek
 FUZZ_NEEDS.keytools := upq_gcm_decrypt
+FUZZ_NEEDS.where := upq_pred_check
 # make check runs fuzz_variant for at most this long (make fuzz: FUZZ_TIME)
 FUZZ_CHECK_CAP.variant ?= 30
 upq_empty :=

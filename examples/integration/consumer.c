@@ -316,6 +316,22 @@ static void readme_reading(FILE *f, uint64_t size)
     check(skip == 1, "readme: statistics: no \"reading\" above 30", skip, 1);
     check(cs.has_min && cs.min.v.d == 0.0 && cs.max.v.d == 24.5,
           "readme: statistics: \"reading\" within [0, 24.5]", (long long)(cs.max.v.d * 10), 245);
+    upq_value lo = { 0 };
+    lo.d = 20.0;
+    upq_pred_node where[1] = { { UPQ_PRED_GT, 1 /* leaf column */, 1, &lo } };
+    upq_pred p = { where, 1, 0 };                  /* WHERE reading > 20 */
+    const char *what;
+    uint32_t bad;
+    upq_scan sc;
+    long matched = 0;
+    if (upq_pred_check(upq_reader_schema(&r), &p, &what, &bad) == UPQ_OK &&
+        upq_scan_open(&sc, &r, &p, 0 /* row group */, NULL, 0, 0, 0, UINT64_MAX, 0, 0) == UPQ_OK) {
+        while ((st = upq_scan_next(&sc)) == UPQ_OK || st == UPQ_AGAIN)
+            if (st == UPQ_OK)                      /* a matching row: upq_rows_event(upq_scan_rows(&sc), ...) */
+                matched++;
+        upq_scan_close(&sc);                       /* st: UPQ_DONE, or an error */
+    }
+    check(matched == 9, "readme: scan: 9 rows with \"reading\" above 20", matched, 9);
     check(m->num_rows == 50, "readme: open, 50 rows", (long long)m->num_rows, 50);
     check(readme_values == 150 && readme_nulls == 0, "readme: rows: 150 VALUE events, no NULL",
           readme_values, 150);

@@ -13,6 +13,7 @@
 #include "upq.h"
 #include "json.h"
 #include "uparquet/variant.h"
+#include "where.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -30,6 +31,9 @@ typedef struct cat_cfg {
     uint64_t skip;
     const char *columns;
     size_t batch;
+    const char *where;  /* --where EXPR */
+    uint64_t rows_from, rows_to; /* --rows A:B with --where: file rows [A, B) */
+    unsigned scan_flags;
 } cat_cfg;
 
 /* ---- one row ---------------------------------------------------------------- */
@@ -323,6 +327,11 @@ typedef struct cat_state {
     upq_status variant_st;   /* a Variant failed: reported by cat, not the reader */
     uint32_t variant_node;
     uint64_t variant_row;
+    where_expr we;
+    int where_ready;
+    /* --where: what the scans did (--io-stats) */
+    uint64_t rg_seen, rg_stats, rg_bloom, rg_dict, rg_pages, rows_selected, rows_tested, rows_matched;
+    uint64_t leaves_paged, leaves_no_index;
 } cat_state;
 
 static int open_file(cat_state *cs, const cat_cfg *cfg)
@@ -334,6 +343,14 @@ static int open_file(cat_state *cs, const cat_cfg *cfg)
         resolve_columns(cs->path, upq_reader_schema(cs->tf.reader), cfg->columns, &cs->sel,
                         &cs->nsel))
         return 1;
+    if (cfg->where && !cs->where_ready) {
+        char err[600];
+        if (where_parse(upq_reader_schema(cs->tf.reader), cfg->where, &cs->we, err, sizeof err)) {
+            fprintf(stderr, "upq: --where: %s\n", err);
+            return 1;
+        }
+        cs->where_ready = 1;
+    }
     return 0;
 }
 
@@ -477,6 +494,143 @@ static upq_status cat_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg, 
     return st == UPQ_DONE ? UPQ_OK : st;
 }
 
+/* --where: prints the matching rows of row group rg among its rows [lo, hi).
+ * *resume gets the row after the last one passed (printed or skipped), so a
+ * retry with a larger arena goes on from there. */
+static upq_status where_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg, uint64_t lo,
+                                  uint64_t hi, uint64_t *resume)
+{
+    upq_reader *r = cs->tf.reader;
+    const upq_schema *s = upq_reader_schema(r);
+    upq_scan sc;
+    strbuf sb;
+    upq_status st;
+
+    st = upq_scan_open(&sc, r, &cs->we.pred, rg, cs->sel, cs->nsel, cfg->batch, lo, hi, 0,
+                       cfg->scan_flags);
+    if (st != UPQ_OK)
+        return st;
+    sb_init(&sb);
+    while (cs->head_left > 0) {
+        do
+            st = upq_scan_next(&sc);
+        while (st == UPQ_AGAIN);
+        if (st != UPQ_OK)
+            break;
+        *resume = upq_scan_row(&sc) + 1;
+        if (cs->skip_left > 0) {
+            cs->skip_left--;
+            continue;
+        }
+        sb_reset(&sb);
+        {
+            row_writer info;
+            memset(&info, 0, sizeof info);
+            st = read_row(upq_scan_rows(&sc), s, &sb, cfg->json, cfg->raw, &cs->vs, &info);
+            if (info.variant_st) {
+                cs->variant_st = info.variant_st;
+                cs->variant_node = info.variant_node;
+                cs->variant_row = upq_scan_row(&sc);
+            }
+        }
+        if (st != UPQ_OK)
+            break;
+        sb_addc(&sb, '\n');
+        fwrite(sb.p, 1, sb.len, stdout);
+        cs->head_left--;
+    }
+    sb_free(&sb);
+    if (st == UPQ_DONE || st == UPQ_OK) {
+        cs->rg_seen++;
+        cs->rg_stats += sc.stats.pruned_stats;
+        cs->rg_bloom += sc.stats.pruned_bloom;
+        cs->rg_dict += sc.stats.pruned_dict;
+        cs->rg_pages += sc.stats.pruned_pages;
+        cs->rows_selected += sc.stats.rows_selected;
+        cs->rows_tested += sc.stats.rows_tested;
+        cs->rows_matched += sc.stats.rows_matched;
+        cs->leaves_paged += sc.stats.leaves_paged;
+        cs->leaves_no_index += sc.stats.leaves_no_index;
+    }
+    upq_scan_close(&sc);
+    return st == UPQ_DONE ? UPQ_OK : st;
+}
+
+/* Reopens the file with the arena the library asked for; 1 when it cannot. */
+static int grow_arena(cat_state *cs, const cat_cfg *cfg, int *failed)
+{
+    size_t need = upq_arena_needed(&cs->tf.reader->arena);
+    size_t len = cs->tf.arena_len;
+    *failed = 0;
+    if (need <= len || need > TOOL_MAX_ARENA)
+        return 1;
+    cs->args.arena = need > len * 2 ? need : len * 2;
+    tool_close(&cs->tf);
+    variant_set_free(&cs->vs); /* they point into the old schema */
+    cs->open = 0;
+    if (open_file(cs, cfg))
+        *failed = 1;
+    return 0;
+}
+
+static int run_where(cat_state *cs, const cat_cfg *cfg)
+{
+    uint32_t rg = 0;
+    uint64_t base = 0;   /* file row of row group rg's first row */
+    uint64_t resume = 0; /* rows of row group rg already passed */
+
+    while (cs->head_left > 0) {
+        const upq_file_metadata *m = upq_reader_metadata(cs->tf.reader);
+        upq_status st;
+        uint64_t n, lo, hi;
+        int failed;
+        if (rg >= m->row_groups.n)
+            break;
+        n = m->row_groups.v[rg].num_rows > 0 ? (uint64_t)m->row_groups.v[rg].num_rows : 0;
+        lo = cfg->rows_from > base ? cfg->rows_from - base : 0;
+        hi = cfg->rows_to > base ? cfg->rows_to - base : 0;
+        if (hi > n)
+            hi = n;
+        if (resume > lo)
+            lo = resume;
+        if (lo >= hi) {
+            if (cfg->rows_to <= base)
+                break; /* past the --rows range */
+            base += n;
+            rg++;
+            resume = 0;
+            continue;
+        }
+        st = where_row_group(cs, cfg, rg, lo, hi, &resume);
+        if (st == UPQ_OK) {
+            base += n;
+            rg++;
+            resume = 0;
+            continue;
+        }
+        if (st == UPQ_ERR_NOMEM && grow_arena(cs, cfg, &failed) == 0) {
+            if (failed)
+                return 1;
+            continue;
+        }
+        fflush(stdout);
+        if (cs->variant_st) {
+            strbuf p;
+            sb_init(&p);
+            fmt_node_path(&p, upq_reader_schema(cs->tf.reader), cs->variant_node);
+            fprintf(stderr, "upq: %s: row group %u, row %llu: Variant column '%s': %s (%d)\n",
+                    cs->path, (unsigned)rg, (unsigned long long)cs->variant_row, sb_str(&p),
+                    upq_strerror(cs->variant_st), (int)cs->variant_st);
+            sb_free(&p);
+            return 1;
+        }
+        tool_report(cs->path, upq_reader_error(cs->tf.reader));
+        tool_keys_report(&cs->tf.keys, cs->path, upq_reader_error(cs->tf.reader)->status);
+        return 1;
+    }
+    return 0;
+}
+
 static int run(cat_state *cs, const cat_cfg *cfg)
 {
     uint32_t rg = 0;
@@ -486,6 +640,8 @@ static int run(cat_state *cs, const cat_cfg *cfg)
         return 1;
     if (!cfg->json)
         print_header(cs);
+    if (cfg->where)
+        return run_where(cs, cfg);
     while (cs->head_left > 0) {
         const upq_file_metadata *m = upq_reader_metadata(cs->tf.reader);
         upq_status st;
@@ -597,9 +753,20 @@ int cmd_cat(const tool_args *a)
             fprintf(stderr, "upq: --rows does not go with --head or --skip\n");
             return 2;
         }
-        cfg.skip = from;
-        cfg.head = to == UINT64_MAX ? UINT64_MAX : to - from;
+        if (args_value(a, "where")) {
+            /* --where counts matching rows; --rows limits the file rows first */
+            cfg.rows_from = from;
+            cfg.rows_to = to;
+        } else {
+            cfg.skip = from;
+            cfg.head = to == UINT64_MAX ? UINT64_MAX : to - from;
+        }
+    } else {
+        cfg.rows_to = UINT64_MAX;
     }
+    cfg.where = args_value(a, "where");
+    if (args_flag(a, "no-page-index"))
+        cfg.scan_flags |= UPQ_SCAN_NO_PAGES;
     if ((v = args_value(a, "batch"))) {
         uint64_t b;
         if (!parse_count(v, &b) || b == 0 || b > (1u << 24)) {
@@ -625,10 +792,21 @@ int cmd_cat(const tool_args *a)
         if (cs.seek_index + cs.seek_scan)
             fprintf(stderr, "seek: %llu column chunks through the OffsetIndex, %llu by page headers\n",
                     (unsigned long long)cs.seek_index, (unsigned long long)cs.seek_scan);
+        if (cfg.where)
+            fprintf(stderr, "where: %llu row groups: %llu pruned by statistics, %llu by bloom "
+                    "filters, %llu by dictionaries, %llu by page index; predicates on %llu column chunks with a page "
+                    "index, %llu without; rows: %llu selected, %llu tested, %llu matched\n",
+                    (unsigned long long)cs.rg_seen, (unsigned long long)cs.rg_stats,
+                    (unsigned long long)cs.rg_bloom, (unsigned long long)cs.rg_dict,
+                    (unsigned long long)cs.rg_pages,
+                    (unsigned long long)cs.leaves_paged, (unsigned long long)cs.leaves_no_index,
+                    (unsigned long long)cs.rows_selected, (unsigned long long)cs.rows_tested,
+                    (unsigned long long)cs.rows_matched);
     }
     if (cs.open)
         tool_close(&cs.tf);
     variant_set_free(&cs.vs);
+    where_free(&cs.we);
     free(cs.sel);
     return rc;
 }

@@ -31,7 +31,8 @@ static const tool_optspec schema_opts[] = {KEY_OPTS, {NULL, 0}};
 static const tool_optspec meta_opts[] = {{"json", 0}, KEY_OPTS, {NULL, 0}};
 static const tool_optspec cat_opts[] = {{"json", 0}, {"raw", 0},   {"columns", 1}, {"head", 1},
                                         {"skip", 1}, {"batch", 1}, {"rows", 1},    {"io-stats", 0},
-                                        {"no-page-index", 0},      KEY_OPTS,       {NULL, 0}};
+                                        {"no-page-index", 0},      {"where", 1},
+                                        KEY_OPTS,                  {NULL, 0}};
 
 static const tool_optspec bloom_opts[] = {KEY_OPTS, {NULL, 0}};
 /* recover.c reads the keys of an encrypted checkpoint-mode file */
@@ -59,7 +60,8 @@ static const command commands[] = {
     {"meta", cmd_meta, "meta [--json] FILE",
      "print the footer: row groups, column chunks, statistics", meta_opts, 1, 1},
     {"cat", cmd_cat,
-     "cat [--json|--raw] [--columns a,b.c] [--head N] [--skip N] [--rows A:B] [--io-stats] FILE",
+     "cat [--json|--raw] [--columns a,b.c] [--where EXPR] [--head N] [--skip N] [--rows A:B]\n"
+     "        [--io-stats] FILE",
      "print the rows: a table, or JSON lines with --json", cat_opts, 1, 1},
     {"write", cmd_write, "write --schema SCHEMA [options] IN.jsonl OUT.parquet",
      "write JSON lines (as cat --json prints them) into a Parquet file", write_opts, 0, 2},
@@ -98,9 +100,22 @@ static void usage(FILE *out)
           "                           leave an end open); each column goes straight to the\n"
           "                           page holding row A through its OffsetIndex when the\n"
           "                           file has one, and scans page headers otherwise\n"
+          "  --where EXPR             print only the rows where EXPR is true (SQL semantics,\n"
+          "                           as DuckDB's WHERE), e.g.\n"
+          "                             ts >= \"2024-06-01T00:00:00Z\" and dev in (\"a\",\"b\")\n"
+          "                             and not (ch0 is null or ch0 > 1.5)\n"
+          "                           comparisons = != <> < <= > >=, [NOT] IN (...), IS [NOT]\n"
+          "                           NULL, AND, OR, NOT, parentheses; columns are dotted leaf\n"
+          "                           paths (`odd name`.x in backquotes), not repeated; values\n"
+          "                           are JSON as `upq write` reads them for that column (also\n"
+          "                           nan, inf, -inf). Row groups and pages that cannot match\n"
+          "                           are skipped (statistics, bloom filters, page index);\n"
+          "                           --head/--skip count matching rows, --rows A:B limits the\n"
+          "                           file rows first\n"
           "  --no-page-index          do not use page indexes (scan page headers)\n"
           "  --io-stats               print `io: N reads, M bytes` to stderr: every read_at\n"
-          "                           call of the command, footer included\n"
+          "                           call of the command, footer included (with --where also\n"
+          "                           what was pruned)\n"
           "\nencrypted files (schema, meta, cat, bloom, recover, write):\n"
           "  --footer-key KEY         footer key (16, 24 or 32 bytes; also the key of columns\n"
           "                           encrypted with it): HEX, @FILE (raw bytes), text:STRING\n"

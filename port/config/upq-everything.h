@@ -71,6 +71,9 @@
 #ifndef UPQ_WITH_PAGE_INDEX
 #define UPQ_WITH_PAGE_INDEX 1
 #endif
+#ifndef UPQ_WITH_PREDICATE
+#define UPQ_WITH_PREDICATE 1
+#endif
 #ifndef UPQ_WITH_DATA_PAGE_V2
 #define UPQ_WITH_DATA_PAGE_V2 1
 #endif

@@ -17,6 +17,8 @@
 #   test/fuzz/make_seeds.sh jsonl OUTDIR  JSON lines for fuzz_jsonl's fixed
 #                                         schemas (first byte picks one), and
 #                                         a schema text (no corpus needed)
+#   test/fuzz/make_seeds.sh where OUTDIR  --where expressions over fuzz_where's
+#                                         schema (no corpus needed)
 #   test/fuzz/make_seeds.sh keytools OUTDIR  key metadata, NUL, side file:
 #                                         the corpus's external key material
 #                                         (each reference) and internal
@@ -86,6 +88,21 @@ if [ "$name" = keytools ]; then
     sed -e 's/^{"footerKey":"{//' -e 's/}",".*//' -e 's/\\"/"/g' "$side" |
         { printf '{"internalStorage":true,'; cat; printf '}'; } >"$out/internal-footer"
     echo "seeds for fuzz_keytools: 4 inputs in $out"
+    exit 0
+fi
+
+if [ "$name" = where ]; then
+    n=0
+    for e in 'id >= 5 and id < 10' 'not (s = "a" or s is null) and x > -1.5e3' \
+        'ts >= "2024-06-01T00:00:00Z" and u in ("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")' \
+        'x = nan or f != -inf or h <= 1.5' 'dec = "12.3400" or bd in (1, "-0.5") or d32 <> 3' \
+        'u64 > 18446744073709551615 or i8 = -128 or ok = true' 'b = "AP8=" and d < "2024-02-29"' \
+        '`g`.a is not null and g.`my col`.z not in ("x", "y")' 'i96 = "2024-01-01T12:34:56.123456789"' \
+        '((((not id = 1))))' 'l.list.element = 1' 'iv is null' 'id = 300 and' 'x > "s"'; do
+        printf '%s' "$e" >"$out/$n"
+        n=$((n + 1))
+    done
+    echo "seeds for fuzz_where: $n inputs in $out"
     exit 0
 fi
 

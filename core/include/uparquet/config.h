@@ -46,6 +46,8 @@
  *                                     gives UPQ_ERR_UNSUPPORTED), and read: page_index.h,
  *                                     upq_column_seek through the OffsetIndex (0: the
  *                                     seek scans page headers, as upq_column_skip)
+ * UPQ_WITH_PREDICATE         1        predicates, pruning and filtered scans (predicate.h);
+ *                                     0: none of it is built
  * UPQ_WITH_CHUNK_META        1        column-chunk metadata the writer adds: key-value
  *                                     metadata asked for (upq_column_opts.kv; 0: asking
  *                                     gives UPQ_ERR_UNSUPPORTED) and geospatial statistics of
@@ -117,6 +119,9 @@
 #endif
 #ifndef UPQ_WITH_PAGE_INDEX
 #define UPQ_WITH_PAGE_INDEX 1
+#endif
+#ifndef UPQ_WITH_PREDICATE
+#define UPQ_WITH_PREDICATE 1
 #endif
 #ifndef UPQ_WITH_DATA_PAGE_V2
 #define UPQ_WITH_DATA_PAGE_V2 1

@@ -23,6 +23,7 @@
 #include "encode.h"
 #include "bloom.h"
 #include "page_index.h"
+#include "predicate.h"
 #include "variant.h"
 
 #endif
