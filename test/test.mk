@@ -214,7 +214,10 @@ INTEROP_UPQ := $(if $(wildcard examples/examples.mk),$(UPQ))
 # hyparquet's; rows_vs_duckdb: `upq cat --rows A:B` (OffsetIndex seeks) against
 # DuckDB's rows A..B-1 on files of upq, arrow-rs, DuckDB and the corpus;
 # where_prune_duckdb: `upq cat --where` through each way of pruning
-# (statistics, bloom filters, page index, encrypted, none) against DuckDB.
+# (statistics, bloom filters, page index, encrypted, none) against DuckDB;
+# where_vs_duckdb: `upq cat --where` against DuckDB's SELECT ... WHERE (the
+# query matrix: every type, nested projections, encrypted files, errors, and
+# --io-stats showing that the page index prunes).
 stage-interop: $(INTEROP_STAMP) $(INTEROP_UPQ)
 	@bash test/stage.sh $(CHECK_DIR)/interop.res interop -- \
 	    bash test/sum_counts.sh \
@@ -222,7 +225,8 @@ stage-interop: $(INTEROP_STAMP) $(INTEROP_UPQ)
 	    '$(NODE) $(INTEROP_DIR)/meta_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq' \
 	    '$(NODE) $(INTEROP_DIR)/other_writers.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/other-writers' \
 	    '$(NODE) $(INTEROP_DIR)/rows_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/rows' \
-	    '$(NODE) $(INTEROP_DIR)/where_prune_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/where-prune'
+	    '$(NODE) $(INTEROP_DIR)/where_prune_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/where-prune' \
+	    '$(NODE) $(INTEROP_DIR)/where_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/where'
 
 check-interop: stage-interop
 	@bash test/check_report.sh $(CHECK_DIR) interop

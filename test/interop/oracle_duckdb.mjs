@@ -233,10 +233,13 @@ export class DuckOracle {
   }
 
   // Batches of expected rows (arrays of Maps), in file order. `footerKey`
-  // names a key added with addKey() for encrypted files.
-  async *rows(file, shape, footerKey = null) {
+  // names a key added with addKey() for encrypted files; `where`, an SQL
+  // condition, keeps only the rows where it is true.
+  async *rows(file, shape, footerKey = null, where = null) {
     const enc = footerKey ? `, encryption_config = {footer_key: ${sqlString(footerKey)}}` : '';
-    const res = await this.con.stream(`SELECT * FROM read_parquet(${sqlString(file)}, binary_as_string = false${enc})`);
+    const cond = where ? ` WHERE ${where}` : '';
+    const res = await this.con.stream(
+      `SELECT * FROM read_parquet(${sqlString(file)}, binary_as_string = false${enc})${cond}`);
     const n = res.columnCount;
     if (n !== shape.fields.length) {
       throw new OracleError(`DuckDB has ${n} columns, the schema ${shape.fields.length} top-level fields`);
