@@ -325,8 +325,24 @@ function typedQueries(rows) {
     // projection without the predicate's column; empty result with one
     ['ts_ms >= "2024-01-01T00:25:00.000Z"', "ts_ms >= TIMESTAMPTZ '2024-01-01 00:25:00+00'", ['s', 'lst']],
     ['id > 5000', 'id > 5000', ['s', 'mp']],
-  ];
-  return x.map(([where, sql, cols]) => ({ where, sql, cols }));
+    // JSON escapes in a literal
+    ['s = "\\u00e9-\\u00fcn\\u00efcode" or s = "\\u0073ensor/b"', "s = 'é-ünïcode' OR s = 'sensor/b'"],
+  ].map(([where, sql, cols]) => ({ where, sql, cols }));
+  // --head / --skip count matching rows; --rows A:B restricts the file's
+  // rows first (id is the row's position in every typed file)
+  const lim = (where, sql, extra, post, cols) => ({ where, sql, cols, extra, post });
+  x.push(
+    lim('i8 > 0', 'i8 > 0', ['--head', '5'], (r) => r.slice(0, 5)),
+    lim('i8 > 0', 'i8 > 0', ['--skip', '100', '--head', '7'], (r) => r.slice(100, 107)),
+    lim('u8 < 50 and st.a > 10', 'u8 < 50 AND st.a > 10', ['--skip', '30'], (r) => r.slice(30), ['id', 'st', 'lst']),
+    lim('i8 > 0', 'i8 > 0 AND id >= 550 AND id < 1250', ['--rows', '550:1250'], null),
+    lim('s >= "sensor/building-7/floor-03/room-2"', "s >= 'sensor/building-7/floor-03/room-2' AND id >= 1199 AND id < 1201",
+      ['--rows', '1199:1201'], null, ['id', 's', 'mp']),
+    lim('d < 0', 'd < 0 AND id >= 1000', ['--rows', '1000:'], null),
+    lim('d < 0', 'd < 0 AND id < 300', ['--rows', ':300'], null, ['d']),
+    lim('id < 10', 'id < 10 AND id >= 20', ['--rows', '20:40'], null),
+  );
+  return x;
 }
 
 // Errors: each must exit 1 with a message matching `re`.
@@ -343,6 +359,9 @@ const TYPED_ERRORS = [
   { where: 'id = 1 id = 2', re: /offset 7\b/i, what: 'two predicates without and/or' },
   { where: 'nosuch = 1', re: /nosuch/, what: 'an unknown column' },
   { where: 'st = 1', re: /group|leaf/i, what: 'a group as a predicate column' },
+  { where: 'i32 = nan', re: /offset 6\b/i, what: 'nan for an INT32' },
+  { where: 'f = "abc"', re: /offset 4\b/i, what: 'a string for a FLOAT' },
+  { where: 'uid = "not-a-uuid"', re: /offset 6\b/i, what: 'a bad UUID' },
 ];
 
 // ---- files ----------------------------------------------------------------------
@@ -364,6 +383,11 @@ async function typedFiles(duck, dir) {
     { name: 'upq-v1-index', args: [] },
     { name: 'upq-v1-noindex', args: ['--no-page-index'] },
     { name: 'upq-v2-plain', args: ['--data-page-v2', '--no-dictionary', '--codec', 'SNAPPY'] },
+    // bloom filters answer the = and IN queries (0.0 and -0.0, NaN, decimals,
+    // binary, a struct's leaf), IEEE 754 total order statistics
+    { name: 'upq-bloom-ieee754', args: ['--column-order', 'ieee754', '--no-dictionary',
+      ...['id', 'i8', 'u64', 'f', 'd', 'h', 'dec32', 'dec64', 'decf', 'dt', 'ts_ns', 'ts_nl', 't96', 's', 'b', 'uid', 'fx', 'st.b']
+        .flatMap((c) => ['--bloom', `${c}:600`])] },
   ];
   const files = [];
   for (const v of variants) {
@@ -389,7 +413,7 @@ async function arrowFile(dir) {
   const pw = require('parquet-wasm/node');
   const n = 6000;
   const id = new BigInt64Array(n), u = new Uint16Array(n), i = new Array(n), d = new Array(n), s = new Array(n),
-    ts = new Array(n), l = new Array(n), st = new Array(n);
+    ts = new Array(n), l = new Array(n), st = new Array(n), mc = new Array(n);
   for (let k = 0; k < n; k++) {
     const r = rng(k + 99);
     id[k] = BigInt(k);
@@ -400,6 +424,7 @@ async function arrowFile(dir) {
     ts[k] = 1704067200000 + k * 1000; // arrow JS takes milliseconds; sorted
     l[k] = k % 4 === 0 ? null : Array.from({ length: k % 3 }, (_, j) => (j === 1 ? null : k + j));
     st[k] = k % 6 === 0 ? null : { a: k % 9 === 0 ? null : k % 50, b: `y${k % 4}` };
+    mc[k] = k % 10 === 0 ? null : k % 100;
   }
   const t0 = tableFromArrays({ id, u });
   const col = (vals, type) => vectorFromArray(vals, type).data[0];
@@ -408,6 +433,7 @@ async function arrowFile(dir) {
     s: col(s, new Utf8()), ts: col(ts, new TimestampMicrosecond()),
     l: col(l, new List(new Field('item', new Int32(), true))),
     st: col(st, new Struct([new Field('a', new Int32(), true), new Field('b', new Utf8(), true)])),
+    'my col': col(mc, new Int32()),
   });
   const props = new pw.WriterPropertiesBuilder().setDataPageSizeLimit(512).setWriteBatchSize(64)
     .setMaxRowGroupSize(2500).build();
@@ -428,6 +454,7 @@ async function arrowFile(dir) {
     ['st.a = 7', 'st.a = 7', ['id', 'l', 'st']],
     ['st.b = "y3" and id > 5900', "st.b = 'y3' AND id > 5900", ['l']],
     ['id < 0', 'id < 0'],
+    ['`my col` >= 98 and id < 1000', '"my col" >= 98 AND id < 1000'],
   ].map(([where, sql, cols]) => ({ where, sql, cols }));
   return { files: [{ file: out, about: 'arrow-rs (parquet-wasm, 512-byte pages, page index)' }], queries,
     errors: [{ where: 'l.list.item = 1', re: /repeat/i, what: 'a predicate on a list element' }] };
@@ -531,13 +558,14 @@ async function upqPooled(args) {
 }
 
 const whereArgs = (f, q) => ['cat', '--json', ...(f.keys || []), '--where', q.where,
-  ...(q.cols ? ['--columns', q.cols.join(',')] : []), f.file];
+  ...(q.cols ? ['--columns', q.cols.join(',')] : []), ...(q.extra || []), f.file];
 
 async function checkQuery(duck, f, shape, q) {
   const pending = upqPooled(whereArgs(f, q));
   let exp;
   try {
     exp = await expected(duck, f, shape, q);
+    if (q.post) exp = q.post(exp);
   } catch (e) {
     await pending;
     throw e;
