@@ -142,6 +142,7 @@ const bytesOf = (r, n) => Buffer.from(Array.from({ length: n }, () => Number(r()
 const US = 1000000n;
 const BASE_S = 1704067200n; // 2024-01-01T00:00:00Z
 const PREFIX = 'sensor/building-7/floor-03/room-';
+const UNI = 'é-ünïcode-ā€'; // two-byte and three-byte UTF-8
 
 // One row as values (BigInt for integers) and its JSON line as upq write reads it.
 function typedRow(k) {
@@ -174,7 +175,7 @@ function typedRow(k) {
   row.ts_nl = BASE_S * US * 1000n + BigInt(k) * 1000000007n; // sorted
   row.t96 = nul(71) ? null : fmtTimestamp((BASE_S + BigInt(k)) * 1000000000n + (r() % 1000000n) * 1000n, 'NANOS', false);
   const sk = Number(r() % 400n);
-  row.s = nul(73) ? null : k % 97 === 1 ? '' : k % 89 === 2 ? 'é-ünïcode' : k % 83 === 3 ? 'sensor/b'
+  row.s = nul(73) ? null : k % 97 === 1 ? '' : k % 89 === 2 ? UNI : k % 83 === 3 ? 'sensor/b'
     : `${PREFIX}${String(sk).padStart(3, '0')}${sk % 3 === 0 ? '/temperature' : ''}`;
   row.b = nul(79) ? null : bytesOf(r, Number(r() % 5n)).toString('base64');
   row.uid = nul(83) ? null : fmtUuid(bytesOf(r, 16));
@@ -292,7 +293,7 @@ function typedQueries(rows) {
     ['s > "sensor/b"', "s > 'sensor/b'"],
     ['s = "sensor/b"', "s = 'sensor/b'"],
     ['s = "sensor/bu"', "s = 'sensor/bu'"],
-    ['s in ("", "é-ünïcode")', "s IN ('', 'é-ünïcode')"],
+    [`s in ("", "${UNI}")`, `s IN ('', '${UNI}')`],
     ['s > "z"', "s > 'z'"],
     ['s is null or s = ""', "s IS NULL OR s = ''"],
     [`s != "${at(5).s}" and s >= "${PREFIX}390"`, `s <> ${sq(at(5).s)} AND s >= '${PREFIX}390'`],
@@ -325,8 +326,11 @@ function typedQueries(rows) {
     // projection without the predicate's column; empty result with one
     ['ts_ms >= "2024-01-01T00:25:00.000Z"', "ts_ms >= TIMESTAMPTZ '2024-01-01 00:25:00+00'", ['s', 'lst']],
     ['id > 5000', 'id > 5000', ['s', 'mp']],
-    // JSON escapes in a literal
-    ['s = "\\u00e9-\\u00fcn\\u00efcode" or s = "\\u0073ensor/b"', "s = 'é-ünïcode' OR s = 'sensor/b'"],
+    // JSON escapes in a literal, read as upq write reads them (README):
+    // \u0000-\u00FF are that one byte, others UTF-8
+    ['s = "\\u00c3\\u00a9-\\u00c3\\u00bcn\\u00c3\\u00afcode-\\u0101\\u20ac" or s = "\\u0073ensor/b"',
+      `s = '${UNI}' OR s = 'sensor/b'`],
+    ['s >= "\\u00c3"', "encode(s) >= from_hex('c3')"],
   ].map(([where, sql, cols]) => ({ where, sql, cols }));
   // --head / --skip count matching rows; --rows A:B restricts the file's
   // rows first (id is the row's position in every typed file)
