@@ -411,6 +411,39 @@ async function typedFiles(duck, dir) {
   return { files, queries: typedQueries(rows), errors: TYPED_ERRORS, rows };
 }
 
+// Zeros and NaN alone in their row groups: a bloom filter or dictionary
+// holds -0.0 where the literal is 0.0 (different bits, equal values), and NaN
+// where min/max leave it out; pruning must keep those row groups.
+async function zerosFiles(dir) {
+  const schema = path.join(dir, 'zeros.schema');
+  const src = path.join(dir, 'zeros.jsonl');
+  fs.writeFileSync(schema, 'message z {\n  required int64 id;\n  optional float f;\n  optional double d;\n' +
+    '  optional fixed_len_byte_array(2) h (FLOAT16);\n}\n');
+  const groups = [['-0.0', '0.0', '-0.0'], ['1.5', '"NaN"', '1.5'], ['"NaN"', '-0.0', '"NaN"'], ['0.0', '2.5', '0.0'],
+    ['null', '"-Infinity"', 'null'], ['-2.5', '"Infinity"', '-2.5']];
+  const lines = [];
+  groups.forEach(([f, d, h], g) => { for (let j = 0; j < 4; j++) lines.push(`{"id":${g * 4 + j},"f":${f},"d":${d},"h":${h}}`); });
+  fs.writeFileSync(src, lines.join('\n') + '\n');
+  const bloom = ['--bloom', 'f:16', '--bloom', 'd:16', '--bloom', 'h:16'];
+  const files = [];
+  for (const [name, args] of [['zeros-dict-bloom', bloom], ['zeros-plain-bloom', ['--no-dictionary', ...bloom]],
+    ['zeros-ieee754-bloom', ['--column-order', 'ieee754', ...bloom]], ['zeros-v2', ['--data-page-v2']]]) {
+    const out = path.join(dir, `${name}.parquet`);
+    await mustUpq(['write', '--schema', schema, '--row-group-rows', '4', ...args, src, out], `upq write ${name}`);
+    files.push({ file: out, about: name });
+  }
+  const queries = [
+    ['f = 0', 'f = 0'], ['f = -0.0', "f = '-0.0'::FLOAT"], ['d = 0', 'd = 0'], ['d = -0.0', "d = '-0.0'::DOUBLE"],
+    ['h = 0', 'h = 0'], ['h = -0.0', "h = '-0.0'::FLOAT"], ['f in (0, 7)', 'f IN (0, 7)'],
+    ['f = nan', "f = 'NaN'::FLOAT"], ['d = nan', "d = 'NaN'::DOUBLE"], ['h = nan', "h = 'NaN'::FLOAT"],
+    ['f > 1', 'f > 1'], ['d >= 2.5', 'd >= 2.5'], ['h > 1', 'h > 1'],
+    ['f != 0', 'f <> 0'], ['f >= 0', 'f >= 0'], ['f < 0', 'f < 0'], ['d <= -0.0', "d <= '-0.0'::DOUBLE"],
+    ['f > -0.0', "f > '-0.0'::FLOAT"], ['d < inf', "d < 'inf'::DOUBLE"], ['d > -inf and d < nan', "d > '-inf'::DOUBLE AND d < 'NaN'::DOUBLE"],
+    ['not f = 0', 'NOT f = 0'], ['f is null or h = 1.5', 'f IS NULL OR h = 1.5'],
+  ].map(([where, sql]) => ({ where, sql }));
+  return { files, queries, errors: [] };
+}
+
 async function arrowFile(dir) {
   const { tableFromArrays, vectorFromArray, makeTable, tableToIPC, List, Field, Int32, Utf8, Float64,
     TimestampMicrosecond, Struct } = await import('apache-arrow');
@@ -655,7 +688,8 @@ async function main() {
     if (ok) { pass++; console.log(`ok ${what}`); } else { fail++; console.log(`FAIL ${what}: ${why}`); }
   };
   const sets = [];
-  for (const [what, make] of [['typed files', () => typedFiles(duck, opts.work)], ['arrow-rs file', () => arrowFile(opts.work)],
+  for (const [what, make] of [['typed files', () => typedFiles(duck, opts.work)], ['zeros files', () => zerosFiles(opts.work)],
+    ['arrow-rs file', () => arrowFile(opts.work)],
     ['corpus', async () => corpusSets()], ['encrypted corpus file', () => encryptedCorpus(opts.work)]]) {
     try {
       const got = await make();
