@@ -74,10 +74,12 @@ const ioOf = (r) => {
 };
 
 // A sensor log: one row every 100 ms from 2024-01-01T00:00:00Z, 16 devices
-// (dictionary), a value, a channel with nulls, a sequence number.
+// and 500 room tags (dictionaries of ~100 B and ~12 KB), a value, a channel
+// with nulls, a sequence number.
 const SCHEMA = `message log {
   required int64 ts (TIMESTAMP(MICROS,true));
   required binary device (STRING);
+  required binary tag (STRING);
   required double value;
   optional float ch0;
   required int64 seq;
@@ -85,7 +87,7 @@ const SCHEMA = `message log {
 `;
 const T0 = 1704067200000000n; // micros
 const STEP = 100000n;
-const COLUMNS = ['ts', 'device', 'value', 'ch0', 'seq'];
+const COLUMNS = ['ts', 'device', 'tag', 'value', 'ch0', 'seq'];
 
 // JSON lines into `upq write -` (nothing the size of the file on disk but the file).
 function writeFile(file) {
@@ -97,7 +99,7 @@ function writeFile(file) {
     // dictionary for the device only, deltas for the sorted integers
     const args = ['write', '--schema', schema, '--page-size', '8K', '--row-group-rows', '131072',
       '--max-pages', '4096', '--sorting-column', 'ts', '--codec', 'SNAPPY', '--encoding', 'PLAIN',
-      '--encoding', 'device=RLE_DICTIONARY', '--encoding', 'ts=DELTA_BINARY_PACKED',
+      '--encoding', 'device=RLE_DICTIONARY', '--encoding', 'tag=RLE_DICTIONARY', '--encoding', 'ts=DELTA_BINARY_PACKED',
       '--encoding', 'seq=DELTA_BINARY_PACKED', '-', file];
     const p = spawn(opts.upq, args, { stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
@@ -113,7 +115,8 @@ function writeFile(file) {
           const dev = `dev-${String((k * 7) % 16).padStart(2, '0')}`;
           const value = ((k * 2654435761) % 100000) / 64;
           const ch0 = k % 10 === 0 ? 'null' : String(((k * 40503) % 4096) / 16);
-          lines.push(`{"ts":${ts},"device":"${dev}","value":${value},"ch0":${ch0},"seq":${k}}`);
+          const tag = `room-${String((k * 7919) % 500).padStart(3, '0')}/building-7`;
+          lines.push(`{"ts":${ts},"device":"${dev}","tag":"${tag}","value":${value},"ch0":${ch0},"seq":${k}}`);
         }
         if (!p.stdin.write(lines.join('\n') + '\n')) { p.stdin.once('drain', pump); return; }
       }
