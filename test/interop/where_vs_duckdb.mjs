@@ -20,9 +20,13 @@
 //    a struct, a list and a map; written by upq with 50 level entries a page
 //    and 600-row row groups and string statistics cut to 8 bytes (inexact):
 //    v1 pages with a page index, the same without a page index, v2 pages
-//    without dictionaries, and encrypted (--footer-key; DuckDB 1.5 cannot
-//    read multi-page encrypted chunks, so its truth is the plaintext twin);
-//    then copied by DuckDB (COPY ... ROW_GROUP_SIZE 2048);
+//    without dictionaries, bloom filters on 18 columns with IEEE 754 order
+//    statistics, and encrypted (--footer-key; DuckDB 1.5 cannot read
+//    multi-page encrypted chunks, so its truth is the plaintext twin); then
+//    copied by DuckDB (COPY ... ROW_GROUP_SIZE 256; no page index); with
+//    --head/--skip (counting matches) and --rows A:B (file rows first);
+//  - "zeros": -0.0, +0.0 and NaN alone in their row groups, behind bloom
+//    filters, dictionaries and IEEE 754 statistics;
 //  - written by arrow-rs (parquet-wasm, small pages, page indexes);
 //  - parquet-testing files (alltypes_plain, alltypes_tiny_pages,
 //    data_index_bloom_encoding_stats) and uniform_encryption.parquet.encrypted
@@ -406,8 +410,8 @@ async function typedFiles(duck, dir) {
   files.push({ file: enc, about: 'upq-v1-index encrypted (truth: its plaintext twin)', keys: KEY_ARGS, truth: files[0].file });
   const dk = path.join(dir, 'duckdb-copy.parquet');
   await duck.con.run(`COPY (SELECT * FROM read_parquet('${files[0].file}', binary_as_string = false))
-    TO '${dk}' (FORMAT parquet, ROW_GROUP_SIZE 2048)`);
-  files.push({ file: dk, about: 'DuckDB copy (ROW_GROUP_SIZE 2048)' });
+    TO '${dk}' (FORMAT parquet, ROW_GROUP_SIZE 256)`);
+  files.push({ file: dk, about: 'DuckDB copy (ROW_GROUP_SIZE 256: three row groups of 600 rows)' });
   return { files, queries: typedQueries(rows), errors: TYPED_ERRORS, rows };
 }
 
