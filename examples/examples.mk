@@ -30,6 +30,19 @@ $(SENSOR): $(SENSOR_CORE_OBJ) $(SENSOR_HOST_OBJ) $(POSIX_OBJ) $(LIB) $(CODEC_LIB
 
 all: $(SENSOR)
 
+# ---- gateway reader ---------------------------------------------------------------
+# Selective reading over non-blocking remote storage (a range server process)
+# in one fixed arena: examples/gateway_reader.
+GATEWAY := $(HOST)/gateway_reader
+GATEWAY_OBJ := $(HOST)/examples/gateway_reader/gateway_reader.o
+$(GATEWAY_OBJ): CFLAGS_USE = -std=c99 -D_DEFAULT_SOURCE $(OPT) $(WARN_UPQ) $(INCLUDES) $(CODEC_DEFS) $(EXTRA_CFLAGS)
+
+$(GATEWAY): $(GATEWAY_OBJ) $(LIB) $(CODEC_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $(GATEWAY_OBJ) -Wl,--start-group $(LIB) $(CODEC_LIBS) -Wl,--end-group
+
+all: $(GATEWAY)
+
 # ---- make demo ------------------------------------------------------------------
 # Fetches the codec packages when they are missing (the demo's own file needs
 # none, so it goes on without them if they cannot be had), builds everything,

@@ -220,8 +220,11 @@ INTEROP_UPQ := $(if $(wildcard examples/examples.mk),$(UPQ))
 # --io-stats showing that the page index prunes); where_io_bench: `make
 # bench`'s selective-reading I/O figures on 20,000 rows, where the rows must
 # equal DuckDB's and one row by position must cost <= 3 reads a column after
-# the footer and its OffsetIndex (the 1% byte target needs the bench's size).
-stage-interop: $(INTEROP_STAMP) $(INTEROP_UPQ)
+# the footer and its OffsetIndex (the 1% byte target needs the bench's size);
+# gateway_reader: examples/gateway_reader's time range and device queries
+# over non-blocking remote storage in a fixed arena against DuckDB.
+INTEROP_GATEWAY := $(if $(wildcard examples/examples.mk),$(GATEWAY) $(SENSOR))
+stage-interop: $(INTEROP_STAMP) $(INTEROP_UPQ) $(INTEROP_GATEWAY)
 	@bash test/stage.sh $(CHECK_DIR)/interop.res interop -- \
 	    bash test/sum_counts.sh \
 	    '$(NODE) $(INTEROP_DIR)/stats_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/stats' \
@@ -230,7 +233,8 @@ stage-interop: $(INTEROP_STAMP) $(INTEROP_UPQ)
 	    '$(NODE) $(INTEROP_DIR)/rows_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/rows' \
 	    '$(NODE) $(INTEROP_DIR)/where_prune_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/where-prune' \
 	    '$(NODE) $(INTEROP_DIR)/where_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/where' \
-	    '$(NODE) $(INTEROP_DIR)/where_io_bench.mjs --upq $(UPQ) --skip-without-upq --check --rows 20000 --work $(CHECK_DIR)/where-io'
+	    '$(NODE) $(INTEROP_DIR)/where_io_bench.mjs --upq $(UPQ) --skip-without-upq --check --rows 20000 --work $(CHECK_DIR)/where-io' \
+	    '$(NODE) $(INTEROP_DIR)/gateway_reader.mjs --gateway $(GATEWAY) --sensor $(SENSOR) --skip-without-upq --work $(CHECK_DIR)/gateway'
 
 check-interop: stage-interop
 	@bash test/check_report.sh $(CHECK_DIR) interop
