@@ -31,10 +31,13 @@ void *upq_arena_alloc(upq_arena *a, size_t size)
         a->needed = (rounded < size || want < a->used + a->top) ? (size_t)-1 : want;
         return (void *)0;
     }
+#if UPQ_WITH_LAZY_ROW_GROUPS
     if (a->down) {
         a->top += rounded;
         p = a->base + a->cap - a->top;
-    } else {
+    } else
+#endif
+    {
         p = a->base + a->used;
         a->used += rounded;
     }
