@@ -13,6 +13,8 @@ void upq_arena_init(upq_arena *a, void *buf, size_t len)
     a->base = buf ? (uint8_t *)buf + (pad < len ? pad : len) : (uint8_t *)0;
     a->cap = pad < len ? len - pad : 0;
     a->used = 0;
+    a->top = 0;
+    a->down = 0;
     a->high = 0;
     a->needed = 0;
 }
@@ -21,17 +23,26 @@ void *upq_arena_alloc(upq_arena *a, size_t size)
 {
     /* `used` is always aligned, so rounding the size keeps the next one aligned */
     size_t rounded = size + align_pad((uintptr_t)size);
-    if (rounded < size || rounded > a->cap - a->used) {
-        size_t want = a->used + rounded;
+    void *p;
+    if (rounded < size || rounded > a->cap - a->used - a->top) {
+        size_t want = a->used + a->top + rounded;
         /* the arena size that would have satisfied this request (an 8-aligned
          * buffer of exactly this many bytes suffices) */
-        a->needed = (rounded < size || want < a->used) ? (size_t)-1 : want;
+        a->needed = (rounded < size || want < a->used + a->top) ? (size_t)-1 : want;
         return (void *)0;
     }
-    void *p = a->base + a->used;
-    a->used += rounded;
-    if (a->used > a->high)
-        a->high = a->used;
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    if (a->down) {
+        a->top += rounded;
+        p = a->base + a->cap - a->top;
+    } else
+#endif
+    {
+        p = a->base + a->used;
+        a->used += rounded;
+    }
+    if (a->used + a->top > a->high)
+        a->high = a->used + a->top;
     return p;
 }
 
@@ -55,9 +66,19 @@ void upq_arena_rewind(upq_arena *a, upq_arena_mark m)
         a->used = m;
 }
 
+void upq_arena_use_top(upq_arena *a, int on)
+{
+    a->down = (uint8_t)(on != 0);
+}
+
+void upq_arena_free_top(upq_arena *a)
+{
+    a->top = 0;
+}
+
 size_t upq_arena_remaining(const upq_arena *a)
 {
-    return a->cap - a->used;
+    return a->cap - a->used - a->top;
 }
 
 size_t upq_arena_high_water(const upq_arena *a)

@@ -1268,7 +1268,14 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
         if (st != UPQ_OK)
             ws->rows = (size_t)-1; /* refused: no concurrent plan */
     }
-    for (; ws->rg < m->row_groups.n; ws->rg++, ws->col = 0, ws->rg_sum = 0) {
+    for (; ws->rg < upq_reader_num_row_groups(r); ws->rg++, ws->col = 0, ws->rg_sum = 0) {
+#if UPQ_WITH_LAZY_ROW_GROUPS
+        upq_status lst = upq_reader_row_group_load(r, ws->rg); /* lazy row groups */
+        if (lst != UPQ_OK)
+            return lst;
+        if (ws->footer < ws->mark + r->arena.top) /* the loaded row group, at the high end */
+            ws->footer = ws->mark + r->arena.top;
+#endif
         for (; ws->col < s->num_columns; ws->col++) {
             upq_column_reader *c = &ws->c;
             upq_status st;

@@ -99,7 +99,7 @@ upq_status upq_page_index_open(upq_page_index *p, upq_reader *r, uint32_t rg, ui
         return pfail(p, UPQ_ERR_CORRUPT, UINT64_MAX, UPQ_MSG("column chunk outside the file's data"), -1);
     p->chunk_start = (uint64_t)start;
     p->chunk_end = (uint64_t)start + (uint64_t)m->total_compressed_size;
-    p->num_rows = r->meta.row_groups.v[rg].num_rows;
+    p->num_rows = upq_reader_row_group(r, rg)->num_rows; /* there: ch is */
     if (off < 4 || len <= 0 || (uint64_t)off >= r->footer_start ||
         (uint64_t)len > r->footer_start - (uint64_t)off)
         return pfail(p, UPQ_ERR_CORRUPT, off < 0 ? UINT64_MAX : (uint64_t)off,

@@ -12,8 +12,10 @@
 
 int32_t upq_reader_rg_ordinal(const upq_reader *r, uint32_t rg)
 {
-    const upq_row_group *g = &r->meta.row_groups.v[rg];
-    if (UPQ_ISSET(*g, UPQ_ROW_GROUP_ORDINAL))
+    /* encrypted files always have eager row groups (also during open) */
+    const upq_row_group *g = rg < r->meta.row_groups.n ? &r->meta.row_groups.v[rg]
+                                                       : upq_reader_row_group(r, rg);
+    if (g && UPQ_ISSET(*g, UPQ_ROW_GROUP_ORDINAL))
         return g->ordinal;
     return rg > (uint32_t)UPQ_CRYPTO_MAX_ORDINAL ? -1 : (int32_t)rg;
 }
@@ -126,6 +128,7 @@ upq_status upq_reader_crypto_column_meta(upq_reader *r)
     uint32_t g, c;
     if (!r->fc.algorithm)
         return UPQ_OK;
+    /* runs at open, where encrypted files always have eager row groups */
     for (g = 0; g < r->meta.row_groups.n; g++) {
         upq_row_group *rg = &r->meta.row_groups.v[g];
         for (c = 0; c < rg->columns.n; c++) {

@@ -132,6 +132,9 @@ static upq_status stage_tail(upq_reader *r)
             return fail(r, UPQ_ERR_UNSUPPORTED, size - 4,
                         UPQ_MSG("encrypted footer (PARE): this build has no decryption"));
         r->enc = UPQ_ENC_FOOTER;
+#if UPQ_WITH_LAZY_ROW_GROUPS
+        r->lazy = 0; /* authenticated as a whole: decoded at once (see restart_footer) */
+#endif
     } else if (upq_memcmp(r->tail + 4, "PAR1", 4) != 0)
         return fail(r, UPQ_ERR_CORRUPT, size - 4, UPQ_MSG("no PAR1 magic at the end of the file"));
     r->footer_len = upq_load_le32(r->tail);
@@ -146,10 +149,42 @@ static upq_status stage_tail(upq_reader *r)
 
 static void start_metadata(upq_reader *r, uint64_t limit)
 {
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    r->meta_mark = upq_arena_save(&r->arena);
+#endif
     upq_tdec_init(&r->tdec, &upq_file_metadata_desc, &r->meta, &r->arena, limit, &r->opts.limits);
     if (r->opts.projection)
         upq_tdec_set_projection(&r->tdec, r->opts.projection, r->opts.projection_bits);
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    if (r->lazy)
+        upq_tdec_set_lazy(&r->tdec, 4); /* FileMetaData.row_groups */
+#endif
 }
+
+#if UPQ_WITH_LAZY_ROW_GROUPS
+/* Decodes the plaintext FileMetaData again from its start, the other way
+ * (lazy or eager): AUTO found the eager footer too large, or a signed
+ * plaintext footer turned up in lazy mode. */
+static upq_status restart_footer(upq_reader *r, uint8_t lazy)
+{
+    upq_arena_rewind(&r->arena, r->meta_mark);
+    r->lazy = lazy;
+    r->lazy_tried = 1;
+    r->pos = r->footer_start;
+    r->win_used = r->win_fill = 0;
+    start_metadata(r, r->footer_len);
+    r->stage = RS_FOOTER;
+    return UPQ_OK;
+}
+
+/* AUTO: eager row groups are kept when they fit in half the arena that was
+ * free before the footer, leaving the rest for reading. */
+static int auto_wants_lazy(const upq_reader *r)
+{
+    return r->opts.row_groups == UPQ_ROW_GROUPS_AUTO && !r->lazy && !r->lazy_tried &&
+           r->enc == UPQ_ENC_NONE;
+}
+#endif
 
 static upq_status stage_head(upq_reader *r)
 {
@@ -210,8 +245,17 @@ static upq_status stage_footer(upq_reader *r)
             if (r->stage == RS_FCM)
                 return after_crypto_metadata(r);
 #endif
+#if UPQ_WITH_LAZY_ROW_GROUPS
+            if (auto_wants_lazy(r) &&
+                upq_arena_save(&r->arena) - r->meta_mark > upq_arena_remaining(&r->arena))
+                return restart_footer(r, 1);
+#endif
             return after_plain_footer(r);
         }
+#if UPQ_WITH_LAZY_ROW_GROUPS
+        if (st == UPQ_ERR_NOMEM && r->stage == RS_FOOTER && auto_wants_lazy(r))
+            return restart_footer(r, 1);
+#endif
         if (st != UPQ_AGAIN)
             return footer_decode_error(r, st, r->footer_start);
     }
@@ -307,6 +351,12 @@ static upq_status after_plain_footer(upq_reader *r)
         r->stage = RS_CHECK;
         return UPQ_OK;
     }
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    /* The signature covers the footer as read now; row groups re-read from
+     * the file later would not be authenticated, so such files are eager. */
+    if (r->lazy)
+        return restart_footer(r, 0);
+#endif
     r->enc = UPQ_ENC_PLAIN_FOOTER;
     r->fmd_end = at;
     if (end - at != UPQ_CRYPTO_NONCE_LEN + UPQ_CRYPTO_TAG_LEN)
@@ -404,6 +454,44 @@ static int chunk_range_ok(const upq_reader *r, const upq_column_metadata *m)
            (uint64_t)m->total_compressed_size <= r->footer_start - (uint64_t)start;
 }
 
+/* Row group g against the schema and the file, as decoded (eagerly at open,
+ * or when loaded on demand). */
+static upq_status check_row_group(upq_reader *r, uint32_t g, const upq_row_group *rg)
+{
+    const upq_schema *s = &r->schema;
+    uint32_t c;
+    if (rg->num_rows < 0)
+        return fail_chunk(r, g, UINT32_MAX, UPQ_ERR_CORRUPT, UPQ_MSG("negative row count"));
+    if (rg->columns.n != r->kept)
+        return fail_chunk(r, g, UINT32_MAX, UPQ_ERR_CORRUPT,
+                          UPQ_MSG("row group column count differs from the schema"));
+    for (c = 0; c < s->num_columns; c++) {
+        const upq_column_chunk *ch;
+        const upq_column_metadata *m;
+        if (r->chunk_slot[c] == UPQ_NONE)
+            continue;
+        ch = &rg->columns.v[r->chunk_slot[c]];
+        if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA)) {
+            /* encrypted column metadata: readable only with its key */
+            if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_ENCRYPTED_COLUMN_METADATA) ||
+                UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA))
+                continue;
+            return fail_chunk(r, g, c, UPQ_ERR_CORRUPT, UPQ_MSG("column chunk without metadata"));
+        }
+        m = &ch->meta_data;
+        if (m->type != s->columns[c].physical_type)
+            return fail_chunk(r, g, c, UPQ_ERR_CORRUPT,
+                              UPQ_MSG("column chunk type differs from the schema"));
+        if (!path_matches(s, &s->columns[c], &m->path_in_schema))
+            return fail_chunk(r, g, c, UPQ_ERR_CORRUPT,
+                              UPQ_MSG("column chunk path differs from the schema"));
+        if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_FILE_PATH) && !chunk_range_ok(r, m))
+            return fail_chunk(r, g, c, UPQ_ERR_CORRUPT,
+                              UPQ_MSG("column chunk byte range lies outside the data"));
+    }
+    return UPQ_OK;
+}
+
 static upq_status check_chunks(upq_reader *r)
 {
     const upq_schema *s = &r->schema;
@@ -417,37 +505,11 @@ static upq_status check_chunks(upq_reader *r)
                    (c < r->opts.projection_bits && ((r->opts.projection[c >> 3] >> (c & 7)) & 1u));
         r->chunk_slot[c] = keep ? kept++ : UPQ_NONE;
     }
+    r->kept = kept;
     for (g = 0; g < r->meta.row_groups.n; g++) {
-        const upq_row_group *rg = &r->meta.row_groups.v[g];
-        if (rg->num_rows < 0)
-            return fail_chunk(r, g, UINT32_MAX, UPQ_ERR_CORRUPT, UPQ_MSG("negative row count"));
-        if (rg->columns.n != kept)
-            return fail_chunk(r, g, UINT32_MAX, UPQ_ERR_CORRUPT,
-                              UPQ_MSG("row group column count differs from the schema"));
-        for (c = 0; c < s->num_columns; c++) {
-            const upq_column_chunk *ch;
-            const upq_column_metadata *m;
-            if (r->chunk_slot[c] == UPQ_NONE)
-                continue;
-            ch = &rg->columns.v[r->chunk_slot[c]];
-            if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA)) {
-                /* encrypted column metadata: readable only with its key */
-                if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_ENCRYPTED_COLUMN_METADATA) ||
-                    UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA))
-                    continue;
-                return fail_chunk(r, g, c, UPQ_ERR_CORRUPT, UPQ_MSG("column chunk without metadata"));
-            }
-            m = &ch->meta_data;
-            if (m->type != s->columns[c].physical_type)
-                return fail_chunk(r, g, c, UPQ_ERR_CORRUPT,
-                                  UPQ_MSG("column chunk type differs from the schema"));
-            if (!path_matches(s, &s->columns[c], &m->path_in_schema))
-                return fail_chunk(r, g, c, UPQ_ERR_CORRUPT,
-                                  UPQ_MSG("column chunk path differs from the schema"));
-            if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_FILE_PATH) && !chunk_range_ok(r, m))
-                return fail_chunk(r, g, c, UPQ_ERR_CORRUPT,
-                                  UPQ_MSG("column chunk byte range lies outside the data"));
-        }
+        upq_status st = check_row_group(r, g, &r->meta.row_groups.v[g]);
+        if (st != UPQ_OK)
+            return st;
     }
     return UPQ_OK;
 }
@@ -470,6 +532,18 @@ static upq_status stage_check(upq_reader *r)
     st = check_chunks(r);
     if (st != UPQ_OK)
         return st;
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    if (r->lazy) {
+        uint32_t n = r->tdec.lazy_n;
+        r->rg_count = n;
+        r->rg_end = r->footer_start + r->footer_len;
+        r->rg_cp[0] = r->rg_pos = r->footer_start + r->tdec.lazy_pos;
+        r->rg_cp_n = 1;
+        r->rg_cp_step = n / UPQ_RG_CHECKPOINTS + 1;
+        r->rg_next = 0;
+        r->rg_loaded = UINT32_MAX;
+    }
+#endif
     r->stage = RS_OPEN;
     return UPQ_OK;
 }
@@ -481,7 +555,16 @@ upq_status upq_reader_open(upq_reader *r)
         return fail(r, UPQ_ERR_INVAL, UINT64_MAX, UPQ_MSG("no read_at callback"));
     while (st == UPQ_OK) {
         switch (r->stage) {
-        case RS_INIT: r->stage = RS_TAIL; break;
+        case RS_INIT:
+#if UPQ_WITH_LAZY_ROW_GROUPS
+            r->lazy = r->opts.row_groups == UPQ_ROW_GROUPS_LAZY;
+#else
+            if (r->opts.row_groups == UPQ_ROW_GROUPS_LAZY)
+                return fail(r, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
+                            UPQ_MSG("on-demand row groups: not in this build"));
+#endif
+            r->stage = RS_TAIL;
+            break;
         case RS_TAIL: st = stage_tail(r); break;
         case RS_HEAD: st = stage_head(r); break;
         case RS_FOOTER:
@@ -509,13 +592,182 @@ const upq_schema *upq_reader_schema(const upq_reader *r)
     return r->stage == RS_OPEN ? &r->schema : (const upq_schema *)0;
 }
 
+uint32_t upq_reader_num_row_groups(const upq_reader *r)
+{
+    if (r->stage != RS_OPEN)
+        return 0;
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    if (r->lazy)
+        return r->rg_count;
+#endif
+    return r->meta.row_groups.n;
+}
+
+const upq_row_group *upq_reader_row_group(const upq_reader *r, uint32_t rg)
+{
+    if (r->stage != RS_OPEN)
+        return (const upq_row_group *)0;
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    if (r->lazy)
+        return rg == r->rg_loaded && r->rg_stage == 0 ? &r->rg_cur : (const upq_row_group *)0;
+#endif
+    return rg < r->meta.row_groups.n ? &r->meta.row_groups.v[rg] : (const upq_row_group *)0;
+}
+
+int upq_reader_lazy(const upq_reader *r)
+{
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    return r->lazy;
+#else
+    (void)r;
+    return 0;
+#endif
+}
+
 const upq_column_chunk *upq_reader_chunk(const upq_reader *r, uint32_t rg, uint32_t column)
 {
-    if (r->stage != RS_OPEN || rg >= r->meta.row_groups.n || column >= r->schema.num_columns ||
-        r->chunk_slot[column] == UPQ_NONE)
+    const upq_row_group *g = upq_reader_row_group(r, rg);
+    if (!g || column >= r->schema.num_columns || r->chunk_slot[column] == UPQ_NONE)
         return (const upq_column_chunk *)0;
-    return &r->meta.row_groups.v[rg].columns.v[r->chunk_slot[column]];
+    return &g->columns.v[r->chunk_slot[column]];
 }
+
+#if UPQ_WITH_LAZY_ROW_GROUPS
+/* Points the footer window at file offset `off`, keeping its bytes when they
+ * already hold it (sequential loads read each footer byte once). */
+static void win_seek(upq_reader *r, uint64_t off)
+{
+    uint64_t lo = r->pos - r->win_fill;
+    if (off >= lo && off <= r->pos) {
+        r->win_used = (uint32_t)(off - lo);
+    } else {
+        r->win_used = r->win_fill = 0;
+        r->pos = off;
+    }
+}
+
+/* Starts the element at rg_pos: row group rg_target is decoded into rg_cur
+ * (at the arena's high end), the ones before it are only walked over. */
+static void rg_begin(upq_reader *r)
+{
+    uint64_t limit = r->rg_end - r->rg_pos;
+    if (r->rg_next == r->rg_target) {
+        upq_arena_free_top(&r->arena);
+        upq_tdec_init(&r->tdec, &upq_row_group_desc, &r->rg_cur, &r->arena, limit,
+                      &r->opts.limits);
+        if (r->opts.projection)
+            upq_tdec_set_projection(&r->tdec, r->opts.projection, r->opts.projection_bits);
+        r->rg_stage = 2;
+    } else {
+        upq_tdec_init(&r->tdec, (const upq_tstruct *)0, (void *)0, (upq_arena *)0, limit,
+                      &r->opts.limits);
+        r->rg_stage = 1;
+    }
+}
+
+/* Feeds footer bytes to the element decoder until it completes. */
+static upq_status rg_feed(upq_reader *r)
+{
+    for (;;) {
+        size_t used = 0;
+        upq_status st;
+        if (r->win_used == r->win_fill) {
+            size_t got = 0;
+            const char *what = "";
+            uint64_t want = r->rg_end - r->pos;
+            if (want > r->win_len)
+                want = r->win_len;
+            if (want == 0)
+                return fail(r, UPQ_ERR_CORRUPT, r->rg_end, UPQ_MSG("footer ends inside a row group"));
+            st = upq_io_read(&r->io, r->pos, r->win, (size_t)want, &got, &what);
+            if (st == UPQ_AGAIN)
+                return UPQ_AGAIN;
+            if (st != UPQ_OK)
+                return fail(r, st, r->pos, what);
+            r->win_fill = (uint32_t)got;
+            r->win_used = 0;
+            r->pos += got;
+        }
+        /* only the loaded row group lives at the high end; callers'
+         * allocations between calls go to the low end as usual */
+        upq_arena_use_top(&r->arena, r->rg_stage == 2);
+        st = upq_tdec_feed(&r->tdec, r->win + r->win_used, r->win_fill - r->win_used, &used);
+        upq_arena_use_top(&r->arena, 0);
+        r->win_used += (uint32_t)used;
+        if (st == UPQ_OK)
+            return UPQ_OK;
+        if (st != UPQ_AGAIN) {
+            r->err.row_group = (int32_t)r->rg_next;
+            r->err.in_struct = r->tdec.err_struct;
+            r->err.field = r->tdec.err_field;
+            return fail(r, st, r->rg_pos + r->tdec.err_pos,
+                        st == UPQ_ERR_NOMEM   ? UPQ_MSG("arena too small for the row group's metadata")
+                        : st == UPQ_ERR_LIMIT ? UPQ_MSG("row group exceeds a decoding limit")
+                                              : UPQ_MSG("malformed row group metadata"));
+        }
+    }
+}
+
+upq_status upq_reader_row_group_load(upq_reader *r, uint32_t rg)
+{
+    if (r->stage != RS_OPEN)
+        return r->err.status != UPQ_OK ? r->err.status : UPQ_ERR_STATE;
+    if (rg >= upq_reader_num_row_groups(r)) {
+        r->err.status = UPQ_ERR_INVAL;
+        r->err.row_group = (int32_t)rg;
+        r->err.what = UPQ_MSG("no such row group");
+        return UPQ_ERR_INVAL;
+    }
+    if (!r->lazy || (r->rg_stage == 0 && rg == r->rg_loaded))
+        return UPQ_OK;
+    if (r->rg_stage == 0 || rg != r->rg_target) {
+        /* start (or, asked for another one meanwhile, restart) from the
+         * nearest known position at or before rg */
+        uint32_t k = rg / r->rg_cp_step;
+        if (k >= r->rg_cp_n)
+            k = r->rg_cp_n - 1;
+        if (rg < r->rg_next || k * r->rg_cp_step > r->rg_next) {
+            r->rg_next = k * r->rg_cp_step;
+            r->rg_pos = r->rg_cp[k];
+        }
+        r->rg_loaded = UINT32_MAX;
+        r->rg_target = rg;
+        win_seek(r, r->rg_pos);
+        rg_begin(r);
+    }
+    for (;;) {
+        upq_status st = rg_feed(r);
+        if (st != UPQ_OK)
+            return st;
+        r->rg_pos += r->tdec.pos;
+        r->rg_next++;
+        if (r->rg_next == r->rg_cp_n * r->rg_cp_step && r->rg_cp_n < UPQ_RG_CHECKPOINTS)
+            r->rg_cp[r->rg_cp_n++] = r->rg_pos;
+        if (r->rg_stage == 2) {
+            r->rg_stage = 0;
+            st = check_row_group(r, rg, &r->rg_cur);
+            if (st != UPQ_OK)
+                return st;
+            r->rg_loaded = rg;
+            return UPQ_OK;
+        }
+        rg_begin(r);
+    }
+}
+#else
+upq_status upq_reader_row_group_load(upq_reader *r, uint32_t rg)
+{
+    if (r->stage != RS_OPEN)
+        return r->err.status != UPQ_OK ? r->err.status : UPQ_ERR_STATE;
+    if (rg >= r->meta.row_groups.n) {
+        r->err.status = UPQ_ERR_INVAL;
+        r->err.row_group = (int32_t)rg;
+        r->err.what = UPQ_MSG("no such row group");
+        return UPQ_ERR_INVAL;
+    }
+    return UPQ_OK;
+}
+#endif
 
 const upq_error_info *upq_reader_error(const upq_reader *r)
 {

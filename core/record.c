@@ -301,6 +301,7 @@ upq_status upq_rows_open(upq_rows *w, upq_reader *r, uint32_t rg, const uint32_t
                          uint32_t n, size_t batch)
 {
     upq_arena *a = &r->arena;
+    const upq_row_group *g;
     uint32_t i;
     upq_status st;
 
@@ -310,11 +311,13 @@ upq_status upq_rows_open(upq_rows *w, upq_reader *r, uint32_t rg, const uint32_t
     w->mark = upq_arena_save(a);
     if (batch == 0)
         batch = UPQ_ROWS_DEFAULT_BATCH;
-    if (!r->schema.nodes || rg >= r->meta.row_groups.n)
-        return open_fail(w, UPQ_ERR_INVAL, UPQ_MSG("reader not open or no such row group"));
-    if (r->meta.row_groups.v[rg].num_rows < 0)
+    g = upq_reader_row_group(r, rg);
+    if (!r->schema.nodes || !g)
+        return open_fail(w, UPQ_ERR_INVAL,
+                         UPQ_MSG("reader not open, no such row group, or row group not loaded"));
+    if (g->num_rows < 0)
         return open_fail(w, UPQ_ERR_CORRUPT, UPQ_MSG("negative row count"));
-    w->num_rows = (uint64_t)r->meta.row_groups.v[rg].num_rows;
+    w->num_rows = (uint64_t)g->num_rows;
     st = plan(w, sel, n);
     if (st != UPQ_OK)
         return st;

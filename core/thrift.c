@@ -165,6 +165,13 @@ void upq_tdec_set_projection(upq_tdec *d, const uint8_t *bitmap, uint32_t nbits)
     d->proj_count = count;
 }
 
+#if UPQ_WITH_LAZY_ROW_GROUPS
+void upq_tdec_set_lazy(upq_tdec *d, uint8_t id)
+{
+    d->lazy_id = id;
+}
+#endif
+
 /* A new frame of wire type `type` on top, or NULL with the error recorded
  * when nesting would be too deep. */
 static upq_tframe *push(upq_tdec *d, uint8_t type, uint64_t at)
@@ -366,6 +373,12 @@ static upq_status begin_field(upq_tdec *d, int32_t id, uint8_t ct, uint64_t at)
         d->dest_kind = field_kind(fd);
         d->dest_field = fd;
         d->dest_sub = fd->kind >= UPQ_TK_STRUCT ? UPQ_TSUB(f->desc, fd) : (const upq_tstruct *)0;
+#if UPQ_WITH_LAZY_ROW_GROUPS
+        if (d->depth == 1 && id == (int32_t)d->lazy_id && d->dest_kind == UPQ_TK_LIST) {
+            d->dest = (uint8_t *)0; /* walked over (and checked) but not stored */
+            d->lazy_hit = 1;
+        }
+#endif
     }
     if (ct == UPQ_CT_TRUE || ct == UPQ_CT_FALSE) {
         if (d->dest)
@@ -390,6 +403,14 @@ static upq_status begin_list(upq_tdec *d, uint64_t count, uint8_t et, uint64_t a
         return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("list length"));
     if (count * min_wire_size(et) > left)
         return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("list longer than its message"));
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    if (d->lazy_hit && d->depth == 1) {
+        d->lazy_hit = 0;
+        d->lazy_pos = at;
+        /* elements of another type are skipped as eager decoding skips them */
+        d->lazy_n = et == UPQ_CT_STRUCT ? (uint32_t)count : 0;
+    }
+#endif
     f = push(d, UPQ_CT_LIST, at);
     if (!f)
         return d->status;

@@ -7,6 +7,8 @@
 #                                         in a static arena of FW_READER_ARENA bytes
 #   $(BUILD)/firmware/fw_reader_big.elf   the same with FW_READER_BIG_ARENA bytes
 #                                         (reads the files the small arena cannot)
+#   $(BUILD)/firmware/fw_reader_32k.elf   the same with a 32 KB arena (--lazy: files
+#                                         of any number of row groups)
 #   $(BUILD)/firmware/fw_ipv.elf          instructions per value of column decoding
 #                                         (make bench: test/bench/fw_ipv.sh)
 #   $(BUILD)/firmware/stm32f4/*.elf       the same programs linked for a 1 MB flash /
@@ -42,10 +44,12 @@ FW_LOGGER_OBJ := $(FW)/obj/examples/firmware/logger_main.o \
                  $(FW)/obj/examples/sensor_logger/sensor_logger.o
 FW_READER_OBJ := $(FW)/obj/examples/firmware/reader_main.o
 FW_READER_BIG_OBJ := $(FW)/obj/big/reader_main.o
+FW_READER_32K_OBJ := $(FW)/obj/32k/reader_main.o
 FW_STM32_READER_OBJ := $(FW)/obj/stm32f4/reader_main.o
 FW_IPV_OBJ := $(FW)/obj/examples/firmware/ipv_main.o
 
-FW_IMAGES := $(FW)/sensor_logger.elf $(FW)/fw_reader.elf $(FW)/fw_reader_big.elf
+FW_IMAGES := $(FW)/sensor_logger.elf $(FW)/fw_reader.elf $(FW)/fw_reader_big.elf \
+             $(FW)/fw_reader_32k.elf
 FW_BUDGET_IMAGES := $(FW)/stm32f4/sensor_logger.elf $(FW)/stm32f4/fw_reader.elf
 
 $(FW)/obj/%.o: %.c $(DEPS_STAMPS) examples/firmware/firmware.mk
@@ -55,6 +59,9 @@ $(FW)/obj/examples/firmware/reader_main.o: FW_CFLAGS += -DFW_READER_ARENA_BYTES=
 $(FW_READER_BIG_OBJ): examples/firmware/reader_main.c $(DEPS_STAMPS) examples/firmware/firmware.mk
 	@mkdir -p $(dir $@)
 	$(TCC.cortex-m4) $(FW_CFLAGS) -DFW_READER_ARENA_BYTES=$(FW_READER_BIG_ARENA) -MMD -MP -c $< -o $@
+$(FW_READER_32K_OBJ): examples/firmware/reader_main.c $(DEPS_STAMPS) examples/firmware/firmware.mk
+	@mkdir -p $(dir $@)
+	$(TCC.cortex-m4) $(FW_CFLAGS) -DFW_READER_ARENA_BYTES=32768 -MMD -MP -c $< -o $@
 $(FW_STM32_READER_OBJ): examples/firmware/reader_main.c $(DEPS_STAMPS) examples/firmware/firmware.mk
 	@mkdir -p $(dir $@)
 	$(TCC.cortex-m4) $(FW_CFLAGS) -DFW_READER_ARENA_BYTES=$(FW_STM32_READER_ARENA) \
@@ -73,6 +80,8 @@ $(FW)/fw_reader.elf: $(FW_READER_OBJ) $(FW_LINK_DEPS) linker/mps2_an386.ld
 	$(call fw_link,mps2_an386.ld,$(FW_READER_OBJ) $(FW_COMMON_OBJ))
 $(FW)/fw_reader_big.elf: $(FW_READER_BIG_OBJ) $(FW_LINK_DEPS) linker/mps2_an386.ld
 	$(call fw_link,mps2_an386.ld,$(FW_READER_BIG_OBJ) $(FW_COMMON_OBJ))
+$(FW)/fw_reader_32k.elf: $(FW_READER_32K_OBJ) $(FW_LINK_DEPS) linker/mps2_an386.ld
+	$(call fw_link,mps2_an386.ld,$(FW_READER_32K_OBJ) $(FW_COMMON_OBJ))
 # instructions per value (test/bench/fw_ipv.sh, make bench)
 $(FW)/fw_ipv.elf: $(FW_IPV_OBJ) $(FW_LINK_DEPS) linker/mps2_an386.ld
 	$(call fw_link,mps2_an386.ld,$(FW_IPV_OBJ) $(FW_COMMON_OBJ))

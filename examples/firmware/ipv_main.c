@@ -96,7 +96,7 @@ int main(void)
     }
     fw_count_start();
     for (r = 0; r < reps; r++) {
-        for (uint32_t g = 0; g < reader.meta.row_groups.n; g++) {
+        for (uint32_t g = 0; g < upq_reader_num_row_groups(&reader); g++) {
             upq_status st = upq_column_open(&col, &reader, g, 0);
             while (st == UPQ_OK) {
                 upq_batch b = {def, rep, vals, BATCH, 0, 0};

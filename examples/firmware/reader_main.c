@@ -3,14 +3,17 @@
  * static arena and writes its rows in the form `upq cat --raw` prints on the
  * host, so the two outputs can be compared byte for byte.
  *
- *   fw_reader.elf [--chunk N] [--again] [--column K] IN.parquet OUT.jsonl
- *                                           (the semihosting command line)
+ *   fw_reader.elf [--chunk N] [--again] [--column K] [--lazy] [--batch N]
+ *                 IN.parquet OUT.jsonl       (the semihosting command line)
  *
  * --chunk N makes every read return at most N bytes and --again makes every
  * other read say "would block", as a slow or busy medium does: the output
  * must not change. --column K reads leaf column K alone (of the first 256):
  * the others are left out of the footer's decoding and skipped, as a board
- * reading one column at a time does.
+ * reading one column at a time does. --lazy decodes row-group metadata one
+ * row group at a time (UPQ_ROW_GROUPS_LAZY), so the arena need not grow
+ * with the number of row groups; --batch N reads N levels per column at a
+ * time (default UPQ_ROWS_DEFAULT_BATCH), the other part of a small arena.
  *
  * --raw is `upq cat --json` with every leaf value shown by its physical type
  * alone, bit-exact: BOOLEAN true/false, INT32/INT64 decimal, FLOAT
@@ -267,10 +270,11 @@ static upq_status read_row(const upq_schema *s, fw_out *o)
 
 /* --column: the one leaf column read (-1: all). */
 static int32_t sel_col = -1;
+/* --batch: levels per column read at a time (0: the default). */
+static size_t batch;
 
 static upq_status dump(fw_out *o, uint64_t *nrows)
 {
-    const upq_file_metadata *m;
     const upq_schema *s;
     upq_status st;
     uint32_t rg;
@@ -280,13 +284,18 @@ static upq_status dump(fw_out *o, uint64_t *nrows)
     while (st == UPQ_AGAIN);
     if (st != UPQ_OK)
         return st;
-    m = upq_reader_metadata(&reader);
     s = upq_reader_schema(&reader);
     if (sel_col >= 0 && (uint32_t)sel_col >= s->num_columns)
         return UPQ_ERR_INVAL;
-    for (rg = 0; rg < m->row_groups.n; rg++) {
+    for (rg = 0; rg < upq_reader_num_row_groups(&reader); rg++) {
         uint32_t node = sel_col >= 0 ? s->columns[sel_col].node : 0u;
-        st = upq_rows_open(&rows, &reader, rg, sel_col >= 0 ? &node : 0, sel_col >= 0 ? 1u : 0u, 0);
+        do /* --lazy: this row group's metadata, decoded now */
+            st = upq_reader_row_group_load(&reader, rg);
+        while (st == UPQ_AGAIN);
+        if (st != UPQ_OK)
+            return st;
+        st = upq_rows_open(&rows, &reader, rg, sel_col >= 0 ? &node : 0, sel_col >= 0 ? 1u : 0u,
+                           batch);
         if (st != UPQ_OK)
             return st;
         for (;;) {
@@ -383,6 +392,12 @@ int main(void)
             ropts.projection = proj;
             ropts.projection_bits = 8u * sizeof proj;
             i++;
+        } else if (fw_streq(argv[i], "--lazy")) {
+            ropts.row_groups = UPQ_ROW_GROUPS_LAZY;
+        } else if (fw_streq(argv[i], "--batch") && i + 1 < argc && fw_parse_u64(argv[i + 1], &v) &&
+                   v > 0 && v <= 65536u) {
+            batch = (size_t)v;
+            i++;
         } else if (argv[i][0] == '-' || nfiles == 2) {
             nfiles = 3;
             break;
@@ -391,7 +406,8 @@ int main(void)
         }
     }
     if (nfiles != 2) {
-        fw_puts(c, "usage: fw_reader.elf [--chunk N] [--again] [--column K] IN.parquet OUT.jsonl\n");
+        fw_puts(c, "usage: fw_reader.elf [--chunk N] [--again] [--column K] [--lazy] [--batch N] "
+                   "IN.parquet OUT.jsonl\n");
         fw_exit(2);
     }
     if (upq_sh_open(&in, files[0], UPQ_SH_READ) != UPQ_OK) {
@@ -411,7 +427,7 @@ int main(void)
     slow.f = &in;
     io.ctx = &slow;
     io.read_at = slow_read_at;
-    upq_reader_init(&reader, &io, arena, sizeof arena, ropts.projection ? &ropts : 0);
+    upq_reader_init(&reader, &io, arena, sizeof arena, &ropts);
 
     st = dump(&o, &nrows);
     if (st != UPQ_OK)

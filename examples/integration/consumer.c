@@ -85,16 +85,20 @@ typedef struct column_values {
 /* Every value of leaf column `col`, all row groups (required columns: no nulls). */
 static upq_status read_column(upq_reader *r, uint32_t col, int32_t type, column_values *out)
 {
-    const upq_file_metadata *m = upq_reader_metadata(r);
     uint32_t rg;
     out->n = 0;
-    for (rg = 0; rg < m->row_groups.n; rg++) {
+    for (rg = 0; rg < upq_reader_num_row_groups(r); rg++) {
         upq_column_reader c;
         uint16_t def[MAX_ROWS];
         double v[MAX_ROWS];      /* room for any of the value types read here */
         upq_bytes sv[MAX_ROWS];
         upq_batch b = { def, NULL, type == UPQ_TYPE_BYTE_ARRAY ? (void *)sv : (void *)v, MAX_ROWS, 0, 0 };
-        upq_status st = upq_column_open(&c, r, rg, col);
+        upq_status st;
+        /* with on-demand row groups (opts.row_groups) their metadata comes first */
+        while ((st = upq_reader_row_group_load(r, rg)) == UPQ_AGAIN)
+            ;
+        if (st == UPQ_OK)
+            st = upq_column_open(&c, r, rg, col);
         if (st != UPQ_OK)
             return st;
         while ((st = upq_column_read(&c, &b)) == UPQ_OK || st == UPQ_AGAIN) {

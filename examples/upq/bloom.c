@@ -119,7 +119,6 @@ int cmd_bloom(const tool_args *a)
     tool_args big = *a;
     tool_file tf;
     const upq_schema *s;
-    const upq_file_metadata *m;
     uint32_t col, g;
     union {
         int64_t i;
@@ -154,10 +153,19 @@ int cmd_bloom(const tool_args *a)
         tool_close(&tf);
         return 1;
     }
-    m = upq_reader_metadata(tf.reader);
-    for (g = 0; g < m->row_groups.n; g++) {
+    for (g = 0; g < upq_reader_num_row_groups(tf.reader); g++) {
         size_t need = 0;
-        int r = probe(&tf, g, col, &value, &need);
+        int r;
+        upq_status lst;
+        do /* on-demand row groups: this one's metadata (nothing to do when eager) */
+            lst = upq_reader_row_group_load(tf.reader, g);
+        while (lst == UPQ_AGAIN);
+        if (lst != UPQ_OK) {
+            tool_report(path, upq_reader_error(tf.reader));
+            rc = 1;
+            break;
+        }
+        r = probe(&tf, g, col, &value, &need);
         if (r == -2) {
             /* a filter larger than the arena: open again with room for it */
             if (need > MAX_BLOOM_ARENA || need <= tf.arena_len) {
@@ -173,7 +181,6 @@ int cmd_bloom(const tool_args *a)
                 return 1;
             }
             s = upq_reader_schema(tf.reader);
-            m = upq_reader_metadata(tf.reader);
             g--;
             continue;
         }

@@ -643,12 +643,25 @@ static int run(cat_state *cs, const cat_cfg *cfg)
     if (cfg->where)
         return run_where(cs, cfg);
     while (cs->head_left > 0) {
-        const upq_file_metadata *m = upq_reader_metadata(cs->tf.reader);
+        const upq_row_group *g;
         upq_status st;
         uint64_t n;
-        if (rg >= m->row_groups.n)
+        if (rg >= upq_reader_num_row_groups(cs->tf.reader))
             break;
-        n = m->row_groups.v[rg].num_rows > 0 ? (uint64_t)m->row_groups.v[rg].num_rows : 0;
+        do /* on-demand row groups: decoded now (nothing to do when eager) */
+            st = upq_reader_row_group_load(cs->tf.reader, rg);
+        while (st == UPQ_AGAIN);
+        if (st != UPQ_OK) {
+            if (st == UPQ_ERR_NOMEM && cs->args.arena_exact) {
+                fflush(stdout);
+                tool_arena_too_small(&cs->tf);
+                return 1;
+            }
+            tool_report(cs->path, upq_reader_error(cs->tf.reader));
+            return 1;
+        }
+        g = upq_reader_row_group(cs->tf.reader, rg);
+        n = g->num_rows > 0 ? (uint64_t)g->num_rows : 0;
         if (from == 0 && cs->skip_left > 0 && cs->skip_left >= n) {
             /* a whole row group skipped: not even opened */
             cs->skip_left -= n;
@@ -664,6 +677,11 @@ static int run(cat_state *cs, const cat_cfg *cfg)
             rg++;
             from = 0;
             continue;
+        }
+        if (st == UPQ_ERR_NOMEM && cs->args.arena_exact) {
+            fflush(stdout);
+            tool_arena_too_small(&cs->tf);
+            return 1;
         }
         if (st == UPQ_ERR_NOMEM) {
             /* a page bigger than the arena: reopen with what was asked for */
@@ -783,6 +801,15 @@ int cmd_cat(const tool_args *a)
     memset(&cs, 0, sizeof cs);
     cs.path = a->files[0];
     cs.args = *a;
+    if (a->arena) {
+        /* --arena: read within exactly that memory, as a device would; row
+         * groups on demand when decoding them all at once would not leave
+         * room to read */
+        cs.args.arena_exact = 1;
+        cs.args.row_groups = UPQ_ROW_GROUPS_AUTO;
+        if (!cfg.batch) /* a device's batch: each selected column holds this many values */
+            cfg.batch = 16;
+    }
     cs.skip_left = cfg.skip;
     cs.head_left = cfg.head;
     rc = run(&cs, &cfg);

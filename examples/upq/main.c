@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,7 +62,7 @@ static const command commands[] = {
      "print the footer: row groups, column chunks, statistics", meta_opts, 1, 1},
     {"cat", cmd_cat,
      "cat [--json|--raw] [--columns a,b.c] [--where EXPR] [--head N] [--skip N] [--rows A:B]\n"
-     "        [--io-stats] FILE",
+     "        [--io-stats] [--arena BYTES] FILE",
      "print the rows: a table, or JSON lines with --json", cat_opts, 1, 1},
     {"write", cmd_write, "write --schema SCHEMA [options] IN.jsonl OUT.parquet",
      "write JSON lines (as cat --json prints them) into a Parquet file", write_opts, 0, 2},
@@ -116,6 +117,10 @@ static void usage(FILE *out)
           "  --io-stats               print `io: N reads, M bytes` to stderr: every read_at\n"
           "                           call of the command, footer included (with --where also\n"
           "                           what was pruned)\n"
+          "  --arena BYTES            read within exactly BYTES of memory (K, M suffixes), as a\n"
+          "                           device would: row-group metadata is decoded one row group\n"
+          "                           at a time when the whole footer would not leave room;\n"
+          "                           too small: exit 1 with `upq: arena too small: N bytes needed`\n"
           "\nencrypted files (schema, meta, cat, bloom, recover, write):\n"
           "  --footer-key KEY         footer key (16, 24 or 32 bytes; also the key of columns\n"
           "                           encrypted with it): HEX, @FILE (raw bytes), text:STRING\n"
@@ -257,6 +262,14 @@ static int parse_size(const char *s, size_t *out)
         return 0;
     errno = 0;
     v = strtoull(s, &end, 10);
+    if (!errno && *end && !end[1]) { /* K, M, G: binary multiples, as device memory is sized */
+        unsigned shift = (*end == 'K' || *end == 'k') ? 10 : (*end == 'M' || *end == 'm') ? 20
+                         : (*end == 'G' || *end == 'g')                               ? 30 : 0;
+        if (shift && v <= (ULLONG_MAX >> shift)) {
+            v <<= shift;
+            end++;
+        }
+    }
     if (errno || *end || v == 0 || v > (unsigned long long)SIZE_MAX)
         return 0;
     *out = (size_t)v;
@@ -462,6 +475,7 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
             ro.decrypt = &tf->keys.dec;
             ro.max_page_size = (uint32_t)a->max_page;
             ro.no_page_index = (uint8_t)args_flag(a, "no-page-index");
+            ro.row_groups = a->row_groups;
             upq_reader_init(tf->reader, &tf->io, tf->arena, tf->arena_len, &ro);
         }
         do
@@ -470,6 +484,11 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
         if (st == UPQ_OK)
             return 0;
         need = upq_arena_needed(&tf->reader->arena);
+        if (st == UPQ_ERR_NOMEM && a->arena_exact) {
+            tool_arena_too_small(tf);
+            tool_close(tf);
+            return 1;
+        }
         if (st != UPQ_ERR_NOMEM || need <= len || need > TOOL_MAX_ARENA) {
             tool_report(path, upq_reader_error(tf->reader));
             tool_keys_report(&tf->keys, path, st);
@@ -480,6 +499,11 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
             need = len * 2;
         len = need;
     }
+}
+
+void tool_arena_too_small(const tool_file *tf)
+{
+    fprintf(stderr, "upq: arena too small: %zu bytes needed\n", upq_arena_needed(&tf->reader->arena));
 }
 
 void tool_close(tool_file *tf)

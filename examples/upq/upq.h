@@ -53,6 +53,8 @@ typedef struct tool_args {
     size_t chunk;       /* --chunk N: read_at returns at most N bytes */
     int again;          /* --again: read_at says "again" every other call */
     size_t arena;       /* --arena N: first arena size (default 1 MiB) */
+    int arena_exact;    /* the arena is `arena` bytes and never grows (upq cat --arena) */
+    uint8_t row_groups; /* upq_reader_opts.row_groups */
     size_t max_page;    /* --max-page N: largest uncompressed page read (default: the library's) */
     /* the command's own options, in the order given */
     const char *opt_name[TOOL_MAX_OPTS];
@@ -129,9 +131,13 @@ typedef struct tool_file {
 /* read_at calls and bytes read through every tool_open()ed file so far. */
 extern uint64_t tool_io_reads, tool_io_bytes;
 
-/* Opens `path` and its footer. On failure prints the error and returns 1. */
+/* Opens `path` and its footer. On failure prints the error and returns 1.
+ * With a->arena_exact, running out of the arena prints
+ * "upq: arena too small: N bytes needed" (tool_arena_too_small). */
 int tool_open(tool_file *tf, const char *path, const tool_args *a);
 void tool_close(tool_file *tf);
+/* Prints "upq: arena too small: N bytes needed" for the reader's arena. */
+void tool_arena_too_small(const tool_file *tf);
 
 /* Reports a failed library call on a file as
  *   upq: FILE: what (status) at offset N in Struct.field ... */

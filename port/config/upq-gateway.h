@@ -49,6 +49,9 @@
 #ifndef UPQ_WITH_CHECKPOINT
 #define UPQ_WITH_CHECKPOINT 1
 #endif
+#ifndef UPQ_WITH_LAZY_ROW_GROUPS
+#define UPQ_WITH_LAZY_ROW_GROUPS 1
+#endif
 #ifndef UPQ_WITH_DELTA
 #define UPQ_WITH_DELTA 1
 #endif

@@ -48,6 +48,9 @@
 #ifndef UPQ_WITH_CHECKPOINT
 #define UPQ_WITH_CHECKPOINT 0
 #endif
+#ifndef UPQ_WITH_LAZY_ROW_GROUPS
+#define UPQ_WITH_LAZY_ROW_GROUPS 0
+#endif
 #ifndef UPQ_WITH_DELTA
 #define UPQ_WITH_DELTA 0
 #endif

@@ -16,7 +16,10 @@
 #          nomem.txt must fail with UPQ_ERR_NOMEM and a needed size above the
 #          arena, then read as on the host with fw_reader_big.elf (3 MB);
 #          the files of chunked.txt again with 13-byte reads that say "again"
-#          every other call.
+#          every other call;
+#  lazy    fw_reader_32k.elf (32 KB arena) with row-group metadata on demand
+#          reads 1,000 and 10,000 one-row row groups x 11 columns as the host
+#          does, with the same arena high water for both.
 #
 # Both report their stack high-water mark (painted at reset); the largest of
 # each must be within the stack of the STM32F4 budget map (FW_STACK_BUDGET,
@@ -240,6 +243,41 @@ while read -r rel _; do
 done < <(sed -e 's/#.*//' "$here/chunked.txt" | awk 'NF')
 t2=$(date +%s)
 
+# ---- many row groups in 32 KB ----------------------------------------------------------
+# fw_reader_32k.elf --lazy --batch 1 (row-group metadata on demand, one value
+# per column at a time) reads 1,000 and 10,000 one-row row groups x 11
+# columns (test/lazy/make_rg_file.sh) exactly as `upq cat --raw` prints them,
+# with the same arena high water for both. (100,000 row groups read the same
+# way, in about 11 minutes under qemu: not run here.)
+t3=$(date +%s)
+lazy_hw=
+for n in 1000 10000; do
+    f=$work/rg$n.parquet
+    if ! bash "$here/../lazy/make_rg_file.sh" "$upq" "$n" "$f" >"$work/rg$n.write" 2>&1; then
+        fail "make_rg_file.sh $n" "$(tail -n 2 "$work/rg$n.write")"
+        continue
+    fi
+    "$upq" cat --raw "$f" >"$work/rg$n.host" 2>&1
+    timeout_s=600 qemu_run "$fw/fw_reader_32k.elf" "$work/rg$n.console" --lazy --batch 1 "$f" "$work/rg$n.fw"
+    rc=$?
+    hw=$(sed -n 's/^arena: 32768 bytes, high water \([0-9]*\)$/\1/p' "$work/rg$n.console")
+    if [ "$rc" -eq 0 ] && [ -n "$hw" ] && cmp -s "$work/rg$n.fw" "$work/rg$n.host"; then
+        pass "fw_reader_32k.elf --lazy: $n row groups x 11 columns in a 32 KB arena, as upq cat --raw (high water $hw bytes)"
+        lazy_hw="$lazy_hw $hw"
+    else
+        mapfile -t lines <"$work/rg$n.console"
+        fail "fw_reader_32k.elf --lazy: $n row groups x 11 columns (exit $rc)" "${lines[@]}"
+    fi
+    rm -f "$work/rg$n".*
+done
+read -r hw1 hw2 <<<"$lazy_hw"
+if [ -n "${hw2:-}" ] && [ "$hw1" -eq "$hw2" ]; then
+    pass "the arena high water does not grow with row groups: $hw1 bytes at 1,000 and 10,000"
+else
+    fail "arena high water at 1,000 and 10,000 row groups: '${hw1:-}' '${hw2:-}' (must be equal)"
+fi
+t4=$(date +%s)
+
 # The budget part (linker/stm32f4.ld) has FW_STACK_BUDGET bytes of stack.
 budget=${FW_STACK_BUDGET:-}
 if [ -n "$budget" ]; then
@@ -259,6 +297,6 @@ fi
 
 echo "firmware: logger stack high-water $logger_stack bytes; reader stack high-water $reader_stack bytes ($reader_stack_file)"
 echo "firmware: reader: $n_same files byte-identical, $n_err with the host's error, $n_nomem over the arena (listed), $n_skip encrypted skipped"
-echo "firmware: logger $((t1 - t0)) s, reader $((t2 - t1)) s"
+echo "firmware: logger $((t1 - t0)) s, reader $((t2 - t1)) s, many row groups $((t4 - t3)) s"
 echo "firmware: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

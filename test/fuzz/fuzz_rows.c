@@ -8,6 +8,9 @@
  * is resumable and its output does not depend on batching. A run that skips
  * two rows of each row group must agree with a full read from there on.
  * Every column chunk's bloom filter is loaded and probed in every run too.
+ * A file read whole without error is read once more with row-group metadata
+ * on demand (UPQ_ROW_GROUPS_LAZY: the bloom pass loads every row group, the
+ * row pass loads them again from the first), which must give the same.
  * Any violation aborts; the sanitizers catch out-of-bounds accesses and
  * undefined behaviour on the way.
  *
@@ -92,6 +95,19 @@ static upq_status corpus_key(void *ctx, const upq_bytes *md, const upq_bytes_lis
 /* The AAD prefix "tester" given or not (files that do not store theirs). */
 static int with_prefix;
 
+/* Row-group metadata on demand in the runs that follow (opts.row_groups). */
+static uint8_t lazy_mode;
+
+/* Row group g's metadata (nothing to do when eager). */
+static upq_status load_rg(upq_reader *r, uint32_t g, unsigned *spins)
+{
+    upq_status st;
+    do
+        st = upq_reader_row_group_load(r, g);
+    while (st == UPQ_AGAIN && ++*spins < MAX_SPINS);
+    return st;
+}
+
 typedef struct outcome {
     upq_status status;
     uint64_t hash;      /* of every event from row `from` of each row group on */
@@ -102,12 +118,15 @@ typedef struct outcome {
  * zero value: status and answer go into the hash (a filter is optional to
  * readers, so a bad one does not end the run, but every run must see it
  * alike). */
-static void probe_blooms(upq_reader *r, outcome *out, unsigned *spins)
+static upq_status probe_blooms(upq_reader *r, outcome *out, unsigned *spins)
 {
     static const uint8_t zeros[64];
     const upq_schema *sc = upq_reader_schema(r);
     uint32_t g, c;
-    for (g = 0; g < upq_reader_metadata(r)->row_groups.n; g++) {
+    for (g = 0; g < upq_reader_num_row_groups(r); g++) {
+        upq_status lst = load_rg(r, g, spins);
+        if (lst != UPQ_OK)
+            return lst;
         for (c = 0; c < sc->num_columns; c++) {
             upq_bloom_reader br;
             union {
@@ -138,6 +157,7 @@ static void probe_blooms(upq_reader *r, outcome *out, unsigned *spins)
             out->hash = mix(out->hash, &maybe, sizeof maybe);
         }
     }
+    return UPQ_OK;
 }
 
 /* Reads every row group, skipping `skip` rows at the start of each, and
@@ -158,23 +178,28 @@ static void run(const uint8_t *data, size_t size, size_t chunk, size_t batch, ui
     keys.aad_prefix_given = (uint8_t)with_prefix;
     memset(&ro, 0, sizeof ro);
     ro.decrypt = &keys;
+    ro.row_groups = lazy_mode;
     upq_reader_init(&r, &io, arena, sizeof arena, &ro);
     do
         st = upq_reader_open(&r);
     while (st == UPQ_AGAIN && ++spins < MAX_SPINS);
     if (st == UPQ_OK) {
         upq_arena_mark mark = upq_arena_save(&r.arena);
-        probe_blooms(&r, out, &spins);
+        st = probe_blooms(&r, out, &spins);
         if (upq_arena_save(&r.arena) != mark) {
             fprintf(stderr, "fuzz_rows: closing a bloom filter did not give the arena back\n");
             abort();
         }
     }
-    for (g = 0; st == UPQ_OK && g < upq_reader_metadata(&r)->row_groups.n; g++) {
+    for (g = 0; st == UPQ_OK && g < upq_reader_num_row_groups(&r); g++) {
         const upq_schema *sc = upq_reader_schema(&r);
-        upq_arena_mark mark = upq_arena_save(&r.arena);
+        upq_arena_mark mark;
         upq_rows rows;
         uint64_t got = 0, row = 0;
+        st = load_rg(&r, g, &spins);
+        if (st != UPQ_OK)
+            break;
+        mark = upq_arena_save(&r.arena);
         st = upq_rows_open(&rows, &r, g, NULL, 0, batch);
         if (st != UPQ_OK)
             break;
@@ -261,6 +286,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (a.status != UPQ_OK)
         return 0;
+    /* row groups on demand: the same rows, blooms and statuses */
+    lazy_mode = UPQ_ROW_GROUPS_LAZY;
+    run(data, size, 1u + size % 13u, batch, 0, 0, &c);
+    lazy_mode = UPQ_ROW_GROUPS_EAGER;
+    if (c.status != UPQ_ERR_NOMEM && (c.status != UPQ_OK || c.hash != b.hash || c.events != b.events)) {
+        fprintf(stderr, "fuzz_rows: lazy row groups differ: status %d, %llu vs %llu events\n",
+                c.status, (unsigned long long)c.events, (unsigned long long)b.events);
+        abort();
+    }
     /* skipping rows gives the rows after them */
     run(data, size, 0, batch, 2, 2, &c);
     run(data, size, 0, 256, 0, 2, &d);

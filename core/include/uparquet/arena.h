@@ -17,8 +17,10 @@ typedef struct upq_arena {
     uint8_t *base;     /* caller's buffer (not owned) */
     size_t cap;        /* usable bytes from the first aligned address */
     size_t used;       /* bytes handed out, including alignment padding */
-    size_t high;       /* high-water mark of `used` */
+    size_t top;        /* bytes handed out from the high end (upq_arena_use_top) */
+    size_t high;       /* high-water mark of `used` + `top` */
     size_t needed;     /* after UPQ_ERR_NOMEM: total bytes the failed request needed */
+    uint8_t down;      /* allocating from the high end */
 } upq_arena;
 
 typedef size_t upq_arena_mark;
@@ -41,6 +43,13 @@ void *upq_arena_alloc_array(upq_arena *a, size_t n, size_t size);
  * since (the high-water mark is kept). */
 upq_arena_mark upq_arena_save(const upq_arena *a);
 void upq_arena_rewind(upq_arena *a, upq_arena_mark m);
+
+/* While `on`, allocations come from the buffer's high end, downwards: a
+ * region that lives beside the marks and rewinds of the low end and is freed
+ * as a whole by upq_arena_free_top (the reader keeps one row group's
+ * metadata there). */
+void upq_arena_use_top(upq_arena *a, int on);
+void upq_arena_free_top(upq_arena *a);
 
 /* Bytes still free, peak use, and the size the last failed request needed. */
 size_t upq_arena_remaining(const upq_arena *a);

@@ -55,6 +55,11 @@
  * UPQ_WITH_CHECKPOINT        1        checkpoint mode (power-loss safe logging: the
  *                                     journal, upq_recover, upq_writer_resume); 0:
  *                                     opts.checkpoint gives UPQ_ERR_UNSUPPORTED
+ * UPQ_WITH_LAZY_ROW_GROUPS   1        row-group metadata decoded on demand
+ *                                     (upq_reader_opts.row_groups, upq_reader_row_group_load),
+ *                                     so opening and reading need memory independent of the
+ *                                     number of row groups (0: the whole footer is decoded
+ *                                     at open; the option gives UPQ_ERR_UNSUPPORTED)
  * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
  *                            little-endian AArch64 and ARMv7-A with NEON
  * UPQ_CRC32_TABLE            8 on     page CRC32: 8 = slicing by 8 (8 KB .rodata,
@@ -143,6 +148,9 @@
 #endif
 #ifndef UPQ_WITH_CRC
 #define UPQ_WITH_CRC 1
+#endif
+#ifndef UPQ_WITH_LAZY_ROW_GROUPS
+#define UPQ_WITH_LAZY_ROW_GROUPS 1
 #endif
 #ifndef UPQ_WITH_NEON
 /* the kernels are written for little-endian AArch64 and ARMv7-A with NEON

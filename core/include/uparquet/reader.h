@@ -59,7 +59,19 @@ typedef struct upq_reader_opts {
     const upq_decrypt_opts *decrypt;
     /* Do not use page indexes to seek (upq_column_seek scans page headers). */
     uint8_t no_page_index;
+    /* How row-group metadata is decoded: UPQ_ROW_GROUPS_EAGER (0) all at
+     * open, UPQ_ROW_GROUPS_LAZY one row group at a time by
+     * upq_reader_row_group_load, UPQ_ROW_GROUPS_AUTO eager unless the row
+     * groups do not fit in half the arena left after the window. */
+    uint8_t row_groups;
 } upq_reader_opts;
+
+/* upq_reader_opts.row_groups */
+enum { UPQ_ROW_GROUPS_EAGER = 0, UPQ_ROW_GROUPS_LAZY = 1, UPQ_ROW_GROUPS_AUTO = 2 };
+
+/* Random access into on-demand row groups starts from the nearest of this
+ * many positions in the footer, spread evenly and learnt as loads pass them. */
+#define UPQ_RG_CHECKPOINTS 16u
 
 /* Where and why the last error happened. Strings are static. */
 typedef struct upq_error_info {
@@ -92,6 +104,7 @@ typedef struct upq_reader {
     upq_file_metadata meta;
     upq_schema schema;
     uint32_t *chunk_slot;   /* leaf column -> index in RowGroup.columns, UPQ_NONE if not kept */
+    uint32_t kept;          /* projected leaf columns (RowGroup.columns entries) */
     /* encryption */
     uint8_t enc;            /* UPQ_ENC_* below */
     upq_file_crypto fc;     /* algorithm and AAD parts (fc.algorithm 0: not encrypted) */
@@ -100,6 +113,22 @@ typedef struct upq_reader {
     upq_cstream cs;         /* encrypted footer / plaintext footer signature */
     uint64_t fmd_end;       /* file offset just past the FileMetaData bytes */
     uint8_t fmd_done;       /* the decrypted FileMetaData is complete */
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    /* on-demand row groups */
+    uint8_t lazy;           /* row groups are decoded by upq_reader_row_group_load */
+    uint8_t lazy_tried;     /* AUTO: the eager attempt was given up (or lazy refused) */
+    uint8_t rg_stage;       /* load in progress: 0 none, 1 skipping, 2 decoding */
+    uint32_t rg_count;      /* FileMetaData.row_groups elements */
+    uint32_t rg_loaded;     /* row group in rg_cur, UINT32_MAX: none */
+    uint32_t rg_target;     /* row group being loaded */
+    uint32_t rg_next;       /* row group starting at rg_pos */
+    uint64_t rg_pos;        /* file offset of row group rg_next */
+    uint64_t rg_end;        /* file offset just past the FileMetaData */
+    upq_arena_mark meta_mark; /* arena before the FileMetaData was decoded */
+    uint32_t rg_cp_step, rg_cp_n;
+    uint64_t rg_cp[UPQ_RG_CHECKPOINTS]; /* file offset of row group k * rg_cp_step */
+    upq_row_group rg_cur;   /* the loaded row group (lists at the arena's high end) */
+#endif
 } upq_reader;
 
 /* upq_reader.enc */
@@ -127,12 +156,40 @@ void upq_reader_init(upq_reader *r, const upq_io *io, void *arena, size_t arena_
  */
 upq_status upq_reader_open(upq_reader *r);
 
-/* After a successful open: the decoded metadata and schema (in the arena). */
+/* After a successful open: the decoded metadata and schema (in the arena).
+ * With lazy row groups, row_groups is empty: use upq_reader_num_row_groups
+ * and upq_reader_row_group. */
 const upq_file_metadata *upq_reader_metadata(const upq_reader *r);
 const upq_schema *upq_reader_schema(const upq_reader *r);
 
+/* Number of row groups in the file (after open; 0 before). */
+uint32_t upq_reader_num_row_groups(const upq_reader *r);
+
+/*
+ * Makes row group `rg`'s metadata available to upq_reader_row_group,
+ * upq_reader_chunk and everything that opens a column, its page index,
+ * bloom filter or statistics. With eager row groups (the default) there is
+ * nothing to do. With UPQ_ROW_GROUPS_LAZY this decodes that row group alone
+ * (projected columns only) from the footer, resumably (UPQ_AGAIN), into a
+ * region at the arena's high end that the next load reuses: loading another
+ * row group invalidates the previous one's metadata, so close its column and
+ * row readers first. Loading row groups in increasing order reads the footer
+ * once in total; going back starts from the nearest checkpoint. Returns
+ * UPQ_OK, UPQ_AGAIN, UPQ_ERR_INVAL (no such row group; the reader stays
+ * usable), or a final error like upq_reader_open's (malformed row group,
+ * UPQ_ERR_NOMEM with upq_arena_needed, UPQ_ERR_IO).
+ */
+upq_status upq_reader_row_group_load(upq_reader *r, uint32_t rg);
+
+/* Row group `rg`, or NULL when out of range or (lazy) not loaded. */
+const upq_row_group *upq_reader_row_group(const upq_reader *r, uint32_t rg);
+
+/* Are row groups decoded on demand (opts.row_groups LAZY, or AUTO that chose so)? */
+int upq_reader_lazy(const upq_reader *r);
+
 /* The chunk of leaf column `column` in row group `rg`, or NULL when the
- * column was not projected or the indexes are out of range. */
+ * column was not projected, the indexes are out of range, or (lazy) the row
+ * group is not loaded. */
 const upq_column_chunk *upq_reader_chunk(const upq_reader *r, uint32_t rg, uint32_t column);
 
 /* Details of the last error (status UPQ_OK when none). */

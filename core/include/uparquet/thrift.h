@@ -197,6 +197,14 @@ typedef struct upq_tdec {
     const char *err_field;    /* field name, when known */
     uint64_t err_pos;         /* byte offset (from init) of the error */
     upq_status status;        /* sticky error */
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    /* A list field of the top struct skipped without storing (its isset bit
+     * is still set): where its first element starts and how many it has. */
+    uint8_t lazy_id;          /* field id, 0: none */
+    uint8_t lazy_hit;         /* its header was just read */
+    uint32_t lazy_n;          /* element count */
+    uint64_t lazy_pos;        /* offset (from init) of the first element */
+#endif
 } upq_tdec;
 
 /*
@@ -214,6 +222,14 @@ void upq_tdec_init(upq_tdec *d, const upq_tstruct *desc, void *obj, upq_arena *a
  * `bitmap` (`nbits` bits); the others are skipped and cost no memory. Stored
  * elements keep their relative order. Call after init, before the first feed. */
 void upq_tdec_set_projection(upq_tdec *d, const uint8_t *bitmap, uint32_t nbits);
+
+#if UPQ_WITH_LAZY_ROW_GROUPS
+/* Skips the list<...> field `id` of the top struct instead of storing it,
+ * keeping its position and element count in lazy_pos / lazy_n (the reader
+ * decodes FileMetaData.row_groups one element at a time from there). Call
+ * after init, before the first feed. */
+void upq_tdec_set_lazy(upq_tdec *d, uint8_t id);
+#endif
 
 /*
  * Feeds in[0..len). Returns UPQ_OK when the struct is complete (*used = bytes
