@@ -1256,26 +1256,27 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
     if (!m || !s)
         return UPQ_ERR_STATE;
     if (!ws->started) {
-        upq_status st = UPQ_OK;
         ws->started = 1;
         ws->footer = upq_arena_high_water(&r->arena);
         ws->mark = upq_arena_save(&r->arena);
-        if (m->row_groups.n)
-            st = rows_size(r, 0, ws->batch, &ws->rows);
-        upq_arena_rewind(&r->arena, ws->mark);
-        if (st == UPQ_ERR_NOMEM)
-            return st;
-        if (st != UPQ_OK)
-            ws->rows = (size_t)-1; /* refused: no concurrent plan */
     }
     for (; ws->rg < upq_reader_num_row_groups(r); ws->rg++, ws->col = 0, ws->rg_sum = 0) {
 #if UPQ_WITH_LAZY_ROW_GROUPS
         upq_status lst = upq_reader_row_group_load(r, ws->rg); /* lazy row groups */
         if (lst != UPQ_OK)
             return lst;
-        if (ws->footer < ws->mark + r->arena.top) /* the loaded row group, at the high end */
-            ws->footer = ws->mark + r->arena.top;
+        if (r->arena.top > ws->top) /* the loaded row group, at the high end */
+            ws->top = r->arena.top;
 #endif
+        if (ws->rg == 0 && ws->rows == 0 && !ws->open) {
+            /* the row reader, built once over the first row group */
+            upq_status st = rows_size(r, 0, ws->batch, &ws->rows);
+            upq_arena_rewind(&r->arena, ws->mark);
+            if (st == UPQ_ERR_NOMEM)
+                return st;
+            if (st != UPQ_OK)
+                ws->rows = (size_t)-1; /* refused: no concurrent plan */
+        }
         for (; ws->col < s->num_columns; ws->col++) {
             upq_column_reader *c = &ws->c;
             upq_status st;
@@ -1294,9 +1295,9 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
                 return UPQ_AGAIN;
             if (st != UPQ_DONE && st != UPQ_OK)
                 return st;
-            codec = upq_decompress_workspace(c->m->codec);
-            if (c->scan_codec > codec)
-                codec = c->scan_codec;
+            /* the codec's working memory for the pages this chunk has (BROTLI's
+             * grows with the page; a fixed bound would over-reserve 5x) */
+            codec = c->scan_codec;
             keyb = ENCRYPTED(c) && c->key != r->footer_key ? align8(upq_crypto_key_size()) : 0;
             need = keyb + align8(WINDOW_NEED) + c->scan_dict + c->scan_block;
             upq_column_close(c);
@@ -1314,12 +1315,15 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
             ws->largest_row_group = ws->rg_sum;
     }
     upq_arena_rewind(&r->arena, ws->mark);
-    ws->sequential = ws->mark + ws->largest_column;
+    /* on-demand row groups sit at the arena's high end, beside the readers */
+    if (ws->footer < ws->mark + ws->top)
+        ws->footer = ws->mark + ws->top;
+    ws->sequential = ws->mark + ws->top + ws->largest_column;
     if (ws->sequential < ws->footer)
         ws->sequential = ws->footer;
     ws->concurrent = 0;
     if (ws->rows != (size_t)-1) {
-        ws->concurrent = ws->mark + ws->rows + ws->largest_row_group + ws->codec;
+        ws->concurrent = ws->mark + ws->top + ws->rows + ws->largest_row_group + ws->codec;
         if (ws->concurrent < ws->footer)
             ws->concurrent = ws->footer;
     }

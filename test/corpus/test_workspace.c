@@ -36,7 +36,11 @@ static double worst_seq, worst_conc;
 /* every other leaf, from the second: a projection that leaves columns out */
 static uint8_t odd_leaves[64];
 static upq_reader_opts proj_opts = {.projection = odd_leaves, .projection_bits = 8u * sizeof odd_leaves};
+#if UPQ_WITH_LAZY_ROW_GROUPS
+static upq_reader_opts lazy_opts = {.row_groups = UPQ_ROW_GROUPS_LAZY};
+#endif
 static const upq_reader_opts *opts;
+static int eager_reads; /* the file reads with the default options */
 
 static upq_status open_reader(upq_reader *r, upq_io *io, size_t arena_len)
 {
@@ -44,17 +48,30 @@ static upq_status open_reader(upq_reader *r, upq_io *io, size_t arena_len)
     return upq_reader_open(r);
 }
 
+/* Loads row group g (on-demand row groups; a no-op otherwise). */
+static upq_status load(upq_reader *r, uint32_t g)
+{
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    return upq_reader_row_group_load(r, g);
+#else
+    (void)r;
+    (void)g;
+    return UPQ_OK;
+#endif
+}
+
 static upq_status read_columns(upq_reader *r)
 {
-    const upq_file_metadata *m = upq_reader_metadata(r);
     const upq_schema *s = upq_reader_schema(r);
     static uint16_t def[BATCH], rep[BATCH];
     static uint8_t vals[BATCH * 16];
     upq_status st = UPQ_OK;
-    for (uint32_t g = 0; g < m->row_groups.n && st == UPQ_OK; g++)
-        for (uint32_t c = 0; c < s->num_columns && st == UPQ_OK; c++) {
+    for (uint32_t g = 0; g < upq_reader_num_row_groups(r) && st == UPQ_OK; g++)
+        for (uint32_t c = 0; c < s->num_columns && st == UPQ_OK && (st = load(r, g)) == UPQ_OK; c++) {
             upq_column_reader cr;
             upq_batch b;
+            if (!upq_reader_chunk(r, g, c))
+                continue; /* left out by the projection */
             st = upq_column_open(&cr, r, g, c);
             while (st == UPQ_OK) {
                 b.def = def;
@@ -73,7 +90,6 @@ static upq_status read_columns(upq_reader *r)
 /* Row-wise reading of every projected leaf, `batch` levels at a time. */
 static upq_status read_rows(upq_reader *r, size_t batch)
 {
-    const upq_file_metadata *m = upq_reader_metadata(r);
     const upq_schema *s = upq_reader_schema(r);
     uint32_t *sel = NULL, n = 0;
     upq_status st = UPQ_OK;
@@ -83,9 +99,12 @@ static upq_status read_rows(upq_reader *r, size_t batch)
             if ((r->opts.projection[i >> 3] >> (i & 7)) & 1u)
                 sel[n++] = s->columns[i].node;
     }
-    for (uint32_t g = 0; g < m->row_groups.n && st == UPQ_OK; g++) {
+    for (uint32_t g = 0; g < upq_reader_num_row_groups(r) && st == UPQ_OK; g++) {
         upq_rows rows;
         upq_event ev;
+        st = load(r, g);
+        if (st != UPQ_OK)
+            break;
         st = upq_rows_open(&rows, r, g, sel, n, batch);
         while (st == UPQ_OK && (st = upq_rows_next(&rows)) == UPQ_OK) {
             while ((st = upq_rows_event(&rows, &ev)) == UPQ_OK)
@@ -106,8 +125,12 @@ static void check_plan(const char *name, const char *what, size_t plan, size_t p
     double ratio = peak ? (double)plan / (double)peak : 0.0;
     TU_CHECK_MSG(plan >= peak, "%s: %s plan %zu below the measured peak %zu", name, what, plan,
                  peak);
+    /* BROTLI's working memory is planned for its ring buffer growing page
+     * by page (twice the last ring), which a stream may or may not do: that
+     * bound is held to 1.5x */
+    unsigned num = strstr(name, "brotli") ? 6u : SLACK_NUM;
     if (peak >= SMALL) {
-        TU_CHECK_MSG((unsigned long long)plan * SLACK_DEN <= (unsigned long long)peak * SLACK_NUM,
+        TU_CHECK_MSG((unsigned long long)plan * SLACK_DEN <= (unsigned long long)peak * num,
                      "%s: %s plan %zu is %.2fx the measured peak %zu", name, what, plan, ratio,
                      peak);
         if (ratio > *worst)
@@ -128,8 +151,19 @@ static void test_plan(const char *name, upq_io *io, size_t batch)
     /* files that do not read whole (codecs not built, pages over the
      * limit) are test_read's business; a projection the row reader
      * refuses (a map's values without keys) is checked below */
-    if (open_reader(&r, io, ARENA) != UPQ_OK || read_columns(&r) != UPQ_OK)
+    st = open_reader(&r, io, ARENA);
+    if (st == UPQ_OK)
+        st = read_columns(&r);
+    if (!opts)
+        eager_reads = st == UPQ_OK;
+    if (st != UPQ_OK) {
+        /* a file that does not read whole (codecs not built, pages over the
+         * limit) is test_read's business; one that reads with the whole
+         * footer decoded must read with row groups on demand too */
+        TU_CHECK_MSG(!eager_reads, "%s: reading with these options gave %s", name,
+                     upq_strerror(st));
         return;
+    }
     seq_peak = upq_arena_high_water(&r.arena);
     st = open_reader(&r, io, ARENA);
     if (st == UPQ_OK)
@@ -182,6 +216,10 @@ static void test_file(const char *path)
     test_plan(name, &io, 1024);
     opts = &proj_opts;
     test_plan(name, &io, 0);
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    opts = &lazy_opts;
+    test_plan(name, &io, 0);
+#endif
     free(data);
 }
 

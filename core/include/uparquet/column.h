@@ -202,6 +202,7 @@ typedef struct upq_workspace {
     upq_column_reader c;
     uint32_t rg, col;
     size_t rg_sum, rows;
+    size_t top;          /* largest on-demand row group (reader.h), at the arena's high end */
     upq_arena_mark mark;
     uint8_t started, open;
 } upq_workspace;
