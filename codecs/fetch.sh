@@ -44,6 +44,7 @@ key_file() {
     mbedtls) echo library/gcm.c ;;
     zlib) echo inflate.c ;;
     brotli) echo c/dec/decode.c ;;
+    libdeflate) echo lib/deflate_decompress.c ;;
     *) die "no key file known for $1" ;;
     esac
 }
@@ -67,6 +68,10 @@ tree_version() {
     zlib)
         h=$dir/zlib.h
         [ -f "$h" ] && sed -n 's/^#define ZLIB_VERSION *"\([^"]*\)".*/\1/p' "$h" | head -n1
+        ;;
+    libdeflate)
+        h=$dir/libdeflate.h
+        [ -f "$h" ] && sed -n 's/^#define LIBDEFLATE_VERSION_STRING[[:space:]]*"\([^"]*\)".*/\1/p' "$h" | head -n1
         ;;
     brotli)
         # BROTLI_VERSION 0x1000009: major << 24 | minor << 12 | patch
