@@ -887,6 +887,39 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
 
 /* ---- dictionary ------------------------------------------------------------ */
 
+#if UPQ_UNALIGNED_WORDS
+/* A word at a time on 64-bit hosts: the bytes were hashed one by one, and
+ * hashing every value's key took more time than anything else in the
+ * writer. Cortex-M keeps the byte loop: it is smaller in flash. */
+static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    for (; n >= 8; p += 8, n -= 8)
+        h = (h ^ upq_load_le64(p)) * 0xff51afd7ed558ccdull;
+    if (n >= 4) {
+        h = (h ^ upq_load_le32(p)) * 0xff51afd7ed558ccdull;
+        p += 4;
+        n -= 4;
+    }
+    for (; n; p++, n--)
+        h = (h ^ *p) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return (uint32_t)(h >> 32);
+}
+
+/* Key equality a word at a time (upq_memcmp goes byte by byte). */
+static int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    for (; n >= 8; a += 8, b += 8, n -= 8)
+        if (upq_load_le64(a) != upq_load_le64(b))
+            return 0;
+    for (; n; a++, b++, n--)
+        if (*a != *b)
+            return 0;
+    return 1;
+}
+#else
 static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
 {
     uint32_t h = 2166136261u, i;
@@ -897,6 +930,12 @@ static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
     h ^= h >> 15;
     return h;
 }
+
+static int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    return n == 0 || upq_memcmp(a, b, n) == 0;
+}
+#endif
 
 int32_t upq_w_dict_find(const upq_wcol *c, const uint8_t *key, uint32_t klen, uint32_t *slot)
 {
@@ -912,11 +951,11 @@ int32_t upq_w_dict_find(const upq_wcol *c, const uint8_t *key, uint32_t klen, ui
         e--;
         if (ba) {
             v = c->dict + c->dict_off[e];
-            if (upq_load_le32(v) == klen && (klen == 0 || upq_memcmp(v + 4, key, klen) == 0))
+            if (upq_load_le32(v) == klen && same_bytes(v + 4, key, klen))
                 return (int32_t)e;
         } else {
             v = c->dict + (size_t)e * c->vsize;
-            if (upq_memcmp(v, key, klen) == 0)
+            if (same_bytes(v, key, klen))
                 return (int32_t)e;
         }
         if (++s == c->nslots)
