@@ -887,6 +887,39 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
 
 /* ---- dictionary ------------------------------------------------------------ */
 
+#if UPQ_UNALIGNED_WORDS
+/* A word at a time on 64-bit hosts: the bytes were hashed one by one, and
+ * hashing every value's key took more time than anything else in the
+ * writer. Cortex-M keeps the byte loop: it is smaller in flash. */
+static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    for (; n >= 8; p += 8, n -= 8)
+        h = (h ^ upq_load_le64(p)) * 0xff51afd7ed558ccdull;
+    if (n >= 4) {
+        h = (h ^ upq_load_le32(p)) * 0xff51afd7ed558ccdull;
+        p += 4;
+        n -= 4;
+    }
+    for (; n; p++, n--)
+        h = (h ^ *p) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return (uint32_t)(h >> 32);
+}
+
+/* Key equality a word at a time (upq_memcmp goes byte by byte). */
+static int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    for (; n >= 8; a += 8, b += 8, n -= 8)
+        if (upq_load_le64(a) != upq_load_le64(b))
+            return 0;
+    for (; n; a++, b++, n--)
+        if (*a != *b)
+            return 0;
+    return 1;
+}
+#else
 static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
 {
     uint32_t h = 2166136261u, i;
@@ -897,6 +930,12 @@ static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
     h ^= h >> 15;
     return h;
 }
+
+static int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    return n == 0 || upq_memcmp(a, b, n) == 0;
+}
+#endif
 
 int32_t upq_w_dict_find(const upq_wcol *c, const uint8_t *key, uint32_t klen, uint32_t *slot)
 {
@@ -912,11 +951,11 @@ int32_t upq_w_dict_find(const upq_wcol *c, const uint8_t *key, uint32_t klen, ui
         e--;
         if (ba) {
             v = c->dict + c->dict_off[e];
-            if (upq_load_le32(v) == klen && (klen == 0 || upq_memcmp(v + 4, key, klen) == 0))
+            if (upq_load_le32(v) == klen && same_bytes(v + 4, key, klen))
                 return (int32_t)e;
         } else {
             v = c->dict + (size_t)e * c->vsize;
-            if (upq_memcmp(v, key, klen) == 0)
+            if (same_bytes(v, key, klen))
                 return (int32_t)e;
         }
         if (++s == c->nslots)
@@ -1270,6 +1309,21 @@ static upq_status make_room(upq_writer *w, upq_wcol *c, uint32_t k, uint32_t b)
     }
 }
 
+/* Puts values into c's dictionary until one does not fit: the values taken. */
+static size_t dict_run(upq_wcol *c, const uint8_t *vals, size_t n)
+{
+    size_t i, vs = input_stride(c);
+    for (i = 0; i < n; i++) {
+        uint8_t tmp[16];
+        const uint8_t *key;
+        uint32_t klen, slot;
+        value_key(c, vals + i * vs, tmp, &key, &klen);
+        if (upq_w_dict_find(c, key, klen, &slot) < 0 && !dict_add(c, key, klen, slot))
+            break;
+    }
+    return i;
+}
+
 /*
  * Puts values into c's dictionary before they are staged. When it fills,
  * the committed staging becomes the chunk's last dictionary page and the
@@ -1279,15 +1333,8 @@ static upq_status make_room(upq_writer *w, upq_wcol *c, uint32_t k, uint32_t b)
 static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, size_t n,
                             int *restart)
 {
-    size_t i, vs = input_stride(c);
     *restart = 0;
-    for (i = 0; i < n && c->dict_on; i++) {
-        uint8_t tmp[16];
-        const uint8_t *key;
-        uint32_t klen, slot;
-        value_key(c, vals + i * vs, tmp, &key, &klen);
-        if (upq_w_dict_find(c, key, klen, &slot) >= 0 || dict_add(c, key, klen, slot))
-            continue;
+    if (dict_run(c, vals, n) < n) {
         if (c->clev > 0 && w->o.direct) {
             /* a new row group starts a new dictionary */
             w->rg_due = 1;
@@ -1309,6 +1356,64 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
 }
 
 /* ---- column-wise ------------------------------------------------------------- */
+
+/*
+ * The column-wise fast path of a column without repetition (a level is a
+ * row): stages at once the rows from `pos` that fit without a page flush or
+ * a dictionary fallback, instead of one row after the other. Returns the
+ * rows taken and their values in *nvals; 0 leaves the next row to the
+ * row-by-row path, which flushes and falls back. The caller entered the
+ * writer (enter()), and nothing here changes what enter() looks at.
+ */
+static size_t take_flat(upq_wcol *c, const uint16_t *def, const uint8_t *values, size_t pos,
+                        size_t vpos, size_t levels, size_t *nvals)
+{
+    size_t m = levels - pos, i, nv = 0, vs = input_stride(c);
+    uint32_t room = c->vcap - c->vbytes, b = 0;
+    const uint8_t *vp = values ? values + vpos * vs : (const uint8_t *)0;
+    uint8_t *dst;
+    if (m > c->lcap - c->nlev)
+        m = c->lcap - c->nlev;
+    /* the rows whose values fit */
+    for (i = 0; i < m; i++) {
+        if (c->max_def == 0 || def[pos + i] == c->max_def) {
+            uint32_t sz = input_size(c, vp + nv * vs);
+            if (sz > room - b)
+                break;
+            b += sz;
+            nv++;
+        }
+    }
+    m = i;
+    if (c->dict_on && nv) {
+        size_t t = dict_run(c, vp, nv);
+        if (t < nv) {
+            /* only the rows before the value that did not fit */
+            for (i = 0, nv = 0; nv < t || (c->max_def && def[pos + i] != c->max_def); i++)
+                if (c->max_def == 0 || def[pos + i] == c->max_def)
+                    nv++;
+            m = i;
+        }
+    }
+    if (c->def)
+        for (i = 0; i < m; i++)
+            upq_lev_set(c->def, c->nlev + (uint32_t)i, c->dlg, def[pos + i]);
+    dst = c->vals + c->vbytes;
+    if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ||
+        c->type == UPQ_TYPE_BOOLEAN) {
+        for (i = 0; i < nv; i++)
+            stage_value(c, vp + i * vs);
+    } else if (nv) {
+        /* fixed-width values are staged as the caller holds them */
+        upq_memcpy(dst, vp, nv * c->vsize);
+        c->vbytes += (uint32_t)(nv * c->vsize);
+        c->nval += (uint32_t)nv;
+    }
+    c->nlev += (uint32_t)m;
+    c->rows += m;
+    *nvals = nv;
+    return m;
+}
 
 /* Checks a whole call before anything is taken. */
 static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
@@ -1390,6 +1495,19 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
     while (pos < levels) {
         size_t k = 1, nv, i, b = 0;
         int restart = 0;
+        if (!c->max_rep) {
+            st = enter(w);
+            if (st != UPQ_OK)
+                return st;
+            k = take_flat(c, def, (const uint8_t *)values, pos, vpos, levels, &nv);
+            if (k) {
+                pos += k;
+                vpos += nv;
+                *consumed = pos;
+                continue;
+            }
+            k = 1;
+        }
         /* the row's extent */
         while (pos + k < levels && c->max_rep && rep[pos + k] != 0)
             k++;
