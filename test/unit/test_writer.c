@@ -1836,6 +1836,7 @@ static void test_errors(void)
     TU_CHECK_STATUS(upq_writer_init(&w, &sink, el, n, arena, 1 << 20, &o), UPQ_ERR_UNSUPPORTED);
     TU_CHECK(upq_writer_error(&w)->what && strstr(upq_writer_error(&w)->what, "ZSTD"));
     memset(&o, 0, sizeof o);
+    memset(co, 0, sizeof co); /* no key-value lists, no bloom filters */
     for (i = 0; i < 11; i++) {
         co[i].encoding = -1;
         co[i].dictionary = -1;
