@@ -739,10 +739,15 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
         size_t fin = jm ? upq_wf_need(w, n, nrep, nlev) : 0u, blk = stage > fin ? stage : fin;
         uint8_t *p = (uint8_t *)take(t, blk);
         w->stage = p;
-        if (p && t->a && !t->fail)
-            upq_memset(p, 0, blk); /* packed levels are set bit by bit */
+        /* packed levels are set bit by bit, so they start zeroed; values
+         * are written before they are read, and a page's worth of them left
+         * untouched costs a host no memory until used */
+        if (p && t->a && !t->fail && jm)
+            upq_memset(p, 0, blk);
         for (i = 0; p && t->a && !t->fail && w->cols && i < n; i++) {
             stage_carve(&w->cols[i], p);
+            if (!jm)
+                upq_memset(p, 0, (size_t)(w->cols[i].vals - p));
             p += stage_size(&w->cols[i]);
         }
     }

@@ -289,25 +289,42 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
     int32_t col = (int32_t)(c - w->cols);
     size_t pos = 0, rl = 0, dl = 0, vl = 0, lev, body, stored;
     int is_comp = 0;
+    /* Uncompressed, the body is made where it is stored (the caller's dst)
+     * rather than in w->pbuf and copied there; compressed, byte arrays
+     * staged PLAIN already are compressed from the staging when nothing
+     * must go before them in the same input (levels, in a v1 page). Either
+     * way a page of one large value is not held a third time. */
+    uint8_t *buf = !UPQ_W_COMPRESSING(w) && dst ? dst : w->pbuf;
+    size_t cap = buf == dst ? room : w->pbuf_cap;
+    int staged = !dict && c->enc == UPQ_ENC_PLAIN &&
+                 (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) &&
+                 UPQ_W_COMPRESSING(w) && (v2 || (!c->max_rep && !c->max_def));
+    const uint8_t *vsrc;
     upq_status st;
 
     /* body: levels, then values */
     if (c->max_rep) {
-        st = put_levels(c->rep, c->rlg, n, c->max_rep, v2, w->pbuf, w->pbuf_cap, &rl);
+        st = put_levels(c->rep, c->rlg, n, c->max_rep, v2, buf, cap, &rl);
         if (st != UPQ_OK)
             return upq_w_fail(w, st == UPQ_ERR_INVAL ? UPQ_ERR_STATE : st, col, "repetition levels");
         pos += rl;
     }
     if (c->max_def) {
-        st = put_levels(c->def, c->dlg, n, c->max_def, v2, w->pbuf + pos, w->pbuf_cap - pos, &dl);
+        st = put_levels(c->def, c->dlg, n, c->max_def, v2, buf + pos, cap - pos, &dl);
         if (st != UPQ_OK)
             return upq_w_fail(w, st == UPQ_ERR_INVAL ? UPQ_ERR_STATE : st, col, "definition levels");
         pos += dl;
     }
     lev = pos;
-    st = put_values(w, c, dict, nv, vb, w->pbuf + pos, w->pbuf_cap - pos, &vl);
-    if (st != UPQ_OK)
-        return upq_w_fail(w, st == UPQ_ERR_BUFFER ? UPQ_ERR_STATE : st, col, "encoding values");
+    if (staged) {
+        vl = vb;
+        vsrc = c->vals;
+    } else {
+        st = put_values(w, c, dict, nv, vb, buf + pos, cap - pos, &vl);
+        if (st != UPQ_OK)
+            return upq_w_fail(w, st == UPQ_ERR_BUFFER ? UPQ_ERR_STATE : st, col, "encoding values");
+        vsrc = buf + pos;
+    }
     body = lev + vl;
     if (body > INT32_MAX)
         return upq_w_fail(w, UPQ_ERR_LIMIT, col, "page larger than 2 GiB");
@@ -329,15 +346,10 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
     /* stored form */
     if (!UPQ_W_COMPRESSING(w)) {
         stored = body;
-        if (!dst) {
-            dst = w->pbuf;
-        } else {
-            if (room < body)
-                return upq_w_fail(w, UPQ_ERR_STATE, col, "chunk buffer overrun");
-            upq_memcpy(dst, w->pbuf, body);
-        }
+        dst = buf; /* made in place */
     } else if (!v2) {
-        st = upq_compress(w->o.codec, w->pbuf, body, dst, room, &stored, &w->arena);
+        /* staged: no levels, the values are the body */
+        st = upq_compress(w->o.codec, staged ? vsrc : w->pbuf, body, dst, room, &stored, &w->arena);
         if (st != UPQ_OK)
             return upq_w_fail(w, st == UPQ_ERR_BUFFER ? UPQ_ERR_STATE : st, col, "compressing a page");
         is_comp = 1;
@@ -348,7 +360,7 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
         upq_memcpy(dst, w->pbuf, lev);
         stored = body;
         if (vl > 0) {
-            st = upq_compress(w->o.codec, w->pbuf + lev, vl, dst + lev, room - lev, &cl, &w->arena);
+            st = upq_compress(w->o.codec, vsrc, vl, dst + lev, room - lev, &cl, &w->arena);
             if (st != UPQ_OK)
                 return upq_w_fail(w, st == UPQ_ERR_BUFFER ? UPQ_ERR_STATE : st, col,
                                   "compressing a page");
@@ -358,7 +370,7 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
             }
         }
         if (!is_comp && vl)
-            upq_memcpy(dst + lev, w->pbuf + lev, vl); /* not worth it: stored as is */
+            upq_memcpy(dst + lev, vsrc, vl); /* not worth it: stored as is */
     }
     if (stored > INT32_MAX)
         return upq_w_fail(w, UPQ_ERR_LIMIT, col, "page larger than 2 GiB");

@@ -48,7 +48,10 @@ typedef struct jv_doc {
     jv *v;             /* v[0] is the root after a successful parse */
     uint32_t n, cap;
     uint8_t *bytes;    /* decoded strings, keys and number texts */
-    size_t blen, bcap;
+    size_t blen;
+    uint8_t *buf;      /* where jv_parse decodes them (bytes points here) */
+    size_t bcap;
+    int inplace;       /* while parsing: decoding into the text itself */
     uint32_t *stack;   /* open containers while parsing */
     uint32_t scap;
     uint32_t max_members; /* 0, or the most members one array or object may have */
@@ -71,6 +74,13 @@ void jv_free(jv_doc *d);
  * memory runs out.
  */
 int jv_parse(jv_doc *d, const char *text, size_t len, unsigned max_depth);
+/*
+ * jv_parse, decoding strings and keys over the text itself: bytes then
+ * points into text, which must outlive the tree and is changed (an escaped
+ * string is never shorter than its bytes, so each is written at or before
+ * where it was read). A line of one large string so costs no second copy.
+ */
+int jv_parse_inplace(jv_doc *d, char *text, size_t len, unsigned max_depth);
 
 /* Bytes of a string / number / key. */
 static inline const uint8_t *jv_bytes(const jv_doc *d, const jv *v) { return d->bytes + v->off; }

@@ -13,7 +13,7 @@ void jv_init(jv_doc *d)
 void jv_free(jv_doc *d)
 {
     free(d->v);
-    free(d->bytes);
+    free(d->buf);
     free(d->stack);
     jv_init(d);
 }
@@ -41,7 +41,14 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 
 static void put_bytes(jv_doc *d, const void *p, size_t n)
 {
-    d->bytes = grow(d->bytes, &d->bcap, d->blen + n, 1);
+    if (d->inplace) {
+        /* at or before p, in the text itself (see jv_parse_inplace) */
+        if (d->bytes + d->blen != (const uint8_t *)p)
+            memmove(d->bytes + d->blen, p, n);
+        d->blen += n;
+        return;
+    }
+    d->bytes = d->buf = grow(d->buf, &d->bcap, d->blen + n, 1);
     memcpy(d->bytes + d->blen, p, n);
     d->blen += n;
 }
@@ -135,8 +142,11 @@ static void put_utf8(jv_doc *d, unsigned cp)
 static int parse_string(cursor *c, size_t *off, uint32_t *len)
 {
     jv_doc *d = c->d;
-    size_t start = d->blen;
+    size_t start;
     c->i++;
+    if (d->inplace)
+        d->blen = c->i; /* the decoded bytes start where the text's do */
+    start = d->blen;
     for (;;) {
         size_t run = c->i;
         unsigned char ch;
@@ -240,8 +250,12 @@ static int parse_number(cursor *c, size_t *off, uint32_t *len)
     }
     if (c->i - start > 0xFFFFFFFFu)
         return json_fail(c, "number too long");
-    *off = c->d->blen;
     *len = (uint32_t)(c->i - start);
+    if (c->d->inplace) {
+        *off = start; /* already where it is read from */
+        return 0;
+    }
+    *off = c->d->blen;
     put_bytes(c->d, c->s + start, c->i - start);
     return 0;
 }
@@ -267,7 +281,7 @@ static void attach(jv_doc *d, uint32_t depth, uint32_t *last, uint32_t vi)
     parent->len++;
 }
 
-int jv_parse(jv_doc *d, const char *text, size_t len, unsigned max_depth)
+static int parse(jv_doc *d, const char *text, size_t len, unsigned max_depth)
 {
     cursor c;
     uint32_t depth = 0;
@@ -293,7 +307,8 @@ int jv_parse(jv_doc *d, const char *text, size_t len, unsigned max_depth)
     d->scap = (uint32_t)scap;
     last = d->stack + max_depth + 1;
     /* never NULL: empty strings and keys point somewhere */
-    d->bytes = grow(d->bytes, &d->bcap, 1, 1);
+    if (!d->inplace)
+        d->bytes = d->buf = grow(d->buf, &d->bcap, 1, 1);
 
     for (;;) {
         uint32_t vi;
@@ -395,5 +410,22 @@ int jv_parse(jv_doc *d, const char *text, size_t len, unsigned max_depth)
         }
     }
 out:
+    return rc;
+}
+
+int jv_parse(jv_doc *d, const char *text, size_t len, unsigned max_depth)
+{
+    d->inplace = 0;
+    return parse(d, text, len, max_depth);
+}
+
+int jv_parse_inplace(jv_doc *d, char *text, size_t len, unsigned max_depth)
+{
+    static char empty[1];
+    int rc;
+    d->inplace = 1;
+    d->bytes = (uint8_t *)(len ? text : empty); /* never NULL */
+    rc = parse(d, text, len, max_depth);
+    d->inplace = 0;
     return rc;
 }

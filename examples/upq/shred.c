@@ -410,6 +410,18 @@ static int push_entries(shredder *sh, const jv_doc *d, uint32_t item, uint32_t n
     return 0;
 }
 
+/* A string for a BYTE_ARRAY column of text (STRING, ENUM, JSON): its value
+ * is the JSON string's bytes as they are, so the row can point at them
+ * (value_parse would copy them). */
+static int doc_string(const upq_schema *s, uint32_t col, const jv *v)
+{
+    const upq_column_desc *cd = &s->columns[col];
+    int lk = cd->logical.isset ? upq_logical_type_kind(&cd->logical) : 0;
+    return v->type == JV_STRING && cd->physical_type == UPQ_TYPE_BYTE_ARRAY &&
+           (lk == UPQ_LOGICAL_TYPE_STRING || lk == UPQ_LOGICAL_TYPE_ENUM ||
+            lk == UPQ_LOGICAL_TYPE_JSON);
+}
+
 static int do_leaf(shredder *sh, const jv_doc *d, uint32_t item)
 {
     const shred_item *it = &sh->items[item];
@@ -417,6 +429,7 @@ static int do_leaf(shredder *sh, const jv_doc *d, uint32_t item)
     shred_leaf *lf = entry(sh, n->column, n->def, it->r);
     void *slot = value_slot(lf);
     size_t off = 0;
+    int in_doc = 0;
     if (it->val == JV_NONE || d->v[it->val].type == JV_NULL) {
         /* UNKNOWN reads as null whatever is stored: a required one stores zeros */
         const upq_column_desc *cd = &sh->s->columns[n->column];
@@ -429,6 +442,13 @@ static int do_leaf(shredder *sh, const jv_doc *d, uint32_t item)
                 sb_addc(&sh->bytes, 0);
             ((upq_bytes *)slot)->len = (uint32_t)(sh->bytes.len - off);
         }
+    } else if (doc_string(sh->s, n->column, &d->v[it->val])) {
+        /* the JSON string's bytes are the value: pointed at, not copied */
+        upq_bytes *b = (upq_bytes *)slot;
+        b->ptr = NULL;
+        b->len = d->v[it->val].len;
+        off = d->v[it->val].off;
+        in_doc = 1;
     } else if (value_parse(sh->s, n->column, d, &d->v[it->val], slot, &sh->bytes, &off, sh->err,
                            sizeof sh->err)) {
         lf->n--;
@@ -437,7 +457,7 @@ static int do_leaf(shredder *sh, const jv_doc *d, uint32_t item)
         return -1;
     }
     if (lf->is_bytes)
-        lf->offs[lf->nv] = off;
+        lf->offs[lf->nv] = off << 1 | (size_t)in_doc;
     lf->nv++;
     return 0;
 }
@@ -511,7 +531,8 @@ int shred_row(shredder *sh, const jv_doc *d)
         if (do_item(sh, d, item))
             return -1;
     }
-    /* byte arrays point into sh->bytes, which has stopped moving */
+    /* byte arrays point into sh->bytes, which has stopped moving, or into
+     * the document's own bytes (offs: offset << 1 | in the document) */
     for (i = 0; i < sh->s->num_columns; i++) {
         shred_leaf *lf = &sh->leaves[i];
         size_t k;
@@ -519,7 +540,8 @@ int shred_row(shredder *sh, const jv_doc *d)
             continue;
         for (k = 0; k < lf->nv; k++)
             ((upq_bytes *)(void *)(lf->vals + k * lf->vsize))->ptr =
-                (const uint8_t *)sh->bytes.p + lf->offs[k];
+                ((lf->offs[k] & 1u) ? d->bytes : (const uint8_t *)sh->bytes.p) +
+                (lf->offs[k] >> 1);
     }
     return 0;
 }

@@ -31,7 +31,8 @@ typedef struct shred_leaf {
     uint16_t *def, *rep;
     size_t n, cap;       /* level entries */
     uint8_t *vals;       /* packed non-null values (column.h's representation) */
-    size_t *offs;        /* byte arrays: offsets into shredder.bytes until the row ends */
+    size_t *offs;        /* byte arrays until the row ends: offset << 1 | 1 into the
+                          * document's bytes, offset << 1 into shredder.bytes */
     size_t nv, vcap, vsize;
     uint8_t is_bytes, unknown;
 } shred_leaf;
@@ -69,7 +70,9 @@ void shred_free(shredder *sh);
 /*
  * Shreds the row d->v[0] (a JSON object of the top-level fields; missing
  * optional fields are null). On success each leaf holds the row's entries,
- * byte arrays pointing into sh->bytes (valid until the next row). Returns
+ * byte arrays pointing into sh->bytes (valid until the next row) or, for
+ * text, into d's bytes (valid while d and the text it was parsed from are
+ * left alone). Returns
  * 0, or -1 with sh->err_path and sh->err set.
  */
 int shred_row(shredder *sh, const jv_doc *d);

@@ -54,6 +54,8 @@
 /* Chunk buffer per column unless --chunk-size says otherwise: a host can
  * afford row groups of a useful size (the library's default suits boards). */
 #define HOST_CHUNK_SIZE (1024u * 1024u)
+/* A line buffer larger than this is freed once its row is written. */
+#define LINE_KEEP ((size_t)1 << 20)
 
 /* ---- the output file ------------------------------------------------------- */
 
@@ -1304,6 +1306,10 @@ static int grow_pages(write_state *ws, const tool_args *a, uint64_t line)
             page *= 2;
         if (page > UINT32_MAX / 2)
             return 0;
+        /* the dictionary stays as large as it was: it would otherwise grow
+         * with the page and take a copy of the very value that needed it */
+        if (!o->dict_size)
+            o->dict_size = o->page_size ? o->page_size : 8192u;
         o->page_size = (uint32_t)page;
         /* the finished pages' buffer takes at least two of them */
         if (!args_value(a, "chunk-size") && o->chunk_size && o->chunk_size < 2u * page + 65536u)
@@ -1469,7 +1475,8 @@ static int convert(write_state *ws, const tool_args *a)
                 fprintf(stderr, "upq: %s:%" PRIu64 ": invalid JSON: NUL byte\n", in_name, lineno);
                 goto out;
             }
-            if (jv_parse(&ws->doc, line, len, MAX_JSON_DEPTH)) {
+            /* strings decoded over the line: a large value is held once */
+            if (jv_parse_inplace(&ws->doc, line, len, MAX_JSON_DEPTH)) {
                 if (ws->doc.over_limit)
                     fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: an array or object of more than %" PRIu32
                                     " members: a row holds at most 65535 entries in one column\n",
@@ -1485,7 +1492,7 @@ static int convert(write_state *ws, const tool_args *a)
                     fprintf(stderr, "upq: %s:%" PRIu64 ": Variant: %s\n", in_name, lineno, verr);
                     goto out;
                 }
-                if (jv_parse(&ws->vdoc, ws->vtext.p, ws->vtext.len, MAX_JSON_DEPTH + 8)) {
+                if (jv_parse_inplace(&ws->vdoc, ws->vtext.p, ws->vtext.len, MAX_JSON_DEPTH + 8)) {
                     fprintf(stderr, "upq: %s:%" PRIu64 ": %s%s\n", in_name, lineno,
                             ws->vdoc.over_limit ? "" : "Variant: ",
                             ws->vdoc.over_limit ? "an array or object of more than 65535 members: "
@@ -1517,6 +1524,13 @@ static int convert(write_state *ws, const tool_args *a)
             if (st != UPQ_OK) {
                 writer_fail(ws, st, "writing the row of line %" PRIu64 " failed", lineno);
                 goto out;
+            }
+            if (cap > LINE_KEEP) {
+                /* the writer holds the row now: a long line's buffer is
+                 * not kept beside it until the pages are made */
+                free(line);
+                line = NULL;
+                cap = 0;
             }
         }
     } while (again);
