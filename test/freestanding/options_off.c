@@ -46,7 +46,7 @@ static upq_column_reader col;
 static upq_status open_file(upq_posix_file *f, const char *dir, const char *name)
 {
     char path[1024];
-    upq_io io;
+    upq_io io = {0};
     upq_status st;
     snprintf(path, sizeof path, "%s/data/%s", dir, name);
     st = upq_posix_open(f, path);
@@ -205,7 +205,7 @@ static void page_index(void)
     upq_schema_builder b;
     upq_writer_opts o;
     upq_sink sink;
-    upq_io io;
+    upq_io io = {0};
     upq_batch bt;
     int32_t v, got[64];
     uint32_t n = 0, c, rg;
