@@ -355,7 +355,7 @@ int main(void)
     int argc, i, nfiles = 0;
     upq_sh_file in, out;
     slow_file slow;
-    upq_io io = {0};
+    upq_io io;
     fw_out o, *c;
     uint64_t nrows = 0;
     upq_status st;

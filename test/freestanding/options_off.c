@@ -46,7 +46,7 @@ static upq_column_reader col;
 static upq_status open_file(upq_posix_file *f, const char *dir, const char *name)
 {
     char path[1024];
-    upq_io io = {0};
+    upq_io io;
     upq_status st;
     snprintf(path, sizeof path, "%s/data/%s", dir, name);
     st = upq_posix_open(f, path);
@@ -205,7 +205,7 @@ static void page_index(void)
     upq_schema_builder b;
     upq_writer_opts o;
     upq_sink sink;
-    upq_io io = {0};
+    upq_io io;
     upq_batch bt;
     int32_t v, got[64];
     uint32_t n = 0, c, rg;
@@ -251,6 +251,7 @@ static void page_index(void)
 
     memset(&io, 0, sizeof io);
     io.read_at = mem_read;
+    io.lend = 0;
     io.size = file_len;
     upq_reader_init(&r, &io, arena, sizeof arena, (const upq_reader_opts *)0);
     st = upq_reader_open(&r);
