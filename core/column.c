@@ -406,6 +406,43 @@ static void page_needs(const upq_column_reader *c, size_t *raw, size_t *page, si
     }
 }
 
+#if UPQ_WITH_LEND
+/* A page body the io can lend whole is taken where it lies: decoded there
+ * when stored uncompressed, decompressed from there otherwise, never copied.
+ * UPQ_OK with *p set when lent (the window's copy of its first bytes is
+ * passed over), UPQ_DONE when the body is to be read (no lend, a short lend,
+ * an encrypted chunk, whose pages are decrypted in place, or an uncompressed
+ * dictionary, which is read into its own buffer). */
+static upq_status lend_body(upq_column_reader *c, const uint8_t **p)
+{
+    const upq_io *io = &c->r->io;
+    uint64_t at = cursor(c);
+    uint32_t inwin = c->win_fill - c->win_used;
+    const void *lent = (const void *)0;
+    size_t got = 0;
+    upq_status st;
+    if (!io->lend || ENCRYPTED(c) || !c->body_len ||
+        (c->ph.type == UPQ_PAGE_DICTIONARY && c->m->codec == UPQ_CODEC_UNCOMPRESSED))
+        return UPQ_DONE;
+    st = io->lend(io->ctx, at, c->body_len, &lent, &got);
+    if (st == UPQ_AGAIN)
+        return UPQ_AGAIN;
+    if (st != UPQ_OK)
+        return col_fail(c, UPQ_ERR_IO, at, UPQ_MSG("lend failed"));
+    if (got < c->body_len || !lent)
+        return UPQ_DONE;
+    if (inwin >= c->body_len) {
+        c->win_used += c->body_len;
+    } else {
+        c->win_used = c->win_fill;
+        c->pos = at + c->body_len;
+    }
+    c->body_fill = c->body_len;
+    *p = (const uint8_t *)lent;
+    return UPQ_OK;
+}
+#endif
+
 static upq_status read_body(upq_column_reader *c)
 {
     int keep = (c->ph.type == UPQ_PAGE_DICTIONARY || is_data_page(c->ph.type)) &&
@@ -414,6 +451,7 @@ static upq_status read_body(upq_column_reader *c)
     size_t raw, page, extra;
 
     if (keep && !c->body_fill) {
+        const uint8_t *lent = (const uint8_t *)0;
         page_needs(c, &raw, &page, &extra);
         if (c->scanning) {
             size_t need = align8(raw) + align8(page) + 2u * align8(extra);
@@ -428,8 +466,22 @@ static upq_status read_body(upq_column_reader *c)
             if (cw > c->scan_codec)
                 c->scan_codec = cw;
             keep = 0;
-        } else if ((raw || page || extra) && !page_block(c, raw, page, extra)) {
-            return col_fail(c, UPQ_ERR_NOMEM, c->page_off, UPQ_MSG("arena too small for a page"));
+        } else {
+#if UPQ_WITH_LEND
+            upq_status st = lend_body(c, &lent);
+            if (st != UPQ_DONE && st != UPQ_OK)
+                return st;
+            if (lent)
+                raw = 0;
+#endif
+            if ((raw || page || extra) && !page_block(c, raw, page, extra))
+                return col_fail(c, UPQ_ERR_NOMEM, c->page_off, UPQ_MSG("arena too small for a page"));
+            if (lent) {
+                /* never written: encrypted chunks, decrypted in place, are not lent */
+                c->raw = (uint8_t *)(uintptr_t)lent;
+                c->stage = CS_PAGE;
+                return UPQ_OK;
+            }
         }
     }
     if (keep)

@@ -85,7 +85,7 @@ int main(void)
 
     rf.p = file_buf;
     rf.n = n;
-    upq_io io = {&rf, ram_read_at, n};
+    upq_io io = {&rf, ram_read_at, n, NULL};
     upq_reader_opts o;
     upq_memset(&o, 0, sizeof o);
     o.no_crc_check = (uint8_t)(argc > 3 && fw_streq(argv[3], "--no-crc"));

@@ -173,7 +173,7 @@ static void read_corpus(const char *dir)
 {
     char path[4096];
     FILE *f;
-    upq_io io;
+    upq_io io = {0};
     upq_reader r;
     upq_decrypt_opts keys = { get_key, NULL, NULL, 0, 0 };
     upq_reader_opts opts;
@@ -259,7 +259,7 @@ static void readme_reading(FILE *f, uint64_t size)
     my_ctx = f;
     file_size = size;
     static uint8_t arena[64 * 1024];            /* all the memory µparquet will use */
-    upq_io io = { my_ctx, my_read_at, file_size };
+    upq_io io = { my_ctx, my_read_at, file_size, NULL };
     upq_reader r;
     upq_reader_init(&r, &io, arena, sizeof arena, NULL);
     upq_status st;
@@ -457,7 +457,7 @@ static void write_file(const char *out)
     /* read it back */
     f = fopen(out, "rb");
     if (f) {
-        upq_io io;
+        upq_io io = {0};
         upq_reader r;
         column_values cv;
         uint8_t *ra;

@@ -57,6 +57,9 @@
 #ifndef UPQ_WITH_BSS
 #define UPQ_WITH_BSS 0
 #endif
+#ifndef UPQ_WITH_LEND
+#define UPQ_WITH_LEND 0
+#endif
 #ifndef UPQ_WITH_CRC
 #define UPQ_WITH_CRC 0
 #endif

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@ upq_status upq_posix_open(upq_posix_file *f, const char *path)
     f->max_read = 0;
     f->again_alternate = 0;
     f->calls = 0;
+    f->map = NULL;
     do {
         fd = open(path, O_RDONLY);
     } while (fd < 0 && errno == EINTR);
@@ -53,6 +55,43 @@ void upq_posix_io(upq_posix_file *f, upq_io *io)
     io->ctx = f;
     io->read_at = upq_posix_read_at;
     io->size = f->size;
+    io->lend = f->map ? upq_posix_lend : NULL;
+}
+
+upq_status upq_posix_map(upq_posix_file *f)
+{
+    void *m;
+    if (f->fd < 0 || f->size == 0 || f->size > (uint64_t)SIZE_MAX) {
+        errno = EINVAL;
+        return UPQ_ERR_IO;
+    }
+    if (f->map)
+        return UPQ_OK;
+    m = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+    if (m == MAP_FAILED)
+        return UPQ_ERR_IO;
+    f->map = (const uint8_t *)m;
+    return UPQ_OK;
+}
+
+upq_status upq_posix_lend(void *ctx, uint64_t off, size_t len, const void **p, size_t *got)
+{
+    upq_posix_file *f = (upq_posix_file *)ctx;
+    *got = 0;
+    f->calls++;
+    if (f->again_alternate && (f->calls & 1u))
+        return UPQ_AGAIN;
+    if (!f->map)
+        return UPQ_ERR_IO;
+    if (off >= f->size || len == 0)
+        return UPQ_OK;
+    if (len > f->size - off)
+        len = (size_t)(f->size - off);
+    if (f->max_read && len > f->max_read)
+        len = f->max_read;
+    *p = f->map + off;
+    *got = len;
+    return UPQ_OK;
 }
 
 upq_status upq_posix_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
@@ -86,6 +125,9 @@ upq_status upq_posix_read_at(void *ctx, uint64_t off, void *buf, size_t len, siz
 
 void upq_posix_close(upq_posix_file *f)
 {
+    if (f->map)
+        munmap((void *)(uintptr_t)f->map, (size_t)f->size);
+    f->map = NULL;
     if (f->fd >= 0)
         close(f->fd);
     f->fd = -1;

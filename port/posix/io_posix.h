@@ -21,20 +21,31 @@ typedef struct upq_posix_file {
     size_t max_read;       /* at most this many bytes per read_at (0: no cap) */
     int again_alternate;   /* every other read_at returns UPQ_AGAIN */
     unsigned long calls;   /* read_at calls so far */
+    const uint8_t *map;    /* the file mapped (upq_posix_map), else NULL */
 } upq_posix_file;
 
 /* Opens `path` read-only and records its size. Returns UPQ_OK, or UPQ_ERR_IO
  * with errno describing why (the file is then left closed). */
 upq_status upq_posix_open(upq_posix_file *f, const char *path);
 
-/* Fills *io to read from `f` (which must stay valid while io is used). */
+/* Fills *io to read from `f` (which must stay valid while io is used); with
+ * lend when the file is mapped. */
 void upq_posix_io(upq_posix_file *f, upq_io *io);
 
 /* The upq_read_at_fn: pread with EINTR retried; 0 bytes at or past the end.
  * `ctx` is a upq_posix_file. */
 upq_status upq_posix_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got);
 
-/* Closes the descriptor (safe to call twice). */
+/* Maps the open file read-only, so that upq_posix_io also fills io->lend
+ * (pages are then decoded from the mapping, not copied). UPQ_OK, or
+ * UPQ_ERR_IO with errno set (the file stays usable through pread). A file
+ * that shrinks while mapped raises SIGBUS: map only files that do not. */
+upq_status upq_posix_map(upq_posix_file *f);
+
+/* The upq_lend_fn over the mapping (read_at's test knobs apply). */
+upq_status upq_posix_lend(void *ctx, uint64_t off, size_t len, const void **p, size_t *got);
+
+/* Unmaps (when mapped) and closes the descriptor (safe to call twice). */
 void upq_posix_close(upq_posix_file *f);
 
 /* ---- a file to write: the writer's upq_sink ---------------------------- */

@@ -172,6 +172,7 @@ void upq_sh_io(upq_sh_file *f, upq_io *io)
 {
     io->ctx = f;
     io->read_at = upq_sh_read_at;
+    io->lend = 0; /* semihosting copies */
     io->size = f->size;
 }
 

@@ -144,7 +144,7 @@ static uint32_t row_groups(const mem_file *f, uint64_t *rows)
 {
     static uint8_t arena[1u << 20];
     upq_reader r;
-    upq_io io;
+    upq_io io = {0};
     mem_file copy = *f;
     uint32_t n = 0;
     copy.closing = 1;

@@ -47,7 +47,7 @@ static long long read_all(const uint8_t *data, size_t len, uint8_t *arena, uint6
     upq_reader r;
     long long n = 0;
     tu_mem_src_init(&src, data, len);
-    upq_io io = {&src, tu_mem_read_at, len};
+    upq_io io = {&src, tu_mem_read_at, len, NULL};
     upq_reader_init(&r, &io, arena, ARENA, NULL);
     if (upq_reader_open(&r) != UPQ_OK)
         return -1;
@@ -112,7 +112,7 @@ int main(int argc, char **argv)
                 tu_mem_src src;
                 upq_reader r;
                 tu_mem_src_init(&src, data, len);
-                upq_io io = {&src, tu_mem_read_at, len};
+                upq_io io = {&src, tu_mem_read_at, len, NULL};
                 upq_reader_init(&r, &io, arena, ARENA, NULL);
                 (void)upq_reader_open(&r);
                 fr++;
@@ -124,7 +124,7 @@ int main(int argc, char **argv)
             upq_reader r;
             static upq_workspace ws;
             tu_mem_src_init(&src, data, len);
-            upq_io io = {&src, tu_mem_read_at, len};
+            upq_io io = {&src, tu_mem_read_at, len, NULL};
             upq_reader_init(&r, &io, arena, ARENA, NULL);
             upq_workspace_init(&ws);
             if (upq_reader_open(&r) != UPQ_OK || upq_reader_workspace_size(&r, &ws) != UPQ_OK)

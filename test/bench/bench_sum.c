@@ -2,10 +2,20 @@
  * Decode + sum of one column through the column API, the library's side of
  * the comparison with DuckDB's `SELECT sum(col)` (test/bench/vs_duckdb.mjs).
  *
- *   bench_sum [--rows] FILE COLUMN [REPS]
+ *   bench_sum [--rows] [--lend] [--no-crc] FILE COLUMN [REPS]
+ *   bench_sum --vs-memcpy FILE COLUMN [REPS]
  *
  * --rows sums through the row API (upq_rows, one event per value) instead,
- * for the row API's cost against the column API on the same file.
+ * for the row API's cost against the column API on the same file. --lend
+ * gives the reader the in-memory file through upq_io.lend as well (pages
+ * decoded where they lie, not copied); --no-crc skips page CRC checks.
+ *
+ * --vs-memcpy times decoding alone (upq_column_read into the batch, no sum)
+ * through read_at, through lend, and through lend without CRC checks, each
+ * against two memcpys of the column chunks' bytes (the same bytes, from the
+ * file in memory): into a buffer of their size, and batch by batch into the
+ * batch's 32 KiB (what decoding writes to). CPU time, best of REPS each; one
+ * line per way: `way decode_ms memcpy_ms ratio memcpy_batch_ms ratio`.
  *
  * The file is read into memory once (DuckDB reads it from the page cache);
  * each repetition opens the footer with only COLUMN projected and sums every
@@ -56,7 +66,7 @@ static union {
     upq_bytes ba[BATCH];
 } vals;
 static uint16_t def[BATCH], rep[BATCH];
-static int use_rows;
+static int use_rows, use_lend, no_crc, decode_only;
 
 static void add(int32_t pt, const void *v, int64_t *isum, double *fsum)
 {
@@ -107,7 +117,7 @@ static int run(const uint8_t *data, size_t len, uint8_t *arena, const char *name
     static uint8_t proj[4096];
     int col;
     tu_mem_src_init(&src, data, len);
-    upq_io io = {&src, tu_mem_read_at, len};
+    upq_io io = {&src, tu_mem_read_at, len, use_lend ? tu_mem_lend : NULL};
     upq_reader_init(&r, &io, arena, ARENA, NULL);
     if (upq_reader_open(&r) != UPQ_OK)
         return -1;
@@ -120,6 +130,7 @@ static int run(const uint8_t *data, size_t len, uint8_t *arena, const char *name
     memset(&o, 0, sizeof o);
     o.projection = proj;
     o.projection_bits = (uint32_t)col + 1;
+    o.no_crc_check = (uint8_t)no_crc;
     tu_mem_src_init(&src, data, len);
     upq_reader_init(&r, &io, arena, ARENA, &o);
     if (upq_reader_open(&r) != UPQ_OK)
@@ -137,7 +148,7 @@ static int run(const uint8_t *data, size_t len, uint8_t *arena, const char *name
             upq_batch b = {def, rep, &vals, BATCH, 0, 0};
             size_t i, n;
             st = upq_column_read(&cr, &b);
-            n = b.values_n;
+            n = decode_only ? 0 : b.values_n;
             switch (pt) {
             case UPQ_TYPE_BOOLEAN:
                 for (i = 0; i < n; i++)
@@ -173,6 +184,80 @@ static int run(const uint8_t *data, size_t len, uint8_t *arena, const char *name
     return 0;
 }
 
+/* Bytes of COLUMN's chunks in the file (what decoding reads), or 0. */
+static size_t chunk_bytes(const uint8_t *data, size_t len, uint8_t *arena, const char *name,
+                          size_t *first)
+{
+    tu_mem_src src;
+    upq_reader r;
+    upq_io io = {&src, tu_mem_read_at, len, NULL};
+    size_t total = 0;
+    int col;
+    tu_mem_src_init(&src, data, len);
+    upq_reader_init(&r, &io, arena, ARENA, NULL);
+    if (upq_reader_open(&r) != UPQ_OK || (col = find_column(&r.schema, name)) < 0)
+        return 0;
+    *first = SIZE_MAX;
+    for (uint32_t g = 0; g < r.meta.row_groups.n; g++) {
+        const upq_column_chunk *ch = upq_reader_chunk(&r, g, (uint32_t)col);
+        size_t at = (size_t)ch->meta_data.data_page_offset;
+        if (ch->meta_data.dictionary_page_offset > 0 &&
+            (size_t)ch->meta_data.dictionary_page_offset < at)
+            at = (size_t)ch->meta_data.dictionary_page_offset;
+        *first = at < *first ? at : *first;
+        total += (size_t)ch->meta_data.total_compressed_size;
+    }
+    return total;
+}
+
+/* Decoding alone against memcpy of the same bytes (--vs-memcpy). */
+static int vs_memcpy(const uint8_t *data, size_t len, uint8_t *arena, const char *name, int reps)
+{
+    static const struct {
+        const char *way;
+        int lend, no_crc;
+    } ways[] = {{"read_at", 0, 0}, {"lend", 1, 0}, {"lend,no-crc", 1, 1}};
+    size_t first = 0, n = chunk_bytes(data, len, arena, name, &first);
+    uint8_t *dst;
+    int64_t isum;
+    double fsum;
+    int is_float;
+    if (!n || first + n > len)
+        return -1;
+    /* the chunks lie one after the other (row group by row group) in the
+     * files this measures; memcpy copies that span */
+    dst = (uint8_t *)malloc(n);
+    memset(dst, 1, n);
+    decode_only = 1;
+    for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+        double best = 1e30, bestc = 1e30, bestb = 1e30;
+        use_lend = ways[w].lend;
+        no_crc = ways[w].no_crc;
+        for (int i = 0; i < reps; i++) {
+            double t0 = now(), t;
+            if (run(data, len, arena, name, &isum, &fsum, &is_float) != 0)
+                return -1;
+            t = now() - t0;
+            best = t < best ? t : best;
+            t0 = now();
+            memcpy(dst, data + first, n);
+            __asm__ volatile("" : : "r"(dst) : "memory");
+            t = now() - t0;
+            bestc = t < bestc ? t : bestc;
+            t0 = now();
+            for (size_t k = 0; k < n; k += sizeof vals)
+                memcpy(&vals, data + first + k, n - k < sizeof vals ? n - k : sizeof vals);
+            __asm__ volatile("" : : "r"(&vals) : "memory");
+            t = now() - t0;
+            bestb = t < bestb ? t : bestb;
+        }
+        printf("%-12s %8.3f %8.3f %6.2f %8.3f %6.2f\n", ways[w].way, best * 1e3, bestc * 1e3,
+               best / bestc, bestb * 1e3, best / bestb);
+    }
+    free(dst);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     uint8_t *data, *arena;
@@ -180,13 +265,22 @@ int main(int argc, char **argv)
     int reps, is_float = 0;
     int64_t isum = 0;
     double fsum = 0, best = 1e30;
-    if (argc > 1 && strcmp(argv[1], "--rows") == 0) {
-        use_rows = 1;
-        argv++;
-        argc--;
+    int memcpy_mode = 0;
+    for (; argc > 1 && strncmp(argv[1], "--", 2) == 0; argv++, argc--) {
+        if (strcmp(argv[1], "--rows") == 0)
+            use_rows = 1;
+        else if (strcmp(argv[1], "--lend") == 0)
+            use_lend = 1;
+        else if (strcmp(argv[1], "--no-crc") == 0)
+            no_crc = 1;
+        else if (strcmp(argv[1], "--vs-memcpy") == 0)
+            memcpy_mode = 1;
+        else
+            argc = 0;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_sum [--rows] FILE COLUMN [REPS]\n");
+        fprintf(stderr, "usage: bench_sum [--rows] [--lend] [--no-crc] FILE COLUMN [REPS]\n"
+                        "       bench_sum --vs-memcpy FILE COLUMN [REPS]\n");
         return 2;
     }
     reps = argc > 3 ? atoi(argv[3]) : 5;
@@ -195,6 +289,15 @@ int main(int argc, char **argv)
         return 1;
     }
     arena = (uint8_t *)malloc(ARENA);
+    if (memcpy_mode) {
+        if (vs_memcpy(data, len, arena, argv[2], reps) != 0) {
+            fprintf(stderr, "bench_sum: %s: cannot read column %s\n", argv[1], argv[2]);
+            return 1;
+        }
+        free(arena);
+        free(data);
+        return 0;
+    }
     for (int i = 0; i < reps; i++) {
         double t0 = now(), t;
         if (run(data, len, arena, argv[2], &isum, &fsum, &is_float) != 0) {

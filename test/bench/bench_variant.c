@@ -208,7 +208,7 @@ int main(int argc, char **argv)
         }
         {
             tu_mem_src src;
-            upq_io io;
+            upq_io io = {0};
             upq_reader r;
             upq_variant_asm va;
             upq_rows rows;

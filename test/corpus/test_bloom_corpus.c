@@ -210,7 +210,7 @@ static void test_file(const char *name, int with_length)
         for (cut = start; cut < start + 16 + ref_len; cut += cut < start + 32 ? 1 : 97) {
             tu_cut_src cs;
             upq_reader r3;
-            upq_io io;
+            upq_io io = {0};
             uint8_t *arena = (uint8_t *)malloc(1u << 20);
             upq_bloom_reader b3;
             memset(&cs, 0, sizeof cs);

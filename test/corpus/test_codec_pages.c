@@ -166,7 +166,7 @@ static void check_file(const char *path)
 {
     const char *name = tu_basename(path);
     upq_posix_file pf;
-    upq_io io;
+    upq_io io = {0};
     upq_reader *r = (upq_reader *)calloc(1, sizeof *r);
     void *mem = malloc(META_ARENA);
     uint8_t *file = NULL;

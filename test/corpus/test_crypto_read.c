@@ -84,7 +84,7 @@ typedef struct src {
 static upq_status open_file(upq_reader *r, src *s, const tu_flaky_cfg *cfg, keyring *k,
                             const char *prefix)
 {
-    upq_io io;
+    upq_io io = {0};
     upq_reader_opts o;
     static upq_decrypt_opts d;
     upq_status st;
@@ -247,7 +247,7 @@ static void planned_arena(const char *path, src *s, int aes256, const char *pref
     keyring k;
     upq_status st;
     uint32_t col;
-    upq_io io;
+    upq_io io = {0};
     upq_reader_opts o;
     upq_decrypt_opts d;
     memset(&k, 0, sizeof k);
@@ -376,7 +376,7 @@ static upq_status kt_open(upq_reader *r, src *s, const tu_flaky_cfg *cfg, const 
                           size_t nkeys, const char *side, const char *side_text, upq_keytools **ktp,
                           upq_local_kms *lk, upq_kms *kms)
 {
-    upq_io io;
+    upq_io io = {0};
     upq_reader_opts o;
     static upq_decrypt_opts d;
     upq_status st;

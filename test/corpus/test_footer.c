@@ -93,7 +93,7 @@ static uint8_t *arena_mem;
  * re-encoded footer goes to *enc / *enc_len (malloc'd). */
 static upq_status open_mem(mem_file *m, upq_reader *r, uint8_t **enc, size_t *enc_len)
 {
-    upq_io io = {m, mem_read_at, m->size};
+    upq_io io = {m, mem_read_at, m->size, NULL};
     upq_status st;
     unsigned spins = 0;
     upq_reader_init(r, &io, arena_mem, ARENA_SIZE, NULL);

@@ -3,6 +3,7 @@
  * column reader, and checks that the result (levels and values, serialised)
  * is the same
  *   - in every I/O pattern of tu_flaky_cfgs (1 byte, primes, random, again),
+ *   - with pages lent by the io (upq_io.lend, whole and short, with again),
  *   - in batch sizes 1, 7 and 1024,
  *   - after skipping k rows (equal to the full read from row k on),
  *   - and that data cut short (reads past a point fail as end of file)
@@ -114,7 +115,11 @@ typedef struct run_cfg {
     uint64_t skip;   /* rows to skip first */
     uint64_t cut;    /* reads at or past this offset (before the footer) see end of file */
     size_t arena;    /* arena bytes (0: the large default) */
+    int lend;        /* the io lends too (tu_flaky_lend: whole, short and again) */
 } run_cfg;
+
+/* lends over all files: whole (pages decoded in place) and short (read) */
+static unsigned long lends_whole, lends_short;
 
 /* Reads column `col` of row group `rg`; returns the status (first error). */
 static upq_status read_column(upq_reader *r, uint32_t rg, uint32_t col, const run_cfg *cfg,
@@ -187,7 +192,7 @@ static upq_status read_file(const uint8_t *data, size_t len, const run_cfg *cfg,
     src.cut = cfg->cut;
     src.footer_start = footer_start ? *footer_start : len;
     tu_flaky_init(&fl, cfg->io, tu_cut_read_at, &src, tu_seed());
-    upq_io io = {&fl, tu_flaky_read_at, len};
+    upq_io io = {&fl, tu_flaky_read_at, len, cfg->lend ? tu_flaky_lend : NULL};
     upq_reader_init(&r, &io, cfg->arena ? arena + ARENA - cfg->arena : arena,
                     cfg->arena ? cfg->arena : ARENA, NULL);
     memset(res, 0, sizeof *res);
@@ -211,6 +216,8 @@ static upq_status read_file(const uint8_t *data, size_t len, const run_cfg *cfg,
         }
     }
     res->status = st;
+    lends_whole += fl.lends_whole;
+    lends_short += fl.lends_short;
     return st;
 }
 
@@ -246,7 +253,7 @@ static void test_file(const char *path)
     size_t len;
     upq_status expect = UPQ_OK;
     file_result full, other;
-    run_cfg cfg = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX, 0};
+    run_cfg cfg = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX, 0, 0};
     uint64_t footer_start = 0;
 
     if (tu_read_file(path, &data, &len) != 0) {
@@ -263,7 +270,7 @@ static void test_file(const char *path)
 
     /* every I/O pattern and batch size gives the same */
     for (size_t i = 1; i < tu_flaky_ncfgs; i++) {
-        run_cfg c2 = {&tu_flaky_cfgs[i], i % 2 ? 7 : 1, 0, UINT64_MAX, 0};
+        run_cfg c2 = {&tu_flaky_cfgs[i], i % 2 ? 7 : 1, 0, UINT64_MAX, 0, 0};
         if (!tu_repeat_keep())
             continue;
         if (len > (1u << 20) && c2.batch == 1)
@@ -275,6 +282,19 @@ static void test_file(const char *path)
         file_result_free(&other);
     }
 
+    /* the same through lend: in place when lent whole, read when lent short,
+     * in every I/O pattern (short lends, again) */
+    for (size_t i = 0; i < tu_flaky_ncfgs; i++) {
+        run_cfg c6 = {&tu_flaky_cfgs[i], i % 2 ? 1024 : 7, 0, UINT64_MAX, 0, 1};
+        if (!tu_repeat_keep())
+            continue;
+        read_file(data, len, &c6, &other, NULL);
+        TU_CHECK_MSG(same_files(&full, &other), "%s: lend, I/O pattern %s batch %zu differs (%s vs %s)",
+                     name, tu_flaky_cfgs[i].name, c6.batch, upq_strerror(other.status),
+                     upq_strerror(full.status));
+        file_result_free(&other);
+    }
+
     if (full.status == UPQ_OK) {
         /* the planned workspace is enough to read every column one at a time */
         upq_reader r;
@@ -282,7 +302,7 @@ static void test_file(const char *path)
         static upq_workspace ws;
         upq_status st;
         tu_mem_src_init(&src, data, len);
-        upq_io io = {&src, tu_mem_read_at, len};
+        upq_io io = {&src, tu_mem_read_at, len, NULL};
         upq_reader_init(&r, &io, arena, ARENA, NULL);
         st = upq_reader_open(&r);
         upq_workspace_init(&ws);
@@ -291,7 +311,7 @@ static void test_file(const char *path)
         TU_CHECK_MSG(st == UPQ_OK && ws.sequential >= ws.footer && ws.concurrent >= ws.sequential,
                      "%s: workspace planning gave %s", name, upq_strerror(st));
         if (st == UPQ_OK) {
-            run_cfg c5 = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX, ws.sequential};
+            run_cfg c5 = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX, ws.sequential, 0};
             read_file(data, len, &c5, &other, NULL);
             TU_CHECK_MSG(same_files(&full, &other), "%s: reading in the planned %zu bytes gave %s",
                          name, ws.sequential, upq_strerror(other.status));
@@ -305,7 +325,7 @@ static void test_file(const char *path)
         uint64_t rows0 = full.cols[0].rows;
         uint64_t ks[] = {1, rows0 / 2, rows0 ? rows0 - 1 : 0, rows0, rows0 + 5};
         for (size_t t = 0; t < 5; t++) {
-            run_cfg c3 = {&tu_flaky_cfgs[t % tu_flaky_ncfgs], 97, ks[t], UINT64_MAX, 0};
+            run_cfg c3 = {&tu_flaky_cfgs[t % tu_flaky_ncfgs], 97, ks[t], UINT64_MAX, 0, (int)(t & 1)};
             int ok = 1;
             if (ks[t] == 0 || !tu_repeat_keep())
                 continue;
@@ -333,7 +353,7 @@ static void test_file(const char *path)
             for (int t = 0; t < 24; t++) {
                 if (!tu_repeat_keep())
                     continue;
-                run_cfg c4 = {&tu_flaky_cfgs[0], 1024, 0, 4 + tu_rand_below(&rng, footer_start - 3), 0};
+                run_cfg c4 = {&tu_flaky_cfgs[0], 1024, 0, 4 + tu_rand_below(&rng, footer_start - 3), 0, t & 1};
                 read_file(data, len, &c4, &other, &footer_start);
                 if (other.status == UPQ_OK ? !same_files(&full, &other) : other.status > 0)
                     bad++;
@@ -352,5 +372,10 @@ int main(void)
     arena = (uint8_t *)malloc(ARENA);
     tu_for_each_corpus_file(subdirs, 3, TU_CORPUS_SKIP_PARE, test_file);
     free(arena);
+    /* both ways of a lent page were taken (UPQ_WITH_LEND 0 reads them all) */
+    tu_case("lend");
+    TU_CHECK_MSG(!UPQ_WITH_LEND || (lends_whole > 1000 && lends_short > 1000),
+                 "lends: %lu whole, %lu short", lends_whole, lends_short);
+    tu_note("lends: %lu whole, %lu short", lends_whole, lends_short);
     return tu_summary();
 }

@@ -208,7 +208,7 @@ static upq_status read_file(const uint8_t *data, size_t len, const run_cfg *cfg,
     src.cut = cfg->cut ? cfg->cut : UINT64_MAX;
     src.footer_start = footer_start && *footer_start ? *footer_start : len;
     tu_flaky_init(&fl, cfg->io, tu_cut_read_at, &src, tu_seed());
-    upq_io io = {&fl, tu_flaky_read_at, len};
+    upq_io io = {&fl, tu_flaky_read_at, len, NULL};
     upq_reader_init(&r, &io, arena, ARENA, NULL);
     memset(res, 0, sizeof *res);
     do

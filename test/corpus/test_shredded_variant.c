@@ -143,7 +143,7 @@ typedef struct row_out {
 static upq_status read_rows(const uint8_t *data, size_t len, row_out *rows, int *nrows)
 {
     tu_mem_src src;
-    upq_io io;
+    upq_io io = {0};
     upq_reader r;
     upq_status st;
     const upq_schema *s;

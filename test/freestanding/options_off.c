@@ -251,6 +251,7 @@ static void page_index(void)
 
     memset(&io, 0, sizeof io);
     io.read_at = mem_read;
+    io.lend = 0;
     io.size = file_len;
     upq_reader_init(&r, &io, arena, sizeof arena, (const upq_reader_opts *)0);
     st = upq_reader_open(&r);

@@ -162,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static upq_reader r;
-    upq_io io;
+    upq_io io = {0};
     src s;
     uint32_t rg, col, chunks = 0;
     uint64_t salt = size ? data[size / 3] : 0;

@@ -146,7 +146,7 @@ static void sink_of(mfile *f, upq_sink *s, int writable)
 /* The file opens with the reader and holds `rows` rows. */
 static void reads(mfile *f, uint64_t rows, int check_rows)
 {
-    upq_io io;
+    upq_io io = {0};
     upq_status st;
     mfile v = *f;
     v.mode = 0;

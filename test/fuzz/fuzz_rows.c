@@ -166,7 +166,7 @@ static void run(const uint8_t *data, size_t size, size_t chunk, size_t batch, ui
                 uint64_t from, outcome *out)
 {
     src s = {data, size, chunk, 0};
-    upq_io io = {&s, src_read_at, size};
+    upq_io io = {&s, src_read_at, size, NULL};
     upq_reader r;
     upq_status st;
     unsigned spins = 0;

@@ -700,7 +700,7 @@ static int read_back(harness *h, const scenario *sc, tu_sd *sd, uint64_t want_ro
 {
     static upq_reader r;
     static upq_rows rows;
-    upq_io io;
+    upq_io io = {0};
     upq_status st;
     const upq_file_metadata *m;
     uint32_t rg;

@@ -514,7 +514,7 @@ static void test_row_groups(int dict)
             for (c = 0; c < tu_flaky_ncfgs; c++) {
                 tu_flaky fl;
                 upq_reader r2;
-                upq_io io;
+                upq_io io = {0};
                 uint8_t *arena = (uint8_t *)malloc(1u << 20);
                 upq_bloom_reader br;
                 upq_status st;

@@ -399,7 +399,7 @@ typedef struct rd {
 
 static upq_status rd_open(rd *x, const uint8_t *data, size_t len, keys *k, const tu_flaky_cfg *cfg)
 {
-    upq_io io;
+    upq_io io = {0};
     upq_reader_opts o;
     upq_status st;
     tu_mem_src_init(&x->mem, data, len);

@@ -393,7 +393,7 @@ static void run(int kind)
     rmem = malloc(8u << 20);
     {
         tu_mem_src src;
-        upq_io io;
+        upq_io io = {0};
         upq_reader rd;
         upq_variant_asm as;
         upq_arena aa;
@@ -625,7 +625,7 @@ static void tampered(int which)
     TU_CHECK_STATUS(st, UPQ_OK);
     {
         tu_mem_src src;
-        upq_io io;
+        upq_io io = {0};
         upq_reader rd;
         upq_variant_asm as;
         upq_rows it;

@@ -28,6 +28,18 @@ upq_status tu_mem_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t
     return UPQ_OK;
 }
 
+upq_status tu_mem_lend(void *ctx, uint64_t off, size_t len, const void **p, size_t *got)
+{
+    tu_mem_src *s = (tu_mem_src *)ctx;
+    s->calls++;
+    *got = 0;
+    if (off >= s->len)
+        return UPQ_OK;
+    *p = s->data + off;
+    *got = s->len - (size_t)off < len ? s->len - (size_t)off : len;
+    return UPQ_OK;
+}
+
 const tu_flaky_cfg tu_flaky_cfgs[] = {
     {"whole", TU_CHUNK_WHOLE, 0, 0},
     {"1-byte", TU_CHUNK_FIXED, 1, 0},
@@ -146,6 +158,52 @@ upq_status tu_flaky_read_at(void *ctx, uint64_t off, void *buf, size_t len, size
         abort();
     if (*got < len)
         f->short_reads++;
+    f->bytes += *got;
+    if (off + *got > f->max_end)
+        f->max_end = off + *got;
+    return UPQ_OK;
+}
+
+upq_status tu_flaky_lend(void *ctx, uint64_t off, size_t len, const void **p, size_t *got)
+{
+    tu_flaky *f = (tu_flaky *)ctx;
+    size_t want = len;
+    upq_status st;
+
+    const tu_mem_src *mem = (const tu_mem_src *)f->inner_ctx;
+    if (f->inner == tu_cut_read_at) {
+        /* a cut source lends what it would read: nothing in the gap */
+        const tu_cut_src *c = (const tu_cut_src *)f->inner_ctx;
+        mem = &c->mem;
+        if (off >= c->cut && off < c->footer_start)
+            len = 0;
+        else if (off < c->cut && off + len > c->cut)
+            len = (size_t)(c->cut - off);
+    } else if (f->inner != tu_mem_read_at) { /* lending needs the bytes in memory */
+        abort();
+    }
+    f->calls++;
+    *got = 0;
+    if (len == 0)
+        return UPQ_OK;
+    if (say_again(f))
+        return UPQ_AGAIN;
+    if (f->fail_at != TU_NO_FAIL && off + len > f->fail_at) {
+        if (off >= f->fail_at) {
+            f->errors++;
+            return UPQ_ERR_IO;
+        }
+        want = len = (size_t)(f->fail_at - off);
+    }
+    if (tu_rand_below(&f->rng, 2))
+        want = pick_len(f, len);
+    st = tu_mem_lend((void *)(uintptr_t)mem, off, want, p, got);
+    if (st != UPQ_OK)
+        return st;
+    if (*got < len)
+        f->lends_short++;
+    else
+        f->lends_whole++;
     f->bytes += *got;
     if (off + *got > f->max_end)
         f->max_end = off + *got;

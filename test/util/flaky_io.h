@@ -39,6 +39,9 @@ void tu_mem_src_init(tu_mem_src *s, const void *data, size_t len);
 /* read_at over s->data: full reads up to the end, 0 bytes at or past it. */
 upq_status tu_mem_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got);
 
+/* lend over s->data (upq_lend_fn): all of what is asked up to the end. */
+upq_status tu_mem_lend(void *ctx, uint64_t off, size_t len, const void **p, size_t *got);
+
 /* A source whose data is missing from `cut` up to `footer_start`: reads
  * there see end of file, as if the file had been cut short but its footer
  * (read first, from the end) had survived. Shows how readers handle data
@@ -85,6 +88,8 @@ typedef struct tu_flaky {
     unsigned long calls, agains, short_reads, errors;
     uint64_t bytes;
     uint64_t max_end;       /* highest offset + got served */
+    /* tu_flaky_lend: calls that lent all that was asked, and fewer */
+    unsigned long lends_whole, lends_short;
 } tu_flaky;
 
 /* Wraps inner/inner_ctx. `cfg` is copied. fail_at starts as TU_NO_FAIL. */
@@ -94,6 +99,12 @@ void tu_flaky_init(tu_flaky *f, const tu_flaky_cfg *cfg, tu_read_at_fn inner, vo
 /* The read_at callback; ctx is the tu_flaky. Never returns *got == 0 unless
  * the inner source did (end of file), so the contract holds. */
 upq_status tu_flaky_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got);
+
+/* The upq_lend_fn over a flaky wrapper of a tu_mem_src or tu_cut_src (inner
+ * must be tu_mem_read_at or tu_cut_read_at): "again" as read_at says it, the failure point likewise,
+ * and every other call (at random) a short count in the configuration's
+ * chunk pattern, so a reader meets both whole and short lends. */
+upq_status tu_flaky_lend(void *ctx, uint64_t off, size_t len, const void **p, size_t *got);
 
 /* Push mode: how many of `remaining` bytes (> 0) to feed next, following the
  * same pattern (never 0 when remaining > 0). Also says "again" (returns 0)

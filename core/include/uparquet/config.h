@@ -60,6 +60,9 @@
  *                                     so opening and reading need memory independent of the
  *                                     number of row groups (0: the whole footer is decoded
  *                                     at open; the option gives UPQ_ERR_UNSUPPORTED)
+ * UPQ_WITH_LEND              1        the reader takes page bodies where upq_io.lend lends
+ *                                     them (files in RAM or mapped): no copy into the
+ *                                     arena (0: lend is ignored, read_at reads all)
  * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
  *                            little-endian AArch64 and ARMv7-A with NEON
  * UPQ_CRC32_TABLE            8 on     page CRC32: 8 = slicing by 8 (8 KB .rodata,
@@ -145,6 +148,9 @@
 #endif
 #ifndef UPQ_WITH_BSS
 #define UPQ_WITH_BSS 1
+#endif
+#ifndef UPQ_WITH_LEND
+#define UPQ_WITH_LEND 1
 #endif
 #ifndef UPQ_WITH_CRC
 #define UPQ_WITH_CRC 1

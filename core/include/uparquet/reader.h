@@ -27,10 +27,26 @@ extern "C" {
 typedef upq_status (*upq_read_at_fn)(void *ctx, uint64_t off, void *buf, size_t len,
                                      size_t *got);
 
+/*
+ * Optional lending read, for files already in memory (in RAM, memory-mapped):
+ * sets *p to the file's bytes at `off` instead of copying them. Returns
+ * UPQ_OK with *p and *got set (fewer than `len` bytes is fine; 0 means end of
+ * file), UPQ_AGAIN when it would block, or UPQ_ERR_IO. The lent bytes must
+ * stay valid and unchanged while the reader and its column readers are in
+ * use: the reader keeps pointers into them (values decoded from a lent page,
+ * byte arrays among them, point there). The reader uses it for data page
+ * bodies: an uncompressed page is decoded where it lies and a compressed one
+ * is decompressed from it, with no copy into the arena (UPQ_WITH_LEND; a
+ * short count falls back to read_at for that page). read_at stays required.
+ */
+typedef upq_status (*upq_lend_fn)(void *ctx, uint64_t off, size_t len, const void **p,
+                                  size_t *got);
+
 typedef struct upq_io {
     void *ctx;
     upq_read_at_fn read_at;
     uint64_t size; /* file size in bytes */
+    upq_lend_fn lend; /* optional (NULL: every byte goes through read_at) */
 } upq_io;
 
 /* An INT96 value as stored: 8 bytes nanoseconds of the day (LE), then the
