@@ -1694,6 +1694,7 @@ static upq_status rc_footer_key(upq_recover_state *st, const upq_sink *sink, con
     upq_cstream_init(&st->cs, st->mod_off, 4u + st->len - UPQ_J_CRC, UPQ_MODULE_JOURNAL, -1, -1, -1);
     st->cio.ctx = sink->ctx;
     st->cio.read_at = sink->read_at;
+    st->cio.lend = (upq_lend_fn)0;
     st->cio.size = st->size;
     st->part = 1;
     upq_tdec_init(&st->tdec, &upq_file_metadata_desc, &st->fmd, &st->a, st->len,

@@ -155,7 +155,7 @@ static size_t read_all(const sink_buf *f, uint32_t rows, int mode, size_t arena_
     tu_mem_src src;
     tu_flaky fl;
     static const tu_flaky_cfg flaky_cfg = {"random+again", TU_CHUNK_RANDOM, 0, 25};
-    upq_io io;
+    upq_io io = {0};
     upq_reader r;
     uint8_t *arena = (uint8_t *)malloc(arena_len);
     uint32_t g, bad = 0, k;
@@ -242,7 +242,7 @@ static void test_auto(void)
 {
     sink_buf f;
     tu_mem_src src;
-    upq_io io;
+    upq_io io = {0};
     upq_reader r;
     uint8_t *arena = (uint8_t *)malloc(64u << 20);
     tu_case("AUTO picks eager for a roomy arena, lazy for a small one");
@@ -273,7 +273,7 @@ static void test_corrupt(void)
 {
     sink_buf f;
     tu_mem_src src;
-    upq_io io;
+    upq_io io = {0};
     upq_reader r;
     uint8_t *arena = (uint8_t *)malloc(1u << 20);
     uint8_t *copy;

@@ -341,6 +341,7 @@ static void run_scan(const sink_buf *file, const upq_pred *p, const tu_flaky_cfg
     tu_flaky_init(&fl, cfg, tu_mem_read_at, &src, 7);
     io.ctx = &fl;
     io.read_at = tu_flaky_read_at;
+    io.lend = NULL;
     io.size = file->n;
     upq_reader_init(&r, &io, arena, alen, NULL);
     WU_RETRY(st, upq_reader_open(&r));
