@@ -209,6 +209,8 @@ INTEROP_UPQ := $(if $(wildcard examples/examples.mk),$(UPQ))
 # stats_vs_duckdb: the typed statistics upq reads against DuckDB's reading
 # of them and against each row group's rows.
 # meta_vs_duckdb: `upq meta` against DuckDB's metadata functions;
+# meta_page_index: `upq meta --page-index` against hyparquet's reading of the
+# same OffsetIndex / ColumnIndex, and a damaged index refused;
 # other_writers: files other writers make in ways the corpus does not show
 # (hyparquet-writer's all-null v2 pages), upq's values against DuckDB's and
 # hyparquet's; rows_vs_duckdb: `upq cat --rows A:B` (OffsetIndex seeks) against
@@ -229,6 +231,7 @@ stage-interop: $(INTEROP_STAMP) $(INTEROP_UPQ) $(INTEROP_GATEWAY)
 	    bash test/sum_counts.sh \
 	    '$(NODE) $(INTEROP_DIR)/stats_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/stats' \
 	    '$(NODE) $(INTEROP_DIR)/meta_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq' \
+	    '$(NODE) $(INTEROP_DIR)/meta_page_index.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/meta-page-index' \
 	    '$(NODE) $(INTEROP_DIR)/other_writers.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/other-writers' \
 	    '$(NODE) $(INTEROP_DIR)/rows_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/rows' \
 	    '$(NODE) $(INTEROP_DIR)/where_prune_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/where-prune' \

@@ -4,6 +4,7 @@
  * absent are left out. Statistics are decoded by the column's type.
  */
 #include "upq.h"
+#include "uparquet/page_index.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -295,6 +296,102 @@ static void print_chunk(FILE *out, const upq_file_metadata *fm, const upq_schema
         print_geospatial(out, &m->geospatial_statistics);
 }
 
+/* --page-index: the reader the chunks' page indexes are read through, and
+ * whether one failed (the command then exits 1). */
+static upq_reader *pi_reader;
+static int pi_failed;
+
+/* Loads one structure of chunk (g, col); 1 when loaded, 0 when the chunk
+ * has none, -1 on an error (reported). */
+static int load_index(FILE *out, upq_page_index *p, uint32_t g, uint32_t col, upq_page_index_kind kind,
+                      const char *path)
+{
+    upq_status st = upq_page_index_open(p, pi_reader, g, col, kind);
+    if (st == UPQ_DONE)
+        return 0;
+    if (st == UPQ_OK) {
+        do
+            st = upq_page_index_load(p);
+        while (st == UPQ_AGAIN);
+    }
+    if (st == UPQ_OK)
+        return 1;
+    fflush(out);
+    tool_report(path, upq_reader_error(pi_reader));
+    pi_failed = 1;
+    return -1;
+}
+
+/* Each page of the chunk: where it is, its first row, and its ColumnIndex
+ * entries decoded in the column's order (null pages, null counts, min/max). */
+static void print_page_index(FILE *out, const upq_file_metadata *fm, const upq_schema *s,
+                             uint32_t g, uint32_t col, int32_t type, const char *path)
+{
+    upq_page_index oi, ci;
+    const upq_offset_index *o;
+    const upq_column_index *c = NULL;
+    value_kind k;
+    unsigned flags = 0;
+    uint8_t why = 0;
+    int order, has_ci = 0, r;
+    uint32_t i;
+
+    r = load_index(out, &oi, g, col, UPQ_PAGE_INDEX_OFFSET, path);
+    if (r <= 0) {
+        if (r == 0)
+            fputs("    page index: none\n", out);
+        return;
+    }
+    o = upq_page_index_offsets(&oi);
+    r = load_index(out, &ci, g, col, UPQ_PAGE_INDEX_COLUMN, path);
+    if (r > 0) {
+        c = upq_page_index_columns(&ci);
+        has_ci = 1;
+    }
+    value_kind_for(&k, s, col, type);
+    order = upq_stats_column_order(fm, s, col, &flags, &why);
+    fprintf(out, "    page index: %" PRIu32 " pages%s", o->page_locations.n,
+            c ? "" : " (no ColumnIndex)");
+    if (c)
+        fprintf(out, ", boundary_order %s", c->boundary_order == 1 ? "ASCENDING"
+                                            : c->boundary_order == 2 ? "DESCENDING" : "UNORDERED");
+    fputc('\n', out);
+    for (i = 0; i < o->page_locations.n; i++) {
+        const upq_page_location *pl = &o->page_locations.v[i];
+        fprintf(out, "      page %" PRIu32 ": offset %" PRId64 ", %" PRId32 " bytes, first row %" PRId64,
+                i, pl->offset, pl->compressed_page_size, pl->first_row_index);
+        if (c && i < c->null_pages.n && c->null_pages.v[i]) {
+            fputs(", only nulls", out);
+        } else if (c && i < c->min_values.n && i < c->max_values.n) {
+            int b;
+            for (b = 0; b < 2; b++) {
+                const upq_bytes *raw = b ? &c->max_values.v[i] : &c->min_values.v[i];
+                upq_stat_value v;
+                strbuf sb;
+                sb_init(&sb);
+                if (order != UPQ_STAT_ORDER_NONE &&
+                    upq_stats_decode_value(order, s->columns[col].type_length, raw->ptr, raw->len,
+                                           flags | (b ? UPQ_STAT_AS_MAX : UPQ_STAT_AS_MIN), &v) == UPQ_OK)
+                    stat_value_render(&sb, &k, &v, 0);
+                else
+                    sb_adds(&sb, "(not decoded)");
+                fprintf(out, ", %s %s", b ? "max" : "min", sb_str(&sb));
+                sb_free(&sb);
+            }
+        }
+        if (c && UPQ_ISSET(*c, UPQ_COLUMN_INDEX_NULL_COUNTS) && i < c->null_counts.n)
+            fprintf(out, ", %" PRId64 " nulls", c->null_counts.v[i]);
+        if (i < o->unencoded_byte_array_data_bytes.n)
+            fprintf(out, ", %" PRId64 " unencoded bytes", o->unencoded_byte_array_data_bytes.v[i]);
+        fputc('\n', out);
+    }
+    if (has_ci)
+        upq_page_index_close(&ci);
+    upq_page_index_close(&oi);
+}
+
+static const char *pi_path;
+
 static void print_row_group(FILE *out, const upq_file_metadata *fm, const upq_schema *s, uint32_t g,
                             const upq_row_group *rg)
 {
@@ -325,8 +422,11 @@ static void print_row_group(FILE *out, const upq_file_metadata *fm, const upq_sc
         }
         fputc('\n', out);
     }
-    for (i = 0; i < rg->columns.n; i++)
+    for (i = 0; i < rg->columns.n; i++) {
         print_chunk(out, fm, s, i, &rg->columns.v[i]);
+        if (pi_reader)
+            print_page_index(out, fm, s, g, i, rg->columns.v[i].meta_data.type, pi_path);
+    }
 }
 
 int cmd_meta_text(tool_file *tf, FILE *out)
@@ -375,7 +475,7 @@ int cmd_meta_text(tool_file *tf, FILE *out)
     fprintf(out, "row_groups: %" PRIu32 "\n", m->row_groups.n);
     for (i = 0; i < m->row_groups.n; i++)
         print_row_group(out, m, s, i, &m->row_groups.v[i]);
-    return 0;
+    return pi_failed ? 1 : 0;
 }
 
 int cmd_meta(const tool_args *a)
@@ -384,6 +484,10 @@ int cmd_meta(const tool_args *a)
     int rc;
     if (tool_open(&tf, a->files[0], a) != 0)
         return 1;
+    if (args_flag(a, "page-index") && !args_flag(a, "json")) {
+        pi_reader = tf.reader;
+        pi_path = a->files[0];
+    }
     rc = args_flag(a, "json") ? cmd_meta_json(&tf, stdout) : cmd_meta_text(&tf, stdout);
     tool_close(&tf);
     return rc;
