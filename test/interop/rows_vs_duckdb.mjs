@@ -26,37 +26,17 @@
 // A row range of a file that has an OffsetIndex must not print "page index
 // not used". Lines `ok ...` / `FAIL ...`, then `N passed, N failed`.
 
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { rowShape, parseJsonLine, firstDiff, show } from './canonical.mjs';
 import { DuckOracle } from './oracle_duckdb.mjs';
+import { upqOptions, runUpq, repoRoot, corpusDir } from './upq_harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repoRoot = path.resolve(here, '..', '..');
 const require = createRequire(import.meta.url);
-const corpus = process.env.PARQUET_TESTING_DIR || path.resolve(repoRoot, '..', 'shared', 'parquet-testing');
-
-const opts = { upq: path.join(repoRoot, 'build', 'host', 'upq'), skipWithoutUpq: false,
-               work: path.join(repoRoot, 'build', 'check', 'rows') };
-{
-  const argv = process.argv.slice(2);
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--upq') opts.upq = argv[++i];
-    else if (argv[i] === '--skip-without-upq') opts.skipWithoutUpq = true;
-    else if (argv[i] === '--work') opts.work = argv[++i];
-    else { console.error(`rows_vs_duckdb: unknown argument ${argv[i]}`); process.exit(2); }
-  }
-}
-
-function upq(args) {
-  return new Promise((resolve) => {
-    execFile(opts.upq, args, { encoding: 'utf8', maxBuffer: 1 << 28, timeout: 120000 },
-      (err, stdout, stderr) => resolve({ ok: !err, code: err ? err.code : 0, stdout, stderr }));
-  });
-}
+const corpus = corpusDir;
+const opts = upqOptions(process.argv, {}, { work: path.join(repoRoot, 'build', 'check', 'rows') });
+const upq = (args) => runUpq(opts.upq, args);
 
 const KEY = '0123456789abcdef0123456789abcdef'; // hex, 16 bytes
 const KEY_ARGS = ['--footer-key', KEY];

@@ -9,11 +9,14 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, '..', '..');
+// parquet-testing, read in place
+export const corpusDir = process.env.PARQUET_TESTING_DIR || path.resolve(repoRoot, '..', 'shared', 'parquet-testing');
 
 // Parses the common options; `extra` maps other option names to handlers
-// (name, nextValue) for a script's own flags.
-export function upqOptions(argv = process.argv, extra = {}) {
-  const opts = { upq: path.join(repoRoot, 'build', 'host', 'upq'), skipWithoutUpq: false, work: null };
+// (opts, nextValue) for a script's own flags; `defaults` overrides the
+// defaults (e.g. a work directory).
+export function upqOptions(argv = process.argv, extra = {}, defaults = {}) {
+  const opts = { upq: path.join(repoRoot, 'build', 'host', 'upq'), skipWithoutUpq: false, work: null, ...defaults };
   for (let i = 2; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--upq') opts.upq = argv[++i];
@@ -25,14 +28,19 @@ export function upqOptions(argv = process.argv, extra = {}) {
   return opts;
 }
 
-// Runs `exe args`; resolves to { code, stdout, stderr } (never rejects).
+// Runs `exe args`; resolves to { ok, code, stdout, stderr } (never rejects;
+// code -1 when the program did not exit by itself).
 export function runUpq(exe, args, timeout = 120000) {
   return new Promise((resolve) => {
     execFile(exe, args, { encoding: 'utf8', maxBuffer: 1 << 30, timeout }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+      resolve({ ok: !err, code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
     });
   });
 }
+
+// A command as a shell line, for FAIL messages.
+const quote1 = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
+export const cmdline = (exe, args) => [exe, ...args].map(quote1).join(' ');
 
 // Counts results and prints them the way the check stages read them.
 export function tally() {

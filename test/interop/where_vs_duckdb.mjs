@@ -37,42 +37,19 @@
 // index prunes (fewer bytes than with --no-page-index and than a full scan).
 // Lines `ok ...` / `FAIL ...` (with the command), then `N passed, N failed`.
 
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { rowShape, parseJsonLine, firstDiff, show, fmtDate, fmtTime, fmtTimestamp, fmtDecimal, fmtUuid } from './canonical.mjs';
 import { DuckOracle } from './oracle_duckdb.mjs';
+import { upqOptions, runUpq, repoRoot, corpusDir, cmdline as cmdlineOf } from './upq_harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repoRoot = path.resolve(here, '..', '..');
 const require = createRequire(import.meta.url);
-const corpus = process.env.PARQUET_TESTING_DIR || path.resolve(repoRoot, '..', 'shared', 'parquet-testing');
+const corpus = corpusDir;
+const opts = upqOptions(process.argv, {}, { work: path.join(repoRoot, 'build', 'check', 'where') });
+const upq = (args) => runUpq(opts.upq, args);
 
-const opts = { upq: path.join(repoRoot, 'build', 'host', 'upq'), skipWithoutUpq: false,
-               work: path.join(repoRoot, 'build', 'check', 'where') };
-{
-  const argv = process.argv.slice(2);
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--upq') opts.upq = argv[++i];
-    else if (argv[i] === '--skip-without-upq') opts.skipWithoutUpq = true;
-    else if (argv[i] === '--work') opts.work = argv[++i];
-    else { console.error(`where_vs_duckdb: unknown argument ${argv[i]}`); process.exit(2); }
-  }
-}
-
-function upq(args) {
-  return new Promise((resolve) => {
-    execFile(opts.upq, args, { encoding: 'utf8', maxBuffer: 1 << 28, timeout: 120000 },
-      (err, stdout, stderr) => resolve({ ok: !err, code: err ? (typeof err.code === 'number' ? err.code : -1) : 0,
-        stdout, stderr }));
-  });
-}
-
-// A command as a shell line, for FAIL messages.
-const q1 = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
-const cmdline = (args) => [opts.upq, ...args].map(q1).join(' ');
+const cmdline = (args) => cmdlineOf(opts.upq, args);
 
 const KEY_ARGS = ['--footer-key', '0123456789abcdef0123456789abcdef'];
 // parquet-testing's encrypted files: keys from its KEYS.md / README
