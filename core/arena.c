@@ -2,6 +2,16 @@
 #include "uparquet/arena.h"
 #include "upq_port.h"
 
+#if UPQ_WITH_LAZY_ROW_GROUPS
+/* `top` holds the high end's bytes (a multiple of 8) and, in bit 0, whether
+ * allocations go there: one word, as the struct sits in every reader and
+ * writer */
+#define TOP(a) ((a)->top & ~(size_t)1)
+#define DOWN(a) ((a)->top & 1u)
+#else
+#define TOP(a) ((size_t)0)
+#endif
+
 static size_t align_pad(uintptr_t p)
 {
     return (size_t)((UPQ_ARENA_ALIGN - (p & (UPQ_ARENA_ALIGN - 1u))) & (UPQ_ARENA_ALIGN - 1u));
@@ -13,8 +23,9 @@ void upq_arena_init(upq_arena *a, void *buf, size_t len)
     a->base = buf ? (uint8_t *)buf + (pad < len ? pad : len) : (uint8_t *)0;
     a->cap = pad < len ? len - pad : 0;
     a->used = 0;
+#if UPQ_WITH_LAZY_ROW_GROUPS
     a->top = 0;
-    a->down = 0;
+#endif
     a->high = 0;
     a->needed = 0;
 }
@@ -24,25 +35,25 @@ void *upq_arena_alloc(upq_arena *a, size_t size)
     /* `used` is always aligned, so rounding the size keeps the next one aligned */
     size_t rounded = size + align_pad((uintptr_t)size);
     void *p;
-    if (rounded < size || rounded > a->cap - a->used - a->top) {
-        size_t want = a->used + a->top + rounded;
+    if (rounded < size || rounded > a->cap - a->used - TOP(a)) {
+        size_t want = a->used + TOP(a) + rounded;
         /* the arena size that would have satisfied this request (an 8-aligned
          * buffer of exactly this many bytes suffices) */
-        a->needed = (rounded < size || want < a->used + a->top) ? (size_t)-1 : want;
+        a->needed = (rounded < size || want < a->used + TOP(a)) ? (size_t)-1 : want;
         return (void *)0;
     }
 #if UPQ_WITH_LAZY_ROW_GROUPS
-    if (a->down) {
+    if (DOWN(a)) {
         a->top += rounded;
-        p = a->base + a->cap - a->top;
+        p = a->base + a->cap - TOP(a);
     } else
 #endif
     {
         p = a->base + a->used;
         a->used += rounded;
     }
-    if (a->used + a->top > a->high)
-        a->high = a->used + a->top;
+    if (a->used + TOP(a) > a->high)
+        a->high = a->used + TOP(a);
     return p;
 }
 
@@ -68,17 +79,26 @@ void upq_arena_rewind(upq_arena *a, upq_arena_mark m)
 
 void upq_arena_use_top(upq_arena *a, int on)
 {
-    a->down = (uint8_t)(on != 0);
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    a->top = TOP(a) | (on != 0 ? 1u : 0u);
+#else
+    (void)a;
+    (void)on;
+#endif
 }
 
 void upq_arena_free_top(upq_arena *a)
 {
-    a->top = 0;
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    a->top &= 1u; /* keeps the direction */
+#else
+    (void)a;
+#endif
 }
 
 size_t upq_arena_remaining(const upq_arena *a)
 {
-    return a->cap - a->used - a->top;
+    return a->cap - a->used - TOP(a);
 }
 
 size_t upq_arena_high_water(const upq_arena *a)

@@ -311,10 +311,10 @@ static upq_status begin_body(upq_column_reader *c)
             return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("dictionary page without its header"));
         if (c->has_dict)
             return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("second dictionary page in a chunk"));
-        if (c->scanning) {
+        if (c->scan) {
             size_t n = ph->dictionary_page_header.num_values > 0
                            ? (size_t)ph->dictionary_page_header.num_values : 0;
-            c->scan_dict = align8((size_t)ph->uncompressed_page_size + 1u) +
+            c->scan->dict = align8((size_t)ph->uncompressed_page_size + 1u) +
                            align8(n * upq_value_size(c->cd->physical_type));
             c->has_dict = 1;
             break;
@@ -453,18 +453,19 @@ static upq_status read_body(upq_column_reader *c)
     if (keep && !c->body_fill) {
         const uint8_t *lent = (const uint8_t *)0;
         page_needs(c, &raw, &page, &extra);
-        if (c->scanning) {
+        if (c->scan) {
+            upq_scan_sizes *z = c->scan;
             size_t need = align8(raw) + align8(page) + 2u * align8(extra);
             size_t cw = upq_decompress_page_workspace(c->m->codec, (size_t)c->ph.uncompressed_page_size);
-            if (need > c->scan_block)
-                c->scan_block = need;
-            if (need > c->scan_cap) { /* page_block's growth, never in place */
-                size_t want = c->scan_cap && need < 2u * c->scan_cap ? 2u * c->scan_cap : need;
-                c->scan_sum += want;
-                c->scan_cap = want;
+            if (need > z->block)
+                z->block = need;
+            if (need > z->cap) { /* page_block's growth, never in place */
+                size_t want = z->cap && need < 2u * z->cap ? 2u * z->cap : need;
+                z->sum += want;
+                z->cap = want;
             }
-            if (cw > c->scan_codec)
-                c->scan_codec = cw;
+            if (cw > z->codec)
+                z->codec = cw;
             keep = 0;
         } else {
 #if UPQ_WITH_LEND
@@ -1220,7 +1221,7 @@ upq_status upq_column_seek(upq_column_reader *c, uint64_t row, uint64_t *skipped
         c->pidx_status = UPQ_DONE;
         c->pidx_what = (const char *)0;
         /* only from the chunk's start, before anything was read */
-        if (row > 0 && !c->skipping && !c->scanning && c->page_no == -1 && c->stage == CS_HEADER &&
+        if (row > 0 && !c->skipping && !c->scan && c->page_no == -1 && c->stage == CS_HEADER &&
             c->tdec.pos == 0 && !c->hs_started && !c->jumped && !c->r->opts.no_page_index)
             c->seek_stage = 1;
     }
@@ -1317,8 +1318,9 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
         upq_status lst = upq_reader_row_group_load(r, ws->rg); /* lazy row groups */
         if (lst != UPQ_OK)
             return lst;
-        if (r->arena.top > ws->top) /* the loaded row group, at the high end */
-            ws->top = r->arena.top;
+        /* the loaded row group, at the high end (bit 0 of top is a flag) */
+        if ((r->arena.top & ~(size_t)1) > ws->top)
+            ws->top = r->arena.top & ~(size_t)1;
 #endif
         if (ws->rg == 0 && ws->rows == 0 && !ws->open) {
             /* the row reader, built once over the first row group */
@@ -1339,7 +1341,8 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
                 st = upq_column_open(c, r, ws->rg, ws->col);
                 if (st != UPQ_OK)
                     return st;
-                c->scanning = 1;
+                upq_memset(&ws->sizes, 0, sizeof ws->sizes);
+                c->scan = &ws->sizes;
                 ws->open = 1;
             }
             st = next_page(c); /* in scan mode every page is passed over */
@@ -1349,9 +1352,9 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
                 return st;
             /* the codec's working memory for the pages this chunk has (BROTLI's
              * grows with the page; a fixed bound would over-reserve 5x) */
-            codec = c->scan_codec;
+            codec = ws->sizes.codec;
             keyb = ENCRYPTED(c) && c->key != r->footer_key ? align8(upq_crypto_key_size()) : 0;
-            need = keyb + align8(WINDOW_NEED) + c->scan_dict + c->scan_block;
+            need = keyb + align8(WINDOW_NEED) + ws->sizes.dict + ws->sizes.block;
             upq_column_close(c);
             ws->open = 0;
             if (need + codec > ws->largest_column)
@@ -1361,7 +1364,7 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
             /* side by side, a block that grows is re-taken in place only when
              * it is at the top of the arena: count every block it takes (the
              * row reader's size already holds the key and window) */
-            ws->rg_sum += c->scan_dict + c->scan_sum;
+            ws->rg_sum += ws->sizes.dict + ws->sizes.sum;
         }
         if (ws->rg_sum > ws->largest_row_group)
             ws->largest_row_group = ws->rg_sum;

@@ -528,6 +528,27 @@ static upq_status sc_stop(upq_scan *sc, upq_status st)
     return st;
 }
 
+/* Passes row reader `w` from row *pos on to row `to` (nothing when it is
+ * there): UPQ_OK at `to`, UPQ_AGAIN (call again: the skip resumes), or the
+ * scan's failure; `short_what` when the column ends first. */
+static upq_status skip_to(upq_scan *sc, upq_rows *w, uint64_t *pos, uint64_t to,
+                          const char *short_what)
+{
+    uint64_t got = 0;
+    upq_status st;
+    if (*pos >= to)
+        return UPQ_OK;
+    st = upq_rows_skip(w, to - *pos, &got);
+    if (st == UPQ_AGAIN)
+        return st;
+    if (st != UPQ_OK)
+        return sc_stop(sc, st);
+    if (got != to - *pos)
+        return sc_fail(sc, UPQ_ERR_CORRUPT, short_what);
+    *pos = to;
+    return UPQ_OK;
+}
+
 upq_status upq_scan_open(upq_scan *sc, upq_reader *r, const upq_pred *p, uint32_t rg,
                          const uint32_t *nodes, uint32_t n, size_t batch, uint64_t from,
                          uint64_t to, uint32_t max_ranges, unsigned flags)
@@ -1036,18 +1057,10 @@ upq_status upq_scan_next(upq_scan *sc)
                 sc->out_pos = 0;
                 sc->stats.reopens++;
             }
-            if (sc->row < rr->begin) {
-                uint64_t got = 0;
-                st = upq_rows_skip(&sc->pred_rows, rr->begin - sc->row, &got);
-                if (st == UPQ_AGAIN)
-                    return st;
-                if (st != UPQ_OK)
-                    return sc_stop(sc, st);
-                if (got != rr->begin - sc->row)
-                    return sc_fail(sc, UPQ_ERR_CORRUPT,
-                                   UPQ_MSG("a predicate column ends before the row count"));
-                sc->row = rr->begin;
-            }
+            st = skip_to(sc, &sc->pred_rows, &sc->row, rr->begin,
+                         UPQ_MSG("a predicate column ends before the row count"));
+            if (st != UPQ_OK)
+                return st;
             sc->sub = SS_PNEXT;
             continue;
         }
@@ -1093,18 +1106,10 @@ upq_status upq_scan_next(upq_scan *sc)
             continue;
         }
         case SS_OSKIP:
-            if (sc->out_pos < sc->cur) {
-                uint64_t got = 0;
-                st = upq_rows_skip(&sc->out_rows, sc->cur - sc->out_pos, &got);
-                if (st == UPQ_AGAIN)
-                    return st;
-                if (st != UPQ_OK)
-                    return sc_stop(sc, st);
-                if (got != sc->cur - sc->out_pos)
-                    return sc_fail(sc, UPQ_ERR_CORRUPT,
-                                   UPQ_MSG("a column ends before the row count"));
-                sc->out_pos = sc->cur;
-            }
+            st = skip_to(sc, &sc->out_rows, &sc->out_pos, sc->cur,
+                         UPQ_MSG("a column ends before the row count"));
+            if (st != UPQ_OK)
+                return st;
             sc->sub = SS_ONEXT;
             continue;
         default: /* SS_ONEXT */

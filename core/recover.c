@@ -1694,7 +1694,9 @@ static upq_status rc_footer_key(upq_recover_state *st, const upq_sink *sink, con
     upq_cstream_init(&st->cs, st->mod_off, 4u + st->len - UPQ_J_CRC, UPQ_MODULE_JOURNAL, -1, -1, -1);
     st->cio.ctx = sink->ctx;
     st->cio.read_at = sink->read_at;
+#if UPQ_WITH_LEND
     st->cio.lend = (upq_lend_fn)0;
+#endif
     st->cio.size = st->size;
     st->part = 1;
     upq_tdec_init(&st->tdec, &upq_file_metadata_desc, &st->fmd, &st->a, st->len,

@@ -494,7 +494,9 @@ upq_status upq_wf_module(upq_writer *w, uint64_t off, uint64_t end, int module, 
         upq_cstream_init(&f->cs, off, end, module, rg, col, page);
         f->cio.ctx = w->sink.ctx;
         f->cio.read_at = w->sink.read_at;
+#if UPQ_WITH_LEND
         f->cio.lend = (upq_lend_fn)0;
+#endif
         f->cio.size = UINT64_MAX;
         f->cs_on = 1;
     }

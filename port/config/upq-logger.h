@@ -62,7 +62,7 @@
 #define UPQ_WITH_BSS 1
 #endif
 #ifndef UPQ_WITH_LEND
-#define UPQ_WITH_LEND 1
+#define UPQ_WITH_LEND 0
 #endif
 #ifndef UPQ_WITH_CRC
 #define UPQ_WITH_CRC 1

@@ -55,7 +55,9 @@ void upq_posix_io(upq_posix_file *f, upq_io *io)
     io->ctx = f;
     io->read_at = upq_posix_read_at;
     io->size = f->size;
+#if UPQ_WITH_LEND
     io->lend = f->map ? upq_posix_lend : NULL;
+#endif
 }
 
 upq_status upq_posix_map(upq_posix_file *f)

@@ -172,7 +172,9 @@ void upq_sh_io(upq_sh_file *f, upq_io *io)
 {
     io->ctx = f;
     io->read_at = upq_sh_read_at;
+#if UPQ_WITH_LEND
     io->lend = 0; /* semihosting copies */
+#endif
     io->size = f->size;
 }
 

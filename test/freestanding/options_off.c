@@ -249,9 +249,8 @@ static void page_index(void)
     if (st != UPQ_OK)
         return;
 
-    memset(&io, 0, sizeof io);
+    memset(&io, 0, sizeof io); /* lend (where built) NULL too */
     io.read_at = mem_read;
-    io.lend = 0;
     io.size = file_len;
     upq_reader_init(&r, &io, arena, sizeof arena, (const upq_reader_opts *)0);
     st = upq_reader_open(&r);

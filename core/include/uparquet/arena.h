@@ -17,10 +17,14 @@ typedef struct upq_arena {
     uint8_t *base;     /* caller's buffer (not owned) */
     size_t cap;        /* usable bytes from the first aligned address */
     size_t used;       /* bytes handed out, including alignment padding */
-    size_t top;        /* bytes handed out from the high end (upq_arena_use_top) */
     size_t high;       /* high-water mark of `used` + `top` */
     size_t needed;     /* after UPQ_ERR_NOMEM: total bytes the failed request needed */
-    uint8_t down;      /* allocating from the high end */
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    /* only on-demand row groups use the high end: without them the struct
+     * (one in every reader and writer) stays as small as it was */
+    size_t top;        /* bytes handed out from the high end (upq_arena_use_top), a
+                          multiple of 8; bit 0 set while allocating from there */
+#endif
 } upq_arena;
 
 typedef size_t upq_arena_mark;

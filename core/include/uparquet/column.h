@@ -33,6 +33,14 @@ typedef struct upq_batch {
  * in static memory; treat them as private. */
 #include "encoding.h"
 
+/* What the workspace planner gathers while it scans a chunk's page headers. */
+typedef struct upq_scan_sizes {
+    size_t block, dict;  /* the largest page block, and the dictionary */
+    size_t cap, sum;     /* the page block as reading would grow it, and every block it
+                            would take when it cannot grow in place */
+    size_t codec;        /* codec working memory of the largest page (BROTLI's grows with it) */
+} upq_scan_sizes;
+
 typedef struct upq_column_reader {
     upq_reader *r;
     const upq_column_desc *cd;
@@ -86,11 +94,9 @@ typedef struct upq_column_reader {
     int32_t page_ord;         /* the current page's ordinal (-1 for a dictionary page) */
     uint8_t hs_started, hs_done;
     /* workspace planning: page headers only */
-    uint8_t scanning;
-    size_t scan_block, scan_dict;
-    size_t scan_cap, scan_sum;  /* the page block as reading would grow it, and every block
-                                   it would take when it cannot grow in place */
-    size_t scan_codec;        /* codec working memory of the largest page (BROTLI's grows with it) */
+    /* workspace planning reads page headers only and gathers sizes here
+     * (NULL: reading); a pointer keeps each reader small */
+    struct upq_scan_sizes *scan;
 #if UPQ_WITH_PAGE_INDEX
     /* seeking through the OffsetIndex (upq_column_seek) */
     uint8_t seek_stage;       /* 0 idle, 1 loading the index, 2 skipping to the row */
@@ -200,6 +206,7 @@ typedef struct upq_workspace {
     size_t largest_column, largest_row_group, codec;
     /* scanning state */
     upq_column_reader c;
+    upq_scan_sizes sizes;
     uint32_t rg, col;
     size_t rg_sum, rows;
     size_t top;          /* largest on-demand row group (reader.h), at the arena's high end */

@@ -46,7 +46,9 @@ typedef struct upq_io {
     void *ctx;
     upq_read_at_fn read_at;
     uint64_t size; /* file size in bytes */
+#if UPQ_WITH_LEND
     upq_lend_fn lend; /* optional (NULL: every byte goes through read_at) */
+#endif
 } upq_io;
 
 /* An INT96 value as stored: 8 bytes nanoseconds of the day (LE), then the
