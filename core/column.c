@@ -1292,8 +1292,14 @@ static upq_status rows_size(upq_reader *r, uint32_t rg, size_t batch, size_t *ou
     m = upq_arena_save(a);
     st = upq_rows_open(&w, r, rg, sel, sel ? n : 0u, batch);
     if (st == UPQ_OK) {
-        /* the plan's scratch may peak above what stays */
-        size_t peak = upq_arena_high_water(a) > hw ? upq_arena_high_water(a) - m : 0u;
+        /* the plan's scratch may peak above what stays; the high-water mark
+         * also counts a row group held at the high end, which the caller
+         * adds on its own */
+        size_t base = m;
+#if UPQ_WITH_LAZY_ROW_GROUPS
+        base += a->top & ~(size_t)1;
+#endif
+        size_t peak = upq_arena_high_water(a) > hw ? upq_arena_high_water(a) - base : 0u;
         size_t kept = upq_arena_save(a) - m;
         *out = (sel ? align8((size_t)s->num_columns * sizeof *sel) : 0u) +
                (peak > kept ? peak : kept);
