@@ -556,6 +556,26 @@ static upq_status where_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg
     return st == UPQ_DONE ? UPQ_OK : st;
 }
 
+/* What stopped the read, on stderr (a Variant that does not decode, or the
+ * reader's error with where it happened); returns 1, the exit status. */
+static int report_failure(cat_state *cs, unsigned rg)
+{
+    fflush(stdout);
+    if (cs->variant_st) {
+        strbuf p;
+        sb_init(&p);
+        fmt_node_path(&p, upq_reader_schema(cs->tf.reader), cs->variant_node);
+        fprintf(stderr, "upq: %s: row group %u, row %llu: Variant column '%s': %s (%d)\n",
+                cs->path, rg, (unsigned long long)cs->variant_row, sb_str(&p),
+                upq_strerror(cs->variant_st), (int)cs->variant_st);
+        sb_free(&p);
+        return 1;
+    }
+    tool_report(cs->path, upq_reader_error(cs->tf.reader));
+    tool_keys_report(&cs->tf.keys, cs->path, upq_reader_error(cs->tf.reader)->status);
+    return 1;
+}
+
 /* Reopens the file with the arena the library asked for; 1 when it cannot. */
 static int grow_arena(cat_state *cs, const cat_cfg *cfg, int *failed)
 {
@@ -613,20 +633,7 @@ static int run_where(cat_state *cs, const cat_cfg *cfg)
                 return 1;
             continue;
         }
-        fflush(stdout);
-        if (cs->variant_st) {
-            strbuf p;
-            sb_init(&p);
-            fmt_node_path(&p, upq_reader_schema(cs->tf.reader), cs->variant_node);
-            fprintf(stderr, "upq: %s: row group %u, row %llu: Variant column '%s': %s (%d)\n",
-                    cs->path, (unsigned)rg, (unsigned long long)cs->variant_row, sb_str(&p),
-                    upq_strerror(cs->variant_st), (int)cs->variant_st);
-            sb_free(&p);
-            return 1;
-        }
-        tool_report(cs->path, upq_reader_error(cs->tf.reader));
-        tool_keys_report(&cs->tf.keys, cs->path, upq_reader_error(cs->tf.reader)->status);
-        return 1;
+        return report_failure(cs, (unsigned)rg);
     }
     return 0;
 }
@@ -697,20 +704,7 @@ static int run(cat_state *cs, const cat_cfg *cfg)
                 continue;
             }
         }
-        fflush(stdout);
-        if (cs->variant_st) {
-            strbuf p;
-            sb_init(&p);
-            fmt_node_path(&p, upq_reader_schema(cs->tf.reader), cs->variant_node);
-            fprintf(stderr, "upq: %s: row group %u, row %llu: Variant column '%s': %s (%d)\n",
-                    cs->path, (unsigned)rg, (unsigned long long)cs->variant_row, sb_str(&p),
-                    upq_strerror(cs->variant_st), (int)cs->variant_st);
-            sb_free(&p);
-            return 1;
-        }
-        tool_report(cs->path, upq_reader_error(cs->tf.reader));
-        tool_keys_report(&cs->tf.keys, cs->path, upq_reader_error(cs->tf.reader)->status);
-        return 1;
+        return report_failure(cs, (unsigned)rg);
     }
     return 0;
 }
