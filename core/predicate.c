@@ -369,8 +369,9 @@ static void chunk_bounds(upq_reader *r, uint32_t rg, uint32_t col, bounds *b)
         return;
     b->has_min = cs.has_min;
     b->has_max = cs.has_max;
-    b->min = cs.min;
-    b->max = cs.max;
+    /* explicit copies: a struct assignment may become a libc memcpy call */
+    upq_memcpy(&b->min, &cs.min, sizeof b->min);
+    upq_memcpy(&b->max, &cs.max, sizeof b->max);
 }
 
 static unsigned chunk_may(upq_reader *r, const upq_pred *p, uint32_t rg, uint32_t i)
@@ -443,8 +444,10 @@ static void set_add(upq_row_set *s, uint64_t a, uint64_t b)
             return;
         }
         v[best].end = v[best + 1].end;
-        for (i = best + 1; i + 1 < s->n; i++)
-            v[i] = v[i + 1];
+        for (i = best + 1; i + 1 < s->n; i++) {
+            v[i].begin = v[i + 1].begin;
+            v[i].end = v[i + 1].end;
+        }
         s->n--;
     }
     v[s->n].begin = a;
