@@ -100,8 +100,8 @@ upq_status upq_bloom_open(upq_bloom_reader *b, upq_reader *r, uint32_t rg, uint3
         b->stage = BR_EHEADER;
         return UPQ_OK;
     }
-    upq_tdec_init(&b->tdec, &upq_bloom_filter_header_desc, &b->hdr, &r->arena, end - off,
-                  &r->opts.limits);
+    upq_tdec_init(&b->tdec, b->tframes, UPQ_THRIFT_MAX_DEPTH, &upq_bloom_filter_header_desc,
+                  &b->hdr, &r->arena, end - off, &r->opts.limits);
     b->stage = BR_HEADER;
     return UPQ_OK;
 }

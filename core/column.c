@@ -74,6 +74,13 @@ static int v2_always_compressed(const upq_file_metadata *m)
     return upq_created_by_older(m, "parquet-cpp", sizeof "parquet-cpp" - 1, 2, 0, 0);
 }
 
+/* Starts decoding the page header at page_off. */
+static void header_start(upq_column_reader *c)
+{
+    upq_tdec_init(&c->tdec, c->tframes, UPQ_PAGE_HEADER_DEPTH, &upq_page_header_lean_desc, &c->ph,
+                  &c->r->arena, c->chunk_end - c->page_off, &c->r->opts.limits);
+}
+
 upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uint32_t column)
 {
     const upq_column_chunk *ch = upq_reader_chunk(r, rg, column);
@@ -105,6 +112,11 @@ upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uin
                                                : UPQ_MSG("column key is not 16, 24 or 32 bytes"));
         if (c->key != mem)
             upq_arena_rewind(&r->arena, c->mark); /* the footer key serves */
+        /* the page header decryption state: only encrypted chunks pay for it */
+        c->hs = (upq_cstream *)upq_arena_alloc(&r->arena, sizeof *c->hs);
+        if (!c->hs)
+            return col_fail(c, UPQ_ERR_NOMEM, UINT64_MAX,
+                            UPQ_MSG("arena too small for the column's decryption"));
         c->rg_ord = upq_reader_rg_ordinal(r, rg);
     }
     if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA))
@@ -143,15 +155,19 @@ upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uin
         uint64_t room = r->footer_start - c->chunk_end;
         c->chunk_end += room < MAX_DICT_HEADER ? room : MAX_DICT_HEADER;
     }
-    c->win_len = WINDOW;
+    /* read-ahead no larger than the chunk: a file of many small row groups
+     * (a log) reads each chunk in one piece anyway, and its readers, one per
+     * column side by side, then fit a small arena */
+    c->win_len = c->chunk_end - c->pos < WINDOW ? (uint32_t)(c->chunk_end - c->pos) : WINDOW;
+    if (c->win_len == 0)
+        c->win_len = 1;
     c->win = (uint8_t *)upq_arena_alloc(&r->arena, c->win_len);
     if (!c->win)
         return col_fail(c, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the read window"));
     c->stage = c->values_left ? CS_HEADER : CS_DONE;
-    if (c->stage == CS_HEADER)
-        upq_tdec_init(&c->tdec, &upq_page_header_lean_desc, &c->ph, &r->arena, c->chunk_end - c->pos,
-                      &r->opts.limits);
     c->page_off = c->pos;
+    if (c->stage == CS_HEADER)
+        header_start(c);
     return UPQ_OK;
 }
 
@@ -211,6 +227,18 @@ static size_t rebuilt_bytes(const upq_column_reader *c, int32_t enc, size_t page
     return 0;
 }
 
+#if UPQ_WITH_PAGE_INDEX
+/* Gives the column its own window back after a whole page was read. */
+static void own_window(upq_column_reader *c)
+{
+    if (c->whole_page) {
+        c->win = c->win_own;
+        c->win_len = c->win_own_len;
+        c->whole_page = 0;
+    }
+}
+#endif
+
 /* Refills the window from the chunk. UPQ_OK with at least one new byte. */
 static upq_status fill_window(upq_column_reader *c)
 {
@@ -218,6 +246,12 @@ static upq_status fill_window(upq_column_reader *c)
     uint64_t want = c->chunk_end - c->pos;
     const char *what = "";
     upq_status st;
+#if UPQ_WITH_PAGE_INDEX
+    if (c->whole_page == 2) /* that page's bytes are all consumed */
+        own_window(c);
+    else if (c->whole_page == 1)
+        want = c->win_len; /* the page, header and body (within the chunk: checked) */
+#endif
     if (want == 0)
         return col_fail(c, UPQ_ERR_CORRUPT, c->pos, UPQ_MSG("column chunk ends before all its values"));
     if (want > c->win_len)
@@ -230,6 +264,10 @@ static upq_status fill_window(upq_column_reader *c)
     c->win_fill = (uint32_t)got;
     c->win_used = 0;
     c->pos += got;
+#if UPQ_WITH_PAGE_INDEX
+    if (c->whole_page == 1)
+        c->whole_page = 2;
+#endif
     return UPQ_OK;
 }
 
@@ -278,7 +316,7 @@ static upq_status begin_body(upq_column_reader *c)
         if (c->body_len < upq_crypto_overhead(&c->r->fc, module))
             return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("encrypted page shorter than its framing"));
         if (ph->type == UPQ_PAGE_DICTIONARY) {
-            if (c->hs.module != UPQ_MODULE_DICT_PAGE_HEADER)
+            if (c->hs->module != UPQ_MODULE_DICT_PAGE_HEADER)
                 return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("dictionary page not first in its chunk"));
             c->page_ord = -1;
         } else {
@@ -494,8 +532,8 @@ static upq_status read_body(upq_column_reader *c)
         uint32_t take = c->win_fill - c->win_used;
         if (take > c->body_len - c->body_fill)
             take = c->body_len - c->body_fill;
-        if (dst)
-            upq_memcpy(dst + c->body_fill, c->win + c->win_used, take);
+        if (dst) /* a whole page read into the block may overlap where its body goes */
+            upq_memmove(dst + c->body_fill, c->win + c->win_used, take);
         c->win_used += take;
         c->body_fill += take;
     }
@@ -616,7 +654,7 @@ static upq_status encrypted_header(upq_column_reader *c)
         int dict = c->data_pages == 0 && UPQ_ISSET(*m, UPQ_COLUMN_METADATA_DICTIONARY_PAGE_OFFSET) &&
                    m->dictionary_page_offset > 0 && m->dictionary_page_offset < m->data_page_offset &&
                    c->page_off == (uint64_t)m->dictionary_page_offset && !c->has_dict;
-        upq_cstream_init(&c->hs, c->page_off, c->chunk_end,
+        upq_cstream_init(c->hs, c->page_off, c->chunk_end,
                          dict ? UPQ_MODULE_DICT_PAGE_HEADER : UPQ_MODULE_DATA_PAGE_HEADER, c->rg_ord,
                          (int32_t)c->col, dict ? -1 : c->data_pages);
         c->pos = c->page_off;
@@ -629,14 +667,14 @@ static upq_status encrypted_header(upq_column_reader *c)
         size_t n, used = 0;
         uint64_t at = UINT64_MAX;
         const char *what = "";
-        upq_status st = upq_cstream_next(&c->hs, &c->r->io, &c->r->fc, c->key, c->win, c->win_len,
+        upq_status st = upq_cstream_next(c->hs, &c->r->io, &c->r->fc, c->key, c->win, c->win_len,
                                          &p, &n, &at, &what);
         if (st == UPQ_AGAIN)
             return st;
         if (st == UPQ_DONE) {
             if (!c->hs_done)
                 return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("page header ends inside its module"));
-            c->pos = upq_cstream_end(&c->hs);
+            c->pos = upq_cstream_end(c->hs);
             c->win_fill = c->win_used = 0;
             c->hs_started = 0;
             return UPQ_OK;
@@ -781,6 +819,41 @@ static upq_status process_page(upq_column_reader *c)
 }
 
 #if UPQ_WITH_PAGE_INDEX
+/* The page the OffsetIndex sent the reader to has a known size, header
+ * included: read it in one piece into the page block, which serves as the
+ * window until its bytes are consumed, so a seek costs one read there
+ * instead of two (header, then the body past the window). The body is moved
+ * down in place where the block holds it. Only when the block can take it
+ * at the arena's top, where it later grows in place: otherwise the column's
+ * own window does, as without an index. Lent and encrypted pages go their
+ * own ways. */
+static void whole_page(upq_column_reader *c)
+{
+    upq_arena *a = &c->r->arena;
+    size_t need = align8(c->jump_size);
+    int top = c->block && c->block + c->block_cap == a->base + a->used;
+    if (c->jump_size <= c->win_len || c->scan || ENCRYPTED(c) ||
+        c->jump_size > c->chunk_end - c->pos)
+        return;
+#if UPQ_WITH_LEND
+    if (c->r->io.lend)
+        return;
+#endif
+    if (need > c->block_cap) {
+        if (c->block && !top)
+            return;
+        if (need - (top ? c->block_cap : 0u) > upq_arena_remaining(a))
+            return;
+        if (!page_block(c, c->jump_size, 0, 0))
+            return;
+    }
+    c->win_own = c->win;
+    c->win_own_len = c->win_len;
+    c->win = c->block;
+    c->win_len = c->jump_size;
+    c->whole_page = 1;
+}
+
 /* Goes to the page upq_column_seek chose. The pages before it are never
  * read, so values_left stays an upper bound and the chunk ends where the
  * index's last page does; the page must start a row. */
@@ -798,8 +871,8 @@ static void jump(upq_column_reader *c)
     c->row_start_due = 1;
     c->jump_skipped = c->jump_row < c->skip_left ? c->jump_row : c->skip_left;
     c->skip_left -= c->jump_skipped;
-    upq_tdec_init(&c->tdec, &upq_page_header_lean_desc, &c->ph, &c->r->arena,
-                  c->chunk_end - c->page_off, &c->r->opts.limits);
+    header_start(c);
+    whole_page(c);
 }
 
 /* The page the index pointed at is not the one it describes (a header that
@@ -816,6 +889,7 @@ static int unjump(upq_column_reader *c, upq_status st)
     c->pidx_status = st;
     c->pidx_what = c->r->err.what;
     c->r->err.status = UPQ_OK;
+    own_window(c);
     c->pos = c->page_off = c->resume_off;
     c->win_fill = c->win_used = 0;
     c->page_no = c->resume_page;
@@ -824,8 +898,7 @@ static int unjump(upq_column_reader *c, upq_status st)
     c->row_start_due = 1;
     c->skip_left += c->jump_skipped;
     c->stage = CS_HEADER;
-    upq_tdec_init(&c->tdec, &upq_page_header_lean_desc, &c->ph, &c->r->arena,
-                  c->chunk_end - c->page_off, &c->r->opts.limits);
+    header_start(c);
     return 1;
 }
 #else
@@ -898,8 +971,7 @@ static upq_status next_page(upq_column_reader *c)
                 c->stage = CS_HEADER;
                 c->page_off = cursor(c);
                 if (c->values_left)
-                    upq_tdec_init(&c->tdec, &upq_page_header_lean_desc, &c->ph, &c->r->arena,
-                                  c->chunk_end - c->page_off, &c->r->opts.limits);
+                    header_start(c);
                 break;
             }
             if (st != UPQ_OK)
@@ -910,8 +982,7 @@ static upq_status next_page(upq_column_reader *c)
             if (st == UPQ_DONE) { /* dictionary page */
                 c->stage = CS_HEADER;
                 c->page_off = cursor(c);
-                upq_tdec_init(&c->tdec, &upq_page_header_lean_desc, &c->ph, &c->r->arena,
-                              c->chunk_end - c->page_off, &c->r->opts.limits);
+                header_start(c);
                 break;
             }
             return st;
@@ -928,8 +999,7 @@ static void end_page(upq_column_reader *c)
     c->page_off = cursor(c);
     c->stage = c->values_left ? CS_HEADER : CS_DONE;
     if (c->stage == CS_HEADER)
-        upq_tdec_init(&c->tdec, &upq_page_header_lean_desc, &c->ph, &c->r->arena,
-                      c->chunk_end - c->page_off, &c->r->opts.limits);
+        header_start(c);
 }
 
 static upq_status get_levels(upq_column_reader *c, int rep, uint16_t *out, size_t n)
@@ -1260,8 +1330,6 @@ int upq_column_seek_info(const upq_column_reader *c, upq_status *why, const char
 
 /* ---- workspace planning ----------------------------------------------- */
 
-#define WINDOW_NEED ((size_t)WINDOW)
-
 void upq_workspace_init(upq_workspace *ws)
 {
     upq_memset(ws, 0, sizeof *ws);
@@ -1340,7 +1408,7 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
         for (; ws->col < s->num_columns; ws->col++) {
             upq_column_reader *c = &ws->c;
             upq_status st;
-            size_t need, codec, keyb;
+            size_t need, codec, keyb, win;
             if (!upq_reader_chunk(r, ws->rg, ws->col))
                 continue;
             if (!ws->open) {
@@ -1359,8 +1427,11 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
             /* the codec's working memory for the pages this chunk has (BROTLI's
              * grows with the page; a fixed bound would over-reserve 5x) */
             codec = ws->sizes.codec;
-            keyb = ENCRYPTED(c) && c->key != r->footer_key ? align8(upq_crypto_key_size()) : 0;
-            need = keyb + align8(WINDOW_NEED) + ws->sizes.dict + ws->sizes.block;
+            keyb = ENCRYPTED(c) ? align8(sizeof *c->hs) : 0;
+            if (ENCRYPTED(c) && c->key != r->footer_key)
+                keyb += align8(upq_crypto_key_size());
+            win = align8(c->win_len);
+            need = keyb + win + ws->sizes.dict + ws->sizes.block;
             upq_column_close(c);
             ws->open = 0;
             if (need + codec > ws->largest_column)
@@ -1371,6 +1442,11 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
              * it is at the top of the arena: count every block it takes (the
              * row reader's size already holds the key and window) */
             ws->rg_sum += ws->sizes.dict + ws->sizes.sum;
+            /* windows follow their chunk's size: the row reader measured
+             * those of row group 0, and each row group counts its own */
+            ws->rg_sum += win;
+            if (ws->rg == 0)
+                ws->win0 += win;
         }
         if (ws->rg_sum > ws->largest_row_group)
             ws->largest_row_group = ws->rg_sum;
@@ -1384,7 +1460,8 @@ upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
         ws->sequential = ws->footer;
     ws->concurrent = 0;
     if (ws->rows != (size_t)-1) {
-        ws->concurrent = ws->mark + ws->top + ws->rows + ws->largest_row_group + ws->codec;
+        ws->concurrent =
+            ws->mark + ws->top + ws->rows - ws->win0 + ws->largest_row_group + ws->codec;
         if (ws->concurrent < ws->footer)
             ws->concurrent = ws->footer;
     }

@@ -152,7 +152,8 @@ static void start_metadata(upq_reader *r, uint64_t limit)
 #if UPQ_WITH_LAZY_ROW_GROUPS
     r->meta_mark = upq_arena_save(&r->arena);
 #endif
-    upq_tdec_init(&r->tdec, &upq_file_metadata_desc, &r->meta, &r->arena, limit, &r->opts.limits);
+    upq_tdec_init(&r->tdec, r->tframes, UPQ_THRIFT_MAX_DEPTH, &upq_file_metadata_desc, &r->meta,
+                  &r->arena, limit, &r->opts.limits);
     if (r->opts.projection)
         upq_tdec_set_projection(&r->tdec, r->opts.projection, r->opts.projection_bits);
 #if UPQ_WITH_LAZY_ROW_GROUPS
@@ -204,8 +205,8 @@ static upq_status stage_head(upq_reader *r)
     r->pos = r->footer_start;
 #if UPQ_WITH_CRYPTO
     if (r->enc == UPQ_ENC_FOOTER) {
-        upq_tdec_init(&r->tdec, &upq_file_crypto_metadata_desc, &r->fcm, &r->arena, r->footer_len,
-                      &r->opts.limits);
+        upq_tdec_init(&r->tdec, r->tframes, UPQ_THRIFT_MAX_DEPTH, &upq_file_crypto_metadata_desc,
+                      &r->fcm, &r->arena, r->footer_len, &r->opts.limits);
         r->stage = RS_FCM;
         return UPQ_OK;
     }
@@ -653,14 +654,14 @@ static void rg_begin(upq_reader *r)
     uint64_t limit = r->rg_end - r->rg_pos;
     if (r->rg_next == r->rg_target) {
         upq_arena_free_top(&r->arena);
-        upq_tdec_init(&r->tdec, &upq_row_group_desc, &r->rg_cur, &r->arena, limit,
-                      &r->opts.limits);
+        upq_tdec_init(&r->tdec, r->tframes, UPQ_THRIFT_MAX_DEPTH, &upq_row_group_desc, &r->rg_cur,
+                      &r->arena, limit, &r->opts.limits);
         if (r->opts.projection)
             upq_tdec_set_projection(&r->tdec, r->opts.projection, r->opts.projection_bits);
         r->rg_stage = 2;
     } else {
-        upq_tdec_init(&r->tdec, (const upq_tstruct *)0, (void *)0, (upq_arena *)0, limit,
-                      &r->opts.limits);
+        upq_tdec_init(&r->tdec, r->tframes, UPQ_THRIFT_MAX_DEPTH, (const upq_tstruct *)0, (void *)0,
+                      (upq_arena *)0, limit, &r->opts.limits);
         r->rg_stage = 1;
     }
 }

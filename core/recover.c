@@ -1328,8 +1328,9 @@ upq_status upq_writer_resume(upq_writer *w, uint64_t size)
             f->fj = (upq_jfile *)upq_arena_alloc(&f->scratch, sizeof(upq_jfile));
             if (!f->fj)
                 return upq_w_fail(w, UPQ_ERR_STATE, -1, "resume scratch too small");
-            upq_tdec_init(&f->tdec, &upq_journal_descs[UPQ_JDESC_FILE], f->fj, &f->scratch,
-                          h.len - UPQ_J_MIN, (const upq_thrift_limits *)0);
+            upq_tdec_init(&f->tdec, f->tframes, UPQ_THRIFT_MAX_DEPTH,
+                          &upq_journal_descs[UPQ_JDESC_FILE], f->fj, &f->scratch, h.len - UPQ_J_MIN,
+                          (const upq_thrift_limits *)0);
             jr->resuming = RS_BODY;
             continue;
         }
@@ -1699,8 +1700,8 @@ static upq_status rc_footer_key(upq_recover_state *st, const upq_sink *sink, con
 #endif
     st->cio.size = st->size;
     st->part = 1;
-    upq_tdec_init(&st->tdec, &upq_file_metadata_desc, &st->fmd, &st->a, st->len,
-                  (const upq_thrift_limits *)0);
+    upq_tdec_init(&st->tdec, st->tframes, UPQ_THRIFT_MAX_DEPTH, &upq_file_metadata_desc, &st->fmd,
+                  &st->a, st->len, (const upq_thrift_limits *)0);
     return UPQ_OK;
 }
 #endif
@@ -1747,7 +1748,8 @@ upq_status upq_recover(upq_recover_state *st, const upq_sink *sink, uint64_t siz
             st->crc = upq_crc32(st->buf + 4, UPQ_J_HDR);
             st->done = UPQ_J_HDR;
             st->part = 0;
-            upq_tdec_init(&st->tdec, &upq_journal_descs[UPQ_JDESC_FILE], st->settings, &st->a,
+            upq_tdec_init(&st->tdec, st->tframes, UPQ_THRIFT_MAX_DEPTH,
+                          &upq_journal_descs[UPQ_JDESC_FILE], st->settings, &st->a,
                           st->len - UPQ_J_MIN, (const upq_thrift_limits *)0);
             st->have = 0;
             st->stage = RC_BODY;
@@ -1791,8 +1793,9 @@ upq_status upq_recover(upq_recover_state *st, const upq_sink *sink, uint64_t siz
                 } else if (st->part == 0) {
                     /* the settings, then the FileMetaData */
                     st->part = 1;
-                    upq_tdec_init(&st->tdec, &upq_file_metadata_desc, &st->fmd, &st->a,
-                                  body - st->done - used, (const upq_thrift_limits *)0);
+                    upq_tdec_init(&st->tdec, st->tframes, UPQ_THRIFT_MAX_DEPTH,
+                                  &upq_file_metadata_desc, &st->fmd, &st->a, body - st->done - used,
+                                  (const upq_thrift_limits *)0);
                 } else {
                     st->part = 2;
                 }

@@ -133,20 +133,24 @@ static upq_status dec_fail(upq_tdec *d, upq_status st, uint64_t at, const char *
     return st;
 }
 
-void upq_tdec_init(upq_tdec *d, const upq_tstruct *desc, void *obj, upq_arena *arena,
-                   uint64_t limit, const upq_thrift_limits *lim)
+void upq_tdec_init(upq_tdec *d, upq_tframe *frames, uint32_t nframes, const upq_tstruct *desc,
+                   void *obj, upq_arena *arena, uint64_t limit, const upq_thrift_limits *lim)
 {
     upq_memset(d, 0, sizeof *d);
+    d->stack = frames;
     if (lim)
         d->lim = *lim;
     else
         upq_thrift_limits_default(&d->lim);
-    if (d->lim.max_depth > UPQ_THRIFT_MAX_DEPTH || d->lim.max_depth == 0)
-        d->lim.max_depth = UPQ_THRIFT_MAX_DEPTH;
+    if (nframes > UPQ_THRIFT_MAX_DEPTH)
+        nframes = UPQ_THRIFT_MAX_DEPTH;
+    if (d->lim.max_depth > nframes || d->lim.max_depth == 0)
+        d->lim.max_depth = nframes;
     d->arena = arena;
     d->limit = limit;
     d->status = UPQ_AGAIN; /* in progress */
     d->depth = 1;
+    upq_memset(&d->stack[0], 0, sizeof d->stack[0]);
     d->stack[0].type = UPQ_CT_STRUCT;
     d->stack[0].desc = obj ? desc : (const upq_tstruct *)0;
     d->stack[0].obj = (uint8_t *)obj;
@@ -638,9 +642,10 @@ upq_status upq_thrift_decode(const upq_tstruct *desc, void *obj, upq_arena *aren
                              const upq_thrift_limits *lim)
 {
     upq_tdec d;
+    upq_tframe frames[UPQ_THRIFT_MAX_DEPTH];
     size_t u = 0;
     upq_status st;
-    upq_tdec_init(&d, desc, obj, arena, len, lim);
+    upq_tdec_init(&d, frames, UPQ_THRIFT_MAX_DEPTH, desc, obj, arena, len, lim);
     st = upq_tdec_feed(&d, buf, len, &u);
     if (used)
         *used = u;

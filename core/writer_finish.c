@@ -225,8 +225,8 @@ static upq_status read_record(upq_writer *w, uint64_t off)
             f->rdone = UPQ_J_HDR;
             f->tdone = 0;
             upq_arena_init(&f->scratch, f->smem, f->scap);
-            upq_tdec_init(&f->tdec, d, obj, &f->scratch, f->jh.len - UPQ_J_MIN,
-                          (const upq_thrift_limits *)0);
+            upq_tdec_init(&f->tdec, f->tframes, UPQ_THRIFT_MAX_DEPTH, d, obj, &f->scratch,
+                          f->jh.len - UPQ_J_MIN, (const upq_thrift_limits *)0);
             f->lstage = L_BODY;
             continue;
         }
@@ -569,7 +569,8 @@ upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end, uint32_
             upq_memset(&lim, 0, sizeof lim);
             lim.max_binary = f->cap_b;
             upq_arena_init(&f->scratch, f->smem, f->scap);
-            upq_tdec_init(&f->tdec, &upq_page_header_desc, f->ph, &f->scratch, end - off, &lim);
+            upq_tdec_init(&f->tdec, f->tframes, UPQ_THRIFT_MAX_DEPTH, &upq_page_header_desc, f->ph,
+                          &f->scratch, end - off, &lim);
             f->in_scan = 1;
             f->rdone = 0;
 #if UPQ_WITH_CRYPTO

@@ -486,6 +486,7 @@ typedef struct upq_wfinish {
     uint32_t rdone, rcrc;
     /* page headers */
     upq_tdec tdec;
+    upq_tframe tframes[UPQ_THRIFT_MAX_DEPTH]; /* its nesting */
     upq_page_header *ph;    /* the writer's model (idle while the finisher reads) */
     upq_arena scratch;
     uint8_t *smem;

@@ -502,13 +502,14 @@ check-bench-vs-duckdb: $(INTEROP_STAMP) $(HOST)/test/bench/bench_sum $(HOST)/tes
 CHECK_EXTRA_TARGETS += check-bench-vs-duckdb
 
 # Reader memory independent of the number of row groups: one-row row groups x
-# 11 columns (written by upq write) read by `upq cat --arena 48K` (row-group
+# 11 columns (written by upq write) read by `upq cat --arena 32K` (row-group
 # metadata on demand): DuckDB's rows at 10,000 row groups, eager upq cat's at
 # 100,000, and a too small arena must say the size needed (test/lazy/lazy_rg.sh;
-# about 2 minutes; the Cortex-M4 reads such files in 32 KB: test/firmware/run.sh).
+# about 2 minutes; the Cortex-M4 reads such files in the same 32 KB:
+# test/firmware/run.sh).
 .PHONY: check-lazy-rg
 check-lazy-rg: $(UPQ) $(INTEROP_STAMP)
-	@bash test/lazy/lazy_rg.sh $(abspath $(UPQ)) $(NODE) $(abspath $(CHECK_DIR)/lazy-rg) 100000 48K
+	@bash test/lazy/lazy_rg.sh $(abspath $(UPQ)) $(NODE) $(abspath $(CHECK_DIR)/lazy-rg) 100000 32K
 CHECK_EXTRA_TARGETS += check-lazy-rg
 
 # ---- integration: install, pkg-config, CMake, the firmware fragment, cross builds ----

@@ -66,6 +66,7 @@ static upq_status decode_chunked(const upq_tstruct *desc, void *obj, upq_arena *
                                  const uint8_t *data, size_t size, size_t *used)
 {
     upq_tdec d;
+    upq_tframe fr[UPQ_THRIFT_MAX_DEPTH];
     size_t pos = 0;
     uint32_t x = 2166136261u;
     upq_status st = UPQ_AGAIN;
@@ -73,7 +74,7 @@ static upq_status decode_chunked(const upq_tstruct *desc, void *obj, upq_arena *
 
     for (i = 0; i < size && i < 64; i++)
         x = (x ^ data[i]) * 16777619u;
-    upq_tdec_init(&d, desc, obj, a, size, NULL);
+    upq_tdec_init(&d, fr, UPQ_THRIFT_MAX_DEPTH, desc, obj, a, size, NULL);
     while (pos < size) {
         size_t n, u = 0;
         x ^= x << 13;
@@ -153,6 +154,7 @@ static void check_projection(const uint8_t *data, size_t size)
 {
     upq_arena a;
     upq_tdec d;
+    upq_tframe fr[UPQ_THRIFT_MAX_DEPTH];
     void *obj;
     uint8_t bitmap[1];
     size_t used = 0;
@@ -164,7 +166,7 @@ static void check_projection(const uint8_t *data, size_t size)
     obj = upq_arena_alloc(&a, upq_file_metadata_desc.size);
     if (!obj)
         abort();
-    upq_tdec_init(&d, &upq_file_metadata_desc, obj, &a, size - 1, NULL);
+    upq_tdec_init(&d, fr, UPQ_THRIFT_MAX_DEPTH, &upq_file_metadata_desc, obj, &a, size - 1, NULL);
     upq_tdec_set_projection(&d, bitmap, 8);
     (void)upq_tdec_feed(&d, data + 1, size - 1, &used);
     if (used > size - 1)

@@ -7,7 +7,7 @@
 #
 # Writes ROWS rows (default 100000) of 11 columns with `upq write
 # --row-group-rows 1` (one row group per row), then checks that
-#  - `upq cat --json --arena ARENA` (default 48K) prints exactly the rows
+#  - `upq cat --json --arena ARENA` (default 32K) prints exactly the rows
 #    DuckDB reads from a 10,000-row-group file (test/interop/lazy_rg_duckdb.mjs),
 #    and on the ROWS-row-group file the same rows as `upq cat` without
 #    --arena (eager row groups; itself checked against DuckDB elsewhere);
@@ -15,11 +15,10 @@
 #    `upq: arena too small: N bytes needed`, N above that arena.
 # The eager footer of such a file needs about 19 KB of arena per row group on
 # a 64-bit host (1.9 GB for 100,000); the arena here does not grow with them.
-# ARENA is the host's figure: its column readers are about 2.3 KB each with
-# 64-bit pointers; the Cortex-M4 reads the same 11 columns in 32 KB
+# The host reads it in the same 32 KB as the Cortex-M4 does
 # (test/firmware/run.sh). One line per check, then "N passed, N failed".
 set -u
-upq=${1:?UPQ} node=${2:?NODE} work=${3:?WORKDIR} rows=${4:-100000} arena=${5:-48K}
+upq=${1:?UPQ} node=${2:?NODE} work=${3:?WORKDIR} rows=${4:-100000} arena=${5:-32K}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$work"
 passed=0

@@ -91,10 +91,11 @@ static int bytewise_roundtrip(const upq_tstruct *desc, void *obj, const uint8_t 
 {
     upq_arena a;
     upq_tdec d;
+    upq_tframe fr[UPQ_THRIFT_MAX_DEPTH];
     size_t i, used;
     upq_status st = UPQ_AGAIN;
     upq_arena_init(&a, arena_mem, sizeof arena_mem);
-    upq_tdec_init(&d, desc, obj, &a, n, NULL);
+    upq_tdec_init(&d, fr, UPQ_THRIFT_MAX_DEPTH, desc, obj, &a, n, NULL);
     for (i = 0; i < n && st == UPQ_AGAIN; i++)
         st = upq_tdec_feed(&d, in + i, 1, &used);
     return st == UPQ_OK && i == n && encodes_to(desc, obj, in, n);
@@ -583,9 +584,10 @@ static void test_logical_types(void)
         static const uint8_t ph_missing[] = {0x15, 0x00, 0x15, 0x02, 0x00};
         upq_page_header ph;
         upq_tdec d;
+        upq_tframe fr[UPQ_THRIFT_MAX_DEPTH];
         size_t used;
         upq_arena_init(&a, arena_mem, sizeof arena_mem);
-        upq_tdec_init(&d, &upq_page_header_desc, &ph, &a, sizeof ph_missing, NULL);
+        upq_tdec_init(&d, fr, UPQ_THRIFT_MAX_DEPTH, &upq_page_header_desc, &ph, &a, sizeof ph_missing, NULL);
         CHECK(upq_tdec_feed(&d, ph_missing, sizeof ph_missing, &used) == UPQ_ERR_CORRUPT);
         CHECK(d.err_field && strcmp(d.err_field, "compressed_page_size") == 0);
         CHECK(d.err_struct && strcmp(d.err_struct, "PageHeader") == 0);
@@ -767,12 +769,13 @@ static upq_status decode_heap(const upq_tstruct *desc, void *obj, const uint8_t 
     for (;;) {
         upq_arena a;
         upq_tdec d;
+        upq_tframe fr[UPQ_THRIFT_MAX_DEPTH];
         upq_status st;
         *mem = malloc(cap);
         if (!*mem)
             return UPQ_ERR_NOMEM;
         upq_arena_init(&a, *mem, cap);
-        upq_tdec_init(&d, desc, obj, &a, n, NULL);
+        upq_tdec_init(&d, fr, UPQ_THRIFT_MAX_DEPTH, desc, obj, &a, n, NULL);
         if (proj)
             upq_tdec_set_projection(&d, proj, nproj);
         st = upq_tdec_feed(&d, in, n, used);

@@ -193,10 +193,11 @@ static upq_status decode_chunked(const uint8_t *in, size_t n, all *out, size_t (
 {
     upq_arena a;
     upq_tdec d;
+    upq_tframe fr[UPQ_THRIFT_MAX_DEPTH];
     size_t pos = 0, k = 0;
     upq_status st = UPQ_AGAIN;
     upq_arena_init(&a, arena_mem, sizeof arena_mem);
-    upq_tdec_init(&d, &all_desc, out, &a, n, NULL);
+    upq_tdec_init(&d, fr, UPQ_THRIFT_MAX_DEPTH, &all_desc, out, &a, n, NULL);
     while (st == UPQ_AGAIN && pos < n) {
         size_t len = chunk(k++), used;
         if (len > n - pos)
@@ -299,6 +300,7 @@ static void test_truncation(void)
     int bad = 0;
     for (size_t n = 0; n < v.n; n++) {
         upq_tdec d;
+        upq_tframe fr[UPQ_THRIFT_MAX_DEPTH];
         size_t used;
         upq_arena_init(&a, arena_mem, sizeof arena_mem);
         /* every prefix: the one-shot decoder says truncated ... */
@@ -309,7 +311,7 @@ static void test_truncation(void)
         }
         /* ... and a streaming decoder that expects more says "again" */
         upq_arena_init(&a, arena_mem, sizeof arena_mem);
-        upq_tdec_init(&d, &all_desc, &x, &a, v.n, NULL);
+        upq_tdec_init(&d, fr, UPQ_THRIFT_MAX_DEPTH, &all_desc, &x, &a, v.n, NULL);
         if (upq_tdec_feed(&d, v.b, n, &used) != UPQ_AGAIN || used != n)
             bad++;
     }
@@ -321,10 +323,11 @@ static upq_status dec(const buf *v, all *x, const upq_thrift_limits *lim, upq_td
     static uint8_t mem[4096];
     upq_arena a;
     upq_tdec d;
+    upq_tframe fr[UPQ_THRIFT_MAX_DEPTH];
     size_t used;
     upq_status st;
     upq_arena_init(&a, mem, sizeof mem);
-    upq_tdec_init(&d, &all_desc, x, &a, v->n, lim);
+    upq_tdec_init(&d, fr, UPQ_THRIFT_MAX_DEPTH, &all_desc, x, &a, v->n, lim);
     st = upq_tdec_feed(&d, v->b, v->n, &used);
     if (dout)
         *dout = d;
@@ -386,6 +389,7 @@ static void test_limits(void)
     buf v;
     all x;
     upq_tdec d;
+    upq_tframe fr[UPQ_THRIFT_MAX_DEPTH];
     upq_thrift_limits lim;
     /* nesting: unknown field 20 holding structs nested `k` deep */
     for (int k = 1; k <= UPQ_THRIFT_MAX_DEPTH; k++) {
@@ -412,6 +416,21 @@ static void test_limits(void)
     v.n = 0;
     PUT(&v, 0x0C, 0x28, 0x1C, 0x1C, 0x00, 0x00, 0x00, 0x00); /* depth 4 */
     CHECK(dec(&v, &x, &lim, NULL) == UPQ_ERR_LIMIT);
+    /* a decoder given fewer frames than the limit stops at its frames */
+    {
+        static uint8_t mem[1024];
+        upq_arena a;
+        size_t used;
+        upq_arena_init(&a, mem, sizeof mem);
+        v.n = 0;
+        PUT(&v, 0x0C, 0x28, 0x1C, 0x00, 0x00, 0x00); /* depth 3 */
+        upq_tdec_init(&d, fr, 3, &all_desc, &x, &a, v.n, NULL);
+        CHECK(upq_tdec_feed(&d, v.b, v.n, &used) == UPQ_OK);
+        v.n = 0;
+        PUT(&v, 0x0C, 0x28, 0x1C, 0x1C, 0x00, 0x00, 0x00, 0x00); /* depth 4 */
+        upq_tdec_init(&d, fr, 3, &all_desc, &x, &a, v.n, NULL);
+        CHECK(upq_tdec_feed(&d, v.b, v.n, &used) == UPQ_ERR_LIMIT);
+    }
     /* list of lists counts toward depth too */
     v.n = 0;
     PUT(&v, 0x09, 0x28, 0x19, 0x19, 0x19, 0x00, 0x00);
@@ -489,6 +508,7 @@ static void test_projection_and_nomem(void)
     static uint8_t mem[4096];
     upq_arena a;
     upq_tdec d;
+    upq_tframe fr[UPQ_THRIFT_MAX_DEPTH];
     all x;
     size_t used;
     buf v;
@@ -499,7 +519,7 @@ static void test_projection_and_nomem(void)
         PUT(&v, 0x15, (uint8_t)(2 * (10 + i)), 0x00);
     PUT(&v, 0x00);
     upq_arena_init(&a, mem, sizeof mem);
-    upq_tdec_init(&d, &all_desc, &x, &a, v.n, NULL);
+    upq_tdec_init(&d, fr, UPQ_THRIFT_MAX_DEPTH, &all_desc, &x, &a, v.n, NULL);
     upq_tdec_set_projection(&d, bits, 8);
     CHECK(upq_tdec_feed(&d, v.b, v.n, &used) == UPQ_OK);
     CHECK(x.lst.n == 2 && x.lst.v[0].a == 11 && x.lst.v[1].a == 13);
@@ -508,13 +528,13 @@ static void test_projection_and_nomem(void)
 
     /* arena exhaustion names the bytes needed */
     upq_arena_init(&a, mem, 16);
-    upq_tdec_init(&d, &all_desc, &x, &a, v.n, NULL);
+    upq_tdec_init(&d, fr, UPQ_THRIFT_MAX_DEPTH, &all_desc, &x, &a, v.n, NULL);
     CHECK(upq_tdec_feed(&d, v.b, v.n, &used) == UPQ_ERR_NOMEM);
     CHECK(upq_arena_needed(&a) == 5 * sizeof(inner));
 
     /* skip mode (no descriptor) validates without storing */
     full_vector(&v);
-    upq_tdec_init(&d, NULL, NULL, NULL, v.n, NULL);
+    upq_tdec_init(&d, fr, UPQ_THRIFT_MAX_DEPTH, NULL, NULL, NULL, v.n, NULL);
     CHECK(upq_tdec_feed(&d, v.b, v.n, &used) == UPQ_OK && used == v.n);
 }
 

@@ -93,6 +93,7 @@ typedef struct upq_bloom_reader {
     uint32_t max_bytes;
     uint8_t win[64];          /* header bytes on their way to the decoder */
     upq_tdec tdec;
+    upq_tframe tframes[UPQ_THRIFT_MAX_DEPTH]; /* its nesting */
     upq_bloom_filter_header hdr;
     upq_bloom filter;         /* the bitset, in the reader's arena */
     upq_arena_mark mark;      /* arena position at open, restored by close */

@@ -41,6 +41,14 @@ typedef struct upq_scan_sizes {
     size_t codec;        /* codec working memory of the largest page (BROTLI's grows with it) */
 } upq_scan_sizes;
 
+/* Nesting a page header may have: PageHeader > DataPageHeader > Statistics
+ * is 3; the rest leaves room for structs a later format version may add
+ * (they are skipped, but skipping needs a frame per level). Each frame is
+ * part of every column reader, so the stack is not UPQ_THRIFT_MAX_DEPTH. */
+#ifndef UPQ_PAGE_HEADER_DEPTH
+#define UPQ_PAGE_HEADER_DEPTH 6
+#endif
+
 typedef struct upq_column_reader {
     upq_reader *r;
     const upq_column_desc *cd;
@@ -63,6 +71,7 @@ typedef struct upq_column_reader {
     uint32_t win_len, win_fill, win_used;
     /* page header */
     upq_tdec tdec;
+    upq_tframe tframes[UPQ_PAGE_HEADER_DEPTH];
     upq_page_header ph;
     uint64_t page_off;        /* file offset of the current page header */
     /* page body */
@@ -88,7 +97,7 @@ typedef struct upq_column_reader {
     upq_arena_mark mark;      /* arena position at open, restored by close */
     /* encryption (key NULL: the chunk is not encrypted) */
     const struct upq_aes_key *key;
-    upq_cstream hs;           /* the current encrypted page header */
+    upq_cstream *hs;          /* the current encrypted page header (arena) */
     int32_t rg_ord;           /* row group ordinal for AADs */
     int32_t data_pages;       /* data pages seen: the next data page's ordinal */
     int32_t page_ord;         /* the current page's ordinal (-1 for a dictionary page) */
@@ -104,6 +113,11 @@ typedef struct upq_column_reader {
     uint8_t jumped;           /* pages before jump_off were never read: the chunk ends at data_end */
     uint8_t jump_check;       /* the next page header must span jump_size bytes */
     uint8_t index_used;       /* the last seek chose its page from the OffsetIndex */
+    uint8_t whole_page;       /* 1: read the jumped-to page whole into the page block,
+                                 which serves as the window; 2: done, its own window
+                                 (win_own) comes back with the next fill */
+    uint8_t *win_own;
+    uint32_t win_own_len;
     int32_t jump_page;        /* ordinal of the target page among the chunk's data pages */
     uint32_t jump_size;       /* its compressed_page_size in the index (header included) */
     uint64_t jump_off;        /* its file offset */
@@ -209,6 +223,7 @@ typedef struct upq_workspace {
     upq_scan_sizes sizes;
     uint32_t rg, col;
     size_t rg_sum, rows;
+    size_t win0;         /* the read windows of row group 0 (counted in rows) */
     size_t top;          /* largest on-demand row group (reader.h), at the arena's high end */
     upq_arena_mark mark;
     uint8_t started, open;

@@ -119,6 +119,7 @@ typedef struct upq_reader {
     uint8_t *win;           /* footer streaming window (arena) */
     uint32_t win_len, win_fill, win_used;
     upq_tdec tdec;
+    upq_tframe tframes[UPQ_THRIFT_MAX_DEPTH]; /* its nesting */
     upq_file_metadata meta;
     upq_schema schema;
     uint32_t *chunk_slot;   /* leaf column -> index in RowGroup.columns, UPQ_NONE if not kept */

@@ -170,7 +170,7 @@ typedef struct upq_tframe {
 } upq_tframe;
 
 typedef struct upq_tdec {
-    upq_tframe stack[UPQ_THRIFT_MAX_DEPTH];
+    upq_tframe *stack;        /* the caller's frames (upq_tdec_init): the nesting accepted */
     upq_thrift_limits lim;
     upq_arena *arena;
     const uint8_t *proj;      /* projection bitmap for UPQ_TF_PROJECT lists, or NULL */
@@ -209,14 +209,18 @@ typedef struct upq_tdec {
 
 /*
  * Starts decoding one struct described by `desc` into `obj` (zeroed here).
+ * `frames` (nframes of them, at most UPQ_THRIFT_MAX_DEPTH) hold the nesting
+ * state and must live as long as the decoding: they bound the depth accepted
+ * with the limits' max_depth, so a decoder of small known messages (page
+ * headers) needs only a few.
  * `desc` NULL validates and skips one struct without storing anything.
  * Variable-size data (binaries, lists) is allocated from `arena` (may be NULL
  * when desc is NULL). `limit` bounds the bytes the struct may take; every
  * declared length and count is checked against the bytes left under it.
  * `lim` may be NULL for the defaults.
  */
-void upq_tdec_init(upq_tdec *d, const upq_tstruct *desc, void *obj, upq_arena *arena,
-                   uint64_t limit, const upq_thrift_limits *lim);
+void upq_tdec_init(upq_tdec *d, upq_tframe *frames, uint32_t nframes, const upq_tstruct *desc,
+                   void *obj, upq_arena *arena, uint64_t limit, const upq_thrift_limits *lim);
 
 /* Restricts UPQ_TF_PROJECT lists to the elements whose index has its bit set in
  * `bitmap` (`nbits` bits); the others are skipped and cost no memory. Stored

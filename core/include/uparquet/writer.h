@@ -613,6 +613,7 @@ typedef struct upq_recover_info {
 typedef struct upq_recover_state {
     upq_writer w;            /* a writer built from the file's FILE record finishes it */
     upq_tdec tdec;           /* decoding that record */
+    upq_tframe tframes[UPQ_THRIFT_MAX_DEPTH]; /* its nesting */
     upq_file_metadata fmd;   /* the file's schema and key-value metadata (the arena's) */
     upq_arena a;             /* the caller's arena, before the writer takes the rest */
     void *settings;          /* the record's settings (in the arena) */
