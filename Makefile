@@ -87,8 +87,13 @@ FREESTANDING += -fno-tree-loop-distribute-patterns
 LIB_VEC := -fvect-cost-model=dynamic
 endif
 
+# The host library is built for the machine that builds it: on x86-64 with
+# the carry-less multiply the page CRC uses PCLMULQDQ (port/x86/x86_crc32.c,
+# about 6x the slicing table). HOST_ISA= builds for any x86-64.
+HOST_ISA ?= $(shell $(CC) -dM -E - </dev/null 2>/dev/null | grep -q __x86_64__ && \
+              grep -qw pclmulqdq /proc/cpuinfo 2>/dev/null && echo -mpclmul)
 CODEC_DEFS ?=
-LIB_CFLAGS = -std=c99 $(OPT) $(LIB_VEC) $(WARN_LIB) $(FREESTANDING) $(INCLUDES) $(CODEC_DEFS) $(EXTRA_CFLAGS)
+LIB_CFLAGS = -std=c99 $(OPT) $(LIB_VEC) $(WARN_LIB) $(FREESTANDING) $(HOST_ISA) $(INCLUDES) $(CODEC_DEFS) $(EXTRA_CFLAGS)
 TEST_CFLAGS = -std=c99 $(OPT) $(WARN_TEST) $(INCLUDES) -Itest $(CODEC_DEFS) $(EXTRA_CFLAGS)
 
 LIB_OBJ := $(patsubst %.c,$(HOST)/%.o,$(LIB_SRC))

@@ -6,7 +6,8 @@
  * four times the byte-wise speed), 4 four bytes through four tables (for
  * 32-bit boards with flash to spare), 1 one 1 KB table a byte, 0 bitwise
  * (no table, for the smallest flash). AArch64 builds with the CRC32 instructions
- * use those instead (port/upq_simd.h).
+ * and x86-64 builds with PCLMULQDQ use those instead (port/upq_simd.h); the
+ * table finishes their last bytes.
  *
  * crc32_tab8.h was generated with
  *   t[0][n] = bitwise CRC step of n, eight times;
@@ -75,6 +76,8 @@ uint32_t upq_crc32_update(uint32_t crc, const void *data, size_t len)
 {
 #if UPQ_CRC32_HW
     return upq_neon_crc32_update(crc, data, len);
+#elif UPQ_CRC32_CLMUL
+    return upq_x86_crc32_update(crc, data, len);
 #else
     return upq_crc32_update_scalar(crc, data, len);
 #endif

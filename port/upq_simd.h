@@ -13,6 +13,7 @@
  * UPQ_CRC32_HW: the page CRC uses the ARMv8 CRC32 instructions, which compute
  * Parquet's CRC-32 (IEEE, reflected 0xEDB88320; not the crc32c ones). ARMv7
  * has none (no __ARM_FEATURE_CRC32): the table or bitwise CRC there.
+ * x86-64 has the carry-less multiply (UPQ_CRC32_CLMUL below).
  */
 #ifndef UPQ_SIMD_H
 #define UPQ_SIMD_H
@@ -40,6 +41,16 @@
 #define UPQ_CRC32_HW 1
 #else
 #define UPQ_CRC32_HW 0
+#endif
+
+/* UPQ_CRC32_CLMUL: x86-64 builds whose compiler targets the carry-less
+ * multiply (-mpclmul, or an -march that has it) fold the page CRC with
+ * PCLMULQDQ (port/x86/x86_crc32.c); others use the table. */
+#if !UPQ_CRC32_HW && defined(__x86_64__) && defined(__PCLMUL__) && defined(__SSE2__)
+#define UPQ_CRC32_CLMUL 1
+uint32_t upq_x86_crc32_update(uint32_t crc, const void *data, size_t len);
+#else
+#define UPQ_CRC32_CLMUL 0
 #endif
 
 #endif

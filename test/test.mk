@@ -126,7 +126,7 @@ endif
 ASAN_OPT ?= -Os -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_EXTRA_CFLAGS ?=
-ASAN_LIB_CFLAGS = -std=c99 $(ASAN_OPT) $(WARN_LIB) -ffreestanding -fno-builtin $(INCLUDES) \
+ASAN_LIB_CFLAGS = -std=c99 $(ASAN_OPT) $(WARN_LIB) -ffreestanding -fno-builtin $(HOST_ISA) $(INCLUDES) \
                   $(CODEC_DEFS) $(EXTRA_CFLAGS) $(ASAN_EXTRA_CFLAGS) $(SAN_FLAGS)
 ASAN_TEST_CFLAGS = -std=c99 $(ASAN_OPT) $(WARN_TEST) $(INCLUDES) -Itest $(CODEC_DEFS) \
                    $(EXTRA_CFLAGS) $(ASAN_EXTRA_CFLAGS) $(SAN_FLAGS)

@@ -1,0 +1,106 @@
+/*
+ * CRC-32 (IEEE, reflected 0xEDB88320: Parquet's page CRC) with the x86
+ * carry-less multiply, PCLMULQDQ. Twin of upq_crc32_update_scalar.
+ *
+ * Four 128-bit lanes take 64 bytes a step: each lane is multiplied by
+ * x^(512+64) and x^512 mod P (one constant for its high and low halves) and
+ * the next 64 bytes added, so the dependency chain is one multiply per 64
+ * bytes. Then the lanes fold into one (x^(128+64), x^128), 16 bytes a step
+ * for the rest, 128 bits fold to 64 (x^64, x^96) and a Barrett reduction
+ * (mu = x^64 / P, and P) gives the 32-bit remainder. All constants are
+ * bit-reflected, with the extra shift reflected arithmetic needs, as in
+ * Intel's "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ".
+ *
+ * Built when the compiler targets it (-mpclmul, or an -march that has it:
+ * the Makefile passes -mpclmul on x86-64 machines whose CPU has it); other
+ * x86 builds use the slicing table. No run-time CPU check: it would be
+ * global state or a CPUID per call (a VM exit under a hypervisor).
+ */
+#include "upq_simd.h"
+
+#if UPQ_CRC32_CLMUL
+#include <emmintrin.h>
+#include <wmmintrin.h>
+
+/* Folding constants (x^k mod P for the distances in the header comment,
+ * reflected and shifted left by one): K1, K2 for 64-byte steps, K3, K4 for
+ * 16-byte steps and the 128-to-64 fold, K5 to 32 bits; POLY is P (33 bits,
+ * reflected) and MU floor(x^64 / P), reflected, for the Barrett step. */
+#define K1 0x154442bd4ull
+#define K2 0x1c6e41596ull
+#define K3 0x1751997d0ull
+#define K4 0x0ccaa009eull
+#define K5 0x163cd6124ull
+#define POLY 0x1db710641ull
+#define MU 0x1f7011641ull
+
+static __m128i fold(__m128i acc, __m128i k, __m128i next)
+{
+    __m128i lo = _mm_clmulepi64_si128(acc, k, 0x00);
+    __m128i hi = _mm_clmulepi64_si128(acc, k, 0x11);
+    return _mm_xor_si128(_mm_xor_si128(lo, hi), next);
+}
+
+static __m128i load(const uint8_t *p)
+{
+    return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
+/* The CRC state (not inverted) over p[0..len), len >= 64 and a multiple of 16. */
+static uint32_t clmul_run(uint32_t state, const uint8_t *p, size_t len)
+{
+    const __m128i k12 = _mm_set_epi64x((long long)K2, (long long)K1);
+    const __m128i k34 = _mm_set_epi64x((long long)K4, (long long)K3);
+    const __m128i mask32 = _mm_setr_epi32(-1, 0, -1, 0);
+    __m128i x1 = _mm_xor_si128(load(p), _mm_cvtsi32_si128((int)state));
+    __m128i x2 = load(p + 16), x3 = load(p + 32), x4 = load(p + 48), t;
+    p += 64;
+    len -= 64;
+    while (len >= 64) {
+        x1 = fold(x1, k12, load(p));
+        x2 = fold(x2, k12, load(p + 16));
+        x3 = fold(x3, k12, load(p + 32));
+        x4 = fold(x4, k12, load(p + 48));
+        p += 64;
+        len -= 64;
+    }
+    x1 = fold(x1, k34, x2);
+    x1 = fold(x1, k34, x3);
+    x1 = fold(x1, k34, x4);
+    for (; len >= 16; len -= 16, p += 16)
+        x1 = fold(x1, k34, load(p));
+    /* 128 bits to 64: the low half times x^96 (K4) onto the high half, then
+     * the low 32 bits of that times x^64 onto the rest */
+    t = _mm_clmulepi64_si128(x1, k34, 0x10);
+    x1 = _mm_xor_si128(_mm_srli_si128(x1, 8), t);
+    t = _mm_srli_si128(x1, 4);
+    x1 = _mm_and_si128(x1, mask32);
+    x1 = _mm_clmulepi64_si128(x1, _mm_set_epi64x(0, (long long)K5), 0x00);
+    x1 = _mm_xor_si128(x1, t);
+    /* Barrett: q = (low 32 bits * mu) low 32 bits, remainder = x ^ q * P */
+    {
+        const __m128i pm = _mm_set_epi64x((long long)MU, (long long)POLY);
+        t = _mm_and_si128(x1, mask32);
+        t = _mm_clmulepi64_si128(t, pm, 0x10);
+        t = _mm_and_si128(t, mask32);
+        t = _mm_clmulepi64_si128(t, pm, 0x00);
+        x1 = _mm_xor_si128(x1, t);
+    }
+    return (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(x1, 4));
+}
+
+uint32_t upq_x86_crc32_update(uint32_t crc, const void *data, size_t len)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    if (len >= 64) {
+        size_t n = len & ~(size_t)15;
+        crc = ~clmul_run(~crc, p, n);
+        p += n;
+        len -= n;
+    }
+    return len ? upq_crc32_update_scalar(crc, p, len) : crc;
+}
+
+#else
+typedef int upq_x86_crc32_unused; /* an empty file is not C */
+#endif
