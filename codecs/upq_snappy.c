@@ -102,7 +102,11 @@ upq_status upq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *ds
                 /* a word at a time: each load reads bytes already written */
                 const uint8_t *s = d - off;
                 upq_copy8(d, s);
-                upq_copy8(d + 8, s + 8);
+                /* below 16 back, the second word reads part of the first:
+                 * a load the store buffer cannot serve, worth a branch to
+                 * skip when the match fits in one word */
+                if (off >= 16 || len > 8)
+                    upq_copy8(d + 8, s + 8);
                 if (len > 16) {
                     size_t k;
                     for (k = 16; k < len; k += 8)
