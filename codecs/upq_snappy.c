@@ -16,7 +16,7 @@
  * The fast loop's copy tags, one table entry each: bits 0-6 the length,
  * 8-10 the offset's high bits (1-byte-offset copies), 11-13 the bytes the
  * element takes; the offset's low bytes are the next 1, 2 or 4 bytes, as
- * many as COPY_MASK keeps. Decoding a copy is then a load, a mask and no
+ * many as copy_mask keeps. Decoding a copy is then a load, a mask and no
  * branch on its kind (literals take the other branch, entry 0).
  */
 #define COPY_E(t)                                                                                  \
