@@ -11,6 +11,28 @@
 
 #if UPQ_WITH_SNAPPY
 
+#if UPQ_UNALIGNED_WORDS
+/*
+ * The fast loop's copy tags, one table entry each: bits 0-6 the length,
+ * 8-10 the offset's high bits (1-byte-offset copies), 11-13 the bytes the
+ * element takes; the offset's low bytes are the next 1, 2 or 4 bytes, as
+ * many as copy_mask keeps. Decoding a copy is then a load, a mask and no
+ * branch on its kind (literals take the other branch, entry 0).
+ */
+#define COPY_E(t)                                                                                  \
+    ((t) % 4u == 1u   ? (4u + (t) / 4u % 8u) | ((t) / 32u) << 8 | 2u << 11                          \
+     : (t) % 4u == 2u ? ((t) / 4u + 1u) | 3u << 11                                                  \
+     : (t) % 4u == 3u ? ((t) / 4u + 1u) | 5u << 11                                                  \
+                      : 0u)
+#define COPY_E4(t) COPY_E(t), COPY_E((t) + 1u), COPY_E((t) + 2u), COPY_E((t) + 3u)
+#define COPY_E16(t) COPY_E4(t), COPY_E4((t) + 4u), COPY_E4((t) + 8u), COPY_E4((t) + 12u)
+#define COPY_E64(t) COPY_E16(t), COPY_E16((t) + 16u), COPY_E16((t) + 32u), COPY_E16((t) + 48u)
+static const uint16_t copy_tab[256] = {COPY_E64(0u), COPY_E64(64u), COPY_E64(128u), COPY_E64(192u)};
+static const uint32_t copy_mask[4] = {0u, 0xFFu, 0xFFFFu, 0xFFFFFFFFu};
+/* for an offset below 8: the smallest multiple of it that is at least 8 */
+static const uint8_t pattern_step[8] = {0, 8, 8, 9, 8, 10, 12, 14};
+#endif
+
 upq_status upq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len)
 {
     const uint8_t *p = src, *end = src + src_len;
@@ -30,6 +52,82 @@ upq_status upq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *ds
     if (ulen != dst_len)
         return UPQ_ERR_CORRUPT;
 
+#if UPQ_UNALIGNED_WORDS
+    /*
+     * While 17 input bytes and 64 output bytes are left, an element (at
+     * most 5 bytes of tag, or a tag and 16 bytes of literal) and what it
+     * writes (a copy is at most 64 bytes) are inside the buffers without a
+     * check, and copies move whole words, writing up to a word past their
+     * end: short literals as 16 bytes, matches 8 bytes at a time. The
+     * exact loop below finishes the last bytes.
+     */
+    if (src_len > 16 && dst_len > 64) {
+        const uint8_t *ip_lim = end - 16;
+        uint8_t *d = dst, *op_lim = dst + dst_len - 64;
+        while (p < ip_lim && d < op_lim) {
+            size_t tag = *p, len, off, e;
+            if ((tag & 3u) == 0) {
+                len = (tag >> 2) + 1u;
+                if (UPQ_LIKELY(len <= 16)) {
+                    upq_copy8(d, p + 1);
+                    upq_copy8(d + 8, p + 9);
+                    p += 1u + len;
+                    d += len;
+                    continue;
+                }
+                p++;
+                if (len > 60) {
+                    size_t nb = len - 60, k;
+                    len = 0;
+                    for (k = 0; k < nb; k++) /* inside: 16 bytes were left */
+                        len |= (size_t)p[k] << (8 * k);
+                    len += 1;
+                    p += nb;
+                }
+                if (len > (size_t)(end - p) || len > (size_t)(dst + dst_len - d))
+                    return UPQ_ERR_CORRUPT;
+                upq_memcpy(d, p, len);
+                p += len;
+                d += len;
+                continue;
+            }
+            e = copy_tab[tag];
+            len = e & 0x7Fu;
+            off = (upq_load_le32(p + 1) & copy_mask[tag & 3u]) | (e & 0x700u);
+            p += e >> 11;
+            /* off 0, or before the start of the output */
+            if (off - 1u >= (size_t)(d - dst))
+                return UPQ_ERR_CORRUPT;
+            if (UPQ_LIKELY(off >= 8)) {
+                /* a word at a time: each load reads bytes already written */
+                const uint8_t *s = d - off;
+                upq_copy8(d, s);
+                /* below 16 back, the second word reads part of the first:
+                 * a load the store buffer cannot serve, worth a branch to
+                 * skip when the match fits in one word */
+                if (off >= 16 || len > 8)
+                    upq_copy8(d + 8, s + 8);
+                if (len > 16) {
+                    size_t k;
+                    for (k = 16; k < len; k += 8)
+                        upq_copy8(d + k, s + k);
+                }
+            } else {
+                /* the pattern of the last off bytes: its first 8 bytes one by
+                 * one, then words from a whole number of periods back */
+                const uint8_t *s = d - off;
+                size_t step = pattern_step[off], k;
+                for (k = 0; k < 8; k++)
+                    d[k] = s[k];
+                for (k = 8; k < len; k += 8)
+                    upq_copy8(d + k, d + k - step);
+            }
+            d += len;
+        }
+        out = (size_t)(d - dst);
+    }
+#endif
+
     while (p < end) {
         uint8_t tag = *p++;
         size_t len, off;
@@ -47,17 +145,6 @@ upq_status upq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *ds
             }
             if (len > (size_t)(end - p) || len > dst_len - out)
                 return UPQ_ERR_CORRUPT;
-#if UPQ_UNALIGNED_WORDS
-            /* most literals are short: two word moves when both sides
-             * have 16 bytes to spare, no call */
-            if (len <= 16 && (size_t)(end - p) >= 16 && dst_len - out >= 16) {
-                upq_copy8(dst + out, p);
-                upq_copy8(dst + out + 8, p + 8);
-                p += len;
-                out += len;
-                continue;
-            }
-#endif
             upq_memcpy(dst + out, p, len);
             p += len;
             out += len;
@@ -83,20 +170,6 @@ upq_status upq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *ds
         }
         if (off == 0 || off > out || len > dst_len - out)
             return UPQ_ERR_CORRUPT;
-#if UPQ_UNALIGNED_WORDS
-        /* a match at least a word back: word moves, each reading bytes
-         * already written, may run up to 7 bytes past the match while the
-         * output has room for them */
-        if (off >= 8 && dst_len - out >= len + 8) {
-            uint8_t *d = dst + out;
-            const uint8_t *s = d - off;
-            size_t k;
-            for (k = 0; k < len; k += 8)
-                upq_copy8(d + k, s + k);
-            out += len;
-            continue;
-        }
-#endif
         if (off >= len) {
             upq_memcpy(dst + out, dst + out - off, len);
             out += len;

@@ -19,6 +19,11 @@
 #                                         a schema text (no corpus needed)
 #   test/fuzz/make_seeds.sh where OUTDIR  --where expressions over fuzz_where's
 #                                         schema (no corpus needed)
+#   test/fuzz/make_seeds.sh snappy OUTDIR  SNAPPY streams for fuzz_snappy (first
+#                                         byte 0): every tag kind, short and
+#                                         long offsets; plain data (first
+#                                         byte 1) to compress (no corpus
+#                                         needed)
 #   test/fuzz/make_seeds.sh keytools OUTDIR  key metadata, NUL, side file:
 #                                         the corpus's external key material
 #                                         (each reference) and internal
@@ -103,6 +108,21 @@ if [ "$name" = where ]; then
         n=$((n + 1))
     done
     echo "seeds for fuzz_where: $n inputs in $out"
+    exit 0
+fi
+
+if [ "$name" = snappy ]; then
+    # mode byte 0, then a stream: varint length, elements
+    # literal "abcdefgh" + copy-1 offset 8 length 11 + copy-2 offset 3 length 64
+    # + copy-4 offset 1 length 20, 103 bytes
+    printf '\000\147\034abcdefgh\035\010\376\003\000\117\001\000\000\000' >"$out/tags"
+    # literal of 70 bytes through tag 60 (one length byte), then copy-2
+    # offset 70 length 64 twice: 198 bytes
+    { printf '\000\306\001\360\105'; head -c 70 /dev/zero | tr '\0' 'q'; printf '\376\106\000\376\106\000'; } >"$out/long-literal"
+    # short offsets 1..7 after a 7-byte literal, each a copy-2 of 40 bytes
+    { printf '\000\237\002\030abcdefg'; for o in 1 2 3 4 5 6 7; do printf "\\236\\$(printf '%03o' $o)\\000"; done; } >"$out/short-offsets"
+    printf '\001%s' 'sensor-7;temp=21.5;sensor-7;temp=21.6;sensor-8;temp=21.5;aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' >"$out/plain"
+    echo "seeds for fuzz_snappy: 4 inputs in $out"
     exit 0
 fi
 
