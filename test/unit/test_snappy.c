@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "upq_codec.h"
+#include "util/snappy_ref.h"
 
 static int passed, failed;
 #define CHECK(c)                                                         \
@@ -95,66 +96,11 @@ static void test_malformed(void)
 /*
  * Streams long enough for the word-copy loop (at least 17 input and 65
  * output bytes) against a byte-at-a-time decoder written from the format
- * description: every offset 1..70 with lengths up to 64, literals of every
+ * description (util/snappy_ref.h): every offset 1..70 with lengths up to 64, literals of every
  * tag length (1..60 and the 61..64 tags), then every truncation and random
  * byte changes of them: the same status, and on success the same bytes.
  * Each output buffer is exactly its size, so ASan sees any write past it.
  */
-static int ref_dec(const unsigned char *s, size_t n, unsigned char *out, size_t outlen)
-{
-    size_t i = 0, o = 0, ulen = 0;
-    unsigned sh = 0;
-    for (;;) {
-        if (i == n || sh > 28)
-            return UPQ_ERR_CORRUPT;
-        ulen |= (size_t)(s[i] & 0x7F) << sh;
-        sh += 7;
-        if (!(s[i++] & 0x80))
-            break;
-    }
-    if (ulen != outlen)
-        return UPQ_ERR_CORRUPT;
-    while (i < n) {
-        unsigned t = s[i++];
-        size_t len, off = 0, nb;
-        if ((t & 3) == 0) {
-            len = (t >> 2) + 1;
-            if (len > 60) {
-                nb = len - 60;
-                if (n - i < nb)
-                    return UPQ_ERR_CORRUPT;
-                len = 0;
-                for (size_t k = 0; k < nb; k++)
-                    len |= (size_t)s[i + k] << (8 * k);
-                len++;
-                i += nb;
-            }
-            if (len > n - i || len > outlen - o)
-                return UPQ_ERR_CORRUPT;
-            for (size_t k = 0; k < len; k++)
-                out[o++] = s[i++];
-            continue;
-        }
-        nb = (t & 3) == 1 ? 1 : (t & 3) == 2 ? 2 : 4;
-        if (n - i < nb)
-            return UPQ_ERR_CORRUPT;
-        for (size_t k = 0; k < nb; k++)
-            off |= (size_t)s[i + k] << (8 * k);
-        i += nb;
-        if ((t & 3) == 1) {
-            len = 4 + ((t >> 2) & 7);
-            off |= (size_t)(t >> 5) << 8;
-        } else {
-            len = (t >> 2) + 1;
-        }
-        if (off == 0 || off > o || len > outlen - o)
-            return UPQ_ERR_CORRUPT;
-        for (size_t k = 0; k < len; k++, o++)
-            out[o] = out[o - off];
-    }
-    return o == outlen ? UPQ_OK : UPQ_ERR_CORRUPT;
-}
-
 static unsigned rnd_state = 12345;
 static unsigned rnd(unsigned n)
 {
@@ -231,7 +177,7 @@ static int same_as_ref(const unsigned char *s, size_t n, size_t outlen)
     unsigned char *in = malloc(n + 1);
     int ok;
     memcpy(in, s, n); /* exactly n bytes, so reads past them are seen */
-    int st = dec(in, n, a, outlen), rs = ref_dec(in, n, r, outlen);
+    int st = dec(in, n, a, outlen), rs = snappy_ref_decode(in, n, r, outlen);
     ok = st == rs && (st != UPQ_OK || memcmp(a, r, outlen) == 0);
     free(a);
     free(r);
@@ -252,7 +198,7 @@ static void test_fast_path(void)
             unsigned char *in = malloc(n);
             unsigned char *r = malloc(outlen + 1);
             memcpy(in, s, n);
-            if (ref_dec(in, n, r, outlen) == UPQ_OK && dec(in, n, o, outlen) == UPQ_OK &&
+            if (snappy_ref_decode(in, n, r, outlen) == UPQ_OK && dec(in, n, o, outlen) == UPQ_OK &&
                 memcmp(o, r, outlen) == 0)
                 n_ok++;
             else
