@@ -44,8 +44,8 @@
  *   compiler builtins, so fixed-size copies (its unaligned loads and stores)
  *   become plain loads and stores. What a builtin would still hand to libc
  *   (a copy or fill of variable size) goes to upq_memcpy/upq_memset here:
- *   the builtins' names are macros for gz_ld_copy/gz_ld_fill, which keep
- *   the builtin for sizes known at compile time only.
+ *   the builtins' names are macros that keep the builtin for small sizes
+ *   known at compile time only.
  * - x86's decoder dispatch is compiled out by taking its header's include
  *   guard: it would pick a BMI2 decoder at run time through a function
  *   pointer and a CPU-feature cache, both static mutable state, which the
@@ -54,27 +54,15 @@
  *   not compiled at all: gz_member() reads the wrapper and checks the CRC
  *   with upq_crc32_update.)
  */
-static inline __attribute__((always_inline)) void *gz_ld_copy(void *dst, const void *src, size_t n)
-{
-    if (__builtin_constant_p(n) && n <= 16u)
-        return __builtin_memcpy(dst, src, n);
-    return upq_memcpy(dst, src, n);
-}
-static inline __attribute__((always_inline)) void *gz_ld_move(void *dst, const void *src, size_t n)
-{
-    if (__builtin_constant_p(n) && n <= 16u)
-        return __builtin_memmove(dst, src, n);
-    return upq_memmove(dst, src, n);
-}
-static inline __attribute__((always_inline)) void *gz_ld_fill(void *dst, int c, size_t n)
-{
-    if (__builtin_constant_p(n) && n <= 16u)
-        return __builtin_memset(dst, c, n);
-    return upq_memset(dst, c, n);
-}
-#define __builtin_memcpy(dst, src, n) gz_ld_copy(dst, src, n)
-#define __builtin_memmove(dst, src, n) gz_ld_move(dst, src, n)
-#define __builtin_memset(dst, c, n) gz_ld_fill(dst, c, n)
+/* (A macro is not expanded inside its own expansion: the builtin named
+ * there is the compiler's. Macros, not inline functions, so that
+ * __builtin_constant_p sees the size as written, which clang needs.) */
+#define __builtin_memcpy(dst, src, n)                                                          \
+    (__builtin_constant_p(n) && (n) <= 16u ? __builtin_memcpy(dst, src, n)                     \
+                                           : upq_memcpy(dst, src, n))
+#define __builtin_memset(dst, c, n)                                                            \
+    (__builtin_constant_p(n) && (n) <= 16u ? __builtin_memset(dst, c, n) : upq_memset(dst, c, n))
+#define __builtin_memmove(dst, src, n) upq_memmove(dst, src, n)
 #define __builtin_memcmp(a, b, n) upq_memcmp(a, b, n)
 #define LIBDEFLATEEXPORT static
 #define FREESTANDING 1
