@@ -1,5 +1,6 @@
 # Third-party packages behind the codec and crypto adapters: lz4 (block API),
-# zstd (decoder), mbedtls (AES-GCM/CTR), zlib (gzip) and brotli (decoder). Never committed:
+# zstd (decoder), mbedtls (AES-GCM/CTR), zlib (gzip), brotli (decoder) and
+# libdeflate (the GZIP page decoder; compiled by codecs/upq_gzip.c). Never committed:
 # `make deps` fetches the versions pinned in codecs/deps.lock into $(DEPS_DIR),
 # verifies them and builds them as static libraries for one target.
 #
@@ -9,6 +10,7 @@
 #   make deps TARGET=armv7         ... for ARMv7-A Linux (NEON, hard float)
 #   make deps TARGET=powerpc       ... for 32-bit big-endian PowerPC Linux
 #   make deps LZ4_SRC=/path ZSTD_SRC=... MBEDTLS_SRC=... ZLIB_SRC=... BROTLI_SRC=...
+#            LIBDEFLATE_SRC=...
 #                                  use these sources (directory or tarball)
 #   make deps UPQ_DEPS="lz4 zstd"  only some packages
 #   make deps-build-all            build the fetched packages for every target
@@ -23,7 +25,7 @@
 # libuparquet.a (DEPS_LIBS.<target> for the other targets).
 
 DEPS_DIR ?= codecs/.deps
-UPQ_DEPS ?= lz4 zstd mbedtls zlib brotli
+UPQ_DEPS ?= lz4 zstd mbedtls zlib brotli libdeflate
 TARGET ?= host
 DEPS_TARGETS := host cortex-m4 cortex-m0plus aarch64 armv7 powerpc
 
@@ -182,14 +184,29 @@ DEPS_CFLAGS.brotli.cortex-m0plus = -DBROTLI_BUILD_PORTABLE
 # The adapter reads brotli's state layout (c/dec/state.h) for its figures.
 DEPS_DEFS.brotli = -DUPQ_WITH_BROTLI=1 -isystem $(DEPS_DIR)/brotli/c/include -isystem $(DEPS_DIR)/brotli/c
 
+# libdeflate: its decompressor only, compiled inside codecs/upq_gzip.c (no
+# library of its own: that is how its state is placed in the arena and its
+# CPU dispatch left out; see there). GZIP pages then decode through it,
+# 1.5-4.6x zlib's inflate on whole pages (test/bench/libs/gzip_libs.sh);
+# zlib stays for writing and for zlib-wrapped pages. Needs zlib: without
+# UPQ_WITH_GZIP the option does nothing.
+DEPS_DEFS.libdeflate = -DUPQ_WITH_LIBDEFLATE=1 -isystem $(DEPS_DIR)/libdeflate
+
 # --- what is available ----------------------------------------------------------
 # A package counts once fetch.sh has written its stamp.
 DEPS_READY := $(foreach p,$(UPQ_DEPS),$(if $(wildcard $(DEPS_DIR)/$(p).stamp),$(p)))
 DEPS_STAMPS := $(foreach p,$(DEPS_READY),$(DEPS_DIR)/$(p).stamp)
+# (packages without a library of their own, libdeflate, add only options)
+DEPS_WITH_LIB := $(foreach p,$(DEPS_READY),$(if $(DEPS_LIBNAME.$(p)),$(p)))
 $(foreach t,$(DEPS_TARGETS),$(eval DEPS_LIBS.$(t) := \
-    $(foreach p,$(DEPS_READY),$(TDIR.$(t))/deps/$(DEPS_LIBNAME.$(p)))))
+    $(foreach p,$(DEPS_WITH_LIB),$(TDIR.$(t))/deps/$(DEPS_LIBNAME.$(p)))))
 
 CODEC_DEFS += $(foreach p,$(DEPS_READY),$(DEPS_DEFS.$(p)))
+# The Cortex-M builds of this Makefile (the Cortex-M4 library, the size
+# sets) keep reading GZIP pages with zlib's inflate: libdeflate's
+# decompressor takes ~11.5 KB of arena per page read against inflate's ~7 KB,
+# and zlib stays linked for writing and zlib-wrapped pages anyway.
+CODEC_DEFS_MCU = $(filter-out -DUPQ_WITH_LIBDEFLATE=1,$(CODEC_DEFS))
 CODEC_LIBS := $(DEPS_LIBS.host)
 
 # Library objects see the codec options: rebuild them when a package arrives.
@@ -211,7 +228,8 @@ $$(TDIR.$(1))/deps/$$(DEPS_LIBNAME.$(2)): $$(DEPS_OBJ.$(1).$(2))
 	rm -f $$@
 	$$(TAR.$(1)) rcs $$@ $$^
 endef
-$(foreach t,$(DEPS_TARGETS),$(foreach p,$(UPQ_DEPS),$(eval $(call upq_deps_rules,$(t),$(p)))))
+$(foreach t,$(DEPS_TARGETS),$(foreach p,$(UPQ_DEPS),$(if $(DEPS_LIBNAME.$(p)),\
+    $(eval $(call upq_deps_rules,$(t),$(p))))))
 
 # --- targets ------------------------------------------------------------------------
 .PHONY: deps deps-fetch deps-build deps-build-all deps-clean deps-distclean
@@ -226,7 +244,7 @@ deps: deps-fetch
 
 deps-fetch:
 	@LZ4_SRC='$(LZ4_SRC)' ZSTD_SRC='$(ZSTD_SRC)' MBEDTLS_SRC='$(MBEDTLS_SRC)' ZLIB_SRC='$(ZLIB_SRC)' \
-	  BROTLI_SRC='$(BROTLI_SRC)' \
+	  BROTLI_SRC='$(BROTLI_SRC)' LIBDEFLATE_SRC='$(LIBDEFLATE_SRC)' \
 	  UPQ_DEPS_DIR='$(DEPS_DIR)' $(SHELL) codecs/fetch.sh $(UPQ_DEPS)
 
 deps-build: $(DEPS_LIBS.$(TARGET))

@@ -1,6 +1,7 @@
 /*
  * GZIP pages through zlib (built with Z_SOLO: no libc, no default
- * allocator).
+ * allocator), read through libdeflate's decompressor when the build has it
+ * (UPQ_WITH_LIBDEFLATE; see the section on it below).
  *
  * zlib's memory comes from one arena block reserved up front, sized from
  * zlib's own state structures, and carved by the zalloc callback below;
@@ -28,6 +29,55 @@
 #include "deflate.h"
 #include "inftrees.h"
 #include "inflate.h"
+
+#if UPQ_WITH_LIBDEFLATE
+/*
+ * libdeflate 1.14's decompressor, compiled into this file so that its state
+ * can live in the caller's arena: libdeflate_alloc_decompressor() would take
+ * it from libdeflate's global allocator hook (malloc by default), and all it
+ * does besides is zero the struct, which gz_libdeflate() does itself.
+ *
+ * - Its functions become static (LIBDEFLATEEXPORT), so the allocator
+ *   functions, never called, are dropped with their malloc/free references,
+ *   and no libdeflate_* symbol leaves this object.
+ * - FREESTANDING: no <string.h>; lib_common.h maps memcpy/memset/... to the
+ *   compiler builtins, so fixed-size copies (its unaligned loads and stores)
+ *   become plain loads and stores. What a builtin would still hand to libc
+ *   (a copy or fill of variable size) goes to upq_memcpy/upq_memset here:
+ *   the builtins' names are macros that keep the builtin for small sizes
+ *   known at compile time only.
+ * - x86's decoder dispatch is compiled out by taking its header's include
+ *   guard: it would pick a BMI2 decoder at run time through a function
+ *   pointer and a CPU-feature cache, both static mutable state, which the
+ *   library must not have. The portable decoder is used on every target.
+ *   (The gzip wrapper, and with it libdeflate's CRC-32 and its dispatch, are
+ *   not compiled at all: gz_member() reads the wrapper and checks the CRC
+ *   with upq_crc32_update.)
+ */
+/* (A macro is not expanded inside its own expansion: the builtin named
+ * there is the compiler's. Macros, not inline functions, so that
+ * __builtin_constant_p sees the size as written, which clang needs.) */
+#define __builtin_memcpy(dst, src, n)                                                          \
+    (__builtin_constant_p(n) && (n) <= 16u ? __builtin_memcpy(dst, src, n)                     \
+                                           : upq_memcpy(dst, src, n))
+#define __builtin_memset(dst, c, n)                                                            \
+    (__builtin_constant_p(n) && (n) <= 16u ? __builtin_memset(dst, c, n) : upq_memset(dst, c, n))
+#define __builtin_memmove(dst, src, n) upq_memmove(dst, src, n)
+#define __builtin_memcmp(a, b, n) upq_memcmp(a, b, n)
+#define LIBDEFLATEEXPORT static
+#define FREESTANDING 1
+#define LIB_X86_DECOMPRESS_IMPL_H 1
+#include "lib/deflate_decompress.c"
+#undef memcpy
+#undef memmove
+#undef memset
+#undef memcmp
+#undef __builtin_memcpy
+#undef __builtin_memmove
+#undef __builtin_memset
+#undef __builtin_memcmp
+#include "uparquet/crc32.h"
+#endif
 
 /* Writing: a 4 KiB window and 4096 hash chains keep deflate's arena need
  * near 38 KB (a 32 KiB window and memLevel 8 take 256 KiB) for a few
@@ -87,7 +137,15 @@ static upq_status gz_begin(z_stream *zs, gz_block *b, size_t size, upq_arena *a)
 
 size_t upq_gzip_decompress_workspace(void)
 {
-    return round_up8(sizeof(struct inflate_state));
+    size_t inflate_need = round_up8(sizeof(struct inflate_state));
+#if UPQ_WITH_LIBDEFLATE
+    /* either decoder may read a page: gzip members go to libdeflate, a
+     * zlib-wrapped page to inflate */
+    size_t ld_need = round_up8(sizeof(struct libdeflate_decompressor));
+    return ld_need > inflate_need ? ld_need : inflate_need;
+#else
+    return inflate_need;
+#endif
 }
 
 size_t upq_gzip_compress_workspace(void)
@@ -103,8 +161,10 @@ size_t upq_gzip_compress_workspace(void)
            round_up8(lit_bufsize * 4u);
 }
 
-upq_status upq_gzip_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
-                               upq_arena *a)
+/* src_len > 0; both lengths fit an uInt. One or more gzip or zlib members
+ * that together give exactly dst_len bytes. */
+static upq_status gz_inflate(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+                             upq_arena *a)
 {
     upq_arena_mark mark;
     upq_status st;
@@ -113,12 +173,6 @@ upq_status upq_gzip_decompress(const uint8_t *src, size_t src_len, uint8_t *dst,
     uint8_t none = 0;
     int r;
 
-    if ((!src && src_len) || (!dst && dst_len))
-        return UPQ_ERR_INVAL;
-    if (src_len > UINT_MAX || dst_len > UINT_MAX)
-        return UPQ_ERR_LIMIT;
-    if (src_len == 0)
-        return UPQ_ERR_CORRUPT;
     mark = upq_arena_save(a);
     st = gz_begin(&zs, &b, upq_gzip_decompress_workspace(), a);
     if (st != UPQ_OK)
@@ -150,6 +204,142 @@ upq_status upq_gzip_decompress(const uint8_t *src, size_t src_len, uint8_t *dst,
     }
     upq_arena_rewind(a, mark);
     return st;
+}
+
+#if UPQ_WITH_LIBDEFLATE
+/* ---- libdeflate --------------------------------------------------------- */
+
+/* RFC 1952 member layout */
+#define GZ_HEAD 10u /* ID1 ID2 CM FLG MTIME(4) XFL OS */
+#define GZ_TAIL 8u  /* CRC32, ISIZE */
+#define GZ_FHCRC 0x02u
+#define GZ_FEXTRA 0x04u
+#define GZ_FNAME 0x08u
+#define GZ_FCOMMENT 0x10u
+#define GZ_FRESERVED 0xE0u
+
+static int gz_is_gzip(const uint8_t *src, size_t src_len)
+{
+    return src_len >= 3 && src[0] == 0x1Fu && src[1] == 0x8Bu && src[2] == 8u;
+}
+
+static uint32_t gz_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Skips a zero-terminated header field; 0 when it runs off the input. */
+static int gz_skip_string(const uint8_t *src, size_t src_len, size_t *pos)
+{
+    while (*pos < src_len)
+        if (src[(*pos)++] == 0)
+            return 1;
+    return 0;
+}
+
+/* Decodes the gzip member at the start of src into dst (at most dst_cap
+ * bytes): the bytes it took (*used) and gave (*out). Every length is checked
+ * against what is left before it is used; libdeflate never reads past the
+ * deflate bytes it is given nor writes past dst_cap, and stops with an error
+ * when the output would not fit. */
+static upq_status gz_member(struct libdeflate_decompressor *d, const uint8_t *src, size_t src_len,
+                            uint8_t *dst, size_t dst_cap, size_t *used, size_t *out)
+{
+    size_t pos = GZ_HEAD, in_n = 0, out_n = 0;
+    uint8_t flg;
+    if (src_len < GZ_HEAD + GZ_TAIL || !gz_is_gzip(src, src_len))
+        return UPQ_ERR_CORRUPT;
+    flg = src[3];
+    if (flg & GZ_FRESERVED)
+        return UPQ_ERR_CORRUPT;
+    if (flg & GZ_FEXTRA) {
+        size_t xlen;
+        if (src_len - pos < 2u)
+            return UPQ_ERR_CORRUPT;
+        xlen = (size_t)src[pos] | (size_t)src[pos + 1] << 8;
+        pos += 2u;
+        if (src_len - pos < xlen)
+            return UPQ_ERR_CORRUPT;
+        pos += xlen;
+    }
+    if ((flg & GZ_FNAME) && !gz_skip_string(src, src_len, &pos))
+        return UPQ_ERR_CORRUPT;
+    if ((flg & GZ_FCOMMENT) && !gz_skip_string(src, src_len, &pos))
+        return UPQ_ERR_CORRUPT;
+    if (flg & GZ_FHCRC) {
+        if (src_len - pos < 2u)
+            return UPQ_ERR_CORRUPT;
+        pos += 2u;
+    }
+    if (src_len - pos < GZ_TAIL)
+        return UPQ_ERR_CORRUPT;
+    if (libdeflate_deflate_decompress_ex(d, src + pos, src_len - pos - GZ_TAIL, dst, dst_cap,
+                                         &in_n, &out_n) != LIBDEFLATE_SUCCESS)
+        return UPQ_ERR_CORRUPT;
+    pos += in_n; /* in_n <= the deflate bytes given, so the trailer is there */
+    if (upq_crc32_update(0, dst, out_n) != gz_le32(src + pos) ||
+        (uint32_t)out_n != gz_le32(src + pos + 4))
+        return UPQ_ERR_CORRUPT;
+    *used = pos + GZ_TAIL;
+    *out = out_n;
+    return UPQ_OK;
+}
+
+/* A page of one or more gzip members (parquet-testing's
+ * concatenated_gzip_members.parquet has two), which together must give
+ * exactly dst_len bytes. */
+static upq_status gz_libdeflate(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+                                upq_arena *a)
+{
+    upq_arena_mark mark = upq_arena_save(a);
+    struct libdeflate_decompressor *d;
+    size_t in = 0, done = 0;
+    upq_status st = UPQ_OK;
+    uint8_t none = 0;
+
+    d = (struct libdeflate_decompressor *)upq_arena_alloc(a, upq_gzip_decompress_workspace());
+    if (!d)
+        return UPQ_ERR_NOMEM;
+    /* what libdeflate_alloc_decompressor() does after its malloc */
+    upq_memset(d, 0, sizeof *d);
+    while (in < src_len) {
+        size_t used = 0, out = 0;
+        if (!gz_is_gzip(src + in, src_len - in)) {
+            /* inflate reads a zlib stream after gzip members too: the rest
+             * of the page goes to it */
+            upq_arena_rewind(a, mark);
+            return gz_inflate(src + in, src_len - in, dst ? dst + done : dst, dst_len - done, a);
+        }
+        st = gz_member(d, src + in, src_len - in, dst ? dst + done : &none, dst_len - done, &used,
+                       &out);
+        if (st != UPQ_OK)
+            break;
+        in += used;
+        done += out;
+    }
+    if (st == UPQ_OK && done != dst_len)
+        st = UPQ_ERR_CORRUPT;
+    upq_arena_rewind(a, mark);
+    return st;
+}
+#endif /* UPQ_WITH_LIBDEFLATE */
+
+upq_status upq_gzip_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+                               upq_arena *a)
+{
+    if ((!src && src_len) || (!dst && dst_len))
+        return UPQ_ERR_INVAL;
+    if (src_len > UINT_MAX || dst_len > UINT_MAX)
+        return UPQ_ERR_LIMIT;
+    if (src_len == 0)
+        return UPQ_ERR_CORRUPT;
+#if UPQ_WITH_LIBDEFLATE
+    /* gzip members to libdeflate; a zlib-wrapped page, which inflate also
+     * reads (windowBits 15 + 32), stays with inflate */
+    if (gz_is_gzip(src, src_len))
+        return gz_libdeflate(src, src_len, dst, dst_len, a);
+#endif
+    return gz_inflate(src, src_len, dst, dst_len, a);
 }
 
 /* ---- compressor --------------------------------------------------------- */
@@ -204,5 +394,13 @@ upq_status upq_gzip_compress(const uint8_t *src, size_t src_len, uint8_t *dst, s
     *dst_len = (size_t)(zs.next_out - dst);
     return UPQ_OK;
 }
+
+#if UPQ_WITH_LIBDEFLATE
+/* The public functions of libdeflate.h this file does not compile
+ * (compression, its wrappers, the allocator hook) are static declarations
+ * without a body, which gcc reports at the end of the file, outside any
+ * push/pop around the #include; nothing calls them. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
 
 #endif /* UPQ_WITH_GZIP */

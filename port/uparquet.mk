@@ -28,7 +28,8 @@
 #                        the flags that keep it off libc (-ffreestanding
 #                        -fno-builtin, and gcc's loop-to-memcpy pass off:
 #                        UPQ_NOLOOP, empty it for clang)
-#   UPQ_PKGS             the packages the set uses (lz4 zstd mbedtls zlib brotli)
+#   UPQ_PKGS             the packages the set uses (lz4 zstd mbedtls zlib brotli
+#                        libdeflate)
 #   UPQ_LIBS             their archives, built for the target by
 #                        `make -C $(UPQ_DIR) deps TARGET=$(UPQ_TARGET)`
 #                        (UPQ_TARGET: cortex-m4 unless set)
@@ -72,23 +73,27 @@ UPQ_PKG_OPT.zstd := UPQ_WITH_ZSTD
 UPQ_PKG_OPT.mbedtls := UPQ_WITH_CRYPTO
 UPQ_PKG_OPT.zlib := UPQ_WITH_GZIP
 UPQ_PKG_OPT.brotli := UPQ_WITH_BROTLI
+UPQ_PKG_OPT.libdeflate := UPQ_WITH_LIBDEFLATE
 UPQ_PKG_FLAGS.lz4 = -DLZ4_MEMORY_USAGE=12 -isystem $(UPQ_DEPS_DIR)/lz4/lib
 UPQ_PKG_FLAGS.zstd = -isystem $(UPQ_DEPS_DIR)/zstd/lib
 UPQ_PKG_FLAGS.mbedtls = -DMBEDTLS_CONFIG_FILE='"upq_mbedtls_config.h"' -isystem $(UPQ_DEPS_DIR)/mbedtls/include
 UPQ_PKG_FLAGS.zlib = -DZ_SOLO -DZ_PREFIX -isystem $(UPQ_DEPS_DIR)/zlib
 UPQ_PKG_FLAGS.brotli = -isystem $(UPQ_DEPS_DIR)/brotli/c/include -isystem $(UPQ_DEPS_DIR)/brotli/c
+UPQ_PKG_FLAGS.libdeflate = -isystem $(UPQ_DEPS_DIR)/libdeflate
 UPQ_PKG_LIB.lz4 := liblz4.a
 UPQ_PKG_LIB.zstd := libzstd.a
 UPQ_PKG_LIB.mbedtls := libmbedcrypto.a
 UPQ_PKG_LIB.zlib := libz.a
 UPQ_PKG_LIB.brotli := libbrotlidec.a
-UPQ_PKGS := $(if $(UPQ_SET_H),$(foreach p,lz4 zstd mbedtls zlib brotli,\
+# (libdeflate has no archive: codecs/upq_gzip.c compiles its decompressor)
+UPQ_PKG_LIB.libdeflate :=
+UPQ_PKGS := $(if $(UPQ_SET_H),$(foreach p,lz4 zstd mbedtls zlib brotli libdeflate,\
     $(if $(shell grep -q '^\#define $(UPQ_PKG_OPT.$(p)) 1$$' $(UPQ_SET_H) && echo y),$(p))))
 
 UPQ_LIB_CFLAGS := -ffreestanding -fno-builtin $(UPQ_NOLOOP) -I$(UPQ_DIR)/core -I$(UPQ_DIR)/codecs \
     $(foreach p,$(UPQ_PKGS),$(UPQ_PKG_FLAGS.$(p)))
 # After the objects: the library's objects are all linked, so what the
 # packages call back (upq_memcpy, ...) is there whatever the order.
-UPQ_LIBS := $(foreach p,$(UPQ_PKGS),$(UPQ_DEPS_LIBDIR)/$(UPQ_PKG_LIB.$(p)))
+UPQ_LIBS := $(foreach p,$(UPQ_PKGS),$(if $(UPQ_PKG_LIB.$(p)),$(UPQ_DEPS_LIBDIR)/$(UPQ_PKG_LIB.$(p))))
 
 endif

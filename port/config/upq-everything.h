@@ -34,6 +34,9 @@
 #ifndef UPQ_WITH_GZIP
 #define UPQ_WITH_GZIP 1
 #endif
+#ifndef UPQ_WITH_LIBDEFLATE
+#define UPQ_WITH_LIBDEFLATE 1
+#endif
 #ifndef UPQ_WITH_BROTLI
 #define UPQ_WITH_BROTLI 1
 #endif

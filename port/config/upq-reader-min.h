@@ -33,6 +33,9 @@
 #ifndef UPQ_WITH_GZIP
 #define UPQ_WITH_GZIP 0
 #endif
+#ifndef UPQ_WITH_LIBDEFLATE
+#define UPQ_WITH_LIBDEFLATE 0
+#endif
 #ifndef UPQ_WITH_BROTLI
 #define UPQ_WITH_BROTLI 0
 #endif

@@ -18,7 +18,7 @@ CM4_LIB_OBJ := $(patsubst %.c,$(CM4)/%.o,$(LIB_SRC))
 # stray libc reference; the stack usage and call graph files (.su, .ci beside
 # each object) feed the stack check of size.mk.
 CM4_CFLAGS = -std=c99 $(TOPT.cortex-m4) -g $(TFLAGS.cortex-m4) -ffreestanding -fno-builtin \
-             $(TNOLOOP.cortex-m4) $(WARN_LIB) $(INCLUDES) $(CODEC_DEFS) $(CM4_EXTRA_CFLAGS) \
+             $(TNOLOOP.cortex-m4) $(WARN_LIB) $(INCLUDES) $(CODEC_DEFS_MCU) $(CM4_EXTRA_CFLAGS) \
              -fstack-usage -fcallgraph-info=su
 
 define upq_cm4_compile

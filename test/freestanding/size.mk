@@ -40,7 +40,7 @@ SIZE_CHECK_TARGETS := cortex-m4
 
 # $(call SIZE_OPTION_SET,NAME): compile with port/config/upq-NAME.h.
 SIZE_OPTION_SET = -Iport/config -DUPQ_CONFIG_FILE='"upq-$(1).h"'
-SIZE_DEFS.full = $(CODEC_DEFS)
+SIZE_DEFS.full = $(CODEC_DEFS_MCU)
 SIZE_DEFS.min-r = $(call SIZE_OPTION_SET,reader-min)
 SIZE_DEFS.min-w = $(call SIZE_OPTION_SET,writer-min)
 # a set's options are defaults: a -D before it wins

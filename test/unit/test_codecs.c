@@ -702,6 +702,49 @@ static void test_gzip(void)
         free(b.p);
     }
 
+    tu_case("gzip: every optional header field (FEXTRA, FNAME, FCOMMENT, FHCRC)");
+    {
+        blob a = make_data(K_TEXT, 5000, 5), ga, raw;
+        if (tool(&ga, "gzip -c", a.p, a.n) && TU_CHECK(gzip_body(&ga, &raw))) {
+            /* header 10 + extra 2+3 + name 4 + comment 3 + header CRC 2, then
+             * the deflate data and the trailer of `gzip -c` */
+            static const uint8_t fields[] = {3, 0, 'a', 'b', 'c', 'n', 'a', 'm', 0,
+                                             'c', 'o', 0, 0x12, 0x34};
+            size_t tail = raw.n + 8, k, hn = 10 + sizeof fields;
+            uint8_t *out = (uint8_t *)malloc(a.n);
+            blob h;
+            h.n = hn + tail;
+            h.p = (uint8_t *)malloc(h.n);
+            memcpy(h.p, ga.p, 10);
+            h.p[3] = 2 | 4 | 8 | 16;
+            memcpy(h.p + 10, fields, sizeof fields);
+            memcpy(h.p + hn, raw.p, tail);
+            expect_decodes(UPQ_CODEC_GZIP, &h, &a);
+            /* the header cut anywhere: corrupt, never a read past the end */
+            for (k = 0; k < hn + 8; k++) {
+                blob t = {h.p, k};
+                TU_CHECK_STATUS(dec(UPQ_CODEC_GZIP, &t, a.n, out), UPQ_ERR_CORRUPT);
+            }
+            /* a name without its terminator runs to the end of the page */
+            h.p[3] = 8;
+            memset(h.p + 10, 'x', h.n - 10);
+            TU_CHECK_STATUS(dec(UPQ_CODEC_GZIP, &h, a.n, out), UPQ_ERR_CORRUPT);
+            /* a reserved flag bit */
+            memcpy(h.p, ga.p, ga.n);
+            h.n = ga.n;
+            h.p[3] = 0x20;
+            TU_CHECK_STATUS(dec(UPQ_CODEC_GZIP, &h, a.n, out), UPQ_ERR_CORRUPT);
+            /* a wrong ISIZE with the right CRC */
+            h.p[3] = ga.p[3];
+            h.p[h.n - 1] ^= 1;
+            TU_CHECK_STATUS(dec(UPQ_CODEC_GZIP, &h, a.n, out), UPQ_ERR_CORRUPT);
+            free(out);
+            free(h.p);
+            free(ga.p);
+        }
+        free(a.p);
+    }
+
     tu_case("gzip: malformed input");
     {
         uint8_t out[64];
