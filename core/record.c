@@ -27,7 +27,15 @@
 
 enum { RK_ROOT = 0, RK_STRUCT, RK_LIST, RK_MAP, RK_LEAF };
 
-enum { RS_IDLE = 0, RS_ROW, RS_DONE, RS_FAILED, RS_CLOSED };
+/* RS_FLAT: in a row of top-level columns (upq_rows.flat), read without the
+ * plan walk (UPQ_WITH_FLAT_ROWS) */
+enum { RS_IDLE = 0, RS_ROW, RS_DONE, RS_FAILED, RS_CLOSED, RS_FLAT };
+
+#if UPQ_WITH_FLAT_ROWS
+#define IN_ROW(w) ((w)->stage == RS_ROW || (w)->stage == RS_FLAT)
+#else
+#define IN_ROW(w) ((w)->stage == RS_ROW)
+#endif
 
 /* container frame states */
 enum {
@@ -357,6 +365,11 @@ upq_status upq_rows_open(upq_rows *w, upq_reader *r, uint32_t rg, const uint32_t
             return open_fail(w, st, (const char *)0); /* the column reader described it */
         w->num_open++;
     }
+#if UPQ_WITH_FLAT_ROWS
+    /* every plan node but the row a leaf: the fields are top-level columns,
+     * one entry each per row, and plan node i + 1 reads leaf i */
+    w->flat = (uint8_t)(w->num_nodes == w->num_leaves + 1u);
+#endif
     w->stage = RS_IDLE;
     return UPQ_OK;
 }
@@ -520,7 +533,13 @@ static upq_status end_event(upq_event *ev, const upq_rows_node *n, uint8_t role,
     return UPQ_OK;
 }
 
+#if UPQ_WITH_FLAT_ROWS
+/* The events of everything but a row of top-level columns (kept a call, so
+ * that upq_rows_event's fast path saves no registers). */
+static UPQ_NOINLINE upq_status next_event(upq_rows *w, upq_event *ev)
+#else
 upq_status upq_rows_event(upq_rows *w, upq_event *ev)
+#endif
 {
     if (w->stage == RS_FAILED)
         return w->failed;
@@ -594,6 +613,45 @@ upq_status upq_rows_event(upq_rows *w, upq_event *ev)
     }
 }
 
+#if UPQ_WITH_FLAT_ROWS
+/*
+ * A row of top-level columns (flat) takes the fast path: upq_rows_next made
+ * sure every leaf has the row's entry buffered, and each field is that one
+ * entry: what visit() makes of a leaf with floor 0 and repetition level 0,
+ * without the checks that cannot fail there.
+ */
+upq_status upq_rows_event(upq_rows *w, upq_event *ev)
+{
+    if (w->stage == RS_FLAT) {
+        uint32_t c = w->field;
+        upq_rows_leaf *lf;
+        size_t pos, vpos;
+        if (c >= w->num_leaves) {
+            w->stage = RS_IDLE;
+            return UPQ_DONE;
+        }
+        w->field = c + 1u;
+        lf = &w->leaves[c];
+        pos = lf->pos++;
+        ev->role = UPQ_ROLE_FIELD;
+        ev->node = w->nodes[c + 1u].schema;
+        ev->column = lf->col.col;
+        if (lf->max_def && lf->b.def[pos] != lf->max_def) {
+            ev->type = UPQ_EV_NULL;
+            ev->value = (const void *)0;
+            return UPQ_OK;
+        }
+        vpos = lf->vpos++;
+        if (vpos >= lf->b.values_n)
+            return leaf_fail(w, lf, UPQ_MSG("fewer values than definition levels say"));
+        ev->type = UPQ_EV_VALUE;
+        ev->value = (const uint8_t *)lf->b.values + vpos * lf->vsize;
+        return UPQ_OK;
+    }
+    return next_event(w, ev);
+}
+#endif
+
 /* ---- rows ------------------------------------------------------------------------ */
 
 /* Passes over the rest of the current row. */
@@ -609,7 +667,12 @@ static upq_status finish_row(upq_rows *w)
     }
 }
 
+#if UPQ_WITH_FLAT_ROWS
+/* upq_rows_next but for the next row of top-level columns already buffered */
+static UPQ_NOINLINE upq_status next_row(upq_rows *w)
+#else
 upq_status upq_rows_next(upq_rows *w)
+#endif
 {
     upq_status st;
     uint32_t i;
@@ -617,7 +680,7 @@ upq_status upq_rows_next(upq_rows *w)
         return w->failed;
     if (w->stage == RS_CLOSED || w->skipping)
         return UPQ_ERR_STATE;
-    if (w->stage == RS_ROW) {
+    if (IN_ROW(w)) {
         st = finish_row(w);
         if (st != UPQ_OK)
             return st;
@@ -648,8 +711,22 @@ upq_status upq_rows_next(upq_rows *w)
                              w->row == 0 ? UPQ_MSG("the first row starts with a nonzero repetition level")
                                          : UPQ_MSG("a row goes on in one column after it ended in another"));
     }
-    w->row++;
+#if UPQ_WITH_FLAT_ROWS
+    if (w->flat) {
+        /* rows that the next calls can start without looking at the leaves:
+         * each row takes one entry of every leaf */
+        uint64_t ready = w->num_rows - w->row;
+        for (i = 0; i < w->num_leaves; i++)
+            if (w->leaves[i].b.levels - w->leaves[i].pos < ready)
+                ready = w->leaves[i].b.levels - w->leaves[i].pos;
+        w->ready = (size_t)ready - 1u;
+        w->field = 0;
+    }
+    w->stage = w->flat ? RS_FLAT : RS_ROW;
+#else
     w->stage = RS_ROW;
+#endif
+    w->row++;
     w->depth = 1;
     w->stack[0].node = 0;
     w->stack[0].next = 1;
@@ -658,6 +735,20 @@ upq_status upq_rows_next(upq_rows *w)
     w->stack[0].role = UPQ_ROLE_FIELD;
     return UPQ_OK;
 }
+
+#if UPQ_WITH_FLAT_ROWS
+upq_status upq_rows_next(upq_rows *w)
+{
+    if (w->ready && w->stage == RS_IDLE) {
+        w->ready--;
+        w->row++;
+        w->field = 0;
+        w->stage = RS_FLAT;
+        return UPQ_OK;
+    }
+    return next_row(w);
+}
+#endif
 
 /* Moves one leaf past lf->skip_left row starts (and the rest of the row it
  * is in): buffered entries first, then the column reader. */
@@ -717,13 +808,16 @@ upq_status upq_rows_skip(upq_rows *w, uint64_t rows, uint64_t *skipped)
         return w->failed;
     if (w->stage == RS_CLOSED)
         return UPQ_ERR_STATE;
-    if (w->stage == RS_ROW) {
+    if (IN_ROW(w)) {
         st = finish_row(w);
         if (st != UPQ_OK)
             return st;
     }
     if (w->stage == RS_DONE)
         return UPQ_OK;
+#if UPQ_WITH_FLAT_ROWS
+    w->ready = 0; /* the leaves' positions move */
+#endif
     if (!w->skipping) {
         if (rows > w->num_rows - w->row)
             rows = w->num_rows - w->row;

@@ -64,6 +64,9 @@
 #ifndef UPQ_WITH_LEND
 #define UPQ_WITH_LEND 1
 #endif
+#ifndef UPQ_WITH_FLAT_ROWS
+#define UPQ_WITH_FLAT_ROWS 1
+#endif
 #ifndef UPQ_WITH_CRC
 #define UPQ_WITH_CRC 1
 #endif

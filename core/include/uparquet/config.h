@@ -67,6 +67,10 @@
  * UPQ_WITH_LEND              1        the reader takes page bodies where upq_io.lend lends
  *                                     them (files in RAM or mapped): no copy into the
  *                                     arena (0: lend is ignored, read_at reads all)
+ * UPQ_WITH_FLAT_ROWS         1        upq_rows reads rows of top-level columns (no group
+ *                                     selected) without the plan walk: 2-2.7x faster
+ *                                     per row, 160-310 B more code on Cortex-M4 (0: every
+ *                                     row takes the general path; the events are the same)
  * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
  *                            little-endian AArch64 and ARMv7-A with NEON
  * UPQ_CRC32_TABLE            8 on     page CRC32: 8 = slicing by 8 (8 KB .rodata,
@@ -158,6 +162,9 @@
 #endif
 #ifndef UPQ_WITH_LEND
 #define UPQ_WITH_LEND 1
+#endif
+#ifndef UPQ_WITH_FLAT_ROWS
+#define UPQ_WITH_FLAT_ROWS 1
 #endif
 #ifndef UPQ_WITH_CRC
 #define UPQ_WITH_CRC 1

@@ -122,6 +122,12 @@ typedef struct upq_rows {
     uint64_t skip_rows;      /* rows the pending skip passes */
     uint8_t skipping;        /* a skip is in progress (resumes after UPQ_AGAIN) */
     uint8_t stage;
+#if UPQ_WITH_FLAT_ROWS
+    uint8_t flat;            /* every field is a top-level leaf column (fast path) */
+    uint32_t field;          /* flat: the next field's leaf */
+    size_t ready;            /* flat: rows after the current one that every leaf
+                                has buffered (within the row count) */
+#endif
     upq_status failed;
     upq_arena_mark mark;
 } upq_rows;
