@@ -11,6 +11,14 @@
  * bit-reflected, with the extra shift reflected arithmetic needs, as in
  * Intel's "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ".
  *
+ * With VPCLMULQDQ and AVX2 (this file built with -mvpclmulqdq -mavx2: the
+ * Makefile adds them where the CPU has both) the first stage runs on four
+ * 256-bit lanes, 128 bytes a step, each 128-bit half multiplied by x^(1024+32)
+ * and x^(1024-32); the lanes fold into one (x^(256+-32)), its halves into
+ * one 128-bit lane (K3, K4), and the 128-bit code finishes. It doubles the
+ * bytes per multiply on CPUs that issue a 256-bit carry-less multiply as
+ * fast as a 128-bit one.
+ *
  * Built when the compiler targets it (-mpclmul, or an -march that has it:
  * the Makefile passes -mpclmul on x86-64 machines whose CPU has it); other
  * x86 builds use the slicing table. No run-time CPU check: it would be
@@ -21,6 +29,12 @@
 #if UPQ_CRC32_CLMUL
 #include <emmintrin.h>
 #include <wmmintrin.h>
+#if defined(__VPCLMULQDQ__) && defined(__AVX2__)
+#include <immintrin.h>
+#define UPQ_X86_VPCLMUL 1
+#else
+#define UPQ_X86_VPCLMUL 0
+#endif
 
 /* Folding constants (x^k mod P for the distances in the header comment,
  * reflected and shifted left by one): K1, K2 for 64-byte steps, K3, K4 for
@@ -33,6 +47,11 @@
 #define K5 0x163cd6124ull
 #define POLY 0x1db710641ull
 #define MU 0x1f7011641ull
+/* 128-byte steps of the 256-bit lanes, and their fold into one */
+#define K1_256 0x1e88ef372ull
+#define K2_256 0x14a7fe880ull
+#define K3_256 0x0f1da05aaull
+#define K4_256 0x15a546366ull
 
 static __m128i fold(__m128i acc, __m128i k, __m128i next)
 {
@@ -46,14 +65,66 @@ static __m128i load(const uint8_t *p)
     return _mm_loadu_si128((const __m128i *)(const void *)p);
 }
 
+#if UPQ_X86_VPCLMUL
+static __m256i fold256(__m256i acc, __m256i k, __m256i next)
+{
+    __m256i lo = _mm256_clmulepi64_epi128(acc, k, 0x00);
+    __m256i hi = _mm256_clmulepi64_epi128(acc, k, 0x11);
+    return _mm256_xor_si256(_mm256_xor_si256(lo, hi), next);
+}
+
+static __m256i load256(const uint8_t *p)
+{
+    return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+
+/* The 256-bit stage over p[0..len), len >= 128 and a multiple of 128: the
+ * 128-bit lane left, which the rest of the message folds onto. */
+static __m128i clmul_run256(uint32_t state, const uint8_t *p, size_t len)
+{
+    const __m256i k12 = _mm256_set_epi64x((long long)K2_256, (long long)K1_256,
+                                          (long long)K2_256, (long long)K1_256);
+    const __m256i k34 = _mm256_set_epi64x((long long)K4_256, (long long)K3_256,
+                                          (long long)K4_256, (long long)K3_256);
+    const __m128i k34_128 = _mm_set_epi64x((long long)K4, (long long)K3);
+    __m256i y1 = _mm256_xor_si256(load256(p), _mm256_zextsi128_si256(
+                                                  _mm_cvtsi32_si128((int)state)));
+    __m256i y2 = load256(p + 32), y3 = load256(p + 64), y4 = load256(p + 96);
+    for (p += 128, len -= 128; len; p += 128, len -= 128) {
+        y1 = fold256(y1, k12, load256(p));
+        y2 = fold256(y2, k12, load256(p + 32));
+        y3 = fold256(y3, k12, load256(p + 64));
+        y4 = fold256(y4, k12, load256(p + 96));
+    }
+    y1 = fold256(y1, k34, y2);
+    y1 = fold256(y1, k34, y3);
+    y1 = fold256(y1, k34, y4);
+    return fold(_mm256_castsi256_si128(y1), k34_128, _mm256_extracti128_si256(y1, 1));
+}
+#endif
+
 /* The CRC state (not inverted) over p[0..len), len >= 64 and a multiple of 16. */
 static uint32_t clmul_run(uint32_t state, const uint8_t *p, size_t len)
 {
     const __m128i k12 = _mm_set_epi64x((long long)K2, (long long)K1);
     const __m128i k34 = _mm_set_epi64x((long long)K4, (long long)K3);
     const __m128i mask32 = _mm_setr_epi32(-1, 0, -1, 0);
-    __m128i x1 = _mm_xor_si128(load(p), _mm_cvtsi32_si128((int)state));
-    __m128i x2 = load(p + 16), x3 = load(p + 32), x4 = load(p + 48), t;
+    __m128i x1, x2, x3, x4, t;
+#if UPQ_X86_VPCLMUL
+    if (len >= 256) {
+        size_t n = len & ~(size_t)127;
+        x1 = clmul_run256(state, p, n);
+        p += n;
+        len -= n;
+        for (; len >= 16; len -= 16, p += 16)
+            x1 = fold(x1, k34, load(p));
+        goto reduce;
+    }
+#endif
+    x1 = _mm_xor_si128(load(p), _mm_cvtsi32_si128((int)state));
+    x2 = load(p + 16);
+    x3 = load(p + 32);
+    x4 = load(p + 48);
     p += 64;
     len -= 64;
     while (len >= 64) {
@@ -69,6 +140,9 @@ static uint32_t clmul_run(uint32_t state, const uint8_t *p, size_t len)
     x1 = fold(x1, k34, x4);
     for (; len >= 16; len -= 16, p += 16)
         x1 = fold(x1, k34, load(p));
+#if UPQ_X86_VPCLMUL
+reduce:
+#endif
     /* 128 bits to 64: the low half times x^96 (K4) onto the high half, then
      * the low 32 bits of that times x^64 onto the rest */
     t = _mm_clmulepi64_si128(x1, k34, 0x10);

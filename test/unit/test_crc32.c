@@ -59,6 +59,13 @@ int main(void)
             TU_CHECK_UINT(upq_crc32_update(upq_crc32(buf + align, cut), buf + align + cut, len - cut),
                           want);
         }
+    /* the wide kernels' step sizes (64 and 128 bytes) and their remainders:
+     * one to several steps, each tail length of 16-byte blocks and bytes */
+    for (size_t len = 300; len <= 1200; len += 5) {
+        uint32_t want = crc_bitwise(0, buf + 1, len);
+        TU_CHECK_UINT(upq_crc32(buf + 1, len), want);
+        TU_CHECK_UINT(upq_crc32_update(upq_crc32(buf + 1, 7), buf + 8, len - 7), want);
+    }
     TU_CHECK_UINT(upq_crc32(buf + 3, 4096), crc_bitwise(0, buf + 3, 4096));
     TU_CHECK_UINT(upq_crc32_update_scalar(0x9E3779B9u, buf + 5, 4000),
                   crc_bitwise(0x9E3779B9u, buf + 5, 4000));
