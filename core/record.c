@@ -997,11 +997,12 @@ static void put_column(uint8_t *d, uint8_t *f, size_t stride, const uint8_t *s, 
 /* Values among a leaf's next n entries. */
 static size_t values_in(const upq_rows_leaf *lf, size_t n)
 {
-    const uint16_t *def = lf->b.def + lf->pos;
+    const uint16_t *def;
     uint16_t max_def = lf->max_def;
     size_t k, c = 0;
     if (!max_def)
-        return n;
+        return n; /* no levels kept */
+    def = lf->b.def + lf->pos;
     for (k = 0; k < n; k++)
         c += def[k] == max_def;
     return c;
