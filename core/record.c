@@ -977,10 +977,25 @@ UPQ_INLINE void put_values(uint8_t *restrict d, uint8_t *restrict f, size_t stri
     }
 }
 
-/* One case per value size, so each loop copies a size the compiler knows. */
+/* On 64-bit hosts one case per value size, so each loop copies a size the
+ * compiler knows (a move or two); elsewhere one loop for all: flash. */
 static void put_column(uint8_t *d, uint8_t *f, size_t stride, const uint8_t *s, size_t vsize,
                        const uint16_t *def, uint16_t max_def, size_t n)
 {
+#if !UPQ_UNALIGNED_WORDS
+    size_t k, j;
+    for (k = 0; k < n; k++, d += stride) {
+        uint8_t null = (uint8_t)(def && def[k] != max_def);
+        const uint8_t *v = null ? zero_value : s;
+        for (j = 0; j < vsize && j < sizeof zero_value; j++)
+            d[j] = v[j];
+        s += null ? 0 : vsize;
+        if (f) {
+            *f = null;
+            f += stride;
+        }
+    }
+#else
     switch (vsize) {
     case 1: put_values(d, f, stride, s, 1, def, max_def, n); break;
     case 4: put_values(d, f, stride, s, 4, def, max_def, n); break;
@@ -992,6 +1007,7 @@ static void put_column(uint8_t *d, uint8_t *f, size_t stride, const uint8_t *s, 
             put_values(d, f, stride, s, vsize, def, max_def, n);
         break;
     }
+#endif
 }
 
 /* Values among a leaf's next n entries. */
