@@ -1109,8 +1109,11 @@ upq_status upq_rows_fetch(upq_rows *w, void *rows, size_t stride, size_t max, si
             return st;
         }
         st = take_rows(w, out + done * stride, stride, n);
-        if (st != UPQ_OK)
+        if (st != UPQ_OK) {
+            if (done) /* the rows filled come first; the failed rows give the error next */
+                break;
             return st;
+        }
         done += n;
     }
     *got = done;
