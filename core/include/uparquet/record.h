@@ -252,7 +252,7 @@ upq_status upq_rows_bind(upq_rows *w, const upq_row_binding *b, uint32_t n);
  * UPQ_AGAIN with *got 0 when the read callback would block (call again:
  * nothing is lost or repeated); an error as upq_rows_next() (rows filled
  * before it come with UPQ_OK, the error with the next call); UPQ_ERR_STATE
- * without a binding; UPQ_ERR_INVAL (`w` stays usable) when `rows` is NULL,
+ * without a binding or while a upq_rows_skip() is unfinished; UPQ_ERR_INVAL (`w` stays usable) when `rows` is NULL,
  * `max` is 0, `max` structs do not fit the address space, or a binding's
  * value or flag does not lie inside `stride` bytes.
  */
