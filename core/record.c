@@ -838,3 +838,285 @@ upq_status upq_rows_skip(upq_rows *w, uint64_t rows, uint64_t *skipped)
     *skipped = w->skip_rows;
     return UPQ_OK;
 }
+
+#if UPQ_WITH_FLAT_ROWS
+/* ---- row-wise binding ------------------------------------------------------------ */
+
+/* A caller's mistake in a binding or a fetch: described, but `w` goes on. */
+static upq_status bind_err(upq_rows *w, upq_status st, uint32_t column, const char *what)
+{
+    upq_error_info *e = &w->r->err;
+    e->status = st;
+    e->offset = UINT64_MAX;
+    e->what = what;
+    e->in_struct = e->field = (const char *)0;
+    e->row_group = (int32_t)w->rg;
+    e->column = column == UPQ_NONE ? -1 : (int32_t)column;
+    e->page = -1;
+    e->schema_element = -1;
+    return st;
+}
+
+/* The leaf reading `column`, or UPQ_NONE: in a flat row the leaves are the
+ * top-level columns in schema order, so their column indices increase. */
+static uint32_t leaf_of(const upq_rows *w, uint32_t column)
+{
+    uint32_t lo = 0, hi = w->num_leaves;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2u;
+        uint32_t c = w->leaves[mid].col.col;
+        if (c == column)
+            return mid;
+        if (c < column)
+            lo = mid + 1u;
+        else
+            hi = mid;
+    }
+    return UPQ_NONE;
+}
+
+static int is_ptr_type(int32_t pt)
+{
+    return pt == UPQ_TYPE_BYTE_ARRAY || pt == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY;
+}
+
+/* Checks bindings b[0..n); against `stride` too when fetching (not at bind
+ * time). *ptrs: some binding holds upq_bytes. */
+static upq_status check_bindings(upq_rows *w, const upq_row_binding *b, uint32_t n,
+                                 int fetching, size_t stride, int *ptrs)
+{
+    uint32_t i;
+    *ptrs = 0;
+    if (!w->flat)
+        return bind_err(w, UPQ_ERR_UNSUPPORTED, UPQ_NONE,
+                        UPQ_MSG("row binding needs every selected field to be a top-level column"));
+    if (n && !b)
+        return bind_err(w, UPQ_ERR_INVAL, UPQ_NONE, UPQ_MSG("no bindings given"));
+    for (i = 0; i < n; i++) {
+        uint32_t leaf = b[i].column < w->r->schema.num_columns ? leaf_of(w, b[i].column) : UPQ_NONE;
+        size_t vsize, off = b[i].offset, noff = b[i].null_offset;
+        if (leaf == UPQ_NONE)
+            return bind_err(w, UPQ_ERR_INVAL, b[i].column,
+                            UPQ_MSG("bound column out of range or not selected"));
+        vsize = w->leaves[leaf].vsize;
+        if (b[i].null_offset != UPQ_NONE && noff >= off && noff - off < vsize)
+            return bind_err(w, UPQ_ERR_INVAL, b[i].column,
+                            UPQ_MSG("null flag inside the bound value"));
+        if (fetching && (off > stride || vsize > stride - off ||
+                       (b[i].null_offset != UPQ_NONE && noff >= stride)))
+            return bind_err(w, UPQ_ERR_INVAL, b[i].column,
+                            UPQ_MSG("bound value or null flag outside the row stride"));
+        if (is_ptr_type(w->r->schema.columns[b[i].column].physical_type))
+            *ptrs = 1;
+    }
+    return UPQ_OK;
+}
+
+upq_status upq_rows_bind(upq_rows *w, const upq_row_binding *b, uint32_t n)
+{
+    int ptrs;
+    upq_status st;
+    if (w->stage == RS_CLOSED || !w->r)
+        return UPQ_ERR_STATE;
+    if (w->stage == RS_FAILED)
+        return w->failed;
+    w->bound = 0;
+    st = check_bindings(w, b, n, 0, 0, &ptrs);
+    if (st != UPQ_OK)
+        return st;
+    w->bind = b;
+    w->num_bind = n;
+    w->bound = 1;
+    return UPQ_OK;
+}
+
+/* Copies one value of vsize bytes (a constant where this is inlined, so
+ * the loop becomes a move or two); byte accesses: the caller's struct may
+ * place it anywhere. The caller's rows never overlap the reader's batches
+ * (restrict: no overlap checks in the loops). */
+UPQ_INLINE void put_value(uint8_t *restrict d, const uint8_t *restrict s, size_t vsize)
+{
+    size_t j;
+    for (j = 0; j < vsize; j++)
+        d[j] = s[j];
+}
+
+/* a null's value: the largest value is a upq_bytes or a upq_int96 */
+static const uint8_t zero_value[sizeof(upq_bytes) > 12 ? sizeof(upq_bytes) : 12];
+
+/* n values of a leaf into the rows at d (stride apart), null flags at f
+ * unless it is NULL: from s in order when def is NULL (no nulls among
+ * them), else one per entry whose level is max_def, zeros for the others.
+ * Everything in locals: stores through uint8_t may alias the leaf. */
+UPQ_INLINE void put_values(uint8_t *restrict d, uint8_t *restrict f, size_t stride,
+                           const uint8_t *restrict s, size_t vsize,
+                           const uint16_t *restrict def, uint16_t max_def, size_t n)
+{
+    size_t k;
+    if (!def && f) {
+        for (k = 0; k < n; k++, d += stride, f += stride, s += vsize) {
+            put_value(d, s, vsize);
+            *f = 0;
+        }
+        return;
+    }
+    if (!def) {
+        for (k = 0; k < n; k++, d += stride, s += vsize)
+            put_value(d, s, vsize);
+        return;
+    }
+    /* without branches on the levels: a null copies zeros and stays at s */
+    for (k = 0; k < n; k++, d += stride) {
+        uint8_t null = (uint8_t)(def[k] != max_def);
+        put_value(d, null ? zero_value : s, vsize);
+        s += null ? 0 : vsize;
+        if (f) {
+            *f = null;
+            f += stride;
+        }
+    }
+}
+
+/* On 64-bit hosts one case per value size, so each loop copies a size the
+ * compiler knows (a move or two); elsewhere one loop for all: flash. */
+static void put_column(uint8_t *d, uint8_t *f, size_t stride, const uint8_t *s, size_t vsize,
+                       const uint16_t *def, uint16_t max_def, size_t n)
+{
+#if !UPQ_UNALIGNED_WORDS
+    size_t k, j;
+    for (k = 0; k < n; k++, d += stride) {
+        uint8_t null = (uint8_t)(def && def[k] != max_def);
+        const uint8_t *v = null ? zero_value : s;
+        for (j = 0; j < vsize && j < sizeof zero_value; j++)
+            d[j] = v[j];
+        s += null ? 0 : vsize;
+        if (f) {
+            *f = null;
+            f += stride;
+        }
+    }
+#else
+    switch (vsize) {
+    case 1: put_values(d, f, stride, s, 1, def, max_def, n); break;
+    case 4: put_values(d, f, stride, s, 4, def, max_def, n); break;
+    case 8: put_values(d, f, stride, s, 8, def, max_def, n); break;
+    case 12: put_values(d, f, stride, s, 12, def, max_def, n); break;
+    case 16: put_values(d, f, stride, s, 16, def, max_def, n); break;
+    default: /* not a size upq_value_size gives */
+        if (vsize <= sizeof zero_value)
+            put_values(d, f, stride, s, vsize, def, max_def, n);
+        break;
+    }
+#endif
+}
+
+/* Values among a leaf's next n entries. */
+static size_t values_in(const upq_rows_leaf *lf, size_t n)
+{
+    const uint16_t *def;
+    uint16_t max_def = lf->max_def;
+    size_t k, c = 0;
+    if (!max_def)
+        return n; /* no levels kept */
+    def = lf->b.def + lf->pos;
+    for (k = 0; k < n; k++)
+        c += def[k] == max_def;
+    return c;
+}
+
+/* Takes n rows that every leaf has buffered into the structs at out. */
+static upq_status take_rows(upq_rows *w, uint8_t *out, size_t stride, size_t n)
+{
+    uint32_t i;
+    /* every check before the first copy: a failure then changes nothing */
+    for (i = 0; i < w->num_leaves; i++) {
+        upq_rows_leaf *lf = &w->leaves[i];
+        lf->taking = values_in(lf, n);
+        if (lf->taking > lf->b.values_n - lf->vpos)
+            return leaf_fail(w, lf, UPQ_MSG("fewer values than definition levels say"));
+    }
+    for (i = 0; i < w->num_bind; i++) {
+        const upq_row_binding *b = &w->bind[i];
+        const upq_rows_leaf *lf = &w->leaves[leaf_of(w, b->column)];
+        const uint16_t *def = (const uint16_t *)0;
+        if (lf->taking < n) /* else no nulls: the plain copy */
+            def = lf->b.def + lf->pos;
+        put_column(out + b->offset, b->null_offset == UPQ_NONE ? (uint8_t *)0 : out + b->null_offset,
+                   stride, (const uint8_t *)lf->b.values + lf->vpos * lf->vsize, lf->vsize, def,
+                   lf->max_def, n);
+    }
+    for (i = 0; i < w->num_leaves; i++) {
+        upq_rows_leaf *lf = &w->leaves[i];
+        lf->vpos += lf->taking;
+        lf->pos += n;
+    }
+    w->row += n;
+    return UPQ_OK;
+}
+
+upq_status upq_rows_fetch(upq_rows *w, void *rows, size_t stride, size_t max, size_t *got)
+{
+    uint8_t *out = (uint8_t *)rows;
+    size_t done = 0;
+    int ptrs;
+    upq_status st;
+
+    *got = 0;
+    if (w->stage == RS_FAILED)
+        return w->failed;
+    if (w->stage == RS_CLOSED || w->skipping || !w->bound)
+        return UPQ_ERR_STATE;
+    if (!rows || max == 0 || (stride && max > SIZE_MAX / stride))
+        return bind_err(w, UPQ_ERR_INVAL, UPQ_NONE, UPQ_MSG("no room for rows to fetch"));
+    st = check_bindings(w, w->bind, w->num_bind, 1, stride, &ptrs);
+    if (st != UPQ_OK)
+        return st;
+    if (IN_ROW(w)) {
+        st = finish_row(w);
+        if (st != UPQ_OK)
+            return st;
+    }
+    w->ready = 0; /* the leaves' positions move */
+    if (w->stage == RS_DONE)
+        return UPQ_DONE;
+    while (done < max) {
+        size_t n = max - done;
+        uint32_t i;
+        if (w->row >= w->num_rows) {
+            if (done)
+                break;
+            return next_row(w); /* checks that every column ends here: UPQ_DONE */
+        }
+        if ((uint64_t)n > w->num_rows - w->row)
+            n = (size_t)(w->num_rows - w->row);
+        for (i = 0; i < w->num_leaves && n; i++) {
+            upq_rows_leaf *lf = &w->leaves[i];
+            if (lf->pos >= lf->b.levels) {
+                if (done && ptrs) /* a refill may move what the filled rows point to */
+                    n = 0;
+                else if ((st = ensure(w, lf)) != UPQ_OK)
+                    n = 0;
+            }
+            if (n > lf->b.levels - lf->pos)
+                n = lf->b.levels - lf->pos;
+        }
+        if (n == 0) {
+            if (done)
+                break;
+            if (st == UPQ_DONE)
+                return leaf_fail(w, &w->leaves[i - 1u],
+                                 UPQ_MSG("a column holds fewer rows than its row group"));
+            return st;
+        }
+        st = take_rows(w, out + done * stride, stride, n);
+        if (st != UPQ_OK) {
+            if (done) /* the rows filled come first; the failed rows give the error next */
+                break;
+            return st;
+        }
+        done += n;
+    }
+    *got = done;
+    return UPQ_OK;
+}
+#endif

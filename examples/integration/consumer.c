@@ -18,6 +18,7 @@
  * Prints one line per check and ends with "N passed, N failed"; exit status
  * 0 only when everything passed.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,8 +227,8 @@ static void read_corpus(const char *dir)
 
 static void *my_ctx;           /* the snippets' names for the file, its size and callback */
 static uint64_t file_size;
-static long long readme_values, readme_nulls, values_n;
-static double readme_sum;
+static long long readme_values, readme_nulls, values_n, fetched_rows, fetched_ids, fetched_nulls;
+static double readme_sum, fetched_sum;
 
 static upq_status my_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
 {
@@ -242,6 +243,14 @@ static void handle(const upq_event *ev)
 {
     readme_values += ev->type == UPQ_EV_VALUE;
     readme_nulls += ev->type == UPQ_EV_NULL;
+}
+
+static void store(int32_t id, int null, double value)
+{
+    fetched_rows++;
+    fetched_ids += id;
+    fetched_nulls += null;
+    fetched_sum += value;
 }
 
 static void consume(const uint16_t *def, size_t levels, const double *v, size_t n)
@@ -281,6 +290,21 @@ static void readme_reading(FILE *f, uint64_t size)
             break;                                /* upq_reader_error(&r) says where */
     }
     upq_rows_close(&rows);
+    struct reading { int32_t id; double value; uint8_t value_null; } out[16];
+    upq_row_binding bind[2] = {
+        { 0 /* leaf column */, offsetof(struct reading, id), UPQ_NONE /* no null flag */ },
+        { 1, offsetof(struct reading, value), offsetof(struct reading, value_null) },
+    };
+    size_t got, i;
+    upq_rows_open(&rows, &r, 0 /* row group */, NULL /* all fields */, 0, 256 /* batch */);
+    upq_rows_bind(&rows, bind, 2);                /* every field a top-level column */
+    while ((st = upq_rows_fetch(&rows, out, sizeof out[0], 16, &got)) == UPQ_OK || st == UPQ_AGAIN)
+        for (i = 0; i < got; i++)                 /* UPQ_AGAIN: got is 0 */
+            store(out[i].id, out[i].value_null, out[i].value);
+    upq_rows_close(&rows);                        /* st: UPQ_DONE, or an error */
+    check(st == UPQ_DONE && fetched_rows == 50 && fetched_ids == 1225 && fetched_nulls == 0 &&
+          fetched_sum == 612.5, "readme: fetch: 50 rows of id 0..49 and reading id * 0.5",
+          fetched_rows, 50);
     upq_column_reader c;
     uint16_t def[256];
     double v[256];

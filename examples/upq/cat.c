@@ -5,8 +5,10 @@
  * physical type, bit-exact) or as a tab-separated table.
  *
  * Rows come from the library's record reader (uparquet/record.h) one event
- * at a time; each row is built in memory and written only when complete,
- * so an error never leaves half a row behind. When the arena turns out too
+ * at a time, or, when every selected field is a top-level column, many rows
+ * at a time through its row-wise binding (upq_rows_fetch); each row is
+ * built in memory and written only when complete, so an error never leaves
+ * half a row behind. When the arena turns out too
  * small for a row group's pages, the file is opened again with the size the
  * library asked for and reading resumes at the same row.
  */
@@ -16,6 +18,7 @@
 #include "where.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,54 +379,155 @@ static void print_header(cat_state *cs)
     putchar('\n');
 }
 
+/* One row being written: JSON object, or table cells. */
+typedef struct row_out {
+    row_writer rw;
+    strbuf *sb;
+    strbuf cell;
+    int json, cells;
+} row_out;
+
+static void row_begin(row_out *o, const upq_schema *s, strbuf *sb, int json, int raw,
+                      variant_set *vs)
+{
+    memset(o, 0, sizeof *o);
+    o->rw.s = s;
+    o->rw.raw = raw;
+    /* --raw prints every leaf by its physical type, Variant groups included */
+    o->rw.vs = raw ? NULL : vs;
+    o->rw.sb = json ? sb : &o->cell;
+    o->rw.depth = 1;
+    o->sb = sb;
+    o->json = json;
+    sb_init(&o->cell);
+    if (json)
+        sb_addc(sb, '{');
+}
+
+/* Writes one event of the row; -1 when row_event fails. */
+static int row_item(row_out *o, upq_event *ev)
+{
+    if (!o->json && o->rw.depth == 1) {
+        /* a new top-level field: its own cell, without the key */
+        sb_reset(&o->cell);
+        o->rw.count[0] = 0;
+        ev->role = UPQ_ROLE_ELEMENT;
+    }
+    if (row_event(&o->rw, ev) < 0)
+        return -1;
+    if (!o->json && o->rw.depth == 1) {
+        if (o->cells++)
+            sb_addc(o->sb, '\t');
+        sb_add(o->sb, o->cell.p, o->cell.len);
+    }
+    return 0;
+}
+
+static void row_end(row_out *o)
+{
+    if (o->json)
+        sb_addc(o->sb, '}');
+    sb_free(&o->cell);
+}
+
 /* Reads one row's events into sb (JSON object, or table cells). */
 static upq_status read_row(upq_rows *rows, const upq_schema *s, strbuf *sb, int json, int raw,
                            variant_set *vs, row_writer *out)
 {
-    row_writer rw;
+    row_out o;
     upq_event ev;
-    strbuf cell;
     upq_status st;
-    int cells = 0;
-    memset(&rw, 0, sizeof rw);
-    rw.s = s;
-    rw.raw = raw;
-    /* --raw prints every leaf by its physical type, Variant groups included */
-    rw.vs = raw ? NULL : vs;
-    rw.sb = json ? sb : &cell;
-    rw.depth = 1;
-    sb_init(&cell);
-    if (json)
-        sb_addc(sb, '{');
+    row_begin(&o, s, sb, json, raw, vs);
     for (;;) {
         do
             st = upq_rows_event(rows, &ev);
         while (st == UPQ_AGAIN);
         if (st != UPQ_OK)
             break;
-        if (!json && rw.depth == 1) {
-            /* a new top-level field: its own cell, without the key */
-            sb_reset(&cell);
-            rw.count[0] = 0;
-            ev.role = UPQ_ROLE_ELEMENT;
-        }
-        if (row_event(&rw, &ev) < 0) {
-            st = rw.variant_st ? rw.variant_st : UPQ_ERR_LIMIT;
+        if (row_item(&o, &ev) < 0) {
+            st = o.rw.variant_st ? o.rw.variant_st : UPQ_ERR_LIMIT;
             break;
         }
-        if (!json && rw.depth == 1) {
-            if (cells++)
-                sb_addc(sb, '\t');
-            sb_add(sb, cell.p, cell.len);
-        }
     }
-    if (json)
-        sb_addc(sb, '}');
-    sb_free(&cell);
-    out->variant_st = rw.variant_st;
-    out->variant_node = rw.variant_node;
+    row_end(&o);
+    out->variant_st = o.rw.variant_st;
+    out->variant_node = o.rw.variant_node;
     return st == UPQ_DONE ? UPQ_OK : st;
 }
+
+#if UPQ_WITH_FLAT_ROWS
+/* Rows of top-level columns only: fetched FETCH_ROWS at a time through
+ * row-wise binding (upq_rows_fetch), one slot per column in each row. */
+#define FETCH_ROWS 64
+
+typedef struct fetch_slot {
+    union {
+        upq_bytes b;
+        upq_int96 i96;
+        int64_t i64;
+        double d;
+    } v;
+    uint8_t null;
+} fetch_slot;
+
+/* Prints the rows of `rows` (a flat selection) until head_left runs out;
+ * *done counts them. Returns UPQ_OK at the end, or the error. */
+static upq_status cat_fetch(cat_state *cs, const cat_cfg *cfg, upq_rows *rows, uint64_t *done)
+{
+    const upq_schema *s = upq_reader_schema(cs->tf.reader);
+    uint32_t n = rows->num_leaves, i;
+    size_t stride = n * sizeof(fetch_slot);
+    upq_row_binding *b = malloc(n * sizeof *b);
+    fetch_slot *slots = malloc(FETCH_ROWS * stride);
+    strbuf sb;
+    upq_status st;
+    if (!b || !slots) {
+        free(b);
+        free(slots);
+        return UPQ_ERR_NOMEM;
+    }
+    for (i = 0; i < n; i++) {
+        b[i].column = rows->leaves[i].col.col;
+        b[i].offset = (uint32_t)(i * sizeof(fetch_slot) + offsetof(fetch_slot, v));
+        b[i].null_offset = (uint32_t)(i * sizeof(fetch_slot) + offsetof(fetch_slot, null));
+    }
+    st = upq_rows_bind(rows, b, n);
+    sb_init(&sb);
+    while (st == UPQ_OK && cs->head_left > 0) {
+        size_t max = cs->head_left < FETCH_ROWS ? (size_t)cs->head_left : FETCH_ROWS, got, k;
+        do
+            st = upq_rows_fetch(rows, slots, stride, max, &got);
+        while (st == UPQ_AGAIN);
+        for (k = 0; st == UPQ_OK && k < got; k++) {
+            row_out o;
+            sb_reset(&sb);
+            row_begin(&o, s, &sb, cfg->json, cfg->raw, NULL);
+            for (i = 0; i < n; i++) {
+                const fetch_slot *f = &slots[k * n + i];
+                upq_event ev;
+                ev.type = f->null ? UPQ_EV_NULL : UPQ_EV_VALUE;
+                ev.role = UPQ_ROLE_FIELD;
+                ev.node = rows->nodes[i + 1u].schema; /* the leaf's plan node */
+                ev.column = b[i].column;
+                ev.value = f->null ? NULL : &f->v;
+                if (row_item(&o, &ev) < 0)
+                    st = UPQ_ERR_LIMIT;
+            }
+            row_end(&o);
+            if (st != UPQ_OK)
+                break;
+            sb_addc(&sb, '\n');
+            fwrite(sb.p, 1, sb.len, stdout);
+            (*done)++;
+            cs->head_left--;
+        }
+    }
+    sb_free(&sb);
+    free(slots);
+    free(b);
+    return st == UPQ_DONE ? UPQ_OK : st;
+}
+#endif
 
 /* Prints rows of row group rg from row `from` on. Returns UPQ_OK, or the
  * error (rows before it are printed); *done counts rows passed. */
@@ -464,6 +568,13 @@ static upq_status cat_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg, 
                         (unsigned)rows.leaves[i].col.col, upq_strerror(why), what ? what : "");
         }
     }
+#if UPQ_WITH_FLAT_ROWS
+    if (rows.flat && rows.num_leaves > 0) {
+        st = cat_fetch(cs, cfg, &rows, done);
+        upq_rows_close(&rows);
+        return st;
+    }
+#endif
     sb_init(&sb);
     while (cs->head_left > 0) {
         do

@@ -2,11 +2,13 @@
  * Decode + sum of one column through the column API, the library's side of
  * the comparison with DuckDB's `SELECT sum(col)` (test/bench/vs_duckdb.mjs).
  *
- *   bench_sum [--rows] [--lend] [--no-crc] FILE COLUMN [REPS]
+ *   bench_sum [--rows|--fetch] [--lend] [--no-crc] FILE COLUMN [REPS]
  *   bench_sum --vs-memcpy FILE COLUMN [REPS]
  *
  * --rows sums through the row API (upq_rows, one event per value) instead,
- * for the row API's cost against the column API on the same file. --lend
+ * for the row API's cost against the column API on the same file; --fetch
+ * through its row-wise binding (upq_rows_fetch into an array of 256 small
+ * structs: the value and its null flag). --lend
  * gives the reader the in-memory file through upq_io.lend as well (pages
  * decoded where they lie, not copied); --no-crc skips page CRC checks.
  *
@@ -26,6 +28,7 @@
  * check the value against DuckDB's.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +69,7 @@ static union {
     upq_bytes ba[BATCH];
 } vals;
 static uint16_t def[BATCH], rep[BATCH];
-static int use_rows, use_lend, no_crc, decode_only;
+static int use_rows, use_fetch, use_lend, no_crc, decode_only;
 
 static void add(int32_t pt, const void *v, int64_t *isum, double *fsum)
 {
@@ -99,6 +102,73 @@ static int sum_rows(upq_reader *r, int col, int64_t *isum, double *fsum)
                     add(pt, ev.value, isum, fsum);
             if (st != UPQ_DONE)
                 break;
+        }
+        upq_rows_close(&w);
+        if (st != UPQ_DONE)
+            return -1;
+    }
+    return 0;
+}
+
+/* The same sum through row-wise binding: 256 rows of {value, null flag} a
+ * call, summed from the structs. */
+static int sum_fetch(upq_reader *r, int col, int64_t *isum, double *fsum)
+{
+    struct row {
+        union {
+            uint8_t b;
+            int32_t i32;
+            int64_t i64;
+            float f32;
+            double f64;
+            upq_bytes ba;
+        } v;
+        uint8_t null;
+    };
+    static struct row rows[256];
+    int32_t pt = r->schema.columns[col].physical_type;
+    uint32_t node = r->schema.columns[col].node;
+    upq_row_binding b = {(uint32_t)col, offsetof(struct row, v), offsetof(struct row, null)};
+    for (uint32_t g = 0; g < r->meta.row_groups.n; g++) {
+        upq_rows w;
+        size_t n, i;
+        upq_status st = upq_rows_open(&w, r, g, &node, 1, 0);
+        if (st == UPQ_OK)
+            st = upq_rows_bind(&w, &b, 1);
+        if (st != UPQ_OK)
+            return -1;
+        while ((st = upq_rows_fetch(&w, rows, sizeof rows[0], 256, &n)) == UPQ_OK) {
+            /* in locals: stores through the pointers could alias rows[] */
+            int64_t is = *isum;
+            double fs = *fsum;
+            switch (pt) {
+            case UPQ_TYPE_BOOLEAN:
+                for (i = 0; i < n; i++)
+                    is += rows[i].v.b;
+                break;
+            case UPQ_TYPE_INT32:
+                for (i = 0; i < n; i++)
+                    is = (int64_t)((uint64_t)is + (uint64_t)(int64_t)rows[i].v.i32);
+                break;
+            case UPQ_TYPE_INT64: /* a null reads as 0 */
+                for (i = 0; i < n; i++)
+                    is = (int64_t)((uint64_t)is + (uint64_t)rows[i].v.i64);
+                break;
+            case UPQ_TYPE_FLOAT: /* in file order; a null's 0.0 leaves the sum as it is */
+                for (i = 0; i < n; i++)
+                    fs += (double)rows[i].v.f32;
+                break;
+            case UPQ_TYPE_DOUBLE:
+                for (i = 0; i < n; i++)
+                    fs += rows[i].v.f64;
+                break;
+            default:
+                for (i = 0; i < n; i++)
+                    is += (int64_t)rows[i].v.ba.len;
+                break;
+            }
+            *isum = is;
+            *fsum = fs;
         }
         upq_rows_close(&w);
         if (st != UPQ_DONE)
@@ -141,6 +211,8 @@ static int run(const uint8_t *data, size_t len, uint8_t *arena, const char *name
     *is_float = pt == UPQ_TYPE_FLOAT || pt == UPQ_TYPE_DOUBLE;
     if (use_rows)
         return sum_rows(&r, col, isum, fsum);
+    if (use_fetch)
+        return sum_fetch(&r, col, isum, fsum);
     for (uint32_t g = 0; g < r.meta.row_groups.n; g++) {
         upq_column_reader cr;
         upq_status st = upq_column_open(&cr, &r, g, (uint32_t)col);
@@ -269,6 +341,8 @@ int main(int argc, char **argv)
     for (; argc > 1 && strncmp(argv[1], "--", 2) == 0; argv++, argc--) {
         if (strcmp(argv[1], "--rows") == 0)
             use_rows = 1;
+        else if (strcmp(argv[1], "--fetch") == 0)
+            use_fetch = 1;
         else if (strcmp(argv[1], "--lend") == 0)
             use_lend = 1;
         else if (strcmp(argv[1], "--no-crc") == 0)
@@ -279,7 +353,7 @@ int main(int argc, char **argv)
             argc = 0;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_sum [--rows] [--lend] [--no-crc] FILE COLUMN [REPS]\n"
+        fprintf(stderr, "usage: bench_sum [--rows|--fetch] [--lend] [--no-crc] FILE COLUMN [REPS]\n"
                         "       bench_sum --vs-memcpy FILE COLUMN [REPS]\n");
         return 2;
     }

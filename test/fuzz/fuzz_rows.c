@@ -6,7 +6,8 @@
  * that say "again" every other call, in another batch size. Both runs must
  * give the same events (values included), or both fail: the record reader
  * is resumable and its output does not depend on batching. A run that skips
- * two rows of each row group must agree with a full read from there on.
+ * two rows of each row group must agree with a full read from there on, and
+ * so must rows of top-level columns fetched into structs (upq_rows_fetch).
  * Every column chunk's bloom filter is loaded and probed in every run too.
  * A file read whole without error is read once more with row-group metadata
  * on demand (UPQ_ROW_GROUPS_LAZY: the bloom pass loads every row group, the
@@ -25,6 +26,7 @@
  * Seeds: the corpus files (make_seeds.sh rows), *.parquet.encrypted
  * included. Build and run: make fuzz.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +162,77 @@ static upq_status probe_blooms(upq_reader *r, outcome *out, unsigned *spins)
     return UPQ_OK;
 }
 
+/* Rows through row-wise binding (upq_rows_fetch) where every field is a
+ * top-level column, hashed as their events would be. */
+static int fetch_mode;
+
+#define FETCH_MAX 7u
+#define FETCH_LEAVES 64u
+
+typedef struct fetch_slot {
+    union {
+        upq_bytes b;
+        upq_int96 t;
+        int64_t i;
+        double d;
+    } v;
+    uint8_t null;
+} fetch_slot;
+
+/* The rest of row group g through fetch; UPQ_ERR_UNSUPPORTED (nothing
+ * read) when its fields are not all top-level columns. */
+static upq_status fetch_rows(upq_rows *rows, const upq_schema *sc, uint32_t g, uint64_t row,
+                             uint64_t from, outcome *out, unsigned *spins)
+{
+    static fetch_slot slots[FETCH_MAX * FETCH_LEAVES];
+    upq_row_binding b[FETCH_LEAVES];
+    uint32_t n = rows->num_leaves, i;
+    size_t stride = n * sizeof(fetch_slot);
+    upq_status st;
+    if (n == 0 || n > FETCH_LEAVES)
+        return UPQ_ERR_UNSUPPORTED;
+    for (i = 0; i < n; i++) {
+        b[i].column = rows->leaves[i].col.col;
+        b[i].offset = (uint32_t)(i * sizeof(fetch_slot) + offsetof(fetch_slot, v));
+        b[i].null_offset = (uint32_t)(i * sizeof(fetch_slot) + offsetof(fetch_slot, null));
+    }
+    st = upq_rows_bind(rows, b, n);
+    if (st != UPQ_OK)
+        return st;
+    while (out->events < MAX_EVENTS) {
+        /* no more rows than the events would read before their limit */
+        uint64_t left = (MAX_EVENTS - out->events + n - 1u) / n;
+        size_t got = 0, k;
+        st = upq_rows_fetch(rows, slots, stride, left < FETCH_MAX ? (size_t)left : FETCH_MAX, &got);
+        if (st == UPQ_AGAIN) {
+            if (++*spins >= MAX_SPINS)
+                return UPQ_ERR_STATE;
+            continue;
+        }
+        if (st != UPQ_OK)
+            return st;
+        for (k = 0; k < got; k++, row++) {
+            if (row >= from) {
+                out->hash = mix(out->hash, &g, 4);
+                out->hash = mix(out->hash, &row, 8);
+            }
+            for (i = 0; i < n; i++) {
+                const fetch_slot *f = &slots[k * n + i];
+                upq_event ev;
+                ev.type = f->null ? UPQ_EV_NULL : UPQ_EV_VALUE;
+                ev.role = UPQ_ROLE_FIELD;
+                ev.node = sc->columns[b[i].column].node;
+                ev.column = b[i].column;
+                ev.value = f->null ? NULL : &f->v;
+                out->events++;
+                if (row >= from)
+                    out->hash = hash_event(out->hash, sc, &ev);
+            }
+        }
+    }
+    return UPQ_OK;
+}
+
 /* Reads every row group, skipping `skip` rows at the start of each, and
  * hashes the rows from `from` on. */
 static void run(const uint8_t *data, size_t size, size_t chunk, size_t batch, uint64_t skip,
@@ -208,6 +281,13 @@ static void run(const uint8_t *data, size_t size, size_t chunk, size_t batch, ui
                 st = upq_rows_skip(&rows, skip, &got);
             while (st == UPQ_AGAIN && ++spins < MAX_SPINS);
             row = got;
+        }
+        if (st == UPQ_OK && fetch_mode) {
+            st = fetch_rows(&rows, sc, g, row, from, out, &spins);
+            if (st == UPQ_ERR_UNSUPPORTED)
+                st = UPQ_OK; /* not top-level columns: the events */
+            else if (st == UPQ_OK)
+                st = UPQ_DONE;
         }
         while (st == UPQ_OK && out->events < MAX_EVENTS) {
             upq_event ev;
@@ -292,6 +372,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     lazy_mode = UPQ_ROW_GROUPS_EAGER;
     if (c.status != UPQ_ERR_NOMEM && (c.status != UPQ_OK || c.hash != b.hash || c.events != b.events)) {
         fprintf(stderr, "fuzz_rows: lazy row groups differ: status %d, %llu vs %llu events\n",
+                c.status, (unsigned long long)c.events, (unsigned long long)b.events);
+        abort();
+    }
+    /* rows of top-level columns bound into structs: the same values */
+    fetch_mode = 1;
+    run(data, size, 1u + size % 13u, batch, 0, 0, &c);
+    fetch_mode = 0;
+    if (c.status != UPQ_ERR_NOMEM && (c.status != UPQ_OK || c.hash != b.hash || c.events != b.events)) {
+        fprintf(stderr, "fuzz_rows: fetched rows differ: status %d, %llu vs %llu events\n",
                 c.status, (unsigned long long)c.events, (unsigned long long)b.events);
         abort();
     }

@@ -69,8 +69,11 @@
  *                                     arena (0: lend is ignored, read_at reads all)
  * UPQ_WITH_FLAT_ROWS         1        upq_rows reads rows of top-level columns (no group
  *                                     selected) without the plan walk: 2-2.7x faster
- *                                     per row, 160-310 B more code on Cortex-M4 (0: every
- *                                     row takes the general path; the events are the same)
+ *                                     per row, and binds them into caller structs
+ *                                     (upq_rows_bind/upq_rows_fetch); about 1.8 KB more
+ *                                     code on Cortex-M4, 1.45 KB of it the binding (0:
+ *                                     every row takes the general path, the events are
+ *                                     the same; no binding)
  * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
  *                            little-endian AArch64 and ARMv7-A with NEON
  * UPQ_CRC32_TABLE            8 on     page CRC32: 8 = slicing by 8 (8 KB .rodata,

@@ -96,7 +96,20 @@ typedef struct upq_rows_leaf {
     uint16_t max_def, max_rep;
     uint8_t done;        /* the column chunk has no more entries */
     uint8_t skip_state;  /* 0 idle, 1 skipping through the column reader, 2 done */
+#if UPQ_WITH_FLAT_ROWS
+    size_t taking;       /* upq_rows_fetch: values among the entries being taken */
+#endif
 } upq_rows_leaf;
+
+#if UPQ_WITH_FLAT_ROWS
+/* One bound column of upq_rows_bind(): where its value goes in the caller's row. */
+typedef struct upq_row_binding {
+    uint32_t column;      /* leaf column index: a top-level field selected in upq_rows_open */
+    uint32_t offset;      /* byte offset of the value in the row struct */
+    uint32_t null_offset; /* byte offset of a uint8_t: 1 for null, 0 otherwise;
+                             UPQ_NONE: none (a null then reads as zero bytes) */
+} upq_row_binding;
+#endif
 
 typedef struct upq_rows_frame {
     uint32_t node;  /* plan node of an open container */
@@ -127,6 +140,9 @@ typedef struct upq_rows {
     uint32_t field;          /* flat: the next field's leaf */
     size_t ready;            /* flat: rows after the current one that every leaf
                                 has buffered (within the row count) */
+    const upq_row_binding *bind; /* upq_rows_bind: the caller's array */
+    uint32_t num_bind;
+    uint8_t bound;           /* upq_rows_bind succeeded */
 #endif
     upq_status failed;
     upq_arena_mark mark;
@@ -189,6 +205,59 @@ upq_status upq_rows_event(upq_rows *w, upq_event *ev);
  * that holds row a.
  */
 upq_status upq_rows_skip(upq_rows *w, uint64_t rows, uint64_t *skipped);
+
+#if UPQ_WITH_FLAT_ROWS
+/*
+ * Row-wise binding (with UPQ_WITH_FLAT_ROWS): rows of top-level columns
+ * copied into an array of the caller's structs, many rows per call, at
+ * about the cost of the column API (upq_rows_next and upq_rows_event take
+ * three calls per value).
+ *
+ * upq_rows_bind() says where each value goes: b[i].column's value at byte
+ * b[i].offset of each row struct, in the representation of column.h
+ * (BOOLEAN uint8_t 0/1, INT32 int32_t, INT64 int64_t, INT96 upq_int96,
+ * FLOAT float, DOUBLE double, BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY upq_bytes;
+ * copied bytewise, so no alignment is needed), and its null flag at
+ * b[i].null_offset. A null value's bytes are zeroed; without a flag
+ * (UPQ_NONE) nothing else tells it from a zero. Selected columns left
+ * unbound are passed over; a column may be bound twice.
+ *
+ * The array `b` is used by every upq_rows_fetch() until the next bind or
+ * upq_rows_close(): it must stay valid that long (it is checked again on
+ * each fetch, so changing it is allowed). Returns UPQ_OK; UPQ_ERR_UNSUPPORTED
+ * when a selected field is not a top-level leaf column (groups, lists,
+ * maps, repeated fields: read those with upq_rows_event); UPQ_ERR_INVAL for
+ * a column out of range or not selected in upq_rows_open, or a null flag
+ * inside its own value; UPQ_ERR_STATE after close. A rejected binding
+ * leaves `w` usable (nothing stays bound) with upq_reader_error() saying
+ * why.
+ */
+upq_status upq_rows_bind(upq_rows *w, const upq_row_binding *b, uint32_t n);
+
+/*
+ * Fills up to `max` row structs of `stride` bytes each at `rows` with the
+ * next rows: *got gets how many (at least one while rows remain), each
+ * bound value and flag written (nothing else in the structs is touched).
+ * Rows come from the batches the leaf columns have buffered; a batch is
+ * read again when used up, except that once rows were filled a BYTE_ARRAY
+ * or FIXED_LEN_BYTE_ARRAY binding stops the call before a refill: the
+ * upq_bytes point into the reader's buffers and stay valid until the next
+ * call on `w`.
+ *
+ * Fetching goes on at upq_rows_position(): it mixes with upq_rows_skip()
+ * and upq_rows_next()/upq_rows_event() on the same `w` (the rest of a
+ * started row is passed over first, as by upq_rows_next).
+ *
+ * Returns UPQ_OK with *got > 0; UPQ_DONE after the last row (*got 0);
+ * UPQ_AGAIN with *got 0 when the read callback would block (call again:
+ * nothing is lost or repeated); an error as upq_rows_next() (rows filled
+ * before it come with UPQ_OK, the error with the next call); UPQ_ERR_STATE
+ * without a binding or while a upq_rows_skip() is unfinished; UPQ_ERR_INVAL (`w` stays usable) when `rows` is NULL,
+ * `max` is 0, `max` structs do not fit the address space, or a binding's
+ * value or flag does not lie inside `stride` bytes.
+ */
+upq_status upq_rows_fetch(upq_rows *w, void *rows, size_t stride, size_t max, size_t *got);
+#endif
 
 /* Rows of the row group, and rows started or skipped so far. */
 uint64_t upq_rows_count(const upq_rows *w);
