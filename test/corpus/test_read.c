@@ -19,6 +19,7 @@
 #include "uparquet/column.h"
 #include "util/check.h"
 #include "util/files.h"
+#include "util/sbuf.h"
 #include "util/flaky_io.h"
 
 static const struct {
@@ -46,23 +47,6 @@ static const struct {
     {"non_hadoop_lz4_compressed.parquet", UPQ_WITH_LZ4 ? UPQ_OK : UPQ_ERR_UNSUPPORTED, "LZ4"},
 };
 
-/* ---- a growable byte string ------------------------------------------- */
-
-typedef struct sbuf {
-    uint8_t *p;
-    size_t n, cap;
-} sbuf;
-
-static void put(sbuf *b, const void *d, size_t n)
-{
-    if (b->n + n > b->cap) {
-        b->cap = (b->n + n) * 2 + 64;
-        b->p = (uint8_t *)realloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->n, d, n);
-    b->n += n;
-}
-
 /* One column read: the serialisation and where each row starts in it. */
 typedef struct col_result {
     sbuf data;
@@ -89,17 +73,17 @@ static void serialise(col_result *out, const upq_column_desc *cd, const upq_batc
             }
             out->row_start[out->rows++] = out->data.n;
         }
-        put(&out->data, &d, 2);
-        put(&out->data, &r, 2);
+        sbuf_put(&out->data, &d, 2);
+        sbuf_put(&out->data, &r, 2);
         if (d == cd->max_def) {
             const uint8_t *val = (const uint8_t *)b->values + v * vsize;
             if (cd->physical_type == UPQ_TYPE_BYTE_ARRAY ||
                 cd->physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
                 const upq_bytes *bv = (const upq_bytes *)(const void *)val;
-                put(&out->data, &bv->len, 4);
-                put(&out->data, bv->ptr, bv->len);
+                sbuf_put(&out->data, &bv->len, 4);
+                sbuf_put(&out->data, bv->ptr, bv->len);
             } else {
-                put(&out->data, val, vsize);
+                sbuf_put(&out->data, val, vsize);
             }
             v++;
         }

@@ -20,6 +20,7 @@
 #include "uparquet/uparquet.h"
 #include "util/check.h"
 #include "util/files.h"
+#include "util/sbuf.h"
 #include "util/flaky_io.h"
 
 #define ARENA (256u << 20)
@@ -27,21 +28,6 @@
 
 static uint8_t *arena;
 
-typedef struct sbuf {
-    uint8_t *p;
-    size_t n, cap;
-} sbuf;
-
-static void put(sbuf *b, const void *d, size_t n)
-{
-    if (b->n + n > b->cap) {
-        b->cap = (b->n + n) * 2 + 64;
-        b->p = (uint8_t *)realloc(b->p, b->cap);
-    }
-    if (n)
-        memcpy(b->p + b->n, d, n);
-    b->n += n;
-}
 
 /* One top-level item of one row: where its serialisation lies. */
 typedef struct item {
@@ -77,17 +63,17 @@ typedef struct run_cfg {
 static void serialise(result *res, const upq_schema *s, const upq_event *ev)
 {
     uint8_t head[2] = {ev->type, ev->role};
-    put(&res->data, head, 2);
-    put(&res->data, &ev->node, 4);
-    put(&res->data, &ev->column, 4);
+    sbuf_put(&res->data, head, 2);
+    sbuf_put(&res->data, &ev->node, 4);
+    sbuf_put(&res->data, &ev->column, 4);
     if (ev->type == UPQ_EV_VALUE) {
         int32_t t = s->columns[ev->column].physical_type;
         if (t == UPQ_TYPE_BYTE_ARRAY || t == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
             const upq_bytes *b = (const upq_bytes *)ev->value;
-            put(&res->data, &b->len, 4);
-            put(&res->data, b->ptr, b->len);
+            sbuf_put(&res->data, &b->len, 4);
+            sbuf_put(&res->data, b->ptr, b->len);
         } else {
-            put(&res->data, ev->value, upq_value_size(t));
+            sbuf_put(&res->data, ev->value, upq_value_size(t));
         }
     }
 }
@@ -360,7 +346,7 @@ static int column_truth(const uint8_t *data, size_t len, result *out)
                 }
                 out->items[out->n] = *x;
                 out->items[out->n].start = out->data.n;
-                put(&out->data, cols[c].data.p + x->start, x->end - x->start);
+                sbuf_put(&out->data, cols[c].data.p + x->start, x->end - x->start);
                 out->items[out->n++].end = out->data.n;
             }
         for (uint32_t c = 0; c < s->num_columns; c++)

@@ -20,6 +20,7 @@
 #include "uparquet/uparquet.h"
 #include "util/check.h"
 #include "util/files.h"
+#include "util/sbuf.h"
 #include "util/flaky_io.h"
 
 #define ARENA (64u << 20)
@@ -27,21 +28,6 @@
 
 static uint8_t *arena;
 
-typedef struct sbuf {
-    uint8_t *p;
-    size_t n, cap;
-} sbuf;
-
-static void put(sbuf *b, const void *d, size_t n)
-{
-    if (b->n + n > b->cap) {
-        b->cap = (b->n + n) * 2 + 64;
-        b->p = (uint8_t *)realloc(b->p, b->cap);
-    }
-    if (n)
-        memcpy(b->p + b->n, d, n);
-    b->n += n;
-}
 
 /* One field of a row, as both APIs are compared: a null byte, then the
  * value (byte arrays: length and bytes); a null's value is zero bytes. */
@@ -49,16 +35,16 @@ static void put_field(sbuf *b, const upq_schema *s, uint32_t col, int null, cons
 {
     int32_t t = s->columns[col].physical_type;
     uint8_t nb = (uint8_t)null;
-    put(b, &nb, 1);
+    sbuf_put(b, &nb, 1);
     if (t == UPQ_TYPE_BYTE_ARRAY || t == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
         upq_bytes z = {NULL, 0};
         const upq_bytes *x = null ? &z : (const upq_bytes *)v;
         uint32_t len = (uint32_t)x->len;
-        put(b, &len, 4);
-        put(b, x->ptr, x->len);
+        sbuf_put(b, &len, 4);
+        sbuf_put(b, x->ptr, x->len);
     } else {
         static const uint8_t zero[16];
-        put(b, null ? zero : v, upq_value_size(t));
+        sbuf_put(b, null ? zero : v, upq_value_size(t));
     }
 }
 
@@ -207,10 +193,10 @@ static void project(const upq_schema *s, const sbuf *all, const layout *l, sbuf 
             c = l->b[i].column;
             if (l->b[i].null_offset == UPQ_NONE) {
                 uint8_t no = 0;
-                put(out, &no, 1); /* nothing tells a null from a zero */
-                put(out, all->p + start[c] + 1, end[c] - start[c] - 1);
+                sbuf_put(out, &no, 1); /* nothing tells a null from a zero */
+                sbuf_put(out, all->p + start[c] + 1, end[c] - start[c] - 1);
             } else {
-                put(out, all->p + start[c], end[c] - start[c]);
+                sbuf_put(out, all->p + start[c], end[c] - start[c]);
             }
         }
     }
