@@ -460,6 +460,14 @@ static upq_status read_row(upq_rows *rows, const upq_schema *s, strbuf *sb, int 
  * row-wise binding (upq_rows_fetch), one slot per column in each row. */
 #define FETCH_ROWS 64
 
+/* Prints a finished row and counts it against --head. */
+static void emit_row(cat_state *cs, strbuf *sb)
+{
+    sb_addc(sb, '\n');
+    fwrite(sb->p, 1, sb->len, stdout);
+    cs->head_left--;
+}
+
 typedef struct fetch_slot {
     union {
         upq_bytes b;
@@ -516,10 +524,8 @@ static upq_status cat_fetch(cat_state *cs, const cat_cfg *cfg, upq_rows *rows, u
             row_end(&o);
             if (st != UPQ_OK)
                 break;
-            sb_addc(&sb, '\n');
-            fwrite(sb.p, 1, sb.len, stdout);
+            emit_row(cs, &sb);
             (*done)++;
-            cs->head_left--;
         }
     }
     sb_free(&sb);
@@ -595,10 +601,8 @@ static upq_status cat_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg, 
         }
         if (st != UPQ_OK)
             break;
-        sb_addc(&sb, '\n');
-        fwrite(sb.p, 1, sb.len, stdout);
+        emit_row(cs, &sb);
         (*done)++;
-        cs->head_left--;
     }
     sb_free(&sb);
     upq_rows_close(&rows);
@@ -646,9 +650,7 @@ static upq_status where_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg
         }
         if (st != UPQ_OK)
             break;
-        sb_addc(&sb, '\n');
-        fwrite(sb.p, 1, sb.len, stdout);
-        cs->head_left--;
+        emit_row(cs, &sb);
     }
     sb_free(&sb);
     if (st == UPQ_DONE || st == UPQ_OK) {
