@@ -188,6 +188,35 @@ static int is_dict_enc(int32_t e)
     return e == UPQ_ENC_PLAIN_DICTIONARY || e == UPQ_ENC_RLE_DICTIONARY;
 }
 
+/* A caller's upq_bytes value. Hosts that load any address read its fields
+ * in place; elsewhere it is copied out (the caller's array may sit at any
+ * address there). upq_memcpy is a call per value under -fno-builtin. */
+UPQ_INLINE void in_bytes(const void *v, upq_bytes *b)
+{
+#if UPQ_UNALIGNED_WORDS
+    const upq_bytes *p = (const upq_bytes *)v;
+    b->ptr = p->ptr;
+    b->len = p->len;
+#else
+    upq_memcpy(b, v, sizeof *b);
+#endif
+}
+
+/* Copies a value's bytes into the staging: words inline on such hosts
+ * (most values are short, and a call per value cost more than the copy). */
+UPQ_INLINE void copy_value(uint8_t *d, const uint8_t *s, uint32_t n)
+{
+#if UPQ_UNALIGNED_WORDS
+    for (; n >= 8; n -= 8, d += 8, s += 8)
+        upq_copy8(d, s);
+    for (; n; n--)
+        *d++ = *s++;
+#else
+    if (n)
+        upq_memcpy(d, s, n);
+#endif
+}
+
 /* Fills in defaults and checks the options. */
 static upq_status configure(upq_writer *w, const upq_writer_opts *in)
 {
@@ -1027,7 +1056,7 @@ static void value_key(const upq_wcol *c, const void *v, uint8_t *tmp, const uint
         return;
     default: {
         upq_bytes b;
-        upq_memcpy(&b, v, sizeof b);
+        in_bytes(v, &b);
         *key = b.ptr;
         *klen = b.len;
         return;
@@ -1257,7 +1286,7 @@ static uint32_t input_size(const upq_wcol *c, const void *v)
     upq_bytes b;
     if (c->vsize)
         return c->vsize;
-    upq_memcpy(&b, v, sizeof b);
+    in_bytes(v, &b);
     return 4u + b.len;
 }
 
@@ -1268,15 +1297,14 @@ static void stage_value(upq_wcol *c, const void *v)
     switch (c->type) {
     case UPQ_TYPE_BOOLEAN: *dst = *(const uint8_t *)v != 0; break;
     case UPQ_TYPE_BYTE_ARRAY:
-        upq_memcpy(&b, v, sizeof b);
+        in_bytes(v, &b);
         upq_store_le32(dst, b.len);
-        if (b.len)
-            upq_memcpy(dst + 4, b.ptr, b.len);
+        copy_value(dst + 4, b.ptr, b.len);
         c->vbytes += 4u + b.len;
         c->nval++;
         return;
     case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY:
-        upq_memcpy(&b, v, sizeof b);
+        in_bytes(v, &b);
         upq_memcpy(dst, b.ptr, c->vsize);
         break;
     default: upq_memcpy(dst, v, c->vsize); break;
@@ -1451,7 +1479,7 @@ static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
                 return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "values missing");
             if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
                 upq_bytes b;
-                upq_memcpy(&b, vp + nv * vs, sizeof b);
+                in_bytes(vp + nv * vs, &b);
                 if (b.len && !b.ptr)
                     return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "byte array without bytes");
                 if (c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && b.len != (uint32_t)c->type_length)
