@@ -1111,6 +1111,20 @@ static uint32_t staged_size(const upq_wcol *c, uint32_t off)
 /* Moves c's commit point to row `rows` of the row group. */
 static void commit_to(upq_wcol *c, uint64_t rows)
 {
+    if (!c->max_rep && c->crows < rows) {
+        /* a level is a row: count the values of the rows at once */
+        uint32_t k = (uint32_t)(rows - c->crows), nv, i;
+        nv = c->max_def ? upq_w_lev_count(c->def, c->clev, k, c->dlg, c->max_def) : k;
+        if (c->vsize)
+            c->cbytes += nv * c->vsize;
+        else
+            for (i = 0; i < nv; i++)
+                c->cbytes += 4u + upq_load_le32(c->vals + c->cbytes);
+        c->cval += nv;
+        c->clev += k;
+        c->crows = rows;
+        return;
+    }
     while (c->crows < rows) {
         /* one row: its first entry, then entries repeating inside it */
         do {
@@ -1390,6 +1404,23 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
 
 /* ---- column-wise ------------------------------------------------------------- */
 
+/* Stages levels src[0..m) at level `at` of lv (packed 1 << lg bits). */
+static void lev_put(uint8_t *lv, uint32_t at, unsigned lg, const uint16_t *src, size_t m)
+{
+    size_t i = 0;
+    if (lg == 0) {
+        /* a bit a level (the checked levels are 0 or 1): whole bytes at once */
+        for (; i < m && ((at + i) & 7u); i++)
+            upq_lev_set(lv, at + (uint32_t)i, 0, src[i]);
+        for (; m - i >= 8; i += 8)
+            lv[(at + i) >> 3] = (uint8_t)(src[i] | src[i + 1] << 1 | src[i + 2] << 2 |
+                                          src[i + 3] << 3 | src[i + 4] << 4 | src[i + 5] << 5 |
+                                          src[i + 6] << 6 | src[i + 7] << 7);
+    }
+    for (; i < m; i++)
+        upq_lev_set(lv, at + (uint32_t)i, lg, src[i]);
+}
+
 /*
  * The column-wise fast path of a column without repetition (a level is a
  * row): stages at once the rows from `pos` that fit without a page flush or
@@ -1408,16 +1439,31 @@ static size_t take_flat(upq_wcol *c, const uint16_t *def, const uint8_t *values,
     if (m > c->lcap - c->nlev)
         m = c->lcap - c->nlev;
     /* the rows whose values fit */
-    for (i = 0; i < m; i++) {
-        if (c->max_def == 0 || def[pos + i] == c->max_def) {
-            uint32_t sz = input_size(c, vp + nv * vs);
-            if (sz > room - b)
-                break;
-            b += sz;
-            nv++;
+    if (c->vsize) {
+        size_t fit = room / c->vsize;
+        if (!c->max_def) {
+            m = m < fit ? m : fit;
+            nv = m;
+        } else {
+            for (i = 0; i < m; i++)
+                if (def[pos + i] == c->max_def && nv++ == fit) {
+                    nv--;
+                    break;
+                }
+            m = i;
         }
+    } else {
+        for (i = 0; i < m; i++) {
+            if (c->max_def == 0 || def[pos + i] == c->max_def) {
+                uint32_t sz = input_size(c, vp + nv * vs);
+                if (sz > room - b)
+                    break;
+                b += sz;
+                nv++;
+            }
+        }
+        m = i;
     }
-    m = i;
     if (c->dict_on && nv) {
         size_t t = dict_run(c, vp, nv);
         if (t < nv) {
@@ -1429,8 +1475,7 @@ static size_t take_flat(upq_wcol *c, const uint16_t *def, const uint8_t *values,
         }
     }
     if (c->def)
-        for (i = 0; i < m; i++)
-            upq_lev_set(c->def, c->nlev + (uint32_t)i, c->dlg, def[pos + i]);
+        lev_put(c->def, c->nlev, c->dlg, def + pos, m);
     dst = c->vals + c->vbytes;
     if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ||
         c->type == UPQ_TYPE_BOOLEAN) {
@@ -1460,6 +1505,33 @@ static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
         return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "levels missing");
     if (c->max_rep && rep[0] != 0)
         return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "a call must start a row (rep[0] == 0)");
+    if (!c->max_rep) {
+        /* a level is a row, of one value at most (which a page holds: the
+         * byte arrays' lengths are checked below): one pass over the levels
+         * and one over the values; anything wrong is found again below, in
+         * order, for its message */
+        uint32_t bad = 0;
+        int ba = c->type == UPQ_TYPE_BYTE_ARRAY, fl = c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY;
+        if (c->max_def) {
+            for (i = 0; i < levels; i++) {
+                bad |= def[i] > c->max_def;
+                nv += def[i] == c->max_def;
+            }
+        } else {
+            nv = levels;
+        }
+        if (nv && !values)
+            bad = 1;
+        for (i = 0; !bad && (ba || fl) && i < nv; i++) {
+            upq_bytes b;
+            in_bytes(vp + i * vs, &b);
+            bad = (b.len && !b.ptr) || (fl && b.len != (uint32_t)c->type_length) ||
+                  (ba && b.len > c->vcap - 4u);
+        }
+        if (!bad)
+            return UPQ_OK;
+        nv = 0;
+    }
     for (i = 0; i < levels; i++) {
         uint16_t d = c->max_def ? def[i] : 0, r = c->max_rep ? rep[i] : 0;
         int has = c->max_def == 0 || d == c->max_def;

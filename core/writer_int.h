@@ -139,6 +139,9 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
  * (they are in a page now); what stays is the start of the next page. */
 void upq_w_drop_prefix(upq_wcol *c, uint32_t n, uint32_t nv, uint32_t vb);
 
+/* Levels equal to v among lv[from .. from + n) (packed 1 << lg bits each). */
+uint32_t upq_w_lev_count(const uint8_t *lv, uint32_t from, uint32_t n, unsigned lg, uint32_t v);
+
 /* Counts levels lv[0..n) into the level histogram h. */
 void upq_w_hist_add(int64_t *h, const uint8_t *lv, unsigned lg, uint32_t n);
 

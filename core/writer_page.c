@@ -464,9 +464,36 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
     return UPQ_OK;
 }
 
+uint32_t upq_w_lev_count(const uint8_t *lv, uint32_t from, uint32_t n, unsigned lg, uint32_t v)
+{
+    uint32_t i = from, end = from + n, k = 0;
+    if (lg == 0 && v <= 1) {
+        /* one bit a level: whole bytes by popcount */
+        for (; i < end && (i & 7u); i++)
+            k += upq_lev_get(lv, i, 0);
+        for (; end - i >= 32; i += 32)
+            k += upq_popcount32(upq_load_le32(lv + (i >> 3)));
+        for (; end - i >= 8; i += 8)
+            k += upq_popcount32(lv[i >> 3]);
+        for (; i < end; i++)
+            k += upq_lev_get(lv, i, 0);
+        return v ? k : n - k;
+    }
+    for (; i < end; i++)
+        k += upq_lev_get(lv, i, lg) == v;
+    return k;
+}
+
 void upq_w_hist_add(int64_t *h, const uint8_t *lv, unsigned lg, uint32_t n)
 {
     uint32_t i;
+    if (lg == 0) {
+        /* levels 0 and 1 only: count the ones */
+        uint32_t ones = upq_w_lev_count(lv, 0, n, 0, 1);
+        h[1] += ones;
+        h[0] += n - ones;
+        return;
+    }
     for (i = 0; i < n; i++)
         h[upq_lev_get(lv, i, lg)]++;
 }
