@@ -491,6 +491,10 @@ static void col_take(wtake *t, upq_wcol *c, uint32_t path_len)
         if (c->type == UPQ_TYPE_BYTE_ARRAY)
             c->dict_off = (uint32_t *)take(t, (size_t)c->dict_max * sizeof(uint32_t));
         c->slots = (uint16_t *)take(t, (size_t)c->nslots * sizeof(uint16_t));
+#if UPQ_WITH_DICT_INDEX
+        /* a staged value has a level: at most lcap of them */
+        c->didx = (uint16_t *)take(t, (size_t)c->lcap * sizeof(uint16_t));
+#endif
     }
     if (c->chunk_cap)
         c->chunk = (uint8_t *)take(t, c->chunk_cap);
@@ -522,6 +526,9 @@ static void dict_clear(upq_wcol *c)
     c->dict_pages = 0;
     if (c->slots)
         upq_memset(c->slots, 0, (size_t)c->nslots * sizeof(uint16_t));
+#if UPQ_WITH_DICT_INDEX
+    c->nidx = 0; /* indices into the old dictionary */
+#endif
     c->dict_on = c->use_dict;
 }
 
@@ -1094,10 +1101,18 @@ static UPQ_NOINLINE void dict_reinsert(upq_wcol *c)
         const uint8_t *key;
         uint32_t klen, slot;
         uint32_t sz = upq_w_staged_key(c, off, tmp, &key, &klen);
-        if (upq_w_dict_find(c, key, klen, &slot) < 0 && !dict_add(c, key, klen, slot))
+        int32_t ix = upq_w_dict_find(c, key, klen, &slot);
+        if (ix < 0 && dict_add(c, key, klen, slot))
+            ix = (int32_t)c->dict_n - 1;
+        if (ix < 0)
             c->dict_on = 0;
+        else if (UPQ_W_DIDX(c))
+            UPQ_W_DIDX(c)[i] = (uint16_t)ix;
         off += sz;
     }
+#if UPQ_WITH_DICT_INDEX
+    c->nidx = c->dict_on ? c->nval : 0u;
+#endif
 }
 
 /* ---- rows ------------------------------------------------------------------- */
@@ -1360,15 +1375,39 @@ static upq_status make_room(upq_writer *w, upq_wcol *c, uint32_t k, uint32_t b)
 static size_t dict_run(upq_wcol *c, const uint8_t *vals, size_t n)
 {
     size_t i, vs = input_stride(c);
+    /* the indices of the values about to be staged, when those of the
+     * values staged before are known (mark_indexed counts them) */
+    uint16_t *ix_out = UPQ_W_DIDX(c) && UPQ_W_NIDX(c) == c->nval ? UPQ_W_DIDX(c) + c->nval
+                                                                 : (uint16_t *)0;
     for (i = 0; i < n; i++) {
         uint8_t tmp[16];
         const uint8_t *key;
         uint32_t klen, slot;
+        int32_t ix;
         value_key(c, vals + i * vs, tmp, &key, &klen);
-        if (upq_w_dict_find(c, key, klen, &slot) < 0 && !dict_add(c, key, klen, slot))
-            break;
+        ix = upq_w_dict_find(c, key, klen, &slot);
+        if (ix < 0) {
+            if (!dict_add(c, key, klen, slot))
+                break;
+            ix = (int32_t)c->dict_n - 1;
+        }
+        if (ix_out)
+            ix_out[i] = (uint16_t)ix;
     }
     return i;
+}
+
+/* The values staged since the staging held `nval` (put in the dictionary
+ * by dict_run) have their indices when all before them had. */
+static void mark_indexed(upq_wcol *c, uint32_t nval)
+{
+#if UPQ_WITH_DICT_INDEX
+    if (c->didx && c->dict_on && c->nidx == nval)
+        c->nidx = c->nval;
+#else
+    (void)c;
+    (void)nval;
+#endif
 }
 
 /*
@@ -1433,7 +1472,7 @@ static size_t take_flat(upq_wcol *c, const uint16_t *def, const uint8_t *values,
                         size_t vpos, size_t levels, size_t *nvals)
 {
     size_t m = levels - pos, i, nv = 0, vs = input_stride(c);
-    uint32_t room = c->vcap - c->vbytes, b = 0;
+    uint32_t room = c->vcap - c->vbytes, b = 0, nv0;
     const uint8_t *vp = values ? values + vpos * vs : (const uint8_t *)0;
     uint8_t *dst;
     if (m > c->lcap - c->nlev)
@@ -1476,6 +1515,7 @@ static size_t take_flat(upq_wcol *c, const uint16_t *def, const uint8_t *values,
     }
     if (c->def)
         lev_put(c->def, c->nlev, c->dlg, def + pos, m);
+    nv0 = c->nval;
     dst = c->vals + c->vbytes;
     if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ||
         c->type == UPQ_TYPE_BOOLEAN) {
@@ -1487,6 +1527,7 @@ static size_t take_flat(upq_wcol *c, const uint16_t *def, const uint8_t *values,
         c->vbytes += (uint32_t)(nv * c->vsize);
         c->nval += (uint32_t)nv;
     }
+    mark_indexed(c, nv0);
     c->nlev += (uint32_t)m;
     c->rows += m;
     *nvals = nv;
@@ -1641,6 +1682,7 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
         }
         for (i = 0; i < nv; i++)
             stage_value(c, value_at(values, vpos + i, vs));
+        mark_indexed(c, c->nval - (uint32_t)nv);
         c->rows++;
         pos += k;
         vpos += nv;
@@ -1661,6 +1703,10 @@ static UPQ_NOINLINE void unstage_pending(upq_wcol *c)
     if (c->max_def == 0 || upq_lev_get(c->def, c->nlev, c->dlg) == c->max_def) {
         c->nval--;
         c->vbytes = c->pend_off;
+#if UPQ_WITH_DICT_INDEX
+        if (c->nidx > c->nval)
+            c->nidx = c->nval;
+#endif
     }
     c->pending = 0;
 }
@@ -1714,6 +1760,7 @@ static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
     if (v) {
         c->pend_off = c->vbytes;
         stage_value(c, v);
+        mark_indexed(c, c->nval - 1u);
     }
     c->pending = 1;
     return UPQ_OK;

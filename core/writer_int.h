@@ -87,6 +87,16 @@ UPQ_INLINE size_t upq_w_align8(size_t n)
 UPQ_NOINLINE upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM);
 #define upq_w_fail(w, st, column, what) upq_w_fail_(w, st, column UPQ_W_WHAT(what))
 
+/* The staged values' dictionary indices (UPQ_WITH_DICT_INDEX): a constant
+ * null without the option, so that its paths go. */
+#if UPQ_WITH_DICT_INDEX
+#define UPQ_W_DIDX(c) ((c)->didx)
+#define UPQ_W_NIDX(c) ((c)->nidx)
+#else
+#define UPQ_W_DIDX(c) ((uint16_t *)0)
+#define UPQ_W_NIDX(c) 0u
+#endif
+
 /* ---- writer_page.c ---------------------------------------------------------- */
 
 /* Bytes an encoded page header can take at most, without the statistics'

@@ -168,8 +168,11 @@ static upq_status put_values(upq_writer *w, upq_wcol *c, int dict, uint32_t nv, 
         uint32_t i, off = 0;
         unsigned bw = c->dict_n > 1 ? upq_bit_width32(c->dict_n - 1u) : 1u;
         size_t got = 0;
+        const uint16_t *ix16 = w->idx;
         upq_status st;
-        for (i = 0; i < nv; i++) {
+        if (UPQ_W_NIDX(c) >= nv)
+            ix16 = UPQ_W_DIDX(c); /* known since the values were staged */
+        for (i = 0; ix16 == w->idx && i < nv; i++) {
             uint8_t tmp[16];
             const uint8_t *key;
             uint32_t klen, slot;
@@ -183,7 +186,7 @@ static upq_status put_values(upq_writer *w, upq_wcol *c, int dict, uint32_t nv, 
         if (cap < 1)
             return UPQ_ERR_BUFFER;
         out[0] = (uint8_t)bw;
-        st = upq_encode_rle16(w->idx, nv, bw, out + 1, cap - 1, &got);
+        st = upq_encode_rle16(ix16, nv, bw, out + 1, cap - 1, &got);
         *len = 1 + got;
         return st;
     }
@@ -251,6 +254,14 @@ void upq_w_drop_prefix(upq_wcol *c, uint32_t n, uint32_t nv, uint32_t vb)
         lev_shift(c->rep, c->rlg, n, rest);
     if (c->vbytes > vb)
         upq_memmove(c->vals, c->vals + vb, c->vbytes - vb);
+#if UPQ_WITH_DICT_INDEX
+    if (c->nidx > nv) {
+        c->nidx -= nv;
+        upq_memmove(c->didx, c->didx + nv, (size_t)c->nidx * sizeof(uint16_t));
+    } else {
+        c->nidx = 0;
+    }
+#endif
     c->nlev = rest;
     c->nval -= nv;
     c->vbytes -= vb;
@@ -331,8 +342,22 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
 
     /* statistics of the page */
     pg->nans = 0;
-    if (UPQ_WITH_STATISTICS)
+    if (UPQ_WITH_STATISTICS && UPQ_W_DIDX(c) && dict && UPQ_W_NIDX(c) >= nv &&
+        c->type == UPQ_TYPE_BYTE_ARRAY && c->order == UPQ_SO_BYTES &&
+        c->dict_n <= 16u * w->lmax) {
+        /* strings: compared once per entry the page uses, not once per
+         * value (w->idx is free: the indices were known) */
+        uint16_t *used = w->idx;
+        const uint16_t *ix = UPQ_W_DIDX(c);
+        uint32_t i;
+        for (i = 0; i < (c->dict_n + 15u) / 16u; i++)
+            used[i] = 0;
+        for (i = 0; i < nv; i++)
+            used[ix[i] >> 4] = (uint16_t)(used[ix[i] >> 4] | 1u << (ix[i] & 15u));
+        upq_minmax_entries(mm, c->dict, c->dict_off, used, c->dict_n);
+    } else if (UPQ_WITH_STATISTICS) {
         upq_minmax_page(mm, c->order, c->type, c->type_length, c->vals, nv, vb, &pg->nans);
+    }
     else if (UPQ_WITH_PAGE_INDEX)
         upq_minmax_reset(mm); /* read by the page index entry only */
 #if UPQ_WITH_CHUNK_META

@@ -367,6 +367,10 @@ typedef struct upq_wcol {
     uint16_t *slots;          /* entry index + 1, 0 when free */
     uint32_t nslots;
     uint32_t dict_pages;      /* data pages of this chunk that use it */
+#if UPQ_WITH_DICT_INDEX
+    uint16_t *didx;           /* dictionary index of staged value i, for i < nidx */
+    uint32_t nidx;
+#endif
     /* finished pages */
     uint8_t *chunk;
     size_t chunk_used, chunk_cap;
