@@ -480,7 +480,7 @@ static void stage_carve(upq_wcol *c, uint8_t *p)
     c->vals = p;
 }
 
-static void col_take(wtake *t, upq_wcol *c, uint32_t path_len)
+static void col_take(wtake *t, upq_wcol *c, uint32_t path_len, upq_wdx *x)
 {
     size_t mp = UPQ_W_PI_PAGES(c);
     c->path_len = path_len;
@@ -491,10 +491,8 @@ static void col_take(wtake *t, upq_wcol *c, uint32_t path_len)
         if (c->type == UPQ_TYPE_BYTE_ARRAY)
             c->dict_off = (uint32_t *)take(t, (size_t)c->dict_max * sizeof(uint32_t));
         c->slots = (uint16_t *)take(t, (size_t)c->nslots * sizeof(uint16_t));
-#if UPQ_WITH_DICT_INDEX
-        /* a staged value has a level: at most lcap of them */
-        c->didx = (uint16_t *)take(t, (size_t)c->lcap * sizeof(uint16_t));
-#endif
+        if (x) /* a staged value has a level: at most lcap of them */
+            x->idx = (uint16_t *)take(t, (size_t)c->lcap * sizeof(uint16_t));
     }
     if (c->chunk_cap)
         c->chunk = (uint8_t *)take(t, c->chunk_cap);
@@ -526,9 +524,6 @@ static void dict_clear(upq_wcol *c)
     c->dict_pages = 0;
     if (c->slots)
         upq_memset(c->slots, 0, (size_t)c->nslots * sizeof(uint16_t));
-#if UPQ_WITH_DICT_INDEX
-    c->nidx = 0; /* indices into the old dictionary */
-#endif
     c->dict_on = c->use_dict;
 }
 
@@ -608,6 +603,17 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
 #endif
             w->ncols = n;
             w->cols = (upq_wcol *)take(t, (size_t)n * sizeof(upq_wcol));
+#if UPQ_WITH_DICT_INDEX
+            /* the staged values' dictionary indices; not in checkpoint
+             * mode, whose RAM goes to logging (small pages in a 16 KiB
+             * arena): its pages look their values up again */
+            w->dx = (upq_wdx *)0;
+            if (any_dict && !jm) {
+                w->dx = (upq_wdx *)take(t, (size_t)n * sizeof(upq_wdx));
+                if (w->dx)
+                    upq_memset(w->dx, 0, (size_t)n * sizeof(upq_wdx));
+            }
+#endif
             m = (upq_wmodels *)take(t, sizeof(upq_wmodels));
             w->models = m;
             if (rg_bound)
@@ -670,7 +676,13 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
             }
             c->worst = wc;
             c->max_pages = UPQ_W_NO_PI(w) || jm ? 0 : w->o.max_pages;
-            col_take(t, c, it.depth);
+            {
+                /* a dictionary column's indices: counted in dry runs too */
+                upq_wdx none, *x = (upq_wdx *)0;
+                if (UPQ_WITH_DICT_INDEX && any_dict && !jm && c->use_dict)
+                    x = c != &tmp && !t->fail && UPQ_W_DX_ARRAY(w) ? &UPQ_W_DX_ARRAY(w)[i] : &none;
+                col_take(t, c, it.depth, x);
+            }
 #if UPQ_WITH_CHUNK_META
             if (UPQ_W_IS_GEO(c->elem)) {
                 upq_geo_acc *g = (upq_geo_acc *)take(t, sizeof(upq_geo_acc));
@@ -1093,7 +1105,7 @@ uint32_t upq_w_staged_key(const upq_wcol *c, uint32_t off, uint8_t *tmp, const u
 
 /* Puts every staged value (rows carried over from the last row group) into
  * the fresh dictionary; gives up on it when it fills. */
-static UPQ_NOINLINE void dict_reinsert(upq_wcol *c)
+static UPQ_NOINLINE void dict_reinsert(upq_wcol *c, upq_wdx *x)
 {
     uint32_t i, off = 0;
     for (i = 0; i < c->nval && c->dict_on; i++) {
@@ -1106,13 +1118,12 @@ static UPQ_NOINLINE void dict_reinsert(upq_wcol *c)
             ix = (int32_t)c->dict_n - 1;
         if (ix < 0)
             c->dict_on = 0;
-        else if (UPQ_W_DIDX(c))
-            UPQ_W_DIDX(c)[i] = (uint16_t)ix;
+        else if (x)
+            x->idx[i] = (uint16_t)ix;
         off += sz;
     }
-#if UPQ_WITH_DICT_INDEX
-    c->nidx = c->dict_on ? c->nval : 0u;
-#endif
+    if (x)
+        x->n = c->dict_on ? c->nval : 0u;
 }
 
 /* ---- rows ------------------------------------------------------------------- */
@@ -1126,7 +1137,7 @@ static uint32_t staged_size(const upq_wcol *c, uint32_t off)
 /* Moves c's commit point to row `rows` of the row group. */
 static void commit_to(upq_wcol *c, uint64_t rows)
 {
-    if (!c->max_rep && c->crows < rows) {
+    if (UPQ_W_FAST && !c->max_rep && c->crows < rows) {
         /* a level is a row: count the values of the rows at once */
         uint32_t k = (uint32_t)(rows - c->crows), nv, i;
         nv = c->max_def ? upq_w_lev_count(c->def, c->clev, k, c->dlg, c->max_def) : k;
@@ -1195,8 +1206,12 @@ static void geo_clear(upq_writer *w)
 void upq_w_chunks_clear(upq_writer *w)
 {
     uint32_t i;
-    for (i = 0; i < w->ncols; i++)
+    for (i = 0; i < w->ncols; i++) {
+        upq_wdx *x = UPQ_W_DX(w, &w->cols[i]);
         chunk_clear(&w->cols[i]);
+        if (x)
+            x->n = 0; /* indices into the dictionary cleared */
+    }
     geo_clear(w);
 }
 
@@ -1210,11 +1225,13 @@ void upq_w_rg_reset(upq_writer *w)
     for (i = 0; i < w->ncols; i++) {
         upq_wcol *c = &w->cols[i];
         chunk_clear(c);
+        if (UPQ_W_DX(w, c))
+            UPQ_W_DX(w, c)->n = 0; /* dict_reinsert indexes the carried rows */
         c->rows -= b;
         c->crows -= b;
         c->frows = 0;
         if (c->dict_on)
-            dict_reinsert(c);
+            dict_reinsert(c, UPQ_W_DX(w, c));
     }
     w->rs -= b;
     w->rg_rows = 0;
@@ -1372,13 +1389,12 @@ static upq_status make_room(upq_writer *w, upq_wcol *c, uint32_t k, uint32_t b)
 }
 
 /* Puts values into c's dictionary until one does not fit: the values taken. */
-static size_t dict_run(upq_wcol *c, const uint8_t *vals, size_t n)
+static size_t dict_run(upq_wcol *c, upq_wdx *x, const uint8_t *vals, size_t n)
 {
     size_t i, vs = input_stride(c);
     /* the indices of the values about to be staged, when those of the
      * values staged before are known (mark_indexed counts them) */
-    uint16_t *ix_out = UPQ_W_DIDX(c) && UPQ_W_NIDX(c) == c->nval ? UPQ_W_DIDX(c) + c->nval
-                                                                 : (uint16_t *)0;
+    uint16_t *ix_out = x && x->n == c->nval ? x->idx + c->nval : (uint16_t *)0;
     for (i = 0; i < n; i++) {
         uint8_t tmp[16];
         const uint8_t *key;
@@ -1399,15 +1415,10 @@ static size_t dict_run(upq_wcol *c, const uint8_t *vals, size_t n)
 
 /* The values staged since the staging held `nval` (put in the dictionary
  * by dict_run) have their indices when all before them had. */
-static void mark_indexed(upq_wcol *c, uint32_t nval)
+static void mark_indexed(const upq_wcol *c, upq_wdx *x, uint32_t nval)
 {
-#if UPQ_WITH_DICT_INDEX
-    if (c->didx && c->dict_on && c->nidx == nval)
-        c->nidx = c->nval;
-#else
-    (void)c;
-    (void)nval;
-#endif
+    if (x && c->dict_on && x->n == nval)
+        x->n = c->nval;
 }
 
 /*
@@ -1420,7 +1431,7 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
                             int *restart)
 {
     *restart = 0;
-    if (dict_run(c, vals, n) < n) {
+    if (dict_run(c, UPQ_W_DX(w, c), vals, n) < n) {
         if (c->clev > 0 && w->o.direct) {
             /* a new row group starts a new dictionary */
             w->rg_due = 1;
@@ -1447,7 +1458,7 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
 static void lev_put(uint8_t *lv, uint32_t at, unsigned lg, const uint16_t *src, size_t m)
 {
     size_t i = 0;
-    if (lg == 0) {
+    if (UPQ_W_FAST && lg == 0) {
         /* a bit a level (the checked levels are 0 or 1): whole bytes at once */
         for (; i < m && ((at + i) & 7u); i++)
             upq_lev_set(lv, at + (uint32_t)i, 0, src[i]);
@@ -1468,7 +1479,7 @@ static void lev_put(uint8_t *lv, uint32_t at, unsigned lg, const uint16_t *src, 
  * row-by-row path, which flushes and falls back. The caller entered the
  * writer (enter()), and nothing here changes what enter() looks at.
  */
-static size_t take_flat(upq_wcol *c, const uint16_t *def, const uint8_t *values, size_t pos,
+static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint8_t *values, size_t pos,
                         size_t vpos, size_t levels, size_t *nvals)
 {
     size_t m = levels - pos, i, nv = 0, vs = input_stride(c);
@@ -1478,7 +1489,7 @@ static size_t take_flat(upq_wcol *c, const uint16_t *def, const uint8_t *values,
     if (m > c->lcap - c->nlev)
         m = c->lcap - c->nlev;
     /* the rows whose values fit */
-    if (c->vsize) {
+    if (UPQ_W_FAST && c->vsize) {
         size_t fit = room / c->vsize;
         if (!c->max_def) {
             m = m < fit ? m : fit;
@@ -1504,7 +1515,7 @@ static size_t take_flat(upq_wcol *c, const uint16_t *def, const uint8_t *values,
         m = i;
     }
     if (c->dict_on && nv) {
-        size_t t = dict_run(c, vp, nv);
+        size_t t = dict_run(c, x, vp, nv);
         if (t < nv) {
             /* only the rows before the value that did not fit */
             for (i = 0, nv = 0; nv < t || (c->max_def && def[pos + i] != c->max_def); i++)
@@ -1527,7 +1538,7 @@ static size_t take_flat(upq_wcol *c, const uint16_t *def, const uint8_t *values,
         c->vbytes += (uint32_t)(nv * c->vsize);
         c->nval += (uint32_t)nv;
     }
-    mark_indexed(c, nv0);
+    mark_indexed(c, x, nv0);
     c->nlev += (uint32_t)m;
     c->rows += m;
     *nvals = nv;
@@ -1546,7 +1557,7 @@ static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
         return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "levels missing");
     if (c->max_rep && rep[0] != 0)
         return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "a call must start a row (rep[0] == 0)");
-    if (!c->max_rep) {
+    if (UPQ_W_FAST && !c->max_rep) {
         /* a level is a row, of one value at most (which a page holds: the
          * byte arrays' lengths are checked below): one pass over the levels
          * and one over the values; anything wrong is found again below, in
@@ -1645,7 +1656,7 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
             st = enter(w);
             if (st != UPQ_OK)
                 return st;
-            k = take_flat(c, def, (const uint8_t *)values, pos, vpos, levels, &nv);
+            k = take_flat(c, UPQ_W_DX(w, c), def, (const uint8_t *)values, pos, vpos, levels, &nv);
             if (k) {
                 pos += k;
                 vpos += nv;
@@ -1682,7 +1693,7 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
         }
         for (i = 0; i < nv; i++)
             stage_value(c, value_at(values, vpos + i, vs));
-        mark_indexed(c, c->nval - (uint32_t)nv);
+        mark_indexed(c, UPQ_W_DX(w, c), c->nval - (uint32_t)nv);
         c->rows++;
         pos += k;
         vpos += nv;
@@ -1695,7 +1706,7 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
 /* ---- row-wise ------------------------------------------------------------------ */
 
 /* Removes c's entry of the row being set. */
-static UPQ_NOINLINE void unstage_pending(upq_wcol *c)
+static UPQ_NOINLINE void unstage_pending(upq_wcol *c, upq_wdx *x)
 {
     if (!c->pending)
         return;
@@ -1703,10 +1714,8 @@ static UPQ_NOINLINE void unstage_pending(upq_wcol *c)
     if (c->max_def == 0 || upq_lev_get(c->def, c->nlev, c->dlg) == c->max_def) {
         c->nval--;
         c->vbytes = c->pend_off;
-#if UPQ_WITH_DICT_INDEX
-        if (c->nidx > c->nval)
-            c->nidx = c->nval;
-#endif
+        if (x && x->n > c->nval)
+            x->n = c->nval;
     }
     c->pending = 0;
 }
@@ -1739,7 +1748,7 @@ static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
     upq_status st;
     for (;;) {
         int restart = 0;
-        unstage_pending(c);
+        unstage_pending(c, UPQ_W_DX(w, c));
         st = make_room(w, c, 1, b);
         if (st == UPQ_DONE)
             return upq_w_fail(w, UPQ_ERR_STATE, -1, "staging full of uncommitted rows");
@@ -1760,7 +1769,7 @@ static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
     if (v) {
         c->pend_off = c->vbytes;
         stage_value(c, v);
-        mark_indexed(c, c->nval - 1u);
+        mark_indexed(c, UPQ_W_DX(w, c), c->nval - 1u);
     }
     c->pending = 1;
     return UPQ_OK;
@@ -1947,7 +1956,7 @@ upq_status upq_writer_close(upq_writer *w)
             }
             for (i = 0; i < w->ncols; i++) {
                 if (w->mode == UPQ_WM_ROWS)
-                    unstage_pending(&w->cols[i]); /* a row not ended is dropped */
+                    unstage_pending(&w->cols[i], UPQ_W_DX(w, &w->cols[i])); /* a row not ended is dropped */
                 else if (w->cols[i].rows != w->cols[0].rows)
                     return bad_input(w, UPQ_ERR_INVAL, (int32_t)i,
                                      "columns hold different numbers of rows");

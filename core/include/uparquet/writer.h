@@ -367,10 +367,6 @@ typedef struct upq_wcol {
     uint16_t *slots;          /* entry index + 1, 0 when free */
     uint32_t nslots;
     uint32_t dict_pages;      /* data pages of this chunk that use it */
-#if UPQ_WITH_DICT_INDEX
-    uint16_t *didx;           /* dictionary index of staged value i, for i < nidx */
-    uint32_t nidx;
-#endif
     /* finished pages */
     uint8_t *chunk;
     size_t chunk_used, chunk_cap;
@@ -428,6 +424,10 @@ typedef struct upq_writer {
     uint8_t *hbuf;            /* one encoded page header */
     size_t hbuf_cap;
     uint16_t *idx;            /* dictionary indices of one page (entries are at most 65535) */
+#if UPQ_WITH_DICT_INDEX
+    struct upq_wdx *dx;       /* per column: the staged values' dictionary indices (NULL:
+                                 none kept, as in checkpoint mode) */
+#endif
     upq_bytes *bvals;         /* byte-array values of one page for the encoders */
     uint32_t lmax;            /* level entries of one page */
     uint8_t *stage;           /* every column's staging (and the checkpoint-mode finisher) */
