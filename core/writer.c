@@ -1528,8 +1528,25 @@ static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint
         lev_put(c->def, c->nlev, c->dlg, def + pos, m);
     nv0 = c->nval;
     dst = c->vals + c->vbytes;
-    if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ||
-        c->type == UPQ_TYPE_BOOLEAN) {
+    if (UPQ_W_FAST && c->type == UPQ_TYPE_BOOLEAN) {
+        /* a loop here, not a call per value */
+        for (i = 0; i < nv; i++)
+            dst[i] = vp[i] != 0;
+        c->vbytes += (uint32_t)nv;
+        c->nval += (uint32_t)nv;
+    } else if (UPQ_W_FAST && c->type == UPQ_TYPE_BYTE_ARRAY) {
+        uint32_t o = 0;
+        for (i = 0; i < nv; i++) {
+            upq_bytes bv;
+            in_bytes(vp + i * vs, &bv);
+            upq_store_le32(dst + o, bv.len);
+            copy_value(dst + o + 4, bv.ptr, bv.len);
+            o += 4u + bv.len;
+        }
+        c->vbytes += o;
+        c->nval += (uint32_t)nv;
+    } else if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ||
+               c->type == UPQ_TYPE_BOOLEAN) {
         for (i = 0; i < nv; i++)
             stage_value(c, vp + i * vs);
     } else if (nv) {
