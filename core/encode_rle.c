@@ -102,6 +102,23 @@ UPQ_INLINE void pack_from(const void *v, size_t i, size_t n, unsigned bw, int ki
     }
 }
 
+#ifndef __OPTIMIZE_SIZE__
+/* Where a run of `value` that reaches level j of packed levels ends (at
+ * most at `end`): a byte of equal levels at a time, the ends one by one.
+ * Levels of a page are mostly one long run (no nulls: every level 1). */
+static size_t packed_run_end(const uint8_t *p, size_t j, size_t end, uint32_t value, unsigned lg)
+{
+    size_t per = (size_t)8u >> lg;
+    uint8_t pat = (uint8_t)(value * (0xFFu / ((1u << (1u << lg)) - 1u)));
+    for (; j < end && (j & (per - 1u)); j++)
+        if (upq_lev_get(p, (uint32_t)j, lg) != value)
+            return j;
+    while (end - j >= per && p[j / per] == pat)
+        j += per;
+    return j; /* the caller goes on level by level */
+}
+#endif
+
 /* One body for the three input kinds in a size-optimised build (-Os: 0.8 KB
  * less on Cortex-M4, a branch on the kind per value); a copy per kind
  * otherwise. */
@@ -132,6 +149,11 @@ HYBRID_FN upq_status hybrid(upq_wbuf *w, const void *v, size_t n, unsigned bw, i
                     *header = (uint8_t)(groups << 1 | 1u);
                 open = 0;
             }
+#ifndef __OPTIMIZE_SIZE__
+            if (kind >= IN_P0)
+                j = packed_run_end((const uint8_t *)v, j, n - i > MAX_RUN ? i + MAX_RUN : n,
+                                   value, (unsigned)(kind - IN_P0));
+#endif
             while (j < n && j - i < MAX_RUN && load(v, j, kind) == value)
                 j++;
             put_rle_run(w, value, j - i, bw);

@@ -411,6 +411,37 @@ void upq_minmax_page(upq_minmax *m, int order, int32_t physical_type, int32_t ty
     }
 }
 
+void upq_minmax_entries(upq_minmax *m, const uint8_t *dict, const uint32_t *off,
+                        const uint16_t *used, uint32_t nent)
+{
+    const uint8_t *lo = (const uint8_t *)0, *hi = (const uint8_t *)0;
+    size_t lo_len = 0, hi_len = 0;
+    uint32_t k;
+    upq_minmax_reset(m);
+    for (k = 0; k < (nent + 15u) / 16u; k++) {
+        uint32_t bits = used[k];
+        while (bits) {
+            uint32_t e = k * 16u + upq_ctz32(bits);
+            const uint8_t *p = dict + off[e] + 4;
+            size_t len = upq_load_le32(dict + off[e]);
+            bits &= bits - 1u;
+            if (!lo || bytes_cmp(p, len, lo, lo_len) < 0) {
+                lo = p;
+                lo_len = len;
+            }
+            if (!hi || bytes_cmp(p, len, hi, hi_len) > 0) {
+                hi = p;
+                hi_len = len;
+            }
+        }
+    }
+    if (!lo)
+        return;
+    m->has = 1;
+    set_min(m, UPQ_SO_BYTES, lo, lo_len);
+    set_max(m, UPQ_SO_BYTES, hi, hi_len);
+}
+
 static void copy_min(upq_minmax *dst, const upq_minmax *src)
 {
     if (src->min_len)

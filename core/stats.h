@@ -76,6 +76,16 @@ void upq_minmax_reset(upq_minmax *m);
 void upq_minmax_page(upq_minmax *m, int order, int32_t physical_type, int32_t type_length,
                      const uint8_t *vals, size_t n, size_t bytes, int64_t *nans);
 
+/*
+ * The same for a page of dictionary-encoded BYTE_ARRAY values (order
+ * UPQ_SO_BYTES) from the dictionary entries it uses: entry e, PLAIN at
+ * dict + off[e], for every bit e set in used[] (16 entries a word, nent
+ * entries). Distinct entries are distinct values, so the bounds are those
+ * upq_minmax_page finds.
+ */
+void upq_minmax_entries(upq_minmax *m, const uint8_t *dict, const uint32_t *off,
+                        const uint16_t *used, uint32_t nent);
+
 /* Widens dst by src (bounds of another page of the same column). */
 void upq_minmax_merge(upq_minmax *dst, const upq_minmax *src, int order);
 

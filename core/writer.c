@@ -188,6 +188,35 @@ static int is_dict_enc(int32_t e)
     return e == UPQ_ENC_PLAIN_DICTIONARY || e == UPQ_ENC_RLE_DICTIONARY;
 }
 
+/* A caller's upq_bytes value. Hosts that load any address read its fields
+ * in place; elsewhere it is copied out (the caller's array may sit at any
+ * address there). upq_memcpy is a call per value under -fno-builtin. */
+UPQ_INLINE void in_bytes(const void *v, upq_bytes *b)
+{
+#if UPQ_UNALIGNED_WORDS
+    const upq_bytes *p = (const upq_bytes *)v;
+    b->ptr = p->ptr;
+    b->len = p->len;
+#else
+    upq_memcpy(b, v, sizeof *b);
+#endif
+}
+
+/* Copies a value's bytes into the staging: words inline on such hosts
+ * (most values are short, and a call per value cost more than the copy). */
+UPQ_INLINE void copy_value(uint8_t *d, const uint8_t *s, uint32_t n)
+{
+#if UPQ_UNALIGNED_WORDS
+    for (; n >= 8; n -= 8, d += 8, s += 8)
+        upq_copy8(d, s);
+    for (; n; n--)
+        *d++ = *s++;
+#else
+    if (n)
+        upq_memcpy(d, s, n);
+#endif
+}
+
 /* Fills in defaults and checks the options. */
 static upq_status configure(upq_writer *w, const upq_writer_opts *in)
 {
@@ -451,7 +480,7 @@ static void stage_carve(upq_wcol *c, uint8_t *p)
     c->vals = p;
 }
 
-static void col_take(wtake *t, upq_wcol *c, uint32_t path_len)
+static void col_take(wtake *t, upq_wcol *c, uint32_t path_len, upq_wdx *x)
 {
     size_t mp = UPQ_W_PI_PAGES(c);
     c->path_len = path_len;
@@ -462,6 +491,8 @@ static void col_take(wtake *t, upq_wcol *c, uint32_t path_len)
         if (c->type == UPQ_TYPE_BYTE_ARRAY)
             c->dict_off = (uint32_t *)take(t, (size_t)c->dict_max * sizeof(uint32_t));
         c->slots = (uint16_t *)take(t, (size_t)c->nslots * sizeof(uint16_t));
+        if (x) /* a staged value has a level: at most lcap of them */
+            x->idx = (uint16_t *)take(t, (size_t)c->lcap * sizeof(uint16_t));
     }
     if (c->chunk_cap)
         c->chunk = (uint8_t *)take(t, c->chunk_cap);
@@ -572,6 +603,17 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
 #endif
             w->ncols = n;
             w->cols = (upq_wcol *)take(t, (size_t)n * sizeof(upq_wcol));
+#if UPQ_WITH_DICT_INDEX
+            /* the staged values' dictionary indices; not in checkpoint
+             * mode, whose RAM goes to logging (small pages in a 16 KiB
+             * arena): its pages look their values up again */
+            w->dx = (upq_wdx *)0;
+            if (any_dict && !jm) {
+                w->dx = (upq_wdx *)take(t, (size_t)n * sizeof(upq_wdx));
+                if (w->dx)
+                    upq_memset(w->dx, 0, (size_t)n * sizeof(upq_wdx));
+            }
+#endif
             m = (upq_wmodels *)take(t, sizeof(upq_wmodels));
             w->models = m;
             if (rg_bound)
@@ -634,7 +676,13 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
             }
             c->worst = wc;
             c->max_pages = UPQ_W_NO_PI(w) || jm ? 0 : w->o.max_pages;
-            col_take(t, c, it.depth);
+            {
+                /* a dictionary column's indices: counted in dry runs too */
+                upq_wdx none, *x = (upq_wdx *)0;
+                if (UPQ_WITH_DICT_INDEX && any_dict && !jm && c->use_dict)
+                    x = c != &tmp && !t->fail && UPQ_W_DX_ARRAY(w) ? &UPQ_W_DX_ARRAY(w)[i] : &none;
+                col_take(t, c, it.depth, x);
+            }
 #if UPQ_WITH_CHUNK_META
             if (UPQ_W_IS_GEO(c->elem)) {
                 upq_geo_acc *g = (upq_geo_acc *)take(t, sizeof(upq_geo_acc));
@@ -1027,7 +1075,7 @@ static void value_key(const upq_wcol *c, const void *v, uint8_t *tmp, const uint
         return;
     default: {
         upq_bytes b;
-        upq_memcpy(&b, v, sizeof b);
+        in_bytes(v, &b);
         *key = b.ptr;
         *klen = b.len;
         return;
@@ -1057,7 +1105,7 @@ uint32_t upq_w_staged_key(const upq_wcol *c, uint32_t off, uint8_t *tmp, const u
 
 /* Puts every staged value (rows carried over from the last row group) into
  * the fresh dictionary; gives up on it when it fills. */
-static UPQ_NOINLINE void dict_reinsert(upq_wcol *c)
+static UPQ_NOINLINE void dict_reinsert(upq_wcol *c, upq_wdx *x)
 {
     uint32_t i, off = 0;
     for (i = 0; i < c->nval && c->dict_on; i++) {
@@ -1065,10 +1113,17 @@ static UPQ_NOINLINE void dict_reinsert(upq_wcol *c)
         const uint8_t *key;
         uint32_t klen, slot;
         uint32_t sz = upq_w_staged_key(c, off, tmp, &key, &klen);
-        if (upq_w_dict_find(c, key, klen, &slot) < 0 && !dict_add(c, key, klen, slot))
+        int32_t ix = upq_w_dict_find(c, key, klen, &slot);
+        if (ix < 0 && dict_add(c, key, klen, slot))
+            ix = (int32_t)c->dict_n - 1;
+        if (ix < 0)
             c->dict_on = 0;
+        else if (x)
+            x->idx[i] = (uint16_t)ix;
         off += sz;
     }
+    if (x)
+        x->n = c->dict_on ? c->nval : 0u;
 }
 
 /* ---- rows ------------------------------------------------------------------- */
@@ -1082,6 +1137,20 @@ static uint32_t staged_size(const upq_wcol *c, uint32_t off)
 /* Moves c's commit point to row `rows` of the row group. */
 static void commit_to(upq_wcol *c, uint64_t rows)
 {
+    if (UPQ_W_FAST && !c->max_rep && c->crows < rows) {
+        /* a level is a row: count the values of the rows at once */
+        uint32_t k = (uint32_t)(rows - c->crows), nv, i;
+        nv = c->max_def ? upq_w_lev_count(c->def, c->clev, k, c->dlg, c->max_def) : k;
+        if (c->vsize)
+            c->cbytes += nv * c->vsize;
+        else
+            for (i = 0; i < nv; i++)
+                c->cbytes += 4u + upq_load_le32(c->vals + c->cbytes);
+        c->cval += nv;
+        c->clev += k;
+        c->crows = rows;
+        return;
+    }
     while (c->crows < rows) {
         /* one row: its first entry, then entries repeating inside it */
         do {
@@ -1137,8 +1206,12 @@ static void geo_clear(upq_writer *w)
 void upq_w_chunks_clear(upq_writer *w)
 {
     uint32_t i;
-    for (i = 0; i < w->ncols; i++)
+    for (i = 0; i < w->ncols; i++) {
+        upq_wdx *x = UPQ_W_DX(w, &w->cols[i]);
         chunk_clear(&w->cols[i]);
+        if (x)
+            x->n = 0; /* indices into the dictionary cleared */
+    }
     geo_clear(w);
 }
 
@@ -1152,11 +1225,13 @@ void upq_w_rg_reset(upq_writer *w)
     for (i = 0; i < w->ncols; i++) {
         upq_wcol *c = &w->cols[i];
         chunk_clear(c);
+        if (UPQ_W_DX(w, c))
+            UPQ_W_DX(w, c)->n = 0; /* dict_reinsert indexes the carried rows */
         c->rows -= b;
         c->crows -= b;
         c->frows = 0;
         if (c->dict_on)
-            dict_reinsert(c);
+            dict_reinsert(c, UPQ_W_DX(w, c));
     }
     w->rs -= b;
     w->rg_rows = 0;
@@ -1257,7 +1332,7 @@ static uint32_t input_size(const upq_wcol *c, const void *v)
     upq_bytes b;
     if (c->vsize)
         return c->vsize;
-    upq_memcpy(&b, v, sizeof b);
+    in_bytes(v, &b);
     return 4u + b.len;
 }
 
@@ -1268,15 +1343,14 @@ static void stage_value(upq_wcol *c, const void *v)
     switch (c->type) {
     case UPQ_TYPE_BOOLEAN: *dst = *(const uint8_t *)v != 0; break;
     case UPQ_TYPE_BYTE_ARRAY:
-        upq_memcpy(&b, v, sizeof b);
+        in_bytes(v, &b);
         upq_store_le32(dst, b.len);
-        if (b.len)
-            upq_memcpy(dst + 4, b.ptr, b.len);
+        copy_value(dst + 4, b.ptr, b.len);
         c->vbytes += 4u + b.len;
         c->nval++;
         return;
     case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY:
-        upq_memcpy(&b, v, sizeof b);
+        in_bytes(v, &b);
         upq_memcpy(dst, b.ptr, c->vsize);
         break;
     default: upq_memcpy(dst, v, c->vsize); break;
@@ -1315,18 +1389,36 @@ static upq_status make_room(upq_writer *w, upq_wcol *c, uint32_t k, uint32_t b)
 }
 
 /* Puts values into c's dictionary until one does not fit: the values taken. */
-static size_t dict_run(upq_wcol *c, const uint8_t *vals, size_t n)
+static size_t dict_run(upq_wcol *c, upq_wdx *x, const uint8_t *vals, size_t n)
 {
     size_t i, vs = input_stride(c);
+    /* the indices of the values about to be staged, when those of the
+     * values staged before are known (mark_indexed counts them) */
+    uint16_t *ix_out = x && x->n == c->nval ? x->idx + c->nval : (uint16_t *)0;
     for (i = 0; i < n; i++) {
         uint8_t tmp[16];
         const uint8_t *key;
         uint32_t klen, slot;
+        int32_t ix;
         value_key(c, vals + i * vs, tmp, &key, &klen);
-        if (upq_w_dict_find(c, key, klen, &slot) < 0 && !dict_add(c, key, klen, slot))
-            break;
+        ix = upq_w_dict_find(c, key, klen, &slot);
+        if (ix < 0) {
+            if (!dict_add(c, key, klen, slot))
+                break;
+            ix = (int32_t)c->dict_n - 1;
+        }
+        if (ix_out)
+            ix_out[i] = (uint16_t)ix;
     }
     return i;
+}
+
+/* The values staged since the staging held `nval` (put in the dictionary
+ * by dict_run) have their indices when all before them had. */
+static void mark_indexed(const upq_wcol *c, upq_wdx *x, uint32_t nval)
+{
+    if (x && c->dict_on && x->n == nval)
+        x->n = c->nval;
 }
 
 /*
@@ -1339,7 +1431,7 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
                             int *restart)
 {
     *restart = 0;
-    if (dict_run(c, vals, n) < n) {
+    if (dict_run(c, UPQ_W_DX(w, c), vals, n) < n) {
         if (c->clev > 0 && w->o.direct) {
             /* a new row group starts a new dictionary */
             w->rg_due = 1;
@@ -1362,6 +1454,23 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
 
 /* ---- column-wise ------------------------------------------------------------- */
 
+/* Stages levels src[0..m) at level `at` of lv (packed 1 << lg bits). */
+static void lev_put(uint8_t *lv, uint32_t at, unsigned lg, const uint16_t *src, size_t m)
+{
+    size_t i = 0;
+    if (UPQ_W_FAST && lg == 0) {
+        /* a bit a level (the checked levels are 0 or 1): whole bytes at once */
+        for (; i < m && ((at + i) & 7u); i++)
+            upq_lev_set(lv, at + (uint32_t)i, 0, src[i]);
+        for (; m - i >= 8; i += 8)
+            lv[(at + i) >> 3] = (uint8_t)(src[i] | src[i + 1] << 1 | src[i + 2] << 2 |
+                                          src[i + 3] << 3 | src[i + 4] << 4 | src[i + 5] << 5 |
+                                          src[i + 6] << 6 | src[i + 7] << 7);
+    }
+    for (; i < m; i++)
+        upq_lev_set(lv, at + (uint32_t)i, lg, src[i]);
+}
+
 /*
  * The column-wise fast path of a column without repetition (a level is a
  * row): stages at once the rows from `pos` that fit without a page flush or
@@ -1370,28 +1479,43 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
  * row-by-row path, which flushes and falls back. The caller entered the
  * writer (enter()), and nothing here changes what enter() looks at.
  */
-static size_t take_flat(upq_wcol *c, const uint16_t *def, const uint8_t *values, size_t pos,
+static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint8_t *values, size_t pos,
                         size_t vpos, size_t levels, size_t *nvals)
 {
     size_t m = levels - pos, i, nv = 0, vs = input_stride(c);
-    uint32_t room = c->vcap - c->vbytes, b = 0;
+    uint32_t room = c->vcap - c->vbytes, b = 0, nv0;
     const uint8_t *vp = values ? values + vpos * vs : (const uint8_t *)0;
     uint8_t *dst;
     if (m > c->lcap - c->nlev)
         m = c->lcap - c->nlev;
     /* the rows whose values fit */
-    for (i = 0; i < m; i++) {
-        if (c->max_def == 0 || def[pos + i] == c->max_def) {
-            uint32_t sz = input_size(c, vp + nv * vs);
-            if (sz > room - b)
-                break;
-            b += sz;
-            nv++;
+    if (UPQ_W_FAST && c->vsize) {
+        size_t fit = room / c->vsize;
+        if (!c->max_def) {
+            m = m < fit ? m : fit;
+            nv = m;
+        } else {
+            for (i = 0; i < m; i++)
+                if (def[pos + i] == c->max_def && nv++ == fit) {
+                    nv--;
+                    break;
+                }
+            m = i;
         }
+    } else {
+        for (i = 0; i < m; i++) {
+            if (c->max_def == 0 || def[pos + i] == c->max_def) {
+                uint32_t sz = input_size(c, vp + nv * vs);
+                if (sz > room - b)
+                    break;
+                b += sz;
+                nv++;
+            }
+        }
+        m = i;
     }
-    m = i;
     if (c->dict_on && nv) {
-        size_t t = dict_run(c, vp, nv);
+        size_t t = dict_run(c, x, vp, nv);
         if (t < nv) {
             /* only the rows before the value that did not fit */
             for (i = 0, nv = 0; nv < t || (c->max_def && def[pos + i] != c->max_def); i++)
@@ -1401,11 +1525,28 @@ static size_t take_flat(upq_wcol *c, const uint16_t *def, const uint8_t *values,
         }
     }
     if (c->def)
-        for (i = 0; i < m; i++)
-            upq_lev_set(c->def, c->nlev + (uint32_t)i, c->dlg, def[pos + i]);
+        lev_put(c->def, c->nlev, c->dlg, def + pos, m);
+    nv0 = c->nval;
     dst = c->vals + c->vbytes;
-    if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ||
-        c->type == UPQ_TYPE_BOOLEAN) {
+    if (UPQ_W_FAST && c->type == UPQ_TYPE_BOOLEAN) {
+        /* a loop here, not a call per value */
+        for (i = 0; i < nv; i++)
+            dst[i] = vp[i] != 0;
+        c->vbytes += (uint32_t)nv;
+        c->nval += (uint32_t)nv;
+    } else if (UPQ_W_FAST && c->type == UPQ_TYPE_BYTE_ARRAY) {
+        uint32_t o = 0;
+        for (i = 0; i < nv; i++) {
+            upq_bytes bv;
+            in_bytes(vp + i * vs, &bv);
+            upq_store_le32(dst + o, bv.len);
+            copy_value(dst + o + 4, bv.ptr, bv.len);
+            o += 4u + bv.len;
+        }
+        c->vbytes += o;
+        c->nval += (uint32_t)nv;
+    } else if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ||
+               c->type == UPQ_TYPE_BOOLEAN) {
         for (i = 0; i < nv; i++)
             stage_value(c, vp + i * vs);
     } else if (nv) {
@@ -1414,6 +1555,7 @@ static size_t take_flat(upq_wcol *c, const uint16_t *def, const uint8_t *values,
         c->vbytes += (uint32_t)(nv * c->vsize);
         c->nval += (uint32_t)nv;
     }
+    mark_indexed(c, x, nv0);
     c->nlev += (uint32_t)m;
     c->rows += m;
     *nvals = nv;
@@ -1432,6 +1574,33 @@ static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
         return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "levels missing");
     if (c->max_rep && rep[0] != 0)
         return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "a call must start a row (rep[0] == 0)");
+    if (UPQ_W_FAST && !c->max_rep) {
+        /* a level is a row, of one value at most (which a page holds: the
+         * byte arrays' lengths are checked below): one pass over the levels
+         * and one over the values; anything wrong is found again below, in
+         * order, for its message */
+        uint32_t bad = 0;
+        int ba = c->type == UPQ_TYPE_BYTE_ARRAY, fl = c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY;
+        if (c->max_def) {
+            for (i = 0; i < levels; i++) {
+                bad |= def[i] > c->max_def;
+                nv += def[i] == c->max_def;
+            }
+        } else {
+            nv = levels;
+        }
+        if (nv && !values)
+            bad = 1;
+        for (i = 0; !bad && (ba || fl) && i < nv; i++) {
+            upq_bytes b;
+            in_bytes(vp + i * vs, &b);
+            bad = (b.len && !b.ptr) || (fl && b.len != (uint32_t)c->type_length) ||
+                  (ba && b.len > c->vcap - 4u);
+        }
+        if (!bad)
+            return UPQ_OK;
+        nv = 0;
+    }
     for (i = 0; i < levels; i++) {
         uint16_t d = c->max_def ? def[i] : 0, r = c->max_rep ? rep[i] : 0;
         int has = c->max_def == 0 || d == c->max_def;
@@ -1451,7 +1620,7 @@ static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
                 return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "values missing");
             if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
                 upq_bytes b;
-                upq_memcpy(&b, vp + nv * vs, sizeof b);
+                in_bytes(vp + nv * vs, &b);
                 if (b.len && !b.ptr)
                     return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "byte array without bytes");
                 if (c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && b.len != (uint32_t)c->type_length)
@@ -1504,7 +1673,7 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
             st = enter(w);
             if (st != UPQ_OK)
                 return st;
-            k = take_flat(c, def, (const uint8_t *)values, pos, vpos, levels, &nv);
+            k = take_flat(c, UPQ_W_DX(w, c), def, (const uint8_t *)values, pos, vpos, levels, &nv);
             if (k) {
                 pos += k;
                 vpos += nv;
@@ -1541,6 +1710,7 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
         }
         for (i = 0; i < nv; i++)
             stage_value(c, value_at(values, vpos + i, vs));
+        mark_indexed(c, UPQ_W_DX(w, c), c->nval - (uint32_t)nv);
         c->rows++;
         pos += k;
         vpos += nv;
@@ -1553,7 +1723,7 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
 /* ---- row-wise ------------------------------------------------------------------ */
 
 /* Removes c's entry of the row being set. */
-static UPQ_NOINLINE void unstage_pending(upq_wcol *c)
+static UPQ_NOINLINE void unstage_pending(upq_wcol *c, upq_wdx *x)
 {
     if (!c->pending)
         return;
@@ -1561,6 +1731,8 @@ static UPQ_NOINLINE void unstage_pending(upq_wcol *c)
     if (c->max_def == 0 || upq_lev_get(c->def, c->nlev, c->dlg) == c->max_def) {
         c->nval--;
         c->vbytes = c->pend_off;
+        if (x && x->n > c->nval)
+            x->n = c->nval;
     }
     c->pending = 0;
 }
@@ -1593,7 +1765,7 @@ static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
     upq_status st;
     for (;;) {
         int restart = 0;
-        unstage_pending(c);
+        unstage_pending(c, UPQ_W_DX(w, c));
         st = make_room(w, c, 1, b);
         if (st == UPQ_DONE)
             return upq_w_fail(w, UPQ_ERR_STATE, -1, "staging full of uncommitted rows");
@@ -1614,6 +1786,7 @@ static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
     if (v) {
         c->pend_off = c->vbytes;
         stage_value(c, v);
+        mark_indexed(c, UPQ_W_DX(w, c), c->nval - 1u);
     }
     c->pending = 1;
     return UPQ_OK;
@@ -1800,7 +1973,7 @@ upq_status upq_writer_close(upq_writer *w)
             }
             for (i = 0; i < w->ncols; i++) {
                 if (w->mode == UPQ_WM_ROWS)
-                    unstage_pending(&w->cols[i]); /* a row not ended is dropped */
+                    unstage_pending(&w->cols[i], UPQ_W_DX(w, &w->cols[i])); /* a row not ended is dropped */
                 else if (w->cols[i].rows != w->cols[0].rows)
                     return bad_input(w, UPQ_ERR_INVAL, (int32_t)i,
                                      "columns hold different numbers of rows");

@@ -87,6 +87,42 @@ UPQ_INLINE size_t upq_w_align8(size_t n)
 UPQ_NOINLINE upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM);
 #define upq_w_fail(w, st, column, what) upq_w_fail_(w, st, column UPQ_W_WHAT(what))
 
+/* Loops over a run of levels or values at once where a level is a row
+ * (columns without repetition): not in size-optimised builds, where the
+ * row-by-row paths, which stay for the general case, are all there is
+ * (Cortex-M flash is worth more). */
+#ifdef __OPTIMIZE_SIZE__
+#define UPQ_W_FAST 0
+#else
+#define UPQ_W_FAST 1
+#endif
+
+/* A dictionary column's staged values' indices (UPQ_WITH_DICT_INDEX, not
+ * in checkpoint mode): idx[i] is the index of staged value i for i < n
+ * (idx NULL: a column without a dictionary). UPQ_W_DX is a constant null
+ * without the option, so that its paths go. */
+typedef struct upq_wdx {
+    uint16_t *idx;
+    uint32_t n;
+} upq_wdx;
+#if UPQ_WITH_DICT_INDEX
+#define UPQ_W_DX_ARRAY(w) ((w)->dx)
+#else
+#define UPQ_W_DX_ARRAY(w) ((upq_wdx *)0)
+#endif
+UPQ_INLINE upq_wdx *upq_w_dx(const upq_writer *w, const upq_wcol *c)
+{
+#if UPQ_WITH_DICT_INDEX
+    upq_wdx *x = w->dx ? &w->dx[c - w->cols] : (upq_wdx *)0;
+    return x && x->idx ? x : (upq_wdx *)0;
+#else
+    (void)w;
+    (void)c;
+    return (upq_wdx *)0;
+#endif
+}
+#define UPQ_W_DX(w, c) upq_w_dx(w, c)
+
 /* ---- writer_page.c ---------------------------------------------------------- */
 
 /* Bytes an encoded page header can take at most, without the statistics'
@@ -136,8 +172,12 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
                              upq_minmax *mm, upq_wpage *pg, int dry);
 
 /* Removes the first n levels, nv values and vb value bytes from the staging
- * (they are in a page now); what stays is the start of the next page. */
-void upq_w_drop_prefix(upq_wcol *c, uint32_t n, uint32_t nv, uint32_t vb);
+ * (they are in a page now), and their indices from x (may be NULL); what
+ * stays is the start of the next page. */
+void upq_w_drop_prefix(upq_wcol *c, upq_wdx *x, uint32_t n, uint32_t nv, uint32_t vb);
+
+/* Levels equal to v among lv[from .. from + n) (packed 1 << lg bits each). */
+uint32_t upq_w_lev_count(const uint8_t *lv, uint32_t from, uint32_t n, unsigned lg, uint32_t v);
 
 /* Counts levels lv[0..n) into the level histogram h. */
 void upq_w_hist_add(int64_t *h, const uint8_t *lv, unsigned lg, uint32_t n);

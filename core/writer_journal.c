@@ -882,7 +882,7 @@ static upq_status encode(upq_writer *w, upq_wcol *c)
     c->npages++;
     jr->entries += index_entry(c);
     c->frows = c->crows;
-    upq_w_drop_prefix(c, n, nv, vb);
+    upq_w_drop_prefix(c, UPQ_W_DX(w, c), n, nv, vb);
     /* the region keeps room for the row group's last page of c */
     if (j->cap - j->slot - j->fill < rg_worst(w, c, jr->rg_limit)) {
         w->rg_due = 1;

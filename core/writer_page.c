@@ -168,8 +168,12 @@ static upq_status put_values(upq_writer *w, upq_wcol *c, int dict, uint32_t nv, 
         uint32_t i, off = 0;
         unsigned bw = c->dict_n > 1 ? upq_bit_width32(c->dict_n - 1u) : 1u;
         size_t got = 0;
+        const uint16_t *ix16 = w->idx;
+        const upq_wdx *x = UPQ_W_DX(w, c);
         upq_status st;
-        for (i = 0; i < nv; i++) {
+        if (x && x->n >= nv)
+            ix16 = x->idx; /* known since the values were staged */
+        for (i = 0; ix16 == w->idx && i < nv; i++) {
             uint8_t tmp[16];
             const uint8_t *key;
             uint32_t klen, slot;
@@ -183,7 +187,7 @@ static upq_status put_values(upq_writer *w, upq_wcol *c, int dict, uint32_t nv, 
         if (cap < 1)
             return UPQ_ERR_BUFFER;
         out[0] = (uint8_t)bw;
-        st = upq_encode_rle16(w->idx, nv, bw, out + 1, cap - 1, &got);
+        st = upq_encode_rle16(ix16, nv, bw, out + 1, cap - 1, &got);
         *len = 1 + got;
         return st;
     }
@@ -242,7 +246,7 @@ static void lev_shift(uint8_t *lv, unsigned lg, uint32_t n, uint32_t rest)
         upq_lev_set(lv, i, lg, upq_lev_get(lv, n + i, lg));
 }
 
-void upq_w_drop_prefix(upq_wcol *c, uint32_t n, uint32_t nv, uint32_t vb)
+void upq_w_drop_prefix(upq_wcol *c, upq_wdx *x, uint32_t n, uint32_t nv, uint32_t vb)
 {
     uint32_t rest = c->nlev - n;
     if (c->def && rest)
@@ -251,6 +255,12 @@ void upq_w_drop_prefix(upq_wcol *c, uint32_t n, uint32_t nv, uint32_t vb)
         lev_shift(c->rep, c->rlg, n, rest);
     if (c->vbytes > vb)
         upq_memmove(c->vals, c->vals + vb, c->vbytes - vb);
+    if (x && x->n > nv) {
+        x->n -= nv;
+        upq_memmove(x->idx, x->idx + nv, (size_t)x->n * sizeof(uint16_t));
+    } else if (x) {
+        x->n = 0;
+    }
     c->nlev = rest;
     c->nval -= nv;
     c->vbytes -= vb;
@@ -331,8 +341,22 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
 
     /* statistics of the page */
     pg->nans = 0;
-    if (UPQ_WITH_STATISTICS)
+    if (UPQ_WITH_STATISTICS && dict && UPQ_W_DX(w, c) && UPQ_W_DX(w, c)->n >= nv &&
+        c->type == UPQ_TYPE_BYTE_ARRAY && c->order == UPQ_SO_BYTES &&
+        c->dict_n <= 16u * w->lmax) {
+        /* strings: compared once per entry the page uses, not once per
+         * value (w->idx is free: the indices were known) */
+        uint16_t *used = w->idx;
+        const uint16_t *ix = UPQ_W_DX(w, c)->idx;
+        uint32_t i;
+        for (i = 0; i < (c->dict_n + 15u) / 16u; i++)
+            used[i] = 0;
+        for (i = 0; i < nv; i++)
+            used[ix[i] >> 4] = (uint16_t)(used[ix[i] >> 4] | 1u << (ix[i] & 15u));
+        upq_minmax_entries(mm, c->dict, c->dict_off, used, c->dict_n);
+    } else if (UPQ_WITH_STATISTICS) {
         upq_minmax_page(mm, c->order, c->type, c->type_length, c->vals, nv, vb, &pg->nans);
+    }
     else if (UPQ_WITH_PAGE_INDEX)
         upq_minmax_reset(mm); /* read by the page index entry only */
 #if UPQ_WITH_CHUNK_META
@@ -464,9 +488,36 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
     return UPQ_OK;
 }
 
+uint32_t upq_w_lev_count(const uint8_t *lv, uint32_t from, uint32_t n, unsigned lg, uint32_t v)
+{
+    uint32_t i = from, end = from + n, k = 0;
+    if (UPQ_W_FAST && lg == 0 && v <= 1) {
+        /* one bit a level: whole bytes by popcount */
+        for (; i < end && (i & 7u); i++)
+            k += upq_lev_get(lv, i, 0);
+        for (; end - i >= 32; i += 32)
+            k += upq_popcount32(upq_load_le32(lv + (i >> 3)));
+        for (; end - i >= 8; i += 8)
+            k += upq_popcount32(lv[i >> 3]);
+        for (; i < end; i++)
+            k += upq_lev_get(lv, i, 0);
+        return v ? k : n - k;
+    }
+    for (; i < end; i++)
+        k += upq_lev_get(lv, i, lg) == v;
+    return k;
+}
+
 void upq_w_hist_add(int64_t *h, const uint8_t *lv, unsigned lg, uint32_t n)
 {
     uint32_t i;
+    if (UPQ_W_FAST && lg == 0) {
+        /* levels 0 and 1 only: count the ones */
+        uint32_t ones = upq_w_lev_count(lv, 0, n, 0, 1);
+        h[1] += ones;
+        h[0] += n - ones;
+        return;
+    }
     for (i = 0; i < n; i++)
         h[upq_lev_get(lv, i, lg)]++;
 }
@@ -580,7 +631,7 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     c->frows = c->crows;
     /* direct: the staging stays until the page is encoded again for output */
     if (!w->o.direct)
-        upq_w_drop_prefix(c, n, nv, vb);
+        upq_w_drop_prefix(c, UPQ_W_DX(w, c), n, nv, vb);
 
     if (!final) {
         /* keep room for the last page of the row group */
@@ -616,7 +667,7 @@ upq_status upq_w_direct_page(upq_writer *w, upq_wcol *c, const uint8_t **body, s
         return st;
     if (pg.hl + pg.stored != c->chunk_used)
         return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)(c - w->cols), "data page changed size");
-    upq_w_drop_prefix(c, c->clev, c->cval, c->cbytes);
+    upq_w_drop_prefix(c, UPQ_W_DX(w, c), c->clev, c->cval, c->cbytes);
     *body = pg.out;
     *hl = pg.hl;
     *stored = pg.stored;

@@ -66,6 +66,9 @@
 #ifndef UPQ_WITH_FLAT_ROWS
 #define UPQ_WITH_FLAT_ROWS 0
 #endif
+#ifndef UPQ_WITH_DICT_INDEX
+#define UPQ_WITH_DICT_INDEX 0
+#endif
 #ifndef UPQ_WITH_CRC
 #define UPQ_WITH_CRC 0
 #endif

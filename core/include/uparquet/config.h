@@ -74,6 +74,13 @@
  *                                     code on Cortex-M4, 1.45 KB of it the binding (0:
  *                                     every row takes the general path, the events are
  *                                     the same; no binding)
+ * UPQ_WITH_DICT_INDEX        1        the writer keeps each staged value's dictionary
+ *                                     index (2 bytes a level of page staging per
+ *                                     dictionary column; not in checkpoint mode), so a
+ *                                     page is not looked up in the dictionary a second
+ *                                     time and a string page's bounds come from the
+ *                                     entries it uses (0: looked up again; the files
+ *                                     are the same)
  * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
  *                            little-endian AArch64 and ARMv7-A with NEON
  * UPQ_CRC32_TABLE            8 on     page CRC32: 8 = slicing by 8 (8 KB .rodata,
@@ -168,6 +175,9 @@
 #endif
 #ifndef UPQ_WITH_FLAT_ROWS
 #define UPQ_WITH_FLAT_ROWS 1
+#endif
+#ifndef UPQ_WITH_DICT_INDEX
+#define UPQ_WITH_DICT_INDEX 1
 #endif
 #ifndef UPQ_WITH_CRC
 #define UPQ_WITH_CRC 1

@@ -424,6 +424,10 @@ typedef struct upq_writer {
     uint8_t *hbuf;            /* one encoded page header */
     size_t hbuf_cap;
     uint16_t *idx;            /* dictionary indices of one page (entries are at most 65535) */
+#if UPQ_WITH_DICT_INDEX
+    struct upq_wdx *dx;       /* per column: the staged values' dictionary indices (NULL:
+                                 none kept, as in checkpoint mode) */
+#endif
     upq_bytes *bvals;         /* byte-array values of one page for the encoders */
     uint32_t lmax;            /* level entries of one page */
     uint8_t *stage;           /* every column's staging (and the checkpoint-mode finisher) */
