@@ -527,8 +527,12 @@ static void known_int96(void)
         uint64_t nanos;
         uint32_t day;
         static const uint8_t zero[12];
-        memcpy(&nanos, rows[1].v.b, 8);
-        memcpy(&day, rows[1].v.b + 8, 4);
+        /* INT96 keeps the file's little-endian bytes on every host */
+        nanos = 0;
+        for (int i = 7; i >= 0; i--)
+            nanos = nanos << 8 | rows[1].v.b[i];
+        day = (uint32_t)rows[1].v.b[8] | (uint32_t)rows[1].v.b[9] << 8 |
+              (uint32_t)rows[1].v.b[10] << 16 | (uint32_t)rows[1].v.b[11] << 24;
         TU_CHECK_UINT(day, 2460311u);
         TU_CHECK_UINT(nanos, 3600ull * 1000000000ull);
         TU_CHECK_MEM(rows[4].v.b, zero, 12);
