@@ -8,7 +8,9 @@
  * --rows sums through the row API (upq_rows, one event per value) instead,
  * for the row API's cost against the column API on the same file; --fetch
  * through its row-wise binding (upq_rows_fetch into an array of 256 small
- * structs: the value and its null flag). --lend
+ * structs: the value and its null flag). Both read the column in batches of
+ * BATCH levels, as the column API does here (upq_rows_open's batch; its
+ * default, 256, is sized for a microcontroller's RAM). --lend
  * gives the reader the in-memory file through upq_io.lend as well (pages
  * decoded where they lie, not copied); --no-crc skips page CRC checks.
  *
@@ -92,7 +94,7 @@ static int sum_rows(upq_reader *r, int col, int64_t *isum, double *fsum)
     uint32_t node = r->schema.columns[col].node;
     for (uint32_t g = 0; g < r->meta.row_groups.n; g++) {
         upq_rows w;
-        upq_status st = upq_rows_open(&w, r, g, &node, 1, 0);
+        upq_status st = upq_rows_open(&w, r, g, &node, 1, BATCH);
         if (st != UPQ_OK)
             return -1;
         while ((st = upq_rows_next(&w)) == UPQ_OK) {
@@ -132,7 +134,7 @@ static int sum_fetch(upq_reader *r, int col, int64_t *isum, double *fsum)
     for (uint32_t g = 0; g < r->meta.row_groups.n; g++) {
         upq_rows w;
         size_t n, i;
-        upq_status st = upq_rows_open(&w, r, g, &node, 1, 0);
+        upq_status st = upq_rows_open(&w, r, g, &node, 1, BATCH);
         if (st == UPQ_OK)
             st = upq_rows_bind(&w, &b, 1);
         if (st != UPQ_OK)
@@ -219,35 +221,41 @@ static int run(const uint8_t *data, size_t len, uint8_t *arena, const char *name
         while (st == UPQ_OK) {
             upq_batch b = {def, rep, &vals, BATCH, 0, 0};
             size_t i, n;
+            /* in locals: a store through isum could alias vals (both int64),
+             * which would keep the sum in memory, a store and a load per value */
+            int64_t is = *isum;
+            double fs = *fsum;
             st = upq_column_read(&cr, &b);
             n = decode_only ? 0 : b.values_n;
             switch (pt) {
             case UPQ_TYPE_BOOLEAN:
                 for (i = 0; i < n; i++)
-                    *isum += vals.b[i];
+                    is += vals.b[i];
                 break;
             case UPQ_TYPE_INT32:
                 for (i = 0; i < n; i++)
-                    *isum = (int64_t)((uint64_t)*isum + (uint64_t)(int64_t)vals.i32[i]);
+                    is = (int64_t)((uint64_t)is + (uint64_t)(int64_t)vals.i32[i]);
                 break;
             case UPQ_TYPE_INT64:
                 for (i = 0; i < n; i++)
-                    *isum = (int64_t)((uint64_t)*isum + (uint64_t)vals.i64[i]);
+                    is = (int64_t)((uint64_t)is + (uint64_t)vals.i64[i]);
                 break;
-            case UPQ_TYPE_FLOAT:
+            case UPQ_TYPE_FLOAT: /* in file order, as DuckDB sums */
                 for (i = 0; i < n; i++)
-                    *fsum += (double)vals.f32[i];
+                    fs += (double)vals.f32[i];
                 break;
             case UPQ_TYPE_DOUBLE:
                 for (i = 0; i < n; i++)
-                    *fsum += vals.f64[i];
+                    fs += vals.f64[i];
                 break;
             case UPQ_TYPE_BYTE_ARRAY:
                 for (i = 0; i < n; i++)
-                    *isum += (int64_t)vals.ba[i].len;
+                    is += (int64_t)vals.ba[i].len;
                 break;
             default: return -1;
             }
+            *isum = is;
+            *fsum = fs;
         }
         upq_column_close(&cr);
         if (st != UPQ_DONE)
