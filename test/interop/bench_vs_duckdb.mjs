@@ -70,7 +70,7 @@ const geo = (xs) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length
 const results = [];
 let mismatches = 0;
 console.log(`decode + sum, ${rows} rows, best of ${rounds} interleaved rounds of ${reps}, CPU ms (DuckDB threads=1)`);
-console.log(`${'codec'.padEnd(13)}${'column'.padEnd(12)}${'upq ms'.padStart(10)}${'duckdb ms'.padStart(11)}${'ratio'.padStart(8)}`);
+console.log(`${'codec'.padEnd(13)}${'column'.padEnd(12)}${'upq ms'.padStart(10)}${'duckdb ms'.padStart(11)}${'ratio'.padStart(8)}${'lend ms'.padStart(10)}${'ratio'.padStart(7)}`);
 for (const codec of codecs) {
   const file = `${outDir}/${codec}.parquet`;
   for (const [col, , expr] of kinds) {
@@ -79,19 +79,23 @@ for (const codec of codecs) {
     // ROUNDS interleaved rounds of best-of-REPS per side, the best of all:
     // a burst of other load on this machine then has to cover every round
     // of one side to move a ratio
-    let dms = Infinity, ums = Infinity, dval, uval;
+    let dms = Infinity, ums = Infinity, lms = Infinity, dval, uval, lval;
     for (let k = 0; k < rounds; k++) {
       const [d, dv] = await duckSumExpr(file, e);
       const [u, uv] = upqSum(file, col);
+      const [l, lv] = upqSum(file, col, '--lend');
       dms = Math.min(dms, d);
       ums = Math.min(ums, u);
+      lms = Math.min(lms, l);
       dval = dv;
       uval = uv;
+      lval = lv;
     }
-    const ok = same(uval, dval);
+    const ok = same(uval, dval) && same(lval, dval);
     mismatches += !ok;
-    results.push({ codec, column: col, upq_ms: ums, duckdb_ms: dms, ratio: ums / dms, upq_sum: uval, duckdb_sum: dval });
-    console.log(`${codec.padEnd(13)}${col.padEnd(12)}${ums.toFixed(2).padStart(10)}${dms.toFixed(2).padStart(11)}${(ums / dms).toFixed(2).padStart(8)}${ok ? '' : `  SUM DIFFERS: upq ${uval} duckdb ${dval}`}`);
+    results.push({ codec, column: col, upq_ms: ums, duckdb_ms: dms, ratio: ums / dms, upq_sum: uval, duckdb_sum: dval,
+                   upq_lend_ms: lms, ratio_lend: lms / dms });
+    console.log(`${codec.padEnd(13)}${col.padEnd(12)}${ums.toFixed(2).padStart(10)}${dms.toFixed(2).padStart(11)}${(ums / dms).toFixed(2).padStart(8)}${lms.toFixed(2).padStart(10)}${(lms / dms).toFixed(2).padStart(7)}${ok ? '' : `  SUM DIFFERS: upq ${uval}, lend ${lval}, duckdb ${dval}`}`);
   }
 }
 
@@ -163,10 +167,13 @@ const summary = {};
 for (const codec of codecs)
   summary[codec] = geo(results.filter((r) => r.codec === codec).map((r) => r.ratio));
 summary.all = geo(results.map((r) => r.ratio));
+summary.all_lend = geo(results.map((r) => r.ratio_lend));
 console.log('geometric mean of upq / DuckDB:');
 for (const [k, v] of Object.entries(summary)) console.log(`  ${k.padEnd(13)}${v.toFixed(2)}`);
 const worst = results.reduce((a, b) => (b.ratio > a.ratio ? b : a));
 console.log(`  worst case   ${worst.ratio.toFixed(2)} (${worst.codec} ${worst.column})`);
+const worstLend = results.reduce((a, b) => (b.ratio_lend > a.ratio_lend ? b : a));
+console.log(`  through lend ${summary.all_lend.toFixed(2)}, worst case ${worstLend.ratio_lend.toFixed(2)} (${worstLend.codec} ${worstLend.column})`);
 summary.row_api = geo(rowApi.map((r) => r.ratio));
 summary.row_fetch = geo(rowFetch.map((r) => r.ratio));
 const worstFetch = rowFetch.reduce((a, b) => (b.ratio > a.ratio ? b : a));
