@@ -53,4 +53,16 @@ uint32_t upq_x86_crc32_update(uint32_t crc, const void *data, size_t len);
 #define UPQ_CRC32_CLMUL 0
 #endif
 
+/* UPQ_X86_SSE2: x86-64 builds take the SSE2 twins of the kernels the
+ * compiler cannot vectorise on that baseline (port/x86/x86_kernels.c).
+ * UPQ_MAX_INDEX is the dictionary index bound a build runs. */
+#if !UPQ_WITH_NEON && defined(__x86_64__) && defined(__SSE2__)
+#define UPQ_X86_SSE2 1
+uint32_t upq_x86_max_index(const uint32_t *idx, size_t n);
+#define UPQ_MAX_INDEX upq_x86_max_index
+#else
+#define UPQ_X86_SSE2 0
+#define UPQ_MAX_INDEX UPQ_K(max_index)
+#endif
+
 #endif

@@ -181,6 +181,11 @@ static void test_unpack(void)
 #define upq_neon_fill_f32 upq_fill_f32
 #define upq_neon_fill_f64 upq_fill_f64
 #endif
+#if UPQ_X86_SSE2
+#define X86_ONLY(x) x
+#else
+#define X86_ONLY(x)
+#endif
 
 static void test_fill(void)
 {
@@ -315,6 +320,15 @@ static void test_dict(void)
         }
         TU_CHECK_MSG(upq_max_index(ix, n) == mx, "max_index n %zu", n);
         NEON_ONLY(TU_CHECK_MSG(upq_neon_max_index(ix, n) == mx, "neon max_index n %zu", n);)
+        X86_ONLY(TU_CHECK_MSG(upq_x86_max_index(ix, n) == mx, "x86 max_index n %zu", n);)
+        if (n) { /* every twin orders indices as unsigned: the largest above 2^31 */
+            uint32_t big = 0x80000000u + (uint32_t)(rnd() % 0x7FFFFFFFu), keep = ix[n / 2];
+            ix[n / 2] = big;
+            TU_CHECK_MSG(upq_max_index(ix, n) == big, "max_index above 2^31 n %zu", n);
+            NEON_ONLY(TU_CHECK_MSG(upq_neon_max_index(ix, n) == big, "neon max_index above 2^31 n %zu", n);)
+            X86_ONLY(TU_CHECK_MSG(upq_x86_max_index(ix, n) == big, "x86 max_index above 2^31 n %zu", n);)
+            ix[n / 2] = keep;
+        }
         upq_gather_u32(o32, d32, ix, n);
         upq_gather_u64(o64, d64, ix, n);
         upq_gather_bytes(ob, db, ix, n);
