@@ -2,8 +2,12 @@
 # programs and upq, built for another Linux target and run on this machine.
 #
 #   make check-cross-aarch64   aarch64 (NEON and CRC32 instructions on): the
-#                              test programs and `upq cat --json` conformance
-#                              against DuckDB, run under qemu-aarch64
+#                              test programs, then `upq meta --json` / `upq
+#                              cat --json` of every corpus file (parquet-testing
+#                              and arrow-testing) compared with the host's,
+#                              under qemu-aarch64
+#   make check-cross-aarch64-duckdb  ... and the conformance against DuckDB
+#                              itself under qemu (not a `make check` stage)
 #   make check-cross-armv7     32-bit ARMv7-A with NEON (no CRC32
 #                              instructions), under qemu-arm: the NEON kernels
 #                              and the corpus reading programs (see below)
@@ -81,11 +85,21 @@ cross-$(1): $$(XLIB.$(1)) $$(XUPQ.$(1)) $$(XB.$(1))/upq-run
 endef
 $(foreach t,$(CROSS_TEST_TARGETS),$(eval $(call upq_cross_rules,$(t))))
 
-.PHONY: check-cross-aarch64 check-cross-armv7 check-cross-armv7-all check-cross-powerpc
+.PHONY: check-cross-aarch64 check-cross-aarch64-duckdb check-cross-armv7 check-cross-armv7-all check-cross-powerpc
 CHECK_EXTRA_TARGETS += check-cross-aarch64 check-cross-armv7 check-cross-powerpc
 
-# The programs, then upq's values against DuckDB (as the conformance stage).
-check-cross-aarch64: cross-aarch64 $(INTEROP_STAMP) $(UPQ)
+# The programs, then upq's output equal to the host's on both corpora (the
+# conformance stage checks the host's against DuckDB). Comparing with the
+# host's output takes a sixth of the time of the DuckDB comparison under
+# qemu (about 40 s against 280 s) and also covers the broken files;
+# check-cross-aarch64-duckdb runs that comparison itself.
+ARROW_TESTING_DIR ?= $(abspath ../shared/arrow-testing)
+check-cross-aarch64: cross-aarch64 $(UPQ)
+	@UPQ_TEST_REPEAT=$(CROSS_TEST_REPEAT) bash test/sum_counts.sh \
+	    'bash test/run_tests.sh --label neon --logdir $(XB.aarch64)/check-logs --timeout $(CROSS_TEST_TIMEOUT) --runner "$(QEMU.aarch64)" -- $(XTEST_BINS.aarch64)' \
+	    'bash test/cross/same_output.sh $(UPQ) $(XB.aarch64)/upq-run $(PARQUET_TESTING_DIR) $(ARROW_TESTING_DIR)/data/parquet'
+
+check-cross-aarch64-duckdb: cross-aarch64 $(INTEROP_STAMP) $(UPQ)
 	@UPQ_TEST_REPEAT=$(CROSS_TEST_REPEAT) bash test/sum_counts.sh \
 	    'bash test/run_tests.sh --label neon --logdir $(XB.aarch64)/check-logs --timeout $(CROSS_TEST_TIMEOUT) --runner "$(QEMU.aarch64)" -- $(XTEST_BINS.aarch64)' \
 	    '$(NODE) $(INTEROP_DIR)/cat_vs_duckdb.mjs --upq $(XB.aarch64)/upq-run --generated-dir $(XB.aarch64)/generated'

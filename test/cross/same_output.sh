@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Another target's upq prints exactly what the host's prints.
 #
-#   test/cross/same_output.sh HOST_UPQ OTHER_UPQ [CORPUS_DIR]
+#   test/cross/same_output.sh HOST_UPQ OTHER_UPQ [CORPUS_DIR...]
 #
-# For every *.parquet file of the corpus ($PARQUET_TESTING_DIR by default,
-# the readable and the broken ones): `upq meta --json` and `upq cat --json`
+# For every *.parquet file under the corpus directories ($PARQUET_TESTING_DIR
+# by default, the readable and the broken ones): `upq meta --json` and `upq cat --json`
 # of both must give the same standard output and the same exit status (an
 # error on one side only is a difference too). Run with OTHER_UPQ a script
 # that starts the cross-built upq under qemu-user (a big-endian one shows
@@ -14,7 +14,11 @@
 set -u
 host=$1
 other=$2
-dir=${3:-${PARQUET_TESTING_DIR:-../shared/parquet-testing}}
+shift 2
+[ $# -gt 0 ] || set -- "${PARQUET_TESTING_DIR:-../shared/parquet-testing}"
+for d in "$@"; do
+    [ -d "$d" ] || { echo "same-output: no corpus directory $d"; echo "same-output: 0 passed, 1 failed"; exit 1; }
+done
 for u in "$host" "$other"; do
     [ -x "$u" ] || { echo "same-output: $u is not built"; echo "same-output: 0 passed, 1 failed"; exit 1; }
 done
@@ -40,7 +44,7 @@ while IFS= read -r f; do
             pass=$((pass + 1))
         fi
     done
-done < <(find "$dir" -name '*.parquet' -type f | LC_ALL=C sort)
+done < <(find "$@" -name '*.parquet' -type f | LC_ALL=C sort)
 echo "same-output: $(($(date +%s) - start))s for $((pass + fail)) comparisons"
 echo "same-output: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
