@@ -1057,11 +1057,19 @@ static upq_status decode_some(upq_column_reader *c, uint16_t *rep, uint16_t *def
         st = get_levels(c, 0, def, n);
         if (st != UPQ_OK)
             return col_fail(c, st, c->page_off, UPQ_MSG("malformed definition levels"));
-        nonnull = 0;
-        for (i = 0; i < n; i++) {
-            if (def[i] > cd->max_def)
+        /* one pass without an early exit, so it vectorises: the count of
+         * values, and whether any level is above the maximum */
+        {
+            const uint16_t md = cd->max_def;
+            unsigned over = 0;
+            uint32_t cnt = 0;
+            for (i = 0; i < n; i++) {
+                over |= def[i] > md;
+                cnt += def[i] == md;
+            }
+            if (over)
                 return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("definition level above its maximum"));
-            nonnull += def[i] == cd->max_def;
+            nonnull = cnt;
         }
     }
 levels_done:

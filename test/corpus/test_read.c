@@ -350,11 +350,65 @@ static void test_file(const char *path)
     free(data);
 }
 
+/*
+ * Levels above their maximum are refused, never handed out: every byte of
+ * nullable.impala (uncompressed, nested: maximum definition levels of 1 to
+ * 7, some not a power of two less one, so the RLE width alone does not
+ * bound them) changed in turn, each column read whole, and every level a
+ * read gives must be within its column's maximum.
+ */
+static void test_levels_within_max(void)
+{
+    static const uint8_t flips[] = {0x01, 0x02, 0x04, 0xFF};
+    char path[4096];
+    uint8_t *data;
+    size_t len, at, f, i, k, reads = 0, bad = 0;
+    tu_case("levels above their maximum are refused");
+    snprintf(path, sizeof path, "%s/data/nullable.impala.parquet", tu_corpus_dir());
+    if (tu_read_file(path, &data, &len) != 0) {
+        TU_CHECK_MSG(0, "cannot read %s", path);
+        return;
+    }
+    for (at = 4; at + 8 < len; at++) {
+        for (f = 0; f < sizeof flips; f++) {
+            tu_mem_src src;
+            upq_reader r;
+            upq_status st;
+            data[at] ^= flips[f];
+            tu_mem_src_init(&src, data, len);
+            upq_io io = {&src, tu_mem_read_at, len, NULL};
+            upq_reader_init(&r, &io, arena, ARENA, NULL);
+            st = upq_reader_open(&r);
+            for (i = 0; st == UPQ_OK && i < r.schema.num_columns; i++) {
+                const upq_column_desc *cd = &r.schema.columns[i];
+                upq_column_reader cr;
+                uint16_t def[64], rep[64];
+                upq_bytes vals[64]; /* room for 64 values of any type */
+                if (upq_column_open(&cr, &r, 0, (uint32_t)i) != UPQ_OK)
+                    continue;
+                for (;;) {
+                    upq_batch b = {def, rep, vals, 64, 0, 0};
+                    if (upq_column_read(&cr, &b) != UPQ_OK)
+                        break;
+                    reads++;
+                    for (k = 0; k < b.levels; k++)
+                        bad += (cd->max_def && def[k] > cd->max_def) || (cd->max_rep && rep[k] > cd->max_rep);
+                }
+                upq_column_close(&cr);
+            }
+            data[at] ^= flips[f];
+        }
+    }
+    TU_CHECK_MSG(reads > 1000 && bad == 0, "%zu levels above their maximum in %zu reads", bad, reads);
+    free(data);
+}
+
 int main(void)
 {
     static const char *const subdirs[] = {"data", "bad_data", "shredded_variant"};
     arena = (uint8_t *)malloc(ARENA);
     tu_for_each_corpus_file(subdirs, 3, TU_CORPUS_SKIP_PARE, test_file);
+    test_levels_within_max();
     free(arena);
     /* both ways of a lent page were taken (UPQ_WITH_LEND 0 reads them all) */
     tu_case("lend");
