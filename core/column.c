@@ -1015,7 +1015,7 @@ static upq_status get_levels(upq_column_reader *c, int rep, uint16_t *out, size_
  * Stops early if the value buffer fills. *nl / *nv get the counts.
  */
 static upq_status decode_some(upq_column_reader *c, uint16_t *rep, uint16_t *def, void *vals,
-                              size_t n, size_t *nl, size_t *nv)
+                              size_t n, size_t *nl, size_t *nv, const void **lent)
 {
     const upq_column_desc *cd = c->cd;
     upq_rle_dec rep_save, def_save;
@@ -1073,9 +1073,18 @@ static upq_status decode_some(upq_column_reader *c, uint16_t *rep, uint16_t *def
         }
     }
 levels_done:
-    st = upq_values_get(&c->vals, vals, nonnull, &got, &c->vb);
-    if (st != UPQ_OK)
-        return col_fail(c, st, c->page_off, UPQ_MSG("malformed values"));
+#if UPQ_WITH_LEND
+    if (lent && (*lent = upq_values_lend(&c->vals, nonnull)) != (const void *)0) {
+        got = nonnull;
+    } else
+#else
+    (void)lent;
+#endif
+    {
+        st = upq_values_get(&c->vals, vals, nonnull, &got, &c->vb);
+        if (st != UPQ_OK)
+            return col_fail(c, st, c->page_off, UPQ_MSG("malformed values"));
+    }
     if (got < nonnull) {
         /* the value buffer filled: keep only the levels up to the first
          * value that did not fit, by decoding them again from the saved state */
@@ -1104,10 +1113,13 @@ levels_done:
     return UPQ_OK;
 }
 
-upq_status upq_column_read(upq_column_reader *c, upq_batch *b)
+/* upq_column_read, and with `lent` upq_column_read_lent */
+static upq_status column_read(upq_column_reader *c, upq_batch *b, const void **lent)
 {
     size_t vsize = upq_value_size(c->cd ? c->cd->physical_type : -1);
     b->levels = b->values_n = 0;
+    if (lent)
+        *lent = b->values;
     if (c->stage == CS_FAILED)
         return c->r->err.status;
     if ((c->cd->max_def && !b->def) || (c->cd->max_rep && !b->rep) || !b->values)
@@ -1115,6 +1127,7 @@ upq_status upq_column_read(upq_column_reader *c, upq_batch *b)
     c->vb.used = 0;
     while (b->levels < b->cap) {
         size_t nl = 0, nv = 0, want;
+        const void *view;
         upq_status st;
         if (c->stage != CS_DATA) {
             st = next_page(c);
@@ -1124,13 +1137,24 @@ upq_status upq_column_read(upq_column_reader *c, upq_batch *b)
                 return st;
         }
         want = b->cap - b->levels;
+        /* values are lent only from one page and before any are copied */
+        view = (const void *)0;
         st = decode_some(c, c->cd->max_rep ? b->rep + b->levels : (uint16_t *)0,
                          c->cd->max_def ? b->def + b->levels : (uint16_t *)0,
-                         (uint8_t *)b->values + b->values_n * vsize, want, &nl, &nv);
+                         (uint8_t *)b->values + b->values_n * vsize, want, &nl, &nv,
+                         lent && b->levels == 0 ? &view : (const void **)0);
         if (st != UPQ_OK)
             return st;
         b->levels += nl;
         b->values_n += nv;
+#if UPQ_WITH_LEND
+        if (view) {
+            *lent = view;
+            if (c->levels_left == 0)
+                end_page(c);
+            break;
+        }
+#endif
         if (c->levels_left == 0) {
             end_page(c);
             /* byte arrays point into this page's buffers, which the next
@@ -1142,6 +1166,18 @@ upq_status upq_column_read(upq_column_reader *c, upq_batch *b)
             break; /* the value buffer is full: hand over what there is */
     }
     return b->levels ? UPQ_OK : UPQ_DONE;
+}
+
+upq_status upq_column_read(upq_column_reader *c, upq_batch *b)
+{
+    return column_read(c, b, (const void **)0);
+}
+
+upq_status upq_column_read_lent(upq_column_reader *c, upq_batch *b, const void **values)
+{
+    if (!values)
+        return UPQ_ERR_INVAL;
+    return column_read(c, b, values);
 }
 
 upq_status upq_column_skip(upq_column_reader *c, uint64_t rows, uint64_t *skipped)

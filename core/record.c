@@ -406,7 +406,8 @@ static upq_status ensure(upq_rows *w, upq_rows_leaf *lf)
     if (lf->done)
         return UPQ_DONE;
     lf->pos = lf->vpos = 0;
-    st = upq_column_read(&lf->col, &lf->b);
+    /* fixed-width values lent where they lie in the page, not copied */
+    st = upq_column_read_lent(&lf->col, &lf->b, &lf->vals);
     if (st == UPQ_DONE) {
         lf->done = 1;
         return UPQ_DONE;
@@ -426,7 +427,7 @@ static const void *consume(upq_rows_leaf *lf)
 {
     const void *v = (const void *)0;
     if (def_at(lf) == lf->max_def && lf->vpos < lf->b.values_n)
-        v = (const uint8_t *)lf->b.values + lf->vpos++ * lf->vsize;
+        v = (const uint8_t *)lf->vals + lf->vpos++ * lf->vsize;
     lf->pos++;
     return v;
 }
@@ -645,7 +646,7 @@ upq_status upq_rows_event(upq_rows *w, upq_event *ev)
         if (vpos >= lf->b.values_n)
             return leaf_fail(w, lf, UPQ_MSG("fewer values than definition levels say"));
         ev->type = UPQ_EV_VALUE;
-        ev->value = (const uint8_t *)lf->b.values + vpos * lf->vsize;
+        ev->value = (const uint8_t *)lf->vals + vpos * lf->vsize;
         return UPQ_OK;
     }
     return next_event(w, ev);
@@ -1042,7 +1043,7 @@ static upq_status take_rows(upq_rows *w, uint8_t *out, size_t stride, size_t n)
         if (lf->taking < n) /* else no nulls: the plain copy */
             def = lf->b.def + lf->pos;
         put_column(out + b->offset, b->null_offset == UPQ_NONE ? (uint8_t *)0 : out + b->null_offset,
-                   stride, (const uint8_t *)lf->b.values + lf->vpos * lf->vsize, lf->vsize, def,
+                   stride, (const uint8_t *)lf->vals + lf->vpos * lf->vsize, lf->vsize, def,
                    lf->max_def, n);
     }
     for (i = 0; i < w->num_leaves; i++) {

@@ -247,6 +247,33 @@ upq_status upq_values_get(upq_values_dec *d, void *out, size_t n, size_t *got, u
     return UPQ_OK;
 }
 
+const void *upq_values_lend(upq_values_dec *d, size_t n)
+{
+#if UPQ_WITH_LEND && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* the values' PLAIN bytes are then the batch's representation */
+    const uint8_t *p = d->p;
+    size_t w;
+    if (d->encoding != UPQ_ENC_PLAIN || n == 0 || n > (size_t)(d->num_values - d->produced))
+        return (const void *)0;
+    switch (d->physical_type) {
+    case UPQ_TYPE_INT32:
+    case UPQ_TYPE_FLOAT: w = 4; break;
+    case UPQ_TYPE_INT64:
+    case UPQ_TYPE_DOUBLE: w = 8; break;
+    default: return (const void *)0;
+    }
+    if (((uintptr_t)p & (w - 1u)) != 0 || n > (size_t)(d->end - p) / w)
+        return (const void *)0;
+    d->p = p + n * w;
+    d->produced += (uint32_t)n;
+    return p;
+#else
+    (void)d;
+    (void)n;
+    return (const void *)0;
+#endif
+}
+
 upq_status upq_values_skip(upq_values_dec *d, size_t n)
 {
     upq_status st;

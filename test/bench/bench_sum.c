@@ -225,7 +225,11 @@ static int run(const uint8_t *data, size_t len, uint8_t *arena, const char *name
              * which would keep the sum in memory, a store and a load per value */
             int64_t is = *isum;
             double fs = *fsum;
-            st = upq_column_read(&cr, &b);
+            /* fixed-width PLAIN values summed where they lie in the page when
+             * the reader can lend them, else from the batch; decoding alone
+             * (--vs-memcpy) always into the batch */
+            const void *v = &vals;
+            st = decode_only ? upq_column_read(&cr, &b) : upq_column_read_lent(&cr, &b, &v);
             n = decode_only ? 0 : b.values_n;
             switch (pt) {
             case UPQ_TYPE_BOOLEAN:
@@ -234,19 +238,19 @@ static int run(const uint8_t *data, size_t len, uint8_t *arena, const char *name
                 break;
             case UPQ_TYPE_INT32:
                 for (i = 0; i < n; i++)
-                    is = (int64_t)((uint64_t)is + (uint64_t)(int64_t)vals.i32[i]);
+                    is = (int64_t)((uint64_t)is + (uint64_t)(int64_t)((const int32_t *)v)[i]);
                 break;
             case UPQ_TYPE_INT64:
                 for (i = 0; i < n; i++)
-                    is = (int64_t)((uint64_t)is + (uint64_t)vals.i64[i]);
+                    is = (int64_t)((uint64_t)is + (uint64_t)((const int64_t *)v)[i]);
                 break;
             case UPQ_TYPE_FLOAT: /* in file order, as DuckDB sums */
                 for (i = 0; i < n; i++)
-                    fs += (double)vals.f32[i];
+                    fs += (double)((const float *)v)[i];
                 break;
             case UPQ_TYPE_DOUBLE:
                 for (i = 0; i < n; i++)
-                    fs += vals.f64[i];
+                    fs += ((const double *)v)[i];
                 break;
             case UPQ_TYPE_BYTE_ARRAY:
                 for (i = 0; i < n; i++)

@@ -100,10 +100,13 @@ typedef struct run_cfg {
     uint64_t cut;    /* reads at or past this offset (before the footer) see end of file */
     size_t arena;    /* arena bytes (0: the large default) */
     int lend;        /* the io lends too (tu_flaky_lend: whole, short and again) */
+    int lent;        /* upq_column_read_lent: values lent from the page where it can */
 } run_cfg;
 
-/* lends over all files: whole (pages decoded in place) and short (read) */
-static unsigned long lends_whole, lends_short;
+/* lends over all files: whole (pages decoded in place) and short (read);
+ * batches whose values upq_column_read_lent lent, and those of them not
+ * aligned for their type (must be none) */
+static unsigned long lends_whole, lends_short, lent_batches, lent_misaligned;
 
 /* Reads column `col` of row group `rg`; returns the status (first error). */
 static upq_status read_column(upq_reader *r, uint32_t rg, uint32_t col, const run_cfg *cfg,
@@ -131,7 +134,17 @@ static upq_status read_column(upq_reader *r, uint32_t rg, uint32_t col, const ru
         b.rep = rep;
         b.values = vals;
         b.cap = cfg->batch;
-        st = upq_column_read(&c, &b);
+        if (cfg->lent) {
+            const void *lv = NULL;
+            st = upq_column_read_lent(&c, &b, &lv);
+            if (st == UPQ_OK && lv != vals) {
+                lent_batches++;
+                lent_misaligned += vsize == 0 || (uintptr_t)lv % vsize != 0;
+                b.values = (void *)(uintptr_t)lv; /* serialised from where they were lent */
+            }
+        } else {
+            st = upq_column_read(&c, &b);
+        }
         if (st == UPQ_AGAIN) {
             if (++spins > 100000000u)
                 break;
@@ -237,7 +250,7 @@ static void test_file(const char *path)
     size_t len;
     upq_status expect = UPQ_OK;
     file_result full, other;
-    run_cfg cfg = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX, 0, 0};
+    run_cfg cfg = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX, 0, 0, 0};
     uint64_t footer_start = 0;
 
     if (tu_read_file(path, &data, &len) != 0) {
@@ -254,7 +267,7 @@ static void test_file(const char *path)
 
     /* every I/O pattern and batch size gives the same */
     for (size_t i = 1; i < tu_flaky_ncfgs; i++) {
-        run_cfg c2 = {&tu_flaky_cfgs[i], i % 2 ? 7 : 1, 0, UINT64_MAX, 0, 0};
+        run_cfg c2 = {&tu_flaky_cfgs[i], i % 2 ? 7 : 1, 0, UINT64_MAX, 0, 0, (int)(i % 2)};
         if (!tu_repeat_keep())
             continue;
         if (len > (1u << 20) && c2.batch == 1)
@@ -269,7 +282,7 @@ static void test_file(const char *path)
     /* the same through lend: in place when lent whole, read when lent short,
      * in every I/O pattern (short lends, again) */
     for (size_t i = 0; i < tu_flaky_ncfgs; i++) {
-        run_cfg c6 = {&tu_flaky_cfgs[i], i % 2 ? 1024 : 7, 0, UINT64_MAX, 0, 1};
+        run_cfg c6 = {&tu_flaky_cfgs[i], i % 2 ? 1024 : 7, 0, UINT64_MAX, 0, 1, i % 3 == 0};
         if (!tu_repeat_keep())
             continue;
         read_file(data, len, &c6, &other, NULL);
@@ -295,7 +308,7 @@ static void test_file(const char *path)
         TU_CHECK_MSG(st == UPQ_OK && ws.sequential >= ws.footer && ws.concurrent >= ws.sequential,
                      "%s: workspace planning gave %s", name, upq_strerror(st));
         if (st == UPQ_OK) {
-            run_cfg c5 = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX, ws.sequential, 0};
+            run_cfg c5 = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX, ws.sequential, 0, 0};
             read_file(data, len, &c5, &other, NULL);
             TU_CHECK_MSG(same_files(&full, &other), "%s: reading in the planned %zu bytes gave %s",
                          name, ws.sequential, upq_strerror(other.status));
@@ -309,7 +322,7 @@ static void test_file(const char *path)
         uint64_t rows0 = full.cols[0].rows;
         uint64_t ks[] = {1, rows0 / 2, rows0 ? rows0 - 1 : 0, rows0, rows0 + 5};
         for (size_t t = 0; t < 5; t++) {
-            run_cfg c3 = {&tu_flaky_cfgs[t % tu_flaky_ncfgs], 97, ks[t], UINT64_MAX, 0, (int)(t & 1)};
+            run_cfg c3 = {&tu_flaky_cfgs[t % tu_flaky_ncfgs], 97, ks[t], UINT64_MAX, 0, (int)(t & 1), 0};
             int ok = 1;
             if (ks[t] == 0 || !tu_repeat_keep())
                 continue;
@@ -337,7 +350,7 @@ static void test_file(const char *path)
             for (int t = 0; t < 24; t++) {
                 if (!tu_repeat_keep())
                     continue;
-                run_cfg c4 = {&tu_flaky_cfgs[0], 1024, 0, 4 + tu_rand_below(&rng, footer_start - 3), 0, t & 1};
+                run_cfg c4 = {&tu_flaky_cfgs[0], 1024, 0, 4 + tu_rand_below(&rng, footer_start - 3), 0, t & 1, (t & 2) != 0};
                 read_file(data, len, &c4, &other, &footer_start);
                 if (other.status == UPQ_OK ? !same_files(&full, &other) : other.status > 0)
                     bad++;
@@ -415,5 +428,16 @@ int main(void)
     TU_CHECK_MSG(!UPQ_WITH_LEND || (lends_whole > 1000 && lends_short > 1000),
                  "lends: %lu whole, %lu short", lends_whole, lends_short);
     tu_note("lends: %lu whole, %lu short", lends_whole, lends_short);
+    /* values lent from pages, every batch aligned (UPQ_WITH_LEND 0 and
+     * big-endian targets copy them all) */
+    tu_case("values lent from pages");
+    TU_CHECK_MSG(lent_misaligned == 0, "%lu of %lu lent batches not aligned", lent_misaligned,
+                 lent_batches);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    TU_CHECK_MSG(!UPQ_WITH_LEND || lent_batches > 1000, "only %lu lent batches", lent_batches);
+#else
+    TU_CHECK_MSG(lent_batches == 0, "%lu lent batches on a big-endian target", lent_batches);
+#endif
+    tu_note("lent batches: %lu", lent_batches);
     return tu_summary();
 }

@@ -160,6 +160,23 @@ upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uin
 upq_status upq_column_read(upq_column_reader *c, upq_batch *b);
 
 /*
+ * upq_column_read, except that INT32, INT64, FLOAT and DOUBLE values of a
+ * PLAIN page may be lent rather than copied: *values gets where the batch's
+ * b->values_n values are, either inside the reader's page buffer (or the
+ * bytes upq_io.lend lent), when the page holds them in the batch's
+ * representation (a little-endian target, aligned for the type: a
+ * required column's values, or those after a page's levels when their
+ * length keeps the alignment), or b->values, filled as upq_column_read
+ * fills it. Lent values stay valid until the next read, skip, seek or
+ * close of this column reader, like byte arrays; b->values must still have
+ * room for b->cap values. A lent batch ends with its page, so it may hold
+ * fewer levels than one upq_column_read would. Builds without
+ * UPQ_WITH_LEND always copy. Returns as upq_column_read (UPQ_ERR_INVAL
+ * without `values`).
+ */
+upq_status upq_column_read_lent(upq_column_reader *c, upq_batch *b, const void **values);
+
+/*
  * Skips `rows` rows (records: for repeated columns, a row spans all levels up
  * to the next repetition level 0). *skipped gets the rows actually skipped
  * (fewer only at the end of the chunk). Whole pages are skipped without

@@ -66,7 +66,10 @@
  *                                     at open; the option gives UPQ_ERR_UNSUPPORTED)
  * UPQ_WITH_LEND              1        the reader takes page bodies where upq_io.lend lends
  *                                     them (files in RAM or mapped): no copy into the
- *                                     arena (0: lend is ignored, read_at reads all)
+ *                                     arena; and upq_column_read_lent lends PLAIN
+ *                                     fixed-width values where they lie in the page
+ *                                     (0: lend is ignored, read_at reads all, values
+ *                                     are copied)
  * UPQ_WITH_FLAT_ROWS         1        upq_rows reads rows of top-level columns (no group
  *                                     selected) without the plan walk: 2-2.7x faster
  *                                     per row, and binds them into caller structs

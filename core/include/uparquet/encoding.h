@@ -186,6 +186,13 @@ upq_status upq_values_get(upq_values_dec *d, void *out, size_t n, size_t *got, u
 /* Skips n values: the same checks and end state as getting them. */
 upq_status upq_values_skip(upq_values_dec *d, size_t n);
 
+/* PLAIN INT32, INT64, FLOAT and DOUBLE values on a little-endian target
+ * (built with UPQ_WITH_LEND): the next n values where they lie in the
+ * section, consumed, when there are n of them aligned for their type; else
+ * NULL, nothing consumed (upq_values_get then copies them, or reports what
+ * is wrong). */
+const void *upq_values_lend(upq_values_dec *d, size_t n);
+
 /* Values the section still holds (for the DELTA encodings and
  * BYTE_STREAM_SPLIT exact, otherwise the page's upper bound). */
 uint32_t upq_values_left(const upq_values_dec *d);

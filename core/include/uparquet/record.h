@@ -89,6 +89,7 @@ typedef struct upq_rows_node {
 typedef struct upq_rows_leaf {
     upq_column_reader col;
     upq_batch b;
+    const void *vals;    /* b's values: b.values, or lent from the page (upq_column_read_lent) */
     size_t pos;          /* next level entry in b */
     size_t vpos;         /* next value in b */
     size_t vsize;        /* bytes per value */
