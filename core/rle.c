@@ -169,11 +169,74 @@ upq_status upq_rle_get32(upq_rle_dec *d, uint32_t *out, size_t n)
     return UPQ_OK;
 }
 
+#if UPQ_UNALIGNED_WORDS && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* 1-bit levels, the definition levels of every flat optional column,
+ * straight into 16-bit levels: four bits at a time through a table of the
+ * four 16-bit lanes they make, instead of unpacking to 32 bits and
+ * narrowing (about a quarter of reading an INT64 column with nulls). */
+#define L4(e) ((uint64_t)((e) & 1u) | (uint64_t)(((e) >> 1) & 1u) << 16 | \
+               (uint64_t)(((e) >> 2) & 1u) << 32 | (uint64_t)(((e) >> 3) & 1u) << 48)
+static const uint64_t bits4_u16[16] = {L4(0u), L4(1u), L4(2u), L4(3u), L4(4u), L4(5u),
+                                       L4(6u), L4(7u), L4(8u), L4(9u), L4(10u), L4(11u),
+                                       L4(12u), L4(13u), L4(14u), L4(15u)};
+
+/* n bits from bit `shift` of in[0], LSB first, as 0/1 levels */
+static void unpack1_u16(const uint8_t *in, unsigned shift, uint16_t *out, size_t n)
+{
+    size_t i = 0;
+    for (; i < n && shift; i++) {
+        out[i] = (uint16_t)((*in >> shift) & 1u);
+        if (++shift == 8u) {
+            shift = 0;
+            in++;
+        }
+    }
+    for (; i + 8 <= n; i += 8, in++) {
+        *(upq_u64_una *)(void *)(out + i) = bits4_u16[*in & 15u];
+        *(upq_u64_una *)(void *)(out + i + 4) = bits4_u16[*in >> 4];
+    }
+    for (shift = 0; i < n; i++, shift++)
+        out[i] = (uint16_t)((*in >> shift) & 1u);
+}
+
+static upq_status rle_get16_bw1(upq_rle_dec *d, uint16_t *out, size_t n)
+{
+    while (n) {
+        const uint8_t *at;
+        unsigned shift;
+        size_t k;
+        upq_status st;
+        if (d->left == 0 && (st = read_run(d)) != UPQ_OK)
+            return st;
+        k = d->left < n ? d->left : n;
+        if (d->literal) {
+            st = take_literal(d, k, &at, &shift);
+            if (st != UPQ_OK)
+                return st;
+            unpack1_u16(at, shift, out, k);
+        } else {
+            UPQ_K(fill_u16)(out, (uint16_t)d->value, k);
+            d->left -= (uint32_t)k;
+        }
+        out += k;
+        n -= k;
+    }
+    return UPQ_OK;
+}
+#define UPQ_RLE_BW1_U16 1
+#else
+#define UPQ_RLE_BW1_U16 0
+#endif
+
 upq_status upq_rle_get16(upq_rle_dec *d, uint16_t *out, size_t n)
 {
     uint32_t tmp[64];
     if (d->bit_width > 16 && d->bit_width <= 32)
         return UPQ_ERR_INVAL;
+#if UPQ_RLE_BW1_U16
+    if (d->bit_width == 1)
+        return rle_get16_bw1(d, out, n);
+#endif
     while (n) {
         size_t k, i;
         int run;

@@ -274,6 +274,19 @@ static void test_hybrid_round_trips(void)
                     for (i = 0; i < n; i++)
                         ok &= o16[i] == v[i];
                     CHECK(ok);
+                    /* again in pieces of 1 to 20 values: reads that start
+                     * and end inside a group of eight */
+                    memset(o16, 0xA5, n * 2);
+                    CHECK_ST(upq_rle_init(&d, in, t.len, bw), UPQ_OK);
+                    for (i = 0; i < n; i += k) {
+                        k = 1 + eu_below(20);
+                        if (k > n - i)
+                            k = n - i;
+                        CHECK_ST(upq_rle_get16(&d, o16 + i, k), UPQ_OK);
+                    }
+                    for (i = 0; i < n; i++)
+                        ok &= o16[i] == v[i];
+                    CHECK(ok);
                 }
                 /* skip k, then get the rest */
                 for (k = 0; k <= n; k += 1 + eu_below(25)) {
