@@ -966,13 +966,18 @@ UPQ_INLINE void put_values(uint8_t *restrict d, uint8_t *restrict f, size_t stri
             put_value(d, s, vsize);
         return;
     }
-    /* without branches on the levels: a null copies zeros and stays at s */
+    /* without branches on the levels: a null copies zeros and stays at s.
+     * The next s is worked out from the level alone, before the copy: the
+     * value's load must not be part of the chain from one s to the next
+     * (with `s += null ? 0 : vsize` after it, gcc reused the loaded value's
+     * register for the flag, which tied every step to the previous load). */
     for (k = 0; k < n; k++, d += stride) {
-        uint8_t null = (uint8_t)(def[k] != max_def);
-        put_value(d, null ? zero_value : s, vsize);
-        s += null ? 0 : vsize;
+        size_t null = def[k] != max_def;
+        const uint8_t *v = null ? zero_value : s;
+        s += (null ^ 1u) * vsize;
+        put_value(d, v, vsize);
         if (f) {
-            *f = null;
+            *f = (uint8_t)null;
             f += stride;
         }
     }
