@@ -3,7 +3,11 @@
 // (threads=1) and bench_sum (the column API) read it, each the best of
 // BENCH_ROUNDS (default 2) interleaved rounds of REPS runs, both as CPU time
 // of their process (the machine may be busy with other
-// work; wall time would count that). Prints the ratio upq / DuckDB per case,
+// work; wall time would count that). upq's side runs twice a round: reading
+// the in-memory file through read_at (copied, as DuckDB reads from the page
+// cache: `ratio`) and through upq_io.lend (pages decoded where they lie, as
+// a program with the file in RAM or mapped reads it: `ratio_lend`). Prints
+// the ratios upq / DuckDB per case,
 // the geometric means per codec and overall, checks both sums agree, and
 // writes the figures as JSON. Then the row API (upq_rows) against the column
 // API on the uncompressed file, column by column: one event per value
