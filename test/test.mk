@@ -568,7 +568,7 @@ bench-where: $(INTEROP_STAMP) $(UPQ)
 # $(BUILD)/bench/vs_duckdb.json.
 BENCH_ROWS ?= 1000000
 BENCH_REPS ?= 5
-BENCH_ROUNDS ?= 2
+BENCH_ROUNDS ?= 3
 export BENCH_ROUNDS
 .PHONY: bench-vs-duckdb
 bench-vs-duckdb: $(INTEROP_STAMP) $(HOST)/test/bench/bench_sum $(HOST)/test/bench/bench_write

@@ -1,7 +1,7 @@
 // Decode + sum against DuckDB, in the same run: DuckDB writes one file per
 // codec with nine column kinds; for each column, `SELECT sum(...)` in DuckDB
 // (threads=1) and bench_sum (the column API) read it, each the best of
-// BENCH_ROUNDS (default 2) interleaved rounds of REPS runs, both as CPU time
+// BENCH_ROUNDS (default 3) interleaved rounds of REPS runs, both as CPU time
 // of their process (the machine may be busy with other
 // work; wall time would count that). upq's side runs twice a round: reading
 // the in-memory file through read_at (copied, as DuckDB reads from the page
@@ -31,7 +31,7 @@ const [, , benchSum, outDir, rowsArg, repsArg] = process.argv;
 const benchWrite = benchSum.replace(/bench_sum$/, 'bench_write');
 const rows = Number(rowsArg || 1000000);
 const reps = Number(repsArg || 5);
-const rounds = Number(process.env.BENCH_ROUNDS || 2);
+const rounds = Number(process.env.BENCH_ROUNDS || 3);
 mkdirSync(outDir, { recursive: true });
 
 const codecs = ['uncompressed', 'lz4_raw', 'zstd', 'snappy', 'gzip'];
