@@ -4,6 +4,7 @@
  * Every size is known up front, so the output is claimed in one piece.
  */
 #include "encode.h"
+#include "upq_port.h"
 #include "upq_internal.h"
 
 /* Floats are moved as their bits through memcpy, a chunk per call: going
@@ -55,7 +56,7 @@ void upq_enc_plain(upq_wbuf *w, int32_t physical_type, int32_t type_length, cons
     if (!o)
         return;
     switch (physical_type) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if UPQ_NATIVE_LE
     /* a little-endian host holds numbers in PLAIN's byte order already */
     case UPQ_TYPE_INT32:
     case UPQ_TYPE_FLOAT:

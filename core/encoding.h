@@ -9,6 +9,17 @@
 #define UPQ_ENCODING_INTERNAL_H
 
 #include "uparquet/encoding.h"
+#include "upq_port.h"
+
+/* Values unpacked a step into a buffer on the stack (dictionary indices,
+ * levels of widths above 1): each step has a fixed cost, so a larger one
+ * spreads it over more values (a 50-entry string dictionary reads about 10%
+ * faster at 256 than at 64 on x86-64); small targets keep their stack. */
+#if UPQ_UNALIGNED_WORDS
+#define UPQ_UNPACK_STEP 256u
+#else
+#define UPQ_UNPACK_STEP 64u
+#endif
 
 /* ---- rle.c ------------------------------------------------------------- */
 
@@ -24,6 +35,9 @@ upq_status upq_rle_next(upq_rle_dec *d, uint32_t *buf, size_t buf_cap, size_t ma
 upq_status upq_plain_init(upq_values_dec *d);
 upq_status upq_plain_get(upq_values_dec *d, void *out, size_t n);
 upq_status upq_plain_skip(upq_values_dec *d, size_t n);
+/* n INT32, INT64, FLOAT or DOUBLE values where they lie, consumed, when they
+ * are aligned for their type on a little-endian target; else NULL. */
+const void *upq_plain_lend(upq_values_dec *d, size_t n);
 /* n fixed-size values (INT32, INT64, INT96, FLOAT, DOUBLE) from their PLAIN
  * bytes in[0..n*size) into the output representation. */
 void upq_plain_fixed(int32_t physical_type, const uint8_t *in, void *out, size_t n);

@@ -172,6 +172,25 @@ upq_status upq_plain_get(upq_values_dec *d, void *out, size_t n)
     return UPQ_OK;
 }
 
+const void *upq_plain_lend(upq_values_dec *d, size_t n)
+{
+#if UPQ_WITH_LEND && UPQ_NATIVE_LE
+    /* the values' PLAIN bytes are then the batch's representation */
+    size_t w = plain_width(d);
+    /* the numbers only: a FIXED_LEN_BYTE_ARRAY batch holds upq_bytes, and
+     * INT96's width (12) is no alignment */
+    if (d->physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY || (w != 4 && w != 8) ||
+        ((uintptr_t)d->p & (w - 1u)) != 0 || n > (size_t)(d->end - d->p) / w)
+        return (const void *)0;
+    d->p += n * w;
+    return d->p - n * w;
+#else
+    (void)d;
+    (void)n;
+    return (const void *)0;
+#endif
+}
+
 upq_status upq_plain_skip(upq_values_dec *d, size_t n)
 {
     size_t w;

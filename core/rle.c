@@ -169,7 +169,7 @@ upq_status upq_rle_get32(upq_rle_dec *d, uint32_t *out, size_t n)
     return UPQ_OK;
 }
 
-#if UPQ_UNALIGNED_WORDS && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if UPQ_UNALIGNED_WORDS && UPQ_NATIVE_LE
 /* 1-bit levels, the definition levels of every flat optional column,
  * straight into 16-bit levels: four bits at a time through a table of the
  * four 16-bit lanes they make, instead of unpacking to 32 bits and
@@ -230,7 +230,7 @@ static upq_status rle_get16_bw1(upq_rle_dec *d, uint16_t *out, size_t n)
 
 upq_status upq_rle_get16(upq_rle_dec *d, uint16_t *out, size_t n)
 {
-    uint32_t tmp[64];
+    uint32_t tmp[UPQ_UNPACK_STEP];
     if (d->bit_width > 16 && d->bit_width <= 32)
         return UPQ_ERR_INVAL;
 #if UPQ_RLE_BW1_U16

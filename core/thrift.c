@@ -704,7 +704,7 @@ static upq_status enc_value(upq_tenc *e, uint8_t kind, const upq_tfield *fd,
     switch (kind) {
     case UPQ_TK_BOOL: pend_byte(e, *val ? 1 : 2); return UPQ_OK; /* list elements only */
     case UPQ_TK_I8: pend_byte(e, *val); return UPQ_OK;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if UPQ_NATIVE_LE
     case UPQ_TK_DOUBLE: /* a little-endian host holds its bits in wire order */
 #else
     case UPQ_TK_DOUBLE: {

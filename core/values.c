@@ -8,16 +8,6 @@
 #include "upq_internal.h"
 #include "upq_port.h"
 
-/* Indices decoded a step: each step unpacks, bounds and gathers a chunk, so
- * a larger one spreads each call's fixed cost over more values (a 50-entry
- * string dictionary reads about 10% faster at 256 than at 64 on x86-64);
- * small targets keep their stack. */
-#if UPQ_UNALIGNED_WORDS
-#define CHUNK 256u
-#else
-#define CHUNK 64u
-#endif
-
 /* ---- dictionary indices ------------------------------------------------- */
 
 static upq_status dict_init(upq_values_dec *d)
@@ -69,7 +59,7 @@ static void dict_gather(const upq_values_dec *d, void *out, const uint32_t *idx,
 /* Decodes (out != NULL) or skips n values; both check every index. */
 static upq_status dict_take(upq_values_dec *d, void *out, size_t n)
 {
-    uint32_t idx[CHUNK];
+    uint32_t idx[UPQ_UNPACK_STEP];
     size_t size = upq_value_size(d->physical_type);
     uint32_t dict_n = d->dict->n;
 
@@ -84,7 +74,7 @@ static upq_status dict_take(upq_values_dec *d, void *out, size_t n)
         size_t k;
         int run;
         uint32_t v;
-        upq_status st = upq_rle_next(&d->u.rle, idx, CHUNK, n, &k, &run, &v);
+        upq_status st = upq_rle_next(&d->u.rle, idx, UPQ_UNPACK_STEP, n, &k, &run, &v);
         if (st != UPQ_OK)
             return st;
         if (run) {
@@ -124,12 +114,12 @@ static upq_status rle_bool_init(upq_values_dec *d)
 
 static upq_status rle_bool_take(upq_values_dec *d, uint8_t *out, size_t n)
 {
-    uint32_t tmp[CHUNK];
+    uint32_t tmp[UPQ_UNPACK_STEP];
     while (n) {
         size_t k, i;
         int run;
         uint32_t v;
-        upq_status st = upq_rle_next(&d->u.rle, tmp, CHUNK, n, &k, &run, &v);
+        upq_status st = upq_rle_next(&d->u.rle, tmp, UPQ_UNPACK_STEP, n, &k, &run, &v);
         if (st != UPQ_OK)
             return st;
         if (out) {
@@ -249,29 +239,13 @@ upq_status upq_values_get(upq_values_dec *d, void *out, size_t n, size_t *got, u
 
 const void *upq_values_lend(upq_values_dec *d, size_t n)
 {
-#if UPQ_WITH_LEND && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* the values' PLAIN bytes are then the batch's representation */
-    const uint8_t *p = d->p;
-    size_t w;
+    const void *p;
     if (d->encoding != UPQ_ENC_PLAIN || n == 0 || n > (size_t)(d->num_values - d->produced))
         return (const void *)0;
-    switch (d->physical_type) {
-    case UPQ_TYPE_INT32:
-    case UPQ_TYPE_FLOAT: w = 4; break;
-    case UPQ_TYPE_INT64:
-    case UPQ_TYPE_DOUBLE: w = 8; break;
-    default: return (const void *)0;
-    }
-    if (((uintptr_t)p & (w - 1u)) != 0 || n > (size_t)(d->end - p) / w)
-        return (const void *)0;
-    d->p = p + n * w;
-    d->produced += (uint32_t)n;
+    p = upq_plain_lend(d, n);
+    if (p)
+        d->produced += (uint32_t)n;
     return p;
-#else
-    (void)d;
-    (void)n;
-    return (const void *)0;
-#endif
 }
 
 upq_status upq_values_skip(upq_values_dec *d, size_t n)

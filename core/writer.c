@@ -1040,7 +1040,7 @@ static int dict_add(upq_wcol *c, const uint8_t *key, uint32_t klen, uint32_t slo
 static void value_key(const upq_wcol *c, const void *v, uint8_t *tmp, const uint8_t **key,
                       uint32_t *klen)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if UPQ_NATIVE_LE
     /* a little-endian host holds fixed-width values as their PLAIN bytes */
     (void)tmp;
     if (c->type != UPQ_TYPE_BYTE_ARRAY && c->type != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {

@@ -61,6 +61,15 @@ UPQ_INLINE void upq_copy8(void *d, const void *s)
 #define UPQ_UNALIGNED_WORDS 0
 #endif
 
+/* The target's byte order is the format's (little-endian): numbers in memory
+ * are their PLAIN bytes, so pages' values can be used where they lie and
+ * values hashed or written as they are held. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define UPQ_NATIVE_LE 1
+#else
+#define UPQ_NATIVE_LE 0
+#endif
+
 /* Little-endian loads/stores (the format's byte order). */
 UPQ_INLINE uint16_t upq_load_le16(const void *p)
 {

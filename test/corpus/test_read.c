@@ -21,6 +21,7 @@
 #include "util/files.h"
 #include "util/sbuf.h"
 #include "util/flaky_io.h"
+#include "upq_port.h"
 
 static const struct {
     const char *name;
@@ -433,7 +434,7 @@ int main(void)
     tu_case("values lent from pages");
     TU_CHECK_MSG(lent_misaligned == 0, "%lu of %lu lent batches not aligned", lent_misaligned,
                  lent_batches);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if UPQ_NATIVE_LE
     TU_CHECK_MSG(!UPQ_WITH_LEND || lent_batches > 1000, "only %lu lent batches", lent_batches);
 #else
     TU_CHECK_MSG(lent_batches == 0, "%lu lent batches on a big-endian target", lent_batches);
