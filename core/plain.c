@@ -115,6 +115,15 @@ static upq_status plain_bool(upq_values_dec *d, uint8_t *out, size_t n)
             p++;
         }
     }
+#if UPQ_UNALIGNED_WORDS
+    /* a byte's 8 bits to 8 bytes in a word: the byte copied to every lane,
+     * lane k keeps bit k, and adding 0x7F carries a set bit to the lane's
+     * top, which moves down to 1 */
+    for (; i + 8 <= n; i += 8, p++) {
+        uint64_t t = ((uint64_t)*p * 0x0101010101010101u) & 0x8040201008040201u;
+        upq_store_le64(out + i, ((t + 0x7F7F7F7F7F7F7F7Fu) & 0x8080808080808080u) >> 7);
+    }
+#endif
     for (; i + 8 <= n; i += 8, p++) {
         unsigned b = *p, k;
         for (k = 0; k < 8; k++)
