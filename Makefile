@@ -92,8 +92,14 @@ endif
 # about 6x the slicing table). HOST_ISA= builds for any x86-64.
 HOST_ISA ?= $(shell $(CC) -dM -E - </dev/null 2>/dev/null | grep -q __x86_64__ && \
               grep -qw pclmulqdq /proc/cpuinfo 2>/dev/null && echo -mpclmul)
+# x86-64 fetches code in aligned 32-byte blocks: a short hot loop (a
+# dictionary gather is six instructions) that gcc's 16-byte alignment lets
+# straddle two costs a cycle more a value, so its speed moved by 5-15% with
+# the code linked before it. Loops start on 32 bytes here (zstd aligns its
+# decoder's loop the same way, in its source); a little padding, on a host only.
+HOST_ALIGN ?= $(shell $(CC) -dM -E - </dev/null 2>/dev/null | grep -q __x86_64__ && echo -falign-loops=32)
 CODEC_DEFS ?=
-LIB_CFLAGS = -std=c99 $(OPT) $(LIB_VEC) $(WARN_LIB) $(FREESTANDING) $(HOST_ISA) $(INCLUDES) $(CODEC_DEFS) $(EXTRA_CFLAGS)
+LIB_CFLAGS = -std=c99 $(OPT) $(LIB_VEC) $(WARN_LIB) $(FREESTANDING) $(HOST_ISA) $(HOST_ALIGN) $(INCLUDES) $(CODEC_DEFS) $(EXTRA_CFLAGS)
 TEST_CFLAGS = -std=c99 $(OPT) $(WARN_TEST) $(INCLUDES) -Itest $(CODEC_DEFS) $(EXTRA_CFLAGS)
 
 LIB_OBJ := $(patsubst %.c,$(HOST)/%.o,$(LIB_SRC))
