@@ -1017,6 +1017,7 @@ static upq_status get_levels(upq_column_reader *c, int rep, uint16_t *out, size_
 static upq_status decode_some(upq_column_reader *c, uint16_t *rep, uint16_t *def, void *vals,
                               size_t n, size_t *nl, size_t *nv, const void **lent)
 {
+    int fill = 0;
     const upq_column_desc *cd = c->cd;
     upq_rle_dec rep_save, def_save;
     upq_bitpacked_dec rep_bsave, def_bsave;
@@ -1050,7 +1051,11 @@ static upq_status decode_some(upq_column_reader *c, uint16_t *rep, uint16_t *def
          * any page without nulls): the levels are a fill, all values */
         if (!c->def_bp && upq_rle_run_ahead(&c->def_rle, &run, &rv) == UPQ_OK && run >= n &&
             rv == cd->max_def) {
-            UPQ_K(fill_u16)(def, (uint16_t)rv, n);
+#if UPQ_WITH_LEND
+            if (!c->def_skip)
+#endif
+                UPQ_K(fill_u16)(def, (uint16_t)rv, n);
+            fill = 1;
             c->def_rle.left -= (uint32_t)n;
             goto levels_done;
         }
@@ -1089,13 +1094,13 @@ levels_done:
         /* the value buffer filled: keep only the levels up to the first
          * value that did not fit, by decoding them again from the saved state */
         size_t k = 0, seen = 0;
-        if (cd->max_def) {
+        if (cd->max_def && !fill) {
             while (k < n && !(def[k] == cd->max_def && seen == got)) {
                 seen += def[k] == cd->max_def;
                 k++;
             }
         } else {
-            k = got;
+            k = got; /* every level has a value (def may be unwritten) */
         }
         upq_memcpy(&c->rep_rle, &rep_save, sizeof rep_save);
         upq_memcpy(&c->def_rle, &def_save, sizeof def_save);
@@ -1106,7 +1111,11 @@ levels_done:
         if (cd->max_def && get_levels(c, 0, def, k) != UPQ_OK)
             return col_fail(c, UPQ_ERR_STATE, c->page_off, UPQ_MSG("level replay"));
         n = k;
+        fill = 0; /* the replay wrote them */
     }
+#if UPQ_WITH_LEND
+    c->def_skip = (uint8_t)(c->def_skip && fill); /* whether def was left unwritten */
+#endif
     c->levels_left -= (uint32_t)n;
     *nl = n;
     *nv = got;
@@ -1116,7 +1125,7 @@ levels_done:
 /* upq_column_read, and with `lent` upq_column_read_lent */
 static upq_status column_read(upq_column_reader *c, upq_batch *b, const void **lent)
 {
-    size_t vsize = upq_value_size(c->cd ? c->cd->physical_type : -1);
+    size_t vsize = upq_value_size(c->cd ? c->cd->physical_type : -1), skipped = 0;
     b->levels = b->values_n = 0;
     if (lent)
         *lent = b->values;
@@ -1125,10 +1134,15 @@ static upq_status column_read(upq_column_reader *c, upq_batch *b, const void **l
     if ((c->cd->max_def && !b->def) || (c->cd->max_rep && !b->rep) || !b->values)
         return UPQ_ERR_INVAL;
     c->vb.used = 0;
+    /* levels left unwritten, all max_def: the batch's first `skipped`;
+     * once a read writes some, the batch's def is written whole */
     while (b->levels < b->cap) {
         size_t nl = 0, nv = 0, want;
         const void *view;
         upq_status st;
+#if UPQ_WITH_LEND
+        c->def_skip = (uint8_t)(c->def_if_nulls && c->cd->max_def && skipped == b->levels);
+#endif
         if (c->stage != CS_DATA) {
             st = next_page(c);
             if (st == UPQ_DONE || (st == UPQ_AGAIN && b->levels))
@@ -1145,6 +1159,17 @@ static upq_status column_read(upq_column_reader *c, upq_batch *b, const void **l
                          lent && b->levels == 0 ? &view : (const void **)0);
         if (st != UPQ_OK)
             return st;
+#if UPQ_WITH_LEND
+        if (c->def_skip) {
+            skipped += nl;
+        } else if (skipped) {
+            /* these levels were written: the batch's def is wanted after all */
+            UPQ_K(fill_u16)(b->def, c->cd->max_def, skipped);
+            skipped = 0;
+        }
+#else
+        (void)skipped;
+#endif
         b->levels += nl;
         b->values_n += nv;
 #if UPQ_WITH_LEND
@@ -1178,6 +1203,11 @@ upq_status upq_column_read_lent(upq_column_reader *c, upq_batch *b, const void *
     if (!values)
         return UPQ_ERR_INVAL;
     return column_read(c, b, values);
+}
+
+void upq_column_def_if_nulls(upq_column_reader *c, int on)
+{
+    c->def_if_nulls = (uint8_t)(on != 0);
 }
 
 upq_status upq_column_skip(upq_column_reader *c, uint64_t rows, uint64_t *skipped)

@@ -218,6 +218,8 @@ static int run(const uint8_t *data, size_t len, uint8_t *arena, const char *name
     for (uint32_t g = 0; g < r.meta.row_groups.n; g++) {
         upq_column_reader cr;
         upq_status st = upq_column_open(&cr, &r, g, (uint32_t)col);
+        /* the sum reads values only: levels are wanted for no batch */
+        upq_column_def_if_nulls(&cr, 1);
         while (st == UPQ_OK) {
             upq_batch b = {def, rep, &vals, BATCH, 0, 0};
             size_t i, n;

@@ -62,9 +62,19 @@ static void col_result_free(col_result *r)
     memset(r, 0, sizeof *r);
 }
 
+/* batches whose definition levels do not count their values */
+static unsigned long inconsistent_batches;
+
 static void serialise(col_result *out, const upq_column_desc *cd, const upq_batch *b)
 {
     size_t vsize = upq_value_size(cd->physical_type), v = 0, i;
+    for (i = 0; i < b->levels; i++)
+        v += !cd->max_def || b->def[i] == cd->max_def;
+    if (v != b->values_n) {
+        inconsistent_batches++;
+        return;
+    }
+    v = 0;
     for (i = 0; i < b->levels; i++) {
         uint16_t d = cd->max_def ? b->def[i] : 0, r = cd->max_rep ? b->rep[i] : 0;
         if (r == 0) {
@@ -102,12 +112,17 @@ typedef struct run_cfg {
     size_t arena;    /* arena bytes (0: the large default) */
     int lend;        /* the io lends too (tu_flaky_lend: whole, short and again) */
     int lent;        /* upq_column_read_lent: values lent from the page where it can */
+    int lazy_def;    /* upq_column_def_if_nulls: def read only for batches with nulls */
 } run_cfg;
 
 /* lends over all files: whole (pages decoded in place) and short (read);
  * batches whose values upq_column_read_lent lent, and those of them not
  * aligned for their type (must be none) */
 static unsigned long lends_whole, lends_short, lent_batches, lent_misaligned;
+/* batches without nulls read with lazy_def whose def the reader left as it
+ * was, and those with nulls in which it did not write every level */
+static unsigned long lazy_untouched, lazy_unwritten;
+#define DEF_POISON 0xA5A5u
 
 /* Reads column `col` of row group `rg`; returns the status (first error). */
 static upq_status read_column(upq_reader *r, uint32_t rg, uint32_t col, const run_cfg *cfg,
@@ -124,6 +139,8 @@ static upq_status read_column(upq_reader *r, uint32_t rg, uint32_t col, const ru
 
     memset(out, 0, sizeof *out);
     st = upq_column_open(&c, r, rg, col);
+    if (st == UPQ_OK && cfg->lazy_def)
+        upq_column_def_if_nulls(&c, 1);
     if (st == UPQ_OK && cfg->skip) {
         uint64_t skipped = 0;
         do
@@ -135,6 +152,9 @@ static upq_status read_column(upq_reader *r, uint32_t rg, uint32_t col, const ru
         b.rep = rep;
         b.values = vals;
         b.cap = cfg->batch;
+        if (cfg->lazy_def)
+            for (size_t k = 0; k < cfg->batch; k++)
+                def[k] = DEF_POISON;
         if (cfg->lent) {
             const void *lv = NULL;
             st = upq_column_read_lent(&c, &b, &lv);
@@ -151,6 +171,21 @@ static upq_status read_column(upq_reader *r, uint32_t rg, uint32_t col, const ru
                 break;
             st = UPQ_OK;
             continue;
+        }
+        if (st == UPQ_OK && cfg->lazy_def && cd->max_def) {
+            size_t k, poisoned = 0;
+            for (k = 0; k < b.levels; k++)
+                poisoned += def[k] == DEF_POISON;
+            if (b.values_n == b.levels) {
+                /* no nulls: every level is max_def, as the caller knows */
+                lazy_untouched += poisoned == b.levels;
+                for (k = 0; k < b.levels; k++)
+                    def[k] = cd->max_def;
+            } else if (poisoned) {
+                lazy_unwritten++;
+                for (k = 0; k < b.levels; k++) /* a level serialise can take */
+                    def[k] = def[k] == DEF_POISON ? 0 : def[k];
+            }
         }
         if (st == UPQ_OK)
             serialise(out, cd, &b);
@@ -251,7 +286,7 @@ static void test_file(const char *path)
     size_t len;
     upq_status expect = UPQ_OK;
     file_result full, other;
-    run_cfg cfg = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX, 0, 0, 0};
+    run_cfg cfg = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX, 0, 0, 0, 0};
     uint64_t footer_start = 0;
 
     if (tu_read_file(path, &data, &len) != 0) {
@@ -268,7 +303,7 @@ static void test_file(const char *path)
 
     /* every I/O pattern and batch size gives the same */
     for (size_t i = 1; i < tu_flaky_ncfgs; i++) {
-        run_cfg c2 = {&tu_flaky_cfgs[i], i % 2 ? 7 : 1, 0, UINT64_MAX, 0, 0, (int)(i % 2)};
+        run_cfg c2 = {&tu_flaky_cfgs[i], i % 2 ? 7 : 1, 0, UINT64_MAX, 0, 0, (int)(i % 2), i % 3 == 1};
         if (!tu_repeat_keep())
             continue;
         if (len > (1u << 20) && c2.batch == 1)
@@ -283,7 +318,7 @@ static void test_file(const char *path)
     /* the same through lend: in place when lent whole, read when lent short,
      * in every I/O pattern (short lends, again) */
     for (size_t i = 0; i < tu_flaky_ncfgs; i++) {
-        run_cfg c6 = {&tu_flaky_cfgs[i], i % 2 ? 1024 : 7, 0, UINT64_MAX, 0, 1, i % 3 == 0};
+        run_cfg c6 = {&tu_flaky_cfgs[i], i % 2 ? 1024 : 7, 0, UINT64_MAX, 0, 1, i % 3 == 0, i % 2 == 0};
         if (!tu_repeat_keep())
             continue;
         read_file(data, len, &c6, &other, NULL);
@@ -309,7 +344,7 @@ static void test_file(const char *path)
         TU_CHECK_MSG(st == UPQ_OK && ws.sequential >= ws.footer && ws.concurrent >= ws.sequential,
                      "%s: workspace planning gave %s", name, upq_strerror(st));
         if (st == UPQ_OK) {
-            run_cfg c5 = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX, ws.sequential, 0, 0};
+            run_cfg c5 = {&tu_flaky_cfgs[0], 1024, 0, UINT64_MAX, ws.sequential, 0, 0, 0};
             read_file(data, len, &c5, &other, NULL);
             TU_CHECK_MSG(same_files(&full, &other), "%s: reading in the planned %zu bytes gave %s",
                          name, ws.sequential, upq_strerror(other.status));
@@ -323,7 +358,7 @@ static void test_file(const char *path)
         uint64_t rows0 = full.cols[0].rows;
         uint64_t ks[] = {1, rows0 / 2, rows0 ? rows0 - 1 : 0, rows0, rows0 + 5};
         for (size_t t = 0; t < 5; t++) {
-            run_cfg c3 = {&tu_flaky_cfgs[t % tu_flaky_ncfgs], 97, ks[t], UINT64_MAX, 0, (int)(t & 1), 0};
+            run_cfg c3 = {&tu_flaky_cfgs[t % tu_flaky_ncfgs], 97, ks[t], UINT64_MAX, 0, (int)(t & 1), 0, 0};
             int ok = 1;
             if (ks[t] == 0 || !tu_repeat_keep())
                 continue;
@@ -351,7 +386,7 @@ static void test_file(const char *path)
             for (int t = 0; t < 24; t++) {
                 if (!tu_repeat_keep())
                     continue;
-                run_cfg c4 = {&tu_flaky_cfgs[0], 1024, 0, 4 + tu_rand_below(&rng, footer_start - 3), 0, t & 1, (t & 2) != 0};
+                run_cfg c4 = {&tu_flaky_cfgs[0], 1024, 0, 4 + tu_rand_below(&rng, footer_start - 3), 0, t & 1, (t & 2) != 0, (t & 4) != 0};
                 read_file(data, len, &c4, &other, &footer_start);
                 if (other.status == UPQ_OK ? !same_files(&full, &other) : other.status > 0)
                     bad++;
@@ -434,6 +469,14 @@ int main(void)
     tu_case("values lent from pages");
     TU_CHECK_MSG(lent_misaligned == 0, "%lu of %lu lent batches not aligned", lent_misaligned,
                  lent_batches);
+    tu_case("batches count their values");
+    TU_CHECK_MSG(inconsistent_batches == 0, "%lu batches whose max_def levels are not their values",
+                 inconsistent_batches);
+    /* def left alone only in batches without nulls, and there often */
+    tu_case("definition levels only for batches with nulls");
+    TU_CHECK_MSG(lazy_unwritten == 0, "%lu batches with nulls not given every level", lazy_unwritten);
+    TU_CHECK_MSG(lazy_untouched > 1000, "only %lu batches without nulls left def alone", lazy_untouched);
+    tu_note("def left alone in %lu batches", lazy_untouched);
 #if UPQ_NATIVE_LE
     TU_CHECK_MSG(!UPQ_WITH_LEND || lent_batches > 1000, "only %lu lent batches", lent_batches);
 #else

@@ -66,6 +66,8 @@ typedef struct upq_column_reader {
     uint64_t skip_left;       /* rows a pending skip still has to pass */
     uint64_t skip_rows;       /* rows the pending skip was asked for */
     uint8_t skipping;         /* a skip is in progress (resumes after UPQ_AGAIN) */
+    uint8_t def_if_nulls;     /* upq_column_def_if_nulls */
+    uint8_t def_skip;         /* this read may leave def unwritten (and did, after it) */
     /* read-ahead window over the chunk */
     uint8_t *win;
     uint32_t win_len, win_fill, win_used;
@@ -175,6 +177,17 @@ upq_status upq_column_read(upq_column_reader *c, upq_batch *b);
  * without `values`).
  */
 upq_status upq_column_read_lent(upq_column_reader *c, upq_batch *b, const void **values);
+
+/*
+ * After upq_column_open: nonzero makes later reads write b->def only for a
+ * batch with a null (b->values_n < b->levels). A batch without one
+ * (values_n == levels, so every level is the column's max_def) leaves def
+ * as it was: a caller that checks values_n == levels before it reads def
+ * is spared filling it, which is much of reading a column without nulls
+ * (a BOOLEAN's levels are twice its values' bytes). Off after open. Builds
+ * without UPQ_WITH_LEND write def all the same.
+ */
+void upq_column_def_if_nulls(upq_column_reader *c, int on);
 
 /*
  * Skips `rows` rows (records: for repeated columns, a row spans all levels up

@@ -67,9 +67,11 @@
  * UPQ_WITH_LEND              1        the reader takes page bodies where upq_io.lend lends
  *                                     them (files in RAM or mapped): no copy into the
  *                                     arena; and upq_column_read_lent lends PLAIN
- *                                     fixed-width values where they lie in the page
- *                                     (0: lend is ignored, read_at reads all, values
- *                                     are copied)
+ *                                     fixed-width values where they lie in the page,
+ *                                     and upq_column_def_if_nulls leaves the levels of
+ *                                     batches without nulls unwritten (0: lend is
+ *                                     ignored, read_at reads all, values are copied,
+ *                                     levels always written)
  * UPQ_WITH_FLAT_ROWS         1        upq_rows reads rows of top-level columns (no group
  *                                     selected) without the plan walk: 2-2.7x faster
  *                                     per row, and binds them into caller structs
