@@ -328,6 +328,17 @@ static void test_dict(void)
             NEON_ONLY(TU_CHECK_MSG(upq_neon_max_index(ix, n) == big, "neon max_index above 2^31 n %zu", n);)
             X86_ONLY(TU_CHECK_MSG(upq_x86_max_index(ix, n) == big, "x86 max_index above 2^31 n %zu", n);)
             ix[n / 2] = keep;
+            /* and where the x86 twin's 16-bit compare stops: at and above 2^15 */
+            big = 0x8000u + (uint32_t)(rnd() % 0x8000u);
+            ix[n - 1] = big;
+            X86_ONLY(TU_CHECK_MSG(upq_x86_max_index(ix, n) == big, "x86 max_index at 2^15 n %zu", n);)
+            big = 0x10000u + (uint32_t)(rnd() % 0x7FFF0000u);
+            ix[0] = big;
+            TU_CHECK_MSG(upq_max_index(ix, n) == big, "max_index above 2^16 n %zu", n);
+            NEON_ONLY(TU_CHECK_MSG(upq_neon_max_index(ix, n) == big, "neon max_index above 2^16 n %zu", n);)
+            X86_ONLY(TU_CHECK_MSG(upq_x86_max_index(ix, n) == big, "x86 max_index above 2^16 n %zu", n);)
+            ix[n - 1] = idx[n - 1];
+            ix[0] = idx[0];
         }
         upq_gather_u32(o32, d32, ix, n);
         upq_gather_u64(o64, d64, ix, n);
