@@ -363,6 +363,8 @@ upq_status upq_rows_open(upq_rows *w, upq_reader *r, uint32_t rg, const uint32_t
         st = upq_column_open(&w->leaves[w->num_open].col, r, rg, w->nodes[i].column);
         if (st != UPQ_OK)
             return open_fail(w, st, (const char *)0); /* the column reader described it */
+        /* a batch without nulls is marked full, and its levels are not read */
+        upq_column_def_if_nulls(&w->leaves[w->num_open].col, 1);
         w->num_open++;
     }
 #if UPQ_WITH_FLAT_ROWS
@@ -388,7 +390,7 @@ uint64_t upq_rows_position(const upq_rows *w)
 
 static uint16_t def_at(const upq_rows_leaf *lf)
 {
-    return lf->max_def ? lf->b.def[lf->pos] : 0;
+    return lf->max_def && !lf->full ? lf->b.def[lf->pos] : lf->max_def;
 }
 
 static uint16_t rep_at(const upq_rows_leaf *lf)
@@ -408,6 +410,7 @@ static upq_status ensure(upq_rows *w, upq_rows_leaf *lf)
     lf->pos = lf->vpos = 0;
     /* fixed-width values lent where they lie in the page, not copied */
     st = upq_column_read_lent(&lf->col, &lf->b, &lf->vals);
+    lf->full = (uint8_t)(lf->b.values_n == lf->b.levels);
     if (st == UPQ_DONE) {
         lf->done = 1;
         return UPQ_DONE;
@@ -637,7 +640,7 @@ upq_status upq_rows_event(upq_rows *w, upq_event *ev)
         ev->role = UPQ_ROLE_FIELD;
         ev->node = w->nodes[c + 1u].schema;
         ev->column = lf->col.col;
-        if (lf->max_def && lf->b.def[pos] != lf->max_def) {
+        if (lf->max_def && !lf->full && lf->b.def[pos] != lf->max_def) {
             ev->type = UPQ_EV_NULL;
             ev->value = (const void *)0;
             return UPQ_OK;
@@ -1022,8 +1025,8 @@ static size_t values_in(const upq_rows_leaf *lf, size_t n)
     const uint16_t *def;
     uint16_t max_def = lf->max_def;
     size_t k, c = 0;
-    if (!max_def)
-        return n; /* no levels kept */
+    if (!max_def || lf->full)
+        return n; /* no levels kept, or no nulls among them */
     def = lf->b.def + lf->pos;
     for (k = 0; k < n; k++)
         c += def[k] == max_def;

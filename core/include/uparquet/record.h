@@ -96,6 +96,7 @@ typedef struct upq_rows_leaf {
     uint64_t skip_left;  /* rows a pending skip still passes on this column */
     uint16_t max_def, max_rep;
     uint8_t done;        /* the column chunk has no more entries */
+    uint8_t full;        /* b has no null: every level is max_def (b.def may be unwritten) */
     uint8_t skip_state;  /* 0 idle, 1 skipping through the column reader, 2 done */
 #if UPQ_WITH_FLAT_ROWS
     size_t taking;       /* upq_rows_fetch: values among the entries being taken */
