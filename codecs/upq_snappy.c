@@ -255,6 +255,25 @@ static uint32_t hash4(const uint8_t *p)
     return (upq_load_le32(p) * 0x1E35A7BDu) >> (32u - HASH_BITS);
 }
 
+/* Bytes a[k] == b[k] from k = 0, at most max: 64-bit hosts compare a word
+ * at a time and locate the first difference by its lowest set bit. */
+static size_t match_len(const uint8_t *a, const uint8_t *b, size_t max)
+{
+    size_t n = 0;
+#if UPQ_UNALIGNED_WORDS
+    for (; n + 8 <= max; n += 8) {
+        uint64_t x = upq_load_le64(a + n) ^ upq_load_le64(b + n);
+        if (x) {
+            uint32_t lo = (uint32_t)x;
+            return n + (lo ? upq_ctz32(lo) : 32u + upq_ctz32((uint32_t)(x >> 32))) / 8u;
+        }
+    }
+#endif
+    while (n < max && a[n] == b[n])
+        n++;
+    return n;
+}
+
 upq_status upq_snappy_compress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_cap,
                                size_t *dst_len, upq_arena *a)
 {
@@ -282,24 +301,28 @@ upq_status upq_snappy_compress(const uint8_t *src, size_t src_len, uint8_t *dst,
             /* the last bytes of a block are always literal, so 4-byte loads
              * and match extension never read past it */
             size_t limit = n - 4;
+            /* after 32 misses in a row every 2nd position is tried, after
+             * 64 more every 3rd...: random bytes (DOUBLE, hashes) are
+             * passed over quickly, as the reference compressor does; a
+             * match starts over at every position */
+            size_t skip = 32;
             i = 1;
             while (i < limit - 8) {
                 uint32_t h = hash4(blk + i);
                 size_t cand = table[h];
                 table[h] = (uint16_t)i;
                 if (cand < i && upq_load_le32(blk + cand) == upq_load_le32(blk + i)) {
-                    size_t len = 4;
-                    while (i + len < limit && blk[cand + len] == blk[i + len])
-                        len++;
+                    size_t len = 4 + match_len(blk + cand + 4, blk + i + 4, limit - i - 4);
                     if (i > lit)
                         o = emit_literal(o, blk + lit, i - lit);
                     o = emit_copy(o, i - cand, len);
                     i += len;
                     lit = i;
+                    skip = 32;
                     if (i < limit - 8)
                         table[hash4(blk + i - 1)] = (uint16_t)(i - 1);
                 } else {
-                    i++;
+                    i += skip++ >> 5;
                 }
             }
         }
