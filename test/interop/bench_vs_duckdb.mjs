@@ -1,13 +1,16 @@
 // Decode + sum against DuckDB, in the same run: DuckDB writes one file per
 // codec with nine column kinds; for each column, `SELECT sum(...)` in DuckDB
 // (threads=1) and bench_sum (the column API) read it, each the best of
-// BENCH_ROUNDS (default 3) interleaved rounds of REPS runs, both as CPU time
+// BENCH_ROUNDS (default 7) interleaved rounds of REPS runs, both as CPU time
 // of their process (the machine may be busy with other
 // work; wall time would count that). upq's side runs twice a round: reading
 // the in-memory file through read_at (copied, as DuckDB reads from the page
 // cache: `ratio`) and through upq_io.lend (pages decoded where they lie, as
-// a program with the file in RAM or mapped reads it: `ratio_lend`). Prints
-// the ratios upq / DuckDB per case,
+// a program with the file in RAM or mapped reads it: `ratio_lend`). arrow-rs
+// (parquet-wasm: arrow-rs' reader built for WebAssembly, in node) reads the
+// same column in the same rounds into an Arrow table, timed as wall time:
+// node's collector threads run beside it, and CPU time would count them.
+// Prints the ratios upq / DuckDB and upq / arrow-rs per case,
 // the geometric means per codec and overall, checks both sums agree, and
 // writes the figures as JSON. Then the row API (upq_rows) against the column
 // API on the uncompressed file, column by column: one event per value
@@ -25,13 +28,15 @@
 // 10M-row figures). The files stay in OUT_DIR.
 import { DuckDBInstance } from '@duckdb/node-api';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openAsBlob, writeFileSync } from 'node:fs';
+import { ParquetFile } from 'parquet-wasm';
+import { tableFromIPC } from 'apache-arrow';
 
 const [, , benchSum, outDir, rowsArg, repsArg] = process.argv;
 const benchWrite = benchSum.replace(/bench_sum$/, 'bench_write');
 const rows = Number(rowsArg || 1000000);
-const reps = Number(repsArg || 5);
-const rounds = Number(process.env.BENCH_ROUNDS || 3);
+const reps = Number(repsArg || 3);
+const rounds = Number(process.env.BENCH_ROUNDS || 7);
 mkdirSync(outDir, { recursive: true });
 
 const codecs = ['uncompressed', 'lz4_raw', 'zstd', 'snappy', 'gzip'];
@@ -74,32 +79,39 @@ const geo = (xs) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length
 const results = [];
 let mismatches = 0;
 console.log(`decode + sum, ${rows} rows, best of ${rounds} interleaved rounds of ${reps}, CPU ms (DuckDB threads=1)`);
-console.log(`${'codec'.padEnd(13)}${'column'.padEnd(12)}${'upq ms'.padStart(10)}${'duckdb ms'.padStart(11)}${'ratio'.padStart(8)}${'lend ms'.padStart(10)}${'ratio'.padStart(7)}`);
+console.log(`${'codec'.padEnd(13)}${'column'.padEnd(12)}${'upq ms'.padStart(10)}${'duckdb ms'.padStart(11)}${'ratio'.padStart(8)}${'lend ms'.padStart(10)}${'ratio'.padStart(7)}${'arrow-rs'.padStart(10)}${'ratio'.padStart(7)}`);
 for (const codec of codecs) {
   const file = `${outDir}/${codec}.parquet`;
+  // file-backed, as DuckDB reads it: arrow-rs fetches only the column's ranges
+  const blob = await openAsBlob(file);
   for (const [col, , expr] of kinds) {
     // the column name in the expression: sum(c) -> sum(i64_seq)
     const e = expr.replace(/\bc\b/g, col);
     // ROUNDS interleaved rounds of best-of-REPS per side, the best of all:
     // a burst of other load on this machine then has to cover every round
-    // of one side to move a ratio
-    let dms = Infinity, ums = Infinity, lms = Infinity, dval, uval, lval;
+    // of one side to move a ratio. Such spells (0.5-3 s, codec-bound code up
+    // to 1.5x slower, DuckDB's too) outlast a round, so rounds are many and
+    // short: three of ~60 ms slow runs against DuckDB's best once gave 1.09
+    let dms = Infinity, ums = Infinity, lms = Infinity, ams = Infinity, dval, uval, lval, aval;
     for (let k = 0; k < rounds; k++) {
       const [d, dv] = await duckSumExpr(file, e);
       const [u, uv] = upqSum(file, col);
       const [l, lv] = upqSum(file, col, '--lend');
+      const [a, av] = await arrowSum(blob, col, k === 0);
       dms = Math.min(dms, d);
       ums = Math.min(ums, u);
       lms = Math.min(lms, l);
+      ams = Math.min(ams, a);
       dval = dv;
       uval = uv;
       lval = lv;
+      if (av !== undefined) aval = av;
     }
-    const ok = same(uval, dval) && same(lval, dval);
+    const ok = same(uval, dval) && same(lval, dval) && same(aval, dval);
     mismatches += !ok;
     results.push({ codec, column: col, upq_ms: ums, duckdb_ms: dms, ratio: ums / dms, upq_sum: uval, duckdb_sum: dval,
-                   upq_lend_ms: lms, ratio_lend: lms / dms });
-    console.log(`${codec.padEnd(13)}${col.padEnd(12)}${ums.toFixed(2).padStart(10)}${dms.toFixed(2).padStart(11)}${(ums / dms).toFixed(2).padStart(8)}${lms.toFixed(2).padStart(10)}${(lms / dms).toFixed(2).padStart(7)}${ok ? '' : `  SUM DIFFERS: upq ${uval}, lend ${lval}, duckdb ${dval}`}`);
+                   upq_lend_ms: lms, ratio_lend: lms / dms, arrow_rs_ms: ams, ratio_arrow_rs: ums / ams, arrow_rs_sum: aval });
+    console.log(`${codec.padEnd(13)}${col.padEnd(12)}${ums.toFixed(2).padStart(10)}${dms.toFixed(2).padStart(11)}${(ums / dms).toFixed(2).padStart(8)}${lms.toFixed(2).padStart(10)}${(lms / dms).toFixed(2).padStart(7)}${ams.toFixed(2).padStart(10)}${(ums / ams).toFixed(2).padStart(7)}${ok ? '' : `  SUM DIFFERS: upq ${uval}, lend ${lval}, duckdb ${dval}, arrow-rs ${aval}`}`);
   }
 }
 
@@ -114,6 +126,46 @@ async function duckSumExpr(file, e) {
     best = Math.min(best, t);
   }
   return [best, value];
+}
+
+// arrow-rs: open the file and read one column into an Arrow table (in
+// WebAssembly memory), the best of REPS in wall time. The sum is taken once
+// a case, untimed, from the table exported to arrow JS: in file order for
+// floats (as DuckDB and upq sum them), exact for integers, bytes for strings
+// (DuckDB's strlen), set bits for booleans; nulls skipped.
+async function arrowSum(blob, col, withSum) {
+  let best = Infinity, value;
+  for (let k = 0; k < reps; k++) {
+    const t0 = performance.now();
+    const pf = await ParquetFile.fromFile(blob);
+    const table = await pf.read({ columns: [col], batchSize: 65536 });
+    best = Math.min(best, performance.now() - t0);
+    pf.free();
+    if (withSum && k === 0) value = arrowColumnSum(tableFromIPC(table.intoIPCStream()).getChild(col));
+    else table.free();
+  }
+  return [best, value];
+}
+
+function arrowColumnSum(v) {
+  let f = 0, n = 0n, isFloat = false;
+  for (const d of v.data) {
+    const o = d.offset, nb = d.nullCount ? d.nullBitmap : null;
+    const valid = (i) => !nb || (nb[(o + i) >> 3] >> ((o + i) & 7)) & 1;
+    if (d.valueOffsets) {
+      for (let i = 0; i < d.length; i++) if (valid(i)) n += BigInt(d.valueOffsets[i + 1] - d.valueOffsets[i]);
+    } else if (d.values instanceof BigInt64Array) {
+      for (let i = 0; i < d.length; i++) if (valid(i)) n += d.values[i];
+    } else if (d.values instanceof Float64Array || d.values instanceof Float32Array) {
+      isFloat = true;
+      for (let i = 0; i < d.length; i++) if (valid(i)) f += d.values[i];
+    } else if (d.values instanceof Uint8Array) { // booleans, one bit each
+      for (let i = 0; i < d.length; i++) if (valid(i)) n += BigInt((d.values[(o + i) >> 3] >> ((o + i) & 7)) & 1);
+    } else {
+      for (let i = 0; i < d.length; i++) if (valid(i)) n += BigInt(d.values[i]);
+    }
+  }
+  return isFloat ? String(f) : String(n);
 }
 
 // the row API against the column API, same file: one event per value
@@ -180,10 +232,16 @@ summary.all = geo(results.map((r) => r.ratio));
 summary.all_lend = geo(results.map((r) => r.ratio_lend));
 console.log('geometric mean of upq / DuckDB:');
 for (const [k, v] of Object.entries(summary)) console.log(`  ${k.padEnd(13)}${v.toFixed(2)}`);
+summary.arrow_rs = {};
+for (const codec of codecs)
+  summary.arrow_rs[codec] = geo(results.filter((r) => r.codec === codec).map((r) => r.ratio_arrow_rs));
+summary.all_arrow_rs = geo(results.map((r) => r.ratio_arrow_rs));
 const worst = results.reduce((a, b) => (b.ratio > a.ratio ? b : a));
 console.log(`  worst case   ${worst.ratio.toFixed(2)} (${worst.codec} ${worst.column})`);
 const worstLend = results.reduce((a, b) => (b.ratio_lend > a.ratio_lend ? b : a));
 console.log(`  through lend ${summary.all_lend.toFixed(2)}, worst case ${worstLend.ratio_lend.toFixed(2)} (${worstLend.codec} ${worstLend.column})`);
+const worstArrow = results.reduce((a, b) => (b.ratio_arrow_rs > a.ratio_arrow_rs ? b : a));
+console.log(`upq / arrow-rs (parquet-wasm), geometric mean ${summary.all_arrow_rs.toFixed(2)} (${codecs.map((c) => `${c} ${summary.arrow_rs[c].toFixed(2)}`).join(', ')}), worst case ${worstArrow.ratio_arrow_rs.toFixed(2)} (${worstArrow.codec} ${worstArrow.column})`);
 summary.row_api = geo(rowApi.map((r) => r.ratio));
 summary.row_fetch = geo(rowFetch.map((r) => r.ratio));
 const worstFetch = rowFetch.reduce((a, b) => (b.ratio > a.ratio ? b : a));
