@@ -7,9 +7,9 @@
 // the in-memory file through read_at (copied, as DuckDB reads from the page
 // cache: `ratio`) and through upq_io.lend (pages decoded where they lie, as
 // a program with the file in RAM or mapped reads it: `ratio_lend`). arrow-rs
-// (parquet-wasm: arrow-rs' reader built for WebAssembly, in node) reads the
-// same column in the same rounds into an Arrow table, timed as wall time:
-// node's collector threads run beside it, and CPU time would count them.
+// (parquet-wasm: arrow-rs' reader built for WebAssembly, in a node process of
+// its own, arrow_sum.mjs) reads the same column in the same rounds into an
+// Arrow table, timed as wall time.
 // Prints the ratios upq / DuckDB and upq / arrow-rs per case,
 // the geometric means per codec and overall, checks both sums agree, and
 // writes the figures as JSON. Then the row API (upq_rows) against the column
@@ -28,12 +28,11 @@
 // 10M-row figures). The files stay in OUT_DIR.
 import { DuckDBInstance } from '@duckdb/node-api';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, openAsBlob, writeFileSync } from 'node:fs';
-import { ParquetFile } from 'parquet-wasm';
-import { tableFromIPC } from 'apache-arrow';
+import { mkdirSync, writeFileSync } from 'node:fs';
 
 const [, , benchSum, outDir, rowsArg, repsArg] = process.argv;
 const benchWrite = benchSum.replace(/bench_sum$/, 'bench_write');
+const arrowScript = new URL('arrow_sum.mjs', import.meta.url).pathname;
 const rows = Number(rowsArg || 1000000);
 const reps = Number(repsArg || 3);
 const rounds = Number(process.env.BENCH_ROUNDS || 7);
@@ -82,8 +81,6 @@ console.log(`decode + sum, ${rows} rows, best of ${rounds} interleaved rounds of
 console.log(`${'codec'.padEnd(13)}${'column'.padEnd(12)}${'upq ms'.padStart(10)}${'duckdb ms'.padStart(11)}${'ratio'.padStart(8)}${'lend ms'.padStart(10)}${'ratio'.padStart(7)}${'arrow-rs'.padStart(10)}${'ratio'.padStart(7)}`);
 for (const codec of codecs) {
   const file = `${outDir}/${codec}.parquet`;
-  // file-backed, as DuckDB reads it: arrow-rs fetches only the column's ranges
-  const blob = await openAsBlob(file);
   for (const [col, , expr] of kinds) {
     // the column name in the expression: sum(c) -> sum(i64_seq)
     const e = expr.replace(/\bc\b/g, col);
@@ -97,7 +94,7 @@ for (const codec of codecs) {
       const [d, dv] = await duckSumExpr(file, e);
       const [u, uv] = upqSum(file, col);
       const [l, lv] = upqSum(file, col, '--lend');
-      const [a, av] = await arrowSum(blob, col, k === 0);
+      const [a, av] = arrowSum(file, col, k === 0);
       dms = Math.min(dms, d);
       ums = Math.min(ums, u);
       lms = Math.min(lms, l);
@@ -128,44 +125,12 @@ async function duckSumExpr(file, e) {
   return [best, value];
 }
 
-// arrow-rs: open the file and read one column into an Arrow table (in
-// WebAssembly memory), the best of REPS in wall time. The sum is taken once
-// a case, untimed, from the table exported to arrow JS: in file order for
-// floats (as DuckDB and upq sum them), exact for integers, bytes for strings
-// (DuckDB's strlen), set bits for booleans; nulls skipped.
-async function arrowSum(blob, col, withSum) {
-  let best = Infinity, value;
-  for (let k = 0; k < reps; k++) {
-    const t0 = performance.now();
-    const pf = await ParquetFile.fromFile(blob);
-    const table = await pf.read({ columns: [col], batchSize: 65536 });
-    best = Math.min(best, performance.now() - t0);
-    pf.free();
-    if (withSum && k === 0) value = arrowColumnSum(tableFromIPC(table.intoIPCStream()).getChild(col));
-    else table.free();
-  }
-  return [best, value];
-}
-
-function arrowColumnSum(v) {
-  let f = 0, n = 0n, isFloat = false;
-  for (const d of v.data) {
-    const o = d.offset, nb = d.nullCount ? d.nullBitmap : null;
-    const valid = (i) => !nb || (nb[(o + i) >> 3] >> ((o + i) & 7)) & 1;
-    if (d.valueOffsets) {
-      for (let i = 0; i < d.length; i++) if (valid(i)) n += BigInt(d.valueOffsets[i + 1] - d.valueOffsets[i]);
-    } else if (d.values instanceof BigInt64Array) {
-      for (let i = 0; i < d.length; i++) if (valid(i)) n += d.values[i];
-    } else if (d.values instanceof Float64Array || d.values instanceof Float32Array) {
-      isFloat = true;
-      for (let i = 0; i < d.length; i++) if (valid(i)) f += d.values[i];
-    } else if (d.values instanceof Uint8Array) { // booleans, one bit each
-      for (let i = 0; i < d.length; i++) if (valid(i)) n += BigInt((d.values[(o + i) >> 3] >> ((o + i) & 7)) & 1);
-    } else {
-      for (let i = 0; i < d.length; i++) if (valid(i)) n += BigInt(d.values[i]);
-    }
-  }
-  return isFloat ? String(f) : String(n);
+// arrow-rs (arrow_sum.mjs, a node process of its own): the best of REPS
+// wall times; the sum once a case (the first round), untimed
+function arrowSum(file, col, withSum) {
+  const args = [arrowScript, file, col, String(reps), ...(withSum ? ['--sum'] : [])];
+  const [ms, value] = execFileSync(process.execPath, args, { encoding: 'utf8' }).trim().split(' ');
+  return [Number(ms), withSum ? value : undefined];
 }
 
 // the row API against the column API, same file: one event per value
