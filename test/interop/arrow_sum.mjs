@@ -5,14 +5,14 @@
 //   node arrow_sum.mjs FILE COLUMN REPS [--sum]
 //
 // opens FILE and reads COLUMN into an Arrow table (parquet-wasm: arrow-rs'
-// reader built for WebAssembly) once untimed and then REPS times, and prints the best wall time in
-// ms (CPU time would count the collector threads running beside it), then,
-// with --sum, the column's sum taken untimed from the table exported to arrow
-// JS: in file order for floats (as DuckDB and upq sum them), exact for
-// integers, bytes for strings (DuckDB's strlen), set bits for booleans; nulls
-// skipped.
+// reader built for WebAssembly) once untimed and then REPS times, and prints
+// the best wall time in ms (CPU time would count the collector threads
+// running beside it), then, with --sum, the column's sum taken untimed from
+// the table exported to arrow JS: in file order for floats (as DuckDB and upq
+// sum them), exact for integers, bytes for strings (DuckDB's strlen), set
+// bits for booleans; nulls skipped.
 import { ParquetFile } from 'parquet-wasm';
-import { tableFromIPC } from 'apache-arrow';
+import { tableFromIPC, Type } from 'apache-arrow';
 import { openAsBlob } from 'node:fs';
 
 const [, , file, col, repsArg, sumArg] = process.argv;
@@ -35,21 +35,17 @@ for (let k = 0; k < reps; k++) {
 console.log(`${best.toFixed(3)} ${value}`);
 
 function columnSum(v) {
-  let f = 0, n = 0n, isFloat = false;
+  const isFloat = v.type.typeId === Type.Float;
+  let f = 0, n = 0n;
   for (const d of v.data) {
-    const o = d.offset, nb = d.nullCount ? d.nullBitmap : null;
-    const valid = (i) => !nb || (nb[(o + i) >> 3] >> ((o + i) & 7)) & 1;
-    if (d.valueOffsets) {
-      for (let i = 0; i < d.length; i++) if (valid(i)) n += BigInt(d.valueOffsets[i + 1] - d.valueOffsets[i]);
-    } else if (d.values instanceof BigInt64Array) {
-      for (let i = 0; i < d.length; i++) if (valid(i)) n += d.values[i];
-    } else if (d.values instanceof Float64Array || d.values instanceof Float32Array) {
-      isFloat = true;
-      for (let i = 0; i < d.length; i++) if (valid(i)) f += d.values[i];
-    } else if (d.values instanceof Uint8Array) { // booleans, one bit each
-      for (let i = 0; i < d.length; i++) if (valid(i)) n += BigInt((d.values[(o + i) >> 3] >> ((o + i) & 7)) & 1);
-    } else {
-      for (let i = 0; i < d.length; i++) if (valid(i)) n += BigInt(d.values[i]);
+    const o = d.offset, nulls = d.nullCount ? d.nullBitmap : null;
+    const bit = (bits, i) => (bits[(o + i) >> 3] >> ((o + i) & 7)) & 1;
+    for (let i = 0; i < d.length; i++) {
+      if (nulls && !bit(nulls, i)) continue;
+      if (isFloat) f += d.values[i];
+      else if (d.valueOffsets) n += BigInt(d.valueOffsets[i + 1] - d.valueOffsets[i]);
+      else if (d.type.typeId === Type.Bool) n += BigInt(bit(d.values, i));
+      else n += BigInt(d.values[i]);
     }
   }
   return isFloat ? String(f) : String(n);
