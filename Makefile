@@ -54,19 +54,19 @@ CC := gcc
 endif
 
 # Library sources: the one list (port/sources.txt) the CMake file and the
-# firmware fragment read too. Not the OS adapters (port/posix, port/semihost)
-# nor the board startup (port/cortex-m).
+# firmware fragment read too. Not the OS adapters (port/adapters/posix, port/adapters/semihost)
+# nor the board startup (port/adapters/cortex-m).
 UPQ_SOURCES := $(shell awk '!/^\#/ && NF == 2 { print $$2 }' port/sources.txt)
 CORE_SRC := $(sort $(filter core/%,$(UPQ_SOURCES)))
 PORT_SRC := $(sort $(filter port/%,$(UPQ_SOURCES)))
 CODEC_SRC := $(sort $(filter codecs/%,$(UPQ_SOURCES)))
 LIB_SRC := $(CORE_SRC) $(PORT_SRC) $(CODEC_SRC)
 # Host adapters: used by host tools and tests, allowed to call libc: the
-# OS's files (port/posix) and parquet-java's key-tools key material
-# (port/keytools: JSON, malloc, side files).
-POSIX_SRC := $(sort $(wildcard port/posix/*.c port/keytools/*.c))
+# OS's files (port/adapters/posix) and parquet-java's key-tools key material
+# (port/adapters/keytools: JSON, malloc, side files).
+POSIX_SRC := $(sort $(wildcard port/adapters/posix/*.c port/adapters/keytools/*.c))
 
-INCLUDES := -Icore/include -Icore -Iport -Icodecs
+INCLUDES := -Icore/include -Icore -Iport -Iport/adapters -Icodecs
 
 WARN_LIB := -Wall -Wextra -Wconversion -Wsign-conversion -Wundef -Wshadow \
             -Wstrict-prototypes -Wmissing-prototypes -Wcast-align -Wvla -Werror=implicit-function-declaration

@@ -17,8 +17,9 @@
 #                        Makefile and port/cmake read). Sources of components
 #                        the set turns off compile to nothing, so take them all
 #                        and link with --gc-sections.
-#   UPQ_SRC_<component>  one component's: common reader writer variant crypto
-#                        bloom codecs
+#   UPQ_SRC_<component>  one component's (a folder): port common format codecs
+#                        crypto decode encode bloom read predicate write
+#                        checkpoint variant (port/sources.txt)
 #   UPQ_OBJ              $(UPQ_SRC) with .o for .c (rename if your objects live
 #                        elsewhere: $(patsubst $(UPQ_DIR)/%.c,obj/%.o,$(UPQ_SRC)))
 #   UPQ_CFLAGS           public include directories and the set: the same
@@ -57,7 +58,7 @@ $(error uparquet.mk: UPQ_SET=$(UPQ_SET): no $(UPQ_SET_H); the sets are \
 endif
 endif
 
-UPQ_COMPONENTS := common reader writer variant crypto bloom codecs
+UPQ_COMPONENTS := $(shell awk '!/^\#/ && NF == 2 && !seen[$$1]++ { print $$1 }' $(UPQ_DIR)/port/sources.txt)
 $(foreach c,$(UPQ_COMPONENTS),$(eval UPQ_SRC_$(c) := $(addprefix $(UPQ_DIR)/,\
     $(shell awk '$$1 == "$(c)" { print $$2 }' $(UPQ_DIR)/port/sources.txt))))
 UPQ_SRC := $(foreach c,$(UPQ_COMPONENTS),$(UPQ_SRC_$(c)))

@@ -2,7 +2,7 @@
  * The one place that picks the inner loops a build runs (internal).
  *
  * UPQ_K(name) is the kernel the library calls: upq_neon_<name> (port/neon)
- * when UPQ_WITH_NEON is on, else the scalar upq_<name> (core/kernels.c). The
+ * when UPQ_WITH_NEON is on, else the scalar upq_<name> (core/common/kernels.c). The
  * scalar twins are compiled in every build, so a test can run both on the
  * same inputs. Kernels without a vector twin are called by their scalar name.
  *
@@ -19,7 +19,7 @@
 #define UPQ_SIMD_H
 
 #include "uparquet/config.h"
-#include "kernels.h"
+#include "upq_kernels.h"
 
 #if UPQ_WITH_NEON
 #include "neon/upq_neon.h"

@@ -55,7 +55,7 @@
 #
 # Test programs: test/unit/*.c, test/corpus/*.c and test/powerloss/*.c, each
 # a standalone program with its own main() ending with a `N passed, N failed`
-# line, linked with test/util/*.c, the port/posix adapters and the library. A
+# line, linked with test/util/*.c, the port/adapters/posix adapters and the library. A
 # program that does not compile is reported as a failure while the others
 # still run.
 #

@@ -17,7 +17,7 @@
 #
 # Library and codec packages as built for Cortex-M4 by freestanding.mk and
 # codecs.mk (the flags of `make deps TARGET=cortex-m4`); the startup
-# (port/cortex-m) and semihosting adapter (port/semihost) are not part of
+# (port/adapters/cortex-m) and semihosting adapter (port/adapters/semihost) are not part of
 # the library. Include after codecs.mk, freestanding.mk, examples.mk and
 # test.mk (the check stage needs their programs).
 
@@ -38,7 +38,7 @@ FW_CFLAGS = $(CM4_CFLAGS) -Iexamples/firmware
 FW_LDFLAGS = $(TOPT.cortex-m4) $(TFLAGS.cortex-m4) -nostdlib -nostartfiles -Llinker -Wl,--gc-sections
 FW_LIBS = -Wl,--start-group $(CM4_LIB) $(DEPS_LIBS.cortex-m4) -lgcc -Wl,--end-group
 
-FW_COMMON_SRC := port/cortex-m/startup.c port/semihost/io_semihost.c examples/firmware/fw_util.c
+FW_COMMON_SRC := port/adapters/cortex-m/startup.c port/adapters/semihost/io_semihost.c examples/firmware/fw_util.c
 FW_COMMON_OBJ := $(patsubst %.c,$(FW)/obj/%.o,$(FW_COMMON_SRC))
 FW_LOGGER_OBJ := $(FW)/obj/examples/firmware/logger_main.o \
                  $(FW)/obj/examples/sensor_logger/sensor_logger.o

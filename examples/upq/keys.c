@@ -6,7 +6,7 @@
  * own key by its dotted path.
  *
  * Key-tools key material (parquet-java, Spark): --kms-key ID=KEY
- * (repeatable) are master keys of the local KMS (port/keytools), and
+ * (repeatable) are master keys of the local KMS (port/adapters/keytools), and
  * --key-material FILE the side file of external material (default:
  * _KEY_MATERIAL_FOR_<name>.json beside the file). Key metadata that is
  * key-tools JSON goes to the key-tools adapter; anything else to the plain

@@ -1,6 +1,6 @@
 /*
  * Shredding: one JSON row into per-leaf (definition level, repetition
- * level, value) entries, the inverse of the record reader (core/record.c).
+ * level, value) entries, the inverse of the record reader (core/read/record.c).
  *
  * The plan is the reader's: the schema with LIST and MAP interpreted by
  * the same backward-compatibility rules (2-level lists, "array" and
@@ -36,7 +36,7 @@ static void *xrealloc(void *p, size_t n, size_t size)
     return p;
 }
 
-/* ---- the plan: the schema read as core/record.c reads it (schema.h's shape
+/* ---- the plan: the schema read as core/read/record.c reads it (schema.h's shape
  * rules), for the whole schema ----------------------------------------------- */
 
 typedef struct bframe {

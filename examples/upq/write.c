@@ -19,7 +19,7 @@
  * Checkpoint mode (--checkpoint, --checkpoint-rows N): the writer keeps a
  * journal inside the file and writes column chunks at offsets, so the sink
  * is the POSIX one with positional writes, read-back, sync and truncate
- * (port/posix). OUT.tmp is then recoverable at every moment (`upq recover`).
+ * (port/adapters/posix). OUT.tmp is then recoverable at every moment (`upq recover`).
  * --append continues an existing checkpoint-mode OUT (cut short or closed):
  * OUT is copied to OUT.tmp, resumed there (upq_writer_resume), the rows
  * appended, and OUT.tmp renamed over OUT once closed, so any error (a file

@@ -1,7 +1,7 @@
 /*
  * NEON twins of the small loops: run fills, delta prefix sums and sums,
  * dictionary index bound and gathers, min/max statistics. Each does whole
- * vectors and leaves the last few values to its scalar twin (core/kernels.c),
+ * vectors and leaves the last few values to its scalar twin (core/common/kernels.c),
  * so both always agree on the tails.
  */
 #include "uparquet/config.h"

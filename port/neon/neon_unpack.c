@@ -1,5 +1,5 @@
 /*
- * NEON bit-unpacking (twins of upq_unpack32/upq_unpack64, core/kernels.c).
+ * NEON bit-unpacking (twins of upq_unpack32/upq_unpack64, core/common/kernels.c).
  *
  * Eight values of bw bits are exactly bw bytes, so every group of eight has
  * the same layout: one byte shuffle per vector (vqtbl; two vtbl on ARMv7)

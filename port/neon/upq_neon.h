@@ -1,6 +1,6 @@
 /*
  * NEON twins of the scalar kernels (internal). Each has exactly the contract
- * of the scalar function of the same name without `neon_` (core/kernels.h):
+ * of the scalar function of the same name without `neon_` (port/upq_kernels.h):
  * same results for every input, never a byte read or written past what the
  * arguments describe. Built on little-endian AArch64 and ARMv7-A with NEON
  * (config_check.h); port/upq_simd.h decides which set the library calls.
@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "kernels.h"
+#include "upq_kernels.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define UPQ_NEON_INLINE static inline __attribute__((always_inline))

@@ -1,5 +1,5 @@
 /*
- * SSE2 forms of scalar kernels (core/kernels.c) that x86-64's baseline ISA
+ * SSE2 forms of scalar kernels (core/common/kernels.c) that x86-64's baseline ISA
  * gives the compiler no instruction to vectorise. Each is a twin of its
  * scalar kernel, tested against it (test_kernels).
  *

@@ -15,7 +15,7 @@
  *
  * external_key_material_java.parquet.encrypted (parquet-mr, key-tools key
  * material in _KEY_MATERIAL_FOR_<file>.json beside it, double wrapping
- * under InMemoryKMS) is read through port/keytools with KEYS.md's kf, kc1
+ * under InMemoryKMS) is read through port/adapters/keytools with KEYS.md's kf, kc1
  * and kc2 as master keys: every value of its 100 rows against its
  * generator (integers i, strings "a".."j" by i % 10 followed by i; no other
  * corpus file holds these rows), with chunked and "again" I/O; and a wrong

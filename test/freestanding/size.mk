@@ -175,11 +175,11 @@ $(SIZE_FIXTURE).o: test/freestanding/stack_fixture.c
 # index, statistics' bounds and DATA_PAGE_V2 asked of such a build give
 # UPQ_ERR_UNSUPPORTED (test/freestanding/options_off.c).
 SIZE_OPTIONS_OFF := $(SIZE)/host/options_off
-$(SIZE_OPTIONS_OFF): test/freestanding/options_off.c $(LIB_SRC) port/posix/io_posix.c \
-        $(wildcard core/include/uparquet/*.h core/*.h port/config/upq-*.h) test/freestanding/size.mk
+$(SIZE_OPTIONS_OFF): test/freestanding/options_off.c $(LIB_SRC) port/adapters/posix/io_posix.c \
+        $(wildcard core/include/uparquet/*.h core/*/*.h port/config/upq-*.h) test/freestanding/size.mk
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -O1 $(WARN_LIB) -Wno-missing-prototypes -Werror $(INCLUDES) $(SIZE_MIN_OFF) \
-	    -o $@ test/freestanding/options_off.c $(LIB_SRC) port/posix/io_posix.c
+	    -o $@ test/freestanding/options_off.c $(LIB_SRC) port/adapters/posix/io_posix.c
 
 .PHONY: size-options-off
 size-options-off: $(SIZE_OPTIONS_OFF)

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: key-tools key material (port/keytools) on arbitrary
+ * libFuzzer target: key-tools key material (port/adapters/keytools) on arbitrary
  * bytes, as a file's key_metadata and a side file carry it.
  *
  * The input up to its first NUL byte is key metadata, the rest (if any) the

@@ -88,7 +88,7 @@ echo "integration: working in $tmp"
 
 # ---- the lists ---------------------------------------------------------------------
 listed=$(awk '!/^#/ && NF == 2 { print $2 }' "$top/port/sources.txt" | sort)
-present=$(cd "$top" && ls core/*.c port/*.c port/neon/*.c port/x86/*.c codecs/upq_*.c | sort)
+present=$(cd "$top" && ls core/*/*.c port/*.c port/neon/*.c port/x86/*.c codecs/upq_*.c | sort)
 if [ "$listed" = "$present" ]; then
     ok "list: port/sources.txt names the $(echo "$listed" | wc -l) library sources"
 else

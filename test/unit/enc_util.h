@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "encoding.h"
-#include "kernels.h"
+#include "decode/encoding.h"
+#include "upq_kernels.h"
 #include "uparquet/status.h"
 
 #if defined(__GNUC__) || defined(__clang__)

@@ -6,7 +6,7 @@
 #include "uparquet/crc32.h"
 #include "util/check.h"
 
-#include "kernels.h" /* upq_crc32_update_scalar */
+#include "upq_kernels.h" /* upq_crc32_update_scalar */
 
 /* The definition: one bit at a time, no table. */
 static uint32_t crc_bitwise(uint32_t crc, const uint8_t *p, size_t len)

@@ -49,8 +49,8 @@
 #include "util/check.h"
 #include "util/flaky_io.h"
 #include "writer_util.h"
-#include "writer_int.h"
-#include "journal.h"
+#include "write/writer_int.h"
+#include "checkpoint/journal.h"
 #include "uparquet/crc32.h"
 #include "upq_aes.h"
 

@@ -17,7 +17,7 @@
 #include <limits.h>
 
 #include "enc_util.h"
-#include "encode.h"
+#include "encode/encode.h"
 #include "util/check.h"
 
 static const size_t sizes[] = {0, 1, 7, 8, 9, 127, 128, 129, 1000, 10000};

@@ -1,5 +1,5 @@
 /*
- * Geospatial statistics from WKB (core/geo.c): bounding boxes and type codes
+ * Geospatial statistics from WKB (core/write/geo.c): bounding boxes and type codes
  * of known values, and hostile values (short, counts beyond their bytes,
  * collections nested past the limit, random bytes) that must mark the chunk
  * and never read outside the value.
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "util/check.h"
-#include "geo.h"
+#include "write/geo.h"
 
 static size_t put32(uint8_t *p, uint32_t v)
 {

@@ -1,5 +1,5 @@
 /*
- * The inner-loop kernels: every scalar twin (core/kernels.c) against a plain
+ * The inner-loop kernels: every scalar twin (core/common/kernels.c) against a plain
  * reference written here, and in NEON builds every NEON kernel against its
  * scalar twin on the same inputs: all bit widths and shifts, lengths around
  * the vector and group sizes (odd tails), unaligned input, and buffers that

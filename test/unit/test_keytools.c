@@ -1,5 +1,5 @@
 /*
- * The key-tools adapter (port/keytools): parquet-java's key material.
+ * The key-tools adapter (port/adapters/keytools): parquet-java's key material.
  *
  *  - base64 against RFC 4648's vectors, and what is not base64;
  *  - the material written: single and double wrapping x internal and

@@ -47,7 +47,7 @@
 #define FILE_ID UINT64_C(0x1F2E3D4C5B6A7988)
 #define OTHER_ID UINT64_C(0x0123456789ABCDEF) /* another file on the same medium */
 #define SPIN_LIMIT 10000000ul
-#define J_HDR 24u /* a journal record's header (core/journal.h) */
+#define J_HDR 24u /* a journal record's header (core/checkpoint/journal.h) */
 
 typedef struct rcfg {
     const char *name;

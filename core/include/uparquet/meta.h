@@ -798,7 +798,7 @@ enum {
     UPQ_FILE_CRYPTO_METADATA_KEY_METADATA = 2
 };
 
-/* ---- descriptions (core/meta.c) --------------------------------------- */
+/* ---- descriptions (core/format/meta.c) --------------------------------------- */
 
 /* Every description lives in one table, upq_meta_descs (fields refer to
  * their struct types by position in it); upq_foo_desc names its entry.
@@ -975,7 +975,7 @@ extern const upq_tstruct upq_aes_gcm_ctr_v1_desc;
 extern const upq_tstruct upq_file_crypto_metadata_desc;
 #endif
 
-/* ---- names (core/meta_names.c) ---------------------------------------- */
+/* ---- names (core/format/meta_names.c) ---------------------------------------- */
 
 /* Each returns a static string: the Thrift enum name ("INT32", "SNAPPY"),
  * or "?" for a value the format does not define. Never NULL. */

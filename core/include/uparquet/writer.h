@@ -26,7 +26,7 @@
  * column gets a region of the file sized from the column's measured rate
  * (or, first, from an encoding of its staged rows) and its pages go there as
  * they fill; a row group ends early when a region could not take another
- * page. A journal of small records in the file (core/journal.h) says where
+ * page. A journal of small records in the file (core/checkpoint/journal.h) says where
  * the regions are and how far they are filled. A checkpoint
  * (checkpoint_rows, upq_writer_checkpoint) turns every column's staged rows
  * into a page, writes a record of what changed (fills, counts, dictionary
@@ -343,7 +343,7 @@ typedef struct upq_wcol {
     uint32_t path_len;
     int32_t type, type_length;
     uint16_t max_def, max_rep;
-    uint8_t order;            /* statistics order (core/stats.h) */
+    uint8_t order;            /* statistics order (core/format/stats.h) */
     uint8_t use_dict;         /* the dictionary is configured */
     uint8_t dict_on;          /* the current chunk still uses it */
     uint8_t pending;          /* row-wise: the current row has its entry staged */
@@ -352,7 +352,7 @@ typedef struct upq_wcol {
     uint32_t pend_off;        /* row-wise: staging offset of the pending value */
     /* staging: [0, nlev) levels, nval values in vbytes bytes; the first
      * clev / cval / cbytes of them are committed (rows every column has) */
-    uint8_t *def, *rep;       /* levels, packed (core/encode.h: upq_lev_get) */
+    uint8_t *def, *rep;       /* levels, packed (core/encode/encode.h: upq_lev_get) */
     uint8_t *vals;
     uint32_t vcap, lcap;
     uint32_t nlev, nval, vbytes;

@@ -1,0 +1,1326 @@
+/*
+ * The finisher of checkpoint mode: page indexes and the footer, made from
+ * what the file holds. Close runs it after the last row group; recovery runs
+ * it on a file cut short, after bringing its last row group to an end. So a
+ * closed file and a recovered one come out of the same code.
+ *
+ * Nothing per row group stays in RAM. The journal says where each row
+ * group's regions are and how far each chunk was filled (RG_START, RG_END);
+ * each chunk's pages say the rest in their headers: sizes, value and null
+ * counts, statistics, encodings. A chunk is read as a run of page headers
+ * (the bodies are skipped), once per list its ColumnIndex needs (null pages,
+ * minima, maxima, null counts: Thrift stores them column-wise) and once for
+ * its OffsetIndex; then once more, with every row group's chunks, to make
+ * the footer, whose ColumnChunks need the totals and where each index went.
+ * Memory is a read window, a page header and the column states the writer
+ * has anyway; time is linear in the number of pages.
+ *
+ * Layout of what it writes, after the last row group's blobs:
+ *   [room for the CLOSE record][per row group: ColumnIndexes, OffsetIndexes]
+ *   [footer]
+ */
+#include "write/writer_int.h"
+#include "crypto/crypto_int.h"
+
+#if UPQ_WITH_WRITER
+
+#define WIN_MIN 256u
+#define HDR_READ 64u /* the first read of a page header */
+
+/* Stages of the finisher. */
+enum {
+    F_INIT = 0,
+    F_RG_FIRST,   /* phase 0: page indexes, a row group at a time */
+    F_RG_LOAD,
+    F_CHUNK,
+    F_FOOTER,
+    F_SYNC,
+    F_TAIL,
+    F_DONE
+};
+
+/* Reading a record (read_record). */
+enum { L_HDR = 0, L_BODY, L_OPEN };
+
+/* A chunk's index emission (F_CHUNK). */
+enum {
+    X_SCAN = 0,   /* count pages, ColumnIndex possible?, boundary order */
+    X_OPEN,       /* an encrypted column's index: the module's length and nonce */
+    X_CI_HEAD,
+    X_NULL_PAGES,
+    X_MIN_HEAD,
+    X_MINS,
+    X_MAX_HEAD,
+    X_MAXS,
+    X_ORDER,
+    X_NULL_COUNTS,
+    X_CI_END,
+    X_OI_HEAD,
+    X_OI_PAGES,
+    X_OI_ROW,
+    X_OI_END,
+    X_TAG,        /* ... and its tag */
+    X_DONE
+};
+
+
+static size_t a8(size_t n)
+{
+    return upq_w_align8(n);
+}
+
+/* The bytes of one stored bound: the widest column's. */
+static uint32_t bound_cap(const upq_writer *w)
+{
+    uint32_t m = 16;
+    if (w->o.stats_max_binary > m)
+        m = w->o.stats_max_binary;
+    return m;
+}
+
+/* Scratch for decoding: one page header (its two bounds, each as long as
+ * stats_max_binary), or one journal record of ncols columns whose level
+ * histograms have nlev entries in all. */
+static size_t scratch_need(const upq_writer *w, uint32_t ncols, uint32_t nrep, uint32_t nlev)
+{
+    size_t ph = 2u * a8(bound_cap(w)) + 64u;
+    size_t rec;
+    /* a record's lists: columns, regions, the histograms, the page rows of
+     * repeated columns */
+    rec = a8((size_t)ncols * sizeof(upq_jcol)) + a8((size_t)ncols * sizeof(upq_jregion)) +
+          (size_t)ncols * 2u * 8u + (size_t)nrep * a8((UPQ_WF_K_ROWS + 1u) * sizeof(int32_t)) +
+          (size_t)nlev * 8u + 64u;
+    /* resume: the FILE record's settings */
+    size_t fs = a8(sizeof(upq_jfile)) + 64u;
+    const upq_encrypt_opts *e = w->o.encrypt;
+    uint32_t i;
+    if (e) {
+        fs += a8(e->aad_prefix_len) + a8(e->footer_key_metadata_len) + 32u +
+              a8((size_t)e->ncolumns * sizeof(upq_jkey));
+        for (i = 0; i < e->ncolumns; i++)
+            fs += a8(e->columns[i].key_metadata_len) + UPQ_JKEY_CHECK_LEN;
+    }
+    if (fs > rec)
+        rec = fs;
+    return ph > rec ? ph : rec;
+}
+
+size_t upq_wf_need(const upq_writer *w, uint32_t ncols, uint32_t nrep, uint32_t nlev)
+{
+    size_t b = bound_cap(w), win = w->hbuf_cap > WIN_MIN ? w->hbuf_cap : WIN_MIN;
+    /* the state, the window, decoding scratch, two bound buffers */
+    return a8(sizeof(upq_wfinish)) + a8(win) + a8(scratch_need(w, ncols, nrep, nlev)) + 2u * a8(b);
+}
+
+void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nrep, uint32_t nlev)
+{
+    upq_wfinish *f = (upq_wfinish *)mem;
+    uint8_t *p = (uint8_t *)mem;
+    size_t b = bound_cap(w), win = w->hbuf_cap > WIN_MIN ? w->hbuf_cap : WIN_MIN;
+    size_t sc = a8(scratch_need(w, ncols, nrep, nlev));
+    upq_memset(f, 0, sizeof *f);
+    f->ph = &UPQ_W_MODELS(w)->ph;
+    p += a8(sizeof *f);
+    f->buf = p;
+    f->cap = (uint32_t)win;
+    p += a8(win);
+    f->smem = p;
+    f->scap = (uint32_t)sc;
+    p += sc;
+    f->prev_min = p;
+    p += a8(b);
+    f->prev_max = p;
+    f->cap_b = (uint32_t)b;
+}
+
+void upq_wf_start(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    f->stage = F_INIT;
+}
+
+/* ---- reading --------------------------------------------------------------- */
+
+/* Makes bytes [off, off + want) available in the window (want <= cap),
+ * reading what is missing. UPQ_OK, UPQ_AGAIN (call again with the same
+ * arguments), or an error (a short file is corrupt). */
+upq_status upq_wf_rd(upq_writer *w, uint64_t off, uint32_t want)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    if (want > f->cap)
+        return upq_w_fail(w, UPQ_ERR_STATE, -1, "read larger than the window");
+    if (off >= f->boff && off - f->boff <= f->have && want <= f->have - (off - f->boff))
+        return UPQ_OK; /* there already */
+    if (f->boff != off) {
+        f->boff = off;
+        f->have = 0;
+    }
+    while (f->have < want) {
+        size_t got = 0;
+        upq_status st = w->sink.read_at(w->sink.ctx, off + f->have, f->buf + f->have, want - f->have, &got);
+        if (st == UPQ_AGAIN)
+            return UPQ_AGAIN;
+        if (st != UPQ_OK) {
+            upq_w_fail(w, UPQ_ERR_IO, -1, "reading the file back failed");
+            w->err.offset = off + f->have;
+            return UPQ_ERR_IO;
+        }
+        if (got == 0 || got > want - f->have) {
+            upq_w_fail(w, UPQ_ERR_CORRUPT, -1, "the file ends inside what its journal describes");
+            w->err.offset = off + f->have;
+            return UPQ_ERR_CORRUPT;
+        }
+        f->have += (uint32_t)got;
+    }
+    return UPQ_OK;
+}
+
+/* The window's bytes at file offset off (rd made them available). */
+const uint8_t *upq_wf_at(upq_writer *w, uint64_t off)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    return f->buf + (size_t)(off - f->boff);
+}
+
+upq_status upq_wf_corrupt(upq_writer *w, uint64_t off, const char *what)
+{
+    (void)what; /* UPQ_NO_ERRSTR builds keep no texts */
+    upq_w_fail(w, UPQ_ERR_CORRUPT, -1, what);
+    w->err.offset = off;
+    return UPQ_ERR_CORRUPT;
+}
+
+/*
+ * Reads and decodes the record at `off` into `obj` (its type's description,
+ * allocated from the scratch arena), checking magic, length, file id, CRC.
+ * UPQ_OK, UPQ_AGAIN, or UPQ_ERR_CORRUPT.
+ */
+static upq_status read_record(upq_writer *w, uint64_t off)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_status st;
+    for (;;) {
+        switch (f->lstage) {
+        case L_HDR: {
+            const upq_tstruct *d;
+            void *obj;
+            st = upq_wf_rd(w, off, UPQ_J_HDR);
+            if (st != UPQ_OK)
+                return st;
+            if (upq_j_hdr_get(upq_wf_at(w, off), &f->jh, UINT32_MAX) != UPQ_OK ||
+                f->jh.file_id != w->jr->file_id)
+                return upq_wf_corrupt(w, off, "journal record missing");
+            d = upq_j_desc(f->jh.type);
+            if (!d || (f->jh.flags & UPQ_J_SEALED) != (UPQ_W_ENCRYPTING(w) ? UPQ_J_SEALED : 0u) ||
+                ((f->jh.flags & UPQ_J_SEALED) && f->jh.len < UPQ_J_MIN + UPQ_W_CRYPTO_OVER))
+                return upq_wf_corrupt(w, off, "journal record of an unknown kind");
+            switch (f->jh.type) {
+            case UPQ_J_RG_START: obj = &f->rs; break;
+            case UPQ_J_CLOSE: obj = &f->cl; break;
+            case UPQ_J_RESUME: obj = &f->rsm; break;
+            case UPQ_J_FILE: return upq_wf_corrupt(w, off, "journal record out of place");
+            default: obj = &f->ck; break;
+            }
+            f->rcrc = upq_crc32(upq_wf_at(w, off), UPQ_J_HDR);
+            f->rdone = UPQ_J_HDR;
+            f->tdone = 0;
+            upq_arena_init(&f->scratch, f->smem, f->scap);
+            upq_tdec_init(&f->tdec, f->tframes, UPQ_THRIFT_MAX_DEPTH, d, obj, &f->scratch,
+                          f->jh.len - UPQ_J_MIN, (const upq_thrift_limits *)0);
+            f->lstage = L_BODY;
+            continue;
+        }
+#if UPQ_WITH_CRYPTO
+        case L_OPEN: {
+            /* a sealed record whose bytes passed their CRC: its payload is
+             * a module under the footer key */
+            const uint8_t *p;
+            size_t n, used = 0;
+            st = upq_wf_module(w, off + UPQ_J_HDR, off + f->jh.len - UPQ_J_CRC, UPQ_MODULE_JOURNAL, -1, -1,
+                               -1, &w->wc->footer, &p, &n);
+            if (st == UPQ_AGAIN)
+                return st;
+            if (st == UPQ_DONE) {
+                f->lstage = L_HDR;
+                if (!f->tdone)
+                    return upq_wf_corrupt(w, off, "journal record damaged");
+                return UPQ_OK;
+            }
+            if (st != UPQ_OK) {
+                f->lstage = L_HDR;
+                return st;
+            }
+            if (f->tdone) {
+                f->cs_on = 0;
+                f->lstage = L_HDR;
+                return upq_wf_corrupt(w, off, "journal record damaged");
+            }
+            st = upq_tdec_feed(&f->tdec, p, n, &used);
+            if (st == UPQ_OK && used == n) {
+                f->tdone = 1;
+            } else if (st != UPQ_AGAIN) {
+                f->cs_on = 0;
+                f->lstage = L_HDR;
+                return upq_wf_corrupt(w, off, "journal record damaged");
+            }
+            continue;
+        }
+#endif
+        case L_BODY: {
+            uint32_t left = f->jh.len - UPQ_J_CRC - f->rdone, n = left < f->cap ? left : f->cap;
+            size_t used = 0;
+            if (left == 0) {
+                st = upq_wf_rd(w, off + f->rdone, UPQ_J_CRC);
+                if (st != UPQ_OK) {
+                    if (st != UPQ_AGAIN)
+                        f->lstage = L_HDR;
+                    return st;
+                }
+                f->lstage = L_HDR;
+                if (upq_load_le32(upq_wf_at(w, off + f->rdone)) != f->rcrc ||
+                    (!f->tdone && !(f->jh.flags & UPQ_J_SEALED)))
+                    return upq_wf_corrupt(w, off, "journal record damaged");
+#if UPQ_WITH_CRYPTO
+                if (f->jh.flags & UPQ_J_SEALED) {
+                    f->lstage = L_OPEN;
+                    continue;
+                }
+#endif
+                return UPQ_OK;
+            }
+            st = upq_wf_rd(w, off + f->rdone, n);
+            if (st != UPQ_OK) {
+                if (st != UPQ_AGAIN)
+                    f->lstage = L_HDR; /* the next call reads a record afresh */
+                return st;
+            }
+            f->rcrc = upq_crc32_update(f->rcrc, upq_wf_at(w, off + f->rdone), n);
+            if (f->jh.flags & UPQ_J_SEALED) {
+                f->rdone += n; /* the CRC first; the module is opened after it */
+                continue;
+            }
+            if (f->tdone) {
+                f->lstage = L_HDR;
+                return upq_wf_corrupt(w, off, "journal record damaged");
+            }
+            st = upq_tdec_feed(&f->tdec, upq_wf_at(w, off + f->rdone), n, &used);
+            if (st == UPQ_OK) {
+                f->tdone = 1;
+                if (used != n) {
+                    f->lstage = L_HDR;
+                    return upq_wf_corrupt(w, off, "journal record damaged");
+                }
+            } else if (st != UPQ_AGAIN) {
+                f->lstage = L_HDR;
+                return upq_wf_corrupt(w, off, "journal record damaged");
+            }
+            f->rdone += n;
+            continue;
+        }
+        default:
+            f->lstage = L_HDR;
+            continue;
+        }
+    }
+}
+
+/* The header goes out whenever the record is whole, also when it took
+ * several calls (the caller's copy of an earlier call is not kept). */
+upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h)
+{
+    upq_status st = read_record(w, off);
+    upq_memcpy(h, &UPQ_WF(w)->jh, sizeof *h); /* a struct copy is a memcpy call on Cortex-M0+ */
+    return st;
+}
+
+/* ---- a row group's description --------------------------------------------------- */
+
+/*
+ * Loads row group fin->rg's regions (RG_START) and final state (RG_END)
+ * from its journal area at f->rg_j into jr->cols and w->cols. UPQ_OK,
+ * UPQ_AGAIN, or an error.
+ */
+static upq_status rg_load(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_wjournal *jr = w->jr;
+    upq_jhdr h;
+    upq_status st;
+    uint32_t i;
+    for (;;) {
+        if (f->rec == 0)
+            f->rec = f->rg_j;
+        if (f->rec == f->rg_j) {
+            upq_jrgstart *rs = &f->rs;
+            st = upq_wf_record(w, f->rec, &h);
+            if (st != UPQ_OK)
+                return st;
+            if (h.type == UPQ_J_RESUME || h.type == UPQ_J_CLOSE) {
+                /* between row groups: a session resumed here (after a
+                 * close, whose page indexes the chain steps over) */
+                f->rg_j = h.type == UPQ_J_CLOSE ? (uint64_t)f->cl.tail : f->rg_j + h.len;
+                f->rec = 0;
+                if (f->rg_j == jr->next)
+                    return UPQ_DONE; /* no row group after it */
+                continue;
+            }
+            if (h.type != UPQ_J_RG_START || rs->rg != (int32_t)f->rg || rs->regions.n != w->ncols)
+                return upq_wf_corrupt(w, f->rec, "row group start missing");
+            for (i = 0; i < w->ncols; i++) {
+                const upq_jregion *r = &rs->regions.v[i];
+                jr->cols[i].off = (uint64_t)r->off;
+                jr->cols[i].cap = (uint64_t)r->cap;
+                jr->cols[i].slot = UPQ_ISSET(*r, UPQ_JREGION_SLOT) ? (uint32_t)r->slot : 0u;
+                if (r->off < 0 || r->cap < 0 || (uint64_t)r->cap < jr->cols[i].slot)
+                    return upq_wf_corrupt(w, f->rec, "row group start damaged");
+            }
+            f->rec += h.len;
+            continue;
+        }
+        {
+            upq_jckpt *ck = &f->ck;
+            st = upq_wf_record(w, f->rec, &h);
+            if (st != UPQ_OK)
+                return st;
+            f->rec += h.len;
+            if (h.type != UPQ_J_RG_END)
+                continue; /* CKPT, ROWS: the row group's end says it all */
+            if (ck->rg != (int32_t)f->rg || ck->cols.n != w->ncols || ck->rows <= 0 ||
+                !UPQ_ISSET(*ck, UPQ_JCKPT_NEXT))
+                return upq_wf_corrupt(w, f->rec, "row group end damaged");
+            f->rg_rows = (uint64_t)ck->rows;
+            f->next_j = (uint64_t)ck->next;
+            for (i = 0; i < w->ncols; i++) {
+                const upq_jcol *j = &ck->cols.v[i];
+                upq_wcol *c = &w->cols[i];
+                upq_wjcol *wj = &jr->cols[i];
+                wj->fill = (uint64_t)j->fill;
+                if (j->fill < 0 || wj->fill > wj->cap - wj->slot)
+                    return upq_wf_corrupt(w, f->rec, "row group end damaged");
+                c->npages = (uint32_t)j->pages;
+                c->dict_hdr = UPQ_ISSET(*j, UPQ_JCOL_DICT_LEN) ? j->dict_len : 0;
+                if (c->dict_hdr < 0 || (uint32_t)c->dict_hdr > wj->slot)
+                    return upq_wf_corrupt(w, f->rec, "row group end damaged");
+                c->ba_bytes = j->ba;
+                if (c->def_hist) {
+                    if (j->def_hist.n != (uint32_t)c->max_def + 1u)
+                        return upq_wf_corrupt(w, f->rec, "row group end damaged");
+                    upq_memcpy(c->def_hist, j->def_hist.v, (size_t)j->def_hist.n * sizeof(int64_t));
+                }
+                if (c->rep_hist) {
+                    if (j->rep_hist.n != (uint32_t)c->max_rep + 1u)
+                        return upq_wf_corrupt(w, f->rec, "row group end damaged");
+                    upq_memcpy(c->rep_hist, j->rep_hist.v, (size_t)j->rep_hist.n * sizeof(int64_t));
+                }
+                c->bf_off = 0;
+                c->bf_hdr = 0;
+                c->bloom_bytes = 0;
+                if (UPQ_ISSET(*j, UPQ_JCOL_BLOOM) && UPQ_ISSET(*j, UPQ_JCOL_BLOOM_HDR) &&
+                    j->bloom_hdr > 0 &&
+                    j->bloom.len > j->bloom_hdr + (UPQ_W_KEY(c) ? (int32_t)UPQ_W_CRYPTO_OVER : 0)) {
+                    c->bf_off = j->bloom.off;
+                    c->bf_hdr = j->bloom_hdr;
+                    /* the bitset alone (an encrypted one's blob is its module) */
+                    c->bloom_bytes = (uint32_t)(j->bloom.len - j->bloom_hdr) -
+                                     (UPQ_W_KEY(c) ? (uint32_t)UPQ_W_CRYPTO_OVER : 0u);
+                }
+            }
+            f->rec = 0;
+            return UPQ_OK;
+        }
+    }
+}
+
+/* ---- pages ------------------------------------------------------------------------ */
+
+/* Starts reading column col's pages of the loaded row group. */
+static void pages_begin(upq_writer *w, uint32_t col)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    const upq_wjcol *j = &w->jr->cols[col];
+    f->col = col;
+    f->ppos = j->off + j->slot;
+    f->pend = f->ppos + j->fill;
+    f->frow = 0;
+    f->page = 0;
+    f->in_scan = 0;
+    /* repeated columns' v1 pages: rows from the records' page-rows lists */
+    f->prow_rec = f->rg_j;
+    f->prow_n = f->prow_i = 0;
+}
+
+/* The rows of the next page of repeated column f->col, from the page-rows
+ * lists of the row group's records in order (a v1 page header does not
+ * say). Read before the page header: reading a record reuses the scratch
+ * the header's statistics are decoded into. */
+static upq_status page_rows_next(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_jhdr h;
+    upq_status st;
+    while (f->prow_i == f->prow_n) {
+        const upq_jcol *j;
+        uint32_t k;
+        if (f->prow_rec == 0)
+            return upq_wf_corrupt(w, f->ppos, "rows of a page missing from the journal");
+        st = upq_wf_record(w, f->prow_rec, &h);
+        if (st != UPQ_OK)
+            return st;
+        f->prow_rec = h.type == UPQ_J_RG_END ? 0u : f->prow_rec + h.len;
+        if ((h.type != UPQ_J_CKPT && h.type != UPQ_J_ROWS && h.type != UPQ_J_RG_END) ||
+            f->ck.cols.n != w->ncols)
+            continue;
+        j = &f->ck.cols.v[f->col];
+        if (!UPQ_ISSET(*j, UPQ_JCOL_PAGE_ROWS) || j->page_rows.n > UPQ_WF_K_ROWS + 1u)
+            continue;
+        for (k = 0; k < j->page_rows.n; k++)
+            f->prow[k] = j->page_rows.v[k];
+        f->prow_n = j->page_rows.n;
+        f->prow_i = 0;
+    }
+    f->pg_rows = f->prow[f->prow_i++];
+    return UPQ_OK;
+}
+
+#if UPQ_WITH_CRYPTO
+upq_status upq_wf_module(upq_writer *w, uint64_t off, uint64_t end, int module, int32_t rg, int32_t col,
+                         int32_t page, const upq_wkey *k, const uint8_t **p, size_t *n)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    uint64_t at = off;
+    const char *what = "";
+    upq_status st;
+    if (!f->cs_on) {
+        upq_cstream_init(&f->cs, off, end, module, rg, col, page);
+        f->cio.ctx = w->sink.ctx;
+        f->cio.read_at = w->sink.read_at;
+#if UPQ_WITH_LEND
+        f->cio.lend = (upq_lend_fn)0;
+#endif
+        f->cio.size = UINT64_MAX;
+        f->cs_on = 1;
+    }
+    st = upq_cstream_next(&f->cs, &f->cio, &w->wc->fc, k->k, f->buf, f->cap, p, n, &at, &what);
+    f->have = 0; /* the window holds other bytes now */
+    if (st == UPQ_OK || st == UPQ_AGAIN)
+        return st;
+    f->cs_on = 0;
+    if (st == UPQ_DONE)
+        return st;
+    if (st != UPQ_ERR_IO && st != UPQ_ERR_AUTH)
+        st = UPQ_ERR_CORRUPT; /* a short file, a length beyond its place */
+    upq_w_fail(w, st, col, what);
+    w->err.offset = at;
+    return st;
+}
+
+/* The encrypted page header at off: a module fed to the decoder as it is
+ * decrypted. */
+static upq_status sealed_header(upq_writer *w, uint64_t off, uint64_t end, uint32_t col, int32_t page)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    for (;;) {
+        const uint8_t *p;
+        size_t n, used = 0;
+        upq_status st = upq_wf_module(w, off, end, page < 0 ? UPQ_MODULE_DICT_PAGE_HEADER
+                                                             : UPQ_MODULE_DATA_PAGE_HEADER,
+                                      (int32_t)w->num_rg, (int32_t)col, page, w->cols[col].key, &p, &n);
+        if (st == UPQ_AGAIN)
+            return st;
+        if (st == UPQ_DONE) {
+            f->in_scan = 0;
+            if (!f->hs_done)
+                return upq_wf_corrupt(w, off, "page header damaged");
+            f->pg.off = off;
+            f->pg.hl = (uint32_t)(upq_cstream_end(&f->cs) - off);
+            return UPQ_OK;
+        }
+        if (st != UPQ_OK) {
+            f->in_scan = 0;
+            return st;
+        }
+        if (f->hs_done)
+            continue;
+        st = upq_tdec_feed(&f->tdec, p, n, &used);
+        if (st == UPQ_OK) {
+            f->hs_done = 1;
+        } else if (st != UPQ_AGAIN) {
+            f->in_scan = 0;
+            f->cs_on = 0;
+            return upq_wf_corrupt(w, off, "page header damaged");
+        }
+    }
+}
+#endif
+
+/* Decodes the page header at off into f->ph (and f->pg's size fields): of
+ * column col, the data page of ordinal `page` or (-1) its dictionary page
+ * (an encrypted column's header is a module whose AAD says which, with the
+ * row group's ordinal w->num_rg). UPQ_OK, UPQ_AGAIN, or an error. */
+upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end, uint32_t col, int32_t page)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_status st;
+    for (;;) {
+        uint32_t n;
+        size_t used = 0;
+        if (!f->in_scan) {
+            upq_thrift_limits lim;
+            upq_memset(&lim, 0, sizeof lim);
+            lim.max_binary = f->cap_b;
+            upq_arena_init(&f->scratch, f->smem, f->scap);
+            upq_tdec_init(&f->tdec, f->tframes, UPQ_THRIFT_MAX_DEPTH, &upq_page_header_desc, f->ph,
+                          &f->scratch, end - off, &lim);
+            f->in_scan = 1;
+            f->rdone = 0;
+#if UPQ_WITH_CRYPTO
+            f->hs_done = 0;
+            f->cs_on = 0;
+#endif
+        }
+#if UPQ_WITH_CRYPTO
+        if (UPQ_W_KEY(&w->cols[col]))
+            return sealed_header(w, off, end, col, page);
+#else
+        (void)col;
+        (void)page;
+#endif
+        /* a header is a few dozen bytes: a small read first (the body
+         * after it is not wanted), the whole window only for a long one */
+        n = f->rdone ? f->cap : HDR_READ;
+        if (end - off - f->rdone < n)
+            n = (uint32_t)(end - off - f->rdone);
+        if (n == 0) {
+            f->in_scan = 0;
+            return upq_wf_corrupt(w, off, "page header runs past its chunk");
+        }
+        st = upq_wf_rd(w, off + f->rdone, n);
+        if (st != UPQ_OK) {
+            if (st != UPQ_AGAIN)
+                f->in_scan = 0; /* the next call starts a header afresh */
+            return st;
+        }
+        st = upq_tdec_feed(&f->tdec, upq_wf_at(w, off + f->rdone), n, &used);
+        if (st == UPQ_AGAIN) {
+            f->rdone += n;
+            continue;
+        }
+        f->in_scan = 0;
+        if (st != UPQ_OK)
+            return upq_wf_corrupt(w, off, "page header damaged");
+        f->pg.off = off;
+        f->pg.hl = f->rdone + (uint32_t)used;
+        return UPQ_OK;
+    }
+}
+
+/* The facts of the decoded page header f->ph (a data page). */
+static upq_status page_facts(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    const upq_wcol *c = &w->cols[f->col];
+    const upq_page_header *ph = f->ph;
+    const upq_statistics *s = (const upq_statistics *)0;
+    upq_fpage *p = &f->pg;
+    if (ph->compressed_page_size < 0 || ph->uncompressed_page_size < 0 ||
+        (uint64_t)ph->compressed_page_size > f->pend - p->off - p->hl)
+        return upq_wf_corrupt(w, p->off, "page size outside its chunk");
+    p->total = p->hl + (uint32_t)ph->compressed_page_size;
+    p->type = ph->type;
+    p->unc = ph->uncompressed_page_size;
+    p->nulls = -1;
+    p->nans = -1;
+    if (ph->type == UPQ_PAGE_DATA && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER)) {
+        const upq_data_page_header *h = &ph->data_page_header;
+        p->values = h->num_values;
+        p->encoding = h->encoding;
+        p->rows = p->values;
+        if (UPQ_ISSET(*h, UPQ_DATA_PAGE_HEADER_STATISTICS))
+            s = &h->statistics;
+    } else if (ph->type == UPQ_PAGE_DATA_V2 && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2)) {
+        const upq_data_page_header_v2 *h = &ph->data_page_header_v2;
+        p->values = h->num_values;
+        p->encoding = h->encoding;
+        p->rows = h->num_rows;
+        p->nulls = h->num_nulls;
+        if (UPQ_ISSET(*h, UPQ_DATA_PAGE_HEADER_V2_STATISTICS))
+            s = &h->statistics;
+    } else {
+        return upq_wf_corrupt(w, p->off, "not a data page");
+    }
+    if (p->values < 0 || p->rows < 0 || p->encoding < 0 || p->encoding > 31)
+        return upq_wf_corrupt(w, p->off, "page header damaged");
+    if (c->max_rep && ph->type == UPQ_PAGE_DATA) {
+        if (!f->pg_rows_ok)
+            return upq_wf_corrupt(w, p->off, "rows of a page missing from the journal");
+        p->rows = f->pg_rows;
+    }
+    upq_minmax_reset(&p->mm);
+    if (s) {
+        if (UPQ_ISSET(*s, UPQ_STATISTICS_NULL_COUNT))
+            p->nulls = s->null_count;
+        if (UPQ_ISSET(*s, UPQ_STATISTICS_NAN_COUNT))
+            p->nans = s->nan_count;
+        if (UPQ_ISSET(*s, UPQ_STATISTICS_MIN_VALUE)) {
+            p->mm.min = (uint8_t *)(uintptr_t)s->min_value.ptr;
+            p->mm.min_len = s->min_value.len;
+            p->mm.min_ok = 1;
+            p->mm.min_exact = UPQ_ISSET(*s, UPQ_STATISTICS_IS_MIN_VALUE_EXACT) ? s->is_min_value_exact : 0;
+            p->mm.has = 1;
+        }
+        if (UPQ_ISSET(*s, UPQ_STATISTICS_MAX_VALUE)) {
+            p->mm.max = (uint8_t *)(uintptr_t)s->max_value.ptr;
+            p->mm.max_len = s->max_value.len;
+            p->mm.max_ok = 1;
+            p->mm.max_exact = UPQ_ISSET(*s, UPQ_STATISTICS_IS_MAX_VALUE_EXACT) ? s->is_max_value_exact : 0;
+            p->mm.has = 1;
+        }
+        p->mm.cap = f->cap_b;
+        if (p->mm.min_len > f->cap_b || p->mm.max_len > f->cap_b)
+            return upq_wf_corrupt(w, p->off, "page statistics too long");
+    }
+    if (p->nulls > p->values)
+        return upq_wf_corrupt(w, p->off, "page header damaged");
+    return UPQ_OK;
+}
+
+/* The next data page of the chunk into f->pg: UPQ_OK, UPQ_DONE after the
+ * last, UPQ_AGAIN, or an error. */
+static upq_status page_next(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_status st;
+    if (f->ppos == f->pend)
+        return UPQ_DONE;
+    if (!f->in_scan) {
+        f->pg_rows_ok = 0;
+        if (w->cols[f->col].max_rep && !UPQ_W_V2(w)) {
+            st = page_rows_next(w);
+            if (st != UPQ_OK)
+                return st;
+            f->pg_rows_ok = 1;
+        }
+    }
+    st = upq_wf_page_header(w, f->ppos, f->pend, f->col, (int32_t)f->page);
+    if (st != UPQ_OK)
+        return st;
+    st = page_facts(w);
+    if (st != UPQ_OK)
+        return st;
+    f->pg.off = f->ppos;
+    f->ppos += f->pg.total;
+    f->page++;
+    return UPQ_OK;
+}
+
+/* ---- small encodings ------------------------------------------------------------- */
+
+/* A field header (delta 1..15) and a list header of n elements of wire
+ * type ct. */
+static size_t put_list_field(uint8_t *p, unsigned delta, uint32_t n, unsigned ct)
+{
+    p[0] = (uint8_t)((delta << 4) | UPQ_CT_LIST);
+    return 1 + upq_tc_list_hdr(p + 1, n, ct);
+}
+
+/* ---- one chunk's page indexes ------------------------------------------------------- */
+
+/* A page with no value: its ColumnIndex entry has empty bounds. */
+static int page_is_null(const upq_fpage *p)
+{
+    return p->nulls == p->values;
+}
+
+static uint32_t entry_len(const upq_fpage *p, int max)
+{
+    return page_is_null(p) ? 0u : max ? p->mm.max_len : p->mm.min_len;
+}
+
+static void scan_reset(upq_writer *w, uint32_t col)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_wcol *c = &w->cols[col];
+    f->npages = 0;
+    f->ci_ok = !UPQ_W_NO_PI(w) && c->order != UPQ_SO_NONE;
+    f->prev_has = 0;
+    f->asc = f->desc = 1;
+    f->ci_len = f->oi_len = 0;
+    c->num_values = c->nulls = c->nans = c->unc_bytes = c->comp_bytes = 0;
+    c->enc_mask = 0;
+    c->pages_dict = c->pages_plain = c->dict_pages = 0;
+    c->ci_len = c->oi_len = 0;
+    if (UPQ_WITH_STATISTICS && c->st.cap)
+        upq_minmax_reset(&c->st);
+}
+
+/* Page f->pg joins the scan: ColumnIndex possible, boundary order, sizes
+ * of both indexes, and the chunk's totals for its ColumnChunk. */
+static void scan_page(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    const upq_fpage *p = &f->pg;
+    upq_wcol *c = &w->cols[f->col];
+    int order = c->order;
+    f->npages++;
+    if (p->nulls < 0)
+        f->ci_ok = 0;
+    if (!page_is_null(p) && f->ci_ok) {
+        if (!p->mm.has || !p->mm.min_ok || !p->mm.max_ok) {
+            f->ci_ok = 0;
+        } else {
+            if (f->prev_has) {
+                int a = upq_stats_cmp(order, p->mm.min, p->mm.min_len, f->prev_min, f->prev_min_len);
+                int b = upq_stats_cmp(order, p->mm.max, p->mm.max_len, f->prev_max, f->prev_max_len);
+                if (a < 0 || b < 0)
+                    f->asc = 0;
+                if (a > 0 || b > 0)
+                    f->desc = 0;
+            }
+            upq_memcpy(f->prev_min, p->mm.min, p->mm.min_len);
+            upq_memcpy(f->prev_max, p->mm.max, p->mm.max_len);
+            f->prev_min_len = p->mm.min_len;
+            f->prev_max_len = p->mm.max_len;
+            f->prev_has = 1;
+        }
+    }
+    /* the indexes' list entries */
+    f->ci_len += (uint32_t)(1u + upq_tc_varint_len(entry_len(p, 0)) + entry_len(p, 0) +
+                            upq_tc_varint_len(entry_len(p, 1)) + entry_len(p, 1) +
+                            upq_tc_varint_len(upq_tc_zz(p->nulls < 0 ? 0 : p->nulls)));
+    f->oi_len += (uint32_t)(1u + upq_tc_varint_len(upq_tc_zz((int64_t)p->off)) + 1u + upq_tc_varint_len(upq_tc_zz((int64_t)p->total)) +
+                            1u + upq_tc_varint_len(upq_tc_zz((int64_t)f->frow)) + 1u);
+    f->frow += (uint64_t)p->rows;
+    /* totals for the footer's ColumnChunk */
+    c->num_values += p->values;
+    if (p->nulls > 0)
+        c->nulls += p->nulls;
+    if (p->nans > 0)
+        c->nans += p->nans;
+    c->unc_bytes += (int64_t)p->hl + p->unc;
+    c->comp_bytes += (int64_t)p->total;
+    c->enc_mask |= 1u << (uint32_t)p->encoding;
+    if (c->max_def || c->max_rep)
+        c->enc_mask |= 1u << UPQ_ENC_RLE;
+    if (p->encoding == UPQ_ENC_PLAIN_DICTIONARY || p->encoding == UPQ_ENC_RLE_DICTIONARY) {
+        c->pages_dict++;
+        c->dict_pages++;
+    } else {
+        c->pages_plain++;
+        c->enc = p->encoding;
+    }
+    if (UPQ_WITH_STATISTICS && c->st.cap)
+        upq_minmax_merge(&c->st, &p->mm, order);
+}
+
+/* Ends the scan of column f->col: its index sizes and boundary order. */
+static void scan_end(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_wcol *c = &w->cols[f->col];
+    uint8_t tmp[16];
+    f->boundary = f->asc ? UPQ_BOUNDARY_ASCENDING : f->desc ? UPQ_BOUNDARY_DESCENDING
+                                                        : UPQ_BOUNDARY_UNORDERED;
+    if (!f->npages)
+        f->ci_ok = 0;
+    if (f->ci_ok) {
+        /* three list headers, boundary_order, a fourth list header, STOP */
+        f->ci_len += (uint32_t)(put_list_field(tmp, 1, f->npages, UPQ_CT_TRUE) +
+                                2u * put_list_field(tmp, 1, f->npages, UPQ_CT_BINARY)) +
+                     1u + (uint32_t)upq_tc_varint_len(upq_tc_zz(f->boundary)) +
+                     (uint32_t)put_list_field(tmp, 1, f->npages, UPQ_CT_I64) + 1u;
+        c->ci_len = (int32_t)(f->ci_len + (UPQ_W_KEY(c) ? UPQ_W_CRYPTO_OVER : 0u));
+    }
+    if (!UPQ_W_NO_PI(w))
+        c->oi_len = (int32_t)(f->oi_len + put_list_field(tmp, 1, f->npages, UPQ_CT_STRUCT) + 1u +
+                              (UPQ_W_KEY(c) ? UPQ_W_CRYPTO_OVER : 0u));
+}
+
+/* A piece of literal bytes at the next place of the page index area. */
+static upq_status lit_piece(upq_writer *w, size_t n)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_wj_src(w, f->lit, n, f->pos);
+    f->pos += n;
+    return UPQ_OK;
+}
+
+/* The dictionary page of column f->col (header at the slot's end - len):
+ * its sizes join the totals. UPQ_OK, UPQ_AGAIN, or an error. */
+static upq_status dict_page(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_wcol *c = &w->cols[f->col];
+    const upq_wjcol *j = &w->jr->cols[f->col];
+    uint64_t off = j->off + j->slot - (uint32_t)c->dict_hdr;
+    const upq_page_header *ph = f->ph;
+    upq_status st;
+    c->chunk_off = (int64_t)off;
+    c->data_off = (int64_t)(j->off + j->slot);
+    if (!c->dict_hdr)
+        return UPQ_OK;
+    st = upq_wf_page_header(w, off, j->off + j->slot, f->col, -1);
+    if (st != UPQ_OK)
+        return st;
+    if (ph->type != UPQ_PAGE_DICTIONARY || ph->compressed_page_size < 0 ||
+        ph->uncompressed_page_size < 0 ||
+        (uint64_t)f->pg.hl + (uint64_t)ph->compressed_page_size != (uint64_t)c->dict_hdr)
+        return upq_wf_corrupt(w, off, "dictionary page damaged");
+    c->unc_bytes += (int64_t)f->pg.hl + ph->uncompressed_page_size;
+    c->comp_bytes += c->dict_hdr;
+    c->enc_mask |= 1u << (UPQ_W_V2(w) ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY);
+    return UPQ_OK;
+}
+
+/*
+ * Scans column f->col's chunk: the dictionary page, then every data page.
+ * UPQ_OK when done (totals and index sizes set), UPQ_AGAIN, or an error.
+ */
+static upq_status scan_chunk(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_status st;
+    if (!f->scanning) {
+        scan_reset(w, f->col);
+        f->scanning = 1;
+        f->dict_done = 0;
+    }
+    if (!f->dict_done) {
+        st = dict_page(w);
+        if (st != UPQ_OK)
+            return st;
+        f->dict_done = 1;
+        pages_begin(w, f->col);
+    }
+    for (;;) {
+        st = page_next(w);
+        if (st == UPQ_DONE)
+            break;
+        if (st != UPQ_OK)
+            return st;
+        scan_page(w);
+    }
+    f->scanning = 0;
+    if (f->npages != w->cols[f->col].npages)
+        return upq_wf_corrupt(w, f->ppos, "the chunk's pages do not match its journal");
+    if (f->frow != f->rg_rows)
+        return upq_wf_corrupt(w, f->ppos, "the chunk's rows do not match its journal");
+    scan_end(w);
+    return UPQ_OK;
+}
+
+/*
+ * Phase 0 for column f->col: its ColumnIndex (f->which 0), or its
+ * OffsetIndex (1), one pass over its page headers per list.
+ * UPQ_OK with a piece, UPQ_DONE when written, UPQ_AGAIN, or an error.
+ */
+static upq_status chunk_index(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_wcol *c = &w->cols[f->col];
+    upq_status st;
+    size_t k;
+    for (;;) {
+        switch (f->xstage) {
+        case X_SCAN:
+            if (f->which == 1) {
+                /* the ColumnIndex's scan said it all: pages, index size */
+                f->npages = c->npages;
+                if (UPQ_W_NO_PI(w))
+                    return UPQ_DONE;
+                pages_begin(w, f->col);
+                f->xstage = UPQ_W_KEY(c) ? X_OPEN : X_OI_HEAD;
+                continue;
+            }
+            st = scan_chunk(w);
+            if (st != UPQ_OK)
+                return st;
+            if (f->which == 0 && !f->ci_ok)
+                return UPQ_DONE;
+            if (f->which == 1 && UPQ_W_NO_PI(w))
+                return UPQ_DONE;
+            pages_begin(w, f->col);
+            f->xstage = UPQ_W_KEY(c) ? X_OPEN : f->which == 0 ? X_CI_HEAD : X_OI_HEAD;
+            continue;
+#if UPQ_WITH_CRYPTO
+        case X_OPEN:
+            st = upq_wc_stream_begin(w, c->key, f->which == 0 ? UPQ_MODULE_COLUMN_INDEX : UPQ_MODULE_OFFSET_INDEX,
+                                     (int32_t)f->col,
+                                     (uint32_t)(f->which == 0 ? c->ci_len : c->oi_len) -
+                                         (uint32_t)UPQ_W_CRYPTO_OVER,
+                                     UPQ_WS_ENCRYPT);
+            if (st != UPQ_OK)
+                return st;
+            upq_memcpy(f->lit, w->wc->head, 16);
+            f->xstage = f->which == 0 ? X_CI_HEAD : X_OI_HEAD;
+            lit_piece(w, 16);
+            f->sealing = 1; /* the pieces from here on are encrypted */
+            return UPQ_OK;
+        case X_TAG:
+            f->sealing = 0;
+            upq_wc_stream_tag(w, f->lit);
+            f->xstage = X_DONE;
+            return lit_piece(w, 16);
+#endif
+        case X_CI_HEAD:
+            f->xstage = X_NULL_PAGES;
+            return lit_piece(w, put_list_field(f->lit, 1, f->npages, UPQ_CT_TRUE));
+        case X_NULL_PAGES:
+        case X_MINS:
+        case X_MAXS:
+        case X_NULL_COUNTS:
+            if (f->bytes_due) {
+                /* a bound's bytes, after its length: still in the decoded header */
+                const upq_fpage *p = &f->pg;
+                const uint8_t *b = f->xstage == X_MAXS ? p->mm.max : p->mm.min;
+                f->bytes_due = 0;
+                upq_wj_src(w, b, entry_len(p, f->xstage == X_MAXS), f->pos);
+                f->pos += entry_len(p, f->xstage == X_MAXS);
+                return UPQ_OK;
+            }
+            st = page_next(w);
+            if (st == UPQ_OK) {
+                const upq_fpage *p = &f->pg;
+                if (f->xstage == X_NULL_PAGES) {
+                    f->lit[0] = page_is_null(p) ? 1 : 2;
+                    return lit_piece(w, 1);
+                }
+                if (f->xstage == X_NULL_COUNTS)
+                    return lit_piece(w, upq_tc_varint(f->lit, upq_tc_zz(p->nulls)));
+                f->bytes_due = entry_len(p, f->xstage == X_MAXS) != 0;
+                return lit_piece(w, upq_tc_varint(f->lit, entry_len(p, f->xstage == X_MAXS)));
+            }
+            if (st != UPQ_DONE)
+                return st;
+            pages_begin(w, f->col);
+            if (f->xstage == X_NULL_PAGES) {
+                f->xstage = X_MINS;
+                return lit_piece(w, put_list_field(f->lit, 1, f->npages, UPQ_CT_BINARY));
+            }
+            if (f->xstage == X_MINS) {
+                f->xstage = X_MAXS;
+                return lit_piece(w, put_list_field(f->lit, 1, f->npages, UPQ_CT_BINARY));
+            }
+            if (f->xstage == X_MAXS) {
+                f->xstage = X_NULL_COUNTS;
+                k = 0;
+                f->lit[k++] = 0x15; /* boundary_order: i32 */
+                k += upq_tc_varint(f->lit + k, upq_tc_zz(f->boundary));
+                k += put_list_field(f->lit + k, 1, f->npages, UPQ_CT_I64);
+                return lit_piece(w, k);
+            }
+            f->xstage = X_CI_END;
+            continue;
+        case X_CI_END:
+            f->lit[0] = 0; /* STOP */
+            f->xstage = UPQ_W_KEY(c) ? X_TAG : X_DONE;
+            return lit_piece(w, 1);
+        case X_OI_HEAD:
+            f->frow = 0;
+            f->xstage = X_OI_PAGES;
+            return lit_piece(w, put_list_field(f->lit, 1, f->npages, UPQ_CT_STRUCT));
+        case X_OI_PAGES:
+            st = page_next(w);
+            if (st == UPQ_OK) {
+                const upq_fpage *p = &f->pg;
+                k = 0;
+                f->lit[k++] = 0x16; /* offset: i64 */
+                k += upq_tc_varint(f->lit + k, upq_tc_zz((int64_t)p->off));
+                f->lit[k++] = 0x15; /* compressed_page_size: i32 */
+                k += upq_tc_varint(f->lit + k, upq_tc_zz((int64_t)p->total));
+                f->xstage = X_OI_ROW;
+                return lit_piece(w, k);
+            }
+            if (st != UPQ_DONE)
+                return st;
+            f->xstage = X_OI_END;
+            continue;
+        case X_OI_ROW:
+            k = 0;
+            f->lit[k++] = 0x16; /* first_row_index: i64 */
+            k += upq_tc_varint(f->lit + k, upq_tc_zz((int64_t)f->frow));
+            f->lit[k++] = 0; /* STOP */
+            f->frow += (uint64_t)f->pg.rows;
+            f->xstage = X_OI_PAGES;
+            return lit_piece(w, k);
+        case X_OI_END:
+            f->lit[0] = 0; /* STOP */
+            f->xstage = UPQ_W_KEY(c) ? X_TAG : X_DONE;
+            return lit_piece(w, 1);
+        default:
+            return UPQ_DONE;
+        }
+    }
+}
+
+/* ---- the footer's row groups ------------------------------------------------------ */
+
+/* Phase 1 starts (again, after an encrypted footer was counted). */
+void upq_wf_footer_rgs_start(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    f->pi = f->area;
+    f->rg = 0;
+    f->rg_j = f->first_j;
+    f->fstage = 0;
+    f->rec = 0;
+    f->scanning = 0;
+    f->in_scan = 0;
+    f->lstage = L_HDR;
+}
+
+/*
+ * Phase 1: for the footer's G_JRGS stage, each row group in turn: load it,
+ * scan every chunk (totals and index sizes), place the indexes as phase 0
+ * did, then generate the RowGroup through w->win.
+ */
+upq_status upq_wf_footer_rgs(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_wjournal *jr = w->jr;
+    upq_status st;
+    uint32_t i;
+    size_t got = 0;
+    for (;;) {
+        switch (f->fstage) {
+        case 0: /* the next row group */
+            if (f->rg == f->nrg) {
+                w->num_rg = f->nrg;
+                return UPQ_DONE;
+            }
+            st = rg_load(w);
+            if (st == UPQ_DONE)
+                return upq_wf_corrupt(w, f->rg_j, "row group missing");
+            if (st != UPQ_OK)
+                return st;
+            w->num_rg = f->rg;
+            f->col = 0;
+            f->fstage = 1;
+            continue;
+        case 1: /* scan its chunks */
+            if (f->col < w->ncols) {
+                st = scan_chunk(w);
+                if (st != UPQ_OK)
+                    return st;
+                f->col++;
+                continue;
+            }
+            /* where phase 0 put the indexes: ColumnIndexes, then OffsetIndexes */
+            w->rg_unc = w->rg_comp = 0;
+            for (i = 0; i < w->ncols; i++) {
+                upq_wcol *c = &w->cols[i];
+                if (c->ci_len) {
+                    c->ci_off = (int64_t)f->pi;
+                    f->pi += (uint32_t)c->ci_len;
+                }
+                w->rg_unc += c->unc_bytes;
+                w->rg_comp += c->comp_bytes;
+            }
+            for (i = 0; i < w->ncols; i++) {
+                upq_wcol *c = &w->cols[i];
+                c->oi_off = (int64_t)f->pi;
+                f->pi += (uint32_t)c->oi_len;
+            }
+            w->rg_off = w->cols[0].chunk_off;
+            w->rg_rows = f->rg_rows;
+            w->num_rg = f->rg; /* the RowGroup's ordinal */
+            upq_w_rg_gen_start(w);
+            f->fstage = 2;
+            continue;
+        case 2:
+            st = upq_w_rg_gen(w, w->win, sizeof w->win, &got);
+            if (st < 0)
+                return st;
+            if (st == UPQ_OK) {
+                f->fstage = 0;
+                f->rg++;
+                f->rg_j = f->next_j;
+            }
+            upq_wj_src(w, w->win, got, w->file_pos);
+            return UPQ_OK;
+        default:
+            return UPQ_DONE;
+        }
+    }
+    (void)jr;
+}
+
+/* ---- the finisher's job ----------------------------------------------------------- */
+
+upq_status upq_wf_next(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_wjournal *jr = w->jr;
+    upq_status st;
+    for (;;) {
+        switch (f->stage) {
+        case F_INIT:
+            f->first_j = jr->first_j;
+            f->area = jr->next + UPQ_WJ_CLOSE_ROOM(w);
+            f->pos = f->area;
+            f->rg = 0;
+            f->rg_j = f->first_j;
+            f->rows = 0;
+            f->rec = 0;
+            f->stage = F_RG_LOAD;
+            continue;
+        case F_RG_LOAD:
+            /* phase 0: the page indexes, a row group at a time */
+            if (f->rg_j == jr->next) {
+                f->nrg = f->rg;
+                f->stage = F_FOOTER;
+                continue;
+            }
+            st = rg_load(w);
+            if (st == UPQ_DONE) {
+                f->nrg = f->rg;
+                f->stage = F_FOOTER;
+                continue;
+            }
+            if (st != UPQ_OK)
+                return st;
+            w->num_rg = f->rg; /* the AADs' row group ordinal */
+            f->col = 0;
+            f->which = 0;
+            f->xstage = X_SCAN;
+            f->stage = F_CHUNK;
+            continue;
+        case F_CHUNK:
+            if (f->col == w->ncols) {
+                if (f->which == 0) {
+                    f->which = 1;
+                    f->col = 0;
+                    f->xstage = X_SCAN;
+                    continue;
+                }
+                f->rows += f->rg_rows;
+                f->rg++;
+                f->rg_j = f->next_j;
+                f->stage = F_RG_LOAD;
+                continue;
+            }
+            st = chunk_index(w);
+#if UPQ_WITH_CRYPTO
+            if (st == UPQ_OK && f->sealing && f->xstage != X_CI_HEAD && f->xstage != X_OI_HEAD)
+                upq_wc_stream_piece(w, (uint8_t *)(uintptr_t)w->src, w->src_len);
+#endif
+            if (st != UPQ_DONE)
+                return st;
+            f->col++;
+            f->xstage = X_SCAN;
+            continue;
+        case F_FOOTER:
+            if (!f->footer_on) {
+                w->rows_done = f->rows;
+                w->num_rg = f->nrg;
+                w->file_pos = f->pos;
+                upq_w_footer_begin(w, 0);
+                f->footer_on = 1;
+            }
+            st = upq_w_footer_piece(w);
+            if (st == UPQ_OK)
+                return UPQ_OK;
+            if (st != UPQ_DONE)
+                return st;
+            f->footer_on = 0;
+            f->end = w->file_pos;
+            f->stage = F_SYNC;
+            continue;
+        case F_SYNC:
+            st = upq_w_sync(w);
+            if (st != UPQ_OK)
+                return st;
+            f->stage = F_TAIL;
+            continue;
+        case F_TAIL:
+            /* the footer must end the file: what lies beyond it (the rest
+             * of a cut-short run, a longer file resumed) is cut off, or,
+             * without truncate, the footer is copied to the end (its bytes
+             * do not depend on where they are) */
+            if (jr->hwm <= f->end) {
+                f->stage = F_DONE;
+                continue;
+            }
+            if (w->sink.truncate) {
+                st = w->sink.truncate(w->sink.ctx, f->end);
+                if (st == UPQ_AGAIN)
+                    return UPQ_AGAIN;
+                if (st != UPQ_OK)
+                    return upq_w_fail(w, UPQ_ERR_IO, -1, "truncate failed");
+                jr->hwm = f->end;
+                f->stage = F_SYNC;
+                continue;
+            }
+            if (!f->tfix) {
+                f->bleft = f->end - w->footer_start; /* bytes left to copy, from the end */
+                f->tfix = 1;
+            }
+            if (f->bleft) {
+                uint32_t n = f->bleft < f->cap ? (uint32_t)f->bleft : f->cap;
+                uint64_t from = w->footer_start + f->bleft - n;
+                st = upq_wf_rd(w, from, n);
+                if (st != UPQ_OK)
+                    return st;
+                f->bleft -= n;
+                upq_wj_src(w, upq_wf_at(w, from), n, jr->hwm - (f->end - from));
+                return UPQ_OK;
+            }
+            f->tfix = 0;
+            f->end = jr->hwm;
+            f->stage = F_SYNC;
+            continue;
+        default:
+            return UPQ_DONE;
+        }
+    }
+}
+
+/* The CLOSE record in the room kept for it, then sync: the journal now says
+ * the file is complete (resuming reads it to continue after the footer). */
+upq_status upq_wf_close_next(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_wjournal *jr = w->jr;
+    upq_status st;
+    switch (f->cstage) {
+    case 0:
+        /* the CRC of what close wrote after the journal: recovery checks
+         * it before taking the file as closed */
+        if (!f->crc_on) {
+            f->bpos = f->area;
+            f->bcrc = 0;
+            f->crc_on = 1;
+            f->have = 0; /* the window may hold bytes the footer's copy wrote over */
+        }
+        while (f->bpos < f->end) {
+            uint32_t n = f->end - f->bpos < f->cap ? (uint32_t)(f->end - f->bpos) : f->cap;
+            st = upq_wf_rd(w, f->bpos, n);
+            if (st != UPQ_OK)
+                return st;
+            f->bcrc = upq_crc32_update(f->bcrc, upq_wf_at(w, f->bpos), n);
+            f->bpos += n;
+        }
+        f->crc_on = 0;
+        upq_memset(&jr->cl, 0, sizeof jr->cl);
+        jr->cl.isset = (1u << UPQ_JCLOSE_TAIL) | (1u << UPQ_JCLOSE_SIZE) | (1u << UPQ_JCLOSE_ROWS) |
+                       (1u << UPQ_JCLOSE_ROW_GROUPS) | (1u << UPQ_JCLOSE_CRC);
+        jr->cl.crc = (int32_t)f->bcrc;
+        jr->cl.tail = (int64_t)f->area;
+        jr->cl.size = (int64_t)f->end;
+        jr->cl.rows = (int64_t)f->rows;
+        jr->cl.row_groups = (int32_t)f->nrg;
+        upq_wj_rec_begin(w, UPQ_J_CLOSE, 0, &upq_journal_descs[UPQ_JDESC_CLOSE], &jr->cl, jr->next);
+        f->cstage = 1;
+        w->src_len = w->src_pos = 0;
+        return UPQ_OK;
+    case 1:
+        st = upq_w_sync(w);
+        if (st != UPQ_OK)
+            return st;
+        f->cstage = 2;
+        return UPQ_DONE;
+    default:
+        return UPQ_DONE;
+    }
+}
+
+#endif /* UPQ_WITH_WRITER */

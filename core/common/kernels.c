@@ -1,0 +1,372 @@
+/*
+ * Scalar inner loops of the page decoders. See kernels.h for the contracts;
+ * a SIMD build swaps these for its own and tests both on the same inputs.
+ */
+#include "upq_kernels.h"
+#include "upq_port.h"
+
+static void unpack32_loop(const uint8_t *in, unsigned shift, uint32_t *out, unsigned bw, size_t n)
+{
+    uint64_t acc;
+    uint32_t mask;
+    unsigned have;
+    size_t i;
+
+    mask = bw == 32 ? 0xFFFFFFFFu : ((uint32_t)1 << bw) - 1u;
+    /* `acc` holds `have` unread bits. A word is loaded only when the next
+     * value needs it, so loads run at most 31 bits ahead of the values
+     * taken: groups of 32 values refill a 32-bit word at a time while the
+     * values after the group still cover 32 bits; the rest refills
+     * bytewise, touching nothing past the last value's byte. */
+    acc = (uint64_t)(*in++ >> shift);
+    have = 8u - shift;
+    for (; n >= 32 && (n - 32) * bw >= 32; n -= 32, out += 32) {
+        for (i = 0; i < 32; i++) {
+            if (have < bw) {
+                acc |= (uint64_t)upq_load_le32(in) << have;
+                in += 4;
+                have += 32;
+            }
+            out[i] = (uint32_t)acc & mask;
+            acc >>= bw;
+            have -= bw;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        while (have < bw) {
+            acc |= (uint64_t)*in++ << have;
+            have += 8;
+        }
+        out[i] = (uint32_t)acc & mask;
+        acc >>= bw;
+        have -= bw;
+    }
+}
+
+/*
+ * Unrolled per-width unpacking of whole groups of 32 values (exactly bw
+ * words) is about four times faster than the loop above but costs some
+ * 20 KB of code, so builds optimised for size keep only the loop.
+ */
+#if defined(__OPTIMIZE_SIZE__)
+#define UNPACK_UNROLLED 0
+#else
+#define UNPACK_UNROLLED 1
+#endif
+
+#if UNPACK_UNROLLED
+#if defined(__GNUC__) || defined(__clang__)
+#define UNROLL_32 _Pragma("GCC unroll 32")
+#else
+#define UNROLL_32
+#endif
+
+/* With bw a constant, the compiler resolves every refill and shift. */
+UPQ_INLINE void unpack32_group(const uint8_t *in, uint32_t *out, unsigned bw)
+{
+    uint64_t acc = 0;
+    uint32_t mask = bw == 32 ? 0xFFFFFFFFu : ((uint32_t)1 << bw) - 1u;
+    unsigned have = 0, i;
+    UNROLL_32
+    for (i = 0; i < 32; i++) {
+        if (have < bw) {
+            acc |= (uint64_t)upq_load_le32(in) << have;
+            in += 4;
+            have += 32;
+        }
+        out[i] = (uint32_t)acc & mask;
+        acc >>= bw;
+        have -= bw;
+    }
+}
+
+#define UNPACK_CASE(b)                                         \
+    case b:                                                    \
+        for (g = 0; g < groups; g++)                           \
+            unpack32_group(in + g * 4u * (b), out + g * 32, b); \
+        break;
+
+static void unpack32_groups(const uint8_t *in, uint32_t *out, unsigned bw, size_t groups)
+{
+    size_t g;
+    switch (bw) {
+        UNPACK_CASE(1) UNPACK_CASE(2) UNPACK_CASE(3) UNPACK_CASE(4)
+        UNPACK_CASE(5) UNPACK_CASE(6) UNPACK_CASE(7) UNPACK_CASE(8)
+        UNPACK_CASE(9) UNPACK_CASE(10) UNPACK_CASE(11) UNPACK_CASE(12)
+        UNPACK_CASE(13) UNPACK_CASE(14) UNPACK_CASE(15) UNPACK_CASE(16)
+        UNPACK_CASE(17) UNPACK_CASE(18) UNPACK_CASE(19) UNPACK_CASE(20)
+        UNPACK_CASE(21) UNPACK_CASE(22) UNPACK_CASE(23) UNPACK_CASE(24)
+        UNPACK_CASE(25) UNPACK_CASE(26) UNPACK_CASE(27) UNPACK_CASE(28)
+        UNPACK_CASE(29) UNPACK_CASE(30) UNPACK_CASE(31) UNPACK_CASE(32)
+    default: break;
+    }
+}
+#endif
+
+void upq_unpack32(const uint8_t *in, unsigned shift, uint32_t *out, unsigned bw, size_t n)
+{
+    if (n == 0)
+        return;
+    if (bw == 0) {
+        upq_fill_u32(out, 0, n);
+        return;
+    }
+#if UNPACK_UNROLLED
+    if (shift != 0) {
+        /* loop up to the next value that starts on a byte: within 8 values
+         * when there is one (decoders only start where there is) */
+        size_t head = 1;
+        while (head < 8 && (shift + head * bw) % 8u != 0)
+            head++;
+        if (head >= n || (shift + head * bw) % 8u != 0) {
+            unpack32_loop(in, shift, out, bw, n);
+            return;
+        }
+        unpack32_loop(in, shift, out, bw, head);
+        in += (shift + head * bw) / 8u;
+        out += head;
+        n -= head;
+    }
+    if (n >= 32) {
+        size_t groups = n / 32u;
+        unpack32_groups(in, out, bw, groups);
+        in += groups * 4u * bw;
+        out += groups * 32u;
+        n %= 32u;
+    }
+    if (n)
+        unpack32_loop(in, 0, out, bw, n);
+#else
+    unpack32_loop(in, shift, out, bw, n);
+#endif
+}
+
+/* Widths above 32 are rare (random 64-bit deltas), so this favours
+ * simplicity: each value is gathered from the at most nine bytes it spans. */
+void upq_unpack64(const uint8_t *in, unsigned shift, uint64_t *out, unsigned bw, size_t n)
+{
+    uint64_t mask = bw == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bw) - 1u;
+    size_t i, bit = shift;
+
+    if (bw == 0) {
+        for (i = 0; i < n; i++)
+            out[i] = 0;
+        return;
+    }
+    for (i = 0; i < n; i++, bit += bw) {
+        const uint8_t *p = in + bit / 8u;
+        unsigned s = (unsigned)(bit % 8u);
+        unsigned nbytes = (s + bw + 7u) / 8u, k;
+        uint64_t v = (uint64_t)(p[0] >> s);
+        for (k = 1; k < nbytes; k++) {
+            unsigned at = 8u * k - s;
+            if (at < 64)
+                v |= (uint64_t)p[k] << at;
+        }
+        out[i] = v & mask;
+    }
+}
+
+#define UPQ_FILL(name, T)                          \
+    void name(T *out, T v, size_t n)               \
+    {                                              \
+        size_t i;                                  \
+        for (i = 0; i < n; i++)                    \
+            out[i] = v;                            \
+    }
+UPQ_FILL(upq_fill_u8, uint8_t)
+UPQ_FILL(upq_fill_u16, uint16_t)
+UPQ_FILL(upq_fill_u32, uint32_t)
+UPQ_FILL(upq_fill_u64, uint64_t)
+UPQ_FILL(upq_fill_f32, float)
+UPQ_FILL(upq_fill_f64, double)
+
+void upq_fill_i96(upq_int96 *out, const upq_int96 *v, size_t n)
+{
+    size_t i;
+    unsigned k;
+    for (i = 0; i < n; i++)
+        for (k = 0; k < 12; k++)
+            out[i].b[k] = v->b[k];
+}
+
+void upq_fill_bytes(upq_bytes *out, upq_bytes v, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        out[i].ptr = v.ptr;
+        out[i].len = v.len;
+    }
+}
+
+uint32_t upq_delta_sum32(uint32_t *out, const uint32_t *d, size_t n, uint32_t min_delta,
+                         uint32_t last)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        last += min_delta + d[i];
+        out[i] = last;
+    }
+    return last;
+}
+
+uint64_t upq_delta_sum64(uint64_t *out, const uint64_t *d, size_t n, uint64_t min_delta,
+                         uint64_t last)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        last += min_delta + d[i];
+        out[i] = last;
+    }
+    return last;
+}
+
+uint64_t upq_delta_sum64_32(uint64_t *out, const uint32_t *d, size_t n, uint64_t min_delta,
+                            uint64_t last)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        last += min_delta + d[i];
+        out[i] = last;
+    }
+    return last;
+}
+
+uint64_t upq_sum32(const uint32_t *d, size_t n)
+{
+    uint64_t s = 0;
+    size_t i;
+    for (i = 0; i < n; i++)
+        s += d[i];
+    return s;
+}
+
+uint64_t upq_sum64(const uint64_t *d, size_t n)
+{
+    uint64_t s = 0;
+    size_t i;
+    for (i = 0; i < n; i++)
+        s += d[i];
+    return s;
+}
+
+void upq_bss_gather(const uint8_t *in, size_t stride, size_t width, size_t n, uint8_t *out)
+{
+    size_t i, k;
+    if (width == 4) {
+        const uint8_t *s0 = in, *s1 = in + stride, *s2 = s1 + stride, *s3 = s2 + stride;
+        for (i = 0; i < n; i++, out += 4) {
+            out[0] = s0[i];
+            out[1] = s1[i];
+            out[2] = s2[i];
+            out[3] = s3[i];
+        }
+        return;
+    }
+    /* stream by stream: sequential reads, strided writes into a small buffer */
+    for (k = 0; k < width; k++) {
+        const uint8_t *s = in + k * stride;
+        uint8_t *o = out + k;
+        for (i = 0; i < n; i++, o += width)
+            *o = s[i];
+    }
+}
+
+void upq_bss_scatter(const uint8_t *in, size_t width, size_t n, uint8_t *out, size_t stride)
+{
+    size_t i, k;
+    for (k = 0; k < width; k++) {
+        const uint8_t *s = in + k;
+        uint8_t *o = out + k * stride;
+        for (i = 0; i < n; i++, s += width)
+            o[i] = *s;
+    }
+}
+
+uint32_t upq_max_index(const uint32_t *idx, size_t n)
+{
+    /* four independent maxima: no chain of dependent compares */
+    uint32_t m0 = 0, m1 = 0, m2 = 0, m3 = 0;
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        m0 = idx[i] > m0 ? idx[i] : m0;
+        m1 = idx[i + 1] > m1 ? idx[i + 1] : m1;
+        m2 = idx[i + 2] > m2 ? idx[i + 2] : m2;
+        m3 = idx[i + 3] > m3 ? idx[i + 3] : m3;
+    }
+    for (; i < n; i++)
+        m0 = idx[i] > m0 ? idx[i] : m0;
+    m0 = m1 > m0 ? m1 : m0;
+    m2 = m3 > m2 ? m3 : m2;
+    return m2 > m0 ? m2 : m0;
+}
+
+#define UPQ_GATHER(name, T)                                             \
+    void name(T *out, const T *dict, const uint32_t *idx, size_t n)     \
+    {                                                                   \
+        size_t i;                                                       \
+        for (i = 0; i < n; i++)                                         \
+            out[i] = dict[idx[i]];                                      \
+    }
+UPQ_GATHER(upq_gather_u8, uint8_t)
+UPQ_GATHER(upq_gather_u32, uint32_t)
+UPQ_GATHER(upq_gather_u64, uint64_t)
+UPQ_GATHER(upq_gather_f32, float)
+UPQ_GATHER(upq_gather_f64, double)
+
+void upq_gather_i96(upq_int96 *out, const upq_int96 *dict, const uint32_t *idx, size_t n)
+{
+    size_t i;
+    unsigned k;
+    for (i = 0; i < n; i++) {
+        const upq_int96 *s = &dict[idx[i]];
+        for (k = 0; k < 12; k++)
+            out[i].b[k] = s->b[k];
+    }
+}
+
+void upq_gather_bytes(upq_bytes *out, const upq_bytes *dict, const uint32_t *idx, size_t n)
+{
+    size_t i;
+    /* whole structs: one 16-byte load and store each on 64-bit targets,
+     * where member by member takes two stores (the limit here) */
+    for (i = 0; i < n; i++)
+        out[i] = dict[idx[i]];
+}
+
+#define UPQ_MINMAX_INT(name, T, U, R)                    \
+    void name(const T *v, size_t n, R *r)                \
+    {                                                    \
+        size_t i;                                        \
+        r->smin = r->smax = v[0];                        \
+        r->umin = r->umax = (U)v[0];                     \
+        for (i = 1; i < n; i++) {                        \
+            T x = v[i];                                  \
+            if (x < r->smin) r->smin = x;                \
+            if (x > r->smax) r->smax = x;                \
+            if ((U)x < r->umin) r->umin = (U)x;          \
+            if ((U)x > r->umax) r->umax = (U)x;          \
+        }                                                \
+    }
+UPQ_MINMAX_INT(upq_minmax_i32, int32_t, uint32_t, upq_minmax32)
+UPQ_MINMAX_INT(upq_minmax_i64, int64_t, uint64_t, upq_minmax64)
+
+#define UPQ_MINMAX_FLOAT(name, T)                               \
+    size_t name(const T *v, size_t n, T *mn, T *mx)             \
+    {                                                           \
+        size_t i, nans = 0;                                     \
+        int seen = 0;                                           \
+        for (i = 0; i < n; i++) {                               \
+            T x = v[i];                                         \
+            if (x != x) {                                       \
+                nans++;                                         \
+                continue;                                       \
+            }                                                   \
+            if (!seen || x < *mn) *mn = x;                      \
+            if (!seen || x > *mx) *mx = x;                      \
+            seen = 1;                                           \
+        }                                                       \
+        return nans;                                            \
+    }
+UPQ_MINMAX_FLOAT(upq_minmax_f32, float)
+UPQ_MINMAX_FLOAT(upq_minmax_f64, double)

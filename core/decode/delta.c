@@ -1,0 +1,463 @@
+/*
+ * The delta encodings: DELTA_BINARY_PACKED (INT32, INT64),
+ * DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY (BYTE_ARRAY and
+ * FIXED_LEN_BYTE_ARRAY), whose lengths are DELTA_BINARY_PACKED sections.
+ *
+ * All arithmetic on values is unsigned, so deltas wrap around in 32 or 64
+ * bits exactly as the format asks, without signed overflow.
+ */
+#include "encoding.h"
+#include "upq_simd.h"
+#include "common/upq_internal.h"
+#include "upq_port.h"
+
+#if UPQ_WITH_DELTA
+
+/* Values unpacked per kernel call: bounds the local buffers and keeps
+ * n * bit_width far from overflowing. */
+#define CHUNK 64u
+#define MAX_RUN 4096u
+
+/* ULEB128 of at most 10 bytes that fits 64 bits. */
+static upq_status uleb(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    uint64_t v = 0;
+    unsigned shift = 0;
+    for (;;) {
+        uint8_t b;
+        if (p == end)
+            return UPQ_ERR_CORRUPT;
+        b = *p++;
+        if (shift == 63 && b > 1)
+            return UPQ_ERR_CORRUPT;
+        v |= (uint64_t)(b & 0x7Fu) << shift;
+        if (!(b & 0x80u))
+            break;
+        shift += 7;
+    }
+    *pp = p;
+    *out = v;
+    return UPQ_OK;
+}
+
+static uint64_t unzigzag(uint64_t v)
+{
+    return (v >> 1) ^ (0u - (v & 1u));
+}
+
+/* Enters the next miniblock that holds values (reading a block header when
+ * the block is used up): checks its bit width and that its whole body is
+ * there, as every writer pads the last miniblock to full size. */
+static upq_status next_miniblock(upq_delta_dec *d)
+{
+    unsigned bw;
+    uint64_t size;
+
+    d->mini_index++;
+    if (d->mini_index >= d->miniblocks) {
+        uint64_t md;
+        upq_status st = uleb(&d->p, d->end, &md);
+        if (st != UPQ_OK)
+            return st;
+        d->min_delta = unzigzag(md);
+        /* all widths are there, even those of unused miniblocks */
+        if ((size_t)(d->end - d->p) < d->miniblocks)
+            return UPQ_ERR_CORRUPT;
+        d->widths = d->p;
+        d->p += d->miniblocks;
+        d->mini_index = 0;
+    }
+    bw = d->widths[d->mini_index];
+    if (bw > (d->is64 ? 64u : 32u))
+        return UPQ_ERR_CORRUPT;
+    size = (uint64_t)d->per_mini * bw / 8u; /* exact: per_mini is a multiple of 32 */
+    if (size > (uint64_t)(d->end - d->p))
+        return UPQ_ERR_CORRUPT;
+    d->mini = d->p;
+    d->p += (size_t)size;
+    d->bit_width = (uint8_t)bw;
+    d->group_pos = 0;
+    d->mini_left = d->per_mini;
+    return UPQ_OK;
+}
+
+/* Moves past k values of the current miniblock. */
+static void advance(upq_delta_dec *d, size_t k)
+{
+    size_t pos = d->group_pos + k;
+    d->mini += (pos / 8u) * d->bit_width;
+    d->group_pos = (uint8_t)(pos % 8u);
+    d->mini_left -= (uint32_t)k;
+    d->left -= (uint32_t)k;
+}
+
+upq_status upq_delta_init(upq_delta_dec *d, const uint8_t *p, const uint8_t *end, int is64,
+                          uint32_t max_values, const uint8_t **section_end)
+{
+    uint64_t block, minis, count, first, left;
+    upq_delta_dec scan;
+    upq_status st;
+
+    upq_memset(d, 0, sizeof *d);
+    if ((st = uleb(&p, end, &block)) != UPQ_OK || (st = uleb(&p, end, &minis)) != UPQ_OK ||
+        (st = uleb(&p, end, &count)) != UPQ_OK || (st = uleb(&p, end, &first)) != UPQ_OK)
+        return st;
+    if (block == 0 || block % 128u != 0 || block > UINT32_MAX || minis == 0 ||
+        block % minis != 0 || (block / minis) % 32u != 0)
+        return UPQ_ERR_CORRUPT;
+    /* the header's count is what the section holds; the page may promise
+     * more (nulls) but never fewer */
+    if (count > max_values)
+        return UPQ_ERR_CORRUPT;
+    d->p = p;
+    d->end = end;
+    d->last = unzigzag(first);
+    d->count = d->left = (uint32_t)count;
+    d->miniblocks = (uint32_t)minis;
+    d->per_mini = (uint32_t)(block / minis);
+    d->mini_index = d->miniblocks; /* the first value needs no block */
+    d->first_pending = count > 0;
+    d->is64 = (uint8_t)(is64 != 0);
+
+    /* walk the headers once: afterwards no decoding call can run out of
+     * bytes, and the end of the section is known */
+    upq_memcpy(&scan, d, sizeof scan);
+    left = count ? count - 1u : 0u;
+    while (left) {
+        st = next_miniblock(&scan);
+        if (st != UPQ_OK)
+            return st;
+        left -= left < scan.per_mini ? left : scan.per_mini;
+    }
+    *section_end = scan.p;
+    return UPQ_OK;
+}
+
+upq_status upq_delta_get32(upq_delta_dec *d, uint32_t *out, size_t n)
+{
+    uint32_t last = (uint32_t)d->last;
+    if (n > d->left)
+        return UPQ_ERR_CORRUPT;
+    if (n && d->first_pending) {
+        *out++ = last;
+        n--;
+        d->left--;
+        d->first_pending = 0;
+    }
+    while (n) {
+        size_t k;
+        unsigned bit;
+        if (d->mini_left == 0) {
+            upq_status st = next_miniblock(d);
+            if (st != UPQ_OK)
+                return st;
+        }
+        k = n < d->mini_left ? n : d->mini_left;
+        if (k > MAX_RUN)
+            k = MAX_RUN;
+        bit = d->group_pos * (unsigned)d->bit_width;
+        UPQ_K(unpack32)(d->mini + bit / 8u, bit % 8u, out, d->bit_width, k);
+        last = UPQ_K(delta_sum32)(out, out, k, (uint32_t)d->min_delta, last);
+        advance(d, k);
+        out += k;
+        n -= k;
+    }
+    d->last = last;
+    return UPQ_OK;
+}
+
+upq_status upq_delta_get64(upq_delta_dec *d, uint64_t *out, size_t n)
+{
+    uint32_t tmp[CHUNK];
+    uint64_t last = d->last;
+    if (n > d->left)
+        return UPQ_ERR_CORRUPT;
+    if (n && d->first_pending) {
+        *out++ = last;
+        n--;
+        d->left--;
+        d->first_pending = 0;
+    }
+    while (n) {
+        size_t k;
+        unsigned bit, bw;
+        if (d->mini_left == 0) {
+            upq_status st = next_miniblock(d);
+            if (st != UPQ_OK)
+                return st;
+        }
+        bw = d->bit_width;
+        bit = d->group_pos * bw;
+        k = n < d->mini_left ? n : d->mini_left;
+        if (bw <= 32) {
+            if (k > CHUNK)
+                k = CHUNK;
+            UPQ_K(unpack32)(d->mini + bit / 8u, bit % 8u, tmp, bw, k);
+            last = UPQ_K(delta_sum64_32)(out, tmp, k, d->min_delta, last);
+        } else {
+            if (k > MAX_RUN)
+                k = MAX_RUN;
+            UPQ_K(unpack64)(d->mini + bit / 8u, bit % 8u, out, bw, k);
+            last = UPQ_K(delta_sum64)(out, out, k, d->min_delta, last);
+        }
+        advance(d, k);
+        out += k;
+        n -= k;
+    }
+    d->last = last;
+    return UPQ_OK;
+}
+
+upq_status upq_delta_skip(upq_delta_dec *d, size_t n)
+{
+    /* one scratch for either width: this frame sits under the row reader's
+     * deepest call chain (DELTA_BYTE_ARRAY skips through it) */
+    union {
+        uint32_t w32[CHUNK];
+        uint64_t w64[CHUNK];
+    } tmp;
+    if (n > d->left)
+        return UPQ_ERR_CORRUPT;
+    if (n && d->first_pending) {
+        n--;
+        d->left--;
+        d->first_pending = 0;
+    }
+    while (n) {
+        size_t k;
+        unsigned bit, bw;
+        uint64_t sum;
+        if (d->mini_left == 0) {
+            upq_status st = next_miniblock(d);
+            if (st != UPQ_OK)
+                return st;
+        }
+        bw = d->bit_width;
+        bit = d->group_pos * bw;
+        k = n < d->mini_left ? n : d->mini_left;
+        if (bw == 0) {
+            sum = 0; /* any count at once */
+        } else {
+            if (k > CHUNK)
+                k = CHUNK;
+            if (bw <= 32) {
+                UPQ_K(unpack32)(d->mini + bit / 8u, bit % 8u, tmp.w32, bw, k);
+                sum = UPQ_K(sum32)(tmp.w32, k);
+            } else {
+                UPQ_K(unpack64)(d->mini + bit / 8u, bit % 8u, tmp.w64, bw, k);
+                sum = UPQ_K(sum64)(tmp.w64, k);
+            }
+        }
+        /* a 32-bit column keeps the low half, which wraps the same way */
+        d->last += (uint64_t)k * d->min_delta + sum;
+        advance(d, k);
+        n -= k;
+    }
+    return UPQ_OK;
+}
+
+/* ---- DELTA_BINARY_PACKED values ----------------------------------------- */
+
+upq_status upq_dbp_init(upq_values_dec *d)
+{
+    const uint8_t *end;
+    upq_status st = upq_delta_init(&d->u.delta, d->p, d->end,
+                                   d->physical_type == UPQ_TYPE_INT64, d->num_values, &end);
+    if (st != UPQ_OK)
+        return st;
+    d->num_values = d->u.delta.count;
+    return UPQ_OK;
+}
+
+upq_status upq_dbp_get(upq_values_dec *d, void *out, size_t n)
+{
+    /* int32_t/int64_t storage written through the same-width unsigned type */
+    if (d->u.delta.is64)
+        return upq_delta_get64(&d->u.delta, (uint64_t *)out, n);
+    return upq_delta_get32(&d->u.delta, (uint32_t *)out, n);
+}
+
+upq_status upq_dbp_skip(upq_values_dec *d, size_t n)
+{
+    return upq_delta_skip(&d->u.delta, n);
+}
+
+/* ---- DELTA_LENGTH_BYTE_ARRAY -------------------------------------------- */
+
+upq_status upq_dlba_init(upq_values_dec *d)
+{
+    const uint8_t *data;
+    upq_status st = upq_delta_init(&d->u.ba.lengths, d->p, d->end, 0, d->num_values, &data);
+    if (st != UPQ_OK)
+        return st;
+    /* lengths are decoded in step with the data that follows them */
+    d->p = data;
+    d->num_values = d->u.ba.lengths.count;
+    return UPQ_OK;
+}
+
+/* Lengths are stored as INT32: above INT32_MAX they were negative. */
+static upq_status dlba_take(upq_values_dec *d, upq_bytes *out, size_t n)
+{
+    uint32_t lens[CHUNK];
+    while (n) {
+        size_t k = n < CHUNK ? n : CHUNK, i;
+        upq_status st = upq_delta_get32(&d->u.ba.lengths, lens, k);
+        if (st != UPQ_OK)
+            return st;
+        for (i = 0; i < k; i++) {
+            uint32_t len = lens[i];
+            if (len > INT32_MAX || len > (size_t)(d->end - d->p))
+                return UPQ_ERR_CORRUPT;
+            if (out) {
+                out[i].ptr = d->p;
+                out[i].len = len;
+            }
+            d->p += len;
+        }
+        if (out)
+            out += k;
+        n -= k;
+    }
+    return UPQ_OK;
+}
+
+upq_status upq_dlba_get(upq_values_dec *d, upq_bytes *out, size_t n)
+{
+    return dlba_take(d, out, n);
+}
+
+upq_status upq_dlba_skip(upq_values_dec *d, size_t n)
+{
+    return dlba_take(d, (upq_bytes *)0, n);
+}
+
+/* ---- DELTA_BYTE_ARRAY --------------------------------------------------- */
+
+upq_status upq_dba_init(upq_values_dec *d)
+{
+    const uint8_t *suffixes, *data;
+    upq_status st;
+    if (d->physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && d->type_length <= 0)
+        return UPQ_ERR_CORRUPT;
+    st = upq_delta_init(&d->u.ba.prefixes, d->p, d->end, 0, d->num_values, &suffixes);
+    if (st != UPQ_OK)
+        return st;
+    st = upq_delta_init(&d->u.ba.lengths, suffixes, d->end, 0, d->num_values, &data);
+    if (st != UPQ_OK)
+        return st;
+    if (d->u.ba.prefixes.count != d->u.ba.lengths.count)
+        return UPQ_ERR_CORRUPT;
+    if (!d->u.ba.prev_buf && d->u.ba.lengths.count)
+        return UPQ_ERR_INVAL;
+    d->p = data;
+    d->num_values = d->u.ba.lengths.count;
+    d->u.ba.prev = d->u.ba.prev_buf;
+    d->u.ba.prev_len = 0;
+    return UPQ_OK;
+}
+
+/* Checks one (prefix, suffix) pair against the previous value and the data
+ * left; *vlen gets the value's length. */
+static upq_status dba_check(const upq_values_dec *d, uint32_t pre, uint32_t suf, size_t *vlen)
+{
+    if (pre > INT32_MAX || suf > INT32_MAX || pre > d->u.ba.prev_len ||
+        suf > (size_t)(d->end - d->p))
+        return UPQ_ERR_CORRUPT;
+    *vlen = (size_t)pre + suf;
+    if (d->physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && *vlen != (size_t)d->type_length)
+        return UPQ_ERR_CORRUPT;
+    /* the value must be kept as the next one's prefix source */
+    if (*vlen > d->u.ba.prev_cap)
+        return UPQ_ERR_BUFFER;
+    return UPQ_OK;
+}
+
+upq_status upq_dba_get(upq_values_dec *d, upq_bytes *out, size_t n, size_t *got, upq_vbuf *vb)
+{
+    uint32_t pre[CHUNK], suf[CHUNK];
+    upq_delta_dec save_pre, save_suf;
+    size_t done = 0;
+    upq_status st = UPQ_OK;
+
+    *got = 0;
+    if (!vb)
+        return UPQ_ERR_INVAL;
+    while (done < n) {
+        size_t k = n - done < CHUNK ? n - done : CHUNK, i;
+        /* lengths are decoded a chunk ahead; if vb fills inside the chunk,
+         * the decoders go back and re-take only what was used */
+        upq_memcpy(&save_pre, &d->u.ba.prefixes, sizeof save_pre);
+        upq_memcpy(&save_suf, &d->u.ba.lengths, sizeof save_suf);
+        if ((st = upq_delta_get32(&d->u.ba.prefixes, pre, k)) != UPQ_OK ||
+            (st = upq_delta_get32(&d->u.ba.lengths, suf, k)) != UPQ_OK)
+            break;
+        for (i = 0; i < k; i++) {
+            size_t vlen;
+            uint8_t *dst;
+            st = dba_check(d, pre[i], suf[i], &vlen);
+            if (st != UPQ_OK)
+                break;
+            if (vlen > vb->cap - vb->used) {
+                if (vb->used == 0)
+                    st = UPQ_ERR_BUFFER;
+                break;
+            }
+            /* the previous value is in prev_buf or just before dst in vb
+             * (a buffer-less vb can still take empty values) */
+            dst = vb->buf ? vb->buf + vb->used : d->u.ba.prev_buf;
+            upq_memcpy(dst, d->u.ba.prev, pre[i]);
+            upq_memcpy(dst + pre[i], d->p, suf[i]);
+            d->p += suf[i];
+            vb->used += vlen;
+            out[done + i].ptr = dst;
+            out[done + i].len = (uint32_t)vlen;
+            d->u.ba.prev = dst;
+            d->u.ba.prev_len = (uint32_t)vlen;
+        }
+        done += i;
+        if (i < k) {
+            if (st == UPQ_OK) {
+                upq_memcpy(&d->u.ba.prefixes, &save_pre, sizeof save_pre);
+                upq_memcpy(&d->u.ba.lengths, &save_suf, sizeof save_suf);
+                if ((st = upq_delta_skip(&d->u.ba.prefixes, i)) == UPQ_OK)
+                    st = upq_delta_skip(&d->u.ba.lengths, i);
+            }
+            break;
+        }
+    }
+    /* vb is the caller's to reuse: keep the previous value where it stays */
+    if (d->u.ba.prev != d->u.ba.prev_buf) {
+        upq_memcpy(d->u.ba.prev_buf, d->u.ba.prev, d->u.ba.prev_len);
+        d->u.ba.prev = d->u.ba.prev_buf;
+    }
+    *got = done;
+    return st;
+}
+
+upq_status upq_dba_skip(upq_values_dec *d, size_t n)
+{
+    uint32_t pre[CHUNK], suf[CHUNK];
+    while (n) {
+        size_t k = n < CHUNK ? n : CHUNK, i;
+        upq_status st;
+        if ((st = upq_delta_get32(&d->u.ba.prefixes, pre, k)) != UPQ_OK ||
+            (st = upq_delta_get32(&d->u.ba.lengths, suf, k)) != UPQ_OK)
+            return st;
+        for (i = 0; i < k; i++) {
+            size_t vlen;
+            st = dba_check(d, pre[i], suf[i], &vlen);
+            if (st != UPQ_OK)
+                return st;
+            /* between calls the previous value lives in prev_buf: rebuild in place */
+            upq_memcpy(d->u.ba.prev_buf + pre[i], d->p, suf[i]);
+            d->p += suf[i];
+            d->u.ba.prev_len = (uint32_t)vlen;
+        }
+        n -= k;
+    }
+    return UPQ_OK;
+}
+
+#endif /* UPQ_WITH_DELTA */

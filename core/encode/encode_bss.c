@@ -1,0 +1,85 @@
+/*
+ * BYTE_STREAM_SPLIT: byte k of value i goes to stream k, position i; the
+ * streams follow each other, each n bytes long. Numbers are split from their
+ * little-endian bytes, so the output does not depend on the host's byte
+ * order.
+ */
+#include "encode.h"
+#include "common/upq_internal.h"
+#include "upq_simd.h"
+
+#if UPQ_WITH_BSS
+
+/* Values whose bits are copied per call: the copy keeps floats out of float
+ * registers (which may quiet a signalling NaN) without aliasing them. */
+#define CHUNK 16u
+
+UPQ_STATIC_ASSERT(sizeof(float) == 4 && sizeof(int32_t) == 4, four_byte_values);
+UPQ_STATIC_ASSERT(sizeof(double) == 8 && sizeof(int64_t) == 8, eight_byte_values);
+
+static void split4(const void *values, size_t n, uint8_t *o)
+{
+    uint32_t u[CHUNK];
+    size_t i, j, k;
+    for (i = 0; i < n; i += k) {
+        k = n - i < CHUNK ? n - i : CHUNK;
+        upq_memcpy(u, (const uint8_t *)values + 4 * i, 4 * k);
+        for (j = 0; j < k; j++) {
+            o[i + j] = (uint8_t)u[j];
+            o[n + i + j] = (uint8_t)(u[j] >> 8);
+            o[2 * n + i + j] = (uint8_t)(u[j] >> 16);
+            o[3 * n + i + j] = (uint8_t)(u[j] >> 24);
+        }
+    }
+}
+
+static void split8(const void *values, size_t n, uint8_t *o)
+{
+    uint64_t u[CHUNK];
+    uint8_t *s[8];
+    size_t i, j, k;
+    unsigned b;
+    for (b = 0; b < 8; b++)
+        s[b] = o + b * n;
+    for (i = 0; i < n; i += k) {
+        k = n - i < CHUNK ? n - i : CHUNK;
+        upq_memcpy(u, (const uint8_t *)values + 8 * i, 8 * k);
+        for (j = 0; j < k; j++) {
+            uint64_t x = u[j];
+            s[0][i + j] = (uint8_t)x;
+            s[1][i + j] = (uint8_t)(x >> 8);
+            s[2][i + j] = (uint8_t)(x >> 16);
+            s[3][i + j] = (uint8_t)(x >> 24);
+            s[4][i + j] = (uint8_t)(x >> 32);
+            s[5][i + j] = (uint8_t)(x >> 40);
+            s[6][i + j] = (uint8_t)(x >> 48);
+            s[7][i + j] = (uint8_t)(x >> 56);
+        }
+    }
+}
+
+void upq_enc_bss(upq_wbuf *w, int32_t physical_type, size_t width, const void *values, size_t n)
+{
+    uint8_t *o = upq_wb_take(w, upq_size_mul(n, width));
+    size_t i, k;
+    if (!o || n == 0)
+        return;
+    if (physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
+        const upq_bytes *v = (const upq_bytes *)values;
+        /* lengths were checked by the caller */
+        for (i = 0; i < n; i++) {
+            const uint8_t *p = v[i].ptr;
+            for (k = 0; k < width; k++)
+                o[k * n + i] = p[k];
+        }
+    } else if (UPQ_BSS_NATIVE_LE) {
+        /* the values' own bytes are their PLAIN bytes */
+        UPQ_K(bss_scatter)((const uint8_t *)values, width, n, o, n);
+    } else if (width == 4) {
+        split4(values, n, o);
+    } else {
+        split8(values, n, o);
+    }
+}
+
+#endif /* UPQ_WITH_BSS */

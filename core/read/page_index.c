@@ -1,0 +1,304 @@
+/*
+ * Reading a column chunk's page index: the OffsetIndex or ColumnIndex
+ * module is read whole into the reader's arena (one read_at call when the
+ * callback gives it all), decrypted in place when the column is encrypted
+ * (upq_crypto_decrypt_module authenticates before it writes plaintext),
+ * decoded with the meta.h descriptors, then checked against the chunk so
+ * a caller never follows an offset outside it. Resumable: the only stage
+ * that waits is the read, and it keeps its place in upq_page_index.
+ */
+#include "uparquet/page_index.h"
+#include "uparquet/crypto.h"
+#include "upq_port.h"
+#include "common/upq_internal.h"
+#include "crypto/crypto_int.h"
+#include "upq_aes.h"
+
+#if UPQ_WITH_PAGE_INDEX
+
+enum { PI_NONE = 0, PI_READ, PI_READY, PI_FAILED };
+
+static upq_status pfail(upq_page_index *p, upq_status st, uint64_t off, const char *what,
+                        int32_t page)
+{
+    upq_error_info *e = &p->r->err;
+    e->status = st;
+    e->offset = off;
+    e->what = what;
+    e->in_struct = p->kind == UPQ_PAGE_INDEX_OFFSET ? UPQ_MSG("OffsetIndex") : UPQ_MSG("ColumnIndex");
+    e->field = (const char *)0;
+    e->row_group = (int32_t)p->rg;
+    e->column = (int32_t)p->col;
+    e->page = page;
+    p->stage = PI_FAILED;
+    return st;
+}
+
+upq_status upq_page_index_open(upq_page_index *p, upq_reader *r, uint32_t rg, uint32_t column,
+                               upq_page_index_kind kind)
+{
+    const upq_column_chunk *ch = upq_reader_chunk(r, rg, column);
+    const upq_column_metadata *m;
+    int64_t off, start;
+    int32_t len;
+    int has;
+
+    upq_memset(p, 0, sizeof *p);
+    p->r = r;
+    p->rg = rg;
+    p->col = column;
+    p->kind = (uint8_t)kind;
+    p->mark = upq_arena_save(&r->arena);
+    if (!ch)
+        return pfail(p, UPQ_ERR_INVAL, UINT64_MAX, UPQ_MSG("no such column chunk (or not projected)"), -1);
+    if (kind == UPQ_PAGE_INDEX_OFFSET) {
+        has = UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_OFFSET_INDEX_OFFSET) &&
+              UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_OFFSET_INDEX_LENGTH);
+        off = ch->offset_index_offset;
+        len = ch->offset_index_length;
+    } else {
+        has = UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_COLUMN_INDEX_OFFSET) &&
+              UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_COLUMN_INDEX_LENGTH);
+        off = ch->column_index_offset;
+        len = ch->column_index_length;
+    }
+    if (!has) {
+        p->stage = PI_NONE;
+        return UPQ_DONE;
+    }
+    if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) ||
+        (UPQ_WITH_CRYPTO && upq_reader_implicit_crypto(r))) {
+        /* the key first, as the column reader takes it: the column's
+         * metadata (and so its byte range) may be encrypted with it */
+        upq_status st;
+        void *mem;
+        if (!UPQ_WITH_CRYPTO || upq_crypto_key_size() == 0)
+            return pfail(p, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
+                         UPQ_MSG("encrypted column chunk: this build has no decryption"), -1);
+        mem = upq_arena_alloc(&r->arena, upq_crypto_key_size());
+        if (!mem)
+            return pfail(p, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the column key"), -1);
+        st = upq_reader_column_key(r, rg, column, mem, &p->key);
+        if (st != UPQ_OK)
+            return pfail(p, st, UINT64_MAX,
+                         st == UPQ_ERR_AUTH ? UPQ_MSG("no key for this encrypted column")
+                                            : UPQ_MSG("column key is not 16, 24 or 32 bytes"), -1);
+        if (p->key != mem)
+            upq_arena_rewind(&r->arena, p->mark); /* the footer key serves */
+        p->rg_ord = upq_reader_rg_ordinal(r, rg);
+    }
+    if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA))
+        return pfail(p, UPQ_ERR_CORRUPT, UINT64_MAX, UPQ_MSG("column chunk without metadata"), -1);
+    m = &ch->meta_data;
+    start = m->data_page_offset;
+    if (UPQ_ISSET(*m, UPQ_COLUMN_METADATA_DICTIONARY_PAGE_OFFSET) && m->dictionary_page_offset > 0 &&
+        m->dictionary_page_offset < start)
+        start = m->dictionary_page_offset;
+    if (start < 4 || m->total_compressed_size < 0 || (uint64_t)start > r->footer_start ||
+        (uint64_t)m->total_compressed_size > r->footer_start - (uint64_t)start)
+        return pfail(p, UPQ_ERR_CORRUPT, UINT64_MAX, UPQ_MSG("column chunk outside the file's data"), -1);
+    p->chunk_start = (uint64_t)start;
+    p->chunk_end = (uint64_t)start + (uint64_t)m->total_compressed_size;
+    p->num_rows = upq_reader_row_group(r, rg)->num_rows; /* there: ch is */
+    if (off < 4 || len <= 0 || (uint64_t)off >= r->footer_start ||
+        (uint64_t)len > r->footer_start - (uint64_t)off)
+        return pfail(p, UPQ_ERR_CORRUPT, off < 0 ? UINT64_MAX : (uint64_t)off,
+                     UPQ_MSG("page index offset or length outside the file's data"), -1);
+    if ((uint32_t)len > UPQ_PAGE_INDEX_MAX_MODULE)
+        return pfail(p, UPQ_ERR_LIMIT, (uint64_t)off, UPQ_MSG("page index larger than the limit"), -1);
+    p->off = (uint64_t)off;
+    p->len = (uint32_t)len;
+    p->stage = PI_READ;
+    return UPQ_OK;
+}
+
+upq_status upq_offset_index_check(const upq_offset_index *oi, uint64_t chunk_start,
+                                  uint64_t chunk_end, int64_t num_rows, const char **what,
+                                  int32_t *page)
+{
+    const upq_page_location *l = oi->page_locations.v;
+    uint32_t i, n = oi->page_locations.n;
+    *page = -1;
+    if (n == 0) {
+        *what = UPQ_MSG("page index lists no pages");
+        return UPQ_ERR_CORRUPT;
+    }
+    if (UPQ_ISSET(*oi, UPQ_OFFSET_INDEX_UNENCODED_BYTE_ARRAY_DATA_BYTES) &&
+        oi->unencoded_byte_array_data_bytes.n != n) {
+        *what = UPQ_MSG("unencoded_byte_array_data_bytes count differs from the page count");
+        return UPQ_ERR_CORRUPT;
+    }
+    for (i = 0; i < n; i++) {
+        *page = (int32_t)i;
+        if (l[i].offset < 0 || (uint64_t)l[i].offset < chunk_start || l[i].compressed_page_size <= 0 ||
+            (uint64_t)l[i].offset >= chunk_end ||
+            (uint64_t)l[i].compressed_page_size > chunk_end - (uint64_t)l[i].offset) {
+            *what = UPQ_MSG("page location outside its column chunk");
+            return UPQ_ERR_CORRUPT;
+        }
+        if (i == 0 && l[i].first_row_index != 0) {
+            *what = UPQ_MSG("first page's first_row_index is not 0");
+            return UPQ_ERR_CORRUPT;
+        }
+        if (i > 0 && (uint64_t)l[i].offset <
+                         (uint64_t)l[i - 1].offset + (uint64_t)l[i - 1].compressed_page_size) {
+            *what = UPQ_MSG("page locations unsorted or overlapping");
+            return UPQ_ERR_CORRUPT;
+        }
+        if (i > 0 && l[i].first_row_index <= l[i - 1].first_row_index) {
+            *what = UPQ_MSG("first_row_index not strictly increasing");
+            return UPQ_ERR_CORRUPT;
+        }
+        if (l[i].first_row_index >= num_rows) {
+            *what = UPQ_MSG("first_row_index beyond the row group's rows");
+            return UPQ_ERR_CORRUPT;
+        }
+    }
+    /* the data pages end the chunk: an index that stops short misses pages */
+    *page = (int32_t)(n - 1);
+    if ((uint64_t)l[n - 1].offset + (uint64_t)l[n - 1].compressed_page_size != chunk_end) {
+        *what = UPQ_MSG("page locations do not reach the column chunk's end");
+        return UPQ_ERR_CORRUPT;
+    }
+    *page = -1;
+    return UPQ_OK;
+}
+
+upq_status upq_column_index_check(const upq_column_index *ci, uint32_t pages, uint16_t max_rep,
+                                  uint16_t max_def, const char **what)
+{
+    uint64_t nrep = (uint64_t)pages * ((uint64_t)max_rep + 1u);
+    uint64_t ndef = (uint64_t)pages * ((uint64_t)max_def + 1u);
+    if (ci->null_pages.n != pages || ci->min_values.n != pages || ci->max_values.n != pages) {
+        *what = UPQ_MSG("column index lists differ from the page count");
+        return UPQ_ERR_CORRUPT;
+    }
+    if ((UPQ_ISSET(*ci, UPQ_COLUMN_INDEX_NULL_COUNTS) && ci->null_counts.n != pages) ||
+        (UPQ_ISSET(*ci, UPQ_COLUMN_INDEX_NAN_COUNTS) && ci->nan_counts.n != pages)) {
+        *what = UPQ_MSG("column index counts differ from the page count");
+        return UPQ_ERR_CORRUPT;
+    }
+    if (ci->boundary_order < UPQ_BOUNDARY_UNORDERED || ci->boundary_order > UPQ_BOUNDARY_DESCENDING) {
+        *what = UPQ_MSG("unknown boundary_order");
+        return UPQ_ERR_CORRUPT;
+    }
+    if ((UPQ_ISSET(*ci, UPQ_COLUMN_INDEX_REPETITION_LEVEL_HISTOGRAMS) &&
+         ci->repetition_level_histograms.n != nrep) ||
+        (UPQ_ISSET(*ci, UPQ_COLUMN_INDEX_DEFINITION_LEVEL_HISTOGRAMS) &&
+         ci->definition_level_histograms.n != ndef)) {
+        *what = UPQ_MSG("level histogram length is not pages x (max level + 1)");
+        return UPQ_ERR_CORRUPT;
+    }
+    return UPQ_OK;
+}
+
+uint32_t upq_offset_index_find(const upq_offset_index *oi, uint64_t row)
+{
+    uint32_t lo = 0, hi = oi->page_locations.n; /* answer in [lo, hi) */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((uint64_t)oi->page_locations.v[mid].first_row_index <= row)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The module is in p->buf: decrypt, decode, check. */
+static upq_status decode_module(upq_page_index *p)
+{
+    upq_reader *r = p->r;
+    uint8_t *plain = p->buf;
+    size_t plain_len = p->len;
+    const char *what = "";
+    int32_t page = -1;
+    upq_status st;
+    if (UPQ_WITH_CRYPTO && p->key) {
+        int module = p->kind == UPQ_PAGE_INDEX_OFFSET ? UPQ_MODULE_OFFSET_INDEX : UPQ_MODULE_COLUMN_INDEX;
+        st = upq_crypto_decrypt_module(&r->fc, p->key, module, p->rg_ord, (int32_t)p->col, -1, p->buf,
+                                       p->len, &plain, &plain_len);
+        if (st != UPQ_OK)
+            return pfail(p, st, p->off,
+                         st == UPQ_ERR_AUTH ? UPQ_MSG("page index module fails authentication")
+                         : st == UPQ_ERR_LIMIT ? UPQ_MSG("row group or column ordinal beyond 32767")
+                                               : UPQ_MSG("page index module framing disagrees with its length"),
+                         -1);
+    }
+    /* bytes after the struct (encrypted: authenticated padding) are ignored */
+    if (p->kind == UPQ_PAGE_INDEX_OFFSET)
+        st = upq_thrift_decode(&upq_offset_index_desc, &p->oi, &r->arena, plain, plain_len,
+                               (size_t *)0, &r->opts.limits);
+    else
+        st = upq_thrift_decode(&upq_column_index_desc, &p->ci, &r->arena, plain, plain_len,
+                               (size_t *)0, &r->opts.limits);
+    if (st != UPQ_OK)
+        return pfail(p, st == UPQ_ERR_TRUNCATED ? UPQ_ERR_CORRUPT : st, p->off,
+                     st == UPQ_ERR_NOMEM   ? UPQ_MSG("arena too small for the page index")
+                     : st == UPQ_ERR_LIMIT ? UPQ_MSG("page index exceeds a decoding limit")
+                                           : UPQ_MSG("malformed page index"),
+                     -1);
+    if (p->kind == UPQ_PAGE_INDEX_OFFSET) {
+        st = upq_offset_index_check(&p->oi, p->chunk_start, p->chunk_end, p->num_rows, &what, &page);
+    } else {
+        const upq_column_desc *cd = &r->schema.columns[p->col];
+        /* the page count is the OffsetIndex's; alone, null_pages gives it */
+        st = upq_column_index_check(&p->ci, p->ci.null_pages.n, cd->max_rep, cd->max_def, &what);
+    }
+    if (st != UPQ_OK)
+        return pfail(p, st, p->off, what, page);
+    return UPQ_OK;
+}
+
+upq_status upq_page_index_load(upq_page_index *p)
+{
+    upq_status st;
+    switch (p->stage) {
+    case PI_READY: return UPQ_OK;
+    case PI_NONE: return UPQ_DONE;
+    case PI_FAILED: return p->r->err.status != UPQ_OK ? p->r->err.status : UPQ_ERR_STATE;
+    default: break;
+    }
+    if (!p->buf) {
+        p->buf = (uint8_t *)upq_arena_alloc(&p->r->arena, p->len);
+        if (!p->buf)
+            return pfail(p, UPQ_ERR_NOMEM, p->off, UPQ_MSG("arena too small for the page index"), -1);
+    }
+    while (p->fill < p->len) {
+        size_t got = 0;
+        const char *what = "";
+        uint64_t at = p->off + p->fill;
+        st = upq_io_read(&p->r->io, at, p->buf + p->fill, p->len - p->fill, &got, &what);
+        if (st == UPQ_AGAIN)
+            return UPQ_AGAIN;
+        if (st != UPQ_OK)
+            return pfail(p, st, at, what, -1);
+        p->fill += (uint32_t)got;
+    }
+    st = decode_module(p);
+    if (st == UPQ_OK)
+        p->stage = PI_READY;
+    return st;
+}
+
+const upq_offset_index *upq_page_index_offsets(const upq_page_index *p)
+{
+    return p->stage == PI_READY && p->kind == UPQ_PAGE_INDEX_OFFSET ? &p->oi : (const upq_offset_index *)0;
+}
+
+const upq_column_index *upq_page_index_columns(const upq_page_index *p)
+{
+    return p->stage == PI_READY && p->kind == UPQ_PAGE_INDEX_COLUMN ? &p->ci : (const upq_column_index *)0;
+}
+
+void upq_page_index_close(upq_page_index *p)
+{
+    if (p->r) {
+        if (UPQ_WITH_CRYPTO && p->key && p->key != p->r->footer_key)
+            upq_aes_wipe((upq_aes_key *)(uintptr_t)p->key);
+        upq_arena_rewind(&p->r->arena, p->mark);
+    }
+    p->stage = PI_NONE;
+}
+
+#endif /* UPQ_WITH_PAGE_INDEX */

@@ -1,0 +1,2040 @@
+/*
+ * The writer's front: setup and sizing, the row-wise and column-wise calls,
+ * the page staging and dictionaries, and the bookkeeping of rows.
+ *
+ * Rows. Each column counts the complete rows it has taken in the current row
+ * group (`rows`). The rows every column has (w->rs, the minimum, capped at
+ * row_group_rows) are "committed": only they may go into pages, so a row
+ * group can always end at w->rs, and rows a column has beyond it (it was
+ * written ahead, or a row-wise row is being set) stay in its staging and
+ * move to the next row group. A page is the committed prefix of the staging.
+ *
+ * Room. Every column keeps enough free chunk buffer for one more page of a
+ * full staging (c->worst). A page that would leave less ends the row group
+ * at w->rs right away, so the last pages of all columns always fit.
+ *
+ * Dictionaries take values as they are staged; when one is full, the
+ * committed pages before it are finished with the dictionary and the rest of
+ * the chunk uses the column's other encoding. Indices are looked up again
+ * when a page is encoded, so the staging holds only values.
+ */
+#include "writer_int.h"
+#include "encode/encode.h"
+#include "geo.h"
+
+#if UPQ_WITH_WRITER
+
+#define DEFAULT_PAGE 8192u
+#define MIN_PAGE 64u
+#define DEFAULT_STATS_BINARY 64u
+#define MAX_DICT_ENTRIES 65534u
+#define DEFAULT_BLOOM_MAX (1u << 20)
+#define DEFAULT_BLOOM_NDV 65536u
+#define DEFAULT_BLOOM_FPP 0.01
+#define DEFAULT_RG_ROWS 65536u
+
+/* ---- errors --------------------------------------------------------------- */
+
+static UPQ_NOINLINE void set_err(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
+{
+    w->err.status = st;
+    w->err.what = UPQ_W_WHAT_VALUE;
+    w->err.column = column;
+    w->err.offset = UINT64_MAX;
+    w->err.row_group = -1;
+}
+
+UPQ_NOINLINE upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
+{
+    set_err(w, st, column UPQ_W_WHAT(what));
+    w->failed = st;
+    return st;
+}
+
+/* An input error: reported, but the writer stays usable (nothing was taken). */
+static UPQ_NOINLINE upq_status bad_input_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
+{
+    set_err(w, st, column UPQ_W_WHAT(what));
+    return st;
+}
+#define bad_input(w, st, column, what) bad_input_(w, st, column UPQ_W_WHAT(what))
+
+/* ---- the schema's leaves ---------------------------------------------------- */
+
+typedef struct leaf_iter {
+    const upq_schema_element *e;
+    uint32_t n, i, depth;
+    struct {
+        uint32_t idx, left;
+        uint16_t def, rep;
+    } st[UPQ_SCHEMA_MAX_DEPTH + 1];
+} leaf_iter;
+
+static upq_status leaf_begin(leaf_iter *it, const upq_schema_element *e, uint32_t n)
+{
+    upq_memset(it, 0, sizeof *it);
+    it->e = e;
+    it->n = n;
+    if (n < 2 || UPQ_ISSET(e[0], UPQ_SCHEMA_ELEMENT_TYPE) || !UPQ_ISSET(e[0], UPQ_SCHEMA_ELEMENT_NAME) ||
+        !UPQ_ISSET(e[0], UPQ_SCHEMA_ELEMENT_NUM_CHILDREN) || e[0].num_children < 1)
+        return UPQ_ERR_INVAL;
+    it->st[0].idx = 0;
+    it->st[0].left = (uint32_t)e[0].num_children;
+    it->depth = 1;
+    it->i = 1;
+    return UPQ_OK;
+}
+
+/* The next leaf: UPQ_OK with *leaf and its levels, UPQ_DONE after the last,
+ * UPQ_ERR_INVAL for a malformed list (UPQ_ERR_LIMIT: nested too deeply). */
+static upq_status leaf_next(leaf_iter *it, uint32_t *leaf, uint16_t *def, uint16_t *rep)
+{
+    for (;;) {
+        const upq_schema_element *x;
+        uint16_t d, r;
+        int32_t rt;
+        while (it->depth > 0 && it->st[it->depth - 1].left == 0)
+            it->depth--;
+        if (it->i >= it->n)
+            return it->depth == 0 ? UPQ_DONE : UPQ_ERR_INVAL;
+        if (it->depth == 0)
+            return UPQ_ERR_INVAL; /* elements after the root's children */
+        x = &it->e[it->i];
+        if (!UPQ_ISSET(*x, UPQ_SCHEMA_ELEMENT_NAME))
+            return UPQ_ERR_INVAL; /* a required field of the footer */
+        it->st[it->depth - 1].left--;
+        rt = x->repetition_type;
+        if (!UPQ_ISSET(*x, UPQ_SCHEMA_ELEMENT_REPETITION_TYPE) || rt < UPQ_REP_REQUIRED ||
+            rt > UPQ_REP_REPEATED)
+            return UPQ_ERR_INVAL;
+        d = (uint16_t)(it->st[it->depth - 1].def + (rt != UPQ_REP_REQUIRED));
+        r = (uint16_t)(it->st[it->depth - 1].rep + (rt == UPQ_REP_REPEATED));
+        if (d > 255 || r > 255)
+            return UPQ_ERR_LIMIT;
+        if (!UPQ_ISSET(*x, UPQ_SCHEMA_ELEMENT_TYPE)) {
+            if (!UPQ_ISSET(*x, UPQ_SCHEMA_ELEMENT_NUM_CHILDREN) || x->num_children < 1 ||
+                (uint32_t)x->num_children > it->n - it->i - 1)
+                return UPQ_ERR_INVAL; /* empty groups are not readable everywhere */
+            if (it->depth > UPQ_SCHEMA_MAX_DEPTH)
+                return UPQ_ERR_LIMIT;
+            it->st[it->depth].idx = it->i;
+            it->st[it->depth].left = (uint32_t)x->num_children;
+            it->st[it->depth].def = d;
+            it->st[it->depth].rep = r;
+            it->depth++;
+            it->i++;
+            continue;
+        }
+        if (UPQ_ISSET(*x, UPQ_SCHEMA_ELEMENT_NUM_CHILDREN) && x->num_children > 0)
+            return UPQ_ERR_INVAL; /* a typed group */
+        if (x->type < UPQ_TYPE_BOOLEAN || x->type > UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ||
+            (x->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY &&
+             (!UPQ_ISSET(*x, UPQ_SCHEMA_ELEMENT_TYPE_LENGTH) || x->type_length < 1)))
+            return UPQ_ERR_INVAL;
+        *leaf = it->i++;
+        *def = d;
+        *rep = r;
+        return UPQ_OK;
+    }
+}
+
+/* Path names and the definition level of each repeated ancestor of the leaf
+ * just returned (path: depth entries, rep_def: max_rep + 1 entries). */
+static void leaf_path(const leaf_iter *it, uint32_t leaf, uint16_t def, uint16_t rep,
+                      upq_bytes *path, uint16_t *rep_def)
+{
+    uint32_t k, p = 0;
+    rep_def[0] = 0;
+    for (k = 1; k < it->depth; k++) {
+        const upq_schema_element *g = &it->e[it->st[k].idx];
+        path[p++] = g->name;
+        if (g->repetition_type == UPQ_REP_REPEATED)
+            rep_def[it->st[k].rep] = it->st[k].def;
+    }
+    path[p] = it->e[leaf].name;
+    if (it->e[leaf].repetition_type == UPQ_REP_REPEATED)
+        rep_def[rep] = def;
+}
+
+/* Encoded bytes of the path names of the leaf just returned. */
+static size_t leaf_path_bytes(const leaf_iter *it, uint32_t leaf)
+{
+    size_t b = upq_w_path_bytes(it->e[leaf].name.len);
+    uint32_t k;
+    for (k = 1; k < it->depth; k++)
+        b += upq_w_path_bytes(it->e[it->st[k].idx].name.len);
+    return b;
+}
+
+/* ---- sizing ------------------------------------------------------------------- */
+
+/* Bytes one staged value takes (0: BYTE_ARRAY, variable). */
+static UPQ_NOINLINE uint32_t staged_width(int32_t type, int32_t type_length)
+{
+    switch (type) {
+    case UPQ_TYPE_BOOLEAN: return 1;
+    case UPQ_TYPE_INT32:
+    case UPQ_TYPE_FLOAT: return 4;
+    case UPQ_TYPE_INT64:
+    case UPQ_TYPE_DOUBLE: return 8;
+    case UPQ_TYPE_INT96: return 12;
+    case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY: return (uint32_t)type_length;
+    default: return 0;
+    }
+}
+
+static int is_dict_enc(int32_t e)
+{
+    return e == UPQ_ENC_PLAIN_DICTIONARY || e == UPQ_ENC_RLE_DICTIONARY;
+}
+
+/* A caller's upq_bytes value. Hosts that load any address read its fields
+ * in place; elsewhere it is copied out (the caller's array may sit at any
+ * address there). upq_memcpy is a call per value under -fno-builtin. */
+UPQ_INLINE void in_bytes(const void *v, upq_bytes *b)
+{
+#if UPQ_UNALIGNED_WORDS
+    const upq_bytes *p = (const upq_bytes *)v;
+    b->ptr = p->ptr;
+    b->len = p->len;
+#else
+    upq_memcpy(b, v, sizeof *b);
+#endif
+}
+
+/* Copies a value's bytes into the staging: words inline on such hosts
+ * (most values are short, and a call per value cost more than the copy). */
+UPQ_INLINE void copy_value(uint8_t *d, const uint8_t *s, uint32_t n)
+{
+#if UPQ_UNALIGNED_WORDS
+    for (; n >= 8; n -= 8, d += 8, s += 8)
+        upq_copy8(d, s);
+    for (; n; n--)
+        *d++ = *s++;
+#else
+    if (n)
+        upq_memcpy(d, s, n);
+#endif
+}
+
+/* Fills in defaults and checks the options. */
+static upq_status configure(upq_writer *w, const upq_writer_opts *in)
+{
+    upq_writer_opts *o = &w->o;
+    if (in)
+        upq_memcpy(o, in, sizeof *o);
+    if (o->codec != UPQ_CODEC_UNCOMPRESSED &&
+        (!UPQ_W_CAN_COMPRESS || upq_compress_bound(o->codec, 1) == 0))
+        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+                          o->codec == UPQ_CODEC_ZSTD
+                              ? "ZSTD compression is not available (this build only decompresses it)"
+                              : "codec not available for writing in this build");
+    if (!UPQ_WITH_DATA_PAGE_V2 && o->data_page_v2)
+        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+                          "DATA_PAGE_V2 is not in this build (UPQ_WITH_DATA_PAGE_V2 0)");
+    if (!UPQ_WITH_STATISTICS) {
+        /* written without, like no_statistics; a bound length asked for is
+         * refused */
+        if (!o->no_statistics && o->stats_max_binary)
+            return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+                              "statistics are not in this build (UPQ_WITH_STATISTICS 0)");
+        o->no_statistics = 1;
+    }
+    if (!UPQ_WITH_PAGE_INDEX) {
+        /* written without one, like no_page_index; room for one asked
+         * for is refused */
+        if (!o->no_page_index && o->max_pages)
+            return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+                              "page index is not in this build (UPQ_WITH_PAGE_INDEX 0)");
+        o->no_page_index = 1;
+    }
+    if (o->page_size == 0)
+        o->page_size = DEFAULT_PAGE;
+    if (o->page_size < MIN_PAGE || o->page_size > (1u << 30))
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "page_size out of range (64 bytes .. 1 GiB)");
+    if (o->page_levels == 0)
+        o->page_levels = o->page_size / 4u;
+    if (o->page_levels < 8)
+        o->page_levels = 8;
+    if (o->page_levels > 65535u)
+        o->page_levels = 65535u;
+    if (o->dict_size == 0)
+        o->dict_size = o->page_size;
+    /* defaults only the options' own modules read */
+    if ((UPQ_WITH_STATISTICS || UPQ_WITH_CRYPTO) && o->stats_max_binary == 0)
+        o->stats_max_binary = DEFAULT_STATS_BINARY;
+    if ((UPQ_WITH_STATISTICS || UPQ_WITH_CRYPTO) && o->stats_max_binary > (1u << 20))
+        o->stats_max_binary = 1u << 20;
+    if (UPQ_WITH_BLOOM && o->bloom_max_bytes == 0)
+        o->bloom_max_bytes = DEFAULT_BLOOM_MAX;
+    if (o->columns && o->ncolumns == 0)
+        o->columns = (const upq_column_opts *)0;
+    if (!UPQ_WITH_CHECKPOINT && o->checkpoint)
+        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+                          "checkpoint mode is not in this build (UPQ_WITH_CHECKPOINT 0)");
+    if (o->checkpoint) {
+        /* row groups sized by the user, never by RAM: chunks are written
+         * to their place in the file as their pages are made */
+        if (!o->row_group_rows && !o->row_group_bytes)
+            o->row_group_rows = DEFAULT_RG_ROWS;
+        o->direct = 0;
+        o->chunk_size = 0;
+        o->footer_size = 0;
+    }
+    if (o->column_order > UPQ_ORDER_IEEE754)
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "column_order neither type nor IEEE 754");
+    if ((o->nkv && !o->kv) || (o->nsorting && !o->sorting))
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "key-value or sorting list missing");
+    return UPQ_OK;
+}
+
+/* The bitset size of a column that asked for a bloom filter. */
+static upq_status bloom_setup(upq_writer *w, upq_wcol *c, uint32_t index,
+                              const upq_column_opts *co)
+{
+#if UPQ_WITH_BLOOM
+    const upq_writer_opts *o = &w->o;
+    uint64_t ndv = co->bloom_ndv;
+    double fpp = co->bloom_fpp == 0.0 ? DEFAULT_BLOOM_FPP : co->bloom_fpp;
+    if (co->bloom != 1)
+        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "bloom must be 0 or 1");
+    if (c->type == UPQ_TYPE_BOOLEAN)
+        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "BOOLEAN columns take no bloom filter");
+    if (ndv == 0)
+        ndv = o->row_group_rows ? o->row_group_rows : DEFAULT_BLOOM_NDV;
+    c->bloom_bytes = upq_bloom_size(ndv, fpp, o->bloom_max_bytes);
+    if (c->bloom_bytes == 0)
+        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "bloom_fpp outside (0, 1)");
+    return UPQ_OK;
+#else
+    (void)c;
+    (void)co;
+    return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, (int32_t)index,
+                      "bloom filters are not in this build (UPQ_WITH_BLOOM 0)");
+#endif
+}
+
+#if UPQ_WITH_CHUNK_META
+/* A column's chunk key-value metadata: checked now, so that its encoding
+ * cannot fail late; its bytes are counted without an encoder on the stack
+ * (upq_w_kv_bound), as the rest of the footer's bounds are. */
+static upq_status kv_setup(upq_writer *w, uint32_t index, const upq_column_opts *co)
+{
+    uint32_t i;
+    if (!co->kv)
+        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "key-value list missing");
+    for (i = 0; i < co->nkv; i++)
+        if (!UPQ_ISSET(co->kv[i], UPQ_KEY_VALUE_KEY))
+            return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "key-value entry without a key");
+    if (upq_w_kv_bound(&w->o, index) > (1u << 30))
+        return upq_w_fail(w, UPQ_ERR_LIMIT, (int32_t)index, "column key-value metadata over 1 GiB");
+    return UPQ_OK;
+}
+
+size_t upq_w_kv_bound(const upq_writer_opts *o, uint32_t col)
+{
+    const upq_column_opts *co;
+    size_t b = 6u; /* field header and list header at their widest */
+    uint32_t i;
+    if (!o->columns || col >= o->ncolumns || !o->columns[col].nkv || !o->columns[col].kv)
+        return 0;
+    co = &o->columns[col];
+    for (i = 0; i < co->nkv && b <= SIZE_MAX / 2u; i++) {
+        /* two binary fields: header, length varint (at most 5 bytes), bytes; STOP */
+        size_t k = (size_t)co->kv[i].key.len + co->kv[i].value.len;
+        b += 13u + (k < SIZE_MAX / 4u ? k : SIZE_MAX / 4u);
+    }
+    return b;
+}
+#endif
+
+/* Schema facts and per-column settings (everything but memory) of leaf
+ * `index`; rejects column options the type cannot take. */
+/* Staged levels up to `max` take 1, 2, 4 or 8 bits: 1 << lev_lg(max). */
+static uint8_t lev_lg(uint32_t max)
+{
+    return (uint8_t)(max <= 1u ? 0u : max <= 3u ? 1u : max <= 15u ? 2u : 3u);
+}
+
+static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
+                            const upq_schema_element *e, uint16_t def, uint16_t rep)
+{
+    const upq_writer_opts *o = &w->o;
+    int32_t enc = -1, dflt;
+    int dict = -1, dict_enc;
+    uint32_t width;
+
+    upq_memset(c, 0, sizeof *c);
+    c->elem = e;
+    c->type = e->type;
+    c->type_length = e->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ? e->type_length : 0;
+    c->max_def = def;
+    c->max_rep = rep;
+    if (def > 255 || rep > 255)
+        return upq_w_fail(w, UPQ_ERR_LIMIT, (int32_t)index, "nesting deeper than 255 levels");
+    c->dlg = lev_lg(def);
+    c->rlg = lev_lg(rep);
+    c->vsize = staged_width(c->type, c->type_length);
+    c->lcap = o->page_levels;
+    if (c->vsize) {
+        uint64_t v = (uint64_t)c->lcap * c->vsize;
+        c->vcap = v < o->page_size ? (uint32_t)v : o->page_size;
+        if (c->vcap < c->vsize)
+            c->vcap = c->vsize; /* a wide FIXED_LEN_BYTE_ARRAY: one value per page */
+    } else {
+        c->vcap = o->page_size;
+    }
+    if (o->columns) {
+        if (index < o->ncolumns) {
+            enc = o->columns[index].encoding;
+            dict = o->columns[index].dictionary;
+        }
+    }
+    dict_enc = is_dict_enc(enc);
+    if ((dict == 0 && dict_enc) || dict < -1 || dict > 1 || enc < -1)
+        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "contradictory dictionary options");
+    c->use_dict = (uint8_t)(dict == 1 || (dict == -1 && (dict_enc || (enc == -1 && c->type != UPQ_TYPE_BOOLEAN))));
+    if (c->use_dict && c->type == UPQ_TYPE_BOOLEAN)
+        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "BOOLEAN columns take no dictionary");
+    dflt = (c->type == UPQ_TYPE_BOOLEAN && UPQ_WITH_DATA_PAGE_V2 && o->data_page_v2) ? UPQ_ENC_RLE
+                                                                                     : UPQ_ENC_PLAIN;
+    c->enc = (enc == -1 || dict_enc) ? dflt : enc;
+    if (upq_encode_bound(c->enc, c->type, c->type_length, 1, 1) == 0)
+        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index,
+                          "encoding not allowed for the column's type");
+    if (c->use_dict) {
+        width = c->vsize ? c->vsize : 8u; /* strings: assume 4 bytes on average */
+        c->dict_cap = o->dict_size;
+        c->dict_max = c->dict_cap / width;
+        if (c->dict_max > MAX_DICT_ENTRIES)
+            c->dict_max = MAX_DICT_ENTRIES;
+        if (c->dict_max == 0)
+            c->use_dict = 0, c->dict_cap = 0;
+        else
+            c->nslots = c->dict_max + c->dict_max / 2u + 1u;
+    }
+    c->order = UPQ_SO_NONE;
+    if (UPQ_WITH_STATISTICS && !(o->no_statistics && o->no_page_index)) {
+        c->order = (uint8_t)upq_stats_order(
+            c->type,
+            UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE) ? &e->logical_type
+                                                           : (const upq_logical_type *)0,
+            UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE) ? e->converted_type : -1);
+        if (o->column_order == UPQ_ORDER_IEEE754)
+            c->order = (uint8_t)UPQ_SO_TOTAL(c->order);
+        c->scap = upq_stats_cap(c->order, c->type, c->type_length, o->stats_max_binary);
+        if (c->scap == 0)
+            c->order = UPQ_SO_NONE;
+    }
+    c->max_pages = UPQ_W_NO_PI(w) ? 0 : o->max_pages;
+    c->ci_ok = 1;
+    if (o->columns && index < o->ncolumns && o->columns[index].nkv) {
+#if UPQ_WITH_CHUNK_META
+        upq_status st = kv_setup(w, index, &o->columns[index]);
+        if (st != UPQ_OK)
+            return st;
+#else
+        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, (int32_t)index,
+                          "column key-value metadata is not in this build (UPQ_WITH_CHUNK_META 0)");
+#endif
+    }
+    if (o->columns && index < o->ncolumns && o->columns[index].bloom)
+        return bloom_setup(w, c, index, &o->columns[index]);
+    return UPQ_OK;
+}
+
+/* Memory: counts in dry runs, takes from the arena otherwise. */
+typedef struct wtake {
+    upq_arena *a; /* NULL: only count */
+    size_t need;
+    int fail;
+} wtake;
+
+static void *take(wtake *t, size_t size)
+{
+    void *p;
+    size_t r = upq_w_align8(size);
+    t->need = t->need > SIZE_MAX - r ? SIZE_MAX : t->need + r;
+    if (!t->a || t->fail)
+        return (void *)0;
+    p = upq_arena_alloc(t->a, size);
+    if (!p)
+        t->fail = 1;
+    return p;
+}
+
+/* Bytes of c's staging: its levels and values (one page's worth). */
+static size_t stage_size(const upq_wcol *c)
+{
+    return (c->max_def ? upq_w_align8(upq_lev_bytes(c->lcap, c->dlg)) : 0u) +
+           (c->max_rep ? upq_w_align8(upq_lev_bytes(c->lcap, c->rlg)) : 0u) + upq_w_align8(c->vcap);
+}
+
+/* Points c's staging into p (stage_size(c) bytes). */
+static void stage_carve(upq_wcol *c, uint8_t *p)
+{
+    c->def = c->max_def ? p : (uint8_t *)0;
+    p += c->max_def ? upq_w_align8(upq_lev_bytes(c->lcap, c->dlg)) : 0u;
+    c->rep = c->max_rep ? p : (uint8_t *)0;
+    p += c->max_rep ? upq_w_align8(upq_lev_bytes(c->lcap, c->rlg)) : 0u;
+    c->vals = p;
+}
+
+static void col_take(wtake *t, upq_wcol *c, uint32_t path_len, upq_wdx *x)
+{
+    size_t mp = UPQ_W_PI_PAGES(c);
+    c->path_len = path_len;
+    c->path = (upq_bytes *)take(t, (size_t)path_len * sizeof(upq_bytes));
+    c->rep_def = (uint16_t *)take(t, ((size_t)c->max_rep + 1u) * sizeof(uint16_t));
+    if (c->use_dict) {
+        c->dict = (uint8_t *)take(t, c->dict_cap);
+        if (c->type == UPQ_TYPE_BYTE_ARRAY)
+            c->dict_off = (uint32_t *)take(t, (size_t)c->dict_max * sizeof(uint32_t));
+        c->slots = (uint16_t *)take(t, (size_t)c->nslots * sizeof(uint16_t));
+        if (x) /* a staged value has a level: at most lcap of them */
+            x->idx = (uint16_t *)take(t, (size_t)c->lcap * sizeof(uint16_t));
+    }
+    if (c->chunk_cap)
+        c->chunk = (uint8_t *)take(t, c->chunk_cap);
+
+    if (UPQ_W_BLOOM(c))
+        c->bloom = (uint8_t *)take(t, c->bloom_bytes);
+    if (mp) {
+        c->locs = (upq_page_location *)take(t, mp * sizeof(upq_page_location));
+        c->null_pages = (uint8_t *)take(t, mp);
+        c->pmin = (upq_bytes *)take(t, mp * sizeof(upq_bytes));
+        c->pmax = (upq_bytes *)take(t, mp * sizeof(upq_bytes));
+        c->pnulls = (int64_t *)take(t, mp * sizeof(int64_t));
+        c->pbytes = (uint8_t *)take(t, mp * 2u * c->scap);
+    }
+    if (UPQ_WITH_STATISTICS) {
+        c->st.min = (uint8_t *)take(t, (size_t)c->scap);
+        c->st.max = (uint8_t *)take(t, (size_t)c->scap);
+    }
+    c->st.cap = c->scap;
+    if (c->max_def)
+        c->def_hist = (int64_t *)take(t, ((size_t)c->max_def + 1u) * sizeof(int64_t));
+    if (c->max_rep)
+        c->rep_hist = (int64_t *)take(t, ((size_t)c->max_rep + 1u) * sizeof(int64_t));
+}
+
+static void dict_clear(upq_wcol *c)
+{
+    c->dict_n = c->dict_bytes = 0;
+    c->dict_pages = 0;
+    if (c->slots)
+        upq_memset(c->slots, 0, (size_t)c->nslots * sizeof(uint16_t));
+    c->dict_on = c->use_dict;
+}
+
+/* Clears a column's chunk state: pages, statistics, counters. */
+static void chunk_clear(upq_wcol *c)
+{
+    c->chunk_used = 0;
+    c->npages = 0;
+    c->ci_ok = 1;
+    if (UPQ_WITH_STATISTICS)
+        upq_minmax_reset(&c->st); /* the chunk statistics, read by them alone */
+    c->nulls = c->nans = c->num_values = c->unc_bytes = c->comp_bytes = c->ba_bytes = 0;
+    if (c->def_hist)
+        upq_memset(c->def_hist, 0, ((size_t)c->max_def + 1u) * sizeof(int64_t));
+    if (c->rep_hist)
+        upq_memset(c->rep_hist, 0, ((size_t)c->max_rep + 1u) * sizeof(int64_t));
+    c->enc_mask = 0;
+    c->pages_dict = c->pages_plain = 0;
+    c->dict_hdr = c->dict_stored = c->dict_unc = c->ci_len = c->oi_len = c->bf_hdr = 0;
+    if (UPQ_WITH_CRYPTO)
+        c->dict_nonce_set = 0;
+    if (UPQ_WITH_BLOOM && c->bloom)
+        upq_memset(c->bloom, 0, c->bloom_bytes);
+    dict_clear(c);
+}
+
+/*
+ * Plans (t->a NULL) or performs the whole setup. Dry runs count the arena
+ * bytes and, when rg_bound is given, add up the columns' own parts of a
+ * RowGroup's bound (upq_w_cc_bound). hdr: upq_w_header_bound().
+ */
+static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
+{
+    leaf_iter it;
+    upq_wcol tmp;
+    uint32_t leaf = 0, i, n = 0, max_scap = 0, lmax = 0, rows_cap = UINT32_MAX;
+    int direct = w->o.direct != 0, jm = UPQ_WITH_CHECKPOINT && w->o.checkpoint != 0;
+    uint32_t nrep = 0, nlev = 0;
+    size_t stage = 0;
+    uint16_t def = 0, rep = 0;
+    size_t worst = 0, body = 0, pbuf, wc;
+    int any_dict = 0, any_bvals = 0, pass;
+    upq_status st;
+    upq_wmodels *m = (upq_wmodels *)0;
+    int v2 = UPQ_W_V2(w);
+
+    /* pass 0: settings and the largest bound; pass 1: room per page, hence
+     * the chunk size; pass 2: memory */
+    for (pass = 0; pass < 3; pass++) {
+        if (pass == 2 && jm) {
+            /* checkpoint mode: no chunk buffers, and the page index is
+             * made at close from the pages' headers */
+            w->o.chunk_size = 0;
+            w->o.max_pages = 0;
+        } else if (pass == 2 && direct) {
+            w->o.chunk_size = 0;
+            w->o.max_pages = UPQ_W_NO_PI(w) ? 0u : 1u;
+        } else if (pass == 2) {
+            if (!w->o.chunk_size) {
+                size_t cs = 4u * (size_t)w->o.page_size;
+                if (cs < 2u * worst)
+                    cs = 2u * worst;
+                if (cs > UINT32_MAX)
+                    return upq_w_fail(w, UPQ_ERR_INVAL, -1, "pages too large for a chunk buffer");
+                w->o.chunk_size = (uint32_t)cs;
+            } else if (w->o.chunk_size < worst) {
+                return upq_w_fail(w, UPQ_ERR_INVAL, -1, "chunk_size smaller than one page");
+            }
+            if (!UPQ_W_NO_PI(w) && !w->o.max_pages)
+                w->o.max_pages = 2u * (w->o.chunk_size / w->o.page_size) + 2u;
+            if (w->o.max_pages == 1)
+                w->o.max_pages = 2; /* a page, and room for the last one */
+        }
+        if (pass == 2) {
+#if UPQ_WITH_CHUNK_META
+            w->geo = (struct upq_geo_acc *)0;
+#endif
+            w->ncols = n;
+            w->cols = (upq_wcol *)take(t, (size_t)n * sizeof(upq_wcol));
+#if UPQ_WITH_DICT_INDEX
+            /* the staged values' dictionary indices; not in checkpoint
+             * mode, whose RAM goes to logging (small pages in a 16 KiB
+             * arena): its pages look their values up again */
+            w->dx = (upq_wdx *)0;
+            if (any_dict && !jm) {
+                w->dx = (upq_wdx *)take(t, (size_t)n * sizeof(upq_wdx));
+                if (w->dx)
+                    upq_memset(w->dx, 0, (size_t)n * sizeof(upq_wdx));
+            }
+#endif
+            m = (upq_wmodels *)take(t, sizeof(upq_wmodels));
+            w->models = m;
+            if (rg_bound)
+                *rg_bound = 0;
+        }
+        st = leaf_begin(&it, w->elems, w->nelems);
+        if (st != UPQ_OK)
+            return upq_w_fail(w, st, -1, "malformed schema");
+        for (i = 0;; i++) {
+            upq_wcol *c = (pass == 2 && t->a && w->cols) ? &w->cols[i] : &tmp;
+            st = leaf_next(&it, &leaf, &def, &rep);
+            if (st == UPQ_DONE)
+                break;
+            if (st != UPQ_OK)
+                return upq_w_fail(w, st, -1, "malformed schema");
+            if (pass == 2 && t->fail)
+                c = &tmp; /* keep counting what init would need */
+            st = col_setup(w, c, i, &w->elems[leaf], def, rep);
+            if (st != UPQ_OK)
+                return st;
+            c->chunk_cap = w->o.chunk_size;
+            if (pass == 0) {
+                if (UPQ_WITH_STATISTICS && c->scap > max_scap)
+                    max_scap = c->scap;
+                if (direct && c->max_rep == 0) {
+                    /* a flat column holds a level per row, and a required
+                     * fixed-width one a value per row: the first of them to
+                     * fill ends the row group */
+                    uint32_t r = c->lcap;
+                    if (c->max_def == 0 && c->vsize && c->vcap / c->vsize < r)
+                        r = c->vcap / c->vsize;
+                    if (r < rows_cap)
+                        rows_cap = r;
+                }
+                continue;
+            }
+            if (direct && c->max_rep == 0) {
+                /* so no flat column stages more rows than a row group takes */
+                if (c->lcap > rows_cap)
+                    c->lcap = rows_cap;
+                if (c->vsize && c->vcap / c->vsize > rows_cap)
+                    c->vcap = rows_cap * c->vsize;
+            }
+            if (c->lcap > lmax)
+                lmax = c->lcap;
+            wc = w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, v2) +
+                 (UPQ_W_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
+            if (pass == 1) {
+                size_t b = upq_w_body_bound(c);
+                if (b == SIZE_MAX || wc < w->hbuf_cap)
+                    return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)i, "page bounds overflow");
+                if (wc > worst)
+                    worst = wc;
+                if (b > body)
+                    body = b;
+                any_dict |= c->use_dict;
+                any_bvals |= (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) &&
+                             c->enc != UPQ_ENC_PLAIN;
+                continue;
+            }
+            c->worst = wc;
+            c->max_pages = UPQ_W_NO_PI(w) || jm ? 0 : w->o.max_pages;
+            {
+                /* a dictionary column's indices: counted in dry runs too */
+                upq_wdx none, *x = (upq_wdx *)0;
+                if (UPQ_WITH_DICT_INDEX && any_dict && !jm && c->use_dict)
+                    x = c != &tmp && !t->fail && UPQ_W_DX_ARRAY(w) ? &UPQ_W_DX_ARRAY(w)[i] : &none;
+                col_take(t, c, it.depth, x);
+            }
+#if UPQ_WITH_CHUNK_META
+            if (UPQ_W_IS_GEO(c->elem)) {
+                upq_geo_acc *g = (upq_geo_acc *)take(t, sizeof(upq_geo_acc));
+                if (g && c != &tmp && !t->fail) {
+                    upq_memset(g, 0, sizeof *g);
+                    g->col = i;
+                    g->next = w->geo;
+                    w->geo = g;
+                }
+            }
+#endif
+            stage = stage > SIZE_MAX - stage_size(c) ? SIZE_MAX : stage + stage_size(c);
+            if ((direct || jm) && (UPQ_W_COMPRESSING(w) || (jm && UPQ_W_ENCRYPTING(w))))
+                c->chunk_cap = worst; /* the shared buffer, taken below */
+            if (c->max_rep)
+                nrep++;
+            nlev += (uint32_t)c->max_def + c->max_rep + 2u;
+            if (c != &tmp && !t->fail) {
+                leaf_path(&it, leaf, def, rep, c->path, c->rep_def);
+                chunk_clear(c);
+            } else if (rg_bound) {
+                size_t cb = upq_w_cc_bound(c, it.depth, leaf_path_bytes(&it, leaf));
+                size_t kb = upq_w_kv_bound(&w->o, i);
+                cb = cb > SIZE_MAX - kb ? SIZE_MAX : cb + kb;
+                *rg_bound = *rg_bound > SIZE_MAX - cb ? SIZE_MAX : *rg_bound + cb;
+            }
+        }
+        n = i;
+        if (n == 0)
+            return upq_w_fail(w, UPQ_ERR_INVAL, -1, "schema without columns");
+        if (pass == 0) {
+            w->hbuf_cap = hdr == SIZE_MAX ? SIZE_MAX : hdr + UPQ_W_STATS_BOUNDS(max_scap);
+            /* encrypted: the header's module framing, and the page module's
+             * length and nonce ahead of its body */
+            if (UPQ_W_ENCRYPTING(w) && w->hbuf_cap != SIZE_MAX)
+                w->hbuf_cap += UPQ_W_CRYPTO_OVER + 16u;
+        }
+    }
+    /* models encoded later must be complete now: a footer cannot fail late */
+    for (i = 0; i < w->o.nsorting; i++) {
+        const upq_sorting_column *sc = &w->o.sorting[i];
+        if ((sc->isset & 0xEu) != 0xEu)
+            return upq_w_fail(w, UPQ_ERR_INVAL, -1,
+                              "sorting column without column_idx, descending and nulls_first set");
+        if (sc->column_idx < 0 || (uint32_t)sc->column_idx >= n)
+            return upq_w_fail(w, UPQ_ERR_INVAL, -1, "sorting column out of range");
+    }
+    for (i = 0; i < w->o.nkv; i++)
+        if (!UPQ_ISSET(w->o.kv[i], UPQ_KEY_VALUE_KEY))
+            return upq_w_fail(w, UPQ_ERR_INVAL, -1, "key-value metadata without a key");
+    if (w->o.columns && w->o.ncolumns != n)
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "column options do not match the leaf count");
+    if (w->o.encrypt && !UPQ_WITH_CRYPTO)
+        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+                          "encryption is not in this build (UPQ_WITH_CRYPTO 0)");
+
+    /* shared scratch */
+    pbuf = body;
+    if (UPQ_W_COMPRESSING(w) && any_dict) {
+        size_t d = upq_compress_bound(w->o.codec, w->o.dict_size);
+        if (d == 0)
+            return upq_w_fail(w, UPQ_ERR_INVAL, -1, "dictionary too large for the codec");
+        if (d > pbuf)
+            pbuf = d;
+    }
+    if (pbuf < 256)
+        pbuf = 256; /* also the window footers are copied through */
+    if (UPQ_W_ENCRYPTING(w)) {
+        /* a dictionary page (or column metadata) sealed in place */
+        size_t d = upq_w_align8(w->o.dict_size) + 2u * UPQ_W_CRYPTO_OVER;
+        if (UPQ_W_COMPRESSING(w) && any_dict)
+            d = upq_compress_bound(w->o.codec, w->o.dict_size) + 2u * UPQ_W_CRYPTO_OVER;
+        pbuf = pbuf > SIZE_MAX - 2u * UPQ_W_CRYPTO_OVER ? SIZE_MAX : pbuf + 2u * UPQ_W_CRYPTO_OVER;
+        if (d > pbuf)
+            pbuf = d;
+        /* room for one column's encrypted ColumnMetaData: path, statistics
+         * (two bounds) and level histograms */
+        if (pbuf < 4096u + 2u * (size_t)w->o.stats_max_binary)
+            pbuf = 4096u + 2u * (size_t)w->o.stats_max_binary;
+        /* the key state, then each column's dictionary page nonces */
+        w->wc = (struct upq_wcrypto *)take(t, upq_w_align8(upq_wc_need(&w->o)) + (size_t)n * 24u);
+    }
+    w->pbuf_cap = pbuf;
+    w->pbuf = (uint8_t *)take(t, pbuf);
+    if ((direct || jm) && (UPQ_W_COMPRESSING(w) || (jm && UPQ_W_ENCRYPTING(w)))) {
+        /* compressed (or, in checkpoint mode, encrypted) pages go through
+         * one buffer, a column at a time */
+        uint8_t *shared = (uint8_t *)take(t, worst);
+        for (i = 0; t->a && !t->fail && w->cols && i < n; i++)
+            w->cols[i].chunk = shared;
+    }
+    w->hbuf = (uint8_t *)take(t, w->hbuf_cap);
+    if (jm) {
+        void *jmem = take(t, upq_wj_need(w, n, nrep));
+        if (t->a && !t->fail)
+            w->jr = (struct upq_wjournal *)jmem;
+    }
+    {
+        /* every column's staging, in one block: checkpoint mode's finisher
+         * works there, as it runs only when the staging is empty (at close,
+         * and reading the file back before any row) */
+        size_t fin = jm ? upq_wf_need(w, n, nrep, nlev) : 0u, blk = stage > fin ? stage : fin;
+        uint8_t *p = (uint8_t *)take(t, blk);
+        w->stage = p;
+        /* packed levels are set bit by bit, so they start zeroed; values
+         * are written before they are read, and a page's worth of them left
+         * untouched costs a host no memory until used */
+        if (p && t->a && !t->fail && jm)
+            upq_memset(p, 0, blk);
+        for (i = 0; p && t->a && !t->fail && w->cols && i < n; i++) {
+            stage_carve(&w->cols[i], p);
+            if (!jm)
+                upq_memset(p, 0, (size_t)(w->cols[i].vals - p));
+            p += stage_size(&w->cols[i]);
+        }
+    }
+    w->lmax = lmax;
+    if (any_dict)
+        w->idx = (uint16_t *)take(t, (size_t)w->lmax * sizeof(uint16_t));
+    if (any_bvals)
+        w->bvals = (upq_bytes *)take(t, (size_t)w->lmax * sizeof(upq_bytes));
+    {
+        /* one page's bounds, for statistics without a page index */
+        uint8_t *pmin = (uint8_t *)0, *pmax = (uint8_t *)0;
+        if (UPQ_WITH_STATISTICS) {
+            pmin = (uint8_t *)take(t, max_scap);
+            pmax = (uint8_t *)take(t, max_scap);
+        }
+        if (m && t->a && !t->fail) {
+            upq_memset(m, 0, sizeof *m);
+            m->pst.min = pmin;
+            m->pst.max = pmax;
+            m->pst.cap = max_scap;
+        }
+    }
+    return UPQ_OK;
+}
+
+upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n,
+                                     const upq_writer_opts *o, uint32_t max_row_groups,
+                                     size_t *need)
+{
+    upq_writer w;
+    wtake t;
+    size_t rg = 0, total, log;
+    upq_status st;
+
+    upq_memset(&w, 0, sizeof w);
+    upq_memset(&t, 0, sizeof t);
+    *need = 0;
+    if (!elems)
+        return UPQ_ERR_INVAL;
+    w.elems = elems;
+    w.nelems = n;
+    st = configure(&w, o);
+    if (st != UPQ_OK)
+        return st;
+    st = setup(&w, &t, upq_w_header_bound(), max_row_groups ? &rg : (size_t *)0);
+    if (st != UPQ_OK)
+        return st;
+    if (max_row_groups) {
+        /* after setup, not in it: the encoder's frame is not on top of the
+         * schema walk's */
+        size_t rest = upq_w_rg_bound(w.ncols, &w.o);
+        rg = rg > SIZE_MAX - rest ? SIZE_MAX : rg + rest;
+    }
+    total = t.need;
+    if (w.o.checkpoint)
+        log = 0; /* finished row groups are described in the file */
+    else if (w.o.footer_size)
+        log = upq_w_align8(w.o.footer_size);
+    else if (max_row_groups && rg > SIZE_MAX / max_row_groups)
+        return UPQ_ERR_LIMIT;
+    else
+        log = (size_t)max_row_groups * rg;
+    total = total > SIZE_MAX - log ? SIZE_MAX : total + log;
+    log = UPQ_W_COMPRESSING(&w) ? upq_w_align8(upq_compress_workspace(w.o.codec)) : 0u;
+    total = total > SIZE_MAX - log ? SIZE_MAX : total + log;
+    *need = total;
+    return total == SIZE_MAX ? UPQ_ERR_LIMIT : UPQ_OK;
+}
+
+upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema_element *elems,
+                           uint32_t n, void *arena, size_t len, const upq_writer_opts *o)
+{
+    wtake t;
+    upq_status st;
+    size_t codec_ws, rest, hdr;
+
+    upq_memset(w, 0, sizeof *w);
+    w->err.offset = UINT64_MAX;
+    w->err.row_group = w->err.column = w->err.page = w->err.schema_element = -1;
+    upq_arena_init(&w->arena, arena, len);
+    if (!sink || !(sink->write || sink->write_at) || !elems)
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "no sink or no schema");
+    upq_memcpy(&w->sink, sink, sizeof w->sink);
+    w->elems = elems;
+    w->nelems = n;
+    st = configure(w, o);
+    if (st != UPQ_OK)
+        return st;
+    if (w->o.checkpoint && !(sink->write_at && sink->read_at))
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1,
+                          "checkpoint mode needs a sink that writes at offsets and reads back");
+    if (!w->o.checkpoint && !sink->write)
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "no write callback");
+    /* a dry run first: on NOMEM it tells the whole size, not the first miss */
+    upq_memset(&t, 0, sizeof t);
+    hdr = upq_w_header_bound();
+    st = setup(w, &t, hdr, (size_t *)0);
+    if (st != UPQ_OK)
+        return st;
+    /* 0 for pages stored as they are */
+    codec_ws = UPQ_W_COMPRESSING(w) ? upq_w_align8(upq_compress_workspace(w->o.codec)) : 0u;
+    if (t.need > w->arena.cap || w->arena.cap - t.need < codec_ws) {
+        w->arena.needed = t.need + codec_ws;
+        return upq_w_fail(w, UPQ_ERR_NOMEM, -1, "arena too small for the writer");
+    }
+    upq_memset(&t, 0, sizeof t);
+    t.a = &w->arena;
+    st = setup(w, &t, hdr, (size_t *)0);
+    if (st != UPQ_OK)
+        return st;
+    if (t.fail) {
+        w->arena.needed = t.need + codec_ws;
+        return upq_w_fail(w, UPQ_ERR_NOMEM, -1, "arena too small for the writer");
+    }
+    if (UPQ_W_ENCRYPTING(w)) {
+        st = upq_wc_init(w, w->wc);
+        if (st != UPQ_OK)
+            return st;
+        w->wc->dict_nonce = (uint8_t *)w->wc + upq_w_align8(upq_wc_need(&w->o));
+    }
+    if (UPQ_WITH_CHECKPOINT && w->o.checkpoint) {
+        st = upq_wj_init(w, w->jr);
+        if (st != UPQ_OK)
+            return st;
+    } else {
+        rest = upq_arena_remaining(&w->arena) - codec_ws;
+        if (w->o.footer_size) {
+            if (upq_w_align8(w->o.footer_size) > rest) {
+                w->arena.needed = w->arena.used + upq_w_align8(w->o.footer_size) + codec_ws;
+                return upq_w_fail(w, UPQ_ERR_NOMEM, -1, "arena too small for footer_size");
+            }
+            rest = w->o.footer_size;
+        }
+        rest &= ~(size_t)7u;
+        w->log_cap = rest;
+        w->log = rest ? (uint8_t *)upq_arena_alloc(&w->arena, rest) : (uint8_t *)0;
+        if (rest && !w->log)
+            return upq_w_fail(w, UPQ_ERR_NOMEM, -1, "arena too small for the footer log");
+    }
+    return UPQ_OK;
+}
+
+/* ---- dictionary ------------------------------------------------------------ */
+
+#if UPQ_UNALIGNED_WORDS
+/* A word at a time on 64-bit hosts: the bytes were hashed one by one, and
+ * hashing every value's key took more time than anything else in the
+ * writer. Cortex-M keeps the byte loop: it is smaller in flash. */
+static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    for (; n >= 8; p += 8, n -= 8)
+        h = (h ^ upq_load_le64(p)) * 0xff51afd7ed558ccdull;
+    if (n >= 4) {
+        h = (h ^ upq_load_le32(p)) * 0xff51afd7ed558ccdull;
+        p += 4;
+        n -= 4;
+    }
+    for (; n; p++, n--)
+        h = (h ^ *p) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return (uint32_t)(h >> 32);
+}
+
+/* Key equality a word at a time (upq_memcmp goes byte by byte). */
+static int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    for (; n >= 8; a += 8, b += 8, n -= 8)
+        if (upq_load_le64(a) != upq_load_le64(b))
+            return 0;
+    for (; n; a++, b++, n--)
+        if (*a != *b)
+            return 0;
+    return 1;
+}
+#else
+static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
+{
+    uint32_t h = 2166136261u, i;
+    for (i = 0; i < n; i++)
+        h = (h ^ p[i]) * 16777619u;
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    return h;
+}
+
+static int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    return n == 0 || upq_memcmp(a, b, n) == 0;
+}
+#endif
+
+int32_t upq_w_dict_find(const upq_wcol *c, const uint8_t *key, uint32_t klen, uint32_t *slot)
+{
+    uint32_t s = (uint32_t)(((uint64_t)hash_bytes(key, klen) * c->nslots) >> 32);
+    int ba = c->type == UPQ_TYPE_BYTE_ARRAY;
+    for (;;) {
+        uint32_t e = c->slots[s];
+        const uint8_t *v;
+        if (e == 0) {
+            *slot = s;
+            return -1;
+        }
+        e--;
+        if (ba) {
+            v = c->dict + c->dict_off[e];
+            if (upq_load_le32(v) == klen && same_bytes(v + 4, key, klen))
+                return (int32_t)e;
+        } else {
+            v = c->dict + (size_t)e * c->vsize;
+            if (same_bytes(v, key, klen))
+                return (int32_t)e;
+        }
+        if (++s == c->nslots)
+            s = 0;
+    }
+}
+
+/* Adds a key missing from the dictionary at `slot`: 0 when it is full. */
+static int dict_add(upq_wcol *c, const uint8_t *key, uint32_t klen, uint32_t slot)
+{
+    int ba = c->type == UPQ_TYPE_BYTE_ARRAY;
+    uint32_t need = ba ? 4u + klen : klen;
+    if (c->dict_n >= c->dict_max || need > c->dict_cap - c->dict_bytes)
+        return 0;
+    if (ba) {
+        c->dict_off[c->dict_n] = c->dict_bytes;
+        upq_store_le32(c->dict + c->dict_bytes, klen);
+        if (klen)
+            upq_memcpy(c->dict + c->dict_bytes + 4, key, klen);
+    } else {
+        upq_memcpy(c->dict + c->dict_bytes, key, klen);
+    }
+    c->dict_bytes += need;
+    c->slots[slot] = (uint16_t)(++c->dict_n);
+    return 1;
+}
+
+/* Native value -> PLAIN key bytes (fixed types), or the payload (binary). */
+static void value_key(const upq_wcol *c, const void *v, uint8_t *tmp, const uint8_t **key,
+                      uint32_t *klen)
+{
+#if UPQ_NATIVE_LE
+    /* a little-endian host holds fixed-width values as their PLAIN bytes */
+    (void)tmp;
+    if (c->type != UPQ_TYPE_BYTE_ARRAY && c->type != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
+        *key = (const uint8_t *)v;
+        *klen = c->vsize;
+        return;
+    }
+#endif
+    switch (c->type) {
+    case UPQ_TYPE_INT32:
+    case UPQ_TYPE_FLOAT: {
+        uint32_t x;
+        upq_memcpy(&x, v, 4);
+        upq_store_le32(tmp, x);
+        *key = tmp;
+        *klen = 4;
+        return;
+    }
+    case UPQ_TYPE_INT64:
+    case UPQ_TYPE_DOUBLE: {
+        uint64_t x;
+        upq_memcpy(&x, v, 8);
+        upq_store_le64(tmp, x);
+        *key = tmp;
+        *klen = 8;
+        return;
+    }
+    case UPQ_TYPE_INT96:
+        upq_memcpy(tmp, v, 12);
+        *key = tmp;
+        *klen = 12;
+        return;
+    default: {
+        upq_bytes b;
+        in_bytes(v, &b);
+        *key = b.ptr;
+        *klen = b.len;
+        return;
+    }
+    }
+}
+
+uint32_t upq_w_staged_key(const upq_wcol *c, uint32_t off, uint8_t *tmp, const uint8_t **key,
+                          uint32_t *klen)
+{
+    const uint8_t *p = c->vals + off;
+    switch (c->type) {
+    case UPQ_TYPE_BYTE_ARRAY:
+        *klen = upq_load_le32(p);
+        *key = p + 4;
+        return 4u + *klen;
+    case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY:
+    case UPQ_TYPE_INT96:
+        *key = p;
+        *klen = c->vsize;
+        return c->vsize;
+    default:
+        value_key(c, p, tmp, key, klen);
+        return c->vsize;
+    }
+}
+
+/* Puts every staged value (rows carried over from the last row group) into
+ * the fresh dictionary; gives up on it when it fills. */
+static UPQ_NOINLINE void dict_reinsert(upq_wcol *c, upq_wdx *x)
+{
+    uint32_t i, off = 0;
+    for (i = 0; i < c->nval && c->dict_on; i++) {
+        uint8_t tmp[16];
+        const uint8_t *key;
+        uint32_t klen, slot;
+        uint32_t sz = upq_w_staged_key(c, off, tmp, &key, &klen);
+        int32_t ix = upq_w_dict_find(c, key, klen, &slot);
+        if (ix < 0 && dict_add(c, key, klen, slot))
+            ix = (int32_t)c->dict_n - 1;
+        if (ix < 0)
+            c->dict_on = 0;
+        else if (x)
+            x->idx[i] = (uint16_t)ix;
+        off += sz;
+    }
+    if (x)
+        x->n = c->dict_on ? c->nval : 0u;
+}
+
+/* ---- rows ------------------------------------------------------------------- */
+
+/* Staged bytes of the value at byte `off` of c's staging. */
+static uint32_t staged_size(const upq_wcol *c, uint32_t off)
+{
+    return c->vsize ? c->vsize : 4u + upq_load_le32(c->vals + off);
+}
+
+/* Moves c's commit point to row `rows` of the row group. */
+static void commit_to(upq_wcol *c, uint64_t rows)
+{
+    if (UPQ_W_FAST && !c->max_rep && c->crows < rows) {
+        /* a level is a row: count the values of the rows at once */
+        uint32_t k = (uint32_t)(rows - c->crows), nv, i;
+        nv = c->max_def ? upq_w_lev_count(c->def, c->clev, k, c->dlg, c->max_def) : k;
+        if (c->vsize)
+            c->cbytes += nv * c->vsize;
+        else
+            for (i = 0; i < nv; i++)
+                c->cbytes += 4u + upq_load_le32(c->vals + c->cbytes);
+        c->cval += nv;
+        c->clev += k;
+        c->crows = rows;
+        return;
+    }
+    while (c->crows < rows) {
+        /* one row: its first entry, then entries repeating inside it */
+        do {
+            if (c->max_def == 0 || upq_lev_get(c->def, c->clev, c->dlg) == c->max_def) {
+                c->cbytes += staged_size(c, c->cbytes);
+                c->cval++;
+            }
+            c->clev++;
+        } while (c->clev < c->nlev && c->max_rep && upq_lev_get(c->rep, c->clev, c->rlg) != 0);
+        c->crows++;
+    }
+}
+
+void upq_w_advance(upq_writer *w)
+{
+    uint64_t lo = UINT64_MAX, r, lim;
+    size_t bytes = 0;
+    uint32_t i;
+    for (i = 0; i < w->ncols; i++) {
+        if (w->cols[i].rows < lo)
+            lo = w->cols[i].rows;
+        bytes += w->cols[i].chunk_used;
+    }
+    r = lo;
+    lim = UPQ_W_JOURNAL(w) ? w->jr->rg_limit : w->o.row_group_rows;
+    if (lim && r >= lim) {
+        r = lim;
+        w->rg_due = 1;
+    }
+    if (w->o.row_group_bytes && bytes >= w->o.row_group_bytes && r > 0)
+        w->rg_due = 1;
+    if (r > w->rs) {
+        w->rs = r;
+        for (i = 0; i < w->ncols; i++)
+            commit_to(&w->cols[i], r);
+    }
+    if (UPQ_W_JOURNAL(w))
+        upq_wj_advanced(w);
+}
+
+/* A new chunk for every GEOMETRY / GEOGRAPHY column. */
+static void geo_clear(upq_writer *w)
+{
+#if UPQ_WITH_CHUNK_META
+    upq_geo_acc *g;
+    for (g = w->geo; g; g = g->next)
+        upq_geo_reset(g);
+#else
+    (void)w;
+#endif
+}
+
+void upq_w_chunks_clear(upq_writer *w)
+{
+    uint32_t i;
+    for (i = 0; i < w->ncols; i++) {
+        upq_wdx *x = UPQ_W_DX(w, &w->cols[i]);
+        chunk_clear(&w->cols[i]);
+        if (x)
+            x->n = 0; /* indices into the dictionary cleared */
+    }
+    geo_clear(w);
+}
+
+void upq_w_rg_reset(upq_writer *w)
+{
+    uint32_t i;
+    uint64_t b = w->rg_rows;
+    w->rows_done += b;
+    w->num_rg++;
+    geo_clear(w);
+    for (i = 0; i < w->ncols; i++) {
+        upq_wcol *c = &w->cols[i];
+        chunk_clear(c);
+        if (UPQ_W_DX(w, c))
+            UPQ_W_DX(w, c)->n = 0; /* dict_reinsert indexes the carried rows */
+        c->rows -= b;
+        c->crows -= b;
+        c->frows = 0;
+        if (c->dict_on)
+            dict_reinsert(c, UPQ_W_DX(w, c));
+    }
+    w->rs -= b;
+    w->rg_rows = 0;
+    w->rg_due = 0;
+    upq_w_advance(w);
+}
+
+/* ---- output around the calls --------------------------------------------------- */
+
+/* Ends the row group at w->rs and starts writing it out. */
+static upq_status end_rg(upq_writer *w)
+{
+    upq_status st;
+    if (w->rs == 0) {
+        w->rg_due = 0;
+        return UPQ_OK;
+    }
+    if (UPQ_W_JOURNAL(w)) {
+        upq_wj_start(w, UPQ_WJ_RGEND);
+        return upq_w_pump(w);
+    }
+    st = upq_w_rg_finish(w);
+    if (st != UPQ_OK)
+        return st;
+    return upq_w_pump(w);
+}
+
+/* A checkpoint is due (checkpoint mode). */
+static int ckpt_due(const upq_writer *w)
+{
+    return UPQ_W_JOURNAL(w) && w->jr->ckpt_due;
+}
+
+/* Ends a due row group, or makes a due checkpoint. */
+static upq_status due_work(upq_writer *w)
+{
+    if (w->rg_due || !UPQ_WITH_CHECKPOINT)
+        return end_rg(w);
+    upq_wj_start(w, UPQ_WJ_CKPT);
+    return upq_w_pump(w);
+}
+
+/* What every call does first: finish pending output, due row groups and
+ * checkpoints. UPQ_OK when the writer can take data. */
+static upq_status enter(upq_writer *w)
+{
+    upq_status st;
+    if (w->failed)
+        return w->failed;
+    if (w->closed || w->closing)
+        return UPQ_ERR_STATE;
+    w->flush_wait = 0; /* new data: a later flush is a new request */
+    if (UPQ_W_JOURNAL(w))
+        w->jr->ckpt_wait = 0; /* ... and a later checkpoint too */
+    for (;;) {
+        if (w->ostage != UPQ_OS_IDLE) {
+            st = upq_w_pump(w);
+            if (st != UPQ_OK)
+                return st;
+        }
+        if (!w->rg_due && !ckpt_due(w))
+            return UPQ_OK;
+        st = due_work(w);
+        if (st != UPQ_OK)
+            return st;
+    }
+}
+
+/* After a call took its data: write out a row group or checkpoint that
+ * became due. Output left blocked continues on the next call. */
+static upq_status after(upq_writer *w)
+{
+    upq_status st = UPQ_OK;
+    while ((w->rg_due || ckpt_due(w)) && w->ostage == UPQ_OS_IDLE && st == UPQ_OK)
+        st = due_work(w);
+    return st == UPQ_AGAIN ? UPQ_OK : st;
+}
+
+/* ---- staging ------------------------------------------------------------------ */
+
+/* Bytes between two values of the caller's arrays (column.h's representation). */
+/* The i-th caller value; a call with no values may pass NULL, and no
+ * arithmetic may touch a null pointer. */
+static const uint8_t *value_at(const void *values, size_t i, size_t stride)
+{
+    return values ? (const uint8_t *)values + i * stride : (const uint8_t *)0;
+}
+
+static size_t input_stride(const upq_wcol *c)
+{
+    if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY)
+        return sizeof(upq_bytes);
+    return c->vsize;
+}
+
+static uint32_t input_size(const upq_wcol *c, const void *v)
+{
+    upq_bytes b;
+    if (c->vsize)
+        return c->vsize;
+    in_bytes(v, &b);
+    return 4u + b.len;
+}
+
+static void stage_value(upq_wcol *c, const void *v)
+{
+    uint8_t *dst = c->vals + c->vbytes;
+    upq_bytes b;
+    switch (c->type) {
+    case UPQ_TYPE_BOOLEAN: *dst = *(const uint8_t *)v != 0; break;
+    case UPQ_TYPE_BYTE_ARRAY:
+        in_bytes(v, &b);
+        upq_store_le32(dst, b.len);
+        copy_value(dst + 4, b.ptr, b.len);
+        c->vbytes += 4u + b.len;
+        c->nval++;
+        return;
+    case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY:
+        in_bytes(v, &b);
+        upq_memcpy(dst, b.ptr, c->vsize);
+        break;
+    default: upq_memcpy(dst, v, c->vsize); break;
+    }
+    c->vbytes += c->vsize;
+    c->nval++;
+}
+
+/*
+ * Makes room in c's staging for k levels and b value bytes. UPQ_OK when
+ * there is room; UPQ_DONE when only rows beyond the committed ones fill it;
+ * UPQ_AGAIN / errors from ending a row group on the way.
+ */
+static upq_status make_room(upq_writer *w, upq_wcol *c, uint32_t k, uint32_t b)
+{
+    for (;;) {
+        upq_status st = enter(w);
+        if (st != UPQ_OK)
+            return st;
+        if (c->nlev + k <= c->lcap && b <= c->vcap - c->vbytes)
+            return UPQ_OK;
+        if (c->clev == 0) {
+            upq_w_advance(w);
+            if (w->rg_due || c->clev > 0)
+                continue;
+            return UPQ_DONE;
+        }
+        if (w->o.direct) {
+            w->rg_due = 1; /* the page is the chunk: the row group ends */
+            continue;
+        }
+        st = upq_w_flush_page(w, c, 0);
+        if (st != UPQ_OK)
+            return st;
+    }
+}
+
+/* Puts values into c's dictionary until one does not fit: the values taken. */
+static size_t dict_run(upq_wcol *c, upq_wdx *x, const uint8_t *vals, size_t n)
+{
+    size_t i, vs = input_stride(c);
+    /* the indices of the values about to be staged, when those of the
+     * values staged before are known (mark_indexed counts them) */
+    uint16_t *ix_out = x && x->n == c->nval ? x->idx + c->nval : (uint16_t *)0;
+    for (i = 0; i < n; i++) {
+        uint8_t tmp[16];
+        const uint8_t *key;
+        uint32_t klen, slot;
+        int32_t ix;
+        value_key(c, vals + i * vs, tmp, &key, &klen);
+        ix = upq_w_dict_find(c, key, klen, &slot);
+        if (ix < 0) {
+            if (!dict_add(c, key, klen, slot))
+                break;
+            ix = (int32_t)c->dict_n - 1;
+        }
+        if (ix_out)
+            ix_out[i] = (uint16_t)ix;
+    }
+    return i;
+}
+
+/* The values staged since the staging held `nval` (put in the dictionary
+ * by dict_run) have their indices when all before them had. */
+static void mark_indexed(const upq_wcol *c, upq_wdx *x, uint32_t nval)
+{
+    if (x && c->dict_on && x->n == nval)
+        x->n = c->nval;
+}
+
+/*
+ * Puts values into c's dictionary before they are staged. When it fills,
+ * the committed staging becomes the chunk's last dictionary page and the
+ * column changes encoding. UPQ_OK, or UPQ_AGAIN / errors (a row group ended
+ * on the way: the caller starts over, as staging and dictionary changed).
+ */
+static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, size_t n,
+                            int *restart)
+{
+    *restart = 0;
+    if (dict_run(c, UPQ_W_DX(w, c), vals, n) < n) {
+        if (c->clev > 0 && w->o.direct) {
+            /* a new row group starts a new dictionary */
+            w->rg_due = 1;
+            *restart = 1;
+            return UPQ_OK;
+        }
+        if (c->clev > 0) {
+            upq_status st = upq_w_flush_page(w, c, 0);
+            if (st != UPQ_OK)
+                return st;
+            if (w->rg_due) {
+                *restart = 1;
+                return UPQ_OK;
+            }
+        }
+        c->dict_on = 0;
+    }
+    return UPQ_OK;
+}
+
+/* ---- column-wise ------------------------------------------------------------- */
+
+/* Stages levels src[0..m) at level `at` of lv (packed 1 << lg bits). */
+static void lev_put(uint8_t *lv, uint32_t at, unsigned lg, const uint16_t *src, size_t m)
+{
+    size_t i = 0;
+    if (UPQ_W_FAST && lg == 0) {
+        /* a bit a level (the checked levels are 0 or 1): whole bytes at once */
+        for (; i < m && ((at + i) & 7u); i++)
+            upq_lev_set(lv, at + (uint32_t)i, 0, src[i]);
+        for (; m - i >= 8; i += 8)
+            lv[(at + i) >> 3] = (uint8_t)(src[i] | src[i + 1] << 1 | src[i + 2] << 2 |
+                                          src[i + 3] << 3 | src[i + 4] << 4 | src[i + 5] << 5 |
+                                          src[i + 6] << 6 | src[i + 7] << 7);
+    }
+    for (; i < m; i++)
+        upq_lev_set(lv, at + (uint32_t)i, lg, src[i]);
+}
+
+/*
+ * The column-wise fast path of a column without repetition (a level is a
+ * row): stages at once the rows from `pos` that fit without a page flush or
+ * a dictionary fallback, instead of one row after the other. Returns the
+ * rows taken and their values in *nvals; 0 leaves the next row to the
+ * row-by-row path, which flushes and falls back. The caller entered the
+ * writer (enter()), and nothing here changes what enter() looks at.
+ */
+static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint8_t *values, size_t pos,
+                        size_t vpos, size_t levels, size_t *nvals)
+{
+    size_t m = levels - pos, i, nv = 0, vs = input_stride(c);
+    uint32_t room = c->vcap - c->vbytes, b = 0, nv0;
+    const uint8_t *vp = values ? values + vpos * vs : (const uint8_t *)0;
+    uint8_t *dst;
+    if (m > c->lcap - c->nlev)
+        m = c->lcap - c->nlev;
+    /* the rows whose values fit */
+    if (UPQ_W_FAST && c->vsize) {
+        size_t fit = room / c->vsize;
+        if (!c->max_def) {
+            m = m < fit ? m : fit;
+            nv = m;
+        } else {
+            for (i = 0; i < m; i++)
+                if (def[pos + i] == c->max_def && nv++ == fit) {
+                    nv--;
+                    break;
+                }
+            m = i;
+        }
+    } else {
+        for (i = 0; i < m; i++) {
+            if (c->max_def == 0 || def[pos + i] == c->max_def) {
+                uint32_t sz = input_size(c, vp + nv * vs);
+                if (sz > room - b)
+                    break;
+                b += sz;
+                nv++;
+            }
+        }
+        m = i;
+    }
+    if (c->dict_on && nv) {
+        size_t t = dict_run(c, x, vp, nv);
+        if (t < nv) {
+            /* only the rows before the value that did not fit */
+            for (i = 0, nv = 0; nv < t || (c->max_def && def[pos + i] != c->max_def); i++)
+                if (c->max_def == 0 || def[pos + i] == c->max_def)
+                    nv++;
+            m = i;
+        }
+    }
+    if (c->def)
+        lev_put(c->def, c->nlev, c->dlg, def + pos, m);
+    nv0 = c->nval;
+    dst = c->vals + c->vbytes;
+    if (UPQ_W_FAST && c->type == UPQ_TYPE_BOOLEAN) {
+        /* a loop here, not a call per value */
+        for (i = 0; i < nv; i++)
+            dst[i] = vp[i] != 0;
+        c->vbytes += (uint32_t)nv;
+        c->nval += (uint32_t)nv;
+    } else if (UPQ_W_FAST && c->type == UPQ_TYPE_BYTE_ARRAY) {
+        uint32_t o = 0;
+        for (i = 0; i < nv; i++) {
+            upq_bytes bv;
+            in_bytes(vp + i * vs, &bv);
+            upq_store_le32(dst + o, bv.len);
+            copy_value(dst + o + 4, bv.ptr, bv.len);
+            o += 4u + bv.len;
+        }
+        c->vbytes += o;
+        c->nval += (uint32_t)nv;
+    } else if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ||
+               c->type == UPQ_TYPE_BOOLEAN) {
+        for (i = 0; i < nv; i++)
+            stage_value(c, vp + i * vs);
+    } else if (nv) {
+        /* fixed-width values are staged as the caller holds them */
+        upq_memcpy(dst, vp, nv * c->vsize);
+        c->vbytes += (uint32_t)(nv * c->vsize);
+        c->nval += (uint32_t)nv;
+    }
+    mark_indexed(c, x, nv0);
+    c->nlev += (uint32_t)m;
+    c->rows += m;
+    *nvals = nv;
+    return m;
+}
+
+/* Checks a whole call before anything is taken. */
+static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
+                               const uint16_t *def, const uint16_t *rep, const void *values,
+                               size_t levels)
+{
+    size_t i, nv = 0, vs = input_stride(c);
+    size_t row_lev = 0, row_bytes = 0;
+    const uint8_t *vp = (const uint8_t *)values;
+    if ((c->max_def && !def) || (c->max_rep && !rep))
+        return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "levels missing");
+    if (c->max_rep && rep[0] != 0)
+        return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "a call must start a row (rep[0] == 0)");
+    if (UPQ_W_FAST && !c->max_rep) {
+        /* a level is a row, of one value at most (which a page holds: the
+         * byte arrays' lengths are checked below): one pass over the levels
+         * and one over the values; anything wrong is found again below, in
+         * order, for its message */
+        uint32_t bad = 0;
+        int ba = c->type == UPQ_TYPE_BYTE_ARRAY, fl = c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY;
+        if (c->max_def) {
+            for (i = 0; i < levels; i++) {
+                bad |= def[i] > c->max_def;
+                nv += def[i] == c->max_def;
+            }
+        } else {
+            nv = levels;
+        }
+        if (nv && !values)
+            bad = 1;
+        for (i = 0; !bad && (ba || fl) && i < nv; i++) {
+            upq_bytes b;
+            in_bytes(vp + i * vs, &b);
+            bad = (b.len && !b.ptr) || (fl && b.len != (uint32_t)c->type_length) ||
+                  (ba && b.len > c->vcap - 4u);
+        }
+        if (!bad)
+            return UPQ_OK;
+        nv = 0;
+    }
+    for (i = 0; i < levels; i++) {
+        uint16_t d = c->max_def ? def[i] : 0, r = c->max_rep ? rep[i] : 0;
+        int has = c->max_def == 0 || d == c->max_def;
+        if (d > c->max_def || r > c->max_rep)
+            return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "level above the column's maximum");
+        if (r > 0 && d < c->rep_def[r])
+            return bad_input(w, UPQ_ERR_INVAL, (int32_t)col,
+                             "repetition level without the repeated field defined");
+        if (r == 0) {
+            row_lev = 0;
+            row_bytes = 0;
+        }
+        row_lev++;
+        if (has) {
+            uint32_t sz;
+            if (!values)
+                return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "values missing");
+            if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
+                upq_bytes b;
+                in_bytes(vp + nv * vs, &b);
+                if (b.len && !b.ptr)
+                    return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "byte array without bytes");
+                if (c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && b.len != (uint32_t)c->type_length)
+                    return bad_input(w, UPQ_ERR_INVAL, (int32_t)col,
+                                     "FIXED_LEN_BYTE_ARRAY value of another length");
+                if (c->type == UPQ_TYPE_BYTE_ARRAY && b.len > c->vcap - 4u)
+                    return bad_input(w, UPQ_ERR_LIMIT, (int32_t)col,
+                                     "BYTE_ARRAY value longer than page_size - 4");
+                sz = c->vsize ? c->vsize : 4u + b.len;
+            } else {
+                sz = c->vsize;
+            }
+            row_bytes += sz;
+            nv++;
+        }
+        if (row_lev > c->lcap || row_bytes > c->vcap)
+            return bad_input(w, UPQ_ERR_LIMIT, (int32_t)col, "a row larger than one page");
+    }
+    return UPQ_OK;
+}
+
+upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_t *def,
+                                   const uint16_t *rep, const void *values, size_t levels,
+                                   size_t *consumed)
+{
+    upq_wcol *c;
+    size_t pos = 0, vpos = 0, vs;
+    upq_status st;
+    *consumed = 0;
+    if (w->failed)
+        return w->failed;
+    if (w->closed || w->closing)
+        return UPQ_ERR_STATE;
+    if (column >= w->ncols)
+        return bad_input(w, UPQ_ERR_INVAL, -1, "no such column");
+    if (w->mode == UPQ_WM_ROWS)
+        return bad_input(w, UPQ_ERR_INVAL, (int32_t)column, "row-wise writing in progress");
+    c = &w->cols[column];
+    if (levels == 0)
+        return upq_writer_poll(w);
+    st = check_levels(w, c, column, def, rep, values, levels);
+    if (st != UPQ_OK)
+        return st;
+    w->mode = UPQ_WM_COLUMNS;
+    vs = input_stride(c);
+    while (pos < levels) {
+        size_t k = 1, nv, i, b = 0;
+        int restart = 0;
+        if (!c->max_rep) {
+            st = enter(w);
+            if (st != UPQ_OK)
+                return st;
+            k = take_flat(c, UPQ_W_DX(w, c), def, (const uint8_t *)values, pos, vpos, levels, &nv);
+            if (k) {
+                pos += k;
+                vpos += nv;
+                *consumed = pos;
+                continue;
+            }
+            k = 1;
+        }
+        /* the row's extent */
+        while (pos + k < levels && c->max_rep && rep[pos + k] != 0)
+            k++;
+        nv = 0;
+        for (i = pos; i < pos + k; i++)
+            if (c->max_def == 0 || def[i] == c->max_def) {
+                b += input_size(c, value_at(values, vpos + nv, vs));
+                nv++;
+            }
+        st = make_room(w, c, (uint32_t)k, (uint32_t)b);
+        if (st != UPQ_OK)
+            return st;
+        if (c->dict_on) {
+            st = dict_take(w, c, value_at(values, vpos, vs), nv, &restart);
+            if (st != UPQ_OK)
+                return st;
+            if (restart)
+                continue;
+        }
+        for (i = 0; i < k; i++) {
+            if (c->def)
+                upq_lev_set(c->def, c->nlev, c->dlg, def[pos + i]);
+            if (c->rep)
+                upq_lev_set(c->rep, c->nlev, c->rlg, rep[pos + i]);
+            c->nlev++;
+        }
+        for (i = 0; i < nv; i++)
+            stage_value(c, value_at(values, vpos + i, vs));
+        mark_indexed(c, UPQ_W_DX(w, c), c->nval - (uint32_t)nv);
+        c->rows++;
+        pos += k;
+        vpos += nv;
+        *consumed = pos;
+    }
+    upq_w_advance(w);
+    return after(w);
+}
+
+/* ---- row-wise ------------------------------------------------------------------ */
+
+/* Removes c's entry of the row being set. */
+static UPQ_NOINLINE void unstage_pending(upq_wcol *c, upq_wdx *x)
+{
+    if (!c->pending)
+        return;
+    c->nlev--;
+    if (c->max_def == 0 || upq_lev_get(c->def, c->nlev, c->dlg) == c->max_def) {
+        c->nval--;
+        c->vbytes = c->pend_off;
+        if (x && x->n > c->nval)
+            x->n = c->nval;
+    }
+    c->pending = 0;
+}
+
+static upq_status row_call(upq_writer *w, uint32_t column)
+{
+    uint32_t i;
+    if (w->failed)
+        return w->failed;
+    if (w->closed || w->closing)
+        return UPQ_ERR_STATE;
+    if (column >= w->ncols)
+        return bad_input(w, UPQ_ERR_INVAL, -1, "no such column");
+    if (w->mode == UPQ_WM_COLUMNS)
+        return bad_input(w, UPQ_ERR_INVAL, (int32_t)column, "column-wise writing in progress");
+    if (w->mode == UPQ_WM_NONE) {
+        for (i = 0; i < w->ncols; i++)
+            if (w->cols[i].max_rep)
+                return bad_input(w, UPQ_ERR_INVAL, (int32_t)i,
+                                 "row-wise writing needs a schema without repeated fields");
+        w->mode = UPQ_WM_ROWS;
+    }
+    return UPQ_OK;
+}
+
+/* Stages c's entry of the current row: `v` a value, or NULL for null. */
+static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
+{
+    uint32_t b = v ? input_size(c, v) : 0;
+    upq_status st;
+    for (;;) {
+        int restart = 0;
+        unstage_pending(c, UPQ_W_DX(w, c));
+        st = make_room(w, c, 1, b);
+        if (st == UPQ_DONE)
+            return upq_w_fail(w, UPQ_ERR_STATE, -1, "staging full of uncommitted rows");
+        if (st != UPQ_OK)
+            return st;
+        if (v && c->dict_on) {
+            st = dict_take(w, c, (const uint8_t *)v, 1, &restart);
+            if (st != UPQ_OK)
+                return st;
+            if (restart)
+                continue;
+        }
+        break;
+    }
+    if (c->def)
+        upq_lev_set(c->def, c->nlev, c->dlg, v ? c->max_def : 0u);
+    c->nlev++;
+    if (v) {
+        c->pend_off = c->vbytes;
+        stage_value(c, v);
+        mark_indexed(c, UPQ_W_DX(w, c), c->nval - 1u);
+    }
+    c->pending = 1;
+    return UPQ_OK;
+}
+
+upq_status upq_writer_set(upq_writer *w, uint32_t column, const void *value)
+{
+    upq_wcol *c;
+    upq_status st = row_call(w, column);
+    if (st != UPQ_OK)
+        return st;
+    c = &w->cols[column];
+    if (!value)
+        return upq_writer_set_null(w, column);
+    if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
+        upq_bytes b;
+        upq_memcpy(&b, value, sizeof b);
+        if (b.len && !b.ptr)
+            return bad_input(w, UPQ_ERR_INVAL, (int32_t)column, "byte array without bytes");
+        if (c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && b.len != (uint32_t)c->type_length)
+            return bad_input(w, UPQ_ERR_INVAL, (int32_t)column,
+                             "FIXED_LEN_BYTE_ARRAY value of another length");
+        if (c->type == UPQ_TYPE_BYTE_ARRAY && b.len > c->vcap - 4u)
+            return bad_input(w, UPQ_ERR_LIMIT, (int32_t)column,
+                             "BYTE_ARRAY value longer than page_size - 4");
+    }
+    return set_entry(w, c, value);
+}
+
+upq_status upq_writer_set_null(upq_writer *w, uint32_t column)
+{
+    upq_status st = row_call(w, column);
+    if (st != UPQ_OK)
+        return st;
+    if (w->cols[column].max_def == 0)
+        return bad_input(w, UPQ_ERR_INVAL, (int32_t)column, "null in a required column");
+    return set_entry(w, &w->cols[column], (const void *)0);
+}
+
+upq_status upq_writer_end_row(upq_writer *w)
+{
+    uint32_t i;
+    upq_status st = row_call(w, 0);
+    if (st != UPQ_OK)
+        return st;
+    for (i = 0; i < w->ncols; i++)
+        if (!w->cols[i].pending && w->cols[i].max_def == 0)
+            return bad_input(w, UPQ_ERR_INVAL, (int32_t)i, "required column not set");
+    for (i = 0; i < w->ncols; i++) {
+        if (!w->cols[i].pending) {
+            st = set_entry(w, &w->cols[i], (const void *)0);
+            if (st != UPQ_OK)
+                return st;
+        }
+    }
+    st = enter(w);
+    if (st != UPQ_OK)
+        return st;
+    for (i = 0; i < w->ncols; i++) {
+        w->cols[i].pending = 0;
+        w->cols[i].rows++;
+    }
+    upq_w_advance(w);
+    return after(w);
+}
+
+/* ---- flush, close, queries -------------------------------------------------------- */
+
+upq_status upq_writer_poll(upq_writer *w)
+{
+    upq_status st;
+    if (w->failed)
+        return w->failed;
+    if (w->ostage == UPQ_OS_IDLE)
+        return UPQ_OK;
+    st = upq_w_pump(w);
+    if (st == UPQ_OK && w->closing && !w->closed)
+        return UPQ_AGAIN; /* close still has work: call upq_writer_close */
+    return st;
+}
+
+upq_status upq_writer_flush(upq_writer *w)
+{
+    upq_status st;
+    if (w->failed)
+        return w->failed;
+    if (w->closed || w->closing)
+        return UPQ_ERR_STATE;
+    if (w->flush_wait) {
+        st = upq_w_pump(w);
+        if (st == UPQ_OK)
+            w->flush_wait = 0;
+        return st;
+    }
+    st = enter(w);
+    if (st != UPQ_OK)
+        return st;
+    upq_w_advance(w);
+    if (w->rs == 0)
+        return UPQ_OK;
+    st = end_rg(w);
+    if (st == UPQ_AGAIN)
+        w->flush_wait = 1;
+    return st;
+}
+
+upq_status upq_writer_checkpoint(upq_writer *w)
+{
+    upq_status st;
+    if (w->failed)
+        return w->failed;
+    if (!UPQ_W_JOURNAL(w))
+        return UPQ_ERR_UNSUPPORTED;
+    if (w->closed || w->closing)
+        return UPQ_ERR_STATE;
+    if (w->jr->ckpt_wait) {
+        st = upq_w_pump(w);
+        if (st == UPQ_OK)
+            w->jr->ckpt_wait = 0;
+        return st;
+    }
+    st = enter(w);
+    if (st != UPQ_OK)
+        return st;
+    upq_w_advance(w);
+    if (w->rows_done + w->rs == w->rows_durable)
+        return UPQ_OK; /* nothing new to make durable */
+    if (w->rs)
+        w->jr->ckpt_due = 1;
+    st = w->rs ? due_work(w) : UPQ_OK;
+    if (st == UPQ_AGAIN)
+        w->jr->ckpt_wait = 1;
+    return st;
+}
+
+/* Close in checkpoint mode: the last row group, then the finisher (page
+ * indexes and footer from what the file holds), then the CLOSE record. */
+static upq_status close_journal(upq_writer *w)
+{
+    upq_status st;
+    for (;;) {
+        if (w->ostage != UPQ_OS_IDLE) {
+            st = upq_w_pump(w);
+            if (st != UPQ_OK)
+                return st;
+        }
+        switch (w->close_stage) {
+        case 0:
+            if (w->rs > 0) {
+                st = end_rg(w);
+                if (st != UPQ_OK)
+                    return st;
+                continue;
+            }
+            w->close_stage = 1;
+            upq_wj_start(w, UPQ_WJ_FINISH);
+            continue;
+        case 1:
+            w->close_stage = 2;
+            upq_wj_start(w, UPQ_WJ_CLOSE);
+            continue;
+        default:
+            w->closed = 1;
+            w->rows_durable = w->rows_done;
+            return UPQ_OK;
+        }
+    }
+}
+
+upq_status upq_writer_close(upq_writer *w)
+{
+    upq_status st;
+    uint32_t i;
+    if (w->closed)
+        return UPQ_ERR_STATE;
+    if (w->failed && !(w->failed == UPQ_ERR_NOMEM && w->log_full))
+        return w->failed;
+    if (!w->closing) {
+        if (!w->log_full) {
+            if (w->ostage != UPQ_OS_IDLE) {
+                st = upq_w_pump(w);
+                if (st != UPQ_OK)
+                    return st;
+            }
+            for (i = 0; i < w->ncols; i++) {
+                if (w->mode == UPQ_WM_ROWS)
+                    unstage_pending(&w->cols[i], UPQ_W_DX(w, &w->cols[i])); /* a row not ended is dropped */
+                else if (w->cols[i].rows != w->cols[0].rows)
+                    return bad_input(w, UPQ_ERR_INVAL, (int32_t)i,
+                                     "columns hold different numbers of rows");
+            }
+            upq_w_advance(w);
+        }
+        w->closing = 1;
+        w->close_stage = 0;
+    }
+    if (UPQ_W_JOURNAL(w))
+        return close_journal(w);
+    for (;;) {
+        if (w->ostage != UPQ_OS_IDLE) {
+            st = upq_w_pump(w);
+            if (st != UPQ_OK)
+                return st;
+        }
+        switch (w->close_stage) {
+        case 0:
+            /* the last row groups (with a row limit, tails may make several) */
+            if (!w->log_full && w->rs > 0) {
+                st = upq_w_rg_finish(w);
+                if (st != UPQ_OK)
+                    return st;
+                continue;
+            }
+            if (!w->log_full) {
+                for (i = 0; i < w->ncols; i++)
+                    if (w->cols[i].rows != 0)
+                        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)i,
+                                          "columns hold different numbers of rows");
+            }
+            w->close_stage = 1;
+            upq_w_footer_start(w);
+            continue;
+        default:
+            w->closed = 1;
+            w->rows_durable = w->rows_done;
+            return UPQ_OK;
+        }
+    }
+}
+
+uint64_t upq_writer_rows(const upq_writer *w)
+{
+    return w->rows_done + w->rs;
+}
+
+uint64_t upq_writer_rows_durable(const upq_writer *w)
+{
+    return w->rows_durable;
+}
+
+uint64_t upq_writer_file_size(const upq_writer *w)
+{
+    return UPQ_W_JOURNAL(w) ? w->jr->hwm : w->file_pos;
+}
+
+const upq_error_info *upq_writer_error(const upq_writer *w)
+{
+    return &w->err;
+}
+
+#endif /* UPQ_WITH_WRITER */
