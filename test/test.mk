@@ -515,6 +515,15 @@ check-lazy-rg: $(UPQ) $(INTEROP_STAMP)
 	@bash test/lazy/lazy_rg.sh $(abspath $(UPQ)) $(NODE) $(abspath $(CHECK_DIR)/lazy-rg) 100000 32K
 CHECK_EXTRA_TARGETS += check-lazy-rg
 
+# ---- the house: circles, upward dependencies, function complexity -------------
+
+# test/house/house.py over the host library's objects and sources against
+# test/house/budgets.txt (budgets that only go down).
+.PHONY: check-house
+check-house: $(LIB)
+	@python3 test/house/house.py $(HOST) --nm $(NM)
+CHECK_EXTRA_TARGETS += check-house
+
 # ---- integration: install, pkg-config, CMake, the firmware fragment, cross builds ----
 include test/integration/integration.mk
 

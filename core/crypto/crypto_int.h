@@ -35,26 +35,4 @@ upq_status upq_cstream_next(upq_cstream *s, const struct upq_io *io, const upq_f
 /* File offset just past the module (valid once its length is known). */
 uint64_t upq_cstream_end(const upq_cstream *s);
 
-/* ---- reader side (core/read/reader_crypto.c) ---- */
-struct upq_reader;
-struct upq_encryption_algorithm;
-
-/* Fails the reader with a located error (reader_open.c). */
-upq_status upq_reader_fail(struct upq_reader *r, upq_status st, uint64_t off, const char *what);
-
-/* Takes the algorithm and AAD parts and fetches the footer key (required
- * when `need_key`; otherwise a missing key leaves r->footer_key NULL). */
-upq_status upq_reader_crypto_begin(struct upq_reader *r, const struct upq_encryption_algorithm *alg,
-                                   const upq_bytes *key_metadata, int need_key);
-
-/* Decrypts the encrypted ColumnMetaData of every kept column whose key is
- * available, in place of its plaintext stand-in. */
-upq_status upq_reader_crypto_column_meta(struct upq_reader *r);
-
-/* Are unmarked columns encrypted with the footer key (DuckDB's files)? */
-int upq_reader_implicit_crypto(const struct upq_reader *r);
-
-/* Row group ordinal for AADs. */
-int32_t upq_reader_rg_ordinal(const struct upq_reader *r, uint32_t rg);
-
 #endif

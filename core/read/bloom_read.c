@@ -17,6 +17,7 @@
 #include "upq_port.h"
 #include "common/upq_internal.h"
 #include "crypto/crypto_int.h"
+#include "reader_int.h"
 
 #if UPQ_WITH_BLOOM
 

@@ -20,6 +20,7 @@
 #include "common/upq_internal.h"
 #include "upq_simd.h"
 #include "crypto/crypto_int.h"
+#include "reader_int.h"
 #include "upq_aes.h"
 #include "uparquet/record.h"
 #if UPQ_WITH_PAGE_INDEX

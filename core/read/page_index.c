@@ -12,6 +12,7 @@
 #include "upq_port.h"
 #include "common/upq_internal.h"
 #include "crypto/crypto_int.h"
+#include "reader_int.h"
 #include "upq_aes.h"
 
 #if UPQ_WITH_PAGE_INDEX

@@ -6,6 +6,7 @@
  */
 #include "uparquet/reader.h"
 #include "crypto/crypto_int.h"
+#include "reader_int.h"
 #include "upq_aes.h"
 #include "upq_port.h"
 #include "common/upq_internal.h"

@@ -9,88 +9,19 @@
 #include "uparquet/reader.h"
 #include "upq_port.h"
 #include "common/upq_internal.h"
+#include "reader_int.h"
 #include "crypto/crypto_int.h"
 #include "upq_aes.h"
 
-enum {
-    RS_INIT = 0,
-    RS_TAIL,    /* last 8 bytes: footer length + magic */
-    RS_HEAD,    /* first 4 bytes: magic */
-    RS_FOOTER,  /* footer bytes into the Thrift decoder */
-    RS_FCM,     /* encrypted footer: FileCryptoMetaData into the Thrift decoder */
-    RS_EFOOTER, /* encrypted footer: the decrypted FileMetaData into the decoder */
-    RS_SIGN,    /* plaintext footer: its signature */
-    RS_COLMETA, /* encrypted column metadata */
-    RS_CHECK,   /* schema tree and consistency checks */
-    RS_OPEN,
-    RS_FAILED
-};
-
 #define MAGIC_LEN 4u
 #define TAIL_LEN 8u
-#define DEFAULT_WINDOW 256u
-
-static upq_status fail(upq_reader *r, upq_status st, uint64_t off, const char *what)
-{
-    r->err.status = st;
-    r->err.offset = off;
-    r->err.what = what;
-    r->stage = RS_FAILED;
-    return st;
-}
-
-upq_status upq_reader_fail(upq_reader *r, upq_status st, uint64_t off, const char *what)
-{
-    return fail(r, st, off, what);
-}
 
 static upq_status fail_chunk(upq_reader *r, uint32_t rg, uint32_t col, upq_status st,
                              const char *what)
 {
     r->err.row_group = (int32_t)rg;
     r->err.column = (int32_t)col;
-    return fail(r, st, UINT64_MAX, what);
-}
-
-void upq_reader_init(upq_reader *r, const upq_io *io, void *arena, size_t arena_len,
-                     const upq_reader_opts *opts)
-{
-    upq_memset(r, 0, sizeof *r);
-    upq_memcpy(&r->io, io, sizeof r->io);
-    upq_arena_init(&r->arena, arena, arena_len);
-    if (opts)
-        upq_memcpy(&r->opts, opts, sizeof r->opts);
-    if (r->opts.io_window == 0)
-        r->opts.io_window = DEFAULT_WINDOW;
-    if (r->opts.limits.max_depth == 0 || r->opts.limits.max_list == 0 ||
-        r->opts.limits.max_binary == 0)
-        upq_thrift_limits_default(&r->opts.limits);
-    r->err.offset = UINT64_MAX;
-    r->err.row_group = r->err.column = r->err.page = r->err.schema_element = -1;
-    r->stage = RS_INIT;
-}
-
-upq_status upq_io_read(const upq_io *io, uint64_t off, void *buf, size_t want, size_t *got,
-                       const char **what)
-{
-    upq_status st;
-    *got = 0;
-    st = io->read_at(io->ctx, off, buf, want, got);
-    if (st == UPQ_AGAIN)
-        return UPQ_AGAIN;
-    if (st != UPQ_OK) {
-        *what = UPQ_MSG("read failed");
-        return UPQ_ERR_IO;
-    }
-    if (*got == 0) {
-        *what = UPQ_MSG("file shorter than its size");
-        return UPQ_ERR_TRUNCATED;
-    }
-    if (*got > want) {
-        *what = UPQ_MSG("read callback returned too much");
-        return UPQ_ERR_IO;
-    }
-    return UPQ_OK;
+    return upq_reader_fail(r, st, UINT64_MAX, what);
 }
 
 /* Fills dst[r->fill..len) from file offset off (+ r->fill). UPQ_OK when all
@@ -104,7 +35,7 @@ static upq_status read_exact(upq_reader *r, uint64_t off, uint8_t *dst, uint32_t
         if (st == UPQ_AGAIN)
             return UPQ_AGAIN;
         if (st != UPQ_OK)
-            return fail(r, st, off + r->fill, what);
+            return upq_reader_fail(r, st, off + r->fill, what);
         r->fill += (uint32_t)got;
     }
     r->fill = 0;
@@ -123,25 +54,25 @@ static upq_status stage_tail(upq_reader *r)
     upq_status st;
     uint64_t size = r->io.size;
     if (size < MAGIC_LEN + TAIL_LEN)
-        return fail(r, UPQ_ERR_CORRUPT, 0, UPQ_MSG("file too small to be Parquet"));
+        return upq_reader_fail(r, UPQ_ERR_CORRUPT, 0, UPQ_MSG("file too small to be Parquet"));
     st = read_exact(r, size - TAIL_LEN, r->tail, TAIL_LEN);
     if (st != UPQ_OK)
         return st;
     if (upq_memcmp(r->tail + 4, "PARE", 4) == 0) {
         if (!UPQ_WITH_CRYPTO || upq_crypto_key_size() == 0)
-            return fail(r, UPQ_ERR_UNSUPPORTED, size - 4,
+            return upq_reader_fail(r, UPQ_ERR_UNSUPPORTED, size - 4,
                         UPQ_MSG("encrypted footer (PARE): this build has no decryption"));
         r->enc = UPQ_ENC_FOOTER;
 #if UPQ_WITH_LAZY_ROW_GROUPS
         r->lazy = 0; /* authenticated as a whole: decoded at once (see restart_footer) */
 #endif
     } else if (upq_memcmp(r->tail + 4, "PAR1", 4) != 0)
-        return fail(r, UPQ_ERR_CORRUPT, size - 4, UPQ_MSG("no PAR1 magic at the end of the file"));
+        return upq_reader_fail(r, UPQ_ERR_CORRUPT, size - 4, UPQ_MSG("no PAR1 magic at the end of the file"));
     r->footer_len = upq_load_le32(r->tail);
     if ((uint64_t)r->footer_len > size - MAGIC_LEN - TAIL_LEN)
-        return fail(r, UPQ_ERR_CORRUPT, size - TAIL_LEN, UPQ_MSG("footer length exceeds the file"));
+        return upq_reader_fail(r, UPQ_ERR_CORRUPT, size - TAIL_LEN, UPQ_MSG("footer length exceeds the file"));
     if (r->footer_len == 0)
-        return fail(r, UPQ_ERR_CORRUPT, size - TAIL_LEN, UPQ_MSG("footer length is zero"));
+        return upq_reader_fail(r, UPQ_ERR_CORRUPT, size - TAIL_LEN, UPQ_MSG("footer length is zero"));
     r->footer_start = size - TAIL_LEN - r->footer_len;
     r->stage = RS_HEAD;
     return UPQ_OK;
@@ -193,7 +124,7 @@ static upq_status stage_head(upq_reader *r)
     if (st != UPQ_OK)
         return st;
     if (upq_memcmp(r->head, r->enc == UPQ_ENC_FOOTER ? "PARE" : "PAR1", 4) != 0)
-        return fail(r, UPQ_ERR_CORRUPT, 0,
+        return upq_reader_fail(r, UPQ_ERR_CORRUPT, 0,
                     r->enc == UPQ_ENC_FOOTER ? UPQ_MSG("no PARE magic at the start of the file")
                                              : UPQ_MSG("no PAR1 magic at the start of the file"));
     r->win_len = r->opts.io_window;
@@ -201,7 +132,7 @@ static upq_status stage_head(upq_reader *r)
         r->win_len = r->footer_len;
     r->win = (uint8_t *)upq_arena_alloc(&r->arena, r->win_len);
     if (!r->win)
-        return fail(r, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the read window"));
+        return upq_reader_fail(r, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the read window"));
     r->pos = r->footer_start;
 #if UPQ_WITH_CRYPTO
     if (r->enc == UPQ_ENC_FOOTER) {
@@ -229,12 +160,12 @@ static upq_status stage_footer(upq_reader *r)
             if (want > r->win_len)
                 want = r->win_len;
             if (want == 0)
-                return fail(r, UPQ_ERR_CORRUPT, end, UPQ_MSG("footer ends inside its metadata"));
+                return upq_reader_fail(r, UPQ_ERR_CORRUPT, end, UPQ_MSG("footer ends inside its metadata"));
             st = upq_io_read(&r->io, r->pos, r->win, (size_t)want, &got, &what);
             if (st == UPQ_AGAIN)
                 return UPQ_AGAIN;
             if (st != UPQ_OK)
-                return fail(r, st, r->pos, what);
+                return upq_reader_fail(r, st, r->pos, what);
             r->win_fill = (uint32_t)got;
             r->win_used = 0;
             r->pos += got;
@@ -266,7 +197,7 @@ static upq_status footer_decode_error(upq_reader *r, upq_status st, uint64_t bas
 {
     r->err.in_struct = r->tdec.err_struct;
     r->err.field = r->tdec.err_field;
-    return fail(r, st, base + r->tdec.err_pos,
+    return upq_reader_fail(r, st, base + r->tdec.err_pos,
                 st == UPQ_ERR_NOMEM   ? UPQ_MSG("arena too small for the footer")
                 : st == UPQ_ERR_LIMIT ? UPQ_MSG("footer exceeds a decoding limit")
                                       : UPQ_MSG("malformed footer metadata"));
@@ -279,7 +210,7 @@ static upq_status after_crypto_metadata(upq_reader *r)
     uint64_t at = r->pos - (r->win_fill - r->win_used), end = r->footer_start + r->footer_len;
     upq_status st;
     if (!UPQ_ISSET(r->fcm, UPQ_FILE_CRYPTO_METADATA_ENCRYPTION_ALGORITHM))
-        return fail(r, UPQ_ERR_CORRUPT, r->footer_start, UPQ_MSG("file crypto metadata without algorithm"));
+        return upq_reader_fail(r, UPQ_ERR_CORRUPT, r->footer_start, UPQ_MSG("file crypto metadata without algorithm"));
     st = upq_reader_crypto_begin(r, &r->fcm.encryption_algorithm, &r->fcm.key_metadata, 1);
     if (st != UPQ_OK)
         return st;
@@ -303,16 +234,16 @@ static upq_status stage_efooter(upq_reader *r)
             return st;
         if (st == UPQ_DONE) {
             if (!r->fmd_done)
-                return fail(r, UPQ_ERR_CORRUPT, r->cs.off, UPQ_MSG("footer ends inside its metadata"));
+                return upq_reader_fail(r, UPQ_ERR_CORRUPT, r->cs.off, UPQ_MSG("footer ends inside its metadata"));
             if (upq_cstream_end(&r->cs) != r->footer_start + r->footer_len)
-                return fail(r, UPQ_ERR_CORRUPT, upq_cstream_end(&r->cs),
+                return upq_reader_fail(r, UPQ_ERR_CORRUPT, upq_cstream_end(&r->cs),
                             UPQ_MSG("bytes after the encrypted footer"));
             r->win_used = r->win_fill = 0;
             r->stage = RS_COLMETA;
             return UPQ_OK;
         }
         if (st != UPQ_OK)
-            return fail(r, st, at, what);
+            return upq_reader_fail(r, st, at, what);
         /* Bytes after the FileMetaData inside the module are authenticated
          * but unused: some writers pad the plaintext (parquet-testing's
          * encrypt_columns_and_footer_bloom_filter), and other readers
@@ -361,7 +292,7 @@ static upq_status after_plain_footer(upq_reader *r)
     r->enc = UPQ_ENC_PLAIN_FOOTER;
     r->fmd_end = at;
     if (end - at != UPQ_CRYPTO_NONCE_LEN + UPQ_CRYPTO_TAG_LEN)
-        return fail(r, UPQ_ERR_CORRUPT, at, UPQ_MSG("plaintext footer not followed by its 28-byte signature"));
+        return upq_reader_fail(r, UPQ_ERR_CORRUPT, at, UPQ_MSG("plaintext footer not followed by its 28-byte signature"));
     st = upq_reader_crypto_begin(r, &r->meta.encryption_algorithm,
                                  &r->meta.footer_signing_key_metadata, 0);
     if (st != UPQ_OK)
@@ -391,7 +322,7 @@ static upq_status stage_sign(upq_reader *r)
         st = upq_crypto_gcm_begin(&s->g, &r->fc, r->footer_key, s->head, UPQ_MODULE_FOOTER, -1,
                                   -1, -1);
         if (st != UPQ_OK)
-            return fail(r, st, r->fmd_end, UPQ_MSG("footer signature"));
+            return upq_reader_fail(r, st, r->fmd_end, UPQ_MSG("footer signature"));
         s->off = r->footer_start;
         s->stage = 1;
     }
@@ -406,7 +337,7 @@ static upq_status stage_sign(upq_reader *r)
         if (st == UPQ_AGAIN)
             return st;
         if (st != UPQ_OK)
-            return fail(r, st, s->off, what);
+            return upq_reader_fail(r, st, s->off, what);
         upq_gcm_ctr0(&s->g, ctr0);
         upq_aes_ctr_xor(r->footer_key, ctr0, s->off - r->footer_start, r->win, r->win, got);
         upq_gcm_text(&s->g, r->footer_key, r->win, got);
@@ -416,7 +347,7 @@ static upq_status stage_sign(upq_reader *r)
         uint8_t mine[16];
         upq_gcm_finish(&s->g, r->footer_key, mine);
         if (!upq_ct_equal(mine, s->tag, UPQ_CRYPTO_TAG_LEN))
-            return fail(r, UPQ_ERR_AUTH, r->fmd_end,
+            return upq_reader_fail(r, UPQ_ERR_AUTH, r->fmd_end,
                         UPQ_MSG("plaintext footer signature does not verify (wrong key or AAD, or altered)"));
     }
     r->stage = RS_COLMETA;
@@ -500,7 +431,7 @@ static upq_status check_chunks(upq_reader *r)
 
     r->chunk_slot = (uint32_t *)upq_arena_alloc_array(&r->arena, s->num_columns, sizeof(uint32_t));
     if (s->num_columns && !r->chunk_slot)
-        return fail(r, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the column map"));
+        return upq_reader_fail(r, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the column map"));
     for (c = 0; c < s->num_columns; c++) {
         int keep = !r->opts.projection ||
                    (c < r->opts.projection_bits && ((r->opts.projection[c >> 3] >> (c & 7)) & 1u));
@@ -520,12 +451,12 @@ static upq_status stage_check(upq_reader *r)
     uint32_t bad = 0;
     upq_status st;
     if (r->meta.num_rows < 0)
-        return fail(r, UPQ_ERR_CORRUPT, r->footer_start, UPQ_MSG("negative row count"));
+        return upq_reader_fail(r, UPQ_ERR_CORRUPT, r->footer_start, UPQ_MSG("negative row count"));
     st = upq_schema_build(&r->schema, r->meta.schema.v, r->meta.schema.n, &r->arena, &bad);
     if (st != UPQ_OK) {
         r->err.in_struct = UPQ_MSG("SchemaElement");
         r->err.schema_element = (int32_t)bad;
-        return fail(r, st, r->footer_start,
+        return upq_reader_fail(r, st, r->footer_start,
                     st == UPQ_ERR_NOMEM   ? UPQ_MSG("arena too small for the schema")
                     : st == UPQ_ERR_LIMIT ? UPQ_MSG("schema nested too deeply")
                                           : UPQ_MSG("malformed schema"));
@@ -553,7 +484,7 @@ upq_status upq_reader_open(upq_reader *r)
 {
     upq_status st = UPQ_OK;
     if (!r->io.read_at)
-        return fail(r, UPQ_ERR_INVAL, UINT64_MAX, UPQ_MSG("no read_at callback"));
+        return upq_reader_fail(r, UPQ_ERR_INVAL, UINT64_MAX, UPQ_MSG("no read_at callback"));
     while (st == UPQ_OK) {
         switch (r->stage) {
         case RS_INIT:
@@ -561,7 +492,7 @@ upq_status upq_reader_open(upq_reader *r)
             r->lazy = r->opts.row_groups == UPQ_ROW_GROUPS_LAZY;
 #else
             if (r->opts.row_groups == UPQ_ROW_GROUPS_LAZY)
-                return fail(r, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
+                return upq_reader_fail(r, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
                             UPQ_MSG("on-demand row groups: not in this build"));
 #endif
             r->stage = RS_TAIL;
@@ -581,56 +512,6 @@ upq_status upq_reader_open(upq_reader *r)
         }
     }
     return st;
-}
-
-const upq_file_metadata *upq_reader_metadata(const upq_reader *r)
-{
-    return r->stage == RS_OPEN ? &r->meta : (const upq_file_metadata *)0;
-}
-
-const upq_schema *upq_reader_schema(const upq_reader *r)
-{
-    return r->stage == RS_OPEN ? &r->schema : (const upq_schema *)0;
-}
-
-uint32_t upq_reader_num_row_groups(const upq_reader *r)
-{
-    if (r->stage != RS_OPEN)
-        return 0;
-#if UPQ_WITH_LAZY_ROW_GROUPS
-    if (r->lazy)
-        return r->rg_count;
-#endif
-    return r->meta.row_groups.n;
-}
-
-const upq_row_group *upq_reader_row_group(const upq_reader *r, uint32_t rg)
-{
-    if (r->stage != RS_OPEN)
-        return (const upq_row_group *)0;
-#if UPQ_WITH_LAZY_ROW_GROUPS
-    if (r->lazy)
-        return rg == r->rg_loaded && r->rg_stage == 0 ? &r->rg_cur : (const upq_row_group *)0;
-#endif
-    return rg < r->meta.row_groups.n ? &r->meta.row_groups.v[rg] : (const upq_row_group *)0;
-}
-
-int upq_reader_lazy(const upq_reader *r)
-{
-#if UPQ_WITH_LAZY_ROW_GROUPS
-    return r->lazy;
-#else
-    (void)r;
-    return 0;
-#endif
-}
-
-const upq_column_chunk *upq_reader_chunk(const upq_reader *r, uint32_t rg, uint32_t column)
-{
-    const upq_row_group *g = upq_reader_row_group(r, rg);
-    if (!g || column >= r->schema.num_columns || r->chunk_slot[column] == UPQ_NONE)
-        return (const upq_column_chunk *)0;
-    return &g->columns.v[r->chunk_slot[column]];
 }
 
 #if UPQ_WITH_LAZY_ROW_GROUPS
@@ -679,12 +560,12 @@ static upq_status rg_feed(upq_reader *r)
             if (want > r->win_len)
                 want = r->win_len;
             if (want == 0)
-                return fail(r, UPQ_ERR_CORRUPT, r->rg_end, UPQ_MSG("footer ends inside a row group"));
+                return upq_reader_fail(r, UPQ_ERR_CORRUPT, r->rg_end, UPQ_MSG("footer ends inside a row group"));
             st = upq_io_read(&r->io, r->pos, r->win, (size_t)want, &got, &what);
             if (st == UPQ_AGAIN)
                 return UPQ_AGAIN;
             if (st != UPQ_OK)
-                return fail(r, st, r->pos, what);
+                return upq_reader_fail(r, st, r->pos, what);
             r->win_fill = (uint32_t)got;
             r->win_used = 0;
             r->pos += got;
@@ -701,7 +582,7 @@ static upq_status rg_feed(upq_reader *r)
             r->err.row_group = (int32_t)r->rg_next;
             r->err.in_struct = r->tdec.err_struct;
             r->err.field = r->tdec.err_field;
-            return fail(r, st, r->rg_pos + r->tdec.err_pos,
+            return upq_reader_fail(r, st, r->rg_pos + r->tdec.err_pos,
                         st == UPQ_ERR_NOMEM   ? UPQ_MSG("arena too small for the row group's metadata")
                         : st == UPQ_ERR_LIMIT ? UPQ_MSG("row group exceeds a decoding limit")
                                               : UPQ_MSG("malformed row group metadata"));
@@ -769,18 +650,3 @@ upq_status upq_reader_row_group_load(upq_reader *r, uint32_t rg)
     return UPQ_OK;
 }
 #endif
-
-const upq_error_info *upq_reader_error(const upq_reader *r)
-{
-    return &r->err;
-}
-
-uint32_t upq_reader_footer_length(const upq_reader *r)
-{
-    return r->footer_len;
-}
-
-const upq_file_crypto *upq_reader_file_crypto(const upq_reader *r)
-{
-    return r->stage == RS_OPEN && r->fc.algorithm ? &r->fc : (const upq_file_crypto *)0;
-}
