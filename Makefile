@@ -123,8 +123,8 @@ $(HOST)/%.o: %.c
 
 # posix adapters are host code, not freestanding library code; the key-tools
 # adapter keeps the library's warnings but not its freestanding flags
-$(HOST)/port/posix/%.o: CFLAGS_USE = $(TEST_CFLAGS)
-$(HOST)/port/keytools/%.o: CFLAGS_USE = -std=c99 $(OPT) $(WARN_LIB) $(INCLUDES) $(CODEC_DEFS) $(EXTRA_CFLAGS)
+$(HOST)/port/adapters/posix/%.o: CFLAGS_USE = $(TEST_CFLAGS)
+$(HOST)/port/adapters/keytools/%.o: CFLAGS_USE = -std=c99 $(OPT) $(WARN_LIB) $(INCLUDES) $(CODEC_DEFS) $(EXTRA_CFLAGS)
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
