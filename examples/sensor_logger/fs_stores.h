@@ -10,6 +10,13 @@
 
 #include "logger_cli.h"
 
+#ifndef SENSOR_WITH_FATFS
+#define SENSOR_WITH_FATFS 0
+#endif
+#ifndef SENSOR_WITH_LITTLEFS
+#define SENSOR_WITH_LITTLEFS 0
+#endif
+
 #if SENSOR_WITH_FATFS
 #include "fatfs/upq_fatfs.h"
 
@@ -18,6 +25,7 @@ typedef struct fatfs_store {
     upq_fatfs ad;
     uint8_t open;
     const char *drive;   /* "0:" */
+    uint8_t keep_gaps;   /* 1: the adapter's zero_gaps off (tests of what old bytes do) */
     char path[64];
     sensor_out err;
 } fatfs_store;

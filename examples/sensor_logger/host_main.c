@@ -22,6 +22,12 @@
 #include "sensor_logger.h"
 #include "logger_cli.h"
 #include "posix/io_posix.h"
+#ifndef SENSOR_WITH_FATFS
+#define SENSOR_WITH_FATFS 0
+#endif
+#ifndef SENSOR_WITH_LITTLEFS
+#define SENSOR_WITH_LITTLEFS 0
+#endif
 #if SENSOR_WITH_FATFS || SENSOR_WITH_LITTLEFS
 #include "fs_stores.h"
 #include "ramdisk.h"
