@@ -302,6 +302,12 @@ static void put_error(sensor_cli *c, upq_status st)
     sensor_puts(o, ": after ");
     sensor_put_u64(o, c->lg->file_rows);
     sensor_puts(o, " rows: ");
+    if (e->status == UPQ_OK) {
+        /* the writer did not fail: the store did, and has said why */
+        sensor_puts(o, upq_strerror(st));
+        sensor_puts(o, "\n");
+        return;
+    }
     sensor_puts(o, e->what ? e->what : "error");
     sensor_puts(o, " (");
     sensor_puts(o, upq_strerror(st));
