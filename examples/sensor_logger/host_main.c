@@ -22,14 +22,8 @@
 #include "sensor_logger.h"
 #include "logger_cli.h"
 #include "posix/io_posix.h"
-#ifndef SENSOR_WITH_FATFS
-#define SENSOR_WITH_FATFS 0
-#endif
-#ifndef SENSOR_WITH_LITTLEFS
-#define SENSOR_WITH_LITTLEFS 0
-#endif
+#include "fs_stores.h" /* SENSOR_WITH_FATFS, SENSOR_WITH_LITTLEFS */
 #if SENSOR_WITH_FATFS || SENSOR_WITH_LITTLEFS
-#include "fs_stores.h"
 #include "ramdisk.h"
 #endif
 #if SENSOR_WITH_FATFS
@@ -150,6 +144,21 @@ static int image_save(ramdisk *d, const char *path)
     return ok;
 }
 
+/* The volume: --image's when there is one (1), else a new one (0); -1
+ * after saying why not. */
+static int volume_open(const sensor_cli *c, ramdisk *d, uint64_t size, uint8_t fill)
+{
+    int loaded;
+    disk_make(d, size, fill);
+    loaded = c->image ? image_load(d, c->image) : 0;
+    if (loaded < 0 || (c->cfg.resume && loaded == 0)) {
+        fprintf(stderr, "sensor_logger: %s: %s\n", c->image ? c->image : "--resume needs --image",
+                loaded < 0 ? strerror(errno) : "no such image");
+        return -1;
+    }
+    return loaded;
+}
+
 /* Copies file `name` of the volume out to the host path `name`. */
 typedef int (*read_fn)(void *ctx, const char *name, FILE *to);
 
@@ -199,14 +208,10 @@ static int run_fatfs(sensor_cli *c, sensor_logger *lg, const sensor_out *out, co
     static uint8_t work[4096];
     sensor_store store;
     int loaded, rc;
-    disk_make(&d, (uint64_t)2 << 30, 0);
-    fatfs_disk_attach(0, &d);
-    loaded = c->image ? image_load(&d, c->image) : 0;
-    if (loaded < 0 || (c->cfg.resume && loaded == 0)) {
-        fprintf(stderr, "sensor_logger: %s: %s\n", c->image ? c->image : "--resume needs --image",
-                loaded < 0 ? strerror(errno) : "no such image");
+    loaded = volume_open(c, &d, (uint64_t)2 << 30, 0);
+    if (loaded < 0)
         return 1;
-    }
+    fatfs_disk_attach(0, &d);
     if (!loaded && fatfs_disk_format("0:", 1, 32768, work, sizeof work) != FR_OK) {
         fputs("sensor_logger: cannot format the FAT volume\n", stderr);
         return 1;
@@ -250,14 +255,10 @@ static int run_littlefs(sensor_cli *c, sensor_logger *lg, const sensor_out *out,
     static littlefs_store st;
     sensor_store store;
     int loaded, rc;
-    disk_make(&d, (uint64_t)128 << 20, 0xFF);
-    lfs_disk_config(&cfg, &d, rc_buf, pc_buf, la_buf);
-    loaded = c->image ? image_load(&d, c->image) : 0;
-    if (loaded < 0 || (c->cfg.resume && loaded == 0)) {
-        fprintf(stderr, "sensor_logger: %s: %s\n", c->image ? c->image : "--resume needs --image",
-                loaded < 0 ? strerror(errno) : "no such image");
+    loaded = volume_open(c, &d, (uint64_t)128 << 20, 0xFF);
+    if (loaded < 0)
         return 1;
-    }
+    lfs_disk_config(&cfg, &d, rc_buf, pc_buf, la_buf);
     if (!loaded && lfs_format(&lfs, &cfg) != 0) {
         fputs("sensor_logger: cannot format littlefs\n", stderr);
         return 1;

@@ -27,19 +27,9 @@
 #include "uparquet/writer.h"
 #include "../../examples/sensor_logger/sensor_logger.h"
 #include "../../examples/sensor_logger/logger_cli.h"
-#include "../../examples/sensor_logger/fs_stores.h"
-#include "../../examples/sensor_logger/ramdisk.h"
-#include "../../examples/sensor_logger/fatfs_disk.h"
-#include "../../examples/sensor_logger/lfs_disk.h"
+#include "volume.h"
 
-static ramdisk disk;
-static FATFS fatfs;
-static fatfs_store fstore;
-static lfs_t lfs;
-static struct lfs_config lcfg;
-static uint8_t lrc[LFS_DISK_CACHE], lpc[LFS_DISK_CACHE], lla[LFS_DISK_LOOKAHEAD];
-static littlefs_store lstore;
-static sensor_store store;
+static storage_volume V;
 static sensor_logger lg;
 static sensor_cli cli;
 static int is_fat;
@@ -52,58 +42,30 @@ static void put_err(void *ctx, const char *s, size_t n)
 }
 static const sensor_out err_out = {put_err, NULL};
 
-static uint8_t *chunk_alloc(void *ctx)
-{
-    (void)ctx;
-    return (uint8_t *)malloc(RAMDISK_CHUNK);
-}
-
 static void volume_new(int fat)
 {
-    static uint8_t work[4096];
-    uint64_t c;
-    if (disk.chunks) {
-        for (c = 0; c < disk.size / RAMDISK_CHUNK; c++)
-            free(disk.chunks[c]);
-        free(disk.chunks);
-    }
-    memset(&disk, 0, sizeof disk);
     is_fat = fat;
-    disk.size = fat ? (uint64_t)2 << 30 : (uint64_t)256 << 20;
-    disk.fill = fat ? 0 : 0xFF;
-    disk.chunks = (uint8_t **)calloc((size_t)(disk.size / RAMDISK_CHUNK), sizeof *disk.chunks);
-    disk.alloc = chunk_alloc;
-    if (fat) {
-        fatfs_disk_attach(0, &disk);
-        if (fatfs_disk_format("0:", 1, 32768, work, sizeof work) != FR_OK || f_mount(&fatfs, "0:", 1) != FR_OK)
-            exit(2);
-        fatfs_store_init(&fstore, "0:", &err_out, &store);
-    } else {
-        lfs_disk_config(&lcfg, &disk, lrc, lpc, lla);
-        if (lfs_format(&lfs, &lcfg) != 0 || lfs_mount(&lfs, &lcfg) != 0)
-            exit(2);
-        littlefs_store_init(&lstore, &lfs, &err_out, &store);
-    }
-    ramdisk_count_reset(&disk);
+    if (storage_volume_new(&V, fat, fat ? (uint64_t)2 << 30 : (uint64_t)256 << 20, &err_out) != 0)
+        exit(2);
 }
 
 static upq_status files_open(void *ctx, uint32_t n, int resume, upq_sink *sink, uint64_t *size)
 {
     (void)ctx;
-    return store.open(store.ctx, sensor_cli_file_name(&cli, n), !resume, sink, size);
+    return V.store.open(V.store.ctx, sensor_cli_file_name(&cli, n), !resume, sink, size);
 }
 
 static upq_status files_close(void *ctx, uint32_t n)
 {
     (void)ctx;
     (void)n;
-    return store.close(store.ctx);
+    return V.store.close(V.store.ctx);
 }
 
 /* adapter calls so far on the open file */
 static unsigned long calls(void)
 {
-    return is_fat ? fstore.ad.reads + fstore.ad.writes : lstore.ad.reads + lstore.ad.writes;
+    return is_fat ? V.fstore.ad.reads + V.fstore.ad.writes : V.lstore.ad.reads + V.lstore.ad.writes;
 }
 
 typedef struct phase {
@@ -113,9 +75,9 @@ typedef struct phase {
 
 static void mark(phase *p)
 {
-    p->wr = disk.bytes_written;
-    p->rd = disk.bytes_read;
-    p->er = disk.bytes_erased;
+    p->wr = V.disk.bytes_written;
+    p->rd = V.disk.bytes_read;
+    p->er = V.disk.bytes_erased;
     p->calls = calls();
 }
 
@@ -170,7 +132,7 @@ static void bench(int fat, uint64_t rows)
         return;
     }
     mark(&end);
-    end.calls = fat ? fstore.ad.reads + fstore.ad.writes : lstore.ad.reads + lstore.ad.writes;
+    end.calls = fat ? V.fstore.ad.reads + V.fstore.ad.writes : V.lstore.ad.reads + V.lstore.ad.writes;
     size = upq_writer_file_size(&lg.w);
     kib = (double)size / 1024.0;
     printf("%s, %llu rows (64K-row row groups, a checkpoint every 600 rows): file %llu bytes\n",
@@ -195,8 +157,8 @@ static void bench(int fat, uint64_t rows)
         return;
     }
     if (fat)
-        f_sync(&fstore.fil); /* the power goes after the last checkpoint's sync */
-    (void)store.close(store.ctx);
+        f_sync(&V.fstore.fil); /* the power goes after the last checkpoint's sync */
+    (void)V.store.close(V.store.ctx);
     {
         static upq_recover_state rs;
         static uint64_t arena[(32u << 10) / 8];
@@ -205,7 +167,7 @@ static void bench(int fat, uint64_t rows)
         uint64_t fsz;
         memset(&rs, 0, sizeof rs);
         memset(&sink, 0, sizeof sink);
-        if (store.open(store.ctx, "log.parquet", 0, &sink, &fsz) != UPQ_OK) {
+        if (V.store.open(V.store.ctx, "log.parquet", 0, &sink, &fsz) != UPQ_OK) {
             missed++;
             return;
         }
@@ -214,7 +176,7 @@ static void bench(int fat, uint64_t rows)
             st = upq_recover(&rs, &sink, fsz, arena, sizeof arena, NULL, &info);
         while (st == UPQ_AGAIN);
         mark(&rec1);
-        (void)store.close(store.ctx);
+        (void)V.store.close(V.store.ctx);
         if (st != UPQ_OK) {
             printf("  recovery failed: %s\n", upq_strerror(st));
             missed++;

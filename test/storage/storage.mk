@@ -6,20 +6,20 @@
 STORAGE_BIN := $(HOST)/test/storage/test_storage
 STORAGE_OBJ := $(HOST)/test/storage/test_storage.o
 # the logger's core, main loop and volumes, as the host program links them
-STORAGE_LINK = $(SENSOR_CORE_OBJ) $(SENSOR_CLI_OBJ) $(FS_OBJ) $(LIB) $(CODEC_LIBS)
+STORAGE_LINK = $(HOST)/test/storage/volume.o $(SENSOR_CORE_OBJ) $(SENSOR_CLI_OBJ) $(FS_OBJ) $(LIB) $(CODEC_LIBS)
 
 $(STORAGE_OBJ): test/storage/test_storage.c $(FATFS_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(FS_CFLAGS) -MMD -MP -c $< -o $@
 $(STORAGE_BIN): $(STORAGE_OBJ) $(STORAGE_LINK)
-	$(CC) $(TEST_CFLAGS) -o $@ $(STORAGE_OBJ) $(SENSOR_CORE_OBJ) $(SENSOR_CLI_OBJ) $(FS_OBJ) $(call TEST_LIBS,$(LIB))
+	$(CC) $(TEST_CFLAGS) -o $@ $(STORAGE_OBJ) $(HOST)/test/storage/volume.o $(SENSOR_CORE_OBJ) $(SENSOR_CLI_OBJ) $(FS_OBJ) $(call TEST_LIBS,$(LIB))
 
 BENCH_STORAGE := $(HOST)/test/storage/bench_storage
 $(HOST)/test/storage/bench_storage.o: test/storage/bench_storage.c $(FATFS_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(FS_CFLAGS) -MMD -MP -c $< -o $@
 $(BENCH_STORAGE): $(HOST)/test/storage/bench_storage.o $(STORAGE_LINK)
-	$(CC) $(TEST_CFLAGS) -o $@ $< $(SENSOR_CORE_OBJ) $(SENSOR_CLI_OBJ) $(FS_OBJ) $(call TEST_LIBS,$(LIB))
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(HOST)/test/storage/volume.o $(SENSOR_CORE_OBJ) $(SENSOR_CLI_OBJ) $(FS_OBJ) $(call TEST_LIBS,$(LIB))
 
 # `make check`: the power cuts through both filesystems, the reused card,
 # and the other readers on the adapters' files (about 2 minutes of CPU)
@@ -44,3 +44,7 @@ bench-storage: $(BENCH_STORAGE)
 	@echo "== logging through FatFs and littlefs: device operations per byte of the file"
 	@$(BENCH_STORAGE)
 bench: bench-storage
+
+$(HOST)/test/storage/volume.o: test/storage/volume.c $(FATFS_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(FS_CFLAGS) -MMD -MP -c $< -o $@

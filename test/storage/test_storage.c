@@ -52,10 +52,7 @@
 #include "uparquet/writer.h"
 #include "../../examples/sensor_logger/sensor_logger.h"
 #include "../../examples/sensor_logger/logger_cli.h"
-#include "../../examples/sensor_logger/fs_stores.h"
-#include "../../examples/sensor_logger/ramdisk.h"
-#include "../../examples/sensor_logger/fatfs_disk.h"
-#include "../../examples/sensor_logger/lfs_disk.h"
+#include "volume.h"
 
 #define RECOVER_ARENA ((size_t)32 << 10)
 #define READ_ARENA ((size_t)4 << 20)
@@ -77,14 +74,7 @@ static opts O;
 
 /* ---- the device and the filesystem on it -------------------------------------------- */
 
-static ramdisk disk;
-static FATFS fatfs;
-static fatfs_store fstore;
-static lfs_t lfs;
-static struct lfs_config lcfg;
-static uint8_t lrc[LFS_DISK_CACHE], lpc[LFS_DISK_CACHE], lla[LFS_DISK_LOOKAHEAD];
-static littlefs_store lstore;
-static sensor_store store;
+static storage_volume V;
 
 static void quiet_put(void *ctx, const char *s, size_t n)
 {
@@ -93,44 +83,13 @@ static void quiet_put(void *ctx, const char *s, size_t n)
 }
 static const sensor_out err_out = {quiet_put, NULL};
 
-static uint8_t *chunk_alloc(void *ctx)
-{
-    (void)ctx;
-    return (uint8_t *)malloc(RAMDISK_CHUNK);
-}
-
-static void disk_free(void)
-{
-    uint64_t c;
-    if (disk.chunks) {
-        for (c = 0; c < disk.size / RAMDISK_CHUNK; c++)
-            free(disk.chunks[c]);
-        free(disk.chunks);
-    }
-    memset(&disk, 0, sizeof disk);
-}
-
 /* A new, formatted volume, mounted. 0 or -1. */
 static int volume_new(void)
 {
-    static uint8_t work[4096];
-    disk_free();
-    disk.size = O.fs == FS_FATFS ? (uint64_t)2 << 30 : (uint64_t)64 << 20;
-    disk.fill = O.fs == FS_FATFS ? 0x00 : 0xFF;
-    disk.chunks = (uint8_t **)calloc((size_t)(disk.size / RAMDISK_CHUNK), sizeof *disk.chunks);
-    disk.alloc = chunk_alloc;
-    if (O.fs == FS_FATFS) {
-        fatfs_disk_attach(0, &disk);
-        if (fatfs_disk_format("0:", 1, 32768, work, sizeof work) != FR_OK || f_mount(&fatfs, "0:", 1) != FR_OK)
-            return -1;
-        fatfs_store_init(&fstore, "0:", &err_out, &store);
-        fstore.keep_gaps = (uint8_t)O.keep_gaps;
-    } else {
-        lfs_disk_config(&lcfg, &disk, lrc, lpc, lla);
-        if (lfs_format(&lfs, &lcfg) != 0 || lfs_mount(&lfs, &lcfg) != 0)
-            return -1;
-        littlefs_store_init(&lstore, &lfs, &err_out, &store);
-    }
+    if (storage_volume_new(&V, O.fs == FS_FATFS, O.fs == FS_FATFS ? (uint64_t)2 << 30 : (uint64_t)64 << 20,
+                           &err_out) != 0)
+        return -1;
+    V.fstore.keep_gaps = (uint8_t)O.keep_gaps;
     return 0;
 }
 
@@ -141,15 +100,15 @@ static int volume_remount(void)
         static FATFS again;
         if (f_mount(&again, "0:", 1) != FR_OK)
             return -1;
-        fatfs_store_init(&fstore, "0:", &err_out, &store);
-        fstore.keep_gaps = (uint8_t)O.keep_gaps;
+        fatfs_store_init(&V.fstore, "0:", &err_out, &V.store);
+        V.fstore.keep_gaps = (uint8_t)O.keep_gaps;
         return 0;
     }
     {
         static lfs_t again;
-        if (lfs_mount(&again, &lcfg) != 0)
+        if (lfs_mount(&again, &V.lcfg) != 0)
             return -1;
-        littlefs_store_init(&lstore, &again, &err_out, &store);
+        littlefs_store_init(&V.lstore, &again, &err_out, &V.store);
     }
     return 0;
 }
@@ -161,12 +120,12 @@ static int volume_delete(const char *name)
 {
     if (O.fs == FS_FATFS) {
         FIL f;
-        const char *path = fatfs_store_path(&fstore, name);
+        const char *path = fatfs_store_path(&V.fstore, name);
         if (f_open(&f, path, FA_WRITE | FA_CREATE_ALWAYS) != FR_OK || f_close(&f) != FR_OK)
             return -1;
         return f_unlink(path) == FR_OK ? 0 : -1;
     }
-    return lfs_remove(lstore.lfs, name) == 0 ? 0 : -1;
+    return lfs_remove(V.lstore.lfs, name) == 0 ? 0 : -1;
 }
 
 /* ---- logging ------------------------------------------------------------------------- */
@@ -177,14 +136,14 @@ static sensor_cli cli; /* names the files, as the logger program does */
 static upq_status files_open(void *ctx, uint32_t n, int resume, upq_sink *sink, uint64_t *size)
 {
     (void)ctx;
-    return store.open(store.ctx, sensor_cli_file_name(&cli, n), !resume, sink, size);
+    return V.store.open(V.store.ctx, sensor_cli_file_name(&cli, n), !resume, sink, size);
 }
 
 static upq_status files_close(void *ctx, uint32_t n)
 {
     (void)ctx;
     (void)n;
-    return store.close(store.ctx);
+    return V.store.close(V.store.ctx);
 }
 
 /* Every log of a run has the id of the run's seed (as a board's serial
@@ -219,7 +178,7 @@ static upq_status log_run(uint64_t seed, uint64_t rows, int resume)
         st = sensor_logger_step(&lg);
     while (st == UPQ_OK || st == UPQ_AGAIN);
     if (st != UPQ_DONE)
-        (void)store.close(store.ctx);
+        (void)V.store.close(V.store.ctx);
     return st;
 }
 
@@ -241,7 +200,7 @@ static int vfile_open(vfile *v, const char *name)
 {
     memset(v, 0, sizeof *v);
     if (O.fs == FS_FATFS) {
-        FRESULT fr = f_open(&v->fil, fatfs_store_path(&fstore, name), FA_READ | FA_WRITE | FA_OPEN_EXISTING);
+        FRESULT fr = f_open(&v->fil, fatfs_store_path(&V.fstore, name), FA_READ | FA_WRITE | FA_OPEN_EXISTING);
         if (fr == FR_NO_FILE)
             return 1;
         if (fr != FR_OK)
@@ -250,12 +209,12 @@ static int vfile_open(vfile *v, const char *name)
     } else {
         int err;
         v->lfc.buffer = v->lbuf;
-        err = lfs_file_opencfg(lstore.lfs, &v->lf, name, LFS_O_RDWR, &v->lfc);
+        err = lfs_file_opencfg(V.lstore.lfs, &v->lf, name, LFS_O_RDWR, &v->lfc);
         if (err == LFS_ERR_NOENT)
             return 1;
         if (err != 0)
             return -1;
-        upq_littlefs_init(&v->la, lstore.lfs, &v->lf);
+        upq_littlefs_init(&v->la, V.lstore.lfs, &v->lf);
     }
     v->open = 1;
     return 0;
@@ -268,7 +227,7 @@ static void vfile_close(vfile *v)
     if (O.fs == FS_FATFS)
         f_close(&v->fil);
     else
-        lfs_file_close(lstore.lfs, &v->lf);
+        lfs_file_close(V.lstore.lfs, &v->lf);
     v->open = 0;
 }
 
@@ -497,11 +456,11 @@ static void tear(int kind, uint64_t off, const void *buf, uint32_t len, uint64_t
         return; /* none of it */
     n = (uint32_t)(rnd(rng) % len);
     if (kind == RAMDISK_WRITE) {
-        ramdisk_poke(&disk, off, buf, n);
+        ramdisk_poke(&V.disk, off, buf, n);
     } else {
         static uint8_t ones[LFS_DISK_BLOCK];
-        memset(ones, disk.fill, n);
-        ramdisk_poke(&disk, off, ones, n);
+        memset(ones, V.disk.fill, n);
+        ramdisk_poke(&V.disk, off, ones, n);
     }
 }
 
@@ -752,9 +711,9 @@ static void run(uint64_t old_seed, const char *what)
         result(0, "%s%s: cannot make the volume", fs_name(), what);
         return;
     }
-    disk.before = count_hook;
+    V.disk.before = count_hook;
     st = log_run(C.seed, O.rows, 0);
-    disk.before = NULL;
+    V.disk.before = NULL;
     if (st != UPQ_DONE || vfile_open(&v, LOG_NAME) != 0 || !check_rows(&v, C.seed, O.rows, why, sizeof why)) {
         result(0, "%s%s: uncut run of %llu rows: %s %s", fs_name(), what, (unsigned long long)O.rows,
                upq_strerror(st), why);
@@ -782,9 +741,9 @@ static void run(uint64_t old_seed, const char *what)
             return;
         }
         C.ops = 0;
-        disk.before = cut_hook;
+        V.disk.before = cut_hook;
         st = log_run(C.seed, O.rows, 0);
-        disk.before = NULL;
+        V.disk.before = NULL;
         reap(1);
         while (C.running)
             reap(1);
@@ -809,7 +768,7 @@ int main(int argc, char **argv)
         run(O.seed, " reused (same readings)");
         run(O.seed + 1, " reused (other readings)");
     }
-    disk_free();
+    storage_volume_free(&V);
     free(read_arena);
     printf("%u passed, %u failed\n", passed, failed);
     return failed ? 1 : 0;
