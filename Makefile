@@ -135,6 +135,7 @@ $(LIB): $(LIB_OBJ)
 -include test/freestanding/freestanding.mk
 -include examples/examples.mk
 -include test/test.mk
+-include test/storage/storage.mk
 -include examples/firmware/firmware.mk
 -include test/cross/cross.mk
 include port/install.mk

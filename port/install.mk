@@ -14,6 +14,9 @@
 #                                       packages its options use
 #         $(PREFIX)/lib/pkgconfig/uparquet.pc
 #         $(PREFIX)/lib/cmake/uparquet/ find_package(uparquet): uparquet::uparquet
+#         $(PREFIX)/share/uparquet/adapters/fatfs/, .../littlefs/
+#                                       the FatFs and littlefs adapters as sources,
+#                                       to compile with your own FatFs or littlefs
 #
 # One archive, not the library beside lz4's, zstd's, mbedtls' and zlib's: the
 # library calls the packages and the packages call back into it (their
@@ -118,3 +121,5 @@ install: $(UPQ_ARCHIVE) $(UPQ_CONFIG_OUT)
 	$(UPQ_INSTALL_SUBST) port/cmake/uparquetConfigVersion.cmake.in \
 	    >$(DESTDIR)$(PREFIX)/lib/cmake/uparquet/uparquetConfigVersion.cmake
 	install -m 644 $(UPQ_CONFIG_OUT).cmake $(DESTDIR)$(PREFIX)/lib/cmake/uparquet/uparquetOptions.cmake
+	for a in fatfs littlefs; do install -d $(DESTDIR)$(PREFIX)/share/uparquet/adapters/$$a && \
+	    install -m 644 port/adapters/$$a/upq_$$a.[ch] $(DESTDIR)$(PREFIX)/share/uparquet/adapters/$$a/; done

@@ -2,7 +2,9 @@
 # board in `make check` (stage firmware-check, test/firmware/run.sh).
 #
 #   $(BUILD)/firmware/sensor_logger.elf   the sensor logger (examples/sensor_logger
-#                                         core) writing through semihosting
+#                                         core and main loop) writing through semihosting
+#   $(BUILD)/firmware/sensor_logger_fatfs.elf  the same, also with --fs fatfs: FatFs
+#                                         (FATFS_DIR) and port/adapters/fatfs on a RAM disk
 #   $(BUILD)/firmware/fw_reader.elf       any Parquet file -> `upq cat --raw` lines,
 #                                         in a static arena of FW_READER_ARENA bytes
 #   $(BUILD)/firmware/fw_reader_big.elf   the same with FW_READER_BIG_ARENA bytes
@@ -41,7 +43,28 @@ FW_LIBS = -Wl,--start-group $(CM4_LIB) $(DEPS_LIBS.cortex-m4) -lgcc -Wl,--end-gr
 FW_COMMON_SRC := port/adapters/cortex-m/startup.c port/adapters/semihost/io_semihost.c examples/firmware/fw_util.c
 FW_COMMON_OBJ := $(patsubst %.c,$(FW)/obj/%.o,$(FW_COMMON_SRC))
 FW_LOGGER_OBJ := $(FW)/obj/examples/firmware/logger_main.o \
-                 $(FW)/obj/examples/sensor_logger/sensor_logger.o
+                 $(FW)/obj/examples/sensor_logger/sensor_logger.o \
+                 $(FW)/obj/examples/sensor_logger/logger_cli.o
+# The FatFs logger: its own objects (FW_WITH_FATFS), FatFs built from its
+# release with the logger's ffconf.h (examples.mk), and the few C library
+# functions FatFs calls, which a board's C library would supply.
+FW_FATFS_TREE := $(FW)/third_party/fatfs
+$(eval $(call fatfs_tree_rules,$(FW_FATFS_TREE)))
+FW_FATFS_HDRS := $(FW_FATFS_TREE)/ff.h $(FW_FATFS_TREE)/diskio.h $(FW_FATFS_TREE)/ffconf.h
+FW_FATFS_CFLAGS = -DFW_WITH_FATFS=1 -DSENSOR_WITH_FATFS=1 -isystem $(FW_FATFS_TREE)
+FW_LOGGER_FATFS_OBJ := $(FW)/obj/fatfs/logger_main.o $(FW)/obj/fatfs/fs_stores.o \
+                       $(FW)/obj/fatfs/fatfs_disk.o $(FW)/obj/fatfs/ramdisk.o $(FW)/obj/fatfs/upq_fatfs.o \
+                       $(FW)/obj/fatfs/fw_libc.o $(FW)/obj/examples/sensor_logger/sensor_logger.o \
+                       $(FW)/obj/examples/sensor_logger/logger_cli.o $(FW_FATFS_TREE)/ff.o $(FW_FATFS_TREE)/ffunicode.o
+$(FW)/obj/fatfs/%.o: $(FW_FATFS_HDRS) $(DEPS_STAMPS) examples/firmware/firmware.mk
+	@mkdir -p $(dir $@)
+	$(TCC.cortex-m4) $(FW_CFLAGS) $(FW_FATFS_CFLAGS) -MMD -MP -c $(firstword $(filter %/$(*F).c,$(FW_FATFS_SRC))) -o $@
+FW_FATFS_SRC := examples/firmware/logger_main.c examples/sensor_logger/fs_stores.c \
+                examples/sensor_logger/fatfs_disk.c examples/sensor_logger/ramdisk.c \
+                port/adapters/fatfs/upq_fatfs.c examples/firmware/fw_libc.c
+$(foreach s,$(FW_FATFS_SRC),$(eval $(FW)/obj/fatfs/$(notdir $(s:.c=.o)): $(s)))
+$(FW_FATFS_TREE)/%.o: $(FW_FATFS_TREE)/%.c $(FW_FATFS_HDRS)
+	$(TCC.cortex-m4) -std=c99 $(TOPT.cortex-m4) $(TFLAGS.cortex-m4) -ffreestanding -w -I$(FW_FATFS_TREE) -c $< -o $@
 FW_READER_OBJ := $(FW)/obj/examples/firmware/reader_main.o
 FW_READER_BIG_OBJ := $(FW)/obj/big/reader_main.o
 FW_READER_32K_OBJ := $(FW)/obj/32k/reader_main.o
@@ -49,7 +72,7 @@ FW_STM32_READER_OBJ := $(FW)/obj/stm32f4/reader_main.o
 FW_IPV_OBJ := $(FW)/obj/examples/firmware/ipv_main.o
 
 FW_IMAGES := $(FW)/sensor_logger.elf $(FW)/fw_reader.elf $(FW)/fw_reader_big.elf \
-             $(FW)/fw_reader_32k.elf
+             $(FW)/fw_reader_32k.elf $(if $(HAVE_FATFS),$(FW)/sensor_logger_fatfs.elf)
 FW_BUDGET_IMAGES := $(FW)/stm32f4/sensor_logger.elf $(FW)/stm32f4/fw_reader.elf
 
 $(FW)/obj/%.o: %.c $(DEPS_STAMPS) examples/firmware/firmware.mk
@@ -76,6 +99,8 @@ FW_LINK_DEPS = $(FW_COMMON_OBJ) $(CM4_LIB) $(DEPS_LIBS.cortex-m4) linker/cortex_
 
 $(FW)/sensor_logger.elf: $(FW_LOGGER_OBJ) $(FW_LINK_DEPS) linker/mps2_an386.ld
 	$(call fw_link,mps2_an386.ld,$(FW_LOGGER_OBJ) $(FW_COMMON_OBJ))
+$(FW)/sensor_logger_fatfs.elf: $(FW_LOGGER_FATFS_OBJ) $(FW_LINK_DEPS) linker/mps2_an386.ld
+	$(call fw_link,mps2_an386.ld,$(FW_LOGGER_FATFS_OBJ) $(FW_COMMON_OBJ))
 $(FW)/fw_reader.elf: $(FW_READER_OBJ) $(FW_LINK_DEPS) linker/mps2_an386.ld
 	$(call fw_link,mps2_an386.ld,$(FW_READER_OBJ) $(FW_COMMON_OBJ))
 $(FW)/fw_reader_big.elf: $(FW_READER_BIG_OBJ) $(FW_LINK_DEPS) linker/mps2_an386.ld

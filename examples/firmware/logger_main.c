@@ -1,288 +1,215 @@
 /*
- * The sensor logger firmware: the core of examples/sensor_logger (the same
- * file the host program links) writing through a semihosting sink.
+ * The sensor logger firmware: the core of examples/sensor_logger and its
+ * main loop (logger_cli.c, the same files the host program links), writing
+ * through semihosting files or, built with FW_WITH_FATFS, through FatFs and
+ * port/adapters/fatfs on a RAM disk in the board's memory (as a board with
+ * an SD card; FW_RAMDISK_BYTES, formatted FAT at reset), the log's files
+ * copied out over semihosting at the end.
  *
- *   sensor_logger.elf [--rows N] [--seed S] [--row-group-rows N] [--checkpoint-rows N]
- *                     [--page-size N] [--device NAME] [--again] [--resume]
- *                     [--max-file-rows N] [--max-file-bytes N] [--count] OUT.parquet
- *                                                 (the semihosting command line)
+ *   sensor_logger.elf [host options] [--count] OUT.parquet    (the semihosting command line)
+ *   sensor_logger_fatfs.elf [host options] --fs fatfs OUT.parquet
  *
- * The options are the host program's (host_main.c), and so are the files:
- * OUT, then OUT's next files when rotating (log.parquet, log.1.parquet,
- * ...); --resume continues OUT. --again makes every other write say "would
- * block", as a busy card does: the files must come out the same.
- *
- * Prints what the host program prints ("arena: ...", "file: ...",
- * "rows: ..."), then the stack high-water mark.
+ * The options are the host program's (logger_cli.h) and so are the files:
+ * OUT, then OUT's next files when rotating; --resume continues OUT (over
+ * semihosting only: a RAM disk does not outlive a reset). Prints what the
+ * host program prints ("arena: ...", "file: ...", "rows: ..."), then the
+ * stack high-water mark.
  *
  * --count (under qemu with -icount shift=0: test/bench/fw_ipv.sh) counts the
  * instructions of the logging loop and prints "per row N" (everything the
  * board runs per row: the synthetic sample, the writer, pages, checkpoints,
  * the sink's calls; a semihosting write itself traps out of the count) and
  * "sample per row M" (sensor_read alone, the part a real board replaces
- * with reading its sensors). Exit status 0, 1 (the
- * writer failed) or 2 (usage, or a file cannot be opened).
+ * with reading its sensors). Exit status 0, 1 (the writer failed) or 2
+ * (usage, or a file cannot be opened).
  */
 #include "fw_util.h"
 #include "upq_port.h"
 
+#ifndef FW_WITH_FATFS
+#define FW_WITH_FATFS 0
+#endif
+
 #include "../sensor_logger/sensor_logger.h"
+#include "../sensor_logger/logger_cli.h"
+#if FW_WITH_FATFS
+#include "../sensor_logger/fatfs_disk.h"
+#include "../sensor_logger/fs_stores.h"
+#endif
 
 static sensor_logger lg; /* the writer's state is large: not on the stack */
+static sensor_cli cli;
 static upq_sh_file out_file;
-static int again_knob;   /* --again */
-static unsigned long writes;
 
-/* The log's file names: OUT split around its number ("log.3.parquet"). */
-static char stem[200];
-static const char *ext = "";
-static char cur[224];
-
-static upq_status busy_write_at(void *ctx, uint64_t off, const void *buf, size_t len, size_t *written)
+static void console_put(void *ctx, const char *s, size_t n)
 {
-    *written = 0;
-    if (again_knob && (++writes & 1u))
-        return UPQ_AGAIN;
-    return upq_sh_write_at(ctx, off, buf, len, written);
+    fw_put((fw_out *)ctx, s, n);
 }
 
-static size_t slen(const char *s)
-{
-    size_t n = 0;
-    while (s[n])
-        n++;
-    return n;
-}
+/* ---- files over semihosting ------------------------------------------------------- */
 
-static int split_name(const char *out, uint32_t *first)
-{
-    size_t n = slen(out), e = n, d, k;
-    uint64_t v;
-    if (n >= sizeof stem)
-        return 0;
-    if (n > 8 && fw_streq(out + n - 8, ".parquet")) {
-        ext = ".parquet";
-        e = n - 8;
-    }
-    for (k = 0; k < e; k++)
-        stem[k] = out[k];
-    stem[e] = '\0';
-    *first = 0;
-    d = e;
-    while (d > 0 && out[d - 1] >= '0' && out[d - 1] <= '9')
-        d--;
-    if (d < e && d > 0 && out[d - 1] == '.' && e - d <= 9) {
-        char num[10];
-        for (k = d; k < e; k++)
-            num[k - d] = out[k];
-        num[e - d] = '\0';
-        if (fw_parse_u64(num, &v)) {
-            *first = (uint32_t)v;
-            stem[d - 1] = '\0';
-        }
-    }
-    return 1;
-}
-
-/* cur = stem [".n"] ext */
-static void file_name(uint32_t n)
-{
-    size_t k = 0, i;
-    char dig[12];
-    int nd = 0;
-    for (i = 0; stem[i] && k < sizeof cur - 1; i++)
-        cur[k++] = stem[i];
-    if (n) {
-        cur[k++] = '.';
-        do
-            dig[nd++] = (char)('0' + n % 10u);
-        while ((n /= 10u) != 0 && nd < 11);
-        while (nd > 0 && k < sizeof cur - 1)
-            cur[k++] = dig[--nd];
-    }
-    for (i = 0; ext[i] && k < sizeof cur - 1; i++)
-        cur[k++] = ext[i];
-    cur[k] = '\0';
-}
-
-static upq_status files_open(void *ctx, uint32_t n, int resume, upq_sink *sink, uint64_t *size)
+static upq_status sh_open(void *ctx, const char *name, int create, upq_sink *sink, uint64_t *size)
 {
     upq_sh_file *f = &out_file;
+    fw_out *c = fw_console();
     (void)ctx;
-    file_name(n);
-    if (!resume && upq_sh_open(f, cur, UPQ_SH_READ) == UPQ_OK) {
+    if (create && upq_sh_open(f, name, UPQ_SH_READ) == UPQ_OK) {
         (void)upq_sh_close(f);
-        fw_puts(fw_console(), "sensor_logger: ");
-        fw_puts(fw_console(), cur);
-        fw_puts(fw_console(), " exists: resume the log's last file instead\n");
+        fw_puts(c, "sensor_logger: ");
+        fw_puts(c, name);
+        fw_puts(c, " exists: resume the log's last file instead\n");
         return UPQ_ERR_IO;
     }
-    if (upq_sh_open(f, cur, resume ? UPQ_SH_UPDATE : UPQ_SH_READ_WRITE) != UPQ_OK) {
-        fw_puts(fw_console(), "sensor_logger: cannot open ");
-        fw_puts(fw_console(), cur);
-        fw_putc(fw_console(), '\n');
+    if (upq_sh_open(f, name, create ? UPQ_SH_READ_WRITE : UPQ_SH_UPDATE) != UPQ_OK) {
+        fw_puts(c, "sensor_logger: cannot open ");
+        fw_puts(c, name);
+        fw_putc(c, '\n');
         return UPQ_ERR_IO;
     }
     upq_sh_sink(f, sink);
-    sink->write_at = busy_write_at;
     *size = f->size;
     return UPQ_OK;
 }
 
-static upq_status files_close(void *ctx, uint32_t n)
+static upq_status sh_close(void *ctx)
 {
-    fw_out *c = fw_console();
     (void)ctx;
-    (void)n;
-    fw_puts(c, "file: ");
-    fw_puts(c, cur);
-    fw_puts(c, ": ");
-    fw_put_u64(c, lg.file_rows);
-    fw_puts(c, " rows, ");
-    fw_put_u64(c, upq_writer_file_size(&lg.w));
-    fw_puts(c, " bytes\n");
+    if (out_file.handle < 0)
+        return UPQ_OK;
     return upq_sh_close(&out_file);
 }
 
-static int usage(fw_out *c)
+#if FW_WITH_FATFS
+/* ---- files on FatFs, on a RAM disk -------------------------------------------------- */
+
+#ifndef FW_RAMDISK_BYTES
+#define FW_RAMDISK_BYTES (2u << 20)
+#endif
+static uint8_t ramdisk_bytes[FW_RAMDISK_BYTES];
+static ramdisk disk;
+static FATFS fatfs;
+static fatfs_store fstore;
+
+static int fat_mount(void)
 {
-    fw_puts(c, "usage: sensor_logger.elf [--rows N] [--seed S] [--row-group-rows N] [--checkpoint-rows N]\n"
-               "       [--page-size N] [--device NAME] [--again] [--resume] [--max-file-rows N]\n"
-               "       [--max-file-bytes N] [--count] OUT.parquet\n");
-    return 2;
+    static uint8_t work[FATFS_DISK_SECTOR];
+    disk.size = FW_RAMDISK_BYTES;
+    disk.flat = ramdisk_bytes;
+    fatfs_disk_attach(0, &disk);
+    return fatfs_disk_format("0:", 0, 0, work, sizeof work) == FR_OK && f_mount(&fatfs, "0:", 1) == FR_OK;
+}
+
+/* Copies the log's files n0..n1 from the volume to semihosting files of
+ * the same names. 1 when all were copied. */
+static int fat_copy_out(uint32_t n0, uint32_t n1)
+{
+    static uint8_t buf[4096];
+    uint32_t n;
+    for (n = n0; n <= n1; n++) {
+        const char *name = sensor_cli_file_name(&cli, n);
+        uint64_t off = 0;
+        FIL fil;
+        UINT br = 0;
+        int ok = f_open(&fil, fatfs_store_path(&fstore, name), FA_READ) == FR_OK;
+        ok = ok && upq_sh_open(&out_file, name, UPQ_SH_WRITE) == UPQ_OK;
+        while (ok && f_read(&fil, buf, sizeof buf, &br) == FR_OK && br > 0) {
+            size_t w = 0, done = 0;
+            while (ok && done < br) {
+                ok = upq_sh_write_at(&out_file, off + done, buf + done, br - done, &w) == UPQ_OK && w > 0;
+                done += w;
+            }
+            off += br;
+        }
+        f_close(&fil);
+        if (out_file.handle >= 0)
+            (void)upq_sh_close(&out_file);
+        if (!ok) {
+            fw_puts(fw_console(), "sensor_logger: cannot copy ");
+            fw_puts(fw_console(), name);
+            fw_puts(fw_console(), " out of the volume\n");
+            return 0;
+        }
+    }
+    return 1;
+}
+#endif
+
+/* ---- --count ------------------------------------------------------------------------ */
+
+static void count_tick(void *ctx)
+{
+    (void)ctx;
+    fw_count_take();
+}
+
+static void count_sample(fw_out *c, uint32_t cal)
+{
+    uint64_t rng = cli.cfg.seed ^ UINT64_C(0x9E3779B97F4A7C15), r;
+    sensor_sample smp;
+    fw_puts(c, "per row ");
+    fw_put_per(c, fw_count_ticks(), cal, cli.cfg.rows);
+    if (rng == 0)
+        rng = 1; /* as sensor_logger_setup seeds it */
+    fw_count_start();
+    for (r = 0; r < cli.cfg.rows; r++) {
+        sensor_read(&rng, r, &smp);
+        if ((r & 1023u) == 0)
+            fw_count_take();
+    }
+    fw_count_take();
+    fw_puts(c, "\nsample per row ");
+    fw_put_per(c, fw_count_ticks(), cal, cli.cfg.rows);
+    fw_putc(c, '\n');
 }
 
 int main(void)
 {
     char *argv[24];
-    const char *path = 0;
-    sensor_config cfg;
-    sensor_files files;
+    sensor_store store = {sh_open, sh_close, 0};
+    sensor_out out;
     fw_out *c;
-    uint64_t v;
-    upq_status st;
-    int argc, i, count = 0;
+    int argc, rc;
     uint32_t cal = 0;
 
     fw_console_open();
     c = fw_console();
+    out.put = console_put;
+    out.ctx = c;
+    out_file.handle = -1;
     argc = fw_args(argv, 24);
-    upq_memset(&cfg, 0, sizeof cfg); /* fields added later default to 0 */
-    cfg.device = "sensor-07";
-    cfg.seed = 42;
-    cfg.rows = 10000;
-    cfg.row_group_rows = SENSOR_ROW_GROUP_ROWS;
-    cfg.checkpoint_rows = SENSOR_CHECKPOINT_ROWS;
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (fw_streq(a, "--rows") && i + 1 < argc && fw_parse_u64(argv[i + 1], &v)) {
-            cfg.rows = v;
-            i++;
-        } else if (fw_streq(a, "--seed") && i + 1 < argc && fw_parse_u64(argv[i + 1], &v)) {
-            cfg.seed = v;
-            i++;
-        } else if (fw_streq(a, "--row-group-rows") && i + 1 < argc &&
-                   fw_parse_u64(argv[i + 1], &v) && v > 0 && v <= UINT32_MAX) {
-            cfg.row_group_rows = (uint32_t)v;
-            i++;
-        } else if (fw_streq(a, "--checkpoint-rows") && i + 1 < argc &&
-                   fw_parse_u64(argv[i + 1], &v) && v <= UINT32_MAX) {
-            cfg.checkpoint_rows = (uint32_t)v;
-            i++;
-        } else if (fw_streq(a, "--page-size") && i + 1 < argc && fw_parse_u64(argv[i + 1], &v) &&
-                   v >= 64 && v <= (1u << 20)) {
-            cfg.page_size = (uint32_t)v;
-            i++;
-        } else if (fw_streq(a, "--max-file-rows") && i + 1 < argc && fw_parse_u64(argv[i + 1], &v) &&
-                   v > 0) {
-            cfg.max_file_rows = v;
-            i++;
-        } else if (fw_streq(a, "--max-file-bytes") && i + 1 < argc && fw_parse_u64(argv[i + 1], &v) &&
-                   v > 0) {
-            cfg.max_file_bytes = v;
-            i++;
-        } else if (fw_streq(a, "--resume")) {
-            cfg.resume = 1;
-        } else if (fw_streq(a, "--again")) {
-            again_knob = 1;
-        } else if (fw_streq(a, "--count")) {
-            count = 1;
-        } else if (fw_streq(a, "--device") && i + 1 < argc) {
-            cfg.device = argv[++i];
-        } else if (a[0] == '-' || path) {
-            fw_exit(usage(c));
-        } else {
-            path = a;
+    if (sensor_cli_parse(&cli, argc, argv, &out) != 0)
+        fw_exit(2);
+#if FW_WITH_FATFS
+    if (cli.fs == SENSOR_FS_FATFS) {
+        if (cli.cfg.resume || cli.count) {
+            fw_puts(c, "sensor_logger: --resume and --count go with --fs semihost\n");
+            fw_exit(2);
         }
+        if (!fat_mount()) {
+            fw_puts(c, "sensor_logger: cannot format the RAM disk\n");
+            fw_exit(2);
+        }
+        fatfs_store_init(&fstore, "0:", &out, &store);
+    } else
+#endif
+    if (cli.fs != SENSOR_FS_DEFAULT && cli.fs != SENSOR_FS_SEMIHOST) {
+        fw_puts(c, "sensor_logger: this image has no such --fs\n");
+        fw_exit(2);
     }
-    if (!path || !split_name(path, &cfg.first_file))
-        fw_exit(usage(c));
-    files.open = files_open;
-    files.close = files_close;
-    files.ctx = 0;
-
-    st = sensor_logger_open(&lg, &files, &cfg);
-    fw_puts(c, "arena: ");
-    fw_put_u64(c, sensor_logger_arena_size());
-    fw_puts(c, " bytes static, the writer needs ");
-    fw_put_u64(c, sensor_logger_arena_need(&lg));
-    fw_putc(c, '\n');
-    if (st != UPQ_OK) {
-        fw_puts(c, "sensor_logger: cannot start the writer: ");
-        fw_puts(c, upq_strerror(st));
-        fw_putc(c, '\n');
-        fw_exit(1);
+    if (cli.image) {
+        fw_puts(c, "sensor_logger: --image is the host program's\n");
+        fw_exit(2);
     }
-    if (count) {
+    if (cli.count) {
         cal = fw_count_calibrate();
         fw_count_start();
     }
-    do {
-        st = sensor_logger_step(&lg);
-        if (count)
-            fw_count_take();
-    } while (st == UPQ_OK || st == UPQ_AGAIN);
-    if (st != UPQ_DONE) {
-        const upq_error_info *e = upq_writer_error(&lg.w);
-        fw_puts(c, "sensor_logger: ");
-        fw_puts(c, cur);
-        fw_puts(c, ": after ");
-        fw_put_u64(c, lg.file_rows);
-        fw_puts(c, " rows: ");
-        fw_puts(c, e->what ? e->what : "error");
-        fw_puts(c, " (");
-        fw_puts(c, upq_strerror(st));
-        fw_puts(c, ")\n");
-        (void)upq_sh_close(&out_file);
-        fw_exit(1);
-    }
-    /* the host program's last line */
-    fw_puts(c, "rows: ");
-    fw_put_u64(c, cfg.rows);
-    fw_puts(c, " written (readings ");
-    fw_put_u64(c, lg.end - cfg.rows);
-    fw_puts(c, " to ");
-    fw_put_u64(c, lg.end ? lg.end - 1u : 0u);
-    fw_puts(c, ") in ");
-    fw_put_u64(c, lg.file - cfg.first_file + 1u);
-    fw_puts(c, lg.file == cfg.first_file ? " file\n" : " files\n");
-    if (count) {
-        uint64_t t = fw_count_ticks(), rng = cfg.seed ^ UINT64_C(0x9E3779B97F4A7C15), r;
-        sensor_sample smp;
-        fw_puts(c, "per row ");
-        fw_put_per(c, t, cal, cfg.rows);
-        if (rng == 0)
-            rng = 1; /* as sensor_logger_setup seeds it */
-        fw_count_start();
-        for (r = 0; r < cfg.rows; r++) {
-            sensor_read(&rng, r, &smp);
-            if ((r & 1023u) == 0)
-                fw_count_take();
-        }
-        fw_count_take();
-        fw_puts(c, "\nsample per row ");
-        fw_put_per(c, fw_count_ticks(), cal, cfg.rows);
-        fw_putc(c, '\n');
-    }
-    fw_exit(0);
+    rc = sensor_cli_run(&cli, &lg, &store, &out, cli.count ? count_tick : 0, 0);
+#if FW_WITH_FATFS
+    if (cli.fs == SENSOR_FS_FATFS && !fat_copy_out(cli.cfg.first_file, lg.file))
+        rc = 1;
+#endif
+    if (rc == 0 && cli.count)
+        count_sample(c, cal);
+    fw_exit(rc);
 }

@@ -1,226 +1,324 @@
 /*
- * The sensor logger on a host: the core (sensor_logger.c) writing to files
- * through a POSIX sink (pwrite, pread, fsync, ftruncate). On a board only
- * this file changes: the sink becomes the SD card or flash driver.
+ * The sensor logger on a host: the core (sensor_logger.c) and the main loop
+ * the firmware runs too (logger_cli.c), writing through one of three
+ * stores (--fs):
  *
- *   sensor_logger [--rows N] [--seed S] [--row-group-rows N] [--checkpoint-rows N]
- *                 [--page-size N] [--device NAME] [--again]
- *                 [--resume] [--max-file-rows N] [--max-file-bytes N] OUT.parquet
+ *   posix     files of this machine (pwrite, pread, fsync, ftruncate): the default;
+ *   fatfs     a FAT32 volume (32 KiB clusters, 2 GiB) through FatFs and
+ *             port/adapters/fatfs, on a RAM disk, as a board with an SD card;
+ *   littlefs  littlefs (4 KiB blocks, 128 MiB) through port/adapters/littlefs,
+ *             on a RAM flash chip, as a board with NOR flash.
  *
- * --resume continues OUT (cut short by a power loss, or closed): what was
- * checkpointed stays, the readings go on from there, and --rows more are
- * logged. --max-file-rows / --max-file-bytes rotate: when a file is full it
- * is closed and the log goes on in OUT's next file (log.parquet, then
- * log.1.parquet, log.2.parquet, ...; resuming log.2.parquet goes on with
- * log.3.parquet). A file that would be created must not exist.
+ * With fatfs and littlefs the log's files are copied out of the volume to
+ * OUT (and its next files) at the end, so that any reader can open them;
+ * --image PATH keeps the volume in a file (read at start when it exists,
+ * formatted otherwise; written back at the end), which --resume needs.
  *
- * Prints the arena it uses, then a line per file and a total. --again makes
- * every other write say "would block", as a busy card does: the files must
- * come out the same.
+ * Options: logger_cli.h. Prints the arena it uses, then a line per file and
+ * a total.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "sensor_logger.h"
+#include "logger_cli.h"
 #include "posix/io_posix.h"
+#include "fs_stores.h" /* SENSOR_WITH_FATFS, SENSOR_WITH_LITTLEFS */
+#if SENSOR_WITH_FATFS || SENSOR_WITH_LITTLEFS
+#include "ramdisk.h"
+#endif
+#if SENSOR_WITH_FATFS
+#include "fatfs_disk.h"
+#endif
+#if SENSOR_WITH_LITTLEFS
+#include "lfs_disk.h"
+#endif
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-static int parse_u64(const char *s, uint64_t *out)
+static void put_file(void *ctx, const char *s, size_t n)
 {
-    char *end;
-    unsigned long long v;
-    if (!s || !*s || *s == '-')
-        return 0;
-    errno = 0;
-    v = strtoull(s, &end, 0);
-    if (errno || *end)
-        return 0;
-    *out = (uint64_t)v;
-    return 1;
+    fwrite(s, 1, n, (FILE *)ctx);
 }
 
-static int usage(void)
-{
-    fputs("usage: sensor_logger [--rows N] [--seed S] [--row-group-rows N] [--checkpoint-rows N]\n"
-          "                     [--page-size N] [--device NAME] [--again] [--resume]\n"
-          "                     [--max-file-rows N] [--max-file-bytes N] OUT.parquet\n",
-          stderr);
-    return 2;
-}
+/* ---- posix: this machine's files ------------------------------------------------- */
 
-/* The log's files: OUT's name split around its number. */
-typedef struct host_files {
-    char stem[4096];     /* "dir/log" */
-    const char *ext;     /* ".parquet" (or "") */
-    uint32_t first;      /* OUT's own number */
+typedef struct posix_store {
     upq_posix_sink sink;
-    int again;           /* --again */
-    char path[4200];     /* the current file */
-    uint64_t rows_before; /* rows in files closed so far */
-    const sensor_logger *lg;
-} host_files;
+} posix_store;
 
-/* "log.parquet" is file 0 of its log, "log.3.parquet" file 3. */
-static int split_name(host_files *h, const char *out)
+static upq_status px_open(void *ctx, const char *name, int create, upq_sink *sink, uint64_t *size)
 {
-    size_t n = strlen(out), e = n, d;
-    if (n >= sizeof h->stem)
-        return 0;
-    h->ext = "";
-    if (n > 8 && strcmp(out + n - 8, ".parquet") == 0) {
-        h->ext = ".parquet";
-        e = n - 8;
+    posix_store *p = (posix_store *)ctx;
+    struct stat sb;
+    if (create && stat(name, &sb) == 0) {
+        fprintf(stderr, "sensor_logger: %s exists: resume the log's last file instead\n", name);
+        return UPQ_ERR_IO;
     }
-    memcpy(h->stem, out, e);
-    h->stem[e] = '\0';
-    h->first = 0;
-    d = e;
-    while (d > 0 && out[d - 1] >= '0' && out[d - 1] <= '9')
-        d--;
-    if (d < e && d > 0 && out[d - 1] == '.' && e - d <= 9) {
-        h->first = (uint32_t)strtoul(out + d, NULL, 10);
-        h->stem[d - 1] = '\0';
+    if (upq_posix_sink_open(&p->sink, name, create) != UPQ_OK) {
+        fprintf(stderr, "sensor_logger: %s: %s\n", name, strerror(errno));
+        return UPQ_ERR_IO;
     }
+    upq_posix_sink_init(&p->sink, sink);
+    *size = p->sink.size;
+    return UPQ_OK;
+}
+
+static upq_status px_close(void *ctx)
+{
+    upq_posix_sink_close(&((posix_store *)ctx)->sink);
+    return UPQ_OK;
+}
+
+#if SENSOR_WITH_FATFS || SENSOR_WITH_LITTLEFS
+/* ---- a volume in memory, kept in an image file ------------------------------------ */
+
+static uint8_t *chunk_alloc(void *ctx)
+{
+    (void)ctx;
+    return (uint8_t *)malloc(RAMDISK_CHUNK);
+}
+
+static void disk_make(ramdisk *d, uint64_t size, uint8_t fill)
+{
+    memset(d, 0, sizeof *d);
+    d->size = size;
+    d->fill = fill;
+    d->chunks = (uint8_t **)calloc((size_t)(size / RAMDISK_CHUNK), sizeof *d->chunks);
+    d->alloc = chunk_alloc;
+    if (!d->chunks) {
+        fputs("sensor_logger: out of memory\n", stderr);
+        exit(1);
+    }
+}
+
+/* 1 loaded, 0 no such file, -1 error. Chunks all of d->fill stay unmade. */
+static int image_load(ramdisk *d, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf;
+    uint64_t c;
+    if (!f)
+        return errno == ENOENT ? 0 : -1;
+    buf = (uint8_t *)malloc(RAMDISK_CHUNK);
+    for (c = 0; buf && c < d->size / RAMDISK_CHUNK; c++) {
+        size_t n = fread(buf, 1, RAMDISK_CHUNK, f), i;
+        if (n == 0)
+            break;
+        for (i = 0; i < n && buf[i] == d->fill; i++)
+            ;
+        if (i < n && ramdisk_poke(d, c * RAMDISK_CHUNK, buf, (uint32_t)n) != 0)
+            break;
+    }
+    free(buf);
+    fclose(f);
     return 1;
 }
 
-static void file_name(host_files *h, uint32_t n)
+/* Written sparse: only the chunks ever made. */
+static int image_save(ramdisk *d, const char *path)
 {
-    if (n == 0)
-        snprintf(h->path, sizeof h->path, "%s%s", h->stem, h->ext);
-    else
-        snprintf(h->path, sizeof h->path, "%s.%u%s", h->stem, (unsigned)n, h->ext);
+    FILE *f = fopen(path, "wb");
+    uint64_t c, n = d->size / RAMDISK_CHUNK;
+    int ok = f != NULL;
+    for (c = 0; ok && c < n; c++) {
+        if (!d->chunks[c])
+            continue;
+        ok = fseeko(f, (off_t)(c * RAMDISK_CHUNK), SEEK_SET) == 0 &&
+             fwrite(d->chunks[c], 1, RAMDISK_CHUNK, f) == RAMDISK_CHUNK;
+    }
+    if (ok && n > 0 && !d->chunks[n - 1]) {
+        /* the image's size, even when its end was never written */
+        static const uint8_t ff[1] = {0xFF};
+        ok = fseeko(f, (off_t)(d->size - 1), SEEK_SET) == 0 &&
+             fwrite(d->fill ? ff : (const uint8_t *)"", 1, 1, f) == 1;
+    }
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok)
+        fprintf(stderr, "sensor_logger: cannot write the image %s: %s\n", path, strerror(errno));
+    return ok;
 }
 
-static upq_status files_open(void *ctx, uint32_t n, int resume, upq_sink *sink, uint64_t *size)
+/* The volume: --image's when there is one (1), else a new one (0); -1
+ * after saying why not. */
+static int volume_open(const sensor_cli *c, ramdisk *d, uint64_t size, uint8_t fill)
 {
-    host_files *h = (host_files *)ctx;
-    struct stat sb;
-    file_name(h, n);
-    if (!resume && stat(h->path, &sb) == 0) {
-        fprintf(stderr, "sensor_logger: %s exists: resume the log's last file instead\n", h->path);
-        errno = EEXIST;
-        return UPQ_ERR_IO;
+    int loaded;
+    disk_make(d, size, fill);
+    loaded = c->image ? image_load(d, c->image) : 0;
+    if (loaded < 0 || (c->cfg.resume && loaded == 0)) {
+        fprintf(stderr, "sensor_logger: %s: %s\n", c->image ? c->image : "--resume needs --image",
+                loaded < 0 ? strerror(errno) : "no such image");
+        return -1;
     }
-    if (upq_posix_sink_open(&h->sink, h->path, !resume) != UPQ_OK) {
-        fprintf(stderr, "sensor_logger: %s: %s\n", h->path, strerror(errno));
-        return UPQ_ERR_IO;
-    }
-    h->sink.again_alternate = h->again;
-    upq_posix_sink_init(&h->sink, sink);
-    *size = h->sink.size;
-    return UPQ_OK;
+    return loaded;
 }
 
-static upq_status files_close(void *ctx, uint32_t n)
+/* Copies file `name` of the volume out to the host path `name`. */
+typedef int (*read_fn)(void *ctx, const char *name, FILE *to);
+
+static int copy_out(sensor_cli *c, read_fn rd, void *ctx, uint32_t last)
 {
-    host_files *h = (host_files *)ctx;
-    const sensor_logger *lg = h->lg;
-    (void)n;
-    printf("file: %s: %" PRIu64 " rows, %" PRIu64 " bytes\n", h->path, lg->file_rows,
-           upq_writer_file_size(&lg->w));
-    upq_posix_sink_close(&h->sink);
-    return UPQ_OK;
+    uint32_t n;
+    for (n = c->cfg.first_file; n <= last; n++) {
+        const char *name = sensor_cli_file_name(c, n);
+        FILE *to = fopen(name, "wb");
+        int ok = to && rd(ctx, name, to) == 0;
+        if (to && fclose(to) != 0)
+            ok = 0;
+        if (!ok) {
+            fprintf(stderr, "sensor_logger: cannot copy %s out of the volume\n", name);
+            return 0;
+        }
+    }
+    return 1;
 }
+#endif
+
+#if SENSOR_WITH_FATFS
+static int fat_read_out(void *ctx, const char *name, FILE *to)
+{
+    fatfs_store *s = (fatfs_store *)ctx;
+    static uint8_t buf[32768];
+    FIL fil;
+    UINT br;
+    if (f_open(&fil, fatfs_store_path(s, name), FA_READ) != FR_OK)
+        return -1;
+    do {
+        if (f_read(&fil, buf, sizeof buf, &br) != FR_OK) {
+            f_close(&fil);
+            return -1;
+        }
+        fwrite(buf, 1, br, to);
+    } while (br == sizeof buf);
+    f_close(&fil);
+    return 0;
+}
+
+static int run_fatfs(sensor_cli *c, sensor_logger *lg, const sensor_out *out, const sensor_out *err)
+{
+    static ramdisk d;
+    static FATFS fs;
+    static fatfs_store st;
+    static uint8_t work[4096];
+    sensor_store store;
+    int loaded, rc;
+    loaded = volume_open(c, &d, (uint64_t)2 << 30, 0);
+    if (loaded < 0)
+        return 1;
+    fatfs_disk_attach(0, &d);
+    if (!loaded && fatfs_disk_format("0:", 1, 32768, work, sizeof work) != FR_OK) {
+        fputs("sensor_logger: cannot format the FAT volume\n", stderr);
+        return 1;
+    }
+    if (f_mount(&fs, "0:", 1) != FR_OK) {
+        fputs("sensor_logger: the image holds no FAT volume\n", stderr);
+        return 1;
+    }
+    fatfs_store_init(&st, "0:", err, &store);
+    rc = sensor_cli_run(c, lg, &store, out, NULL, NULL);
+    if (!copy_out(c, fat_read_out, &st, lg->file))
+        rc = 1;
+    f_mount(NULL, "0:", 0);
+    if (c->image && !image_save(&d, c->image))
+        rc = 1;
+    return rc;
+}
+#endif
+
+#if SENSOR_WITH_LITTLEFS
+static int lfs_read_out(void *ctx, const char *name, FILE *to)
+{
+    littlefs_store *s = (littlefs_store *)ctx;
+    static uint8_t buf[32768];
+    lfs_file_t f;
+    lfs_ssize_t n;
+    if (lfs_file_open(s->lfs, &f, sensor_base_name(name), LFS_O_RDONLY) != 0)
+        return -1;
+    while ((n = lfs_file_read(s->lfs, &f, buf, sizeof buf)) > 0)
+        fwrite(buf, 1, (size_t)n, to);
+    lfs_file_close(s->lfs, &f);
+    return n < 0 ? -1 : 0;
+}
+
+static int run_littlefs(sensor_cli *c, sensor_logger *lg, const sensor_out *out, const sensor_out *err)
+{
+    static ramdisk d;
+    static lfs_t lfs;
+    static struct lfs_config cfg;
+    static uint8_t rc_buf[LFS_DISK_CACHE], pc_buf[LFS_DISK_CACHE], la_buf[LFS_DISK_LOOKAHEAD];
+    static littlefs_store st;
+    sensor_store store;
+    int loaded, rc;
+    loaded = volume_open(c, &d, (uint64_t)128 << 20, 0xFF);
+    if (loaded < 0)
+        return 1;
+    lfs_disk_config(&cfg, &d, rc_buf, pc_buf, la_buf);
+    if (!loaded && lfs_format(&lfs, &cfg) != 0) {
+        fputs("sensor_logger: cannot format littlefs\n", stderr);
+        return 1;
+    }
+    if (lfs_mount(&lfs, &cfg) != 0) {
+        fputs("sensor_logger: the image holds no littlefs\n", stderr);
+        return 1;
+    }
+    littlefs_store_init(&st, &lfs, err, &store);
+    rc = sensor_cli_run(c, lg, &store, out, NULL, NULL);
+    if (!copy_out(c, lfs_read_out, &st, lg->file))
+        rc = 1;
+    lfs_unmount(&lfs);
+    if (c->image && !image_save(&d, c->image))
+        rc = 1;
+    return rc;
+}
+#endif
 
 int main(int argc, char **argv)
 {
     static sensor_logger lg; /* the writer's state is large: not on the stack */
-    static host_files hf;
-    sensor_files files;
-    sensor_config cfg;
-    const char *path = NULL;
-    uint64_t v;
-    upq_status st;
-    int i;
-
-    memset(&cfg, 0, sizeof cfg);
-    cfg.device = "sensor-07";
-    cfg.seed = 42;
-    cfg.rows = 10000;
-    cfg.row_group_rows = SENSOR_ROW_GROUP_ROWS;
-    cfg.checkpoint_rows = SENSOR_CHECKPOINT_ROWS;
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--rows") == 0 && i + 1 < argc && parse_u64(argv[i + 1], &v)) {
-            cfg.rows = v;
-            i++;
-        } else if (strcmp(a, "--seed") == 0 && i + 1 < argc && parse_u64(argv[i + 1], &v)) {
-            cfg.seed = v;
-            i++;
-        } else if (strcmp(a, "--row-group-rows") == 0 && i + 1 < argc &&
-                   parse_u64(argv[i + 1], &v) && v > 0 && v <= UINT32_MAX) {
-            cfg.row_group_rows = (uint32_t)v;
-            i++;
-        } else if (strcmp(a, "--checkpoint-rows") == 0 && i + 1 < argc &&
-                   parse_u64(argv[i + 1], &v) && v <= UINT32_MAX) {
-            cfg.checkpoint_rows = (uint32_t)v;
-            i++;
-        } else if (strcmp(a, "--page-size") == 0 && i + 1 < argc && parse_u64(argv[i + 1], &v) &&
-                   v >= 64 && v <= (1u << 20)) {
-            cfg.page_size = (uint32_t)v;
-            i++;
-        } else if (strcmp(a, "--max-file-rows") == 0 && i + 1 < argc && parse_u64(argv[i + 1], &v) &&
-                   v > 0) {
-            cfg.max_file_rows = v;
-            i++;
-        } else if (strcmp(a, "--max-file-bytes") == 0 && i + 1 < argc &&
-                   parse_u64(argv[i + 1], &v) && v > 0) {
-            cfg.max_file_bytes = v;
-            i++;
-        } else if (strcmp(a, "--resume") == 0) {
-            cfg.resume = 1;
-        } else if (strcmp(a, "--again") == 0) {
-            hf.again = 1;
-        } else if (strcmp(a, "--device") == 0 && i + 1 < argc) {
-            cfg.device = argv[++i];
-        } else if (a[0] == '-' || path) {
-            return usage();
-        } else {
-            path = a;
+    static sensor_cli cli;
+    static posix_store px;
+    sensor_out out = {put_file, NULL}, err = {put_file, NULL};
+    sensor_store store = {px_open, px_close, &px};
+    int rc;
+    out.ctx = stdout;
+    err.ctx = stderr;
+    rc = sensor_cli_parse(&cli, argc, argv, &err);
+    if (rc != 0)
+        return rc;
+    if (cli.count) {
+        fputs("sensor_logger: --count is the firmware's\n", stderr);
+        return 2;
+    }
+    switch (cli.fs) {
+    case SENSOR_FS_DEFAULT:
+    case SENSOR_FS_POSIX:
+        if (cli.image) {
+            fputs("sensor_logger: --image goes with --fs fatfs or littlefs\n", stderr);
+            return 2;
         }
+        rc = sensor_cli_run(&cli, &lg, &store, &out, NULL, NULL);
+        break;
+#if SENSOR_WITH_FATFS
+    case SENSOR_FS_FATFS:
+        rc = run_fatfs(&cli, &lg, &out, &err);
+        break;
+#endif
+#if SENSOR_WITH_LITTLEFS
+    case SENSOR_FS_LITTLEFS:
+        rc = run_littlefs(&cli, &lg, &out, &err);
+        break;
+#endif
+    default:
+        fputs("sensor_logger: this build has no such --fs (FatFs and littlefs come from FATFS_DIR and "
+              "LITTLEFS_DIR when it is built)\n", stderr);
+        return 2;
     }
-    if (!path || !split_name(&hf, path))
-        return usage();
-    cfg.first_file = hf.first;
-    hf.lg = &lg;
-    files.open = files_open;
-    files.close = files_close;
-    files.ctx = &hf;
-
-    st = sensor_logger_open(&lg, &files, &cfg);
-    printf("arena: %zu bytes static, the writer needs %zu\n", sensor_logger_arena_size(),
-           sensor_logger_arena_need(&lg));
-    if (st != UPQ_OK) {
-        fprintf(stderr, "sensor_logger: cannot start the writer: %s\n", upq_strerror(st));
-        return 1;
-    }
-    /* the main loop: a board would do other work when the card is busy */
-    do
-        st = sensor_logger_step(&lg);
-    while (st == UPQ_OK || st == UPQ_AGAIN);
-    if (st != UPQ_DONE) {
-        const upq_error_info *e = upq_writer_error(&lg.w);
-        fprintf(stderr, "sensor_logger: %s: after %" PRIu64 " rows: %s (%s)", hf.path[0] ? hf.path : path,
-                lg.file_rows, e->what ? e->what : "error", upq_strerror(st));
-        if (e->offset != UINT64_MAX)
-            fprintf(stderr, " at offset %" PRIu64, e->offset);
-        if (e->column >= 0)
-            fprintf(stderr, " in column %d", (int)e->column);
-        fputc('\n', stderr);
-        upq_posix_sink_close(&hf.sink);
-        return 1;
-    }
-    /* every row is durable once sensor_logger_step() said UPQ_DONE */
-    printf("rows: %" PRIu64 " written (readings %" PRIu64 " to %" PRIu64 ") in %u file%s\n", cfg.rows,
-           lg.end - cfg.rows, lg.end ? lg.end - 1u : 0u, (unsigned)(lg.file - cfg.first_file + 1u),
-           lg.file == cfg.first_file ? "" : "s");
-    return 0;
+    fflush(stdout);
+    return rc;
 }

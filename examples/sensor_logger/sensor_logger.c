@@ -38,6 +38,14 @@ static void zero(void *p, size_t n)
         *b++ = 0;
 }
 
+static void copy(void *dst, const void *src, size_t n)
+{
+    volatile uint8_t *d = (volatile uint8_t *)dst;
+    const uint8_t *s = (const uint8_t *)src;
+    while (n-- > 0)
+        *d++ = *s++;
+}
+
 static size_t cstr_len(const char *s)
 {
     size_t n = 0;
@@ -146,14 +154,15 @@ static void set_file_options(sensor_logger *lg)
     if (lg->cfg.max_file_rows && lg->cfg.max_file_rows < left)
         left = lg->cfg.max_file_rows;
     lg->opts.file_rows = lg->cfg.resume && lg->file == lg->cfg.first_file ? 0u : left;
-    lg->opts.file_id = (lg->cfg.seed ^ UINT64_C(0x5EED5EED5EED5EED)) + lg->file;
+    lg->opts.file_id = (lg->cfg.file_id ? lg->cfg.file_id : lg->cfg.seed ^ UINT64_C(0x5EED5EED5EED5EED)) +
+                       lg->file;
 }
 
 upq_status sensor_logger_setup(sensor_logger *lg, const sensor_config *cfg)
 {
     upq_status st;
     zero(lg, sizeof *lg);
-    lg->cfg = *cfg;
+    copy(&lg->cfg, cfg, sizeof *cfg); /* a struct copy could become a memcpy call */
     lg->device.ptr = (const uint8_t *)cfg->device;
     lg->device.len = cfg->device ? (uint32_t)cstr_len(cfg->device) : 0u;
     lg->rng = cfg->seed ^ UINT64_C(0x9E3779B97F4A7C15);

@@ -83,6 +83,8 @@ typedef struct sensor_config {
     uint32_t first_file;            /* the log's file number to start (or resume) with */
     uint64_t max_file_rows;         /* rotate: a file holds at most this many rows (0: no limit) */
     uint64_t max_file_bytes;        /* rotate: a file stays within this many bytes (0: no limit) */
+    uint64_t file_id;               /* the log's id, file n's is file_id + n (0: from the seed;
+                                       a board would use its serial number) */
 } sensor_config;
 
 /* The logger's state: may live anywhere (static on a board). */

@@ -8,6 +8,8 @@
 #          the same seed (also through a sink that says "again" every other
 #          write), and DuckDB reads exactly the generated rows
 #          (test/interop/firmware_logger.mjs re-implements the generator);
+#          sensor_logger_fatfs.elf writes the same file through FatFs on a
+#          RAM disk (--fs fatfs), as the host logger does;
 #          rotating at a row limit gives the host's files, and so does
 #          resuming a log cut short;
 #  reader  fw_reader.elf (256 KB arena) reads every corpus file: its output
@@ -106,6 +108,22 @@ if out=$("$node" "$here/../interop/firmware_logger.mjs" "$work/logger_fw.parquet
 else
     mapfile -t lines <<<"$out"
     fail "DuckDB on the firmware's file" "${lines[@]}"
+fi
+# FatFs on the board: the same log through FatFs and port/adapters/fatfs on a
+# RAM disk (sensor_logger_fatfs.elf --fs fatfs), copied out over semihosting;
+# the same bytes as the host logger's through POSIX files and through FatFs
+if [ -e "$fw/sensor_logger_fatfs.elf" ]; then
+    if qemu_run "$fw/sensor_logger_fatfs.elf" "$work/logger_fat.console" "${largs[@]}" --fs fatfs \
+        "$work/logger_fat.parquet" && cmp -s "$work/logger_fat.parquet" "$work/logger_host.parquet" &&
+        "$sensor" "${largs[@]}" --fs fatfs "$work/logger_host_fat.parquet" >/dev/null 2>&1 &&
+        cmp -s "$work/logger_fat.parquet" "$work/logger_host_fat.parquet"; then
+        pass "through FatFs on the board (RAM disk; stack $(stack_of "$work/logger_fat.console") bytes): byte-identical to the host logger's (POSIX and --fs fatfs)"
+    else
+        fail "through FatFs on the board, sensor_logger_fatfs.elf writes another file than the host logger" \
+            "$(cat "$work/logger_fat.console")"
+    fi
+else
+    fail "sensor_logger_fatfs.elf was not built (FATFS_DIR: FatFs's source/ folder)"
 fi
 # rotation: three files of at most 4000 rows, each byte-identical to the host's
 largs_rot=(--rows 10000 --row-group-rows 1500 --max-file-rows 4000 --seed 9)

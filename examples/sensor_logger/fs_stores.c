@@ -1,0 +1,119 @@
+/* The sensor logger's files on FatFs and littlefs (see fs_stores.h). */
+#include "fs_stores.h"
+
+const char *sensor_base_name(const char *name)
+{
+    const char *b = name;
+    for (; *name; name++)
+        if (*name == '/')
+            b = name + 1;
+    return b;
+}
+
+static void complain(const sensor_out *err, const char *name, const char *why)
+{
+    sensor_puts(err, "sensor_logger: ");
+    sensor_puts(err, name);
+    sensor_puts(err, why);
+}
+
+#if SENSOR_WITH_FATFS
+const char *fatfs_store_path(fatfs_store *s, const char *name)
+{
+    const char *b = sensor_base_name(name);
+    size_t k = 0, i;
+    for (i = 0; s->drive[i] && k < sizeof s->path - 1; i++)
+        s->path[k++] = s->drive[i];
+    for (i = 0; b[i] && k < sizeof s->path - 1; i++)
+        s->path[k++] = b[i];
+    s->path[k] = '\0';
+    return s->path;
+}
+
+static upq_status fat_open(void *ctx, const char *name, int create, upq_sink *sink, uint64_t *size)
+{
+    fatfs_store *s = (fatfs_store *)ctx;
+    BYTE mode = (BYTE)(FA_READ | FA_WRITE | (create ? FA_CREATE_NEW : FA_OPEN_EXISTING));
+    FRESULT fr = f_open(&s->fil, fatfs_store_path(s, name), mode);
+    if (fr == FR_EXIST) {
+        complain(&s->err, name, " exists: resume the log's last file instead\n");
+        return UPQ_ERR_IO;
+    }
+    if (fr != FR_OK) {
+        complain(&s->err, name, create ? ": cannot create it on the FAT volume\n"
+                                       : ": cannot open it on the FAT volume\n");
+        return UPQ_ERR_IO;
+    }
+    s->open = 1;
+    upq_fatfs_init(&s->ad, &s->fil);
+    s->ad.zero_gaps = (uint8_t)!s->keep_gaps;
+    upq_fatfs_sink(&s->ad, sink);
+    *size = upq_fatfs_size(&s->ad);
+    return UPQ_OK;
+}
+
+static upq_status fat_close(void *ctx)
+{
+    fatfs_store *s = (fatfs_store *)ctx;
+    if (!s->open)
+        return UPQ_OK;
+    s->open = 0;
+    return f_close(&s->fil) == FR_OK ? UPQ_OK : UPQ_ERR_IO;
+}
+
+void fatfs_store_init(fatfs_store *s, const char *drive, const sensor_out *err, sensor_store *out)
+{
+    s->open = 0;
+    s->keep_gaps = 0;
+    s->drive = drive;
+    s->err = *err;
+    out->open = fat_open;
+    out->close = fat_close;
+    out->ctx = s;
+}
+#endif
+
+#if SENSOR_WITH_LITTLEFS
+static upq_status lfs_store_open(void *ctx, const char *name, int create, upq_sink *sink, uint64_t *size)
+{
+    littlefs_store *s = (littlefs_store *)ctx;
+    int flags = LFS_O_RDWR | (create ? LFS_O_CREAT | LFS_O_EXCL : 0);
+    int err;
+    s->fcfg.buffer = s->buf;
+    s->fcfg.attrs = 0;
+    s->fcfg.attr_count = 0;
+    err = lfs_file_opencfg(s->lfs, &s->file, sensor_base_name(name), flags, &s->fcfg);
+    if (err == LFS_ERR_EXIST) {
+        complain(&s->err, name, " exists: resume the log's last file instead\n");
+        return UPQ_ERR_IO;
+    }
+    if (err != 0) {
+        complain(&s->err, name, create ? ": cannot create it on littlefs\n" : ": cannot open it on littlefs\n");
+        return UPQ_ERR_IO;
+    }
+    s->open = 1;
+    upq_littlefs_init(&s->ad, s->lfs, &s->file);
+    upq_littlefs_sink(&s->ad, sink);
+    *size = upq_littlefs_size(&s->ad);
+    return UPQ_OK;
+}
+
+static upq_status lfs_store_close(void *ctx)
+{
+    littlefs_store *s = (littlefs_store *)ctx;
+    if (!s->open)
+        return UPQ_OK;
+    s->open = 0;
+    return lfs_file_close(s->lfs, &s->file) == 0 ? UPQ_OK : UPQ_ERR_IO;
+}
+
+void littlefs_store_init(littlefs_store *s, lfs_t *lfs, const sensor_out *err, sensor_store *out)
+{
+    s->lfs = lfs;
+    s->open = 0;
+    s->err = *err;
+    out->open = lfs_store_open;
+    out->close = lfs_store_close;
+    out->ctx = s;
+}
+#endif

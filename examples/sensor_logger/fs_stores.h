@@ -1,0 +1,59 @@
+/*
+ * The sensor logger's files on a FatFs volume or a littlefs filesystem,
+ * through µparquet's adapters (port/adapters/fatfs, port/adapters/littlefs):
+ * what a board with an SD card or a flash chip runs. Freestanding. A file
+ * is named by the last part of the log's name ("dir/log.parquet" is
+ * "log.parquet" on the volume's root).
+ */
+#ifndef SENSOR_FS_STORES_H
+#define SENSOR_FS_STORES_H
+
+#include "logger_cli.h"
+
+#ifndef SENSOR_WITH_FATFS
+#define SENSOR_WITH_FATFS 0
+#endif
+#ifndef SENSOR_WITH_LITTLEFS
+#define SENSOR_WITH_LITTLEFS 0
+#endif
+
+#if SENSOR_WITH_FATFS
+#include "fatfs/upq_fatfs.h"
+
+typedef struct fatfs_store {
+    FIL fil;
+    upq_fatfs ad;
+    uint8_t open;
+    const char *drive;   /* "0:" */
+    uint8_t keep_gaps;   /* 1: the adapter's zero_gaps off (tests of what old bytes do) */
+    char path[64];
+    sensor_out err;
+} fatfs_store;
+
+/* Files on the mounted volume `drive`; messages to `err`. */
+void fatfs_store_init(fatfs_store *s, const char *drive, const sensor_out *err, sensor_store *out);
+/* The volume's path of a log file name. */
+const char *fatfs_store_path(fatfs_store *s, const char *name);
+#endif
+
+#if SENSOR_WITH_LITTLEFS
+#include "littlefs/upq_littlefs.h"
+
+typedef struct littlefs_store {
+    lfs_t *lfs;
+    lfs_file_t file;
+    struct lfs_file_config fcfg;
+    uint8_t buf[256];    /* the file's cache (cache_size of the mount) */
+    upq_littlefs ad;
+    uint8_t open;
+    sensor_out err;
+} littlefs_store;
+
+/* Files on the mounted `lfs` (cache_size at most 256); messages to `err`. */
+void littlefs_store_init(littlefs_store *s, lfs_t *lfs, const sensor_out *err, sensor_store *out);
+#endif
+
+/* "dir/log.parquet" -> "log.parquet" */
+const char *sensor_base_name(const char *name);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * upq_sink and upq_io over a FatFs file (ChaN's FatFs, R0.15 or later): the
+ * writer's output, recovery and resume, and the reader, through the FIL your
+ * firmware already has open. Compile upq_fatfs.c with your own FatFs (its
+ * ff.h and ffconf.h on the include path); nothing of FatFs is in µparquet.
+ *
+ * What it needs from ffconf.h:
+ *   FF_FS_READONLY 0    it writes.
+ *   FF_FS_MINIMIZE 0    f_truncate (the sink's truncate: close and recovery
+ *                       give back a cut row group's reserved space). With 1
+ *                       or 2 the sink has no truncate: files keep that space
+ *                       as unused bytes. 3 removes f_lseek: refused.
+ *   FF_USE_EXPAND       not needed (the adapter never calls f_expand).
+ *   FF_FS_TINY          either; 0 gives each FIL its own sector buffer, which
+ *                       the many small writes of checkpoint mode's regions
+ *                       need: with 1 every file write goes through the
+ *                       volume's one window.
+ *   FF_FS_EXFAT, FF_LBA64  either; offsets past 4 GiB - 1 need FSIZE_t of 64
+ *                       bits (exFAT), and are refused with UPQ_ERR_IO without.
+ *   FF_FS_LOCK, FF_FS_REENTRANT  either: call the sink from one task at a time.
+ *
+ * What FatFs does with what it is given (see the design notes):
+ *   a write that does not cover whole sectors is a read-modify-write through
+ *   the file's one sector buffer; f_sync writes that buffer, the FAT and the
+ *   directory entry (the file's size as recovery will see it after a cut);
+ *   f_lseek past the end in write mode allocates clusters without clearing
+ *   them, so a gap the writer leaves holds whatever the medium held before,
+ *   unless zero_gaps is set (below, the default).
+ *
+ * Errors: every FatFs failure (and a full volume) is UPQ_ERR_IO; the
+ * FRESULT is kept in `fr` (FR_DENIED for a full volume). The callbacks never
+ * block for long on their own and never say UPQ_AGAIN: FatFs itself blocks
+ * in disk_read/disk_write.
+ */
+#ifndef UPQ_FATFS_H
+#define UPQ_FATFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ff.h"
+#include "uparquet/reader.h"
+#include "uparquet/writer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct upq_fatfs {
+    FIL *fp;                 /* open with FA_READ (reading), FA_READ | FA_WRITE (writing) */
+    FRESULT fr;              /* the last FatFs failure (FR_OK: none) */
+    /* Write zeros over a gap before a write past the end, so that no byte of
+     * the file is left as the medium held it (another file's, or data the
+     * user erased), nor as FatFs's sector buffer held it. Costs the gap's
+     * sectors once more (none for a layout that leaves no gap). On after
+     * init; set 0 to save those writes. */
+    uint8_t zero_gaps;
+    /* what went through: calls and bytes, for figures and tests */
+    unsigned long reads, writes, syncs, truncates;
+    uint64_t bytes_read, bytes_written;
+} upq_fatfs;
+
+/* Takes `fp` (an open FIL that must stay open while the adapter is used);
+ * counters start at 0,
+ * zero_gaps at 1. */
+void upq_fatfs_init(upq_fatfs *f, FIL *fp);
+
+/* Fills *sink with write (at the end), write_at (f_lseek + f_write),
+ * read_at (f_lseek + f_read), sync (f_sync) and, with FF_FS_MINIMIZE 0,
+ * truncate (f_lseek + f_truncate). The size recovery and resume start from
+ * is the file's: upq_fatfs_size(). */
+void upq_fatfs_sink(upq_fatfs *f, upq_sink *sink);
+
+/* Fills *io to read the file (size: as it is now). */
+void upq_fatfs_io(upq_fatfs *f, upq_io *io);
+
+/* The file's size (f_size). */
+uint64_t upq_fatfs_size(const upq_fatfs *f);
+
+/* The upq_read_at_fn; `ctx` is a upq_fatfs. 0 bytes at or past the end. */
+upq_status upq_fatfs_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

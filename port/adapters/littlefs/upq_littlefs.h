@@ -1,0 +1,71 @@
+/*
+ * upq_sink and upq_io over a littlefs file (littlefs v2.x, lfs_file_t): the
+ * writer's output, recovery and resume, and the reader, through a file your
+ * firmware already has open. Compile upq_littlefs.c with your own littlefs
+ * (lfs.h, lfs_util.h on the include path); nothing of littlefs is in µparquet.
+ *
+ * What it needs from the littlefs build and configuration:
+ *   not LFS_READONLY    it writes (seek, write, sync, truncate).
+ *   LFS_FILE_MAX        offsets past it are refused with UPQ_ERR_IO (default
+ *                       2 GiB - 1).
+ *   cache_size, prog_size, block_size  any; they set the cost, not the result.
+ *   A file opened with LFS_O_RDWR (LFS_O_RDONLY to read). Give the file its
+ *   own buffer (lfs_file_opencfg) to keep it off the heap; cache_size bytes.
+ *
+ * What littlefs does with what it is given (see the design notes): files are
+ * copy-on-write. A write at the end costs what it writes; a write anywhere
+ * else rewrites the file from there to its end at the next sync (about the
+ * file's size once per checkpoint in checkpoint mode's region layout, so the
+ * programmed bytes grow with the square of the file). Writing past the end
+ * fills the gap with zeros. lfs_file_sync makes the file's new contents and
+ * size durable at once: after a power cut the file is as of its last sync.
+ *
+ * Errors: every littlefs error is UPQ_ERR_IO, its code kept in `err`
+ * (LFS_ERR_NOSPC for a full volume). The callbacks never say UPQ_AGAIN.
+ */
+#ifndef UPQ_LITTLEFS_H
+#define UPQ_LITTLEFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lfs.h"
+#include "uparquet/reader.h"
+#include "uparquet/writer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct upq_littlefs {
+    lfs_t *lfs;
+    lfs_file_t *file;
+    int err;                 /* the last littlefs error (0: none) */
+    /* what went through: calls and bytes, for figures and tests */
+    unsigned long reads, writes, syncs, truncates;
+    uint64_t bytes_read, bytes_written;
+} upq_littlefs;
+
+/* Takes a mounted `lfs` and an open `file` (both must stay valid while the
+ * adapter is used); counters start at 0. */
+void upq_littlefs_init(upq_littlefs *f, lfs_t *lfs, lfs_file_t *file);
+
+/* Fills *sink with write (at the end), write_at (lfs_file_seek +
+ * lfs_file_write), read_at (lfs_file_seek + lfs_file_read), sync
+ * (lfs_file_sync) and truncate (lfs_file_truncate). */
+void upq_littlefs_sink(upq_littlefs *f, upq_sink *sink);
+
+/* Fills *io to read the file (size: as it is now). */
+void upq_littlefs_io(upq_littlefs *f, upq_io *io);
+
+/* The file's size (lfs_file_size), 0 after an error (kept in err). */
+uint64_t upq_littlefs_size(upq_littlefs *f);
+
+/* The upq_read_at_fn; `ctx` is a upq_littlefs. 0 bytes at or past the end. */
+upq_status upq_littlefs_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The sensor logger through FatFs and littlefs with power cuts at the block
+# device (make check-storage; test/storage/test_storage.c says what each
+# cut checks), then DuckDB, arrow-rs and hyparquet on a sample of the files
+# written through both adapters: closed, recovered and resumed.
+#
+#   run.sh TEST_STORAGE UPQ NODE WORK
+#
+# FatFs: STORAGE_FATFS_ROWS (100,000) rows, STORAGE_CUTS (300) cuts, and the
+# reused-card test (a deleted closed log of the same file id under the new
+# one, same and other readings, cut in the first row group).
+# littlefs: STORAGE_LITTLEFS_ROWS (2,000) rows, STORAGE_CUTS cuts: checkpoint
+# mode's region layout rewrites the file at every checkpoint there, so a
+# 100,000-row log is not runnable yet (make check-storage-pending).
+# One line per check, then "N passed, N failed".
+set -u
+bin=${1:?test_storage}
+upq=${2:?upq}
+node=${3:-node}
+work=${4:?work dir}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+fat_rows=${STORAGE_FATFS_ROWS:-100000}
+lfs_rows=${STORAGE_LITTLEFS_ROWS:-2000}
+cuts=${STORAGE_CUTS:-300}
+seed=${UPQ_TEST_SEED:-1}
+rm -rf "$work"
+mkdir -p "$work/samples"
+passed=0
+failed=0
+t0=$(date +%s)
+
+# run NAME ARGS...: one test_storage run, its counts added
+run() {
+    local name=$1 log="$work/$1.log"
+    shift
+    "$bin" "$@" >"$log" 2>&1
+    local rc=$? p f
+    p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log" | tail -1)
+    f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log" | tail -1)
+    grep -E '^(FAIL|#)' "$log" | head -20
+    if [ -z "$p" ]; then
+        echo "FAIL storage: $name: no summary (exit status $rc; log: $log)"
+        failed=$((failed + 1))
+        return
+    fi
+    [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ] && f=1
+    echo "storage: $name: $p passed, $f failed ($log)"
+    passed=$((passed + p))
+    failed=$((failed + f))
+}
+
+run fatfs --fs fatfs --rows "$fat_rows" --cuts "$cuts" --seed "$seed" --resume-rows 100 --samples "$work/samples"
+run littlefs --fs littlefs --rows "$lfs_rows" --cuts "$cuts" --seed "$seed" --resume-rows 100 --samples "$work/samples"
+run fatfs-reused --fs fatfs --reused --rows 20000 --cuts 60 --seed "$seed" --resume-rows 100
+
+# the other readers: each sample's rows as upq prints them (test_storage has
+# checked upq's reading against the generator), then the three readers
+for f in "$work"/samples/*.parquet; do
+    [ -e "$f" ] || continue
+    "$upq" cat --json "$f" >"${f%.parquet}.jsonl" 2>>"$work/samples.err" || {
+        echo "FAIL storage: upq cat --json $f"
+        failed=$((failed + 1))
+    }
+done
+log="$work/readers.log"
+"$node" "$here/../interop/powerloss_readers.mjs" --upq "$upq" "$work/samples" >"$log" 2>&1
+p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log" | tail -1)
+f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log" | tail -1)
+grep -E '^(ok|FAIL)' "$log"
+if [ -z "$p" ]; then
+    echo "FAIL storage: DuckDB, arrow-rs, hyparquet: no summary ($log)"
+    failed=$((failed + 1))
+else
+    passed=$((passed + p))
+    failed=$((failed + f))
+fi
+
+cat <<'PENDING'
+# waiting for other work (not run here; `make check-storage-pending` runs them):
+#   issue 27 item 2 (append-only layout for littlefs): the littlefs cuts at 100,000 rows
+#     (test_storage --fs littlefs --rows 100000 --cuts 300), and bench_storage --check's
+#     littlefs targets (programmed and erased <= 2.2x the file)
+#   issue 27 item 3 (FAT-cheap region layout): bench_storage --check's FatFs targets
+#     (sectors written <= 1.15x, read <= 0.10x, close and recovery <= 1 call per KiB)
+#   issue 27 item 4 (records bound to their file): the reused-card test with the FatFs
+#     adapter's gap zeroing off (test_storage --fs fatfs --reused --keep-gaps)
+PENDING
+echo "# $(($(date +%s) - t0)) s"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,50 @@
+# The sensor logger through FatFs and littlefs with power cuts at the block
+# device (test/storage/test_storage.c, run by test/storage/run.sh), and the
+# device-level figures of `make bench` (test/bench/bench_storage.c).
+# Included by the top-level Makefile after examples.mk and test.mk.
+
+STORAGE_BIN := $(HOST)/test/storage/test_storage
+STORAGE_OBJ := $(HOST)/test/storage/test_storage.o
+# the logger's core, main loop and volumes, as the host program links them
+STORAGE_LINK = $(HOST)/test/storage/volume.o $(SENSOR_CORE_OBJ) $(SENSOR_CLI_OBJ) $(FS_OBJ) $(LIB) $(CODEC_LIBS)
+
+$(STORAGE_OBJ): test/storage/test_storage.c $(FATFS_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(FS_CFLAGS) -MMD -MP -c $< -o $@
+$(STORAGE_BIN): $(STORAGE_OBJ) $(STORAGE_LINK)
+	$(CC) $(TEST_CFLAGS) -o $@ $(STORAGE_OBJ) $(HOST)/test/storage/volume.o $(SENSOR_CORE_OBJ) $(SENSOR_CLI_OBJ) $(FS_OBJ) $(call TEST_LIBS,$(LIB))
+
+BENCH_STORAGE := $(HOST)/test/storage/bench_storage
+$(HOST)/test/storage/bench_storage.o: test/storage/bench_storage.c $(FATFS_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(FS_CFLAGS) -MMD -MP -c $< -o $@
+$(BENCH_STORAGE): $(HOST)/test/storage/bench_storage.o $(STORAGE_LINK)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(HOST)/test/storage/volume.o $(SENSOR_CORE_OBJ) $(SENSOR_CLI_OBJ) $(FS_OBJ) $(call TEST_LIBS,$(LIB))
+
+# `make check`: the power cuts through both filesystems, the reused card,
+# and the other readers on the adapters' files (about 2 minutes of CPU)
+.PHONY: check-storage check-storage-pending bench-storage
+check-storage: $(STORAGE_BIN) $(UPQ) $(INTEROP_STAMP)
+	@bash test/storage/run.sh $(STORAGE_BIN) $(UPQ) $(NODE) $(CHECK_DIR)/storage
+CHECK_EXTRA_TARGETS += check-storage
+
+# What waits for issue 27's other items (run.sh lists them on every run):
+# littlefs at 100,000 rows (append-only layout), the device-level targets
+# (both layouts), a reused card without the FatFs adapter's gap zeroing
+# (records bound to their file). Fails today.
+check-storage-pending: $(STORAGE_BIN) $(BENCH_STORAGE)
+	@rc=0; \
+	$(STORAGE_BIN) --fs fatfs --reused --keep-gaps --rows 20000 --cuts 60 --resume-rows 100 | tail -1 || rc=1; \
+	$(BENCH_STORAGE) --check --fatfs-rows 864000 --littlefs-rows 10000 || rc=1; \
+	$(STORAGE_BIN) --fs littlefs --rows 100000 --cuts 300 --resume-rows 100 | tail -1 || rc=1; \
+	exit $$rc
+
+# `make bench`: the device-level figures
+bench-storage: $(BENCH_STORAGE)
+	@echo "== logging through FatFs and littlefs: device operations per byte of the file"
+	@$(BENCH_STORAGE)
+bench: bench-storage
+
+$(HOST)/test/storage/volume.o: test/storage/volume.c $(FATFS_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(FS_CFLAGS) -MMD -MP -c $< -o $@
