@@ -1,7 +1,7 @@
 /*
  * A program built against µparquet as an installed library (pkg-config, a
- * CMake package) or from its sources (port/cmake): the README's "Using the
- * library" snippets come from this file.
+ * CMake package) or from its sources (port/cmake): the snippets of
+ * docs/reading.md, docs/logging.md and docs/memory.md come from this file.
  *
  *   consumer CORPUS_DIR OUT.parquet
  *
@@ -223,7 +223,7 @@ static void read_corpus(const char *dir)
     fclose(f);
 }
 
-/* ---- the README's reading snippets, as they stand there, over the written file ---- */
+/* ---- docs/reading.md's snippets, as they stand there, over the written file ---- */
 
 static void *my_ctx;           /* the snippets' names for the file, its size and callback */
 static uint64_t file_size;

@@ -21,7 +21,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "sensor_logger.h"
-#include "posix/io_posix.h"
+#include "uparquet/posix.h"
 
 #include <errno.h>
 #include <fcntl.h>

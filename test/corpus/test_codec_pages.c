@@ -16,7 +16,7 @@
 
 #include "uparquet/uparquet.h"
 #include "upq_codec.h"
-#include "posix/io_posix.h"
+#include "uparquet/posix.h"
 #include "util/check.h"
 #include "util/files.h"
 

@@ -8,6 +8,11 @@
 #   list       port/sources.txt names every library source there is; the
 #              sensor logger calls exactly the logger row's entry points
 #              (size_refs.sh); upq-everything.h is the default full build
+#   quickstart the README's two complete programs built from its text with
+#              pkg-config and -Wall -Wextra -pedantic -Werror and run: the
+#              logger cut, recovered and resumed (DuckDB reads every row as
+#              logged), the predicate sum on files DuckDB and arrow-rs wrote
+#              and on the recovered log, against DuckDB's answers
 #   pkg-config make install PREFIX=tmp; examples/integration/consumer.c built
 #              with only `pkg-config --cflags --libs uparquet` (encryption
 #              on) reads an encrypted corpus file, values checked against the
@@ -84,6 +89,81 @@ duckdb_written() {
         "SELECT count(*), sum(id), sum(reading), string_agg(name, ',' ORDER BY id) FILTER (WHERE id < 4) FROM '$2'" 2>&1)
     if [ "$got" = "$want" ]; then ok "$1: DuckDB reads the written file: $got"; else fail "$1: DuckDB: $got, want $want"; fi
 }
+# quickstarts DIR: the README's complete programs (blocks after a
+# "<!-- quickstart: NAME -->" line), built as its text says with pkg-config and
+# -Wall -Wextra -pedantic -Werror, then run: the logger logs, is cut, is
+# recovered and resumed, and DuckDB reads every row back as the logger made
+# it; the predicate sum answers as DuckDB does on files DuckDB and arrow-rs
+# wrote, and on the recovered log.
+quickstarts() {
+    local d=$1 name got want n=0
+    mkdir -p "$d"
+    if ! "$node" -e '
+        const fs = require("fs");
+        const [readme, out] = process.argv.slice(1);
+        const md = fs.readFileSync(readme, "utf8");
+        let n = 0;
+        for (const m of md.matchAll(/<!-- quickstart: (\S+) -->\s*```c\n([\s\S]*?)```/g)) {
+            fs.writeFileSync(out + "/" + m[1], m[2]);
+            n++;
+        }
+        if (n !== 2) { console.log(`${n} quick starts in README.md, want 2`); process.exit(1); }' \
+            "$top/README.md" "$d" >"$d/extract.log" 2>&1; then
+        fail "quickstart: $(cat "$d/extract.log")"
+        return
+    fi
+    for name in logger sum; do
+        if run "quickstart: $name.c builds warning-free (-Wall -Wextra -pedantic)" "$d/$name.build.log" bash -c \
+            "cd '$d' && $cc -std=c99 -Wall -Wextra -pedantic -Werror \$(pkg-config --cflags uparquet) $name.c -o $name \$(pkg-config --libs uparquet)"; then
+            ok "quickstart: $name.c builds warning-free with pkg-config (-Wall -Wextra -pedantic -Werror)"
+            n=$((n + 1))
+        fi
+    done
+    [ "$n" = 2 ] || return
+    (cd "$d" && ./logger log.parquet 1050 cut && ./logger log.parquet recover && cp log.parquet cut.parquet &&
+        ./logger log.parquet 500) >"$d/logger.log" 2>&1
+    want=$'1050 rows, 1000 durable \(cut\)\nrecovered 1000 rows, [0-9]+ bytes\nresumed after 1000 rows\n1500 rows, 1500 durable'
+    if [[ $(cat "$d/logger.log") =~ ^$want$ ]]; then
+        ok "quickstart: logger cut at 1050 rows, recovered 1000, resumed to 1500"
+    else
+        fail "quickstart: logger printed: $(tr '\n' '|' <"$d/logger.log")"
+    fi
+    # Every row as the logger makes it: ts one second apart from 1717200000000 ms,
+    # celsius 20 + (row % 50) / 10, null in every tenth row.
+    for f in cut:1000 log:1500; do
+        got=$("$node" "$top/test/interop/duckdb_sql.mjs" \
+            "SELECT count(*), count(*) FILTER (WHERE epoch_ms(ts) = 1717200000000 + file_row_number * 1000 AND
+                    CASE WHEN file_row_number % 10 = 9 THEN celsius IS NULL
+                         ELSE abs(celsius - (20 + (file_row_number % 50) / 10)) < 1e-5 END)
+             FROM read_parquet('$d/${f%%:*}.parquet', file_row_number = true)" 2>&1)
+        if [ "$got" = "[\"${f#*:}\",\"${f#*:}\"]" ]; then
+            ok "quickstart: DuckDB reads the logger's ${f%%:*}.parquet: ${f#*:} rows, each as logged"
+        else
+            fail "quickstart: DuckDB on the logger's ${f%%:*}.parquet: $got, want ${f#*:} rows as logged"
+        fi
+    done
+    # The sum over DuckDB's and arrow-rs' files, and over the recovered log.
+    if ! "$node" "$top/test/integration/quickstart_files.mjs" "$d/files" >"$d/queries.txt" 2>"$d/files.log"; then
+        fail "quickstart: the DuckDB and arrow-rs files: $(tail -3 "$d/files.log")"
+        return
+    fi
+    for x in 1717200300000 1717200900000; do
+        got=$("$node" "$top/test/interop/duckdb_sql.mjs" \
+            "SELECT coalesce(sum(celsius), 0)::DOUBLE, count(celsius) FROM '$d/cut.parquet' WHERE epoch_ms(ts) > $x" 2>&1)
+        [[ $got =~ ^\[([-0-9.e+]+),\"([0-9]+)\"\]$ ]] && echo "$d/cut.parquet celsius ts $x ${BASH_REMATCH[1]} ${BASH_REMATCH[2]}" >>"$d/queries.txt"
+    done
+    while read -r f a b x s c; do
+        got=$(cd "$d" && ./sum "$f" "$a" "$b" "$x" 2>&1)
+        # a float column's sum is compared to within its rounding, the others exactly
+        if [[ $got =~ ^sum\ ([-0-9.e+]+),\ count\ ([0-9]+)$ ]] && [ "${BASH_REMATCH[2]}" = "$c" ] &&
+           awk -v a="${BASH_REMATCH[1]}" -v b="$s" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-3 * (b < 0 ? -b : b) + 1e-9) }'; then
+            ok "quickstart: sum $(basename "$f") $a where $b > $x: $got, as DuckDB"
+        else
+            fail "quickstart: sum $(basename "$f") $a where $b > $x: $got; DuckDB: sum $s, count $c"
+        fi
+    done <"$d/queries.txt"
+}
+
 echo "integration: working in $tmp"
 
 # ---- the lists ---------------------------------------------------------------------
@@ -125,13 +205,15 @@ else
     fail "list: upq-everything.h and the default full build differ: $(diff "$cfg_full" "$cfg_every" | grep '^[<>] #define' | tr '\n' ' ')"
 fi
 
-# The README's snippets marked "tested" are lines of the consumers built below
-# (leading blanks aside), so what the README shows is what compiles and runs.
+# The snippets of README.md and docs/*.md marked "tested" are lines of the
+# consumers built below (leading blanks aside), so what they show is what
+# compiles and runs.
 if got=$("$node" -e '
     const fs = require("fs"), path = require("path");
     const [top] = process.argv.slice(1);
     const norm = (t) => t.split("\n").map((l) => l.trim()).join("\n").trim();
-    const md = fs.readFileSync(path.join(top, "README.md"), "utf8");
+    const docs = fs.readdirSync(path.join(top, "docs")).filter((f) => f.endsWith(".md")).map((f) => "docs/" + f);
+    const md = ["README.md", ...docs].map((f) => fs.readFileSync(path.join(top, f), "utf8")).join("\n");
     let n = 0;
     const bad = [];
     for (const m of md.matchAll(/<!-- tested: (\S+) -->\s*```[a-z]*\n([\s\S]*?)```/g)) {
@@ -141,7 +223,7 @@ if got=$("$node" -e '
     }
     if (bad.length || n === 0) { console.log(`${n} snippets; not in their files: ${bad.join("; ")}`); process.exit(1); }
     console.log(n);' "$top" 2>&1); then
-    ok "readme: its $got tested snippets are lines of examples/integration"
+    ok "readme: the $got snippets of README.md and docs/ marked tested are lines of examples/integration"
 else
     fail "readme: $got"
 fi
@@ -168,6 +250,9 @@ if run "install: make install PREFIX=$prefix" "$tmp/install.log" $make -C "$top"
         cat "$tmp/pc/conflict.log"
         fail "conflict: the compile failed without the message"
     fi
+
+    # ---- the README's quick starts, as a reader copies them -----------------------------
+    quickstarts "$tmp/qs"
 
     # ---- CMake, find_package --------------------------------------------------------
     mkdir -p "$tmp/cmake-find"
