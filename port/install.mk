@@ -114,7 +114,8 @@ lib: $(UPQ_LIB) $(UPQ_CONFIG_OUT) $(DEPS_LIBS.$(TARGET))
 
 UPQ_VERSION := $(shell sed -n 's/^\#define UPQ_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' \
                  core/include/uparquet/uparquet.h | paste -sd.)
-UPQ_PUBLIC_H := $(filter-out %/config_build.h,$(wildcard core/include/uparquet/*.h))
+# The adapter's header only where its object is installed too.
+UPQ_PUBLIC_H := $(filter-out %/config_build.h $(if $(UPQ_ADAPTER_OBJ),,%/posix.h),$(wildcard core/include/uparquet/*.h))
 # A CROSS_COMPILE build is "host" to the Makefile but its prefix to the user.
 UPQ_TARGET_NAME := $(if $(and $(filter host,$(TARGET)),$(CROSS_COMPILE)),$(notdir $(HOST)),$(TARGET))
 UPQ_INSTALL_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(UPQ_VERSION)|g' \

@@ -268,7 +268,7 @@ static void readme_reading(FILE *f, uint64_t size)
     my_ctx = f;
     file_size = size;
     static uint8_t arena[64 * 1024];            /* all the memory µparquet will use */
-    upq_io io = { my_ctx, my_read_at, file_size, NULL };
+    upq_io io = { .ctx = my_ctx, .read_at = my_read_at, .size = file_size }; /* .lend: NULL */
     upq_reader r;
     upq_reader_init(&r, &io, arena, sizeof arena, NULL);
     upq_status st;

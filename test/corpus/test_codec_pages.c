@@ -17,6 +17,7 @@
 #include "uparquet/uparquet.h"
 #include "upq_codec.h"
 #include "uparquet/posix.h"
+#include "format/meta_desc.h"
 #include "util/check.h"
 #include "util/files.h"
 

@@ -11,7 +11,7 @@
  *
  * Seeds: make_seeds.sh keytools. Build and run: make fuzz.
  */
-#include "../../port/keytools/upq_keytools.c"
+#include "../../port/adapters/keytools/upq_keytools.c"
 
 #include <assert.h>
 

@@ -8,6 +8,9 @@
 #   list       port/sources.txt names every library source there is; the
 #              sensor logger calls exactly the logger row's entry points
 #              (size_refs.sh); upq-everything.h is the default full build
+#   headers    the installed headers are uparquet.h's set (the adapter,
+#              private.h and config_build.h aside), hold no internals, and
+#              each compiles alone as C99 and C++ with -pedantic
 #   quickstart the README's two complete programs built from its text with
 #              pkg-config and -Wall -Wextra -pedantic -Werror and run: the
 #              logger cut, recovered and resumed (DuckDB reads every row as
@@ -89,6 +92,44 @@ duckdb_written() {
         "SELECT count(*), sum(id), sum(reading), string_agg(name, ',' ORDER BY id) FILTER (WHERE id < 4) FROM '$2'" 2>&1)
     if [ "$got" = "$want" ]; then ok "$1: DuckDB reads the written file: $got"; else fail "$1: DuckDB: $got, want $want"; fi
 }
+# headers DIR: the installed headers are the API: uparquet.h includes every
+# one of them but the adapter (posix.h), the layouts public structs embed
+# (private.h) and the build's options (config_build.h); none of the library's
+# internals (Thrift, encoders, decoders, CRC) is among them; and each compiles
+# on its own as C99 and C++ under -Wall -Wextra -pedantic -Werror.
+headers() {
+    local d=$1 h name bad="" incl
+    incl=$(sed -n 's/^#include "\([a-z_]*\.h\)".*/\1/p' "$d/uparquet.h" | sort)
+    for h in "$d"/*.h; do
+        name=$(basename "$h")
+        case $name in uparquet.h | posix.h | private.h | config_build.h) continue ;; esac
+        grep -qx "$name" <<<"$incl" || bad="$bad $name"
+    done
+    for name in $incl; do [ -f "$d/$name" ] || bad="$bad $name(missing)"; done
+    if [ -z "$bad" ]; then
+        ok "headers: uparquet.h includes the $(echo "$incl" | wc -w) installed API headers"
+    else
+        fail "headers: not the set uparquet.h includes:$bad"
+    fi
+    if grep -lE '(upq_tdec_init|upq_tenc_run|upq_encode_values|upq_values_init|upq_rle_init|upq_crc32_update) *\(' "$d"/*.h >"$tmp/internal.txt"; then
+        fail "headers: internals installed: $(xargs -n1 basename <"$tmp/internal.txt" | tr '\n' ' ')"
+    else
+        ok "headers: no Thrift, encoder, decoder or CRC functions among the installed headers"
+    fi
+    bad=""
+    for h in "$d"/*.h; do
+        name=$(basename "$h")
+        printf '#include "uparquet/%s"\ntypedef int upq_header_check;\n' "$name" >"$tmp/hdr.c"
+        $cc -std=c99 -Wall -Wextra -pedantic -Werror -I"$d/.." -c "$tmp/hdr.c" -o /dev/null >"$tmp/hdr.log" 2>&1 || bad="$bad $name(C)"
+        c++ -Wall -Wextra -pedantic -Werror -I"$d/.." -x c++ -c "$tmp/hdr.c" -o /dev/null >>"$tmp/hdr.log" 2>&1 || bad="$bad $name(C++)"
+    done
+    if [ -z "$bad" ]; then
+        ok "headers: each of the $(ls "$d"/*.h | wc -l) compiles alone as C99 and C++ (-Wall -Wextra -pedantic -Werror)"
+    else
+        fail "headers: do not compile alone:$bad"
+    fi
+}
+
 # quickstarts DIR: the README's complete programs (blocks after a
 # "<!-- quickstart: NAME -->" line), built as its text says with pkg-config and
 # -Wall -Wextra -pedantic -Werror, then run: the logger logs, is cut, is
@@ -237,7 +278,7 @@ if run "install: make install PREFIX=$prefix" "$tmp/install.log" $make -C "$top"
     cp "$ex/consumer.c" "$ex/conflict.c" "$tmp/pc/"
     # shellcheck disable=SC2046
     if run "pkg-config: consumer builds" "$tmp/pc/build.log" bash -c \
-        "cd '$tmp/pc' && $cc -std=c99 -Wall -Wextra -Werror \$(pkg-config --cflags uparquet) consumer.c -o consumer \$(pkg-config --libs uparquet)"; then
+        "cd '$tmp/pc' && $cc -std=c99 -Wall -Wextra -pedantic -Werror \$(pkg-config --cflags uparquet) consumer.c -o consumer \$(pkg-config --libs uparquet)"; then
         (cd "$tmp/pc" && ./consumer "$corpus" out.parquet) >"$tmp/pc/run.log" 2>&1
         consumer_passed "pkg-config: consumer" "$tmp/pc/run.log"
         duckdb_written "pkg-config" "$tmp/pc/out.parquet"
@@ -250,6 +291,9 @@ if run "install: make install PREFIX=$prefix" "$tmp/install.log" $make -C "$top"
         cat "$tmp/pc/conflict.log"
         fail "conflict: the compile failed without the message"
     fi
+
+    # ---- the installed headers: the API and nothing else ------------------------------------
+    headers "$prefix/include/uparquet"
 
     # ---- the README's quick starts, as a reader copies them -----------------------------
     quickstarts "$tmp/qs"
@@ -381,7 +425,7 @@ if run "aarch64: make CROSS_COMPILE=aarch64-linux-gnu- install" "$tmp/install-a6
     cp "$ex/consumer.c" "$a64/c/"
     if run "aarch64: consumer builds" "$a64/c/build.log" bash -c \
         "cd '$a64/c' && PKG_CONFIG_PATH='$a64/prefix/lib/pkgconfig' && export PKG_CONFIG_PATH && \
-         ${a64_prefix}gcc -std=c99 -Wall -Wextra -Werror \$(pkg-config --cflags uparquet) consumer.c -o consumer \$(pkg-config --libs uparquet)"; then
+         ${a64_prefix}gcc -std=c99 -Wall -Wextra -pedantic -Werror \$(pkg-config --cflags uparquet) consumer.c -o consumer \$(pkg-config --libs uparquet)"; then
         (cd "$a64/c" && timeout 300 $qemu_a64 ./consumer "$corpus" out.parquet) >"$a64/c/run.log" 2>&1
         consumer_passed "aarch64: consumer under qemu-aarch64" "$a64/c/run.log"
         duckdb_written "aarch64" "$a64/c/out.parquet"
