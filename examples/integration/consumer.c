@@ -178,7 +178,7 @@ static void read_corpus(const char *dir)
     upq_reader r;
     upq_decrypt_opts keys = { get_key, NULL, NULL, 0, 0 };
     upq_reader_opts opts;
-    column_values cv;
+    column_values cv = { 0 };
     uint8_t *arena;
     size_t i;
     int bad;
@@ -483,7 +483,7 @@ static void write_file(const char *out)
     if (f) {
         upq_io io = {0};
         upq_reader r;
-        column_values cv;
+        column_values cv = { 0 };
         uint8_t *ra;
         int bad;
         size_t k;

@@ -24,8 +24,8 @@
 #   conflict   examples/integration/conflict.c (UPQ_WITH_CRYPTO 0 against a
 #              library built with 1) must not compile, and must say why
 #   cmake      the same consumer through find_package(uparquet) against the
-#              install, and through add_subdirectory(port/cmake) from the
-#              sources with UPQ_WITH_CRYPTO=ON
+#              install (the sources' ways, add_subdirectory and FetchContent of
+#              the root CMakeLists.txt, Meson and the Make fragment: builds.sh)
 #   firmware   examples/integration/firmware, a plain Makefile Cortex-M4
 #              project taking the library from port/uparquet.mk with the
 #              logger set, logs 3000 rows under qemu-system-arm semihosting;
@@ -60,38 +60,9 @@ cm4=${CM4_PREFIX:-arm-none-eabi-}
 a64_prefix=${A64_PREFIX:-aarch64-linux-gnu-}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/upq-integration.XXXXXX")
 [ "${INTEGRATION_KEEP:-0}" = 1 ] || trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
+# shellcheck source=test/integration/common.sh
+. "$top/test/integration/common.sh"
 
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-# run LABEL LOG CMD...: the command's output goes to LOG, shown on failure
-run() {
-    local label=$1 log=$2
-    shift 2
-    if "$@" >"$log" 2>&1; then return 0; fi
-    tail -n 30 "$log"
-    fail "$label (log: $log)"
-    return 1
-}
-# consumer_passed LABEL LOG: the consumer's own last line says all passed
-consumer_passed() {
-    local last
-    last=$(tail -n 1 "$2")
-    if [[ $last =~ ^([0-9]+)\ passed,\ 0\ failed$ ]] && [ "${BASH_REMATCH[1]}" -gt 0 ]; then
-        ok "$1: $last"
-    else
-        cat "$2"
-        fail "$1: $last"
-    fi
-}
-# duckdb_written LABEL FILE: DuckDB reads what the consumer wrote
-duckdb_written() {
-    local got want='["50","1225",612.5,"alpha,beta,gamma,alpha"]'
-    got=$("$node" "$top/test/interop/duckdb_sql.mjs" \
-        "SELECT count(*), sum(id), sum(reading), string_agg(name, ',' ORDER BY id) FILTER (WHERE id < 4) FROM '$2'" 2>&1)
-    if [ "$got" = "$want" ]; then ok "$1: DuckDB reads the written file: $got"; else fail "$1: DuckDB: $got, want $want"; fi
-}
 # headers DIR: the installed headers are the API: uparquet.h includes every
 # one of them but the adapter (posix.h), the layouts public structs embed
 # (private.h) and the build's options (config_build.h); none of the library's
@@ -312,17 +283,6 @@ if run "install: make install PREFIX=$prefix" "$tmp/install.log" $make -C "$top"
         consumer_passed "cmake find_package: consumer" "$tmp/cmake-find/run.log"
         duckdb_written "cmake find_package" "$tmp/cmake-find/out.parquet"
     fi
-fi
-
-# ---- CMake, add_subdirectory(port/cmake) from the sources ------------------------------
-mkdir -p "$tmp/cmake-sub"
-cp "$ex/consumer.c" "$ex/CMakeLists.txt" "$tmp/cmake-sub/"
-if run "cmake add_subdirectory: configure and build" "$tmp/cmake-sub/build.log" bash -c \
-    "cmake -S '$tmp/cmake-sub' -B '$tmp/cmake-sub/b' -DCMAKE_C_COMPILER='$cc' -DUPQ_SOURCE_DIR='$top' -DUPQ_WITH_CRYPTO=ON \
-        -DUPQ_DEPS_LIBDIR='$host_dir/deps' && cmake --build '$tmp/cmake-sub/b' -j2"; then
-    (cd "$tmp/cmake-sub" && ./b/consumer "$corpus" out.parquet) >"$tmp/cmake-sub/run.log" 2>&1
-    consumer_passed "cmake add_subdirectory: consumer" "$tmp/cmake-sub/run.log"
-    duckdb_written "cmake add_subdirectory" "$tmp/cmake-sub/out.parquet"
 fi
 
 # ---- firmware: a plain Makefile project with port/uparquet.mk, logger set -------------

@@ -86,11 +86,13 @@
  *                                     time and a string page's bounds come from the
  *                                     entries it uses (0: looked up again; the files
  *                                     are the same)
- * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
- *                            little-endian AArch64 and ARMv7-A with NEON
- * UPQ_CRC32_TABLE            8 on     page CRC32: 8 = slicing by 8 (8 KB .rodata,
- *                            64-bit,  ~4x the byte-wise speed), 4 = slicing by 4
- *                            else 1   (4 KB), 1 = one 1 KB table, 0 = bitwise (no table)
+ * UPQ_WITH_NEON              target   NEON kernels (scalar twins always built); on by
+ *                                     default on little-endian AArch64 and ARMv7-A
+ *                                     with NEON (__ARM_NEON)
+ * UPQ_CRC32_TABLE            target   page CRC32 table: 8 = slicing by 8 (8 KB .rodata,
+ *                                     ~4x the byte-wise speed), 4 = slicing by 4 (4 KB),
+ *                                     1 = one 1 KB table, 0 = bitwise (no table);
+ *                                     default 8 on 64-bit targets, else 1
  * UPQ_MEM_WORDS              1        upq_memcpy/upq_memset move machine words when
  *                                     the blocks allow (0: byte loops, ~120 B less
  *                                     code on Cortex-M4, slower on large blocks)
@@ -216,10 +218,10 @@
 #define UPQ_THRIFT_MAX_DEPTH 16
 #endif
 #ifndef UPQ_THRIFT_MAX_LIST
-#define UPQ_THRIFT_MAX_LIST (1L << 24)
+#define UPQ_THRIFT_MAX_LIST 16777216 /* 2^24 */
 #endif
 #ifndef UPQ_THRIFT_MAX_BINARY
-#define UPQ_THRIFT_MAX_BINARY (1L << 26)
+#define UPQ_THRIFT_MAX_BINARY 67108864 /* 2^26 */
 #endif
 #ifndef UPQ_SCHEMA_MAX_DEPTH
 #define UPQ_SCHEMA_MAX_DEPTH 32
