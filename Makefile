@@ -7,7 +7,8 @@
 #                   option set (port/config), CROSS_COMPILE=prefix- any gcc
 #   make install    PREFIX=/usr/local: headers, libuparquet.a, uparquet.pc and
 #                   the CMake package of that build (port/install.mk)
-#   make check      every test (unit, corpus, interop, sanitizers, fuzz, freestanding)
+#   make check      every test (unit, corpus, interop, sanitizers, fuzz, freestanding);
+#                   installs what the tests need first when it is missing (.ci/prepare)
 #   make demo       the main job: shows what µparquet does on real files
 #   make deps       fetch and verify the pinned codec/crypto packages
 #   make firmware   Cortex-M4 images
@@ -21,6 +22,20 @@
 
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
+
+# `make check` on a machine that may lack what the tests need: .ci/prepare
+# installs the missing Debian packages (as root, or through sudo -n; else it
+# names them and fails) and fetches the codec packages, then the tests run in
+# a make of their own, which sees what was installed. UPQ_CHECK_READY=1 skips
+# the preparation (.ci/run prepares first).
+ifeq ($(MAKECMDGOALS)$(UPQ_CHECK_READY),check)
+UPQ_CHECK_OUTER := 1
+.PHONY: check
+check:
+	@bash .ci/prepare
+	@$(MAKE) --no-print-directory UPQ_CHECK_READY=1 check
+endif
+ifndef UPQ_CHECK_OUTER
 
 PARQUET_TESTING_DIR ?= $(abspath ../shared/parquet-testing)
 export PARQUET_TESTING_DIR
@@ -144,3 +159,5 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+endif # UPQ_CHECK_OUTER

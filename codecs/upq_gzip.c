@@ -76,7 +76,7 @@
 #undef __builtin_memmove
 #undef __builtin_memset
 #undef __builtin_memcmp
-#include "uparquet/crc32.h"
+#include "common/crc32.h"
 #endif
 
 /* Writing: a 4 KiB window and 4096 hash chains keep deflate's arena need

@@ -10,8 +10,10 @@
 #   make install PREFIX=/usr/local [DESTDIR=...] [TARGET=t] [UPQ_SET=s]
 #         $(PREFIX)/include/uparquet/   the public headers; config_build.h is
 #                                       this build's options (see config.h)
-#         $(PREFIX)/lib/libuparquet.a   the library and the objects of the
-#                                       packages its options use
+#         $(PREFIX)/lib/libuparquet.a   the library, the objects of the
+#                                       packages its options use and, on
+#                                       targets with an OS, the POSIX file
+#                                       adapter (uparquet/posix.h)
 #         $(PREFIX)/lib/pkgconfig/uparquet.pc
 #         $(PREFIX)/lib/cmake/uparquet/ find_package(uparquet): uparquet::uparquet
 #         $(PREFIX)/share/uparquet/adapters/fatfs/, .../littlefs/
@@ -90,10 +92,21 @@ $(UPQ_CONFIG_OUT): $(UPQ_LIB) port/config/config_build.sh core/include/uparquet/
 	@mkdir -p $(dir $@)
 	@bash port/config/config_build.sh $@ $(UPQ_LIB_CC.$(TARGET)) $(UPQ_LIB_CFLAGS.$(TARGET))
 
-# ---- the installed archive: the library and the packages its options use -----------
+# ---- the POSIX file adapter (uparquet/posix.h), on targets with an OS ---------------
+# Not library code (it calls the OS), but an installed program reading or
+# writing files needs it, so it goes into the installed archive, built with
+# the library's own options (the upq_io it fills has the library's layout).
+UPQ_OS_TARGETS := host aarch64 armv7 powerpc
+UPQ_ADAPTER_OBJ := $(if $(filter $(TARGET),$(UPQ_OS_TARGETS)),$(UPQ_OUT)/install-adapters/io_posix.o)
+$(UPQ_OUT)/install-adapters/io_posix.o: port/adapters/posix/io_posix.c $(UPQ_LIB) port/install.mk
+	@mkdir -p $(dir $@)
+	$(UPQ_LIB_CC.$(TARGET)) $(filter-out -ffreestanding,$(UPQ_LIB_CFLAGS.$(TARGET))) -MMD -MP -c $< -o $@
+
+# ---- the installed archive: the library, the adapter and the packages its options use
 UPQ_ARCHIVE := $(UPQ_OUT)/install/libuparquet.a
-$(UPQ_ARCHIVE): $(UPQ_LIB) $(UPQ_CONFIG_OUT) $(DEPS_LIBS.$(TARGET))
+$(UPQ_ARCHIVE): $(UPQ_LIB) $(UPQ_CONFIG_OUT) $(DEPS_LIBS.$(TARGET)) $(UPQ_ADAPTER_OBJ)
 	@set -e; rm -rf $(@D); mkdir -p $(@D)/pkg; cp $(UPQ_LIB) $@.tmp; \
+	$(if $(UPQ_ADAPTER_OBJ),$(TAR.$(TARGET)) qs $@.tmp $(UPQ_ADAPTER_OBJ);) \
 	$(foreach p,$(DEPS_READY),if grep -q '^#define $(UPQ_PKG_OPT.$(p)) 1$$' $(UPQ_CONFIG_OUT); then \
 	    for o in $(DEPS_OBJ.$(TARGET).$(p)); do cp $$o $(@D)/pkg/$(p)_$$(basename $$o); done; fi;) \
 	if [ -n "$$(ls $(@D)/pkg)" ]; then $(TAR.$(TARGET)) qs $@.tmp $(@D)/pkg/*.o; fi; \
@@ -104,7 +117,8 @@ lib: $(UPQ_LIB) $(UPQ_CONFIG_OUT) $(DEPS_LIBS.$(TARGET))
 
 UPQ_VERSION := $(shell sed -n 's/^\#define UPQ_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' \
                  core/include/uparquet/uparquet.h | paste -sd.)
-UPQ_PUBLIC_H := $(filter-out %/config_build.h,$(wildcard core/include/uparquet/*.h))
+# The adapter's header only where its object is installed too.
+UPQ_PUBLIC_H := $(filter-out %/config_build.h $(if $(UPQ_ADAPTER_OBJ),,%/posix.h),$(wildcard core/include/uparquet/*.h))
 # A CROSS_COMPILE build is "host" to the Makefile but its prefix to the user.
 UPQ_TARGET_NAME := $(if $(and $(filter host,$(TARGET)),$(CROSS_COMPILE)),$(notdir $(HOST)),$(TARGET))
 UPQ_INSTALL_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(UPQ_VERSION)|g' \

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "uparquet/reader.h" /* upq_int96 */
-#include "uparquet/thrift.h" /* upq_bytes */
+#include "uparquet/types.h" /* upq_bytes */
 
 /*
  * Unpacks n values of bw bits, packed LSB first (the RLE/bit-packing hybrid

@@ -39,7 +39,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "uparquet/thrift.h"
+#include "format/meta_desc.h"
 #include "uparquet/status.h"
 
 #define UPQ_J_HDR 24u

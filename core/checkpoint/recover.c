@@ -22,6 +22,7 @@
  * the smallest pages, so it depends on the schema only. Every page and
  * record is read a bounded number of times: time is linear in the file.
  */
+#include "uparquet/recover.h"
 #include "write/writer_int.h"
 #include "crypto/crypto_int.h"
 #include "upq_aes.h"

@@ -13,7 +13,7 @@
  *   t[0][n] = bitwise CRC step of n, eight times;
  *   t[k][n] = (t[k-1][n] >> 8) ^ t[0][t[k-1][n] & 0xFF].
  */
-#include "uparquet/crc32.h"
+#include "crc32.h"
 #include "upq_simd.h"
 
 #if UPQ_CRC32_TABLE == 8 || UPQ_CRC32_TABLE == 4

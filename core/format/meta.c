@@ -15,6 +15,7 @@
  * DataPageHeaderV2.is_compressed = true): callers test the isset bit.
  */
 #include "uparquet/meta.h"
+#include "meta_desc.h"
 #include "common/upq_internal.h"
 
 /* A field of the struct type S (defined before each table). */

@@ -9,7 +9,7 @@
  * The encoder walks a described struct with its own frame stack and stages
  * each token in a small pending buffer, so any output window size works.
  */
-#include "uparquet/thrift.h"
+#include "thrift.h"
 #include "upq_port.h"
 #include "common/upq_internal.h"
 

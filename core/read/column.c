@@ -14,7 +14,8 @@
  * buffer: O(largest page + dictionary) per column, never O(chunk).
  */
 #include "uparquet/column.h"
-#include "uparquet/crc32.h"
+#include "common/crc32.h"
+#include "decode/encoding.h"
 #include "upq_codec.h"
 #include "upq_port.h"
 #include "common/upq_internal.h"

@@ -203,7 +203,7 @@ int upq_reader_implicit_crypto(const upq_reader *r)
     /* DuckDB encrypts every column of a PARE file with the footer key
      * without marking them (and uses no AAD); spec writers always mark
      * encrypted columns and always store aad_file_unique */
-    return r->enc == UPQ_ENC_FOOTER && r->fc.no_aad;
+    return r->enc == UPQ_CRYPT_FOOTER && r->fc.no_aad;
 }
 
 upq_status upq_reader_column_key(upq_reader *r, uint32_t rg, uint32_t column, void *mem,

@@ -7,6 +7,10 @@
 #define UPQ_READER_INT_H
 
 #include "uparquet/reader.h"
+#include "format/meta_desc.h"
+
+/* upq_reader.enc: how the file is encrypted */
+enum { UPQ_CRYPT_NONE = 0, UPQ_CRYPT_FOOTER = 1, UPQ_CRYPT_PLAIN_FOOTER = 2 };
 
 enum {
     RS_INIT = 0,

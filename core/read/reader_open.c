@@ -62,7 +62,7 @@ static upq_status stage_tail(upq_reader *r)
         if (!UPQ_WITH_CRYPTO || upq_crypto_key_size() == 0)
             return upq_reader_fail(r, UPQ_ERR_UNSUPPORTED, size - 4,
                         UPQ_MSG("encrypted footer (PARE): this build has no decryption"));
-        r->enc = UPQ_ENC_FOOTER;
+        r->enc = UPQ_CRYPT_FOOTER;
 #if UPQ_WITH_LAZY_ROW_GROUPS
         r->lazy = 0; /* authenticated as a whole: decoded at once (see restart_footer) */
 #endif
@@ -114,7 +114,7 @@ static upq_status restart_footer(upq_reader *r, uint8_t lazy)
 static int auto_wants_lazy(const upq_reader *r)
 {
     return r->opts.row_groups == UPQ_ROW_GROUPS_AUTO && !r->lazy && !r->lazy_tried &&
-           r->enc == UPQ_ENC_NONE;
+           r->enc == UPQ_CRYPT_NONE;
 }
 #endif
 
@@ -123,9 +123,9 @@ static upq_status stage_head(upq_reader *r)
     upq_status st = read_exact(r, 0, r->head, MAGIC_LEN);
     if (st != UPQ_OK)
         return st;
-    if (upq_memcmp(r->head, r->enc == UPQ_ENC_FOOTER ? "PARE" : "PAR1", 4) != 0)
+    if (upq_memcmp(r->head, r->enc == UPQ_CRYPT_FOOTER ? "PARE" : "PAR1", 4) != 0)
         return upq_reader_fail(r, UPQ_ERR_CORRUPT, 0,
-                    r->enc == UPQ_ENC_FOOTER ? UPQ_MSG("no PARE magic at the start of the file")
+                    r->enc == UPQ_CRYPT_FOOTER ? UPQ_MSG("no PARE magic at the start of the file")
                                              : UPQ_MSG("no PAR1 magic at the start of the file"));
     r->win_len = r->opts.io_window;
     if (r->win_len > r->footer_len)
@@ -135,7 +135,7 @@ static upq_status stage_head(upq_reader *r)
         return upq_reader_fail(r, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the read window"));
     r->pos = r->footer_start;
 #if UPQ_WITH_CRYPTO
-    if (r->enc == UPQ_ENC_FOOTER) {
+    if (r->enc == UPQ_CRYPT_FOOTER) {
         upq_tdec_init(&r->tdec, r->tframes, UPQ_THRIFT_MAX_DEPTH, &upq_file_crypto_metadata_desc,
                       &r->fcm, &r->arena, r->footer_len, &r->opts.limits);
         r->stage = RS_FCM;
@@ -289,7 +289,7 @@ static upq_status after_plain_footer(upq_reader *r)
     if (r->lazy)
         return restart_footer(r, 0);
 #endif
-    r->enc = UPQ_ENC_PLAIN_FOOTER;
+    r->enc = UPQ_CRYPT_PLAIN_FOOTER;
     r->fmd_end = at;
     if (end - at != UPQ_CRYPTO_NONCE_LEN + UPQ_CRYPTO_TAG_LEN)
         return upq_reader_fail(r, UPQ_ERR_CORRUPT, at, UPQ_MSG("plaintext footer not followed by its 28-byte signature"));

@@ -11,7 +11,8 @@
 
 #if UPQ_WITH_VARIANT && UPQ_WITH_WRITER
 
-#include "uparquet/encoding.h"
+#include "decode/encoding.h"
+#include "uparquet/column.h"
 #include "uparquet/writer.h"
 #include "upq_port.h"
 

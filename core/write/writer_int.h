@@ -11,9 +11,9 @@
 
 #include "uparquet/writer.h"
 #include "uparquet/reader.h"
-#include "uparquet/encode.h"
 #include "encode/encode.h"
-#include "uparquet/crc32.h"
+#include "common/crc32.h"
+#include "format/meta_desc.h"
 #include "uparquet/bloom.h"
 #include "upq_codec.h"
 #include "upq_port.h"

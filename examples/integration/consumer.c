@@ -1,7 +1,7 @@
 /*
  * A program built against µparquet as an installed library (pkg-config, a
- * CMake package) or from its sources (port/cmake): the README's "Using the
- * library" snippets come from this file.
+ * CMake package) or from its sources (port/cmake): the snippets of
+ * docs/reading.md, docs/logging.md and docs/memory.md come from this file.
  *
  *   consumer CORPUS_DIR OUT.parquet
  *
@@ -178,7 +178,7 @@ static void read_corpus(const char *dir)
     upq_reader r;
     upq_decrypt_opts keys = { get_key, NULL, NULL, 0, 0 };
     upq_reader_opts opts;
-    column_values cv;
+    column_values cv = { 0 };
     uint8_t *arena;
     size_t i;
     int bad;
@@ -223,7 +223,7 @@ static void read_corpus(const char *dir)
     fclose(f);
 }
 
-/* ---- the README's reading snippets, as they stand there, over the written file ---- */
+/* ---- docs/reading.md's snippets, as they stand there, over the written file ---- */
 
 static void *my_ctx;           /* the snippets' names for the file, its size and callback */
 static uint64_t file_size;
@@ -268,7 +268,7 @@ static void readme_reading(FILE *f, uint64_t size)
     my_ctx = f;
     file_size = size;
     static uint8_t arena[64 * 1024];            /* all the memory µparquet will use */
-    upq_io io = { my_ctx, my_read_at, file_size, NULL };
+    upq_io io = { .ctx = my_ctx, .read_at = my_read_at, .size = file_size }; /* .lend: NULL */
     upq_reader r;
     upq_reader_init(&r, &io, arena, sizeof arena, NULL);
     upq_status st;
@@ -483,7 +483,7 @@ static void write_file(const char *out)
     if (f) {
         upq_io io = {0};
         upq_reader r;
-        column_values cv;
+        column_values cv = { 0 };
         uint8_t *ra;
         int bad;
         size_t k;

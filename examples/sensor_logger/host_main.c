@@ -21,7 +21,7 @@
 
 #include "sensor_logger.h"
 #include "logger_cli.h"
-#include "posix/io_posix.h"
+#include "uparquet/posix.h"
 #include "fs_stores.h" /* SENSOR_WITH_FATFS, SENSOR_WITH_LITTLEFS */
 #if SENSOR_WITH_FATFS || SENSOR_WITH_LITTLEFS
 #include "ramdisk.h"

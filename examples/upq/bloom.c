@@ -2,7 +2,7 @@
  * upq bloom FILE COLUMN VALUE: asks each row group's bloom filter of a leaf
  * column whether VALUE may be there ("maybe") or certainly is not
  * ("absent"). VALUE is read as `upq write` reads a JSON value of that column
- * (README.md, "upq cat --json format"); text that is not such a JSON value
+ * (docs/cli.md, "upq cat --json format"); text that is not such a JSON value
  * is taken as a JSON string, so `Hello` and `"Hello"` mean the same.
  */
 #include "upq.h"

@@ -17,7 +17,7 @@
 
 #include "upq.h"
 #include "uparquet/writer.h"
-#include "posix/io_posix.h"
+#include "uparquet/posix.h"
 
 /* The recovery arena: what a board would give it is far less (make size
  * prints recover-arena); the schema alone sets the need. */

@@ -27,7 +27,7 @@
 
 #include "uparquet/uparquet.h"
 #include "uparquet/writer.h"
-#include "posix/io_posix.h"
+#include "uparquet/posix.h"
 #include "keytools/upq_keytools.h"
 #include "strbuf.h"
 
@@ -271,7 +271,7 @@ void fmt_date(strbuf *sb, int64_t days);
 
 /* Appends one value of leaf column `col` of `s`, in the column reader's
  * representation (column.h), as the JSON text `upq cat --json` prints (see
- * README.md, "upq cat --json format"). */
+ * docs/cli.md, "upq cat --json format"). */
 void value_json(strbuf *sb, const upq_schema *s, uint32_t col, const void *v);
 
 #endif

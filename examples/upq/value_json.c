@@ -1,5 +1,5 @@
 /*
- * One row value as JSON text, by its column's type (the format README.md
+ * One row value as JSON text, by its column's type (the format docs/cli.md
  * documents under "upq cat --json format"). Integers, dates, timestamps,
  * decimals, UUIDs and FLOAT16 read the same as in statistics and go through
  * value_render(); times, INT96, INTERVAL and plain bytes are done here.

@@ -1,7 +1,7 @@
 /*
  * One JSON value back into a leaf column's value: the inverse of
  * value_json.c, so every value `upq cat --json` prints reads back as the
- * value it came from (README.md, "upq cat --json format"). The decisions
+ * value it came from (docs/cli.md, "upq cat --json format"). The decisions
  * mirror value_json(): the column's LogicalType (or its ConvertedType's
  * equivalent) first, then the physical type.
  *

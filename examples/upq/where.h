@@ -1,6 +1,6 @@
 /*
  * `upq cat --where EXPR`: the expression text into a library predicate
- * (uparquet/predicate.h). Syntax and semantics: README.md, "upq cat --where".
+ * (uparquet/predicate.h). Syntax and semantics: docs/cli.md, "upq cat --where".
  */
 #ifndef UPQ_TOOL_WHERE_H
 #define UPQ_TOOL_WHERE_H

@@ -7,24 +7,16 @@
  *
  * Pick it with -I<uparquet>/port/config -DUPQ_CONFIG_FILE='"upq-everything.h"'
  * (port/uparquet.mk: UPQ_SET=everything; port/cmake: -DUPQ_SET=everything;
- * make: UPQ_SET=everything). Each option is set only when not defined already,
- * so a -D on top of the set changes that one option. Options the set does
- * not name keep config.h's defaults (limits, NEON from the target).
+ * make: UPQ_SET=everything).
+ * It names only the options it sets otherwise than config.h; each is set
+ * only when not defined already, so a -D on top of the set changes that one
+ * option.
  */
 #ifndef UPQ_SET_EVERYTHING_H
 #define UPQ_SET_EVERYTHING_H
 
 #define UPQ_SET_NAME "everything"
 
-#ifndef UPQ_WITH_READER
-#define UPQ_WITH_READER 1
-#endif
-#ifndef UPQ_WITH_WRITER
-#define UPQ_WITH_WRITER 1
-#endif
-#ifndef UPQ_WITH_SNAPPY
-#define UPQ_WITH_SNAPPY 1
-#endif
 #ifndef UPQ_WITH_LZ4
 #define UPQ_WITH_LZ4 1
 #endif
@@ -42,64 +34,6 @@
 #endif
 #ifndef UPQ_WITH_CRYPTO
 #define UPQ_WITH_CRYPTO 1
-#endif
-#ifndef UPQ_WITH_BLOOM
-#define UPQ_WITH_BLOOM 1
-#endif
-#ifndef UPQ_WITH_VARIANT
-#define UPQ_WITH_VARIANT 1
-#endif
-#ifndef UPQ_WITH_CHECKPOINT
-#define UPQ_WITH_CHECKPOINT 1
-#endif
-#ifndef UPQ_WITH_LAZY_ROW_GROUPS
-#define UPQ_WITH_LAZY_ROW_GROUPS 1
-#endif
-#ifndef UPQ_WITH_DELTA
-#define UPQ_WITH_DELTA 1
-#endif
-#ifndef UPQ_WITH_BSS
-#define UPQ_WITH_BSS 1
-#endif
-#ifndef UPQ_WITH_LEND
-#define UPQ_WITH_LEND 1
-#endif
-#ifndef UPQ_WITH_FLAT_ROWS
-#define UPQ_WITH_FLAT_ROWS 1
-#endif
-#ifndef UPQ_WITH_DICT_INDEX
-#define UPQ_WITH_DICT_INDEX 1
-#endif
-#ifndef UPQ_WITH_CRC
-#define UPQ_WITH_CRC 1
-#endif
-#ifndef UPQ_CRC32_TABLE /* as config.h: slicing by 8 on 64-bit targets */
-#if defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ >= 8
-#define UPQ_CRC32_TABLE 8
-#else
-#define UPQ_CRC32_TABLE 1
-#endif
-#endif
-#ifndef UPQ_MEM_WORDS
-#define UPQ_MEM_WORDS 1
-#endif
-#ifndef UPQ_WITH_PAGE_INDEX
-#define UPQ_WITH_PAGE_INDEX 1
-#endif
-#ifndef UPQ_WITH_PREDICATE
-#define UPQ_WITH_PREDICATE 1
-#endif
-#ifndef UPQ_WITH_DATA_PAGE_V2
-#define UPQ_WITH_DATA_PAGE_V2 1
-#endif
-#ifndef UPQ_WITH_STATISTICS
-#define UPQ_WITH_STATISTICS 1
-#endif
-#ifndef UPQ_WITH_CHUNK_META
-#define UPQ_WITH_CHUNK_META 1
-#endif
-#ifndef UPQ_NO_ERRSTR
-#define UPQ_NO_ERRSTR 0
 #endif
 
 #endif

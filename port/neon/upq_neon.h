@@ -3,7 +3,7 @@
  * of the scalar function of the same name without `neon_` (port/upq_kernels.h):
  * same results for every input, never a byte read or written past what the
  * arguments describe. Built on little-endian AArch64 and ARMv7-A with NEON
- * (config_check.h); port/upq_simd.h decides which set the library calls.
+ * (uparquet/config.h); port/upq_simd.h decides which set the library calls.
  */
 #ifndef UPQ_NEON_H
 #define UPQ_NEON_H

@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "upq_simd.h"
-#include "uparquet/crc32.h"
+#include "common/crc32.h"
 
 #define N 4096
 

@@ -21,6 +21,7 @@
 
 #include "uparquet/uparquet.h"
 #include "uparquet/column.h"
+#include "format/meta_desc.h"
 #include "util/check.h"
 #include "util/files.h"
 #include "util/flaky_io.h"

@@ -16,7 +16,8 @@
 
 #include "uparquet/uparquet.h"
 #include "upq_codec.h"
-#include "posix/io_posix.h"
+#include "uparquet/posix.h"
+#include "format/meta_desc.h"
 #include "util/check.h"
 #include "util/files.h"
 

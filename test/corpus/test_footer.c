@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "uparquet/uparquet.h"
+#include "format/meta_desc.h"
 
 static int passed, failed;
 static void result(int ok, const char *file, const char *fmt, const char *detail)

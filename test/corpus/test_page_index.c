@@ -27,6 +27,7 @@
 
 #include "uparquet/uparquet.h"
 #include "uparquet/page_index.h"
+#include "format/meta_desc.h"
 #include "unit/writer_util.h"
 #include "util/check.h"
 #include "util/files.h"

@@ -19,7 +19,7 @@
 #include "uparquet/uparquet.h"
 #include "uparquet/column.h"
 #include "uparquet/writer.h"
-#include "posix/io_posix.h"
+#include "uparquet/posix.h"
 
 #if UPQ_WITH_CRYPTO || UPQ_WITH_BLOOM || UPQ_WITH_VARIANT || UPQ_WITH_PAGE_INDEX || \
     UPQ_WITH_DATA_PAGE_V2 || UPQ_WITH_STATISTICS

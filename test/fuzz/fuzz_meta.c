@@ -25,7 +25,7 @@
 #include "uparquet/meta.h"
 #include "uparquet/schema.h"
 #include "uparquet/stats.h"
-#include "uparquet/thrift.h"
+#include "format/meta_desc.h"
 
 #define ARENA_BYTES (1u << 20)
 

@@ -23,3 +23,22 @@ check-integration: $(LIB) $(CODEC_LIBS) $(SENSOR) $(INTEROP_STAMP) $(SIZE)/corte
 	  CODEC_DEFS="$(CODEC_DEFS)" bash test/integration/run.sh
 
 CHECK_EXTRA_TARGETS += check-integration
+
+# ---- make check-builds: the build systems projects already use ----------------------
+#
+#   make check-builds   (a `make check` stage) test/integration/builds.sh: the
+#                       option lists (zephyr/Kconfig, meson_options.txt, the
+#                       sets) current; the Zephyr Kconfig under kconfiglib
+#                       against every option set's config_build.h, and the
+#                       module's CMake for Cortex-M4; the consumer through the
+#                       root CMakeLists.txt (add_subdirectory, FetchContent),
+#                       Meson (a subproject) and port/uparquet.mk
+#
+# Needs cmake, meson, ninja, python3-kconfiglib, arm-none-eabi-gcc, the codec
+# packages (make deps) and the interop packages (DuckDB).
+.PHONY: check-builds
+check-builds: $(CODEC_LIBS) $(INTEROP_STAMP)
+	@TOP='$(CURDIR)' HOST_DIR='$(HOST)' HOST_CC='$(CC)' CM4_PREFIX='$(CROSS_CM4)' NODE='$(NODE)' \
+	  bash test/integration/builds.sh
+
+CHECK_EXTRA_TARGETS += check-builds

@@ -8,6 +8,14 @@
 #   list       port/sources.txt names every library source there is; the
 #              sensor logger calls exactly the logger row's entry points
 #              (size_refs.sh); upq-everything.h is the default full build
+#   headers    the installed headers are uparquet.h's set (the adapter,
+#              private.h and config_build.h aside), hold no internals, and
+#              each compiles alone as C99 and C++ with -pedantic
+#   quickstart the README's two complete programs built from its text with
+#              pkg-config and -Wall -Wextra -pedantic -Werror and run: the
+#              logger cut, recovered and resumed (DuckDB reads every row as
+#              logged), the predicate sum on files DuckDB and arrow-rs wrote
+#              and on the recovered log, against DuckDB's answers
 #   pkg-config make install PREFIX=tmp; examples/integration/consumer.c built
 #              with only `pkg-config --cflags --libs uparquet` (encryption
 #              on) reads an encrypted corpus file, values checked against the
@@ -16,8 +24,8 @@
 #   conflict   examples/integration/conflict.c (UPQ_WITH_CRYPTO 0 against a
 #              library built with 1) must not compile, and must say why
 #   cmake      the same consumer through find_package(uparquet) against the
-#              install, and through add_subdirectory(port/cmake) from the
-#              sources with UPQ_WITH_CRYPTO=ON
+#              install (the sources' ways, add_subdirectory and FetchContent of
+#              the root CMakeLists.txt, Meson and the Make fragment: builds.sh)
 #   firmware   examples/integration/firmware, a plain Makefile Cortex-M4
 #              project taking the library from port/uparquet.mk with the
 #              logger set, logs 3000 rows under qemu-system-arm semihosting;
@@ -52,38 +60,122 @@ cm4=${CM4_PREFIX:-arm-none-eabi-}
 a64_prefix=${A64_PREFIX:-aarch64-linux-gnu-}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/upq-integration.XXXXXX")
 [ "${INTEGRATION_KEEP:-0}" = 1 ] || trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
+# shellcheck source=test/integration/common.sh
+. "$top/test/integration/common.sh"
 
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-# run LABEL LOG CMD...: the command's output goes to LOG, shown on failure
-run() {
-    local label=$1 log=$2
-    shift 2
-    if "$@" >"$log" 2>&1; then return 0; fi
-    tail -n 30 "$log"
-    fail "$label (log: $log)"
-    return 1
-}
-# consumer_passed LABEL LOG: the consumer's own last line says all passed
-consumer_passed() {
-    local last
-    last=$(tail -n 1 "$2")
-    if [[ $last =~ ^([0-9]+)\ passed,\ 0\ failed$ ]] && [ "${BASH_REMATCH[1]}" -gt 0 ]; then
-        ok "$1: $last"
+# headers DIR: the installed headers are the API: uparquet.h includes every
+# one of them but the adapter (posix.h), the layouts public structs embed
+# (private.h) and the build's options (config_build.h); none of the library's
+# internals (Thrift, encoders, decoders, CRC) is among them; and each compiles
+# on its own as C99 and C++ under -Wall -Wextra -pedantic -Werror.
+headers() {
+    local d=$1 h name bad="" incl
+    incl=$(sed -n 's/^#include "\([a-z_]*\.h\)".*/\1/p' "$d/uparquet.h" | sort)
+    for h in "$d"/*.h; do
+        name=$(basename "$h")
+        case $name in uparquet.h | posix.h | private.h | config_build.h) continue ;; esac
+        grep -qx "$name" <<<"$incl" || bad="$bad $name"
+    done
+    for name in $incl; do [ -f "$d/$name" ] || bad="$bad $name(missing)"; done
+    if [ -z "$bad" ]; then
+        ok "headers: uparquet.h includes the $(echo "$incl" | wc -w) installed API headers"
     else
-        cat "$2"
-        fail "$1: $last"
+        fail "headers: not the set uparquet.h includes:$bad"
+    fi
+    if grep -lE '(upq_tdec_init|upq_tenc_run|upq_encode_values|upq_values_init|upq_rle_init|upq_crc32_update) *\(' "$d"/*.h >"$tmp/internal.txt"; then
+        fail "headers: internals installed: $(xargs -n1 basename <"$tmp/internal.txt" | tr '\n' ' ')"
+    else
+        ok "headers: no Thrift, encoder, decoder or CRC functions among the installed headers"
+    fi
+    bad=""
+    for h in "$d"/*.h; do
+        name=$(basename "$h")
+        printf '#include "uparquet/%s"\ntypedef int upq_header_check;\n' "$name" >"$tmp/hdr.c"
+        $cc -std=c99 -Wall -Wextra -pedantic -Werror -I"$d/.." -c "$tmp/hdr.c" -o /dev/null >"$tmp/hdr.log" 2>&1 || bad="$bad $name(C)"
+        c++ -Wall -Wextra -pedantic -Werror -I"$d/.." -x c++ -c "$tmp/hdr.c" -o /dev/null >>"$tmp/hdr.log" 2>&1 || bad="$bad $name(C++)"
+    done
+    if [ -z "$bad" ]; then
+        ok "headers: each of the $(ls "$d"/*.h | wc -l) compiles alone as C99 and C++ (-Wall -Wextra -pedantic -Werror)"
+    else
+        fail "headers: do not compile alone:$bad"
     fi
 }
-# duckdb_written LABEL FILE: DuckDB reads what the consumer wrote
-duckdb_written() {
-    local got want='["50","1225",612.5,"alpha,beta,gamma,alpha"]'
-    got=$("$node" "$top/test/interop/duckdb_sql.mjs" \
-        "SELECT count(*), sum(id), sum(reading), string_agg(name, ',' ORDER BY id) FILTER (WHERE id < 4) FROM '$2'" 2>&1)
-    if [ "$got" = "$want" ]; then ok "$1: DuckDB reads the written file: $got"; else fail "$1: DuckDB: $got, want $want"; fi
+
+# quickstarts DIR: the README's complete programs (blocks after a
+# "<!-- quickstart: NAME -->" line), built as its text says with pkg-config and
+# -Wall -Wextra -pedantic -Werror, then run: the logger logs, is cut, is
+# recovered and resumed, and DuckDB reads every row back as the logger made
+# it; the predicate sum answers as DuckDB does on files DuckDB and arrow-rs
+# wrote, and on the recovered log.
+quickstarts() {
+    local d=$1 name got want n=0
+    mkdir -p "$d"
+    if ! "$node" -e '
+        const fs = require("fs");
+        const [readme, out] = process.argv.slice(1);
+        const md = fs.readFileSync(readme, "utf8");
+        let n = 0;
+        for (const m of md.matchAll(/<!-- quickstart: (\S+) -->\s*```c\n([\s\S]*?)```/g)) {
+            fs.writeFileSync(out + "/" + m[1], m[2]);
+            n++;
+        }
+        if (n !== 2) { console.log(`${n} quick starts in README.md, want 2`); process.exit(1); }' \
+            "$top/README.md" "$d" >"$d/extract.log" 2>&1; then
+        fail "quickstart: $(cat "$d/extract.log")"
+        return
+    fi
+    for name in logger sum; do
+        if run "quickstart: $name.c builds warning-free (-Wall -Wextra -pedantic)" "$d/$name.build.log" bash -c \
+            "cd '$d' && $cc -std=c99 -Wall -Wextra -pedantic -Werror \$(pkg-config --cflags uparquet) $name.c -o $name \$(pkg-config --libs uparquet)"; then
+            ok "quickstart: $name.c builds warning-free with pkg-config (-Wall -Wextra -pedantic -Werror)"
+            n=$((n + 1))
+        fi
+    done
+    [ "$n" = 2 ] || return
+    (cd "$d" && ./logger log.parquet 1050 cut && ./logger log.parquet recover && cp log.parquet cut.parquet &&
+        ./logger log.parquet 500) >"$d/logger.log" 2>&1
+    want=$'1050 rows, 1000 durable \(cut\)\nrecovered 1000 rows, [0-9]+ bytes\nresumed after 1000 rows\n1500 rows, 1500 durable'
+    if [[ $(cat "$d/logger.log") =~ ^$want$ ]]; then
+        ok "quickstart: logger cut at 1050 rows, recovered 1000, resumed to 1500"
+    else
+        fail "quickstart: logger printed: $(tr '\n' '|' <"$d/logger.log")"
+    fi
+    # Every row as the logger makes it: ts one second apart from 1717200000000 ms,
+    # celsius 20 + (row % 50) / 10, null in every tenth row.
+    for f in cut:1000 log:1500; do
+        got=$("$node" "$top/test/interop/duckdb_sql.mjs" \
+            "SELECT count(*), count(*) FILTER (WHERE epoch_ms(ts) = 1717200000000 + file_row_number * 1000 AND
+                    CASE WHEN file_row_number % 10 = 9 THEN celsius IS NULL
+                         ELSE abs(celsius - (20 + (file_row_number % 50) / 10)) < 1e-5 END)
+             FROM read_parquet('$d/${f%%:*}.parquet', file_row_number = true)" 2>&1)
+        if [ "$got" = "[\"${f#*:}\",\"${f#*:}\"]" ]; then
+            ok "quickstart: DuckDB reads the logger's ${f%%:*}.parquet: ${f#*:} rows, each as logged"
+        else
+            fail "quickstart: DuckDB on the logger's ${f%%:*}.parquet: $got, want ${f#*:} rows as logged"
+        fi
+    done
+    # The sum over DuckDB's and arrow-rs' files, and over the recovered log.
+    if ! "$node" "$top/test/integration/quickstart_files.mjs" "$d/files" >"$d/queries.txt" 2>"$d/files.log"; then
+        fail "quickstart: the DuckDB and arrow-rs files: $(tail -3 "$d/files.log")"
+        return
+    fi
+    for x in 1717200300000 1717200900000; do
+        got=$("$node" "$top/test/interop/duckdb_sql.mjs" \
+            "SELECT coalesce(sum(celsius), 0)::DOUBLE, count(celsius) FROM '$d/cut.parquet' WHERE epoch_ms(ts) > $x" 2>&1)
+        [[ $got =~ ^\[([-0-9.e+]+),\"([0-9]+)\"\]$ ]] && echo "$d/cut.parquet celsius ts $x ${BASH_REMATCH[1]} ${BASH_REMATCH[2]}" >>"$d/queries.txt"
+    done
+    while read -r f a b x s c; do
+        got=$(cd "$d" && ./sum "$f" "$a" "$b" "$x" 2>&1)
+        # a float column's sum is compared to within its rounding, the others exactly
+        if [[ $got =~ ^sum\ ([-0-9.e+]+),\ count\ ([0-9]+)$ ]] && [ "${BASH_REMATCH[2]}" = "$c" ] &&
+           awk -v a="${BASH_REMATCH[1]}" -v b="$s" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-3 * (b < 0 ? -b : b) + 1e-9) }'; then
+            ok "quickstart: sum $(basename "$f") $a where $b > $x: $got, as DuckDB"
+        else
+            fail "quickstart: sum $(basename "$f") $a where $b > $x: $got; DuckDB: sum $s, count $c"
+        fi
+    done <"$d/queries.txt"
 }
+
 echo "integration: working in $tmp"
 
 # ---- the lists ---------------------------------------------------------------------
@@ -125,13 +217,15 @@ else
     fail "list: upq-everything.h and the default full build differ: $(diff "$cfg_full" "$cfg_every" | grep '^[<>] #define' | tr '\n' ' ')"
 fi
 
-# The README's snippets marked "tested" are lines of the consumers built below
-# (leading blanks aside), so what the README shows is what compiles and runs.
+# The snippets of README.md and docs/*.md marked "tested" are lines of the
+# consumers built below (leading blanks aside), so what they show is what
+# compiles and runs.
 if got=$("$node" -e '
     const fs = require("fs"), path = require("path");
     const [top] = process.argv.slice(1);
     const norm = (t) => t.split("\n").map((l) => l.trim()).join("\n").trim();
-    const md = fs.readFileSync(path.join(top, "README.md"), "utf8");
+    const docs = fs.readdirSync(path.join(top, "docs")).filter((f) => f.endsWith(".md")).map((f) => "docs/" + f);
+    const md = ["README.md", ...docs].map((f) => fs.readFileSync(path.join(top, f), "utf8")).join("\n");
     let n = 0;
     const bad = [];
     for (const m of md.matchAll(/<!-- tested: (\S+) -->\s*```[a-z]*\n([\s\S]*?)```/g)) {
@@ -141,7 +235,7 @@ if got=$("$node" -e '
     }
     if (bad.length || n === 0) { console.log(`${n} snippets; not in their files: ${bad.join("; ")}`); process.exit(1); }
     console.log(n);' "$top" 2>&1); then
-    ok "readme: its $got tested snippets are lines of examples/integration"
+    ok "readme: the $got snippets of README.md and docs/ marked tested are lines of examples/integration"
 else
     fail "readme: $got"
 fi
@@ -155,7 +249,7 @@ if run "install: make install PREFIX=$prefix" "$tmp/install.log" $make -C "$top"
     cp "$ex/consumer.c" "$ex/conflict.c" "$tmp/pc/"
     # shellcheck disable=SC2046
     if run "pkg-config: consumer builds" "$tmp/pc/build.log" bash -c \
-        "cd '$tmp/pc' && $cc -std=c99 -Wall -Wextra -Werror \$(pkg-config --cflags uparquet) consumer.c -o consumer \$(pkg-config --libs uparquet)"; then
+        "cd '$tmp/pc' && $cc -std=c99 -Wall -Wextra -pedantic -Werror \$(pkg-config --cflags uparquet) consumer.c -o consumer \$(pkg-config --libs uparquet)"; then
         (cd "$tmp/pc" && ./consumer "$corpus" out.parquet) >"$tmp/pc/run.log" 2>&1
         consumer_passed "pkg-config: consumer" "$tmp/pc/run.log"
         duckdb_written "pkg-config" "$tmp/pc/out.parquet"
@@ -168,6 +262,12 @@ if run "install: make install PREFIX=$prefix" "$tmp/install.log" $make -C "$top"
         cat "$tmp/pc/conflict.log"
         fail "conflict: the compile failed without the message"
     fi
+
+    # ---- the installed headers: the API and nothing else ------------------------------------
+    headers "$prefix/include/uparquet"
+
+    # ---- the README's quick starts, as a reader copies them -----------------------------
+    quickstarts "$tmp/qs"
 
     # ---- CMake, find_package --------------------------------------------------------
     mkdir -p "$tmp/cmake-find"
@@ -183,17 +283,6 @@ if run "install: make install PREFIX=$prefix" "$tmp/install.log" $make -C "$top"
         consumer_passed "cmake find_package: consumer" "$tmp/cmake-find/run.log"
         duckdb_written "cmake find_package" "$tmp/cmake-find/out.parquet"
     fi
-fi
-
-# ---- CMake, add_subdirectory(port/cmake) from the sources ------------------------------
-mkdir -p "$tmp/cmake-sub"
-cp "$ex/consumer.c" "$ex/CMakeLists.txt" "$tmp/cmake-sub/"
-if run "cmake add_subdirectory: configure and build" "$tmp/cmake-sub/build.log" bash -c \
-    "cmake -S '$tmp/cmake-sub' -B '$tmp/cmake-sub/b' -DCMAKE_C_COMPILER='$cc' -DUPQ_SOURCE_DIR='$top' -DUPQ_WITH_CRYPTO=ON \
-        -DUPQ_DEPS_LIBDIR='$host_dir/deps' && cmake --build '$tmp/cmake-sub/b' -j2"; then
-    (cd "$tmp/cmake-sub" && ./b/consumer "$corpus" out.parquet) >"$tmp/cmake-sub/run.log" 2>&1
-    consumer_passed "cmake add_subdirectory: consumer" "$tmp/cmake-sub/run.log"
-    duckdb_written "cmake add_subdirectory" "$tmp/cmake-sub/out.parquet"
 fi
 
 # ---- firmware: a plain Makefile project with port/uparquet.mk, logger set -------------
@@ -296,7 +385,7 @@ if run "aarch64: make CROSS_COMPILE=aarch64-linux-gnu- install" "$tmp/install-a6
     cp "$ex/consumer.c" "$a64/c/"
     if run "aarch64: consumer builds" "$a64/c/build.log" bash -c \
         "cd '$a64/c' && PKG_CONFIG_PATH='$a64/prefix/lib/pkgconfig' && export PKG_CONFIG_PATH && \
-         ${a64_prefix}gcc -std=c99 -Wall -Wextra -Werror \$(pkg-config --cflags uparquet) consumer.c -o consumer \$(pkg-config --libs uparquet)"; then
+         ${a64_prefix}gcc -std=c99 -Wall -Wextra -pedantic -Werror \$(pkg-config --cflags uparquet) consumer.c -o consumer \$(pkg-config --libs uparquet)"; then
         (cd "$a64/c" && timeout 300 $qemu_a64 ./consumer "$corpus" out.parquet) >"$a64/c/run.log" 2>&1
         consumer_passed "aarch64: consumer under qemu-aarch64" "$a64/c/run.log"
         duckdb_written "aarch64" "$a64/c/out.parquet"

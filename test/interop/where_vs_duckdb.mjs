@@ -307,7 +307,7 @@ function typedQueries(rows) {
     // projection without the predicate's column; empty result with one
     ['ts_ms >= "2024-01-01T00:25:00.000Z"', "ts_ms >= TIMESTAMPTZ '2024-01-01 00:25:00+00'", ['s', 'lst']],
     ['id > 5000', 'id > 5000', ['s', 'mp']],
-    // JSON escapes in a literal, read as upq write reads them (README):
+    // JSON escapes in a literal, read as upq write reads them (docs/cli.md):
     // \u0000-\u00FF are that one byte, others UTF-8
     ['s = "\\u00c3\\u00a9-\\u00c3\\u00bcn\\u00c3\\u00afcode-\\u0101\\u20ac" or s = "\\u0073ensor/b"',
       `s = '${UNI}' OR s = 'sensor/b'`],

@@ -3,7 +3,7 @@
  * reference at every length, alignment and split. */
 #include <string.h>
 
-#include "uparquet/crc32.h"
+#include "common/crc32.h"
 #include "util/check.h"
 
 #include "upq_kernels.h" /* upq_crc32_update_scalar */

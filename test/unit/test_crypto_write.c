@@ -51,7 +51,8 @@
 #include "writer_util.h"
 #include "write/writer_int.h"
 #include "checkpoint/journal.h"
-#include "uparquet/crc32.h"
+#include "common/crc32.h"
+#include "format/meta_desc.h"
 #include "upq_aes.h"
 
 #define NCOLS 4u

@@ -1,5 +1,5 @@
 /*
- * The value and level encoders (uparquet/encode.h).
+ * The value and level encoders (core/encode/encode.h).
  *
  *  1. Byte vectors derived by hand from the specification (its worked
  *     examples and a few small cases; each derivation is in a comment).

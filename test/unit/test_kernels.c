@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include "util/check.h"
 #include "upq_simd.h"
-#include "uparquet/crc32.h"
+#include "common/crc32.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15u;
 static uint64_t rnd(void)

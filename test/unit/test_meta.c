@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "uparquet/meta.h"
+#include "format/meta_desc.h"
 
 static int passed, failed;
 #define CHECK(cond)                                                \

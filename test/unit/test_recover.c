@@ -36,7 +36,8 @@
 #include <string.h>
 
 #include "writer_util.h"
-#include "uparquet/crc32.h"
+#include "common/crc32.h"
+#include "format/meta_desc.h"
 #include "util/files.h"
 #include "util/sdcard.h"
 #include "upq_port.h"

@@ -29,7 +29,7 @@
 
 #include "upq_codec.h"
 #include "uparquet/meta.h"
-#include "uparquet/crc32.h"
+#include "common/crc32.h"
 #include "uparquet/arena.h"
 #include "util/check.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uparquet/thrift.h"
+#include "format/meta_desc.h"
 
 static int passed, failed;
 #define CHECK(cond)                                                          \

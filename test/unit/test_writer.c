@@ -27,6 +27,7 @@
 #include "writer_util.h"
 #include "util/files.h"
 #include "upq_port.h"
+#include "format/meta_desc.h"
 
 /* Where written files go: build/check/writer/ for the host build; the
  * sanitizer build (run side by side by make check) uses its own folder and

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "reader.h"
+#include "private.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,9 +30,11 @@ typedef struct upq_batch {
     size_t values_n; /* out: values produced (the non-null slots) */
 } upq_batch;
 
+/* Bytes one value occupies in a batch's values array (0 for unknown types). */
+size_t upq_value_size(int32_t physical_type);
+
 /* The column reader's internals are public so it can live on the stack or
  * in static memory; treat them as private. */
-#include "encoding.h"
 
 /* What the workspace planner gathers while it scans a chunk's page headers. */
 typedef struct upq_scan_sizes {

@@ -86,11 +86,13 @@
  *                                     time and a string page's bounds come from the
  *                                     entries it uses (0: looked up again; the files
  *                                     are the same)
- * UPQ_WITH_NEON              __ARM_NEON  NEON kernels (scalar twins always built);
- *                            little-endian AArch64 and ARMv7-A with NEON
- * UPQ_CRC32_TABLE            8 on     page CRC32: 8 = slicing by 8 (8 KB .rodata,
- *                            64-bit,  ~4x the byte-wise speed), 4 = slicing by 4
- *                            else 1   (4 KB), 1 = one 1 KB table, 0 = bitwise (no table)
+ * UPQ_WITH_NEON              target   NEON kernels (scalar twins always built); on by
+ *                                     default on little-endian AArch64 and ARMv7-A
+ *                                     with NEON (__ARM_NEON)
+ * UPQ_CRC32_TABLE            target   page CRC32 table: 8 = slicing by 8 (8 KB .rodata,
+ *                                     ~4x the byte-wise speed), 4 = slicing by 4 (4 KB),
+ *                                     1 = one 1 KB table, 0 = bitwise (no table);
+ *                                     default 8 on 64-bit targets, else 1
  * UPQ_MEM_WORDS              1        upq_memcpy/upq_memset move machine words when
  *                                     the blocks allow (0: byte loops, ~120 B less
  *                                     code on Cortex-M4, slower on large blocks)
@@ -216,10 +218,10 @@
 #define UPQ_THRIFT_MAX_DEPTH 16
 #endif
 #ifndef UPQ_THRIFT_MAX_LIST
-#define UPQ_THRIFT_MAX_LIST (1L << 24)
+#define UPQ_THRIFT_MAX_LIST 16777216 /* 2^24 */
 #endif
 #ifndef UPQ_THRIFT_MAX_BINARY
-#define UPQ_THRIFT_MAX_BINARY (1L << 26)
+#define UPQ_THRIFT_MAX_BINARY 67108864 /* 2^26 */
 #endif
 #ifndef UPQ_SCHEMA_MAX_DEPTH
 #define UPQ_SCHEMA_MAX_DEPTH 32
@@ -234,6 +236,31 @@
 #define UPQ_LOG_ENABLED 0
 #endif
 
-#include "config_check.h"
+/* ---- contradictory option sets are rejected at compile time ---- */
+
+#if !UPQ_WITH_READER && !UPQ_WITH_WRITER
+#error "uparquet: at least one of UPQ_WITH_READER and UPQ_WITH_WRITER must be 1"
+#endif
+#if UPQ_THRIFT_MAX_DEPTH < 8 || UPQ_THRIFT_MAX_DEPTH > 64
+#error "uparquet: UPQ_THRIFT_MAX_DEPTH must be in 8..64 (FileMetaData nests 8 deep)"
+#endif
+#if UPQ_VARIANT_MAX_DEPTH < 1 || UPQ_VARIANT_MAX_DEPTH > 1024
+#error "uparquet: UPQ_VARIANT_MAX_DEPTH must be in 1..1024"
+#endif
+#if UPQ_SCHEMA_MAX_DEPTH < 1 || UPQ_SCHEMA_MAX_DEPTH > 255
+#error "uparquet: UPQ_SCHEMA_MAX_DEPTH must be in 1..255"
+#endif
+#if UPQ_THRIFT_MAX_LIST < 1 || UPQ_THRIFT_MAX_BINARY < 1
+#error "uparquet: Thrift limits must be positive"
+#endif
+#if UPQ_WITH_PAGE_INDEX && !UPQ_WITH_STATISTICS
+#error "uparquet: UPQ_WITH_PAGE_INDEX needs UPQ_WITH_STATISTICS (a ColumnIndex is page statistics)"
+#endif
+#if UPQ_WITH_NEON && !(defined(__ARM_NEON) || defined(__ARM_NEON__))
+#error "uparquet: UPQ_WITH_NEON=1 needs a NEON target (aarch64, or ARMv7-A with -mfpu=neon)"
+#endif
+#if UPQ_WITH_NEON && defined(__ARM_BIG_ENDIAN)
+#error "uparquet: UPQ_WITH_NEON=1: the NEON kernels are written for little-endian AArch64 and ARMv7-A"
+#endif
 
 #endif /* UPARQUET_CONFIG_H */

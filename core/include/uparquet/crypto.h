@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "status.h"
-#include "thrift.h"
+#include "types.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -9,7 +9,8 @@
 #include <stdint.h>
 #include "status.h"
 #include "arena.h"
-#include "thrift.h"
+#include "types.h"
+#include "private.h"
 #include "meta.h"
 #include "schema.h"
 #include "crypto.h"
@@ -50,12 +51,6 @@ typedef struct upq_io {
     upq_lend_fn lend; /* optional (NULL: every byte goes through read_at) */
 #endif
 } upq_io;
-
-/* An INT96 value as stored: 8 bytes nanoseconds of the day (LE), then the
- * Julian day number (4 bytes LE). */
-typedef struct upq_int96 {
-    uint8_t b[12];
-} upq_int96;
 
 typedef struct upq_reader_opts {
     /* Leaf columns to keep (bit i = leaf column i); NULL keeps all. Column
@@ -125,7 +120,7 @@ typedef struct upq_reader {
     uint32_t *chunk_slot;   /* leaf column -> index in RowGroup.columns, UPQ_NONE if not kept */
     uint32_t kept;          /* projected leaf columns (RowGroup.columns entries) */
     /* encryption */
-    uint8_t enc;            /* UPQ_ENC_* below */
+    uint8_t enc;            /* UPQ_CRYPT_* (core/read/reader_int.h) */
     upq_file_crypto fc;     /* algorithm and AAD parts (fc.algorithm 0: not encrypted) */
     struct upq_aes_key *footer_key; /* arena; NULL when not available */
     upq_file_crypto_metadata fcm;
@@ -149,9 +144,6 @@ typedef struct upq_reader {
     upq_row_group rg_cur;   /* the loaded row group (lists at the arena's high end) */
 #endif
 } upq_reader;
-
-/* upq_reader.enc */
-enum { UPQ_ENC_NONE = 0, UPQ_ENC_FOOTER = 1, UPQ_ENC_PLAIN_FOOTER = 2 };
 
 /*
  * Prepares a reader over `io` using arena[0..arena_len) for all memory (the

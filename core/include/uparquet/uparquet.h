@@ -10,20 +10,23 @@
 #define UPQ_VERSION_PATCH 0
 #define UPQ_VERSION_STRING "0.1.0"
 
-#include "config.h"
-#include "status.h"
-#include "arena.h"
-#include "thrift.h"
-#include "meta.h"
-#include "schema.h"
-#include "reader.h"
-#include "stats.h"
-#include "record.h"
-#include "writer.h"
-#include "encode.h"
-#include "bloom.h"
-#include "page_index.h"
-#include "predicate.h"
-#include "variant.h"
+#include "config.h"         /* the build's options (UPQ_WITH_*) */
+#include "status.h"         /* upq_status, upq_strerror */
+#include "types.h"          /* upq_bytes, lists, upq_int96 */
+#include "arena.h"          /* the caller's memory */
+#include "meta.h"           /* the parquet.thrift model: footer, pages, types */
+#include "schema.h"         /* the schema tree and leaf columns */
+#include "crypto.h"         /* keys of encrypted files */
+#include "reader.h"         /* opening a file: upq_io, upq_reader */
+#include "column.h"         /* a column chunk in batches */
+#include "record.h"         /* rows: events, binding into structs */
+#include "stats.h"          /* statistics as typed values */
+#include "page_index.h"     /* ColumnIndex and OffsetIndex */
+#include "bloom.h"          /* bloom filters */
+#include "predicate.h"      /* predicates and the scan */
+#include "schema_builder.h" /* a schema to write */
+#include "writer.h"         /* writing, checkpoint mode, resume */
+#include "recover.h"        /* finishing a cut checkpoint-mode file */
+#include "variant.h"        /* Variant values */
 
 #endif

@@ -66,10 +66,12 @@
 #include <stdint.h>
 #include "status.h"
 #include "arena.h"
-#include "thrift.h"
+#include "types.h"
 #include "meta.h"
 #include "schema.h"
 #include "reader.h"
+#include "private.h"
+#include "schema_builder.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -103,94 +105,6 @@ typedef struct upq_sink {
     upq_truncate_fn truncate; /* optional: lets close and recovery give back the space a
                                  cut-short last row group had reserved */
 } upq_sink;
-
-/* ---- schema builder ---------------------------------------------------- */
-
-/* Builds the flat SchemaElement list (depth-first, as the footer stores it)
- * in caller memory. Names are not copied: they must outlive the writer.
- * Every call after the first error does nothing and returns that error. */
-typedef struct upq_schema_builder {
-    upq_schema_element *elems;
-    uint32_t n, cap;
-    uint32_t open[UPQ_SCHEMA_MAX_DEPTH + 1]; /* indices of open groups; open[0] is the root */
-    uint8_t kind[UPQ_SCHEMA_MAX_DEPTH + 1];  /* what each open group is (plain, list, map) */
-    uint32_t depth;                          /* groups open below the root */
-    uint32_t last;                           /* element added last */
-    upq_status status;                       /* first error, sticky */
-    const char *error; /* what the first error refused (static text), or NULL */
-    uint32_t *index;   /* optional name index (upq_sb_index), or NULL */
-    uint32_t index_slots, index_used;
-    /* its probe, set by upq_sb_index: a build that never calls it links none of it */
-    int (*index_probe)(struct upq_schema_builder *b, uint32_t group, const char *name);
-} upq_schema_builder;
-
-/* Every call refuses (UPQ_ERR_INVAL, with b->error saying why) what the
- * format forbids, so a schema that passes upq_sb_finish is one readers
- * accept: two siblings of one name; LIST on a group without exactly one
- * repeated child; VARIANT on a primitive, of a specification version other
- * than 1, or on a group without a required binary `metadata` and a binary
- * `value` (which only a shredded `typed_value` may replace); GEOMETRY/GEOGRAPHY off BYTE_ARRAY or with an unknown edge
- * algorithm; INTERVAL off FIXED_LEN_BYTE_ARRAY(12). */
-
-/* Starts the list with the root group `root_name` ("schema" if NULL).
- * Errors (UPQ_ERR_BUFFER when `cap` is too small) surface in later calls. */
-void upq_sb_init(upq_schema_builder *b, upq_schema_element *elems, uint32_t cap,
-                 const char *root_name);
-/* Optional: a hash index of the names in caller memory (`words` uint32_t,
- * two a slot), so that the check for two siblings of one name takes constant
- * time instead of a walk over the group's children (a schema of n columns
- * otherwise costs O(n^2) name comparisons). Call right after upq_sb_init;
- * give at least 4 words an element for it to stay fast (16 * cap bytes).
- * When it fills up the builder goes back to the walk: the result and the
- * errors are the same with or without it. The memory must outlive the
- * builder's last call; it is not part of the schema. */
-void upq_sb_index(upq_schema_builder *b, uint32_t *words, uint32_t nwords);
-/* A group; `lt` may be NULL (or LIST, MAP, VARIANT). LIST/MAP also set the matching
- * ConvertedType, as the format asks for compatibility. Close it with
- * upq_sb_end. Returns UPQ_OK, UPQ_ERR_BUFFER (elems full), UPQ_ERR_LIMIT
- * (nesting deeper than UPQ_SCHEMA_MAX_DEPTH) or UPQ_ERR_INVAL. */
-upq_status upq_sb_group(upq_schema_builder *b, const char *name, int32_t repetition,
-                        const upq_logical_type *lt);
-upq_status upq_sb_end(upq_schema_builder *b);
-/* A leaf column. `type_length` is for FIXED_LEN_BYTE_ARRAY (else 0). The
- * ConvertedType equivalent of `lt` (UTF8, DECIMAL + scale/precision,
- * TIMESTAMP_MICROS, INT_8, ...) is set too. `lt` may be NULL. UPQ_ERR_INVAL
- * for a bad type, a FIXED_LEN_BYTE_ARRAY without a positive length, or a
- * logical type the physical type cannot carry. */
-upq_status upq_sb_column(upq_schema_builder *b, const char *name, int32_t repetition,
-                         int32_t physical_type, int32_t type_length, const upq_logical_type *lt);
-/* The three-level LIST: `name` (LIST) { repeated group list { <element> } };
- * add the element column or group (named "element"), then upq_sb_end_list. */
-upq_status upq_sb_list(upq_schema_builder *b, const char *name, int32_t repetition);
-upq_status upq_sb_end_list(upq_schema_builder *b);
-/* MAP: `name` (MAP) { repeated group key_value { key; value } }; add a
- * required "key" and a "value", then upq_sb_end_map. */
-upq_status upq_sb_map(upq_schema_builder *b, const char *name, int32_t repetition);
-upq_status upq_sb_end_map(upq_schema_builder *b);
-/* Sets the field id of the element added last. */
-upq_status upq_sb_field_id(upq_schema_builder *b, int32_t id);
-/* Sets a legacy ConvertedType alone (no LogicalType) on the element added
- * last, as files written before LogicalType existed carry them: LIST, MAP
- * and MAP_KEY_VALUE on groups only, INTERVAL on FIXED_LEN_BYTE_ARRAY(12)
- * only, DECIMAL never (it needs precision and scale: use upq_lt_decimal). */
-upq_status upq_sb_converted(upq_schema_builder *b, int32_t converted_type);
-/* Checks that every group is closed; *n gets the element count. */
-upq_status upq_sb_finish(upq_schema_builder *b, uint32_t *n);
-
-/* Logical type constructors (they clear *lt first). */
-void upq_lt_string(upq_logical_type *lt);
-void upq_lt_enum(upq_logical_type *lt);
-void upq_lt_json(upq_logical_type *lt);
-void upq_lt_bson(upq_logical_type *lt);
-void upq_lt_uuid(upq_logical_type *lt);
-void upq_lt_float16(upq_logical_type *lt);
-void upq_lt_date(upq_logical_type *lt);
-void upq_lt_unknown(upq_logical_type *lt);
-void upq_lt_decimal(upq_logical_type *lt, int32_t precision, int32_t scale);
-void upq_lt_int(upq_logical_type *lt, int bit_width, int is_signed);
-/* unit: UPQ_TIME_UNIT_MILLIS / _MICROS / _NANOS */
-void upq_lt_time(upq_logical_type *lt, int unit, int adjusted_to_utc);
-void upq_lt_timestamp(upq_logical_type *lt, int unit, int adjusted_to_utc);
 
 /* ---- options ------------------------------------------------------------ */
 
@@ -252,15 +166,6 @@ typedef struct upq_encrypt_opts {
     upq_random_fn random;          /* required */
     void *random_ctx;
 } upq_encrypt_opts;
-
-/* A key in use by the writer (internal). */
-typedef struct upq_wkey {
-    struct upq_aes_key *k;
-    uint64_t uses;                 /* GCM invocations: at most 2^32 per key */
-    const uint8_t *md;
-    uint32_t md_len;
-    uint8_t own;                   /* a column's own key (not the footer key) */
-} upq_wkey;
 
 /* Zeroed options give the defaults below. */
 typedef struct upq_writer_opts {
@@ -324,80 +229,6 @@ typedef struct upq_writer_opts {
 } upq_writer_opts;
 
 /* ---- the writer's state --------------------------------------------------- */
-
-/* Bounds of one statistics value (min or max), PLAIN-encoded. */
-typedef struct upq_minmax {
-    uint8_t *min, *max;   /* storage of `cap` bytes each */
-    uint32_t min_len, max_len, cap;
-    uint8_t has;          /* a non-null, non-NaN value was seen */
-    uint8_t min_ok, max_ok; /* the bound is known (truncation or size may prevent it) */
-    uint8_t min_exact, max_exact;
-} upq_minmax;
-
-/* One leaf column being written. Internal: treat as private. */
-typedef struct upq_wcol {
-    /* schema */
-    const upq_schema_element *elem;
-    upq_bytes *path;          /* names from the top-level field to the leaf */
-    uint16_t *rep_def;        /* [r]: lowest definition level a repetition level r allows */
-    uint32_t path_len;
-    int32_t type, type_length;
-    uint16_t max_def, max_rep;
-    uint8_t order;            /* statistics order (core/format/stats.h) */
-    uint8_t use_dict;         /* the dictionary is configured */
-    uint8_t dict_on;          /* the current chunk still uses it */
-    uint8_t pending;          /* row-wise: the current row has its entry staged */
-    int32_t enc;              /* encoding without (or after) the dictionary */
-    uint32_t vsize;           /* staged bytes per value, 0 for BYTE_ARRAY */
-    uint32_t pend_off;        /* row-wise: staging offset of the pending value */
-    /* staging: [0, nlev) levels, nval values in vbytes bytes; the first
-     * clev / cval / cbytes of them are committed (rows every column has) */
-    uint8_t *def, *rep;       /* levels, packed (core/encode/encode.h: upq_lev_get) */
-    uint8_t *vals;
-    uint32_t vcap, lcap;
-    uint32_t nlev, nval, vbytes;
-    uint32_t clev, cval, cbytes;
-    uint64_t rows;            /* complete rows taken in this row group */
-    uint64_t crows;           /* of them committed */
-    uint64_t frows;           /* of them in finished pages */
-    /* dictionary: PLAIN values (the dictionary page body) and a hash table */
-    uint8_t *dict;
-    uint32_t dict_bytes, dict_cap, dict_n, dict_max;
-    uint32_t *dict_off;       /* BYTE_ARRAY: offset of each entry in `dict` */
-    uint16_t *slots;          /* entry index + 1, 0 when free */
-    uint32_t nslots;
-    uint32_t dict_pages;      /* data pages of this chunk that use it */
-    /* finished pages */
-    uint8_t *chunk;
-    size_t chunk_used, chunk_cap;
-    size_t worst;             /* bound of one page, header included */
-    /* page index */
-    uint32_t npages, max_pages;
-    upq_page_location *locs;
-    uint8_t *null_pages;
-    upq_bytes *pmin, *pmax;
-    int64_t *pnulls;
-    uint8_t *pbytes;          /* min/max storage, 2 x scap per page */
-    uint32_t scap;            /* bytes of one min or max (0: no min/max) */
-    uint8_t ci_ok;            /* a ColumnIndex can be written for this chunk */
-    uint8_t dict_nonce_set;   /* encrypted: the dictionary page's nonces are drawn */
-    uint8_t dlg, rlg;         /* staged levels take 1 << dlg (rlg) bits each */
-    /* chunk statistics and counters */
-    upq_minmax st;
-    int64_t nulls, nans, num_values, unc_bytes, comp_bytes, ba_bytes;
-    int64_t *def_hist, *rep_hist;
-    uint32_t enc_mask;        /* 1 << encoding for every encoding used */
-    uint32_t pages_dict, pages_plain; /* data pages per kind (encoding_stats) */
-    /* bloom filter of the chunk's values: the bitset as the file stores it */
-    uint32_t bloom_bytes;     /* 0: no filter */
-    uint8_t *bloom;
-    /* layout, fixed when the row group ends */
-    int64_t chunk_off, data_off, ci_off, oi_off, bf_off;
-    int32_t dict_hdr, dict_stored, dict_unc, ci_len, oi_len, bf_hdr;
-    /* encryption: NULL for a plain column (its dictionary page nonces are
-     * with the writer's encryption state, not here in every column) */
-    upq_wkey *key;
-} upq_wcol;
 
 /* The writer's state: public so it can be static or on the stack (it is
  * about half a kilobyte; the bulk lives in the arena); treat its fields as
@@ -589,76 +420,6 @@ int upq_writer_file_full(upq_writer *w);
  * when known only later, as after a resume. Row groups not yet begun are
  * planned with it. */
 void upq_writer_set_file_rows(upq_writer *w, uint64_t rows);
-
-/* ---- recovery ------------------------------------------------------------ */
-
-typedef struct upq_recover_opts {
-    /* Keys of an encrypted file (the same callback as the reader's: the key
-     * metadata stored in the file selects each key), and a random source for
-     * the nonces of what recovery encrypts. */
-    const upq_decrypt_opts *decrypt;
-    upq_random_fn random;
-    void *random_ctx;
-    uint8_t dry_run;      /* check and report only: nothing is written */
-} upq_recover_opts;
-
-typedef struct upq_recover_info {
-    uint64_t rows;        /* rows of the valid file */
-    uint32_t row_groups;
-    uint64_t file_size;   /* its size (the sink's file is cut to it) */
-    uint64_t cut_at;      /* file offset where the kept journal ends */
-    uint8_t was_closed;   /* the file was complete already: nothing was changed */
-    uint8_t bad_pages;    /* a page failed its checksum: the rows from there were dropped */
-} upq_recover_info;
-
-/* State of a recovery: zero it before the first call, pass it back
- * unchanged (and unmoved) after UPQ_AGAIN. It holds a writer, so it is
- * about as large as one. */
-typedef struct upq_recover_state {
-    upq_writer w;            /* a writer built from the file's FILE record finishes it */
-    upq_tdec tdec;           /* decoding that record */
-    upq_tframe tframes[UPQ_THRIFT_MAX_DEPTH]; /* its nesting */
-    upq_file_metadata fmd;   /* the file's schema and key-value metadata (the arena's) */
-    upq_arena a;             /* the caller's arena, before the writer takes the rest */
-    void *settings;          /* the record's settings (in the arena) */
-    uint64_t size;
-    uint64_t file_id;
-    uint32_t len, done, crc, have;
-    uint16_t session;
-    uint8_t stage, part, sealed, pare;
-    uint8_t buf[128];
-    /* an encrypted file: its FileMetaData is a module under the footer key */
-    uint64_t mod_off;
-    upq_cstream cs;
-    upq_io cio;
-    upq_file_crypto fc;
-    uint8_t *fkey;               /* the footer key (arena) */
-    size_t fkey_len;
-    struct upq_aes_key *fk;      /* ... expanded */
-} upq_recover_state;
-
-/*
- * Turns a checkpoint-mode file cut at any byte (power loss) into a valid
- * Parquet file holding every checkpointed row, in place: `sink` reads and
- * writes the damaged file (read_at, write_at and sync; truncate when it
- * has one), whose size is `size`. Every page kept is checked against its
- * CRC; the file is cut back to the last checkpoint whose pages are intact.
- * Memory is arena[0..arena_len) (the caller's): it depends on the schema,
- * not on rows, row groups or checkpoints; UPQ_ERR_NOMEM tells the need
- * through upq_recover_needed(). Time is linear in the file.
- *
- * Returns UPQ_OK (*info filled in; a file that was closed already is left
- * as it is), UPQ_AGAIN (call again), UPQ_ERR_CORRUPT (not a checkpoint-mode
- * file, or not a single intact checkpoint: nothing was written),
- * UPQ_ERR_AUTH (a key is missing or wrong), UPQ_ERR_IO.
- * upq_recover_error() says where.
- */
-upq_status upq_recover(upq_recover_state *st, const upq_sink *sink, uint64_t size, void *arena,
-                       size_t arena_len, const upq_recover_opts *opts, upq_recover_info *info);
-
-/* After UPQ_ERR_NOMEM: the arena size recovery needs. */
-size_t upq_recover_needed(const upq_recover_state *st);
-const upq_error_info *upq_recover_error(const upq_recover_state *st);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define _FILE_OFFSET_BITS 64
 
-#include "io_posix.h"
+#include "uparquet/posix.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,13 +1,21 @@
 /*
- * A upq_io over a POSIX file: open + fstat for the size, pread for read_at.
- * Host code (libc allowed); firmware supplies its own adapter.
+ * The POSIX file adapter (port/adapters/posix/io_posix.c): a upq_io over a
+ * file to read (open + fstat, pread, and mmap for lent pages) and a upq_sink
+ * over a file to write (write, pwrite, pread, fsync, ftruncate), for every
+ * writer mode, checkpoint mode and recovery included.
+ *
+ * Not part of the freestanding library: it calls the OS. `make install`
+ * puts it into libuparquet.a for targets with an OS (host, aarch64, armv7,
+ * powerpc); the CMake and Meson builds give it as the target
+ * uparquet::posix. Firmware writes its own callbacks (docs/firmware.md).
  */
-#ifndef UPQ_IO_POSIX_H
-#define UPQ_IO_POSIX_H
+#ifndef UPARQUET_POSIX_H
+#define UPARQUET_POSIX_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "uparquet/reader.h"
+#include "reader.h"
+#include "writer.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,8 +57,6 @@ upq_status upq_posix_lend(void *ctx, uint64_t off, size_t len, const void **p, s
 void upq_posix_close(upq_posix_file *f);
 
 /* ---- a file to write: the writer's upq_sink ---------------------------- */
-
-#include "uparquet/writer.h"
 
 typedef struct upq_posix_sink {
     int fd;                /* -1 when closed */

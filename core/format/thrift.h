@@ -1,5 +1,6 @@
 /*
- * Thrift compact protocol: a resumable, table-driven decoder and encoder.
+ * Thrift compact protocol: a resumable, table-driven decoder and encoder
+ * (internal: the library's own, not installed).
  *
  * C structures are described by static tables (upq_tstruct); the decoder fills
  * them from bytes arriving in any chunking, the encoder writes them into
@@ -17,44 +18,19 @@
  *   - a union is a struct with at most one isset bit; its members may share
  *     storage (a C union).
  */
-#ifndef UPARQUET_THRIFT_H
-#define UPARQUET_THRIFT_H
+#ifndef UPQ_THRIFT_H
+#define UPQ_THRIFT_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "status.h"
-#include "arena.h"
-#include "config.h"
+#include "uparquet/status.h"
+#include "uparquet/arena.h"
+#include "uparquet/types.h"
+#include "uparquet/private.h" /* upq_tdec, upq_tframe */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* A byte string. Points into the arena (decoded data) or caller memory. */
-typedef struct upq_bytes {
-    const uint8_t *ptr;
-    uint32_t len;
-} upq_bytes;
-
-/* The generic list layout every upq_*_list type shares. */
-typedef struct upq_list {
-    void *v;
-    uint32_t n;
-} upq_list;
-
-#define UPQ_LIST_TYPE(name, T) \
-    typedef struct name {      \
-        T *v;                  \
-        uint32_t n;            \
-    } name
-UPQ_LIST_TYPE(upq_bool_list, uint8_t);
-UPQ_LIST_TYPE(upq_i32_list, int32_t);
-UPQ_LIST_TYPE(upq_i64_list, int64_t);
-UPQ_LIST_TYPE(upq_bytes_list, upq_bytes);
-
-/* Is field id `id` present in a described struct `s` (anything with isset)? */
-#define UPQ_ISSET(s, id) ((((s).isset) >> (id)) & 1u)
-#define UPQ_SET(s, id) ((s).isset |= (1u << (id)))
 
 /* Compact protocol wire types. */
 enum {
@@ -96,18 +72,16 @@ typedef enum upq_tkind {
 #define UPQ_TF_PROJECT 0x40u  /* list<struct> filtered by the decoder's projection */
 #define UPQ_TF_LIST 0x80u     /* a list<kind> (Thrift list or set) */
 
-typedef struct upq_tstruct upq_tstruct;
-
 /* One field: 4 bytes, plus its name unless UPQ_NO_ERRSTR. Build with
  * UPQ_TFIELD. */
-typedef struct upq_tfield {
+struct upq_tfield {
 #if !UPQ_NO_ERRSTR
     const char *name; /* for error messages */
 #endif
     uint16_t offset;  /* offsetof() in the C struct */
     uint8_t id;       /* Thrift field id | UPQ_TF_* flags */
     uint8_t kind;     /* upq_tkind of the value or of the list's elements */
-} upq_tfield;
+};
 
 /* A described struct. All structs that refer to each other live in one
  * array, the description table: a field names its struct type by position
@@ -140,72 +114,9 @@ struct upq_tstruct {
 #define UPQ_TSUB(owner, fd) \
     ((owner) - ((owner)->index & ~UPQ_TS_UNION) + ((fd)->kind - UPQ_TK_STRUCT))
 
-/* Limits applied to untrusted input (defaults from config.h). */
-typedef struct upq_thrift_limits {
-    uint32_t max_depth;   /* <= UPQ_THRIFT_MAX_DEPTH */
-    uint32_t max_list;    /* elements in one list/set/map */
-    uint32_t max_binary;  /* bytes in one binary/string */
-} upq_thrift_limits;
-
 void upq_thrift_limits_default(upq_thrift_limits *l);
 
 /* ---- decoder ---------------------------------------------------------- */
-
-typedef struct upq_tframe {
-    const upq_tstruct *desc;  /* struct frame: its description (NULL: skipping);
-                                 list frame: the element struct's, if any */
-    uint8_t *obj;             /* struct frame: C struct being filled (NULL: skipping);
-                                 list frame: the list's storage */
-    uint8_t *items;           /* list frame: element storage (NULL: skipping) */
-    uint32_t remaining;       /* container: elements (map: entries) left */
-    uint32_t index;           /* list frame: next wire element index */
-    uint32_t stored;          /* list frame: elements stored so far */
-    int16_t last_id;          /* struct frame: previous field id (delta encoding) */
-    uint8_t type;             /* UPQ_CT_STRUCT, UPQ_CT_LIST/SET, UPQ_CT_MAP */
-    uint8_t elem_ct;          /* container: element wire type (map: key type) */
-    uint8_t val_ct;           /* map: value wire type */
-    uint8_t map_value_next;   /* map: the next item is a value */
-    uint8_t elem_kind;        /* list frame: upq_tkind of stored elements */
-    uint8_t project;          /* list frame: filtered by the projection */
-} upq_tframe;
-
-typedef struct upq_tdec {
-    upq_tframe *stack;        /* the caller's frames (upq_tdec_init): the nesting accepted */
-    upq_thrift_limits lim;
-    upq_arena *arena;
-    const uint8_t *proj;      /* projection bitmap for UPQ_TF_PROJECT lists, or NULL */
-    uint32_t proj_bits;       /* bits in `proj` */
-    uint32_t proj_count;      /* set bits in `proj` (slots allocated) */
-    uint64_t pos;             /* bytes consumed since init */
-    uint64_t limit;           /* the message may not extend past this many bytes */
-    /* token in progress */
-    uint64_t acc;             /* varint accumulator */
-    uint8_t shift;            /* varint bit position */
-    uint8_t stage;            /* what is being read (internal) */
-    uint8_t depth;            /* frames in use */
-    uint8_t cur_ct;           /* wire type of the value being read */
-    uint8_t tmp[16];          /* fixed-size token bytes (double, uuid) */
-    uint8_t tmp_len;
-    uint8_t dest_kind;        /* upq_tkind of dest */
-    uint8_t *dest;            /* where the value being read is stored (NULL: skip) */
-    const upq_tfield *dest_field; /* field whose value is read (a list element's: the list) */
-    const upq_tstruct *dest_sub;  /* description of a struct value or list<struct> elements */
-    uint8_t *bin;             /* binary body destination */
-    uint32_t bin_left;        /* binary body bytes still to come */
-    /* error details ("" with UPQ_NO_ERRSTR) */
-    const char *err_struct;   /* struct being decoded when the error happened */
-    const char *err_field;    /* field name, when known */
-    uint64_t err_pos;         /* byte offset (from init) of the error */
-    upq_status status;        /* sticky error */
-#if UPQ_WITH_LAZY_ROW_GROUPS
-    /* A list field of the top struct skipped without storing (its isset bit
-     * is still set): where its first element starts and how many it has. */
-    uint8_t lazy_id;          /* field id, 0: none */
-    uint8_t lazy_hit;         /* its header was just read */
-    uint32_t lazy_n;          /* element count */
-    uint64_t lazy_pos;        /* offset (from init) of the first element */
-#endif
-} upq_tdec;
 
 /*
  * Starts decoding one struct described by `desc` into `obj` (zeroed here).

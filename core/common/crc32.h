@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "config.h"
+#include "uparquet/config.h"
 
 #ifdef __cplusplus
 extern "C" {
