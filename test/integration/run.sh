@@ -132,13 +132,20 @@ quickstarts() {
         fi
     done
     [ "$n" = 2 ] || return
-    (cd "$d" && ./logger log.parquet 1050 cut && ./logger log.parquet recover && cp log.parquet cut.parquet &&
-        ./logger log.parquet 500) >"$d/logger.log" 2>&1
+    (cd "$d" && ./logger log.parquet 1050 cut && cp log.parquet precut.parquet && ./logger log.parquet recover &&
+        cp log.parquet cut.parquet && ./logger log.parquet 500) >"$d/logger.log" 2>&1
     want=$'1050 rows, 1000 durable \(cut\)\nrecovered 1000 rows, [0-9]+ bytes\nresumed after 1000 rows\n1500 rows, 1500 durable'
     if [[ $(cat "$d/logger.log") =~ ^$want$ ]]; then
         ok "quickstart: logger cut at 1050 rows, recovered 1000, resumed to 1500"
     else
         fail "quickstart: logger printed: $(tr '\n' '|' <"$d/logger.log")"
+    fi
+    # A reader given the cut file before its recovery is told what finishes it.
+    got=$(cd "$d" && ./sum precut.parquet celsius ts 0 2>&1)
+    if [ $? -ne 0 ] && [[ $got == *"input truncated: no PAR1 magic at the end of the file: a checkpoint-mode file cut before its close; upq_recover() or \`upq recover FILE\` finishes it"* ]]; then
+        ok "quickstart: reading the cut log before recovery: UPQ_ERR_TRUNCATED, and the message names upq_recover"
+    else
+        fail "quickstart: reading the cut log before recovery printed: $got"
     fi
     # Every row as the logger makes it: ts one second apart from 1717200000000 ms,
     # celsius 20 + (row % 50) / 10, null in every tenth row.
