@@ -8,8 +8,10 @@
 # uparquet::uparquet) made of them all, which carries the public include
 # directories and the options to whatever links it, and on targets with an
 # OS uparquet_posix (alias uparquet::posix): the POSIX file adapter of
-# uparquet/posix.h. Sources of components an option turns off compile to
-# nothing.
+# uparquet/posix.h; uparquet::fatfs and uparquet::littlefs, the adapters over
+# the project's own FatFs or littlefs, when UPQ_FATFS_INCLUDE_DIRS or
+# UPQ_LITTLEFS_INCLUDE_DIRS name its headers. Sources of components an option
+# turns off compile to nothing.
 #
 # Options (cache variables), made from config.h's list of options:
 #   UPQ_SET             an option set, port/config/upq-<set>.h: reader-min,
@@ -171,6 +173,26 @@ foreach(p ${_upq_pkgs})
                         INTERFACE_LINK_LIBRARIES uparquet)
   target_link_libraries(uparquet PUBLIC ${_upq_t})
 endforeach()
+
+# The FatFs and littlefs adapters (upq_fatfs.h, upq_littlefs.h), compiled
+# against the project's own FatFs or littlefs: give the include directories
+# of its ff.h and ffconf.h, or of its lfs.h and lfs_util.h.
+set(UPQ_FATFS_INCLUDE_DIRS "" CACHE STRING "FatFs' include directories: builds uparquet::fatfs")
+set(UPQ_LITTLEFS_INCLUDE_DIRS "" CACHE STRING "littlefs' include directories: builds uparquet::littlefs")
+if(UPQ_FATFS_INCLUDE_DIRS)
+  add_library(uparquet_fatfs STATIC "${UPQ_ROOT}/port/adapters/fatfs/upq_fatfs.c")
+  add_library(uparquet::fatfs ALIAS uparquet_fatfs)
+  set_target_properties(uparquet_fatfs PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON)
+  target_include_directories(uparquet_fatfs PUBLIC "${UPQ_ROOT}/port/adapters/fatfs" ${UPQ_FATFS_INCLUDE_DIRS})
+  target_link_libraries(uparquet_fatfs PUBLIC uparquet)
+endif()
+if(UPQ_LITTLEFS_INCLUDE_DIRS)
+  add_library(uparquet_littlefs STATIC "${UPQ_ROOT}/port/adapters/littlefs/upq_littlefs.c")
+  add_library(uparquet::littlefs ALIAS uparquet_littlefs)
+  set_target_properties(uparquet_littlefs PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON)
+  target_include_directories(uparquet_littlefs PUBLIC "${UPQ_ROOT}/port/adapters/littlefs" ${UPQ_LITTLEFS_INCLUDE_DIRS})
+  target_link_libraries(uparquet_littlefs PUBLIC uparquet)
+endif()
 
 # The POSIX file adapter (not library code: it calls the OS), where there is one.
 if(NOT CMAKE_SYSTEM_NAME STREQUAL "Generic" AND NOT CMAKE_SYSTEM_NAME STREQUAL "Zephyr")

@@ -242,7 +242,27 @@ if got=$("$node" -e '
     }
     if (bad.length || n === 0) { console.log(`${n} snippets; not in their files: ${bad.join("; ")}`); process.exit(1); }
     console.log(n);' "$top" 2>&1); then
-    ok "readme: the $got snippets of README.md and docs/ marked tested are lines of examples/integration"
+    ok "readme: the $got snippets of README.md and docs/ marked tested are lines of the files they name"
+else
+    fail "readme: $got"
+fi
+
+# Every relative link of README.md, CHANGELOG.md and docs/ leads to a file that is there.
+if got=$("$node" -e '
+    const fs = require("fs"), path = require("path");
+    const [top] = process.argv.slice(1);
+    const files = ["README.md", "CHANGELOG.md", ...fs.readdirSync(path.join(top, "docs")).filter((f) => f.endsWith(".md")).map((f) => "docs/" + f)];
+    let n = 0;
+    const bad = [];
+    for (const f of files)
+        for (const m of fs.readFileSync(path.join(top, f), "utf8").matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
+            if (/^[a-z]+:/.test(m[1])) continue;
+            n++;
+            if (!fs.existsSync(path.join(top, path.dirname(f), m[1]))) bad.push(`${f}: ${m[1]}`);
+        }
+    if (bad.length) { console.log(`broken: ${bad.join(", ")}`); process.exit(1); }
+    console.log(n);' "$top" 2>&1); then
+    ok "readme: the $got relative links of README.md, CHANGELOG.md and docs/ lead to files"
 else
     fail "readme: $got"
 fi
