@@ -11,6 +11,12 @@
 #   headers    the installed headers are uparquet.h's set (the adapter,
 #              private.h and config_build.h aside), hold no internals, and
 #              each compiles alone as C99 and C++ with -pedantic
+#   planned    examples/integration/planned.c, written from docs/ alone: a
+#              checkpoint logger cut and recovered, row-wise reading and a
+#              predicate scan of files DuckDB and arrow-rs wrote and of the
+#              recovered log, every arena sized as docs/memory.md says; its
+#              answers against DuckDB's, and the jobs with a planner (the
+#              logger, row-wise reading) must fit on the first try
 #   quickstart the README's two complete programs built from its text with
 #              pkg-config and -Wall -Wextra -pedantic -Werror and run: the
 #              logger cut, recovered and resumed (DuckDB reads every row as
@@ -181,6 +187,20 @@ quickstarts() {
             fail "quickstart: sum $(basename "$f") $a where $b > $x: $got; DuckDB: sum $s, count $c"
         fi
     done <"$d/queries.txt"
+
+    # The program written from docs/ alone: every arena as docs/memory.md sizes it.
+    if run "planned: examples/integration/planned.c builds warning-free" "$d/planned.build.log" bash -c \
+        "cd '$d' && $cc -std=c99 -Wall -Wextra -pedantic -Werror \$(pkg-config --cflags uparquet) '$ex/planned.c' -o planned \$(pkg-config --libs uparquet)"; then
+        (cd "$d" && ./planned files) >"$d/planned.txt" 2>&1
+        "$node" "$top/test/integration/planned_check.mjs" "$d/files" "$d/planned.txt" >"$d/planned.check" 2>&1
+        while IFS= read -r line; do
+            case $line in
+            "ok: "*) ok "planned: ${line#ok: }" ;;
+            "FAIL: "*) fail "planned: ${line#FAIL: }" ;;
+            esac
+        done <"$d/planned.check"
+        grep -q '^planned: [0-9]* passed' "$d/planned.check" || fail "planned: no verdict: $(tail -3 "$d/planned.check")"
+    fi
 }
 
 echo "integration: working in $tmp"
