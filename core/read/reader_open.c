@@ -67,8 +67,12 @@ static upq_status stage_tail(upq_reader *r)
         r->lazy = 0; /* authenticated as a whole: decoded at once (see restart_footer) */
 #endif
     } else if (upq_memcmp(r->tail + 4, "PAR1", 4) != 0) {
+#if UPQ_WITH_CHECKPOINT
         r->stage = RS_CUT;
         return UPQ_OK;
+#else
+        return upq_reader_fail(r, UPQ_ERR_CORRUPT, size - 4, UPQ_MSG("no PAR1 magic at the end of the file"));
+#endif
     }
     r->footer_len = upq_load_le32(r->tail);
     if ((uint64_t)r->footer_len > size - MAGIC_LEN - TAIL_LEN)
@@ -80,10 +84,11 @@ static upq_status stage_tail(upq_reader *r)
     return UPQ_OK;
 }
 
+#if UPQ_WITH_CHECKPOINT
 /* The end has no magic. A checkpoint-mode file begins with its magic and
  * its journal's first record, whose magic is "UPQJ" (core/checkpoint/
  * journal.h): such a file was cut before its close, and the reader says
- * what finishes it. */
+ * what finishes it (a build with checkpoint mode: upq_recover is there). */
 static upq_status stage_cut(upq_reader *r)
 {
     upq_status st = read_exact(r, 0, r->tail, TAIL_LEN);
@@ -97,6 +102,7 @@ static upq_status stage_cut(upq_reader *r)
                             "with every checkpointed row"));
     return upq_reader_fail(r, UPQ_ERR_CORRUPT, r->io.size - 4, UPQ_MSG("no PAR1 magic at the end of the file"));
 }
+#endif
 
 static void start_metadata(upq_reader *r, uint64_t limit)
 {
@@ -518,7 +524,9 @@ upq_status upq_reader_open(upq_reader *r)
             r->stage = RS_TAIL;
             break;
         case RS_TAIL: st = stage_tail(r); break;
+#if UPQ_WITH_CHECKPOINT
         case RS_CUT: st = stage_cut(r); break;
+#endif
         case RS_HEAD: st = stage_head(r); break;
         case RS_FOOTER:
         case RS_FCM: st = stage_footer(r); break;
