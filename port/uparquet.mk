@@ -34,6 +34,11 @@
 #   UPQ_LIBS             their archives, built for the target by
 #                        `make -C $(UPQ_DIR) deps TARGET=$(UPQ_TARGET)`
 #                        (UPQ_TARGET: cortex-m4 unless set)
+#   UPQ_FATFS_SRC        the FatFs file adapter (upq_fatfs.h: a upq_sink and
+#   UPQ_LITTLEFS_SRC     upq_io over a FIL), the littlefs one (upq_littlefs.h,
+#   UPQ_ADAPTER_CFLAGS   over an lfs_file_t), and the include directories of
+#                        their headers: compile them with your own FatFs or
+#                        littlefs on the include path (ff.h, lfs.h)
 #
 # The include directories are few on purpose: -I core/include (uparquet/*.h)
 # and -I port (upq_port.h, the porting seam) for everyone; the library's
@@ -90,6 +95,12 @@ UPQ_PKG_LIB.brotli := libbrotlidec.a
 UPQ_PKG_LIB.libdeflate :=
 UPQ_PKGS := $(if $(UPQ_SET_H),$(foreach p,lz4 zstd mbedtls zlib brotli libdeflate,\
     $(if $(shell grep -q '^\#define $(UPQ_PKG_OPT.$(p)) 1$$' $(UPQ_SET_H) && echo y),$(p))))
+
+# The file adapters: the caller's side, compiled against the caller's FatFs
+# or littlefs (port/adapters/).
+UPQ_FATFS_SRC := $(UPQ_DIR)/port/adapters/fatfs/upq_fatfs.c
+UPQ_LITTLEFS_SRC := $(UPQ_DIR)/port/adapters/littlefs/upq_littlefs.c
+UPQ_ADAPTER_CFLAGS := -I$(UPQ_DIR)/port/adapters/fatfs -I$(UPQ_DIR)/port/adapters/littlefs
 
 UPQ_LIB_CFLAGS := -ffreestanding -fno-builtin $(UPQ_NOLOOP) -I$(UPQ_DIR)/core -I$(UPQ_DIR)/codecs \
     $(foreach p,$(UPQ_PKGS),$(UPQ_PKG_FLAGS.$(p)))

@@ -129,7 +129,7 @@ static upq_status check_header(upq_bloom_reader *b)
                      UPQ_MSG("bloom filter size is not a power of two from 32 bytes"));
     n = (uint32_t)h->num_bytes;
     if (n > b->max_bytes)
-        return bfail(b, UPQ_ERR_LIMIT, b->off, UPQ_MSG("bloom filter larger than the limit"));
+        return bfail(b, UPQ_ERR_LIMIT, b->off, UPQ_MSG("bloom filter larger than the limit: raise it with upq_bloom_set_max_bytes()"));
     if (b->key) /* the bitset module's length, nonce and tag */
         room = room < UPQ_CRYPTO_GCM_OVERHEAD ? 0 : room - UPQ_CRYPTO_GCM_OVERHEAD;
     if (n > room)

@@ -293,7 +293,7 @@ static upq_status begin_body(upq_column_reader *c)
     if ((uint64_t)ph->compressed_page_size > c->chunk_end - body_start)
         return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("page extends past its column chunk"));
     if ((uint32_t)ph->uncompressed_page_size > max_page)
-        return col_fail(c, UPQ_ERR_LIMIT, c->page_off, UPQ_MSG("page larger than max_page_size"));
+        return col_fail(c, UPQ_ERR_LIMIT, c->page_off, UPQ_MSG("page larger than upq_reader_opts.max_page_size (default 256 MiB): raise it to read this file"));
     c->body_len = (uint32_t)ph->compressed_page_size;
     c->body_fill = 0;
 #if UPQ_WITH_PAGE_INDEX

@@ -106,7 +106,7 @@ upq_status upq_page_index_open(upq_page_index *p, upq_reader *r, uint32_t rg, ui
         return pfail(p, UPQ_ERR_CORRUPT, off < 0 ? UINT64_MAX : (uint64_t)off,
                      UPQ_MSG("page index offset or length outside the file's data"), -1);
     if ((uint32_t)len > UPQ_PAGE_INDEX_MAX_MODULE)
-        return pfail(p, UPQ_ERR_LIMIT, (uint64_t)off, UPQ_MSG("page index larger than the limit"), -1);
+        return pfail(p, UPQ_ERR_LIMIT, (uint64_t)off, UPQ_MSG("page index larger than UPQ_PAGE_INDEX_MAX_MODULE (a build option, 64 MiB)"), -1);
     p->off = (uint64_t)off;
     p->len = (uint32_t)len;
     p->stage = PI_READ;

@@ -23,7 +23,8 @@ enum {
     RS_COLMETA, /* encrypted column metadata */
     RS_CHECK,   /* schema tree and consistency checks */
     RS_OPEN,
-    RS_FAILED
+    RS_FAILED,
+    RS_CUT      /* no magic at the end: the first 8 bytes say whether it is a cut log */
 };
 
 #define DEFAULT_WINDOW 256u

@@ -66,8 +66,14 @@ static upq_status stage_tail(upq_reader *r)
 #if UPQ_WITH_LAZY_ROW_GROUPS
         r->lazy = 0; /* authenticated as a whole: decoded at once (see restart_footer) */
 #endif
-    } else if (upq_memcmp(r->tail + 4, "PAR1", 4) != 0)
+    } else if (upq_memcmp(r->tail + 4, "PAR1", 4) != 0) {
+#if UPQ_WITH_CHECKPOINT
+        r->stage = RS_CUT;
+        return UPQ_OK;
+#else
         return upq_reader_fail(r, UPQ_ERR_CORRUPT, size - 4, UPQ_MSG("no PAR1 magic at the end of the file"));
+#endif
+    }
     r->footer_len = upq_load_le32(r->tail);
     if ((uint64_t)r->footer_len > size - MAGIC_LEN - TAIL_LEN)
         return upq_reader_fail(r, UPQ_ERR_CORRUPT, size - TAIL_LEN, UPQ_MSG("footer length exceeds the file"));
@@ -77,6 +83,26 @@ static upq_status stage_tail(upq_reader *r)
     r->stage = RS_HEAD;
     return UPQ_OK;
 }
+
+#if UPQ_WITH_CHECKPOINT
+/* The end has no magic. A checkpoint-mode file begins with its magic and
+ * its journal's first record, whose magic is "UPQJ" (core/checkpoint/
+ * journal.h): such a file was cut before its close, and the reader says
+ * what finishes it (a build with checkpoint mode: upq_recover is there). */
+static upq_status stage_cut(upq_reader *r)
+{
+    upq_status st = read_exact(r, 0, r->tail, TAIL_LEN);
+    if (st != UPQ_OK)
+        return st;
+    if ((upq_memcmp(r->tail, "PAR1", 4) == 0 || upq_memcmp(r->tail, "PARE", 4) == 0) &&
+        upq_memcmp(r->tail + 4, "UPQJ", 4) == 0)
+        return upq_reader_fail(r, UPQ_ERR_TRUNCATED, r->io.size - 4,
+                    UPQ_MSG("no PAR1 magic at the end of the file: a checkpoint-mode file cut "
+                            "before its close; upq_recover() or `upq recover FILE` finishes it "
+                            "with every checkpointed row"));
+    return upq_reader_fail(r, UPQ_ERR_CORRUPT, r->io.size - 4, UPQ_MSG("no PAR1 magic at the end of the file"));
+}
+#endif
 
 static void start_metadata(upq_reader *r, uint64_t limit)
 {
@@ -199,7 +225,7 @@ static upq_status footer_decode_error(upq_reader *r, upq_status st, uint64_t bas
     r->err.field = r->tdec.err_field;
     return upq_reader_fail(r, st, base + r->tdec.err_pos,
                 st == UPQ_ERR_NOMEM   ? UPQ_MSG("arena too small for the footer")
-                : st == UPQ_ERR_LIMIT ? UPQ_MSG("footer exceeds a decoding limit")
+                : st == UPQ_ERR_LIMIT ? UPQ_MSG("footer exceeds a decoding limit: raise upq_reader_opts.limits (max_depth, max_list, max_binary)")
                                       : UPQ_MSG("malformed footer metadata"));
 }
 
@@ -458,7 +484,7 @@ static upq_status stage_check(upq_reader *r)
         r->err.schema_element = (int32_t)bad;
         return upq_reader_fail(r, st, r->footer_start,
                     st == UPQ_ERR_NOMEM   ? UPQ_MSG("arena too small for the schema")
-                    : st == UPQ_ERR_LIMIT ? UPQ_MSG("schema nested too deeply")
+                    : st == UPQ_ERR_LIMIT ? UPQ_MSG("schema nested deeper than UPQ_SCHEMA_MAX_DEPTH (a build option)")
                                           : UPQ_MSG("malformed schema"));
     }
     st = check_chunks(r);
@@ -498,6 +524,9 @@ upq_status upq_reader_open(upq_reader *r)
             r->stage = RS_TAIL;
             break;
         case RS_TAIL: st = stage_tail(r); break;
+#if UPQ_WITH_CHECKPOINT
+        case RS_CUT: st = stage_cut(r); break;
+#endif
         case RS_HEAD: st = stage_head(r); break;
         case RS_FOOTER:
         case RS_FCM: st = stage_footer(r); break;
@@ -584,7 +613,7 @@ static upq_status rg_feed(upq_reader *r)
             r->err.field = r->tdec.err_field;
             return upq_reader_fail(r, st, r->rg_pos + r->tdec.err_pos,
                         st == UPQ_ERR_NOMEM   ? UPQ_MSG("arena too small for the row group's metadata")
-                        : st == UPQ_ERR_LIMIT ? UPQ_MSG("row group exceeds a decoding limit")
+                        : st == UPQ_ERR_LIMIT ? UPQ_MSG("row group exceeds a decoding limit: raise upq_reader_opts.limits (max_depth, max_list, max_binary)")
                                               : UPQ_MSG("malformed row group metadata"));
         }
     }

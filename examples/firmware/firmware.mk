@@ -40,7 +40,8 @@ FW_CFLAGS = $(CM4_CFLAGS) -Iexamples/firmware
 FW_LDFLAGS = $(TOPT.cortex-m4) $(TFLAGS.cortex-m4) -nostdlib -nostartfiles -Llinker -Wl,--gc-sections
 FW_LIBS = -Wl,--start-group $(CM4_LIB) $(DEPS_LIBS.cortex-m4) -lgcc -Wl,--end-group
 
-FW_COMMON_SRC := port/adapters/cortex-m/startup.c port/adapters/semihost/io_semihost.c examples/firmware/fw_util.c
+FW_COMMON_SRC := port/adapters/cortex-m/startup.c port/adapters/semihost/io_semihost.c examples/firmware/fw_util.c \
+                 examples/upq/rows_json.c
 FW_COMMON_OBJ := $(patsubst %.c,$(FW)/obj/%.o,$(FW_COMMON_SRC))
 FW_LOGGER_OBJ := $(FW)/obj/examples/firmware/logger_main.o \
                  $(FW)/obj/examples/sensor_logger/sensor_logger.o \

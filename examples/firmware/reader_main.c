@@ -16,10 +16,8 @@
  * time (default UPQ_ROWS_DEFAULT_BATCH), the other part of a small arena.
  *
  * --raw is `upq cat --json` with every leaf value shown by its physical type
- * alone, bit-exact: BOOLEAN true/false, INT32/INT64 decimal, FLOAT
- * "f:<8 hex digits of the bits>", DOUBLE "d:<16 hex digits>", INT96, BYTE_ARRAY
- * and FIXED_LEN_BYTE_ARRAY "0x<hex bytes>". Objects, lists, maps, keys and
- * nulls are as in --json. As in upq, a row is written only when complete.
+ * alone, bit-exact (examples/upq/rows_json.h): the rows are printed by the
+ * same code as upq's. As in upq, a row is written only when complete.
  *
  * Console: "rows: N", "arena: SIZE bytes, high water N", then on failure the
  * error as upq prints it after "upq: FILE: " (prefixed "error: "), and for
@@ -30,6 +28,7 @@
 
 #include "uparquet/uparquet.h"
 #include "upq_port.h"
+#include "../upq/rows_json.h"
 
 #ifndef FW_READER_ARENA_BYTES
 #define FW_READER_ARENA_BYTES (256u * 1024u)
@@ -37,9 +36,6 @@
 #ifndef FW_READER_OUT_BYTES
 #define FW_READER_OUT_BYTES (32u * 1024u)
 #endif
-/* Containers open at once in a row, as upq cat allows. */
-#define MAX_NEST 256
-
 static uint64_t arena[FW_READER_ARENA_BYTES / 8];
 static char out_buf[FW_READER_OUT_BYTES];
 static upq_reader reader;
@@ -64,207 +60,34 @@ static upq_status slow_read_at(void *ctx, uint64_t off, void *buf, size_t len, s
     return upq_sh_read_at(s->f, off, buf, len, got);
 }
 
-/* ---- one row, as upq's cat.c writes it ------------------------------------------ */
+/* ---- one row, as upq cat --raw writes it: the printer is the same file ------------- */
 
-typedef struct row_writer {
-    const upq_schema *s;
-    fw_out *o;
-    unsigned depth;
-    unsigned char count[MAX_NEST];
-} row_writer;
-
-static size_t utf8_seq_len(const uint8_t *p, size_t n)
+static void out_put(void *ctx, const void *p, size_t n)
 {
-    unsigned c = p[0];
-    size_t len, i;
-    uint32_t cp, min;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        cp = c & 0x1Fu;
-        min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        cp = c & 0x0Fu;
-        min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        cp = c & 0x07u;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (i = 1; i < len; i++) {
-        if ((p[i] & 0xC0u) != 0x80u)
-            return 0;
-        cp = (cp << 6) | (p[i] & 0x3Fu);
-    }
-    if (cp < min || cp > 0x10FFFFu || (cp >= 0xD800u && cp <= 0xDFFFu))
-        return 0;
-    return len;
-}
-
-/* A JSON string: '"' and '\' escaped, control bytes and bytes outside
- * well-formed UTF-8 as \u00XX. */
-static void put_string(fw_out *o, const uint8_t *p, size_t n)
-{
-    size_t i = 0, k = 0;
-    fw_putc(o, '"');
-    while (i < n) {
-        unsigned c = p[i];
-        if (c == '"' || c == '\\') {
-            fw_putc(o, '\\');
-            fw_putc(o, (char)c);
-            i++;
-        } else if (c < 0x20 || (c >= 0x80 && (k = utf8_seq_len(p + i, n - i)) == 0)) {
-            uint8_t b = (uint8_t)c;
-            fw_puts(o, "\\u00");
-            fw_put_hex(o, &b, 1);
-            i++;
-        } else if (c < 0x80) {
-            fw_putc(o, (char)c);
-            i++;
-        } else {
-            fw_put(o, p + i, k);
-            i += k;
-        }
-    }
-    fw_putc(o, '"');
-}
-
-static void put_value(fw_out *o, const upq_schema *s, uint32_t col, const void *v)
-{
-    const uint8_t *p;
-    size_t n;
-    switch (s->columns[col].physical_type) {
-    case UPQ_TYPE_BOOLEAN:
-        fw_puts(o, *(const uint8_t *)v ? "true" : "false");
-        return;
-    case UPQ_TYPE_INT32:
-        fw_put_i64(o, *(const int32_t *)v);
-        return;
-    case UPQ_TYPE_INT64:
-        fw_put_i64(o, *(const int64_t *)v);
-        return;
-    case UPQ_TYPE_FLOAT: {
-        union { float f; uint32_t u; } b;
-        uint8_t be[4];
-        b.f = *(const float *)v;
-        upq_store_be32(be, b.u);
-        fw_puts(o, "\"f:");
-        fw_put_hex(o, be, 4);
-        fw_putc(o, '"');
-        return;
-    }
-    case UPQ_TYPE_DOUBLE: {
-        union { double d; uint64_t u; } b;
-        uint8_t be[8];
-        b.d = *(const double *)v;
-        upq_store_be32(be, (uint32_t)(b.u >> 32));
-        upq_store_be32(be + 4, (uint32_t)b.u);
-        fw_puts(o, "\"d:");
-        fw_put_hex(o, be, 8);
-        fw_putc(o, '"');
-        return;
-    }
-    case UPQ_TYPE_INT96:
-        p = ((const upq_int96 *)v)->b;
-        n = 12;
-        break;
-    case UPQ_TYPE_BYTE_ARRAY:
-    case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY:
-        p = ((const upq_bytes *)v)->ptr;
-        n = ((const upq_bytes *)v)->len;
-        break;
-    default:
-        fw_puts(o, "null");
-        return;
-    }
-    fw_puts(o, "\"0x");
-    fw_put_hex(o, p, n);
-    fw_putc(o, '"');
-}
-
-static void item_start(row_writer *rw, const upq_event *ev)
-{
-    unsigned char *n = &rw->count[rw->depth - 1];
-    if (ev->role == UPQ_ROLE_VALUE) {
-        fw_puts(rw->o, ",\"value\":");
-        return;
-    }
-    if (*n)
-        fw_putc(rw->o, ',');
-    *n = 1;
-    if (ev->role == UPQ_ROLE_KEY) {
-        fw_puts(rw->o, "{\"key\":");
-    } else if (ev->role == UPQ_ROLE_FIELD) {
-        const upq_bytes *name = &rw->s->nodes[ev->node].elem->name;
-        put_string(rw->o, name->ptr, name->len);
-        fw_putc(rw->o, ':');
-    }
-}
-
-static void item_end(row_writer *rw, const upq_event *ev)
-{
-    if (ev->role == UPQ_ROLE_VALUE)
-        fw_putc(rw->o, '}');
-}
-
-static int row_event(row_writer *rw, const upq_event *ev)
-{
-    switch (ev->type) {
-    case UPQ_EV_VALUE:
-        item_start(rw, ev);
-        put_value(rw->o, rw->s, ev->column, ev->value);
-        item_end(rw, ev);
-        return 0;
-    case UPQ_EV_NULL:
-        item_start(rw, ev);
-        fw_puts(rw->o, "null");
-        item_end(rw, ev);
-        return 0;
-    case UPQ_EV_BEGIN_STRUCT:
-    case UPQ_EV_BEGIN_LIST:
-    case UPQ_EV_BEGIN_MAP:
-        if (rw->depth >= MAX_NEST)
-            return -1;
-        item_start(rw, ev);
-        fw_putc(rw->o, ev->type == UPQ_EV_BEGIN_STRUCT ? '{' : '[');
-        rw->count[rw->depth++] = 0;
-        return 0;
-    default:
-        rw->depth--;
-        fw_putc(rw->o, ev->type == UPQ_EV_END_STRUCT ? '}' : ']');
-        item_end(rw, ev);
-        return 0;
-    }
+    fw_put((fw_out *)ctx, p, n);
 }
 
 /* ---- the file ------------------------------------------------------------------- */
 
 static upq_status read_row(const upq_schema *s, fw_out *o)
 {
-    row_writer rw;
+    static rows_json rj; /* its nesting counts: off the stack */
+    rows_json_out out;
     upq_event ev;
     upq_status st;
-    rw.s = s;
-    rw.o = o;
-    rw.depth = 1;
-    rw.count[0] = 0;
-    fw_putc(o, '{');
+    out.put = out_put;
+    out.ctx = o;
+    rows_json_begin(&rj, s, &out, rows_json_raw, 0, 1);
     for (;;) {
         do
             st = upq_rows_event(&rows, &ev);
         while (st == UPQ_AGAIN);
         if (st != UPQ_OK)
             break;
-        if (row_event(&rw, &ev) < 0)
+        if (rows_json_event(&rj, &ev) < 0)
             return UPQ_ERR_LIMIT;
     }
-    fw_putc(o, '}');
+    rows_json_end(&rj, 1);
     return st == UPQ_DONE ? UPQ_OK : st;
 }
 
@@ -450,7 +273,7 @@ int main(void)
         const upq_error_info *e = upq_reader_error(&reader);
         if (st == UPQ_ERR_LIMIT && e->status == UPQ_OK) {
             fw_puts(c, "error: rows nest deeper than ");
-            fw_put_u64(c, MAX_NEST);
+            fw_put_u64(c, ROWS_JSON_MAX_NEST);
             fw_putc(c, '\n');
         } else {
             report(c, e);

@@ -448,7 +448,7 @@ int main(int argc, char **argv)
 
     /* one fixed arena for everything the library does */
     void *arena = malloc((size_t)arena_len);
-    upq_io io = {&rm, remote_read_at, rm.size};
+    upq_io io = { .ctx = &rm, .read_at = remote_read_at, .size = rm.size };
     upq_reader_init(&r, &io, arena, (size_t)arena_len, NULL);
     while ((st = upq_reader_open(&r)) == UPQ_AGAIN)
         remote_wait(&rm, &waits);

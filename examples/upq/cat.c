@@ -14,6 +14,7 @@
  */
 #include "upq.h"
 #include "json.h"
+#include "rows_json.h"
 #include "uparquet/variant.h"
 #include "where.h"
 
@@ -22,10 +23,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Containers open at once while writing a row: far above what a schema can
- * nest (the plan is at most twice the schema depth). */
-#define MAX_NEST 256
 
 typedef struct cat_cfg {
     int json;
@@ -99,101 +96,25 @@ static variant_col *variant_for(variant_set *vs, const upq_schema *s, uint32_t n
 }
 
 typedef struct row_writer {
-    const upq_schema *s;
-    strbuf *sb;
-    int raw;
-    unsigned depth;
-    unsigned char count[MAX_NEST]; /* items written at each open level */
+    rows_json j;                   /* the row's text (rows_json.c, shared with the firmware) */
     variant_set *vs;
     variant_col *in_variant;       /* events go to this assembler until it is done */
     upq_status variant_st;         /* what failed in a Variant */
     uint32_t variant_node;
 } row_writer;
 
-/*
- * --raw: a leaf value by its physical type alone, bit-exact and without any
- * logical type applied: BOOLEAN true/false, INT32/INT64 decimal, FLOAT
- * "f:" and DOUBLE "d:" with the hex digits of their bits, INT96, BYTE_ARRAY
- * and FIXED_LEN_BYTE_ARRAY "0x" and their bytes in hex. The firmware reader
- * (examples/firmware/reader_main.c) prints the same, so a target's reading
- * can be compared with the host's byte for byte.
- */
-static void value_raw(strbuf *sb, const upq_schema *s, uint32_t col, const void *v)
+/* The strbuf a row is written to, as rows_json's output. */
+static void sb_put(void *ctx, const void *p, size_t n)
 {
-    const uint8_t *p;
-    size_t n, i;
-    switch (s->columns[col].physical_type) {
-    case UPQ_TYPE_BOOLEAN:
-        sb_adds(sb, *(const uint8_t *)v ? "true" : "false");
-        return;
-    case UPQ_TYPE_INT32: {
-        int32_t x;
-        memcpy(&x, v, sizeof x);
-        sb_printf(sb, "%" PRId32, x);
-        return;
-    }
-    case UPQ_TYPE_INT64: {
-        int64_t x;
-        memcpy(&x, v, sizeof x);
-        sb_printf(sb, "%" PRId64, x);
-        return;
-    }
-    case UPQ_TYPE_FLOAT: {
-        uint32_t bits;
-        memcpy(&bits, v, sizeof bits);
-        sb_printf(sb, "\"f:%08" PRIx32 "\"", bits);
-        return;
-    }
-    case UPQ_TYPE_DOUBLE: {
-        uint64_t bits;
-        memcpy(&bits, v, sizeof bits);
-        sb_printf(sb, "\"d:%016" PRIx64 "\"", bits);
-        return;
-    }
-    case UPQ_TYPE_INT96:
-        p = ((const upq_int96 *)v)->b;
-        n = sizeof ((const upq_int96 *)v)->b;
-        break;
-    case UPQ_TYPE_BYTE_ARRAY:
-    case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY:
-        p = ((const upq_bytes *)v)->ptr;
-        n = ((const upq_bytes *)v)->len;
-        break;
-    default:
-        sb_adds(sb, "null");
-        return;
-    }
-    sb_adds(sb, "\"0x");
-    for (i = 0; i < n; i++)
-        sb_printf(sb, "%02x", p[i]);
-    sb_addc(sb, '"');
+    sb_add((strbuf *)ctx, p, n);
 }
 
-/* Separator and key before an item. */
-static void item_start(row_writer *rw, const upq_event *ev)
+/* --json: a leaf value as its logical type reads (value_json.c). */
+static void json_leaf(void *ctx, const rows_json_out *o, const upq_schema *s, uint32_t col,
+                      const void *v)
 {
-    unsigned char *n = &rw->count[rw->depth - 1];
-    if (ev->role == UPQ_ROLE_VALUE) {
-        sb_adds(rw->sb, ",\"value\":");
-        return;
-    }
-    if (*n)
-        sb_addc(rw->sb, ',');
-    *n = 1;
-    if (ev->role == UPQ_ROLE_KEY) {
-        sb_adds(rw->sb, "{\"key\":");
-    } else if (ev->role == UPQ_ROLE_FIELD) {
-        const upq_bytes *name = &rw->s->nodes[ev->node].elem->name;
-        json_append_string(rw->sb, name->ptr, name->len);
-        sb_addc(rw->sb, ':');
-    }
-}
-
-/* A map entry closes after its value. */
-static void item_end(row_writer *rw, const upq_event *ev)
-{
-    if (ev->role == UPQ_ROLE_VALUE)
-        sb_addc(rw->sb, '}');
+    (void)ctx;
+    value_json((strbuf *)o->ctx, s, col, v);
 }
 
 /* Routes an event of a Variant to its assembler; writes the Variant as
@@ -209,10 +130,10 @@ static int variant_event(row_writer *rw, const upq_event *ev)
         size_t ml, vl;
         int r;
         upq_variant_asm_result(&c->va, &m, &ml, &v, &vl);
-        r = variant_json(rw->sb, m, ml, v, vl);
+        r = variant_json((strbuf *)rw->j.out.ctx, m, ml, v, vl);
         rw->in_variant = NULL;
         if (r == 0) {
-            item_end(rw, ev);
+            rows_json_item_end(&rw->j, ev);
             return 0;
         }
         st = (upq_status)r;
@@ -222,52 +143,24 @@ static int variant_event(row_writer *rw, const upq_event *ev)
     return -1;
 }
 
-/* Writes one event; returns 0, or -1 when nesting exceeds MAX_NEST or a
- * Variant is invalid (rw->variant_st). */
+/* Writes one event; returns 0, or -1 when nesting exceeds
+ * ROWS_JSON_MAX_NEST or a Variant is invalid (rw->variant_st). */
 static int row_event(row_writer *rw, const upq_event *ev)
 {
     if (rw->in_variant)
         return variant_event(rw, ev);
-    if (ev->type == UPQ_EV_BEGIN_STRUCT && rw->vs && upq_variant_is_column(rw->s, ev->node)) {
-        variant_col *c = variant_for(rw->vs, rw->s, ev->node);
+    if (ev->type == UPQ_EV_BEGIN_STRUCT && rw->vs && upq_variant_is_column(rw->j.s, ev->node)) {
+        variant_col *c = variant_for(rw->vs, rw->j.s, ev->node);
         if (!c || c->init_st != UPQ_OK) {
             rw->variant_st = c ? c->init_st : UPQ_ERR_LIMIT;
             rw->variant_node = ev->node;
             return -1;
         }
-        item_start(rw, ev);
+        rows_json_item_start(&rw->j, ev);
         rw->in_variant = c;
         return variant_event(rw, ev);
     }
-    switch (ev->type) {
-    case UPQ_EV_VALUE:
-        item_start(rw, ev);
-        if (rw->raw)
-            value_raw(rw->sb, rw->s, ev->column, ev->value);
-        else
-            value_json(rw->sb, rw->s, ev->column, ev->value);
-        item_end(rw, ev);
-        return 0;
-    case UPQ_EV_NULL:
-        item_start(rw, ev);
-        sb_adds(rw->sb, "null");
-        item_end(rw, ev);
-        return 0;
-    case UPQ_EV_BEGIN_STRUCT:
-    case UPQ_EV_BEGIN_LIST:
-    case UPQ_EV_BEGIN_MAP:
-        if (rw->depth >= MAX_NEST)
-            return -1;
-        item_start(rw, ev);
-        sb_addc(rw->sb, ev->type == UPQ_EV_BEGIN_STRUCT ? '{' : '[');
-        rw->count[rw->depth++] = 0;
-        return 0;
-    default: /* the ends */
-        rw->depth--;
-        sb_addc(rw->sb, ev->type == UPQ_EV_END_STRUCT ? '}' : ']');
-        item_end(rw, ev);
-        return 0;
-    }
+    return rows_json_event(&rw->j, ev);
 }
 
 /* ---- columns ------------------------------------------------------------------ */
@@ -390,32 +283,30 @@ typedef struct row_out {
 static void row_begin(row_out *o, const upq_schema *s, strbuf *sb, int json, int raw,
                       variant_set *vs)
 {
+    rows_json_out out;
     memset(o, 0, sizeof *o);
-    o->rw.s = s;
-    o->rw.raw = raw;
     /* --raw prints every leaf by its physical type, Variant groups included */
     o->rw.vs = raw ? NULL : vs;
-    o->rw.sb = json ? sb : &o->cell;
-    o->rw.depth = 1;
     o->sb = sb;
     o->json = json;
     sb_init(&o->cell);
-    if (json)
-        sb_addc(sb, '{');
+    out.put = sb_put;
+    out.ctx = json ? sb : &o->cell;
+    rows_json_begin(&o->rw.j, s, &out, raw ? rows_json_raw : json_leaf, NULL, json);
 }
 
 /* Writes one event of the row; -1 when row_event fails. */
 static int row_item(row_out *o, upq_event *ev)
 {
-    if (!o->json && o->rw.depth == 1) {
+    if (!o->json && o->rw.j.depth == 1) {
         /* a new top-level field: its own cell, without the key */
         sb_reset(&o->cell);
-        o->rw.count[0] = 0;
+        o->rw.j.count[0] = 0;
         ev->role = UPQ_ROLE_ELEMENT;
     }
     if (row_event(&o->rw, ev) < 0)
         return -1;
-    if (!o->json && o->rw.depth == 1) {
+    if (!o->json && o->rw.j.depth == 1) {
         if (o->cells++)
             sb_addc(o->sb, '\t');
         sb_add(o->sb, o->cell.p, o->cell.len);
@@ -425,8 +316,7 @@ static int row_item(row_out *o, upq_event *ev)
 
 static void row_end(row_out *o)
 {
-    if (o->json)
-        sb_addc(o->sb, '}');
+    rows_json_end(&o->rw.j, o->json);
     sb_free(&o->cell);
 }
 

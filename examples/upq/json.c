@@ -1,5 +1,6 @@
 /* Streaming JSON output (see json.h for the string escaping rules). */
 #include "json.h"
+#include "rows_json.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -48,30 +49,7 @@ void json_array_end(json_writer *w) { close_level(w, ']'); }
 
 size_t utf8_seq_len(const unsigned char *p, size_t n)
 {
-    unsigned c = p[0];
-    size_t len, i;
-    uint32_t cp, min;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2; cp = c & 0x1Fu; min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3; cp = c & 0x0Fu; min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4; cp = c & 0x07u; min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (i = 1; i < len; i++) {
-        if ((p[i] & 0xC0u) != 0x80u)
-            return 0;
-        cp = (cp << 6) | (p[i] & 0x3Fu);
-    }
-    if (cp < min || cp > 0x10FFFFu || (cp >= 0xD800u && cp <= 0xDFFFu))
-        return 0;
-    return len;
+    return rows_json_utf8_len(p, n);
 }
 
 /* Standard base64 with padding, as a JSON string. */
@@ -101,33 +79,18 @@ void json_append_base64(strbuf *sb, const void *bytes, size_t n)
     sb_addc(sb, '"');
 }
 
+static void sb_put(void *ctx, const void *p, size_t n)
+{
+    sb_add((strbuf *)ctx, p, n);
+}
+
+/* The escapes upq cat and the firmware reader share (rows_json.c). */
 void json_append_string(strbuf *sb, const void *bytes, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)bytes;
-    size_t i = 0;
-    sb_addc(sb, '"');
-    while (i < n) {
-        unsigned c = p[i];
-        size_t k;
-        if (c == '"' || c == '\\') {
-            sb_addc(sb, '\\');
-            sb_addc(sb, (char)c);
-            i++;
-        } else if (c < 0x20) {
-            sb_printf(sb, "\\u%04x", c);
-            i++;
-        } else if (c < 0x80) {
-            sb_addc(sb, (char)c);
-            i++;
-        } else if ((k = utf8_seq_len(p + i, n - i)) != 0) {
-            sb_add(sb, p + i, k);
-            i += k;
-        } else {
-            sb_printf(sb, "\\u%04x", c);
-            i++;
-        }
-    }
-    sb_addc(sb, '"');
+    rows_json_out o;
+    o.put = sb_put;
+    o.ctx = sb;
+    rows_json_string(&o, bytes, n);
 }
 
 static void put_string(FILE *out, const unsigned char *p, size_t n)

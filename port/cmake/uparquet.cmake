@@ -8,8 +8,10 @@
 # uparquet::uparquet) made of them all, which carries the public include
 # directories and the options to whatever links it, and on targets with an
 # OS uparquet_posix (alias uparquet::posix): the POSIX file adapter of
-# uparquet/posix.h. Sources of components an option turns off compile to
-# nothing.
+# uparquet/posix.h; uparquet::fatfs and uparquet::littlefs, the adapters over
+# the project's own FatFs or littlefs, when UPQ_FATFS_INCLUDE_DIRS or
+# UPQ_LITTLEFS_INCLUDE_DIRS name its headers. Sources of components an option
+# turns off compile to nothing.
 #
 # Options (cache variables), made from config.h's list of options:
 #   UPQ_SET             an option set, port/config/upq-<set>.h: reader-min,
@@ -170,6 +172,23 @@ foreach(p ${_upq_pkgs})
   set_target_properties(${_upq_t} PROPERTIES IMPORTED_LOCATION "${UPQ_DEPS_LIBDIR}/${p}"
                         INTERFACE_LINK_LIBRARIES uparquet)
   target_link_libraries(uparquet PUBLIC ${_upq_t})
+endforeach()
+
+# The FatFs and littlefs adapters (upq_fatfs.h, upq_littlefs.h), compiled
+# against the project's own FatFs or littlefs: give the include directories
+# of its ff.h and ffconf.h, or of its lfs.h and lfs_util.h.
+set(UPQ_FATFS_INCLUDE_DIRS "" CACHE STRING "FatFs' include directories: builds uparquet::fatfs")
+set(UPQ_LITTLEFS_INCLUDE_DIRS "" CACHE STRING "littlefs' include directories: builds uparquet::littlefs")
+foreach(_upq_fs fatfs littlefs)
+  string(TOUPPER ${_upq_fs} _upq_FS)
+  if(UPQ_${_upq_FS}_INCLUDE_DIRS)
+    add_library(uparquet_${_upq_fs} STATIC "${UPQ_ROOT}/port/adapters/${_upq_fs}/upq_${_upq_fs}.c")
+    add_library(uparquet::${_upq_fs} ALIAS uparquet_${_upq_fs})
+    set_target_properties(uparquet_${_upq_fs} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON)
+    target_include_directories(uparquet_${_upq_fs} PUBLIC "${UPQ_ROOT}/port/adapters/${_upq_fs}"
+                               ${UPQ_${_upq_FS}_INCLUDE_DIRS})
+    target_link_libraries(uparquet_${_upq_fs} PUBLIC uparquet)
+  endif()
 endforeach()
 
 # The POSIX file adapter (not library code: it calls the OS), where there is one.

@@ -6,8 +6,9 @@
     port/config/options.py meson           meson_options.txt
     port/config/options.py sets            the option sets' values (port/config/upq-*.h)
     port/config/options.py check           zephyr/Kconfig and meson_options.txt are what
-                                           this script makes, and no option set restates
-                                           a default of config.h
+                                           this script makes, no option set restates a
+                                           default of config.h, and meson.build's version
+                                           is uparquet.h's
 
 config.h is the one list: an option is a name it gives a default to
 (`#ifndef UPQ_X` ... `#define UPQ_X value` ... `#endif`), its meaning the
@@ -229,6 +230,10 @@ def check():
         p = os.path.join(TOP, path)
         if not os.path.exists(p) or open(p).read() != text:
             bad.append(f'{path} is not what port/config/options.py {path.split("/")[0] == "zephyr" and "kconfig" or "meson"} makes')
+    version = re.search(r'#define UPQ_VERSION_STRING "([^"]+)"', open(os.path.join(TOP, 'core/include/uparquet/uparquet.h')).read()).group(1)
+    meson_version = re.search(r"project\('uparquet', 'c', version: '([^']+)'", open(os.path.join(TOP, 'meson.build')).read())
+    if not meson_version or meson_version.group(1) != version:
+        bad.append(f'meson.build\'s project version is not uparquet.h\'s {version}')
     defaults = {n: d for n, d, _ in options()}
     for s, (vals, _, f) in sets().items():
         for name, v in vals.items():

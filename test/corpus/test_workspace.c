@@ -209,7 +209,7 @@ static void test_file(const char *path)
         return;
     }
     tu_mem_src_init(&src, data, len);
-    upq_io io = {&src, tu_mem_read_at, len};
+    upq_io io = { .ctx = &src, .read_at = tu_mem_read_at, .size = len };
     tu_case("%s", name);
     opts = NULL;
     test_plan(name, &io, 0);

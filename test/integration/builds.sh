@@ -15,7 +15,10 @@
 #              the Kconfig selection says
 #   cmake      examples/integration/consumer.c through the root
 #              CMakeLists.txt, by add_subdirectory and by FetchContent from a
-#              local path (no SOURCE_SUBDIR), encryption on
+#              local path (no SOURCE_SUBDIR), encryption on; with
+#              add_subdirectory also the FatFs and littlefs adapters
+#              (uparquet::fatfs, uparquet::littlefs) against FATFS_DIR and
+#              LITTLEFS_DIR (../shared/third_party)
 #   meson      the same consumer with the repository as a Meson subproject
 #              (Debian's meson), encryption on
 #   make       the same consumer from a plain Makefile including
@@ -37,6 +40,8 @@ corpus=${PARQUET_TESTING_DIR:?}
 cc=${HOST_CC:-cc}
 cm4=${CM4_PREFIX:-arm-none-eabi-}
 ex=$top/examples/integration
+fatfs_dir=${FATFS_DIR:-$top/../shared/third_party/fatfs/source}
+littlefs_dir=${LITTLEFS_DIR:-$top/../shared/third_party/littlefs}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/upq-builds.XXXXXX")
 [ "${INTEGRATION_KEEP:-0}" = 1 ] || trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=test/integration/common.sh
@@ -95,10 +100,23 @@ for how in subdirectory fetchcontent; do
     d=$tmp/cmake-$how
     mkdir -p "$d"
     cp "$ex/consumer.c" "$ex/CMakeLists.txt" "$d/"
-    if [ $how = subdirectory ]; then arg=-DUPQ_SOURCE_DIR="$top"; else arg=-DUPQ_FETCH_DIR="$top"; fi
+    if [ $how = subdirectory ]; then
+        # and the FatFs and littlefs adapters, against their releases
+        arg=(-DUPQ_SOURCE_DIR="$top" -DUPQ_FATFS_INCLUDE_DIRS="$fatfs_dir" -DUPQ_LITTLEFS_INCLUDE_DIRS="$littlefs_dir")
+    else
+        arg=(-DUPQ_FETCH_DIR="$top")
+    fi
     if run "cmake $how: configure and build" "$d/build.log" bash -c \
-        "cmake -S '$d' -B '$d/b' -DCMAKE_C_COMPILER='$cc' '$arg' -DUPQ_WITH_CRYPTO=ON \
+        "cmake -S '$d' -B '$d/b' -DCMAKE_C_COMPILER='$cc' ${arg[*]} -DUPQ_WITH_CRYPTO=ON \
              -DUPQ_DEPS_LIBDIR='$host_dir/deps' && cmake --build '$d/b' -j2"; then
+        if [ $how = subdirectory ]; then
+            if [ -f "$d/b/uparquet/libuparquet_fatfs.a" ] && [ -f "$d/b/uparquet/libuparquet_littlefs.a" ] &&
+               ! grep -q 'warning:' "$d/build.log"; then
+                ok "cmake: uparquet::fatfs and uparquet::littlefs build against FatFs and littlefs' own headers"
+            else
+                fail "cmake: the FatFs and littlefs adapters did not build cleanly (log: $d/build.log)"
+            fi
+        fi
         (cd "$d" && ./b/consumer "$corpus" out.parquet) >"$d/run.log" 2>&1
         consumer_passed "cmake $how (root CMakeLists.txt): consumer" "$d/run.log"
         duckdb_written "cmake $how" "$d/out.parquet"

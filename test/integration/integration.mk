@@ -39,6 +39,6 @@ CHECK_EXTRA_TARGETS += check-integration
 .PHONY: check-builds
 check-builds: $(CODEC_LIBS) $(INTEROP_STAMP)
 	@TOP='$(CURDIR)' HOST_DIR='$(HOST)' HOST_CC='$(CC)' CM4_PREFIX='$(CROSS_CM4)' NODE='$(NODE)' \
-	  bash test/integration/builds.sh
+	  FATFS_DIR='$(FATFS_DIR)' LITTLEFS_DIR='$(LITTLEFS_DIR)' bash test/integration/builds.sh
 
 CHECK_EXTRA_TARGETS += check-builds

@@ -6,7 +6,8 @@
 // writes DIR/duckdb.parquet (DuckDB: 200,000 rows sorted by distance, row
 // groups of 20,000, so statistics prune) and DIR/arrow.parquet (arrow-rs
 // through parquet-wasm: the same rows in file order, 16,384-row row groups,
-// SNAPPY, 4 KiB pages), then prints one line per query:
+// SNAPPY, 4 KiB pages) and DIR/many.parquet (DuckDB, 200 row groups, for
+// examples/integration/planned.c), then prints one line per query:
 //
 //   FILE A B X SUM COUNT
 //
@@ -63,6 +64,14 @@ const arrow = path.join(dir, 'arrow.parquet');
   const wt = pw.Table.fromIPCStream(tableToIPC(withTip, 'stream'));
   fs.writeFileSync(arrow, Buffer.from(pw.writeParquet(wt, props)));
 }
+
+// The program written from docs/ alone (examples/integration/planned.c) also
+// reads a file of many small row groups, whose footer takes more than a first
+// arena.
+await con.run(`COPY (SELECT i AS id, ((i * 7919) % 1000) / 10.0 AS distance, (i % 97)::DOUBLE * 1.5 AS fare,
+                 CASE WHEN i % 13 = 0 THEN NULL ELSE i END AS tip
+               FROM range(${ROWS}) t(i))
+               TO '${path.join(dir, 'many.parquet')}' (FORMAT parquet, ROW_GROUP_SIZE 1000)`);
 
 const queries = [
   ['fare', 'distance', '90'],

@@ -11,6 +11,12 @@
 #   headers    the installed headers are uparquet.h's set (the adapter,
 #              private.h and config_build.h aside), hold no internals, and
 #              each compiles alone as C99 and C++ with -pedantic
+#   planned    examples/integration/planned.c, written from docs/ alone: a
+#              checkpoint logger cut and recovered, row-wise reading and a
+#              predicate scan of files DuckDB and arrow-rs wrote and of the
+#              recovered log, every arena sized as docs/memory.md says; its
+#              answers against DuckDB's, and the jobs with a planner (the
+#              logger, row-wise reading) must fit on the first try
 #   quickstart the README's two complete programs built from its text with
 #              pkg-config and -Wall -Wextra -pedantic -Werror and run: the
 #              logger cut, recovered and resumed (DuckDB reads every row as
@@ -132,13 +138,20 @@ quickstarts() {
         fi
     done
     [ "$n" = 2 ] || return
-    (cd "$d" && ./logger log.parquet 1050 cut && ./logger log.parquet recover && cp log.parquet cut.parquet &&
-        ./logger log.parquet 500) >"$d/logger.log" 2>&1
+    (cd "$d" && ./logger log.parquet 1050 cut && cp log.parquet precut.parquet && ./logger log.parquet recover &&
+        cp log.parquet cut.parquet && ./logger log.parquet 500) >"$d/logger.log" 2>&1
     want=$'1050 rows, 1000 durable \(cut\)\nrecovered 1000 rows, [0-9]+ bytes\nresumed after 1000 rows\n1500 rows, 1500 durable'
     if [[ $(cat "$d/logger.log") =~ ^$want$ ]]; then
         ok "quickstart: logger cut at 1050 rows, recovered 1000, resumed to 1500"
     else
         fail "quickstart: logger printed: $(tr '\n' '|' <"$d/logger.log")"
+    fi
+    # A reader given the cut file before its recovery is told what finishes it.
+    got=$(cd "$d" && ./sum precut.parquet celsius ts 0 2>&1)
+    if [ $? -ne 0 ] && [[ $got == *"input truncated: no PAR1 magic at the end of the file: a checkpoint-mode file cut before its close; upq_recover() or \`upq recover FILE\` finishes it"* ]]; then
+        ok "quickstart: reading the cut log before recovery: UPQ_ERR_TRUNCATED, and the message names upq_recover"
+    else
+        fail "quickstart: reading the cut log before recovery printed: $got"
     fi
     # Every row as the logger makes it: ts one second apart from 1717200000000 ms,
     # celsius 20 + (row % 50) / 10, null in every tenth row.
@@ -174,6 +187,20 @@ quickstarts() {
             fail "quickstart: sum $(basename "$f") $a where $b > $x: $got; DuckDB: sum $s, count $c"
         fi
     done <"$d/queries.txt"
+
+    # The program written from docs/ alone: every arena as docs/memory.md sizes it.
+    if run "planned: examples/integration/planned.c builds warning-free" "$d/planned.build.log" bash -c \
+        "cd '$d' && $cc -std=c99 -Wall -Wextra -pedantic -Werror \$(pkg-config --cflags uparquet) '$ex/planned.c' -o planned \$(pkg-config --libs uparquet)"; then
+        (cd "$d" && ./planned files) >"$d/planned.txt" 2>&1
+        "$node" "$top/test/integration/planned_check.mjs" "$d/files" "$d/planned.txt" >"$d/planned.check" 2>&1
+        while IFS= read -r line; do
+            case $line in
+            "ok: "*) ok "planned: ${line#ok: }" ;;
+            "FAIL: "*) fail "planned: ${line#FAIL: }" ;;
+            esac
+        done <"$d/planned.check"
+        grep -q '^planned: [0-9]* passed' "$d/planned.check" || fail "planned: no verdict: $(tail -3 "$d/planned.check")"
+    fi
 }
 
 echo "integration: working in $tmp"
@@ -235,7 +262,27 @@ if got=$("$node" -e '
     }
     if (bad.length || n === 0) { console.log(`${n} snippets; not in their files: ${bad.join("; ")}`); process.exit(1); }
     console.log(n);' "$top" 2>&1); then
-    ok "readme: the $got snippets of README.md and docs/ marked tested are lines of examples/integration"
+    ok "readme: the $got snippets of README.md and docs/ marked tested are lines of the files they name"
+else
+    fail "readme: $got"
+fi
+
+# Every relative link of README.md, CHANGELOG.md and docs/ leads to a file that is there.
+if got=$("$node" -e '
+    const fs = require("fs"), path = require("path");
+    const [top] = process.argv.slice(1);
+    const files = ["README.md", "CHANGELOG.md", ...fs.readdirSync(path.join(top, "docs")).filter((f) => f.endsWith(".md")).map((f) => "docs/" + f)];
+    let n = 0;
+    const bad = [];
+    for (const f of files)
+        for (const m of fs.readFileSync(path.join(top, f), "utf8").matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
+            if (/^[a-z]+:/.test(m[1])) continue;
+            n++;
+            if (!fs.existsSync(path.join(top, path.dirname(f), m[1]))) bad.push(`${f}: ${m[1]}`);
+        }
+    if (bad.length) { console.log(`broken: ${bad.join(", ")}`); process.exit(1); }
+    console.log(n);' "$top" 2>&1); then
+    ok "readme: the $got relative links of README.md, CHANGELOG.md and docs/ lead to files"
 else
     fail "readme: $got"
 fi

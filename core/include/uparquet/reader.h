@@ -157,7 +157,9 @@ void upq_reader_init(upq_reader *r, const upq_io *io, void *arena, size_t arena_
  * Finds, checks and decodes the footer, and builds the schema. Returns UPQ_OK
  * when open, UPQ_AGAIN when the read callback would block (call again), or an
  * error described by upq_reader_error(): UPQ_ERR_CORRUPT (bad magic, footer
- * length outside the file, malformed metadata), UPQ_ERR_UNSUPPORTED
+ * length outside the file, malformed metadata), UPQ_ERR_TRUNCATED (a
+ * checkpoint-mode file cut before its close: upq_recover() finishes it; in
+ * builds with UPQ_WITH_CHECKPOINT, else UPQ_ERR_CORRUPT), UPQ_ERR_UNSUPPORTED
  * (encrypted footer in a build without crypto), UPQ_ERR_AUTH (footer key
  * missing or wrong, AAD prefix missing or wrong, footer or its signature
  * altered), UPQ_ERR_NOMEM (see
