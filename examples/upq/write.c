@@ -45,12 +45,18 @@
 /* Containers one JSON row may nest: well above what a schema of
  * UPQ_SCHEMA_MAX_DEPTH groups needs (a map entry is two per level). */
 #define MAX_JSON_DEPTH 256
-/* A schema file larger than this is not a schema. */
-#define MAX_SCHEMA_TEXT ((size_t)64 << 20)
-/* Without checkpoints: bytes of arena for finished row groups' metadata,
- * and the fewest row groups it must hold whatever the schema. */
+/* A schema file larger than this is not a schema (16 MB: some 800,000
+ * fields, parsed within 150 MB, where the writer takes at most about
+ * 100,000 columns). */
+#define MAX_SCHEMA_TEXT ((size_t)16 << 20)
+/* Without checkpoints: bytes of arena for finished row groups' metadata
+ * (and the row groups it holds when the schema is not known). */
 #define FOOTER_LOG_BUDGET ((size_t)64 << 20)
 #define MIN_ROW_GROUPS 1000u
+/* Bytes of arena for the pages being made, the chunk buffers and the
+ * dictionaries, unless --arena or the options say otherwise: with the log
+ * above, the line and the schema, a run stays well within 256 MB. */
+#define STAGE_BUDGET ((size_t)160 << 20)
 /* Chunk buffer per column unless --chunk-size says otherwise: a host can
  * afford row groups of a useful size (the library's default suits boards). */
 #define HOST_CHUNK_SIZE (1024u * 1024u)
@@ -896,6 +902,7 @@ typedef struct write_state {
     jv_doc vdoc;      /* the row with VARIANT values in their column form */
     strbuf vtext;
     int has_variant;
+    int pages_grown;  /* a row made the pages larger: sizes are kept */
     out_file out;
     char *tmp_path;
     int out_open;
@@ -910,62 +917,47 @@ typedef struct write_state {
 
 static int read_schema(write_state *ws)
 {
-    uint8_t *text = NULL;
-    size_t len = 0, cap = 0;
-    char err[512];
+    char buf[1 << 16], err[512];
+    strbuf sb;
+    int rc;
     FILE *f = fopen(ws->cfg.schema_path, "rb");
     if (!f) {
         fprintf(stderr, "upq: %s: %s\n", ws->cfg.schema_path, strerror(errno));
         return -1;
     }
+    /* read straight into the buffer the --shred rewrite and the parser
+     * take: the text is held once beside the parser's own copy */
+    sb_init(&sb);
     for (;;) {
-        size_t n;
-        if (len == cap) {
-            cap = cap ? cap * 2 : 4096;
-            if (cap > MAX_SCHEMA_TEXT) {
-                fprintf(stderr, "upq: %s: too large for a schema\n", ws->cfg.schema_path);
-                free(text);
-                fclose(f);
-                return -1;
-            }
-            text = realloc(text, cap);
-            if (!text) {
-                fputs("upq: out of memory\n", stderr);
-                fclose(f);
-                return -1;
-            }
-        }
-        n = fread(text + len, 1, cap - len, f);
-        len += n;
+        size_t n = fread(buf, 1, sizeof buf, f);
         if (n == 0)
             break;
+        if (sb.len + n > MAX_SCHEMA_TEXT) {
+            fprintf(stderr, "upq: %s: larger than %zu MB: too large for a schema\n",
+                    ws->cfg.schema_path, MAX_SCHEMA_TEXT >> 20);
+            sb_free(&sb);
+            fclose(f);
+            return -1;
+        }
+        sb_add(&sb, buf, n);
     }
     if (ferror(f)) {
         fprintf(stderr, "upq: %s: %s\n", ws->cfg.schema_path, strerror(errno));
-        free(text);
+        sb_free(&sb);
         fclose(f);
         return -1;
     }
     fclose(f);
-    {
-        strbuf sb;
-        int rc;
-        sb_init(&sb);
-        sb_add(&sb, text, len);
-        free(text);
-        if (variant_shred_schema(&sb, ws->args, err, sizeof err)) {
-            fprintf(stderr, "upq: %s\n", err);
-            sb_free(&sb);
-            return -1;
-        }
-        rc = schema_parse(sb_str(&sb), sb.len, &ws->st, err, sizeof err);
-        if (rc)
-            fprintf(stderr, "upq: %s: %s\n", ws->cfg.schema_path, err);
+    if (variant_shred_schema(&sb, ws->args, err, sizeof err)) {
+        fprintf(stderr, "upq: %s\n", err);
         sb_free(&sb);
-        if (rc)
-            return -1;
+        return -1;
     }
-    return 0;
+    rc = schema_parse(sb_str(&sb), sb.len, &ws->st, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "upq: %s: %s\n", ws->cfg.schema_path, err);
+    sb_free(&sb);
+    return rc ? -1 : 0;
 }
 
 /* The tree of the parsed elements: column descriptors, levels, paths. */
@@ -1161,20 +1153,109 @@ static int open_output(write_state *ws, const tool_args *a)
 }
 
 /* Without checkpoints the metadata of finished row groups stays in the
- * arena: room for FOOTER_LOG_BUDGET bytes of it, and never fewer than
- * MIN_ROW_GROUPS row groups. */
+ * arena: room for FOOTER_LOG_BUDGET bytes of it, so the log is bounded
+ * whatever the width (a schema of some 200 columns or more gets fewer than
+ * the 1000 row groups a narrower one gets at least). */
 static uint32_t default_max_row_groups(const write_state *ws)
 {
-    size_t one = 0, none = 0, per;
+    size_t one = 0, none = 0, per, n;
     if (upq_writer_workspace_size(ws->st.elems, ws->st.n, &ws->cfg.o, 1, &one) != UPQ_OK ||
         upq_writer_workspace_size(ws->st.elems, ws->st.n, &ws->cfg.o, 0, &none) != UPQ_OK ||
         one <= none)
         return MIN_ROW_GROUPS;
     per = one - none;
-    return FOOTER_LOG_BUDGET / per > MIN_ROW_GROUPS ? (uint32_t)(FOOTER_LOG_BUDGET / per > 1000000
-                                                                     ? 1000000
-                                                                     : FOOTER_LOG_BUDGET / per)
-                                                    : MIN_ROW_GROUPS;
+    n = FOOTER_LOG_BUDGET / per;
+    return n > 1000000 ? 1000000u : n ? (uint32_t)n : 1u;
+}
+
+/* Page and chunk-buffer sizes, largest first, that upq write tries until
+ * the staging fits STAGE_BUDGET: a wide schema gets smaller pages rather
+ * than an arena that grows with its width (0: the writer's default). */
+static const struct { uint32_t page, chunk; } size_steps[] = {
+    {0, HOST_CHUNK_SIZE}, {0, 512u << 10}, {0, 256u << 10}, {0, 128u << 10}, {0, 64u << 10},
+    {4096, 0}, {2048, 0}, {1024, 0}, {512, 0}, {256, 0},
+};
+#define SIZE_STEPS (sizeof size_steps / sizeof size_steps[0])
+
+/* The arena of the schema and options without the finished row groups'
+ * log; SIZE_MAX when they cannot be written at all. */
+static size_t staging_need(const write_state *ws, const upq_writer_opts *o)
+{
+    size_t need = 0;
+    if (upq_writer_workspace_size(ws->st.elems, ws->st.n, o, 0, &need) != UPQ_OK)
+        return SIZE_MAX;
+    return need;
+}
+
+static void too_wide(const write_state *ws, const upq_writer_opts *o, size_t need)
+{
+    uint32_t leaves = 0, i;
+    for (i = 1; i < ws->st.n; i++)
+        leaves += !(ws->st.elems[i].isset & (1u << UPQ_SCHEMA_ELEMENT_NUM_CHILDREN));
+    fprintf(stderr, "upq: %s: %" PRIu32 " columns need a %zu-byte arena even with %" PRIu32
+                    "-byte pages, more than the %zu bytes upq write allows itself (%s--arena "
+                    "BYTES sets the arena)\n",
+            ws->cfg.out_path, leaves, need, o->page_size ? o->page_size : 8192u, STAGE_BUDGET,
+            o->checkpoint ? "" : "--checkpoint needs less; ");
+}
+
+/* Options of step k applied to o where the user left them to upq write. */
+static void size_step(const tool_args *a, upq_writer_opts *o, size_t k)
+{
+    if (!args_value(a, "page-size"))
+        o->page_size = size_steps[k].page;
+    if (!args_value(a, "chunk-size"))
+        o->chunk_size = size_steps[k].chunk;
+}
+
+/*
+ * Fits the staging (pages, chunk buffers, dictionaries of every column) in
+ * STAGE_BUDGET by taking the first size step that fits, unless --arena
+ * sets the arena or a row has already made the pages larger. 0, or -1 when
+ * even the smallest pages do not fit (said why: the schema is too wide for
+ * the memory upq write allows itself).
+ */
+static int fit_staging(write_state *ws, const tool_args *a)
+{
+    upq_writer_opts o = ws->cfg.o;
+    size_t k, need = 0;
+    if (a->arena || ws->pages_grown)
+        return 0;
+    for (k = 0; k < SIZE_STEPS; k++) {
+        size_step(a, &o, k);
+        need = staging_need(ws, &o);
+        if (need == SIZE_MAX)
+            return 0; /* init says what is wrong */
+        if (need <= STAGE_BUDGET) {
+            ws->cfg.o = o;
+            return 0;
+        }
+    }
+    too_wide(ws, &o, need);
+    return -1;
+}
+
+/* A schema whose columns do not fit STAGE_BUDGET even at the smallest
+ * pages is refused before its tree, its row plan and the writer are made
+ * (each as large as the schema). 0, or -1 (said why). */
+static int check_width(write_state *ws, const tool_args *a)
+{
+    upq_writer_opts o;
+    size_t need;
+    if (a->arena)
+        return 0;
+    memset(&o, 0, sizeof o);
+    o.checkpoint = (uint8_t)(args_flag(a, "checkpoint") || args_value(a, "checkpoint-rows") ||
+                             args_flag(a, "append"));
+    o.direct = (uint8_t)args_flag(a, "direct");
+    if (opt_u32(a, "page-size", &o.page_size) || opt_u32(a, "chunk-size", &o.chunk_size))
+        return -1;
+    size_step(a, &o, SIZE_STEPS - 1);
+    need = staging_need(ws, &o);
+    if (need == SIZE_MAX || need <= STAGE_BUDGET)
+        return 0; /* what cannot be written at all is said later, in full */
+    too_wide(ws, &o, need);
+    return -1;
 }
 
 /* --append: the writer continues the file in OUT.tmp (a copy of OUT). A
@@ -1211,6 +1292,8 @@ static int init_writer(write_state *ws, const tool_args *a)
     int attempt;
 
     out_sink(&ws->out, &sink);
+    if (fit_staging(ws, a))
+        return -1;
     /* finished row groups' metadata: read back from the file with
      * checkpoints, else kept in the arena for up to max_row_groups */
     max_rg = ws->cfg.o.checkpoint || ws->cfg.o.footer_size ? 0
@@ -1326,6 +1409,7 @@ static int grow_pages(write_state *ws, const tool_args *a, uint64_t line)
         o->page_levels = (uint32_t)lv;
         changed = 1;
     }
+    ws->pages_grown |= changed;
     if (changed)
         fprintf(stderr, "upq: line %" PRIu64 " needs larger pages: starting over with "
                         "--page-size %" PRIu64 " --page-levels %" PRIu64 "\n", line,
@@ -1642,7 +1726,7 @@ int cmd_write(const tool_args *a)
         ws.cfg.in_path = a->files[0];
         ws.cfg.out_path = a->files[1];
     }
-    if (read_schema(&ws) || build_tree(&ws))
+    if (read_schema(&ws) || (!ws.cfg.schema_json && check_width(&ws, a)) || build_tree(&ws))
         goto done;
     if (ws.cfg.schema_json) {
         rc = print_schema_json(&ws);
