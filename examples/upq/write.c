@@ -31,6 +31,7 @@
 #include "upq.h"
 #include "json.h"
 #include "jsonl.h"
+#include "lines.h"
 #include "shred.h"
 #include "upq_codec.h"
 
@@ -60,6 +61,12 @@
 /* Chunk buffer per column unless --chunk-size says otherwise: a host can
  * afford row groups of a useful size (the library's default suits boards). */
 #define HOST_CHUNK_SIZE (1024u * 1024u)
+/* The JSON values (containers included) of one row: their tree takes
+ * 56 bytes a value, so 112 MB at most. */
+#define MAX_ROW_VALUES (1u << 21)
+/* The longest line taken: its text, and a value as long in a page, stay
+ * within 256 MB together. */
+#define MAX_LINE ((size_t)100 << 20)
 /* A line buffer larger than this is freed once its row is written. */
 #define LINE_KEEP ((size_t)1 << 20)
 
@@ -1502,19 +1509,24 @@ static int rewind_all(write_state *ws)
  * otherwise; the input is read again from its start. */
 static void count_rows(write_state *ws)
 {
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
+    char buf[1 << 16];
+    size_t got, i;
     uint64_t n = 0;
+    int filled = 0; /* the line so far is not blank */
     if (!ws->cfg.o.checkpoint || !ws->seekable)
         return;
-    while ((got = getline(&line, &cap, ws->in)) >= 0) {
-        size_t len = (size_t)got;
-        if (len && line[len - 1] == '\n')
-            len--;
-        n += !is_blank(line, len);
+    /* counted as it streams past: no line is held, however long */
+    while ((got = fread(buf, 1, sizeof buf, ws->in)) > 0) {
+        for (i = 0; i < got; i++) {
+            if (buf[i] == '\n') {
+                n += (uint64_t)filled;
+                filled = 0;
+            } else {
+                filled |= !is_blank(buf + i, 1);
+            }
+        }
     }
-    free(line);
+    n += (uint64_t)filled;
     if (!ferror(ws->in) && fseek(ws->in, 0, SEEK_SET) == 0) {
         ws->in_rows = n;
         /* appending: the rows already in the file are known once resumed */
@@ -1524,35 +1536,58 @@ static void count_rows(write_state *ws)
     clearerr(ws->in);
 }
 
+/* Says why line `lineno` did not parse (doc's error): a limit, or what
+ * was wrong with the JSON (after `what`). */
+static void parse_fail(const jv_doc *doc, const char *in_name, uint64_t lineno, const char *what)
+{
+    if (doc->over_limit == 1)
+        fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: an array or object of more than %" PRIu32
+                        " members: a row holds at most 65535 entries in one column (a Variant "
+                        "at most 65535 members in one array or object)\n",
+                in_name, lineno, doc->err_col, doc->max_members);
+    else if (doc->over_limit == 2)
+        fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: a row of more than %" PRIu32 " JSON values: "
+                        "upq write holds one row in memory, and takes at most that many\n",
+                in_name, lineno, doc->err_col, doc->max_values);
+    else
+        fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: %s%s\n", in_name, lineno, doc->err_col, what,
+                doc->err);
+}
+
 static int convert(write_state *ws, const tool_args *a)
 {
-    char *line = NULL;
-    size_t cap = 0;
+    line_in in;
+    char *line;
     uint64_t lineno;
     const char *in_name = ws->in == stdin ? "-" : ws->cfg.in_path;
     int rc = -1, again;
     upq_status st;
 
     count_rows(ws);
+    line_init(&in, ws->in, MAX_LINE);
     do {
         again = 0;
         lineno = 0;
+        line_reset(&in);
         if (init_writer(ws, a))
             goto out;
         for (;;) {
-            ssize_t got = getline(&line, &cap, ws->in);
-            size_t len;
-            if (got < 0) {
-                if (ferror(ws->in)) {
-                    fprintf(stderr, "upq: %s: %s\n", in_name, strerror(errno));
-                    goto out;
-                }
+            int got = line_next(&in);
+            size_t len = in.len;
+            if (got == LINE_END)
                 break;
-            }
             lineno++;
-            len = (size_t)got;
-            if (len && line[len - 1] == '\n')
-                len--;
+            if (got == LINE_ERR) {
+                fprintf(stderr, "upq: %s: %s\n", in_name, strerror(errno));
+                goto out;
+            }
+            if (got == LINE_LONG) {
+                fprintf(stderr, "upq: %s:%" PRIu64 ": a line longer than %zu MB: upq write "
+                                "holds one row in memory, and takes lines up to that size\n",
+                        in_name, lineno, (size_t)MAX_LINE >> 20);
+                goto out;
+            }
+            line = in.line;
             if (is_blank(line, len))
                 continue;
             if (memchr(line, '\0', len)) {
@@ -1561,13 +1596,7 @@ static int convert(write_state *ws, const tool_args *a)
             }
             /* strings decoded over the line: a large value is held once */
             if (jv_parse_inplace(&ws->doc, line, len, MAX_JSON_DEPTH)) {
-                if (ws->doc.over_limit)
-                    fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: an array or object of more than %" PRIu32
-                                    " members: a row holds at most 65535 entries in one column\n",
-                            in_name, lineno, ws->doc.err_col, ws->doc.max_members);
-                else
-                    fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: invalid JSON: %s\n", in_name, lineno,
-                            ws->doc.err_col, ws->doc.err);
+                parse_fail(&ws->doc, in_name, lineno, "invalid JSON: ");
                 goto out;
             }
             if (ws->has_variant) {
@@ -1576,12 +1605,10 @@ static int convert(write_state *ws, const tool_args *a)
                     fprintf(stderr, "upq: %s:%" PRIu64 ": Variant: %s\n", in_name, lineno, verr);
                     goto out;
                 }
+                /* the row lives on in its rewritten text alone */
+                line_shrink(&in, LINE_KEEP);
                 if (jv_parse_inplace(&ws->vdoc, ws->vtext.p, ws->vtext.len, MAX_JSON_DEPTH + 8)) {
-                    fprintf(stderr, "upq: %s:%" PRIu64 ": %s%s\n", in_name, lineno,
-                            ws->vdoc.over_limit ? "" : "Variant: ",
-                            ws->vdoc.over_limit ? "an array or object of more than 65535 members: "
-                                                  "a row holds at most 65535 entries in one column"
-                                                : ws->vdoc.err);
+                    parse_fail(&ws->vdoc, in_name, lineno, "Variant: ");
                     goto out;
                 }
             }
@@ -1609,13 +1636,13 @@ static int convert(write_state *ws, const tool_args *a)
                 writer_fail(ws, st, "writing the row of line %" PRIu64 " failed", lineno);
                 goto out;
             }
-            if (cap > LINE_KEEP) {
-                /* the writer holds the row now: a long line's buffer is
-                 * not kept beside it until the pages are made */
-                free(line);
-                line = NULL;
-                cap = 0;
-            }
+            /* the writer holds the row now: a long line's buffers are
+             * not kept beside it until the pages are made */
+            line_shrink(&in, LINE_KEEP);
+            jv_trim(&ws->doc, LINE_KEEP);
+            jv_trim(&ws->vdoc, LINE_KEEP);
+            if (ws->vtext.cap > LINE_KEEP)
+                sb_free(&ws->vtext);
         }
     } while (again);
     do
@@ -1627,7 +1654,7 @@ static int convert(write_state *ws, const tool_args *a)
     }
     rc = 0;
 out:
-    free(line);
+    line_free(&in);
     return rc;
 }
 
@@ -1738,12 +1765,12 @@ int cmd_write(const tool_args *a)
     /* An array is a list or map (an entry per member in each column below;
      * a page holds at most 65,535) and an object a group (a member per
      * field), so a container with more members is refused as it is read,
-     * not after millions of them are parsed. A Variant's own JSON may be
-     * any shape: then the limit applies to the rewritten row. */
-    {
-        jv_doc *lim = ws.has_variant ? &ws.vdoc : &ws.doc;
-        lim->max_members = ws.st.n > 65535u ? ws.st.n : 65535u;
-    }
+     * not after millions of them are parsed. A Variant's arrays and
+     * objects are held to the same (the Variant builder takes at most
+     * 65,536 members in one), in the row as given and as rewritten. A
+     * row's values, however they nest, are bounded as well. */
+    ws.doc.max_members = ws.vdoc.max_members = ws.st.n > 65535u ? ws.st.n : 65535u;
+    ws.doc.max_values = ws.vdoc.max_values = MAX_ROW_VALUES;
     if (shred_init(&ws.sh, &ws.s)) {
         fprintf(stderr, "upq: %s: cannot plan rows for this schema\n", ws.cfg.schema_path);
         goto done;
