@@ -374,11 +374,15 @@ $(ASAN_UPQ): $(ASAN_UPQ_OBJ) $(ASAN_POSIX_OBJ) $(ASAN_LIB) $(CODEC_LIBS)
 	    $(call TEST_LIBS,$(ASAN_LIB)) $(UPQ_LDLIBS)
 asan-upq: $(ASAN_UPQ)
 
-# test/hostile/run.sh: a --shred spec 10,000 deep, a 100 MB line of 50M list
-# entries, deep JSON and schema nesting, every schema upq must refuse, --kv
-# without '=' (exit 1, what and where, no output left), a 100 MB value and
-# 100,000 rows in row groups of one with checkpoints (written, read back):
-# the plain build under 256 MB of peak RSS, the ASan build without a report.
+# test/hostile/run.sh: a --shred spec 10,000 deep, 100 MB lines (50M list
+# entries, with and without VARIANT columns; 50,000 lists of 1,000), a line
+# over 100 MB, deep JSON and schema nesting, schemas too wide or over 16 MB,
+# every schema upq must refuse, --kv without '=', key material over a
+# million references, bad --kms-key values (exit 1, what and where, no
+# output left), a 100 MB value, 10,000 and 100,000 columns, a million
+# references of key material and 100,000 rows in row groups of one with
+# checkpoints (written, read back): the plain build under 256 MB of peak
+# RSS, the ASan build without a report (leaks included).
 stage-write-hostile: $(UPQ) $(ASAN_UPQ)
 	@bash test/stage.sh $(CHECK_DIR)/write-hostile.res write-hostile -- \
 	    bash test/hostile/run.sh $(abspath $(UPQ)) $(abspath $(ASAN_UPQ)) $(abspath $(CHECK_DIR))/write-hostile
