@@ -37,6 +37,8 @@ void line_shrink(line_in *r, size_t keep)
 /* Appends p[0..n) to the line; -1 when memory runs out. */
 static int take(line_in *r, const char *p, size_t n)
 {
+    if (n == 0)
+        return 0; /* the line may have no buffer yet */
     if (r->len + n > r->cap) {
         size_t cap = r->cap ? r->cap : 256;
         char *q;
