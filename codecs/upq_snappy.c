@@ -33,24 +33,34 @@ static const uint32_t copy_mask[4] = {0u, 0xFFu, 0xFFFFu, 0xFFFFFFFFu};
 static const uint8_t pattern_step[8] = {0, 8, 8, 9, 8, 10, 12, 14};
 #endif
 
+/* The preamble, the uncompressed length (at most 5 bytes for 32-bit
+ * sizes): its bytes, or 0 when src[0..len) holds none. By index: an empty
+ * page may come as NULL, which takes no offset. */
+static size_t preamble(const uint8_t *src, size_t len, uint64_t *ulen)
+{
+    size_t i = 0;
+    unsigned shift = 0;
+    *ulen = 0;
+    for (;;) {
+        if (i == len || shift > 28)
+            return 0;
+        *ulen |= (uint64_t)(src[i] & 0x7Fu) << shift;
+        shift += 7;
+        if (!(src[i++] & 0x80u))
+            return i;
+    }
+}
+
 upq_status upq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len)
 {
-    const uint8_t *p = src, *end = src + src_len;
+    const uint8_t *p, *end;
     uint64_t ulen = 0;
-    size_t out = 0;
-    unsigned shift = 0;
+    size_t out = 0, head = preamble(src, src_len, &ulen);
 
-    /* preamble: uncompressed length, at most 5 bytes for 32-bit sizes */
-    for (;;) {
-        if (p == end || shift > 28)
-            return UPQ_ERR_CORRUPT;
-        ulen |= (uint64_t)(*p & 0x7Fu) << shift;
-        shift += 7;
-        if (!(*p++ & 0x80u))
-            break;
-    }
-    if (ulen != dst_len)
+    if (head == 0 || ulen != dst_len)
         return UPQ_ERR_CORRUPT;
+    p = src + head;
+    end = src + src_len;
 
 #if UPQ_UNALIGNED_WORDS
     /*

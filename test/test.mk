@@ -374,11 +374,15 @@ $(ASAN_UPQ): $(ASAN_UPQ_OBJ) $(ASAN_POSIX_OBJ) $(ASAN_LIB) $(CODEC_LIBS)
 	    $(call TEST_LIBS,$(ASAN_LIB)) $(UPQ_LDLIBS)
 asan-upq: $(ASAN_UPQ)
 
-# test/hostile/run.sh: a --shred spec 10,000 deep, a 100 MB line of 50M list
-# entries, deep JSON and schema nesting, every schema upq must refuse, --kv
-# without '=' (exit 1, what and where, no output left), a 100 MB value and
-# 100,000 rows in row groups of one with checkpoints (written, read back):
-# the plain build under 256 MB of peak RSS, the ASan build without a report.
+# test/hostile/run.sh: a --shred spec 10,000 deep, 100 MB lines (50M list
+# entries, with and without VARIANT columns; 50,000 lists of 1,000), a line
+# over 100 MB, deep JSON and schema nesting, schemas too wide or over 16 MB,
+# every schema upq must refuse, --kv without '=', key material over a
+# million references, bad --kms-key values (exit 1, what and where, no
+# output left), a 100 MB value, 10,000 and 100,000 columns, a million
+# references of key material and 100,000 rows in row groups of one with
+# checkpoints (written, read back): the plain build under 256 MB of peak
+# RSS, the ASan build without a report (leaks included).
 stage-write-hostile: $(UPQ) $(ASAN_UPQ)
 	@bash test/stage.sh $(CHECK_DIR)/write-hostile.res write-hostile -- \
 	    bash test/hostile/run.sh $(abspath $(UPQ)) $(abspath $(ASAN_UPQ)) $(abspath $(CHECK_DIR))/write-hostile
@@ -392,7 +396,8 @@ FUZZ := $(BUILD)/fuzz
 FUZZ_CC ?= clang
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_CFLAGS = -std=c99 -O1 -g $(INCLUDES) $(CODEC_DEFS) $(EXTRA_CFLAGS) -ffreestanding \
-                  -fno-builtin $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+                  -fno-builtin $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+                  -fsanitize-coverage-ignorelist=test/fuzz/coverage_ignore.txt
 FUZZ_CFLAGS = -std=c99 -O1 -g $(WARN_TEST) $(INCLUDES) -Itest $(CODEC_DEFS) $(EXTRA_CFLAGS) \
               $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_LIB_ALL := $(patsubst $(HOST)/%,$(FUZZ)/%,$(LIB_OBJ))
@@ -403,8 +408,7 @@ FUZZ_NAMES := $(patsubst test/fuzz/fuzz_%.c,%,$(sort $(wildcard test/fuzz/fuzz_*
 FUZZ_BINS := $(patsubst %,$(FUZZ)/fuzz_%,$(FUZZ_NAMES))
 # Symbols a target needs before it can link (FUZZ_NEEDS.NAME): while the
 # library lacks one, the target is skipped (it is being written around it).
-FUZZ_NEEDS.meta := upq_thrift_decode upq_thrift_encode upq_file_metadata_desc \
-                   upq_page_header_desc upq_column_index_desc upq_offset_index_desc
+FUZZ_NEEDS.meta := upq_thrift_decode upq_thrift_encode upq_meta_descs
 FUZZ_NEEDS.open := upq_reader_init
 FUZZ_NEEDS.jsonl := upq_sb_init upq_schema_build
 FUZZ_NEEDS.variant := upq_variant_validate
@@ -414,6 +418,10 @@ FUZZ_NEEDS.keytools := upq_gcm_decrypt
 FUZZ_NEEDS.where := upq_pred_check
 # make check runs fuzz_variant for at most this long (make fuzz: FUZZ_TIME)
 FUZZ_CHECK_CAP.variant ?= 30
+# -max_len of the targets whose inputs are whole files or footers (their
+# seeds are no longer: make_seeds.sh): larger inputs only slow them down
+FUZZ_MAX_LEN := FUZZ_MAX_LEN_meta=16384 FUZZ_MAX_LEN_pidx=65536 FUZZ_MAX_LEN_rows=65536 \
+                FUZZ_MAX_LEN_open=65536 FUZZ_MAX_LEN_recover=16384
 upq_empty :=
 upq_space := $(upq_empty) $(upq_empty)
 FUZZ_SPECS = $(foreach n,$(FUZZ_NAMES),$(subst $(upq_space),:,$(strip $(n) $(FUZZ_NEEDS.$(n)))))
@@ -422,7 +430,7 @@ $(FUZZ_LIB_ALL): $(FUZZ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_LIB_CFLAGS) -MMD -MP -c $< -o $@
 
-$(FUZZ_LIB_ALL): $(DEPS_STAMPS)
+$(FUZZ_LIB_ALL): $(DEPS_STAMPS) test/fuzz/coverage_ignore.txt
 
 $(FUZZ_LIB): $(FUZZ_LIB_ALL)
 	@mkdir -p $(dir $@)
@@ -445,14 +453,14 @@ fuzz-seeds: $(patsubst %,$(FUZZ)/seeds_%.stamp,$(FUZZ_NAMES))
 # Each target runs over its seeds, then on into $(FUZZ)/corpus_NAME; findings
 # land in $(FUZZ)/artifacts/ (test/fuzz/run_fuzz.sh).
 stage-fuzz: $(LIB) $(CODEC_LIBS)
-	@MAKE="$(MAKE)" FUZZ_CAP_variant=$(FUZZ_CHECK_CAP.variant) bash test/stage.sh $(CHECK_DIR)/fuzz.res fuzz -- \
+	@MAKE="$(MAKE)" FUZZ_CAP_variant=$(FUZZ_CHECK_CAP.variant) $(FUZZ_MAX_LEN) bash test/stage.sh $(CHECK_DIR)/fuzz.res fuzz -- \
 	    bash test/fuzz/run_fuzz.sh $(FUZZ_CHECK_TIME) $(LIB) $(FUZZ) $(FUZZ_SPECS)
 
 check-fuzz: stage-fuzz
 	@bash test/check_report.sh $(CHECK_DIR) fuzz
 
 fuzz: $(LIB) $(CODEC_LIBS)
-	@MAKE="$(MAKE)" bash test/fuzz/run_fuzz.sh $(FUZZ_TIME) $(LIB) $(FUZZ) $(FUZZ_SPECS)
+	@MAKE="$(MAKE)" $(FUZZ_MAX_LEN) bash test/fuzz/run_fuzz.sh $(FUZZ_TIME) $(LIB) $(FUZZ) $(FUZZ_SPECS)
 
 # ---- encryption: upq and DuckDB ------------------------------------------------
 # Encrypted files written by upq read by DuckDB, and DuckDB's read by upq

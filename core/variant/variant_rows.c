@@ -282,128 +282,154 @@ static upq_status finish(upq_variant_asm *va)
     return UPQ_DONE;
 }
 
-upq_status upq_variant_asm_feed(upq_variant_asm *va, const upq_event *ev)
+/* The group's BEGIN_STRUCT: a new row. */
+static upq_status feed_begin(upq_variant_asm *va, const upq_event *ev)
 {
-    uint32_t i;
-    const upq_variant_node *vn;
-    upq_variant_slot *sl;
-    upq_status st;
-    if (va->depth == 0) {
-        upq_variant_slot *top;
-        if (ev->type != UPQ_EV_BEGIN_STRUCT || ev->node != va->root)
-            return UPQ_ERR_STATE;
-        va->scratch_len = 0;
-        va->has_meta = 0;
-        va->done = 0;
-        va->meta_out_len = 0;
-        upq_variant_keys_init(&va->keys, va->keys.bytes, va->keys.bytes_cap, va->keys.offs,
-                              va->keys.cap);
-        upq_variant_builder_init(&va->b, &va->keys, va->b.out, va->b.cap, va->b.ents,
-                                 va->b.ents_cap, va->b.frames, va->b.frames_cap);
-        top = &va->slots[va->depth++];
-        upq_memset(top, 0, sizeof *top);
-        top->node = va->root;
-        return UPQ_OK;
-    }
-    if (ev->node < va->root || ev->node - va->root >= va->num_nodes)
+    upq_variant_slot *top;
+    if (ev->type != UPQ_EV_BEGIN_STRUCT || ev->node != va->root)
         return UPQ_ERR_STATE;
-    i = ev->node - va->root;
-    vn = &va->nodes[i];
-    sl = &va->slots[va->depth - 1];
-    if (vn->role != R_META && vn->role != R_FIELD && vn->role != R_ELEM && vn->role != R_TOP &&
-        !va->has_meta)
-        return UPQ_ERR_UNSUPPORTED; /* metadata must come first */
-    switch (vn->role) {
-    case R_META: {
-        const upq_bytes *b = (const upq_bytes *)ev->value;
-        if (ev->type != UPQ_EV_VALUE || va->has_meta)
-            return UPQ_ERR_CORRUPT;
-        st = save(va, b, &va->meta_off);
-        if (st != UPQ_OK)
-            return st;
-        va->meta_len = b->len;
-        st = upq_variant_meta_parse(&va->meta, va->scratch + va->meta_off, b->len);
-        if (st != UPQ_OK)
-            return UPQ_ERR_CORRUPT;
-        if (upq_variant_keys_seed(&va->keys, &va->meta) != UPQ_OK)
-            return UPQ_ERR_BUFFER;
-        va->has_meta = 1;
-        return UPQ_OK;
-    }
-    case R_VALUE:
-        if (ev->type == UPQ_EV_NULL)
-            return UPQ_OK;
-        if (ev->type != UPQ_EV_VALUE)
-            return UPQ_ERR_CORRUPT;
-        st = save(va, (const upq_bytes *)ev->value, &sl->value_off);
-        if (st != UPQ_OK)
-            return st;
-        sl->value_len = ((const upq_bytes *)ev->value)->len;
-        sl->has_value = 1;
-        st = upq_variant_validate(&va->meta, va->scratch + sl->value_off, sl->value_len);
-        return st == UPQ_OK ? UPQ_OK : UPQ_ERR_CORRUPT;
-    case R_TPRIM:
-        if (ev->type == UPQ_EV_NULL)
-            return UPQ_OK;
-        if (ev->type != UPQ_EV_VALUE)
-            return UPQ_ERR_CORRUPT;
-        st = put_key(va, sl);
-        if (st == UPQ_OK)
-            st = bst(put_primitive(va, vn, ev));
-        sl->typed = 1;
+    va->scratch_len = 0;
+    va->has_meta = 0;
+    va->done = 0;
+    va->meta_out_len = 0;
+    upq_variant_keys_init(&va->keys, va->keys.bytes, va->keys.bytes_cap, va->keys.offs,
+                          va->keys.cap);
+    upq_variant_builder_init(&va->b, &va->keys, va->b.out, va->b.cap, va->b.ents,
+                             va->b.ents_cap, va->b.frames, va->b.frames_cap);
+    top = &va->slots[va->depth++];
+    upq_memset(top, 0, sizeof *top);
+    top->node = va->root;
+    return UPQ_OK;
+}
+
+static upq_status feed_meta(upq_variant_asm *va, const upq_event *ev)
+{
+    const upq_bytes *b = (const upq_bytes *)ev->value;
+    upq_status st;
+    if (ev->type != UPQ_EV_VALUE || va->has_meta)
+        return UPQ_ERR_CORRUPT;
+    st = save(va, b, &va->meta_off);
+    if (st != UPQ_OK)
         return st;
+    va->meta_len = b->len;
+    st = upq_variant_meta_parse(&va->meta, va->scratch + va->meta_off, b->len);
+    if (st != UPQ_OK)
+        return UPQ_ERR_CORRUPT;
+    if (upq_variant_keys_seed(&va->keys, &va->meta) != UPQ_OK)
+        return UPQ_ERR_BUFFER;
+    va->has_meta = 1;
+    return UPQ_OK;
+}
+
+/* A slot's value: kept until the slot ends. */
+static upq_status feed_value(upq_variant_asm *va, upq_variant_slot *sl, const upq_event *ev)
+{
+    upq_status st;
+    if (ev->type == UPQ_EV_NULL)
+        return UPQ_OK;
+    if (ev->type != UPQ_EV_VALUE)
+        return UPQ_ERR_CORRUPT;
+    st = save(va, (const upq_bytes *)ev->value, &sl->value_off);
+    if (st != UPQ_OK)
+        return st;
+    sl->value_len = ((const upq_bytes *)ev->value)->len;
+    sl->has_value = 1;
+    st = upq_variant_validate(&va->meta, va->scratch + sl->value_off, sl->value_len);
+    return st == UPQ_OK ? UPQ_OK : UPQ_ERR_CORRUPT;
+}
+
+/* A slot's typed_value: a primitive, or the start or end of an object or
+ * a list, straight into the builder. */
+static upq_status feed_typed(upq_variant_asm *va, const upq_variant_node *vn,
+                             upq_variant_slot *sl, const upq_event *ev)
+{
+    upq_status st;
+    if (ev->type == UPQ_EV_NULL || (vn->role == R_TOBJ && ev->type == UPQ_EV_END_STRUCT))
+        return UPQ_OK;
+    if (vn->role == R_TLIST && ev->type == UPQ_EV_END_LIST && sl->typed == 4) {
+        sl->typed = 3;
+        return bst(upq_variant_build_end(&va->b));
+    }
+    if ((vn->role == R_TPRIM && ev->type != UPQ_EV_VALUE) ||
+        (vn->role == R_TOBJ && ev->type != UPQ_EV_BEGIN_STRUCT) ||
+        (vn->role == R_TLIST && ev->type != UPQ_EV_BEGIN_LIST))
+        return UPQ_ERR_CORRUPT;
+    st = put_key(va, sl);
+    if (st != UPQ_OK)
+        return st;
+    switch (vn->role) {
+    case R_TPRIM:
+        sl->typed = 1;
+        return bst(put_primitive(va, vn, ev));
     case R_TOBJ:
-        if (ev->type == UPQ_EV_NULL || ev->type == UPQ_EV_END_STRUCT)
-            return UPQ_OK;
-        if (ev->type != UPQ_EV_BEGIN_STRUCT)
-            return UPQ_ERR_CORRUPT;
-        st = put_key(va, sl);
-        if (st == UPQ_OK)
-            st = bst(upq_variant_build_begin_object(&va->b));
         sl->typed = 2;
         sl->typed_node = ev->node;
-        return st;
-    case R_TLIST:
-        if (ev->type == UPQ_EV_NULL)
-            return UPQ_OK;
-        if (ev->type == UPQ_EV_BEGIN_LIST) {
-            st = put_key(va, sl);
-            if (st == UPQ_OK)
-                st = bst(upq_variant_build_begin_array(&va->b));
-            sl->typed = 4;
-            return st;
-        }
-        if (ev->type == UPQ_EV_END_LIST && sl->typed == 4) {
-            sl->typed = 3;
-            return bst(upq_variant_build_end(&va->b));
-        }
+        return bst(upq_variant_build_begin_object(&va->b));
+    default:
+        sl->typed = 4;
+        return bst(upq_variant_build_begin_array(&va->b));
+    }
+}
+
+/* A slot (the group itself, a shredded field, a list element) begins or
+ * ends. A shredded field is a required group in the spec; other writers
+ * make it optional (hyparquet-writer), and readers take a null one as the
+ * field missing, as a present one whose value and typed_value are null. */
+static upq_status feed_slot(upq_variant_asm *va, const upq_variant_node *vn,
+                            upq_variant_slot *sl, const upq_event *ev)
+{
+    upq_status st;
+    if (ev->type == UPQ_EV_NULL && vn->role == R_FIELD)
+        return UPQ_OK;
+    if (ev->type == UPQ_EV_BEGIN_STRUCT && vn->role != R_TOP) {
+        upq_variant_slot *n;
+        if (va->depth >= va->max_slots)
+            return UPQ_ERR_LIMIT;
+        n = &va->slots[va->depth++];
+        upq_memset(n, 0, sizeof *n);
+        n->node = ev->node;
+        n->field = vn->role == R_FIELD;
+        n->scratch_mark = va->scratch_len;
+        return UPQ_OK;
+    }
+    if (ev->type != UPQ_EV_END_STRUCT || sl->node != ev->node)
         return UPQ_ERR_CORRUPT;
+    if (!va->has_meta)
+        return UPQ_ERR_UNSUPPORTED; /* metadata not selected */
+    st = end_slot(va, sl, vn->role);
+    if (st != UPQ_OK)
+        return st;
+    va->depth--;
+    if (vn->role == R_TOP)
+        return finish(va);
+    va->scratch_len = sl->scratch_mark;
+    return UPQ_OK;
+}
+
+upq_status upq_variant_asm_feed(upq_variant_asm *va, const upq_event *ev)
+{
+    const upq_variant_node *vn;
+    upq_variant_slot *sl;
+    if (va->depth == 0)
+        return feed_begin(va, ev);
+    if (ev->node < va->root || ev->node - va->root >= va->num_nodes)
+        return UPQ_ERR_STATE;
+    vn = &va->nodes[ev->node - va->root];
+    sl = &va->slots[va->depth - 1];
+    switch (vn->role) {
+    case R_META: return feed_meta(va, ev);
     case R_FIELD:
     case R_ELEM:
-    case R_TOP:
-        if (ev->type == UPQ_EV_BEGIN_STRUCT && vn->role != R_TOP) {
-            upq_variant_slot *n;
-            if (va->depth >= va->max_slots)
-                return UPQ_ERR_LIMIT;
-            n = &va->slots[va->depth++];
-            upq_memset(n, 0, sizeof *n);
-            n->node = ev->node;
-            n->field = vn->role == R_FIELD;
-            n->scratch_mark = va->scratch_len;
-            return UPQ_OK;
-        }
-        if (ev->type != UPQ_EV_END_STRUCT || sl->node != ev->node)
-            return UPQ_ERR_CORRUPT;
-        if (!va->has_meta)
-            return UPQ_ERR_UNSUPPORTED; /* metadata not selected */
-        st = end_slot(va, sl, vn->role);
-        if (st != UPQ_OK)
-            return st;
-        va->depth--;
-        if (vn->role == R_TOP)
-            return finish(va);
-        va->scratch_len = sl->scratch_mark;
-        return UPQ_OK;
+    case R_TOP: return feed_slot(va, vn, sl, ev);
+    default: break;
+    }
+    if (!va->has_meta)
+        return UPQ_ERR_UNSUPPORTED; /* metadata must come first */
+    switch (vn->role) {
+    case R_VALUE: return feed_value(va, sl, ev);
+    case R_TPRIM:
+    case R_TOBJ:
+    case R_TLIST: return feed_typed(va, vn, sl, ev);
     default: return UPQ_ERR_CORRUPT;
     }
 }

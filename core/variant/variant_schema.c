@@ -124,8 +124,10 @@ static upq_status classify(const upq_schema *s, uint32_t root, upq_variant_node 
         return UPQ_OK;
     }
     if (pr == R_TOBJ) {
-        /* shredded fields are required groups */
-        if (!n->is_group || n->repetition != UPQ_REP_REQUIRED)
+        /* shredded fields are required groups; an optional one (as
+         * hyparquet-writer makes them) is read as DuckDB, arrow-rs and
+         * hyparquet read it: null is the field missing */
+        if (!n->is_group || n->repetition == UPQ_REP_REPEATED)
             return UPQ_ERR_CORRUPT;
         vn->role = R_FIELD;
         return UPQ_OK;

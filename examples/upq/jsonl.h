@@ -55,18 +55,23 @@ typedef struct jv_doc {
     uint32_t *stack;   /* open containers while parsing */
     uint32_t scap;
     uint32_t max_members; /* 0, or the most members one array or object may have */
-    int over_limit;    /* after a failure: it was max_members, not the JSON */
+    uint32_t max_values;  /* 0, or the most values (containers included) one line may have */
+    int over_limit;    /* after a failure: 1 it was max_members, 2 max_values, not the JSON */
     const char *err;   /* after a failure: what was wrong (static string) */
     size_t err_col;    /* ... and the 1-based byte column */
 } jv_doc;
 
 void jv_init(jv_doc *d);
 void jv_free(jv_doc *d);
+/* Frees d's tree and buffers (the limits stay) when they take more than
+ * `keep` bytes: a large row's are not kept for the rows after it. */
+void jv_trim(jv_doc *d, size_t keep);
 
 /*
  * d->max_members (0 after jv_init: no limit) refuses a container at its
  * first member too many, so a line holding an array of millions of entries
- * costs nothing before it is refused (err says so, over_limit is set).
+ * costs nothing before it is refused (err says so, over_limit is set);
+ * d->max_values likewise bounds the whole tree, however it nests.
  *
  * Parses text[0..len) (one line without its newline; a trailing CR is
  * whitespace) as exactly one JSON value nested at most max_depth containers

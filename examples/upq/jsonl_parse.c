@@ -18,6 +18,16 @@ void jv_free(jv_doc *d)
     jv_init(d);
 }
 
+void jv_trim(jv_doc *d, size_t keep)
+{
+    uint32_t mm = d->max_members, mv = d->max_values;
+    if ((size_t)d->cap * sizeof *d->v > keep || d->bcap > keep) {
+        jv_free(d);
+        d->max_members = mm;
+        d->max_values = mv;
+    }
+}
+
 static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 {
     size_t c = *cap ? *cap : 64;
@@ -338,6 +348,11 @@ static int parse(jv_doc *d, const char *text, size_t len, unsigned max_depth)
         if (depth > 0 && d->max_members && d->v[d->stack[depth - 1]].len >= d->max_members) {
             json_fail(&c, "more members in one array or object than a row may hold");
             d->over_limit = 1;
+            goto out;
+        }
+        if (d->max_values && d->n >= d->max_values) {
+            json_fail(&c, "more values than a row may hold");
+            d->over_limit = 2;
             goto out;
         }
         ch = c.s[c.i];

@@ -111,8 +111,12 @@ int tool_keys_parse(tool_keys *k, const tool_args *a)
             }
             mk = &k->kms[k->nkms];
             mk->path = strndup(v, (size_t)(eq - v));
-            if (!mk->path || parse_key(eq + 1, mk->key, &mk->len))
+            if (!mk->path || parse_key(eq + 1, mk->key, &mk->len)) {
+                /* not counted yet, so tool_keys_free would not see it */
+                free(mk->path);
+                mk->path = NULL;
                 return 1;
+            }
             k->kms_keys[k->nkms].id = mk->path;
             k->kms_keys[k->nkms].key = mk->key;
             k->kms_keys[k->nkms].len = mk->len;

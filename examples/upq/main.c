@@ -188,7 +188,7 @@ static void usage(FILE *out)
           "  --file-id N              checkpoint mode: the id that tells this file's journal\n"
           "                           from leftovers of another on a reused medium\n"
           "  --max-row-groups N       without checkpoints: row groups whose metadata the\n"
-          "                           arena keeps (default: 64M of it, at least 1000)\n"
+          "                           arena keeps (default: as many as 64M holds)\n"
           "  --footer-size N          ... or this many bytes for that metadata\n"
           "  --stats-max-binary N     longest binary min/max kept in statistics\n"
           "  --kv KEY=VALUE           key-value metadata (repeatable)\n"

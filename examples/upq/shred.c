@@ -194,6 +194,7 @@ void shred_free(shredder *sh)
     free(sh->items);
     free(sh->todo);
     free(sh->used);
+    free(sh->slots);
     sb_free(&sh->bytes);
     sb_free(&sh->err_path);
     memset(sh, 0, sizeof *sh);
@@ -311,14 +312,54 @@ static int key_is(const jv_doc *d, const jv *m, const char *k)
     return m->key_len == n && memcmp(jv_key(d, m), k, n) == 0;
 }
 
-/* Finds the unused member of object o named like schema node sn. */
-static uint32_t member(shredder *sh, const jv_doc *d, const jv *o, const upq_schema_node *sn)
+/* An object with more members than this is looked up through a hash of
+ * its keys; a smaller one by walking them. */
+#define HASH_MEMBERS 8u
+
+static uint32_t key_hash(const uint8_t *p, size_t n)
 {
-    uint32_t mi;
+    uint32_t h = 2166136261u; /* FNV-1a */
+    size_t i;
+    for (i = 0; i < n; i++)
+        h = (h ^ p[i]) * 16777619u;
+    return h;
+}
+
+/* Indexes the members of object o by key (open addressing, in member
+ * order, so of two members of one name the first is found first). */
+static void index_members(shredder *sh, const jv_doc *d, const jv *o)
+{
+    uint32_t mi, want = 16;
+    while (want < 2u * o->len)
+        want *= 2;
+    if (want > sh->slots_cap) {
+        sh->slots_cap = want;
+        sh->slots = xrealloc(sh->slots, want, sizeof *sh->slots);
+    }
+    sh->nslots = want;
+    memset(sh->slots, 0xFF, (size_t)want * sizeof *sh->slots);
     for (mi = o->first; mi != JV_NONE; mi = d->v[mi].next) {
         const jv *m = &d->v[mi];
-        if (!sh->used[mi] && m->key_len == sn->elem->name.len &&
-            memcmp(jv_key(d, m), sn->elem->name.ptr, m->key_len) == 0) {
+        uint32_t k = key_hash(jv_key(d, m), m->key_len) & (want - 1u);
+        while (sh->slots[k] != JV_NONE)
+            k = (k + 1u) & (want - 1u);
+        sh->slots[k] = mi;
+    }
+}
+
+/* Finds the unused member of object o named like schema node sn (through
+ * the index when `hashed`). */
+static uint32_t member(shredder *sh, const jv_doc *d, const jv *o, const upq_schema_node *sn,
+                       int hashed)
+{
+    const uint8_t *name = sn->elem->name.ptr;
+    uint32_t len = sn->elem->name.len, mi, k = 0;
+    if (hashed)
+        k = key_hash(name, len) & (sh->nslots - 1u);
+    for (mi = hashed ? sh->slots[k] : o->first; mi != JV_NONE;
+         mi = hashed ? sh->slots[k = (k + 1u) & (sh->nslots - 1u)] : d->v[mi].next) {
+        const jv *m = &d->v[mi];
+        if (!sh->used[mi] && m->key_len == len && memcmp(jv_key(d, m), name, len) == 0) {
             sh->used[mi] = 1;
             return mi;
         }
@@ -332,9 +373,12 @@ static int push_members(shredder *sh, const jv_doc *d, uint32_t item, uint32_t n
 {
     const shred_node *n = &sh->nodes[ni];
     uint32_t c, count = 0, k, first = sh->ntodo, mi;
+    int hashed = o->len > HASH_MEMBERS && n->size > HASH_MEMBERS + 1u;
+    if (hashed)
+        index_members(sh, d, o);
     for (c = ni + 1; c < ni + n->size; c += sh->nodes[c].size) {
         const upq_schema_node *sn = &sh->s->nodes[sh->nodes[c].schema];
-        push(sh, c, member(sh, d, o, sn), r, n->def, item, UPQ_ROLE_FIELD, 0);
+        push(sh, c, member(sh, d, o, sn, hashed), r, n->def, item, UPQ_ROLE_FIELD, 0);
         count++;
     }
     /* reverse what was just pushed so the first member comes off first */

@@ -57,6 +57,8 @@ typedef struct shredder {
     uint32_t ntodo, todo_cap;
     uint8_t *used;       /* per JSON value: object member already matched */
     uint32_t used_cap;
+    uint32_t *slots;     /* the members of one large object by key (shred.c) */
+    uint32_t nslots, slots_cap;
     /* after a failure: the field's path ("a.b[2].c") and what was wrong */
     strbuf err_path;
     char err[256];

@@ -31,6 +31,7 @@
 #include "upq.h"
 #include "json.h"
 #include "jsonl.h"
+#include "lines.h"
 #include "shred.h"
 #include "upq_codec.h"
 
@@ -45,15 +46,27 @@
 /* Containers one JSON row may nest: well above what a schema of
  * UPQ_SCHEMA_MAX_DEPTH groups needs (a map entry is two per level). */
 #define MAX_JSON_DEPTH 256
-/* A schema file larger than this is not a schema. */
-#define MAX_SCHEMA_TEXT ((size_t)64 << 20)
-/* Without checkpoints: bytes of arena for finished row groups' metadata,
- * and the fewest row groups it must hold whatever the schema. */
+/* A schema file larger than this is not a schema (16 MB: some 800,000
+ * fields, parsed within 150 MB, where the writer takes at most about
+ * 100,000 columns). */
+#define MAX_SCHEMA_TEXT ((size_t)16 << 20)
+/* Without checkpoints: bytes of arena for finished row groups' metadata
+ * (and the row groups it holds when the schema is not known). */
 #define FOOTER_LOG_BUDGET ((size_t)64 << 20)
 #define MIN_ROW_GROUPS 1000u
+/* Bytes of arena for the pages being made, the chunk buffers and the
+ * dictionaries, unless --arena or the options say otherwise: with the log
+ * above, the line and the schema, a run stays well within 256 MB. */
+#define STAGE_BUDGET ((size_t)160 << 20)
 /* Chunk buffer per column unless --chunk-size says otherwise: a host can
  * afford row groups of a useful size (the library's default suits boards). */
 #define HOST_CHUNK_SIZE (1024u * 1024u)
+/* The JSON values (containers included) of one row: their tree takes
+ * 56 bytes a value, so 112 MB at most. */
+#define MAX_ROW_VALUES (1u << 21)
+/* The longest line taken: its text, and a value as long in a page, stay
+ * within 256 MB together. */
+#define MAX_LINE ((size_t)100 << 20)
 /* A line buffer larger than this is freed once its row is written. */
 #define LINE_KEEP ((size_t)1 << 20)
 
@@ -896,6 +909,7 @@ typedef struct write_state {
     jv_doc vdoc;      /* the row with VARIANT values in their column form */
     strbuf vtext;
     int has_variant;
+    int pages_grown;  /* a row made the pages larger: sizes are kept */
     out_file out;
     char *tmp_path;
     int out_open;
@@ -910,62 +924,47 @@ typedef struct write_state {
 
 static int read_schema(write_state *ws)
 {
-    uint8_t *text = NULL;
-    size_t len = 0, cap = 0;
-    char err[512];
+    char buf[1 << 16], err[512];
+    strbuf sb;
+    int rc;
     FILE *f = fopen(ws->cfg.schema_path, "rb");
     if (!f) {
         fprintf(stderr, "upq: %s: %s\n", ws->cfg.schema_path, strerror(errno));
         return -1;
     }
+    /* read straight into the buffer the --shred rewrite and the parser
+     * take: the text is held once beside the parser's own copy */
+    sb_init(&sb);
     for (;;) {
-        size_t n;
-        if (len == cap) {
-            cap = cap ? cap * 2 : 4096;
-            if (cap > MAX_SCHEMA_TEXT) {
-                fprintf(stderr, "upq: %s: too large for a schema\n", ws->cfg.schema_path);
-                free(text);
-                fclose(f);
-                return -1;
-            }
-            text = realloc(text, cap);
-            if (!text) {
-                fputs("upq: out of memory\n", stderr);
-                fclose(f);
-                return -1;
-            }
-        }
-        n = fread(text + len, 1, cap - len, f);
-        len += n;
+        size_t n = fread(buf, 1, sizeof buf, f);
         if (n == 0)
             break;
+        if (sb.len + n > MAX_SCHEMA_TEXT) {
+            fprintf(stderr, "upq: %s: larger than %zu MB: too large for a schema\n",
+                    ws->cfg.schema_path, MAX_SCHEMA_TEXT >> 20);
+            sb_free(&sb);
+            fclose(f);
+            return -1;
+        }
+        sb_add(&sb, buf, n);
     }
     if (ferror(f)) {
         fprintf(stderr, "upq: %s: %s\n", ws->cfg.schema_path, strerror(errno));
-        free(text);
+        sb_free(&sb);
         fclose(f);
         return -1;
     }
     fclose(f);
-    {
-        strbuf sb;
-        int rc;
-        sb_init(&sb);
-        sb_add(&sb, text, len);
-        free(text);
-        if (variant_shred_schema(&sb, ws->args, err, sizeof err)) {
-            fprintf(stderr, "upq: %s\n", err);
-            sb_free(&sb);
-            return -1;
-        }
-        rc = schema_parse(sb_str(&sb), sb.len, &ws->st, err, sizeof err);
-        if (rc)
-            fprintf(stderr, "upq: %s: %s\n", ws->cfg.schema_path, err);
+    if (variant_shred_schema(&sb, ws->args, err, sizeof err)) {
+        fprintf(stderr, "upq: %s\n", err);
         sb_free(&sb);
-        if (rc)
-            return -1;
+        return -1;
     }
-    return 0;
+    rc = schema_parse(sb_str(&sb), sb.len, &ws->st, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "upq: %s: %s\n", ws->cfg.schema_path, err);
+    sb_free(&sb);
+    return rc ? -1 : 0;
 }
 
 /* The tree of the parsed elements: column descriptors, levels, paths. */
@@ -1161,20 +1160,109 @@ static int open_output(write_state *ws, const tool_args *a)
 }
 
 /* Without checkpoints the metadata of finished row groups stays in the
- * arena: room for FOOTER_LOG_BUDGET bytes of it, and never fewer than
- * MIN_ROW_GROUPS row groups. */
+ * arena: room for FOOTER_LOG_BUDGET bytes of it, so the log is bounded
+ * whatever the width (a schema of some 200 columns or more gets fewer than
+ * the 1000 row groups a narrower one gets at least). */
 static uint32_t default_max_row_groups(const write_state *ws)
 {
-    size_t one = 0, none = 0, per;
+    size_t one = 0, none = 0, per, n;
     if (upq_writer_workspace_size(ws->st.elems, ws->st.n, &ws->cfg.o, 1, &one) != UPQ_OK ||
         upq_writer_workspace_size(ws->st.elems, ws->st.n, &ws->cfg.o, 0, &none) != UPQ_OK ||
         one <= none)
         return MIN_ROW_GROUPS;
     per = one - none;
-    return FOOTER_LOG_BUDGET / per > MIN_ROW_GROUPS ? (uint32_t)(FOOTER_LOG_BUDGET / per > 1000000
-                                                                     ? 1000000
-                                                                     : FOOTER_LOG_BUDGET / per)
-                                                    : MIN_ROW_GROUPS;
+    n = FOOTER_LOG_BUDGET / per;
+    return n > 1000000 ? 1000000u : n ? (uint32_t)n : 1u;
+}
+
+/* Page and chunk-buffer sizes, largest first, that upq write tries until
+ * the staging fits STAGE_BUDGET: a wide schema gets smaller pages rather
+ * than an arena that grows with its width (0: the writer's default). */
+static const struct { uint32_t page, chunk; } size_steps[] = {
+    {0, HOST_CHUNK_SIZE}, {0, 512u << 10}, {0, 256u << 10}, {0, 128u << 10}, {0, 64u << 10},
+    {4096, 0}, {2048, 0}, {1024, 0}, {512, 0}, {256, 0},
+};
+#define SIZE_STEPS (sizeof size_steps / sizeof size_steps[0])
+
+/* The arena of the schema and options without the finished row groups'
+ * log; SIZE_MAX when they cannot be written at all. */
+static size_t staging_need(const write_state *ws, const upq_writer_opts *o)
+{
+    size_t need = 0;
+    if (upq_writer_workspace_size(ws->st.elems, ws->st.n, o, 0, &need) != UPQ_OK)
+        return SIZE_MAX;
+    return need;
+}
+
+static void too_wide(const write_state *ws, const upq_writer_opts *o, size_t need)
+{
+    uint32_t leaves = 0, i;
+    for (i = 1; i < ws->st.n; i++)
+        leaves += !(ws->st.elems[i].isset & (1u << UPQ_SCHEMA_ELEMENT_NUM_CHILDREN));
+    fprintf(stderr, "upq: %s: %" PRIu32 " columns need a %zu-byte arena even with %" PRIu32
+                    "-byte pages, more than the %zu bytes upq write allows itself (%s--arena "
+                    "BYTES sets the arena)\n",
+            ws->cfg.out_path, leaves, need, o->page_size ? o->page_size : 8192u, STAGE_BUDGET,
+            o->checkpoint ? "" : "--checkpoint needs less; ");
+}
+
+/* Options of step k applied to o where the user left them to upq write. */
+static void size_step(const tool_args *a, upq_writer_opts *o, size_t k)
+{
+    if (!args_value(a, "page-size"))
+        o->page_size = size_steps[k].page;
+    if (!args_value(a, "chunk-size"))
+        o->chunk_size = size_steps[k].chunk;
+}
+
+/*
+ * Fits the staging (pages, chunk buffers, dictionaries of every column) in
+ * STAGE_BUDGET by taking the first size step that fits, unless --arena
+ * sets the arena or a row has already made the pages larger. 0, or -1 when
+ * even the smallest pages do not fit (said why: the schema is too wide for
+ * the memory upq write allows itself).
+ */
+static int fit_staging(write_state *ws, const tool_args *a)
+{
+    upq_writer_opts o = ws->cfg.o;
+    size_t k, need = 0;
+    if (a->arena || ws->pages_grown)
+        return 0;
+    for (k = 0; k < SIZE_STEPS; k++) {
+        size_step(a, &o, k);
+        need = staging_need(ws, &o);
+        if (need == SIZE_MAX)
+            return 0; /* init says what is wrong */
+        if (need <= STAGE_BUDGET) {
+            ws->cfg.o = o;
+            return 0;
+        }
+    }
+    too_wide(ws, &o, need);
+    return -1;
+}
+
+/* A schema whose columns do not fit STAGE_BUDGET even at the smallest
+ * pages is refused before its tree, its row plan and the writer are made
+ * (each as large as the schema). 0, or -1 (said why). */
+static int check_width(write_state *ws, const tool_args *a)
+{
+    upq_writer_opts o;
+    size_t need;
+    if (a->arena)
+        return 0;
+    memset(&o, 0, sizeof o);
+    o.checkpoint = (uint8_t)(args_flag(a, "checkpoint") || args_value(a, "checkpoint-rows") ||
+                             args_flag(a, "append"));
+    o.direct = (uint8_t)args_flag(a, "direct");
+    if (opt_u32(a, "page-size", &o.page_size) || opt_u32(a, "chunk-size", &o.chunk_size))
+        return -1;
+    size_step(a, &o, SIZE_STEPS - 1);
+    need = staging_need(ws, &o);
+    if (need == SIZE_MAX || need <= STAGE_BUDGET)
+        return 0; /* what cannot be written at all is said later, in full */
+    too_wide(ws, &o, need);
+    return -1;
 }
 
 /* --append: the writer continues the file in OUT.tmp (a copy of OUT). A
@@ -1211,6 +1299,8 @@ static int init_writer(write_state *ws, const tool_args *a)
     int attempt;
 
     out_sink(&ws->out, &sink);
+    if (fit_staging(ws, a))
+        return -1;
     /* finished row groups' metadata: read back from the file with
      * checkpoints, else kept in the arena for up to max_row_groups */
     max_rg = ws->cfg.o.checkpoint || ws->cfg.o.footer_size ? 0
@@ -1326,6 +1416,7 @@ static int grow_pages(write_state *ws, const tool_args *a, uint64_t line)
         o->page_levels = (uint32_t)lv;
         changed = 1;
     }
+    ws->pages_grown |= changed;
     if (changed)
         fprintf(stderr, "upq: line %" PRIu64 " needs larger pages: starting over with "
                         "--page-size %" PRIu64 " --page-levels %" PRIu64 "\n", line,
@@ -1418,19 +1509,24 @@ static int rewind_all(write_state *ws)
  * otherwise; the input is read again from its start. */
 static void count_rows(write_state *ws)
 {
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
+    char buf[1 << 16];
+    size_t got, i;
     uint64_t n = 0;
+    int filled = 0; /* the line so far is not blank */
     if (!ws->cfg.o.checkpoint || !ws->seekable)
         return;
-    while ((got = getline(&line, &cap, ws->in)) >= 0) {
-        size_t len = (size_t)got;
-        if (len && line[len - 1] == '\n')
-            len--;
-        n += !is_blank(line, len);
+    /* counted as it streams past: no line is held, however long */
+    while ((got = fread(buf, 1, sizeof buf, ws->in)) > 0) {
+        for (i = 0; i < got; i++) {
+            if (buf[i] == '\n') {
+                n += (uint64_t)filled;
+                filled = 0;
+            } else {
+                filled |= !is_blank(buf + i, 1);
+            }
+        }
     }
-    free(line);
+    n += (uint64_t)filled;
     if (!ferror(ws->in) && fseek(ws->in, 0, SEEK_SET) == 0) {
         ws->in_rows = n;
         /* appending: the rows already in the file are known once resumed */
@@ -1440,35 +1536,58 @@ static void count_rows(write_state *ws)
     clearerr(ws->in);
 }
 
+/* Says why line `lineno` did not parse (doc's error): a limit, or what
+ * was wrong with the JSON (after `what`). */
+static void parse_fail(const jv_doc *doc, const char *in_name, uint64_t lineno, const char *what)
+{
+    if (doc->over_limit == 1)
+        fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: an array or object of more than %" PRIu32
+                        " members: a row holds at most 65535 entries in one column (a Variant "
+                        "at most 65535 members in one array or object)\n",
+                in_name, lineno, doc->err_col, doc->max_members);
+    else if (doc->over_limit == 2)
+        fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: a row of more than %" PRIu32 " JSON values: "
+                        "upq write holds one row in memory, and takes at most that many\n",
+                in_name, lineno, doc->err_col, doc->max_values);
+    else
+        fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: %s%s\n", in_name, lineno, doc->err_col, what,
+                doc->err);
+}
+
 static int convert(write_state *ws, const tool_args *a)
 {
-    char *line = NULL;
-    size_t cap = 0;
+    line_in in;
+    char *line;
     uint64_t lineno;
     const char *in_name = ws->in == stdin ? "-" : ws->cfg.in_path;
     int rc = -1, again;
     upq_status st;
 
     count_rows(ws);
+    line_init(&in, ws->in, MAX_LINE);
     do {
         again = 0;
         lineno = 0;
+        line_reset(&in);
         if (init_writer(ws, a))
             goto out;
         for (;;) {
-            ssize_t got = getline(&line, &cap, ws->in);
-            size_t len;
-            if (got < 0) {
-                if (ferror(ws->in)) {
-                    fprintf(stderr, "upq: %s: %s\n", in_name, strerror(errno));
-                    goto out;
-                }
+            int got = line_next(&in);
+            size_t len = in.len;
+            if (got == LINE_END)
                 break;
-            }
             lineno++;
-            len = (size_t)got;
-            if (len && line[len - 1] == '\n')
-                len--;
+            if (got == LINE_ERR) {
+                fprintf(stderr, "upq: %s: %s\n", in_name, strerror(errno));
+                goto out;
+            }
+            if (got == LINE_LONG) {
+                fprintf(stderr, "upq: %s:%" PRIu64 ": a line longer than %zu MB: upq write "
+                                "holds one row in memory, and takes lines up to that size\n",
+                        in_name, lineno, (size_t)MAX_LINE >> 20);
+                goto out;
+            }
+            line = in.line;
             if (is_blank(line, len))
                 continue;
             if (memchr(line, '\0', len)) {
@@ -1477,13 +1596,7 @@ static int convert(write_state *ws, const tool_args *a)
             }
             /* strings decoded over the line: a large value is held once */
             if (jv_parse_inplace(&ws->doc, line, len, MAX_JSON_DEPTH)) {
-                if (ws->doc.over_limit)
-                    fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: an array or object of more than %" PRIu32
-                                    " members: a row holds at most 65535 entries in one column\n",
-                            in_name, lineno, ws->doc.err_col, ws->doc.max_members);
-                else
-                    fprintf(stderr, "upq: %s:%" PRIu64 ":%zu: invalid JSON: %s\n", in_name, lineno,
-                            ws->doc.err_col, ws->doc.err);
+                parse_fail(&ws->doc, in_name, lineno, "invalid JSON: ");
                 goto out;
             }
             if (ws->has_variant) {
@@ -1492,12 +1605,10 @@ static int convert(write_state *ws, const tool_args *a)
                     fprintf(stderr, "upq: %s:%" PRIu64 ": Variant: %s\n", in_name, lineno, verr);
                     goto out;
                 }
+                /* the row lives on in its rewritten text alone */
+                line_shrink(&in, LINE_KEEP);
                 if (jv_parse_inplace(&ws->vdoc, ws->vtext.p, ws->vtext.len, MAX_JSON_DEPTH + 8)) {
-                    fprintf(stderr, "upq: %s:%" PRIu64 ": %s%s\n", in_name, lineno,
-                            ws->vdoc.over_limit ? "" : "Variant: ",
-                            ws->vdoc.over_limit ? "an array or object of more than 65535 members: "
-                                                  "a row holds at most 65535 entries in one column"
-                                                : ws->vdoc.err);
+                    parse_fail(&ws->vdoc, in_name, lineno, "Variant: ");
                     goto out;
                 }
             }
@@ -1525,13 +1636,13 @@ static int convert(write_state *ws, const tool_args *a)
                 writer_fail(ws, st, "writing the row of line %" PRIu64 " failed", lineno);
                 goto out;
             }
-            if (cap > LINE_KEEP) {
-                /* the writer holds the row now: a long line's buffer is
-                 * not kept beside it until the pages are made */
-                free(line);
-                line = NULL;
-                cap = 0;
-            }
+            /* the writer holds the row now: a long line's buffers are
+             * not kept beside it until the pages are made */
+            line_shrink(&in, LINE_KEEP);
+            jv_trim(&ws->doc, LINE_KEEP);
+            jv_trim(&ws->vdoc, LINE_KEEP);
+            if (ws->vtext.cap > LINE_KEEP)
+                sb_free(&ws->vtext);
         }
     } while (again);
     do
@@ -1543,7 +1654,7 @@ static int convert(write_state *ws, const tool_args *a)
     }
     rc = 0;
 out:
-    free(line);
+    line_free(&in);
     return rc;
 }
 
@@ -1642,7 +1753,7 @@ int cmd_write(const tool_args *a)
         ws.cfg.in_path = a->files[0];
         ws.cfg.out_path = a->files[1];
     }
-    if (read_schema(&ws) || build_tree(&ws))
+    if (read_schema(&ws) || (!ws.cfg.schema_json && check_width(&ws, a)) || build_tree(&ws))
         goto done;
     if (ws.cfg.schema_json) {
         rc = print_schema_json(&ws);
@@ -1654,12 +1765,12 @@ int cmd_write(const tool_args *a)
     /* An array is a list or map (an entry per member in each column below;
      * a page holds at most 65,535) and an object a group (a member per
      * field), so a container with more members is refused as it is read,
-     * not after millions of them are parsed. A Variant's own JSON may be
-     * any shape: then the limit applies to the rewritten row. */
-    {
-        jv_doc *lim = ws.has_variant ? &ws.vdoc : &ws.doc;
-        lim->max_members = ws.st.n > 65535u ? ws.st.n : 65535u;
-    }
+     * not after millions of them are parsed. A Variant's arrays and
+     * objects are held to the same (the Variant builder takes at most
+     * 65,536 members in one), in the row as given and as rewritten. A
+     * row's values, however they nest, are bounded as well. */
+    ws.doc.max_members = ws.vdoc.max_members = ws.st.n > 65535u ? ws.st.n : 65535u;
+    ws.doc.max_values = ws.vdoc.max_values = MAX_ROW_VALUES;
     if (shred_init(&ws.sh, &ws.s)) {
         fprintf(stderr, "upq: %s: cannot plan rows for this schema\n", ws.cfg.schema_path);
         goto done;

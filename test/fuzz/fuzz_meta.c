@@ -102,27 +102,29 @@ static upq_status decode_chunked(const upq_tstruct *desc, void *obj, upq_arena *
     return st;
 }
 
-static void check_struct(const upq_tstruct *desc, const uint8_t *data, size_t size)
+/* The decode checks of one struct; returns the one-shot model (in
+ * arena_one, allocated from *a1) when it decoded, else NULL. */
+static void *check_struct(const upq_tstruct *desc, const uint8_t *data, size_t size, upq_arena *a1)
 {
-    upq_arena a1, a2, a3;
+    upq_arena a2, a3;
     void *obj1, *obj2, *obj3;
     size_t used1 = 0, used2 = 0, used3 = 0, len1 = 0, len2 = 0, len3 = 0;
     uint8_t *enc1, *enc2, *enc3;
     upq_status st1, st2, st3;
 
-    upq_arena_init(&a1, arena_one, sizeof arena_one);
+    upq_arena_init(a1, arena_one, sizeof arena_one);
     upq_arena_init(&a2, arena_chunked, sizeof arena_chunked);
-    obj1 = upq_arena_alloc(&a1, desc->size);
+    obj1 = upq_arena_alloc(a1, desc->size);
     obj2 = upq_arena_alloc(&a2, desc->size);
     if (!obj1 || !obj2)
         abort();
 
-    st1 = upq_thrift_decode(desc, obj1, &a1, data, size, &used1, NULL);
+    st1 = upq_thrift_decode(desc, obj1, a1, data, size, &used1, NULL);
     st2 = decode_chunked(desc, obj2, &a2, data, size, &used2);
     if (st1 != st2)
         fail("chunked decode status differs from one-shot", desc, st2, st1);
     if (st1 != UPQ_OK)
-        return;
+        return NULL;
     if (used1 > size || used1 != used2)
         fail("decoded lengths differ", desc, (int)used2, (int)used1);
 
@@ -146,6 +148,7 @@ static void check_struct(const upq_tstruct *desc, const uint8_t *data, size_t si
     free(enc1);
     free(enc2);
     free(enc3);
+    return obj1;
 }
 
 /* A projected footer decode (columns picked by the first input byte) must
@@ -184,23 +187,14 @@ static void check_bound(const upq_column_stats *cs, int has, const upq_stat_valu
         abort();
 }
 
-/* Typed statistics of every chunk of a footer that decodes. */
-static void check_stats(const uint8_t *data, size_t size)
+/* Typed statistics of every chunk of the footer m (decoded in *a). */
+static void check_stats(const upq_file_metadata *m, upq_arena *a)
 {
-    upq_arena a;
-    upq_file_metadata *m;
     upq_schema s;
-    size_t used = 0;
     uint32_t g, j;
     int c;
 
-    upq_arena_init(&a, arena_one, sizeof arena_one);
-    m = (upq_file_metadata *)upq_arena_alloc(&a, sizeof *m);
-    if (!m)
-        abort();
-    if (upq_thrift_decode(&upq_file_metadata_desc, m, &a, data, size, &used, NULL) != UPQ_OK)
-        return;
-    if (m->schema.n == 0 || upq_schema_build(&s, m->schema.v, m->schema.n, &a, NULL) != UPQ_OK)
+    if (m->schema.n == 0 || upq_schema_build(&s, m->schema.v, m->schema.n, a, NULL) != UPQ_OK)
         return;
     for (g = 0; g < m->row_groups.n; g++) {
         const upq_row_group *rg = &m->row_groups.v[g];
@@ -221,20 +215,11 @@ static void check_stats(const uint8_t *data, size_t size)
 }
 
 /* A ColumnIndex's bounds decoded in every order and type width. */
-static void check_index_values(const uint8_t *data, size_t size)
+static void check_index_values(const upq_column_index *ci)
 {
-    upq_arena a;
-    upq_column_index *ci;
-    size_t used = 0;
     uint32_t i;
     int order;
 
-    upq_arena_init(&a, arena_one, sizeof arena_one);
-    ci = (upq_column_index *)upq_arena_alloc(&a, sizeof *ci);
-    if (!ci)
-        abort();
-    if (upq_thrift_decode(&upq_column_index_desc, ci, &a, data, size, &used, NULL) != UPQ_OK)
-        return;
     for (i = 0; i < ci->min_values.n && i < 64; i++) {
         const upq_bytes *b = &ci->min_values.v[i];
         for (order = UPQ_STAT_ORDER_NONE; order <= UPQ_STAT_ORDER_INT96; order++) {
@@ -254,12 +239,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    check_struct(&upq_file_metadata_desc, data, size);
-    check_struct(&upq_page_header_desc, data, size);
-    check_struct(&upq_column_index_desc, data, size);
-    check_struct(&upq_offset_index_desc, data, size);
+    /* each model is used before the next decode takes arena_one back */
+    upq_arena a;
+    const void *obj;
+    if ((obj = check_struct(&upq_file_metadata_desc, data, size, &a)))
+        check_stats((const upq_file_metadata *)obj, &a);
+    (void)check_struct(&upq_page_header_desc, data, size, &a);
+    if ((obj = check_struct(&upq_column_index_desc, data, size, &a)))
+        check_index_values((const upq_column_index *)obj);
+    (void)check_struct(&upq_offset_index_desc, data, size, &a);
     check_projection(data, size);
-    check_stats(data, size);
-    check_index_values(data, size);
     return 0;
 }

@@ -14,6 +14,13 @@
  * aborts; the sanitizers catch out-of-bounds accesses and undefined
  * behaviour on the way.
  *
+ * The file is opened twice per input (with reads of up to 61 bytes that
+ * say "again" every other call, then with whole reads), and each run on a
+ * chunk starts from a copy of the opened reader (its struct and the arena
+ * bytes it uses; the header scan sets the reader's no_page_index, which
+ * only seeks consult) rather than from another parse of the footer, which
+ * took most of an input's time.
+ *
  * Seeds: the corpus files (make_seeds.sh pidx). Build and run: make fuzz.
  */
 #include <stdint.h>
@@ -30,6 +37,38 @@
 #define MAX_LEVELS 512u
 
 static uint64_t arena[ARENA_BYTES / 8];
+
+/* An opened reader kept for restoring: the struct and the arena's bytes in
+ * use (from the bottom, and the top used for on-demand row groups). */
+typedef struct snap {
+    upq_reader r;
+    size_t low, high; /* arena bytes [0, low) and [cap - high, cap) */
+    uint8_t *bytes;   /* ARENA_BYTES */
+} snap;
+
+static uint8_t snap_bytes[ARENA_BYTES];
+static snap opened = {.bytes = snap_bytes};
+
+static void snap_take(snap *sn, const upq_reader *r)
+{
+    const upq_arena *a = &r->arena;
+    sn->r = *r;
+    sn->low = a->used;
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    sn->high = a->top & ~(size_t)1;
+#else
+    sn->high = 0;
+#endif
+    memcpy(sn->bytes, a->base, sn->low);
+    memcpy(sn->bytes + a->cap - sn->high, a->base + a->cap - sn->high, sn->high);
+}
+
+static void snap_restore(const snap *sn, upq_reader *r)
+{
+    *r = sn->r;
+    memcpy(r->arena.base, sn->bytes, sn->low);
+    memcpy(r->arena.base + r->arena.cap - sn->high, sn->bytes + r->arena.cap - sn->high, sn->high);
+}
 
 typedef struct result {
     upq_status st;
@@ -166,23 +205,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     src s;
     uint32_t rg, col, chunks = 0;
     uint64_t salt = size ? data[size / 3] : 0;
+    /* opening resumes at every point: it must succeed read by read too */
+    if (!open_reader(&r, &io, &s, data, size, 1u + size % 61u, 0))
+        return 0;
     if (!open_reader(&r, &io, &s, data, size, 0, 0))
         return 0;
+    snap_take(&opened, &r);
     for (rg = 0; rg < r.meta.row_groups.n && chunks < 24; rg++) {
         for (col = 0; col < r.schema.num_columns && chunks < 24; col++, chunks++) {
             const upq_column_desc *cd = &r.schema.columns[col];
             size_t vs = upq_value_size(cd->physical_type);
             uint64_t row;
-            if (!open_reader(&r, &io, &s, data, size, 0, 0))
-                return 0;
+            snap_restore(&opened, &r);
+            s.chunk = 0;
             if (!upq_reader_chunk(&r, rg, col))
                 continue;
             row = probe_indexes(&r, rg, col, salt + col);
             seek_run(&r, rg, col, row, &res[0]);
             if (res[0].st == UPQ_ERR_NOMEM)
                 continue;
-            if (!open_reader(&r, &io, &s, data, size, 1u + (size + col) % 5u, 0))
-                return 0;
+            snap_restore(&opened, &r);
+            s.chunk = 1u + (size + col) % 5u;
             seek_run(&r, rg, col, row, &res[1]);
             if (res[1].st != UPQ_ERR_NOMEM && !same(&res[0], &res[1], vs)) {
                 fprintf(stderr, "fuzz_pidx: rg %u col %u row %llu: chunked seek differs (%d vs %d)\n",
@@ -192,8 +235,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             /* the header scan over the same bytes, for the sanitizers (an
              * index can lie consistently about where a page's rows start,
              * which no check of the target page alone can see) */
-            if (!open_reader(&r, &io, &s, data, size, 0, 1))
-                return 0;
+            snap_restore(&opened, &r);
+            r.opts.no_page_index = 1;
+            s.chunk = 0;
             seek_run(&r, rg, col, row, &res[2]);
         }
     }

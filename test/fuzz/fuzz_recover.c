@@ -3,8 +3,9 @@
  *
  * The input is a file's bytes (seeds: sensor-logger files in checkpoint
  * mode, closed and cut at various lengths). The first byte picks how the
- * medium behaves (short reads and writes, "again", no truncate); the rest is
- * the file. For each input:
+ * medium behaves (short reads and writes, "again", no truncate: bits 0-2)
+ * and which of three checks the input gets (the rest, modulo 3: each input
+ * costs one, and each is taken on a third of them); the rest is the file.
  *   - a dry run on a read-only sink, in a fixed 64 KiB arena, must not crash
  *     or write;
  *   - a recovery in place (a copy, in memory) must not crash; when it says
@@ -14,6 +15,9 @@
  *     writing a few rows and closing, must not crash; when it succeeds the
  *     file must open with the reader.
  * Writes beyond 4 MiB fail (memory stays bounded whatever the input says).
+ * The medium is a fixed buffer per file whose written pages are cleared
+ * before the next input: a resume reserves a region some 4 MB out, which
+ * growing and clearing a buffer each time made most of an input's cost.
  * Any violation aborts, which libFuzzer reports as a finding; the sanitizers
  * catch out-of-bounds accesses and undefined behaviour on the way.
  *
@@ -39,9 +43,17 @@ static upq_recover_state rst;
 static upq_writer w;
 static upq_reader rd;
 
+#define MPAGE 4096u
+#define MPAGES (FILE_CAP / MPAGE)
+
+/* The media: the input's file, and the copy that is recovered or resumed. */
+static uint8_t store[2][FILE_CAP];
+static uint8_t dirty[2][MPAGES]; /* pages written since they were last cleared */
+
 typedef struct mfile {
-    uint8_t *p;
-    size_t len, cap;
+    uint8_t *p;         /* store[slot] */
+    int slot;
+    size_t len;
     unsigned mode;      /* bit 0: short calls, bit 1: "again" every other call, bit 2: no truncate */
     unsigned long calls, writes;
 } mfile;
@@ -50,6 +62,32 @@ static void die(const char *what)
 {
     fprintf(stderr, "fuzz_recover: %s\n", what);
     abort();
+}
+
+/* Marks store pages [off, off + len) of f's slot as written. */
+static void mark(mfile *f, size_t off, size_t len)
+{
+    size_t k;
+    for (k = off / MPAGE; len && k <= (off + len - 1) / MPAGE; k++)
+        dirty[f->slot][k] = 1;
+}
+
+/* f on store[slot], cleared, holding p[0..len) (len <= FILE_CAP). */
+static void mload(mfile *f, int slot, const uint8_t *p, size_t len, unsigned mode)
+{
+    size_t k;
+    memset(f, 0, sizeof *f);
+    for (k = 0; k < MPAGES; k++)
+        if (dirty[slot][k]) {
+            memset(store[slot] + k * MPAGE, 0, MPAGE);
+            dirty[slot][k] = 0;
+        }
+    f->slot = slot;
+    f->p = store[slot];
+    f->mode = mode;
+    f->len = len;
+    memcpy(f->p, p, len);
+    mark(f, 0, len);
 }
 
 static int busy(mfile *f)
@@ -84,19 +122,8 @@ static upq_status m_write_at(void *ctx, uint64_t off, const void *buf, size_t le
         return UPQ_ERR_IO;
     if ((f->mode & 1u) && len > 5)
         len = 5;
-    if (off + len > f->cap) {
-        size_t cap = f->cap ? f->cap : 4096;
-        uint8_t *p;
-        while (cap < off + len)
-            cap *= 2;
-        p = (uint8_t *)realloc(f->p, cap);
-        if (!p)
-            abort();
-        memset(p + f->cap, 0, cap - f->cap);
-        f->p = p;
-        f->cap = cap;
-    }
     memcpy(f->p + off, buf, len);
+    mark(f, (size_t)off, len);
     if (off + len > f->len)
         f->len = (size_t)(off + len);
     f->writes++;
@@ -172,13 +199,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     upq_status st;
     if (size < 1 || size > FILE_CAP)
         return 0;
-    memset(&f, 0, sizeof f);
-    f.mode = data[0] & 7u;
-    f.len = f.cap = size - 1;
-    f.p = (uint8_t *)malloc(f.cap ? f.cap : 1);
-    if (!f.p)
-        abort();
-    memcpy(f.p, data + 1, f.len);
+    mload(&f, 0, data + 1, size - 1, data[0] & 7u);
+    switch ((data[0] >> 3) % 3u) {
+    case 0: break;
+    case 1: goto in_place;
+    default: goto resume;
+    }
 
     /* a dry run on a sink that cannot write */
     memset(&ro, 0, sizeof ro);
@@ -188,13 +214,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     SPIN(st, upq_recover(&rst, &s, f.len, rec_arena, sizeof rec_arena, &ro, &info));
     if (f.writes || memcmp(f.p, data + 1, f.len) != 0)
         die("a dry run wrote");
+    return 0;
 
+in_place:
     /* recovery in place */
-    g = f;
-    g.p = (uint8_t *)malloc(f.cap ? f.cap : 1);
-    if (!g.p)
-        abort();
-    memcpy(g.p, f.p, f.len);
+    mload(&g, 1, f.p, f.len, f.mode);
     sink_of(&g, &s, 1);
     memset(&rst, 0, sizeof rst);
     SPIN(st, upq_recover(&rst, &s, g.len, rec_arena, sizeof rec_arena, NULL, &info));
@@ -215,8 +239,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             die("recovering a recovered file changed it");
         free(copy);
     }
-    free(g.p);
+    return 0;
 
+resume:
     /* resume with the logger's schema and options, a few rows, close */
     {
         static sensor_logger lg;
@@ -229,12 +254,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cfg.rows = 0;
         cfg.checkpoint_rows = 20;
         cfg.page_size = 128;
-        g = f;
-        g.p = (uint8_t *)malloc(f.cap ? f.cap : 1);
-        if (!g.p)
-            abort();
-        memcpy(g.p, f.p, f.len);
-        g.writes = 0;
+        mload(&g, 1, f.p, f.len, f.mode);
         sink_of(&g, &s, 1);
         if (sensor_logger_setup(&lg, &cfg) == UPQ_OK &&
             upq_writer_init(&w, &s, lg.elems, lg.nelems, writer_arena, sizeof writer_arena, &lg.opts) ==
@@ -266,8 +286,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     reads(&g, 0, 0);
             }
         }
-        free(g.p);
     }
-    free(f.p);
     return 0;
 }

@@ -3,8 +3,8 @@
  *
  * Input: a 2-byte little-endian metadata length m, then m bytes of metadata
  * (fewer when the input is shorter), then the value. Both are parsed and
- * validated; every item is also read at every offset of the input (the
- * header reader must stay in bounds on its own). A value that validates is
+ * validated; an item is also read at each of the input's first 64 offsets
+ * (the header reader must stay in bounds on its own). A value that validates is
  * rebuilt through the builder from its walk (keys seeded from the
  * metadata), and the rebuilt value must validate and walk to the same
  * steps. Any violation aborts; the sanitizers catch the rest.
@@ -88,7 +88,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t ml, vl, i, len;
     upq_status st;
 
-    for (i = 0; i < size; i++)
+    /* not at every offset: an item's check reads what it spans, so that
+     * made an input cost the square of its size */
+    for (i = 0; i < size && i < 64; i++)
         (void)upq_variant_item_read(data + i, size - i, &it);
     if (size < 2)
         return 0;

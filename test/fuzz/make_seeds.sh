@@ -2,9 +2,13 @@
 # Seed inputs for a fuzz target, taken from the parquet-testing corpus.
 #
 #   test/fuzz/make_seeds.sh meta OUTDIR   every file's footer (FileMetaData
-#                                         bytes) and the bytes at offset 4
-#                                         (the first page header)
-#   test/fuzz/make_seeds.sh open OUTDIR   links to the whole files
+#                                         bytes) of at most 16 KiB (the
+#                                         target's -max_len) and the bytes at
+#                                         offset 4 (the first page header)
+#   test/fuzz/make_seeds.sh open OUTDIR   links to the whole files of at most
+#                                         SEED_MAX_FILE bytes (64 KiB: the
+#                                         targets' -max_len; a larger file cut
+#                                         there would lose its footer)
 #   test/fuzz/make_seeds.sh rows OUTDIR   the same
 #   test/fuzz/make_seeds.sh pidx OUTDIR   the same (page indexes and seeks)
 #   test/fuzz/make_seeds.sh variant OUTDIR  the variant/ pairs as fuzz_variant
@@ -60,19 +64,21 @@ fi
 if [ "$name" = recover ]; then
     # sensor-logger files in checkpoint mode (small pages, row groups and
     # checkpoint intervals), closed and cut at a spread of lengths; the
-    # first byte is fuzz_recover's medium mode
+    # first byte is fuzz_recover's medium mode and check (each of the 24
+    # pairs in turn)
     logger=${SENSOR_LOGGER:-build/host/sensor_logger}
     [ -x "$logger" ] || { echo "make_seeds.sh: no sensor logger at $logger" >&2; exit 1; }
     tmp=$(mktemp -d)
     n=0
-    for cfg in "300 100 20 128" "250 1000 50 256"; do
+    # (small: every input is recovered twice and resumed)
+    for cfg in "24 12 4 128" "48 1000 12 256"; do
         set -- $cfg
         f=$tmp/log_$1_$2.parquet
         "$logger" --rows "$1" --row-group-rows "$2" --checkpoint-rows "$3" --page-size "$4" "$f" >/dev/null
         len=$(stat -c %s "$f")
-        for k in 1 2 3 5 8 13 16; do
+        for k in $(seq 1 16); do
             cut=$((len * k / 16))
-            { printf "\\$(printf '%03o' $((n % 8)))"; head -c "$cut" "$f"; } >"$out/log_$1_$2_$k"
+            { printf "\\$(printf '%03o' $((n % 24)))"; head -c "$cut" "$f"; } >"$out/log_$1_$2_$k"
             n=$((n + 1))
         done
     done
@@ -150,7 +156,7 @@ while IFS= read -r -d '' f; do
         magic=$(tail -c 4 "$f")
         if [ "$magic" = PAR1 ]; then
             flen=$(le32 "$f" $((size - 8)))
-            if [ "$flen" -gt 0 ] && [ "$flen" -le $((size - 12)) ]; then
+            if [ "$flen" -gt 0 ] && [ "$flen" -le $((size - 12)) ] && [ "$flen" -le 16384 ]; then
                 tail -c $((flen + 8)) "$f" | head -c "$flen" >"$out/footer-$id"
                 n=$((n + 1))
             fi
@@ -162,6 +168,7 @@ while IFS= read -r -d '' f; do
         fi
         ;;
     open | rows | pidx)
+        [ "$size" -le "${SEED_MAX_FILE:-65536}" ] || continue
         ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$out/$id"
         n=$((n + 1))
         ;;

@@ -9,7 +9,12 @@
 # regression run) and on into FUZZ_DIR/corpus_NAME for SECONDS. Findings are
 # written to FUZZ_DIR/artifacts/. Ends with `fuzz: N passed, N failed`;
 # exits 1 on any finding or build failure, 77 when every target was skipped.
-# FUZZ_CAP_<NAME>=S (environment) runs target NAME at most S seconds.
+# FUZZ_CAP_<NAME>=S (environment) runs target NAME at most S seconds;
+# FUZZ_MAX_LEN_<NAME>=B gives it -max_len=B. Each target's throughput is
+# printed: `fuzz_NAME: N executions in S s: X/s, Y per CPU second` (the
+# second from /usr/bin/time when it is there: on a busy machine the first
+# says more about the machine), with a note when the rate per CPU second
+# is under 1,000 (a note, not a failure).
 set -u
 secs=$1
 lib=$2
@@ -50,12 +55,26 @@ for spec in "$@"; do
     if [ -n "$cap" ] && [ "$cap" -lt "$t" ]; then
         t=$cap
     fi
-    echo "fuzz_$name: running for ${t}s (log: $log)"
-    if "$dir/fuzz_$name" -max_total_time="$t" -timeout="${FUZZ_UNIT_TIMEOUT:-30}" -rss_limit_mb=2048 \
-        -print_final_stats=1 -artifact_prefix="$dir/artifacts/fuzz_$name-" \
+    len_var="FUZZ_MAX_LEN_$name"
+    max_len=()
+    [ -z "${!len_var:-}" ] || max_len=(-max_len="${!len_var}")
+    echo "fuzz_$name: running for ${t}s${max_len:+ (${max_len[0]})} (log: $log)"
+    start=$(date +%s.%N)
+    timer=()
+    [ -x /usr/bin/time ] && timer=(/usr/bin/time -o "$log.cpu" -f '%U %S')
+    rm -f "$log.cpu"
+    if "${timer[@]}" "$dir/fuzz_$name" -max_total_time="$t" -timeout="${FUZZ_UNIT_TIMEOUT:-30}" -rss_limit_mb=2048 \
+        "${max_len[@]}" -print_final_stats=1 -artifact_prefix="$dir/artifacts/fuzz_$name-" \
         "$dir/corpus_$name" "$dir/seeds_$name" >"$log" 2>&1; then
         grep -E '^stat::(number_of_executed_units|new_units_added|peak_rss_mb)' "$log" |
             sed "s/^/fuzz_$name: /"
+        execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+        cpu=$(tail -n 1 "$log.cpu" 2>/dev/null | awk 'NF == 2 { print $1 + $2 }')
+        awk -v n="${execs:-0}" -v s="$start" -v e="$(date +%s.%N)" -v c="${cpu:-0}" \
+            -v t="fuzz_$name" 'BEGIN {
+            d = e - s; r = d > 0 ? n / d : 0; q = c > 0 ? n / c : r
+            printf "%s: %d executions in %.1f s: %.0f/s, %.0f per CPU second%s\n", t, n, d, r, q,
+                   q < 1000 ? " (under 1000)" : "" }'
         echo "fuzz_$name: ok"
     else
         fail=$((fail + 1))

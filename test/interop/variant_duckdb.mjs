@@ -15,6 +15,16 @@
 //    shapes (it shreds them itself); `upq cat --json` must equal DuckDB's
 //    own reading of each row.
 //
+// 2b. hyparquet-writer's shredded files (`type: 'VARIANT', shredding: true`
+//    or a shredding of its own, over mixed values: arrays, objects with
+//    numeric and string fields, big integers, strings, missing fields):
+//    it makes each shredded field an optional group where the spec asks
+//    for a required one; DuckDB, arrow-rs and hyparquet read them (a null
+//    field group is the field missing), and so must upq, row for row as
+//    DuckDB, and again once `upq write` has written them with their own
+//    schema. Each file is first checked to have such groups, so a writer
+//    that changes its habit fails the case rather than passing it emptily.
+//
 // 3. parquet-testing's shredded_variant files that DuckDB reads (each in a
 //    fresh database: a fatal error there invalidates it) must read the same
 //    in upq; the files DuckDB cannot read are listed with its reason (their
@@ -36,6 +46,7 @@ import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromIPC } from 'apache-arrow';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 
 const parquetWasm = createRequire(import.meta.url)('parquet-wasm/node');
 
@@ -350,6 +361,55 @@ for (const [name, q] of Object.entries(DUCK)) {
     await con.run(`COPY (${q}) TO ${sq(f)} (FORMAT parquet)`);
   } catch (e) { console.log(`FAIL DuckDB cannot write ${name}: ${e.message}`); failed++; continue; }
   await compare(f, 'i', `DuckDB-written ${name}`);
+}
+
+// ---- 2b: hyparquet-writer's shredded files ------------------------------------------------------
+
+{
+  let s = 7;
+  const r = () => { s = (s * 1103515245 + 12345) % 2147483648; return s / 2147483648; };
+  const mixed = (i) => {
+    if (i === 0) return [0, { x: 0.655 }];
+    switch (i % 6) {
+      case 0: return [i, { x: Math.round(r() * 1000) / 1000 }];
+      case 1: return { a: i, b: `s${i}` };
+      case 2: return { a: i * 1.5, b: i, c: 'extra' };
+      case 3: return 12345678901234567n * BigInt(i);
+      case 4: return `str${i}`;
+      default: return i % 12 === 5 ? { b: 'no a' } : { a: null, c: [1, 'two', { d: true }] };
+    }
+  };
+  const objects = (i) => (i % 7 === 3 ? { a: `not a number ${i}` } : i % 7 === 5 ? { b: 'only b', z: i }
+    : { a: i * 10 + 1, b: `b${i}`, tags: i % 2 ? ['x', `t${i}`] : [] });
+  const HW = {
+    mixed: { data: mixed, shredding: true },
+    objects: { data: objects, shredding: true },
+    typed: { data: (i) => (i % 4 === 3 ? [i] : objects(i)), shredding: { a: 'INT64', b: 'STRING', tags: ['STRING'] } },
+  };
+  for (const [name, c] of Object.entries(HW)) {
+    const f = path.join(opts.work, `hyparquet_writer_${name}.parquet`);
+    const ids = Array.from({ length: 400 }, (_, i) => BigInt(i));
+    try {
+      fs.writeFileSync(f, Buffer.from(parquetWriteBuffer({ columnData: [
+        { name: 'id', data: ids, type: 'INT64' },
+        { name: 'v', data: ids.map((i) => c.data(Number(i))), type: 'VARIANT', shredding: c.shredding }] })));
+    } catch (e) { console.log(`FAIL hyparquet-writer cannot write ${name}: ${e.message}`); failed++; continue; }
+    const schema = execFileSync(opts.upq, ['schema', f], { encoding: 'utf8' });
+    if (!/optional group typed_value \{\n\s+optional group \w+ \{/.test(schema)) {
+      console.log(`FAIL hyparquet-writer ${name}: no optional shredded field group in its schema (the case is about them):\n${schema}`);
+      failed++;
+      continue;
+    }
+    await compare(f, 'id', `hyparquet-writer shredded ${name} (optional field groups)`);
+    // and written again by upq with that schema: DuckDB reads the same
+    const base = path.join(opts.work, `hyparquet_writer_${name}_upq`);
+    try {
+      fs.writeFileSync(`${base}.schema`, schema);
+      fs.writeFileSync(`${base}.jsonl`, execFileSync(opts.upq, ['cat', '--json', f], { encoding: 'utf8', maxBuffer: 1 << 28 }));
+      execFileSync(opts.upq, ['write', '--schema', `${base}.schema`, `${base}.jsonl`, `${base}.parquet`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (e) { console.log(`FAIL upq write of hyparquet-writer ${name}: ${String(e.stderr || e.message).trim().slice(0, 200)}`); failed++; continue; }
+    await compare(`${base}.parquet`, 'id', `hyparquet-writer shredded ${name} written again by upq`);
+  }
 }
 
 // ---- 3: the shredded_variant corpus ---------------------------------------------------------

@@ -109,9 +109,14 @@ typedef struct jmember {
     int kind;
 } jmember;
 
+/* Members of one object: far more than any key material has (a reference
+ * per key), and within some 128 MB parsed. */
+#define JOBJ_MAX_MEMBERS ((size_t)1 << 20)
+
 typedef struct jobj {
     jmember *m;
     size_t n, cap;
+    const jmember **byname; /* the members sorted by name: lookups in O(log n) */
 } jobj;
 
 static void jobj_free(jobj *o)
@@ -125,7 +130,13 @@ static void jobj_free(jobj *o)
         }
     }
     free(o->m);
+    free(o->byname);
     memset(o, 0, sizeof *o);
+}
+
+static int jmember_cmp(const void *a, const void *b)
+{
+    return strcmp((*(const jmember *const *)a)->name, (*(const jmember *const *)b)->name);
 }
 
 typedef struct jparse {
@@ -318,6 +329,12 @@ static int jobj_parse(jobj *o, const char *text, size_t len, jparse *j)
                 jfail(j, "a value other than a string, true, false or null");
                 goto fail;
             }
+            if (o->n == JOBJ_MAX_MEMBERS) {
+                free(m.name);
+                free(m.str);
+                jfail(j, "more than 1048576 members");
+                goto fail;
+            }
             if (o->n == o->cap) {
                 size_t nc = o->cap ? o->cap * 2 : 16;
                 jmember *nm = realloc(o->m, nc * sizeof *nm);
@@ -349,16 +366,24 @@ static int jobj_parse(jobj *o, const char *text, size_t len, jparse *j)
         jfail(j, "text after the object");
         goto fail;
     }
-    /* a duplicate name would make the meaning depend on the parser */
+    /* a duplicate name would make the meaning depend on the parser: found
+     * side by side once sorted, so any number of members takes n log n */
     {
-        size_t a, b;
+        size_t a;
+        o->byname = malloc((o->n ? o->n : 1) * sizeof *o->byname);
+        if (!o->byname) {
+            jfail(j, "out of memory");
+            goto fail;
+        }
         for (a = 0; a < o->n; a++)
-            for (b = a + 1; b < o->n; b++)
-                if (strcmp(o->m[a].name, o->m[b].name) == 0) {
-                    j->p = j->start;
-                    jfail(j, "a member name appears twice");
-                    goto fail;
-                }
+            o->byname[a] = &o->m[a];
+        qsort(o->byname, o->n, sizeof *o->byname, jmember_cmp);
+        for (a = 1; a < o->n; a++)
+            if (strcmp(o->byname[a - 1]->name, o->byname[a]->name) == 0) {
+                j->p = j->start;
+                jfail(j, "a member name appears twice");
+                goto fail;
+            }
     }
     return 0;
 fail:
@@ -368,10 +393,17 @@ fail:
 
 static const jmember *jget(const jobj *o, const char *name)
 {
-    size_t i;
-    for (i = 0; i < o->n; i++)
-        if (strcmp(o->m[i].name, name) == 0)
-            return &o->m[i];
+    size_t lo = 0, hi = o->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(o->byname[mid]->name, name);
+        if (c == 0)
+            return o->byname[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return NULL;
 }
 
