@@ -788,6 +788,150 @@ upq_status upq_w_footer_piece(upq_writer *w)
     return st;
 }
 
+/* The footer's head: version and the schema list's header (and, for a
+ * plaintext footer of an encrypted file, the start of its signature). */
+static upq_status footer_head(upq_writer *w)
+{
+    size_t k;
+    if (!enc_footer(w))
+        w->footer_start = w->file_pos;
+    if (UPQ_W_WC(w) && !w->gtmpl) {
+        w->wc->in_fmd = 1;
+        if (signed_footer(w)) {
+            upq_status st = upq_wc_stream_begin(w, &w->wc->footer, UPQ_MODULE_FOOTER, -1, 0,
+                                                UPQ_WS_SIGN);
+            if (st != UPQ_OK)
+                return st;
+        }
+    }
+    w->win[0] = 0x15; /* version: i32 1 */
+    w->win[1] = 0x02;
+    w->win[2] = 0x19; /* schema: list<struct> */
+    k = 3 + upq_tc_list_hdr(w->win + 3, w->nelems, CT_STRUCT);
+    set_src(w, w->win, k);
+    w->gi = 0;
+    w->gstage = G_SCHEMA;
+    return UPQ_OK;
+}
+
+/* num_rows and the row_groups list's header (the FILE record's template:
+ * no rows, and a row group only to carry the sorting columns). */
+static upq_status footer_rows(upq_writer *w)
+{
+    uint64_t rows = w->gtmpl ? 0u : w->rows_done;
+    uint32_t nrg = w->gtmpl ? (w->o.nsorting ? 1u : 0u) : w->num_rg;
+    size_t k = put_int_field(w->win, 1, 6, (int64_t)rows);
+    w->win[k++] = 0x19; /* row_groups: list<struct> */
+    k += upq_tc_list_hdr(w->win + k, nrg, CT_STRUCT);
+    set_src(w, w->win, k);
+    w->gstage = G_RGS;
+    return UPQ_OK;
+}
+
+/* The template row group: no chunks, no rows, only the sorting columns,
+ * which are the same in every row group. */
+static upq_status footer_template(upq_writer *w)
+{
+    upq_wmodels *m = UPQ_W_MODELS(w);
+    int done = 0;
+    upq_status st;
+    if (!w->tenc_on) {
+        upq_memset(&m->rgt, 0, sizeof m->rgt);
+        m->rgt.isset = (1u << UPQ_ROW_GROUP_COLUMNS) | (1u << UPQ_ROW_GROUP_TOTAL_BYTE_SIZE) |
+                       (1u << UPQ_ROW_GROUP_NUM_ROWS) | (1u << UPQ_ROW_GROUP_SORTING_COLUMNS);
+        m->rgt.sorting_columns.v = (upq_sorting_column *)(uintptr_t)w->o.sorting;
+        m->rgt.sorting_columns.n = w->o.nsorting;
+    }
+    st = tenc_piece(w, &upq_row_group_desc, &m->rgt, &done);
+    if (done)
+        w->gstage = G_KV0;
+    return st;
+}
+
+/* The column orders, as many as the window holds: each ColumnOrder is
+ * TYPE_ORDER (field 1 struct), or IEEE_754_TOTAL_ORDER (field 2) for a
+ * float column in total order; its STOP, our STOP. */
+static upq_status footer_orders(upq_writer *w)
+{
+    size_t k;
+    for (k = 0; w->gi < w->ncols && k + 3 <= sizeof w->win; w->gi++) {
+        w->win[k++] = UPQ_WITH_STATISTICS && w->cols[w->gi].order >= UPQ_SO_F32T ? 0x2C : 0x1C;
+        w->win[k++] = 0;
+        w->win[k++] = 0;
+    }
+    if (w->gi == w->ncols) {
+        w->gstage = signed_footer(w) && !w->gtmpl ? G_ALG : G_STOP;
+        w->gi = 0;
+    }
+    set_src(w, w->win, k);
+    return UPQ_OK;
+}
+
+#if UPQ_WITH_CRYPTO
+/* A signed plaintext footer's encryption_algorithm (field 8, struct: the
+ * union, encoded whole). */
+static upq_status footer_alg(upq_writer *w)
+{
+    int done = 0;
+    upq_status st;
+    if (w->gi == 0) {
+        w->win[0] = 0x1C;
+        set_src(w, w->win, 1);
+        w->gi = 1;
+        return UPQ_OK;
+    }
+    st = tenc_piece(w, &upq_encryption_algorithm_desc, &w->wc->alg, &done);
+    if (done) {
+        w->gstage = G_SIGNKEY;
+        w->gi = 0;
+    }
+    return st;
+}
+
+/* The encrypted footer's tag, or the plaintext footer's signature (nonce
+ * and tag), right after the FileMetaData. */
+static upq_status footer_seal_end(upq_writer *w)
+{
+    w->wc->in_fmd = 0;
+    w->gstage = G_TAIL;
+    if (signed_footer(w)) {
+        upq_memcpy(w->win, w->wc->head + 4, 12);
+        upq_wc_stream_tag(w, w->win + 12);
+        set_src(w, w->win, 28);
+    } else {
+        upq_wc_stream_tag(w, w->win);
+        set_src(w, w->win, 16);
+    }
+    return UPQ_OK;
+}
+
+/* An encrypted footer's FileCryptoMetaData, ahead of the module. */
+static upq_status footer_fcm(upq_writer *w)
+{
+    int done = 0;
+    upq_status st;
+    if (!w->tenc_on)
+        w->footer_start = w->file_pos;
+    st = tenc_piece(w, &upq_file_crypto_metadata_desc, &w->wc->fcm, &done);
+    if (done)
+        w->gstage = G_FHEAD;
+    return st;
+}
+#endif
+
+/* The footer's length and magic. */
+static upq_status footer_tail(upq_writer *w)
+{
+    uint64_t len = w->file_pos - w->footer_start;
+    if (len > UINT32_MAX)
+        return upq_w_fail(w, UPQ_ERR_LIMIT, -1, "footer larger than 4 GiB");
+    upq_store_le32(w->win, (uint32_t)len);
+    upq_memcpy(w->win + 4, enc_footer(w) ? "PARE" : "PAR1", 4);
+    set_src(w, w->win, 8);
+    w->gstage = G_DONE;
+    return UPQ_OK;
+}
+
 /* Every footer stage but G_FHEAD. */
 static upq_status footer_step(upq_writer *w)
 {
@@ -796,26 +940,7 @@ static upq_status footer_step(upq_writer *w)
     upq_status st;
     for (;;) {
         switch (w->gstage) {
-        case G_HEAD:
-            if (!enc_footer(w))
-                w->footer_start = w->file_pos;
-            if (UPQ_W_WC(w) && !w->gtmpl) {
-                w->wc->in_fmd = 1;
-                if (signed_footer(w)) {
-                    st = upq_wc_stream_begin(w, &w->wc->footer, UPQ_MODULE_FOOTER, -1, 0,
-                                             UPQ_WS_SIGN);
-                    if (st != UPQ_OK)
-                        return st;
-                }
-            }
-            w->win[0] = 0x15; /* version: i32 1 */
-            w->win[1] = 0x02;
-            w->win[2] = 0x19; /* schema: list<struct> */
-            k = 3 + upq_tc_list_hdr(w->win + 3, w->nelems, CT_STRUCT);
-            set_src(w, w->win, k);
-            w->gi = 0;
-            w->gstage = G_SCHEMA;
-            return UPQ_OK;
+        case G_HEAD: return footer_head(w);
         case G_SCHEMA:
             if (w->gi == w->nelems) {
                 w->gstage = G_ROWS;
@@ -825,16 +950,7 @@ static upq_status footer_step(upq_writer *w)
             if (done)
                 w->gi++;
             return st;
-        case G_ROWS: {
-            uint64_t rows = w->gtmpl ? 0u : w->rows_done;
-            uint32_t nrg = w->gtmpl ? (w->o.nsorting ? 1u : 0u) : w->num_rg;
-            k = put_int_field(w->win, 1, 6, (int64_t)rows);
-            w->win[k++] = 0x19; /* row_groups: list<struct> */
-            k += upq_tc_list_hdr(w->win + k, nrg, CT_STRUCT);
-            set_src(w, w->win, k);
-            w->gstage = G_RGS;
-            return UPQ_OK;
-        }
+        case G_ROWS: return footer_rows(w);
         case G_RGS:
             if (w->gtmpl) {
                 w->gstage = w->o.nsorting ? G_TMPL : G_KV0;
@@ -857,22 +973,7 @@ static upq_status footer_step(upq_writer *w)
                 return st;
             w->gstage = G_KV0;
             continue;
-        case G_TMPL: {
-            upq_wmodels *m = UPQ_W_MODELS(w);
-            if (!w->tenc_on) {
-                /* no chunks, no rows: only the sorting columns, which are
-                 * the same in every row group */
-                upq_memset(&m->rgt, 0, sizeof m->rgt);
-                m->rgt.isset = (1u << UPQ_ROW_GROUP_COLUMNS) | (1u << UPQ_ROW_GROUP_TOTAL_BYTE_SIZE) |
-                               (1u << UPQ_ROW_GROUP_NUM_ROWS) | (1u << UPQ_ROW_GROUP_SORTING_COLUMNS);
-                m->rgt.sorting_columns.v = (upq_sorting_column *)(uintptr_t)w->o.sorting;
-                m->rgt.sorting_columns.n = w->o.nsorting;
-            }
-            st = tenc_piece(w, &upq_row_group_desc, &m->rgt, &done);
-            if (done)
-                w->gstage = G_KV0;
-            return st;
-        }
+        case G_TMPL: return footer_template(w);
         case G_KV0:
             w->gi = 0;
             if (w->o.nkv) {
@@ -907,35 +1008,9 @@ static upq_status footer_step(upq_writer *w)
             w->gi = 0;
             w->gstage = G_ORDER_ITEMS;
             return UPQ_OK;
-        case G_ORDER_ITEMS:
-            /* each ColumnOrder is TYPE_ORDER (field 1 struct), or
-             * IEEE_754_TOTAL_ORDER (field 2) for a float column in total order;
-             * its STOP, our STOP */
-            for (k = 0; w->gi < w->ncols && k + 3 <= sizeof w->win; w->gi++) {
-                w->win[k++] = UPQ_WITH_STATISTICS && w->cols[w->gi].order >= UPQ_SO_F32T ? 0x2C : 0x1C;
-                w->win[k++] = 0;
-                w->win[k++] = 0;
-            }
-            if (w->gi == w->ncols) {
-                w->gstage = signed_footer(w) && !w->gtmpl ? G_ALG : G_STOP;
-                w->gi = 0;
-            }
-            set_src(w, w->win, k);
-            return UPQ_OK;
+        case G_ORDER_ITEMS: return footer_orders(w);
 #if UPQ_WITH_CRYPTO
-        case G_ALG: /* field 8, struct: the union, encoded whole */
-            if (w->gi == 0) {
-                w->win[0] = 0x1C;
-                set_src(w, w->win, 1);
-                w->gi = 1;
-                return UPQ_OK;
-            }
-            st = tenc_piece(w, &upq_encryption_algorithm_desc, &w->wc->alg, &done);
-            if (done) {
-                w->gstage = G_SIGNKEY;
-                w->gi = 0;
-            }
-            return st;
+        case G_ALG: return footer_alg(w);
         case G_SIGNKEY: { /* field 9, binary */
             const upq_encrypt_opts *e = w->o.encrypt;
             if (!e->footer_key_metadata_len) {
@@ -960,39 +1035,11 @@ static upq_status footer_step(upq_writer *w)
             w->gstage = w->gtmpl ? G_DONE : UPQ_W_WC(w) ? G_CEND : G_TAIL;
             return UPQ_OK;
 #if UPQ_WITH_CRYPTO
-        case G_CEND:
-            /* the encrypted footer's tag, or the plaintext footer's
-             * signature (nonce and tag), right after the FileMetaData */
-            w->wc->in_fmd = 0;
-            w->gstage = G_TAIL;
-            if (signed_footer(w)) {
-                upq_memcpy(w->win, w->wc->head + 4, 12);
-                upq_wc_stream_tag(w, w->win + 12);
-                set_src(w, w->win, 28);
-            } else {
-                upq_wc_stream_tag(w, w->win);
-                set_src(w, w->win, 16);
-            }
-            return UPQ_OK;
+        case G_CEND: return footer_seal_end(w);
 #endif
-        case G_TAIL: {
-            uint64_t len = w->file_pos - w->footer_start;
-            if (len > UINT32_MAX)
-                return upq_w_fail(w, UPQ_ERR_LIMIT, -1, "footer larger than 4 GiB");
-            upq_store_le32(w->win, (uint32_t)len);
-            upq_memcpy(w->win + 4, enc_footer(w) ? "PARE" : "PAR1", 4);
-            set_src(w, w->win, 8);
-            w->gstage = G_DONE;
-            return UPQ_OK;
-        }
+        case G_TAIL: return footer_tail(w);
 #if UPQ_WITH_CRYPTO
-        case G_FCM:
-            if (!w->tenc_on)
-                w->footer_start = w->file_pos;
-            st = tenc_piece(w, &upq_file_crypto_metadata_desc, &w->wc->fcm, &done);
-            if (done)
-                w->gstage = G_FHEAD;
-            return st;
+        case G_FCM: return footer_fcm(w);
 #endif
         default: return UPQ_DONE;
         }
@@ -1091,161 +1138,194 @@ static upq_status bitset_module(upq_writer *w, upq_wcol *c)
 }
 #endif
 
-static UPQ_NOINLINE upq_status next_piece(upq_writer *w)
+/*
+ * The stages of a row group's or the footer's output. Each sets the next
+ * piece (UPQ_OK), or moves on to the next stage without one (UPQ_OK with
+ * nothing left to write: the pump asks again), or ends the run (UPQ_DONE),
+ * or fails.
+ */
+
+/* Moves on to stage `next` (column `oc`) without a piece. */
+static upq_status go(upq_writer *w, uint8_t next, uint32_t oc)
+{
+    w->ostage = next;
+    w->oc = oc;
+    w->src_len = w->src_pos = 0;
+    return UPQ_OK;
+}
+
+/* A column's dictionary page header, compressed (and sealed) again: the
+ * same bytes as when the layout was made. */
+static upq_status out_dict_hdr(upq_writer *w, upq_wcol *c)
+{
+    size_t hl = 0;
+    upq_status st;
+    if (!c)
+        return go(w, UPQ_OS_BF_HDR, 0);
+    if (!c->dict_pages)
+        return go(w, UPQ_OS_CHUNK, w->oc);
+    st = upq_w_dict_page(w, c, &hl);
+    if (st != UPQ_OK)
+        return st;
+    if ((int32_t)hl != c->dict_hdr)
+        return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)w->oc, "dictionary page changed size");
+    set_src(w, w->hbuf, hl);
+    w->ostage = UPQ_OS_DICT_BODY;
+    return UPQ_OK;
+}
+
+/* A column's data pages: its chunk buffer, or in direct mode its one page
+ * encoded again (header first, then UPQ_OS_PAGE_BODY). */
+static upq_status out_chunk(upq_writer *w, upq_wcol *c)
+{
+    if (w->o.direct && c->chunk_used) {
+        size_t hl = 0, stored = 0;
+        const uint8_t *body = (const uint8_t *)0;
+        upq_status st = upq_w_direct_page(w, c, &body, &hl, &stored);
+        if (st != UPQ_OK)
+            return st;
+        set_src(w, w->hbuf, hl);
+        w->ostage = UPQ_OS_PAGE_BODY;
+        return UPQ_OK;
+    }
+    set_src(w, c->chunk, c->chunk_used);
+    w->oc++;
+    w->ostage = UPQ_OS_DICT_HDR;
+    return UPQ_OK;
+}
+
+/* A column's bloom filter header (a module when the column is encrypted). */
+static upq_status out_bf_hdr(upq_writer *w, upq_wcol *c)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
-    upq_status st;
     int done = 0;
-    for (;;) {
-        upq_wcol *c = w->oc < w->ncols ? &w->cols[w->oc] : (upq_wcol *)0;
-        switch (w->ostage) {
-        case UPQ_OS_JOURNAL:
-            if (!UPQ_WITH_CHECKPOINT)
-                return UPQ_ERR_STATE;
-            st = upq_wj_next(w);
-            if (st == UPQ_DONE)
-                w->ostage = UPQ_OS_IDLE;
-            return st;
-        case UPQ_OS_MAGIC:
-            set_src(w, (const uint8_t *)(enc_footer(w) ? "PARE" : "PAR1"), 4);
-            w->magic_done = 1;
-            w->oc = 0;
-            w->ostage = w->out_kind == UPQ_OUT_RG ? UPQ_OS_DICT_HDR : UPQ_OS_FOOTER;
-            return UPQ_OK;
-        case UPQ_OS_DICT_HDR: {
-            size_t hl = 0;
-            if (!c) {
-                w->ostage = UPQ_OS_BF_HDR;
-                w->oc = 0;
-                continue;
-            }
-            w->ostage = UPQ_OS_CHUNK;
-            if (!c->dict_pages)
-                continue;
-            /* compressed again: the same bytes as when the layout was made */
-            st = upq_w_dict_page(w, c, &hl);
-            if (st != UPQ_OK)
-                return st;
-            if ((int32_t)hl != c->dict_hdr)
-                return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)w->oc, "dictionary page changed size");
-            set_src(w, w->hbuf, hl);
-            w->ostage = UPQ_OS_DICT_BODY;
-            return UPQ_OK;
-        }
-        case UPQ_OS_DICT_BODY:
-            set_src(w, UPQ_W_COMPRESSING(w) || UPQ_W_KEY(c) ? w->pbuf : c->dict,
-                    (size_t)c->dict_stored);
-            w->ostage = UPQ_OS_CHUNK;
-            return UPQ_OK;
-        case UPQ_OS_CHUNK:
-            if (w->o.direct && c->chunk_used) {
-                size_t hl = 0, stored = 0;
-                const uint8_t *body = (const uint8_t *)0;
-                st = upq_w_direct_page(w, c, &body, &hl, &stored);
-                if (st != UPQ_OK)
-                    return st;
-                set_src(w, w->hbuf, hl);
-                w->ostage = UPQ_OS_PAGE_BODY;
-                return UPQ_OK;
-            }
-            set_src(w, c->chunk, c->chunk_used);
-            w->oc++;
-            w->ostage = UPQ_OS_DICT_HDR;
-            return UPQ_OK;
-        case UPQ_OS_BF_HDR:
-            if (!UPQ_WITH_BLOOM || !c) {
-                w->ostage = UPQ_OS_CI;
-                w->oc = 0;
-                continue;
-            }
-            if (!UPQ_W_BLOOM(c)) {
-                w->oc++;
-                continue;
-            }
-            if (!w->tenc_on)
-                upq_w_build_bf(w, c);
-            if (UPQ_W_KEY(c))
-                st = index_module(w, c, UPQ_MODULE_BLOOM_HEADER, &upq_bloom_filter_header_desc,
-                                  &m->bf, c->bf_hdr, &done);
-            else
-                st = tenc_piece(w, &upq_bloom_filter_header_desc, &m->bf, &done);
-            if (done)
-                w->ostage = UPQ_OS_BF_BITS;
-            return st;
-#if UPQ_WITH_BLOOM
-        case UPQ_OS_BF_BITS:
-            if (UPQ_W_KEY(c))
-                return bitset_module(w, c);
-            set_src(w, c->bloom, c->bloom_bytes);
-            w->oc++;
-            w->ostage = UPQ_OS_BF_HDR;
-            return UPQ_OK;
-#endif
-        case UPQ_OS_PAGE_BODY:
-            /* after the header (still src_len): the body, compressed in the
-             * shared buffer or as encoded in w->pbuf */
-            set_src(w, c->chunk ? c->chunk : w->pbuf, c->chunk_used - w->src_len);
-            w->oc++;
-            w->ostage = UPQ_OS_DICT_HDR;
-            return UPQ_OK;
-        case UPQ_OS_CI:
-            if (!c || UPQ_W_NO_PI(w)) {
-                w->ostage = UPQ_OS_OI;
-                w->oc = 0;
-                continue;
-            }
-            if (!c->ci_len) {
-                w->oc++;
-                continue;
-            }
-            if (!w->tenc_on)
-                build_ci(w, c);
-            if (UPQ_W_KEY(c))
-                st = index_module(w, c, UPQ_MODULE_COLUMN_INDEX, &upq_column_index_desc, &m->ci,
-                                  c->ci_len, &done);
-            else
-                st = tenc_piece(w, &upq_column_index_desc, &m->ci, &done);
-            if (done)
-                w->oc++;
-            return st;
-        case UPQ_OS_OI:
-            if (!c || UPQ_W_NO_PI(w)) {
-                w->gstage = G_HEAD;
-                w->ostage = UPQ_OS_END;
-                continue;
-            }
-            if (!w->tenc_on)
-                build_oi(w, c);
-            if (UPQ_W_KEY(c))
-                st = index_module(w, c, UPQ_MODULE_OFFSET_INDEX, &upq_offset_index_desc, &m->oi,
-                                  c->oi_len, &done);
-            else
-                st = tenc_piece(w, &upq_offset_index_desc, &m->oi, &done);
-            if (done)
-                w->oc++;
-            return st;
-        case UPQ_OS_FOOTER:
-            st = footer_piece(w);
-            if (st == UPQ_OK && UPQ_W_WC(w) && w->wc->in_fmd && w->wc->mode != UPQ_WS_NONE)
-                /* encrypted in place (the window, or the RAM log, written
-                 * once since checkpoints are off), or only signed */
-                upq_wc_stream_piece(w, (uint8_t *)(uintptr_t)w->src, w->src_len);
-            if (st != UPQ_DONE)
-                return st;
-            w->ostage = UPQ_OS_SYNC;
-            continue;
-        case UPQ_OS_SYNC:
-            st = upq_w_sync(w);
-            if (st != UPQ_OK)
-                return st;
-            w->ostage = UPQ_OS_END;
-            continue;
-        case UPQ_OS_END:
+    upq_status st;
+    if (!UPQ_WITH_BLOOM || !c)
+        return go(w, UPQ_OS_CI, 0);
+    if (!UPQ_W_BLOOM(c))
+        return go(w, UPQ_OS_BF_HDR, w->oc + 1u);
+    if (!w->tenc_on)
+        upq_w_build_bf(w, c);
+    if (UPQ_W_KEY(c))
+        st = index_module(w, c, UPQ_MODULE_BLOOM_HEADER, &upq_bloom_filter_header_desc, &m->bf,
+                          c->bf_hdr, &done);
+    else
+        st = tenc_piece(w, &upq_bloom_filter_header_desc, &m->bf, &done);
+    if (done)
+        w->ostage = UPQ_OS_BF_BITS;
+    return st;
+}
+
+/* A column's ColumnIndex (none: a chunk that cannot have one). */
+static upq_status out_ci(upq_writer *w, upq_wcol *c)
+{
+    upq_wmodels *m = UPQ_W_MODELS(w);
+    int done = 0;
+    upq_status st;
+    if (!c || UPQ_W_NO_PI(w))
+        return go(w, UPQ_OS_OI, 0);
+    if (!c->ci_len)
+        return go(w, UPQ_OS_CI, w->oc + 1u);
+    if (!w->tenc_on)
+        build_ci(w, c);
+    if (UPQ_W_KEY(c))
+        st = index_module(w, c, UPQ_MODULE_COLUMN_INDEX, &upq_column_index_desc, &m->ci, c->ci_len,
+                          &done);
+    else
+        st = tenc_piece(w, &upq_column_index_desc, &m->ci, &done);
+    if (done)
+        w->oc++;
+    return st;
+}
+
+/* A column's OffsetIndex; after the last, the run ends. */
+static upq_status out_oi(upq_writer *w, upq_wcol *c)
+{
+    upq_wmodels *m = UPQ_W_MODELS(w);
+    int done = 0;
+    upq_status st;
+    if (!c || UPQ_W_NO_PI(w)) {
+        w->gstage = G_HEAD;
+        return go(w, UPQ_OS_END, w->oc);
+    }
+    if (!w->tenc_on)
+        build_oi(w, c);
+    if (UPQ_W_KEY(c))
+        st = index_module(w, c, UPQ_MODULE_OFFSET_INDEX, &upq_offset_index_desc, &m->oi, c->oi_len,
+                          &done);
+    else
+        st = tenc_piece(w, &upq_offset_index_desc, &m->oi, &done);
+    if (done)
+        w->oc++;
+    return st;
+}
+
+/* The footer's next piece: encrypted in place (the window, or the RAM log,
+ * written once since checkpoints are off), or only signed. */
+static upq_status out_footer(upq_writer *w)
+{
+    upq_status st = footer_piece(w);
+    if (st == UPQ_OK && UPQ_W_WC(w) && w->wc->in_fmd && w->wc->mode != UPQ_WS_NONE)
+        upq_wc_stream_piece(w, (uint8_t *)(uintptr_t)w->src, w->src_len);
+    if (st != UPQ_DONE)
+        return st;
+    return go(w, UPQ_OS_SYNC, w->oc);
+}
+
+static UPQ_NOINLINE upq_status next_piece(upq_writer *w)
+{
+    upq_wcol *c = w->oc < w->ncols ? &w->cols[w->oc] : (upq_wcol *)0;
+    upq_status st;
+    switch (w->ostage) {
+    case UPQ_OS_JOURNAL:
+        if (!UPQ_WITH_CHECKPOINT)
+            return UPQ_ERR_STATE;
+        st = upq_wj_next(w);
+        if (st == UPQ_DONE)
             w->ostage = UPQ_OS_IDLE;
-            out_done(w);
-            return UPQ_DONE;
-        default: return UPQ_DONE;
-        }
+        return st;
+    case UPQ_OS_MAGIC:
+        set_src(w, (const uint8_t *)(enc_footer(w) ? "PARE" : "PAR1"), 4);
+        w->magic_done = 1;
+        w->oc = 0;
+        w->ostage = w->out_kind == UPQ_OUT_RG ? UPQ_OS_DICT_HDR : UPQ_OS_FOOTER;
+        return UPQ_OK;
+    case UPQ_OS_DICT_HDR: return out_dict_hdr(w, c);
+    case UPQ_OS_DICT_BODY:
+        set_src(w, UPQ_W_COMPRESSING(w) || UPQ_W_KEY(c) ? w->pbuf : c->dict, (size_t)c->dict_stored);
+        w->ostage = UPQ_OS_CHUNK;
+        return UPQ_OK;
+    case UPQ_OS_CHUNK: return out_chunk(w, c);
+    case UPQ_OS_BF_HDR: return out_bf_hdr(w, c);
+#if UPQ_WITH_BLOOM
+    case UPQ_OS_BF_BITS:
+        if (UPQ_W_KEY(c))
+            return bitset_module(w, c);
+        set_src(w, c->bloom, c->bloom_bytes);
+        w->oc++;
+        w->ostage = UPQ_OS_BF_HDR;
+        return UPQ_OK;
+#endif
+    case UPQ_OS_PAGE_BODY:
+        /* after the header (still src_len): the body, compressed in the
+         * shared buffer or as encoded in w->pbuf */
+        set_src(w, c->chunk ? c->chunk : w->pbuf, c->chunk_used - w->src_len);
+        w->oc++;
+        w->ostage = UPQ_OS_DICT_HDR;
+        return UPQ_OK;
+    case UPQ_OS_CI: return out_ci(w, c);
+    case UPQ_OS_OI: return out_oi(w, c);
+    case UPQ_OS_FOOTER: return out_footer(w);
+    case UPQ_OS_SYNC:
+        st = upq_w_sync(w);
+        if (st != UPQ_OK)
+            return st;
+        return go(w, UPQ_OS_END, w->oc);
+    case UPQ_OS_END:
+        w->ostage = UPQ_OS_IDLE;
+        out_done(w);
+        return UPQ_DONE;
+    default: return UPQ_DONE;
     }
 }
 

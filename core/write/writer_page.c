@@ -289,10 +289,132 @@ void upq_w_bloom_take(upq_wcol *c, uint32_t nv)
 #endif
 }
 
+/* The page's bounds into mm (and its NaNs), and the geospatial statistics
+ * of its values (nv values in vb staged bytes). */
+UPQ_INLINE void page_bounds(upq_writer *w, upq_wcol *c, int dict, uint32_t nv, uint32_t vb,
+                            upq_minmax *mm, int64_t *nans)
+{
+    *nans = 0;
+    if (UPQ_WITH_STATISTICS && dict && UPQ_W_DX(w, c) && UPQ_W_DX(w, c)->n >= nv &&
+        c->type == UPQ_TYPE_BYTE_ARRAY && c->order == UPQ_SO_BYTES &&
+        c->dict_n <= 16u * w->lmax) {
+        /* strings: compared once per entry the page uses, not once per
+         * value (w->idx is free: the indices were known) */
+        uint16_t *used = w->idx;
+        const uint16_t *ix = UPQ_W_DX(w, c)->idx;
+        uint32_t i;
+        for (i = 0; i < (c->dict_n + 15u) / 16u; i++)
+            used[i] = 0;
+        for (i = 0; i < nv; i++)
+            used[ix[i] >> 4] = (uint16_t)(used[ix[i] >> 4] | 1u << (ix[i] & 15u));
+        upq_minmax_entries(mm, c->dict, c->dict_off, used, c->dict_n);
+    } else if (UPQ_WITH_STATISTICS) {
+        upq_minmax_page(mm, c->order, c->type, c->type_length, c->vals, nv, vb, nans);
+    }
+    else if (UPQ_WITH_PAGE_INDEX)
+        upq_minmax_reset(mm); /* read by the page index entry only */
+#if UPQ_WITH_CHUNK_META
+    if (w->geo) {
+        upq_geo_acc *g = upq_geo_find(w->geo, (uint32_t)(c - w->cols));
+        if (g)
+            upq_geo_page(g, c->vals, nv, vb);
+    }
+#endif
+}
+
+/* The page header model of c's committed staging as pg holds it (sizes,
+ * the stored bytes for their CRC, NaNs): counts, encodings, statistics;
+ * a v2 page's level bytes (rl, dl) and whether its values are compressed. */
+UPQ_INLINE void page_header(upq_writer *w, const upq_wcol *c, const upq_wpage *pg, int64_t rows,
+                            const upq_minmax *mm, size_t rl, size_t dl, int is_comp)
+{
+    upq_page_header *ph = &UPQ_W_MODELS(w)->ph;
+    upq_statistics *s;
+    uint32_t n = c->clev, nv = c->cval;
+    int dict = c->dict_on;
+    upq_memset(ph, 0, sizeof *ph);
+    ph->isset = (1u << UPQ_PAGE_HEADER_TYPE) | (1u << UPQ_PAGE_HEADER_UNCOMPRESSED_PAGE_SIZE) |
+                (1u << UPQ_PAGE_HEADER_COMPRESSED_PAGE_SIZE);
+    ph->uncompressed_page_size = (int32_t)pg->body;
+    ph->compressed_page_size = (int32_t)pg->stored;
+    if (UPQ_WITH_CRC && !w->o.no_crc) {
+        ph->crc = (int32_t)upq_crc32(pg->out, pg->stored);
+        UPQ_SET(*ph, UPQ_PAGE_HEADER_CRC);
+    }
+    if (UPQ_W_V2(w)) {
+        upq_data_page_header_v2 *h = &ph->data_page_header_v2;
+        ph->type = UPQ_PAGE_DATA_V2;
+        UPQ_SET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2);
+        h->isset = (1u << UPQ_DATA_PAGE_HEADER_V2_NUM_VALUES) | (1u << UPQ_DATA_PAGE_HEADER_V2_NUM_NULLS) |
+                   (1u << UPQ_DATA_PAGE_HEADER_V2_NUM_ROWS) | (1u << UPQ_DATA_PAGE_HEADER_V2_ENCODING) |
+                   (1u << UPQ_DATA_PAGE_HEADER_V2_DEFINITION_LEVELS_BYTE_LENGTH) |
+                   (1u << UPQ_DATA_PAGE_HEADER_V2_REPETITION_LEVELS_BYTE_LENGTH) |
+                   (1u << UPQ_DATA_PAGE_HEADER_V2_IS_COMPRESSED);
+        h->num_values = (int32_t)n;
+        h->num_nulls = (int32_t)(n - nv);
+        h->num_rows = (int32_t)rows;
+        h->encoding = dict ? UPQ_ENC_RLE_DICTIONARY : c->enc;
+        h->definition_levels_byte_length = (int32_t)dl;
+        h->repetition_levels_byte_length = (int32_t)rl;
+        h->is_compressed = (uint8_t)is_comp;
+        if (UPQ_W_STATS(w))
+            UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_V2_STATISTICS);
+        s = &h->statistics;
+    } else {
+        upq_data_page_header *h = &ph->data_page_header;
+        ph->type = UPQ_PAGE_DATA;
+        UPQ_SET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER);
+        h->isset = (1u << UPQ_DATA_PAGE_HEADER_NUM_VALUES) | (1u << UPQ_DATA_PAGE_HEADER_ENCODING) |
+                   (1u << UPQ_DATA_PAGE_HEADER_DEFINITION_LEVEL_ENCODING) |
+                   (1u << UPQ_DATA_PAGE_HEADER_REPETITION_LEVEL_ENCODING);
+        h->num_values = (int32_t)n;
+        /* parquet-java's v1 names, which old readers expect */
+        h->encoding = dict ? UPQ_ENC_PLAIN_DICTIONARY : c->enc;
+        h->definition_level_encoding = UPQ_ENC_RLE;
+        h->repetition_level_encoding = UPQ_ENC_RLE;
+        if (UPQ_W_STATS(w))
+            UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_STATISTICS);
+        s = &h->statistics;
+    }
+    if (UPQ_W_STATS(w))
+        put_stats(c, s, mm, (int64_t)(n - nv), pg->nans);
+}
+
+/* The header model encoded into w->hbuf (a module when the column is
+ * encrypted; `dry`: only counted). *hl gets its bytes. */
+UPQ_INLINE upq_status header_out(upq_writer *w, upq_wcol *c, int dry, size_t *hl)
+{
+    upq_page_header *ph = &UPQ_W_MODELS(w)->ph;
+    int32_t col = (int32_t)(c - w->cols);
+    upq_status st;
+    if (UPQ_W_KEY(c) && dry) {
+        /* a model the encoder refuses fails when the page is made */
+        (void)upq_thrift_encode(&upq_page_header_desc, ph, (uint8_t *)0, 0, hl);
+        *hl += UPQ_W_CRYPTO_OVER;
+    } else if (UPQ_W_KEY(c)) {
+        /* sealed: the header module goes to w->hbuf (length, nonce, tag
+         * counted in UPQ_W_CRYPTO_OVER) */
+        size_t hm = 0, pl = 0;
+        st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf + 16,
+                               w->hbuf_cap - 16u - UPQ_W_CRYPTO_OVER, &pl);
+        if (st != UPQ_OK)
+            return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
+        st = upq_wc_seal(w, c->key, UPQ_MODULE_DATA_PAGE_HEADER, col, (int32_t)c->npages, w->hbuf,
+                         pl, (const uint8_t *)0, &hm);
+        if (st != UPQ_OK)
+            return st;
+        *hl = hm;
+    } else {
+        st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf, w->hbuf_cap, hl);
+        if (st != UPQ_OK)
+            return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
+    }
+    return UPQ_OK;
+}
+
 upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *dst, size_t room,
                              upq_minmax *mm, upq_wpage *pg, int dry)
 {
-    upq_page_header *ph = &UPQ_W_MODELS(w)->ph;
     uint32_t n = c->clev, nv = c->cval, vb = c->cbytes;
     int v2 = UPQ_W_V2(w);
     int dict = c->dict_on;
@@ -339,33 +461,7 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
     if (body > INT32_MAX)
         return upq_w_fail(w, UPQ_ERR_LIMIT, col, "page larger than 2 GiB");
 
-    /* statistics of the page */
-    pg->nans = 0;
-    if (UPQ_WITH_STATISTICS && dict && UPQ_W_DX(w, c) && UPQ_W_DX(w, c)->n >= nv &&
-        c->type == UPQ_TYPE_BYTE_ARRAY && c->order == UPQ_SO_BYTES &&
-        c->dict_n <= 16u * w->lmax) {
-        /* strings: compared once per entry the page uses, not once per
-         * value (w->idx is free: the indices were known) */
-        uint16_t *used = w->idx;
-        const uint16_t *ix = UPQ_W_DX(w, c)->idx;
-        uint32_t i;
-        for (i = 0; i < (c->dict_n + 15u) / 16u; i++)
-            used[i] = 0;
-        for (i = 0; i < nv; i++)
-            used[ix[i] >> 4] = (uint16_t)(used[ix[i] >> 4] | 1u << (ix[i] & 15u));
-        upq_minmax_entries(mm, c->dict, c->dict_off, used, c->dict_n);
-    } else if (UPQ_WITH_STATISTICS) {
-        upq_minmax_page(mm, c->order, c->type, c->type_length, c->vals, nv, vb, &pg->nans);
-    }
-    else if (UPQ_WITH_PAGE_INDEX)
-        upq_minmax_reset(mm); /* read by the page index entry only */
-#if UPQ_WITH_CHUNK_META
-    if (w->geo) {
-        upq_geo_acc *g = upq_geo_find(w->geo, (uint32_t)col);
-        if (g)
-            upq_geo_page(g, c->vals, nv, vb);
-    }
-#endif
+    page_bounds(w, c, dict, nv, vb, mm, &pg->nans);
 
     /* stored form */
     if (!UPQ_W_COMPRESSING(w)) {
@@ -414,78 +510,11 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
         stored = ml;
     }
 
-    /* header */
-    upq_memset(ph, 0, sizeof *ph);
-    ph->isset = (1u << UPQ_PAGE_HEADER_TYPE) | (1u << UPQ_PAGE_HEADER_UNCOMPRESSED_PAGE_SIZE) |
-                (1u << UPQ_PAGE_HEADER_COMPRESSED_PAGE_SIZE);
-    ph->uncompressed_page_size = (int32_t)body;
-    ph->compressed_page_size = (int32_t)stored;
-    if (UPQ_WITH_CRC && !w->o.no_crc) {
-        ph->crc = (int32_t)upq_crc32(dst, stored);
-        UPQ_SET(*ph, UPQ_PAGE_HEADER_CRC);
-    }
-    if (v2) {
-        upq_data_page_header_v2 *h = &ph->data_page_header_v2;
-        ph->type = UPQ_PAGE_DATA_V2;
-        UPQ_SET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2);
-        h->isset = (1u << UPQ_DATA_PAGE_HEADER_V2_NUM_VALUES) | (1u << UPQ_DATA_PAGE_HEADER_V2_NUM_NULLS) |
-                   (1u << UPQ_DATA_PAGE_HEADER_V2_NUM_ROWS) | (1u << UPQ_DATA_PAGE_HEADER_V2_ENCODING) |
-                   (1u << UPQ_DATA_PAGE_HEADER_V2_DEFINITION_LEVELS_BYTE_LENGTH) |
-                   (1u << UPQ_DATA_PAGE_HEADER_V2_REPETITION_LEVELS_BYTE_LENGTH) |
-                   (1u << UPQ_DATA_PAGE_HEADER_V2_IS_COMPRESSED);
-        h->num_values = (int32_t)n;
-        h->num_nulls = (int32_t)(n - nv);
-        h->num_rows = (int32_t)rows;
-        h->encoding = dict ? UPQ_ENC_RLE_DICTIONARY : c->enc;
-        h->definition_levels_byte_length = (int32_t)dl;
-        h->repetition_levels_byte_length = (int32_t)rl;
-        h->is_compressed = (uint8_t)is_comp;
-        if (UPQ_W_STATS(w)) {
-            put_stats(c, &h->statistics, mm, (int64_t)(n - nv), pg->nans);
-            UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_V2_STATISTICS);
-        }
-    } else {
-        upq_data_page_header *h = &ph->data_page_header;
-        ph->type = UPQ_PAGE_DATA;
-        UPQ_SET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER);
-        h->isset = (1u << UPQ_DATA_PAGE_HEADER_NUM_VALUES) | (1u << UPQ_DATA_PAGE_HEADER_ENCODING) |
-                   (1u << UPQ_DATA_PAGE_HEADER_DEFINITION_LEVEL_ENCODING) |
-                   (1u << UPQ_DATA_PAGE_HEADER_REPETITION_LEVEL_ENCODING);
-        h->num_values = (int32_t)n;
-        /* parquet-java's v1 names, which old readers expect */
-        h->encoding = dict ? UPQ_ENC_PLAIN_DICTIONARY : c->enc;
-        h->definition_level_encoding = UPQ_ENC_RLE;
-        h->repetition_level_encoding = UPQ_ENC_RLE;
-        if (UPQ_W_STATS(w)) {
-            put_stats(c, &h->statistics, mm, (int64_t)(n - nv), pg->nans);
-            UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_STATISTICS);
-        }
-    }
-    if (UPQ_W_KEY(c) && dry) {
-        st = upq_thrift_encode(&upq_page_header_desc, ph, (uint8_t *)0, 0, &pg->hl);
-        pg->hl += UPQ_W_CRYPTO_OVER;
-    } else if (UPQ_W_KEY(c)) {
-        /* sealed: the header module goes to w->hbuf (length, nonce, tag
-         * counted in UPQ_W_CRYPTO_OVER) */
-        size_t hm = 0, pl = 0;
-        st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf + 16,
-                               w->hbuf_cap - 16u - UPQ_W_CRYPTO_OVER, &pl);
-        if (st != UPQ_OK)
-            return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
-        st = upq_wc_seal(w, c->key, UPQ_MODULE_DATA_PAGE_HEADER, col, (int32_t)c->npages, w->hbuf,
-                         pl, (const uint8_t *)0, &hm);
-        if (st != UPQ_OK)
-            return st;
-        pg->hl = hm;
-    } else {
-        st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf, w->hbuf_cap, &pg->hl);
-        if (st != UPQ_OK)
-            return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
-    }
-    pg->out = dst;
     pg->body = body;
     pg->stored = stored;
-    return UPQ_OK;
+    pg->out = dst;
+    page_header(w, c, pg, rows, mm, rl, dl, is_comp);
+    return header_out(w, c, dry, &pg->hl);
 }
 
 uint32_t upq_w_lev_count(const uint8_t *lv, uint32_t from, uint32_t n, unsigned lg, uint32_t v)
