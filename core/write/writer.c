@@ -19,7 +19,6 @@
  * when a page is encoded, so the staging holds only values.
  */
 #include "writer_int.h"
-#include "encode/encode.h"
 #include "geo.h"
 
 #if UPQ_WITH_WRITER
@@ -35,29 +34,8 @@
 
 /* ---- errors --------------------------------------------------------------- */
 
-static UPQ_NOINLINE void set_err(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
-{
-    w->err.status = st;
-    w->err.what = UPQ_W_WHAT_VALUE;
-    w->err.column = column;
-    w->err.offset = UINT64_MAX;
-    w->err.row_group = -1;
-}
-
-UPQ_NOINLINE upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
-{
-    set_err(w, st, column UPQ_W_WHAT(what));
-    w->failed = st;
-    return st;
-}
-
 /* An input error: reported, but the writer stays usable (nothing was taken). */
-static UPQ_NOINLINE upq_status bad_input_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
-{
-    set_err(w, st, column UPQ_W_WHAT(what));
-    return st;
-}
-#define bad_input(w, st, column, what) bad_input_(w, st, column UPQ_W_WHAT(what))
+#define bad_input(w, st, column, what) upq_w_refuse(w, st, column, what)
 
 /* ---- the schema's leaves ---------------------------------------------------- */
 
@@ -186,20 +164,6 @@ static UPQ_NOINLINE uint32_t staged_width(int32_t type, int32_t type_length)
 static int is_dict_enc(int32_t e)
 {
     return e == UPQ_ENC_PLAIN_DICTIONARY || e == UPQ_ENC_RLE_DICTIONARY;
-}
-
-/* A caller's upq_bytes value. Hosts that load any address read its fields
- * in place; elsewhere it is copied out (the caller's array may sit at any
- * address there). upq_memcpy is a call per value under -fno-builtin. */
-UPQ_INLINE void in_bytes(const void *v, upq_bytes *b)
-{
-#if UPQ_UNALIGNED_WORDS
-    const upq_bytes *p = (const upq_bytes *)v;
-    b->ptr = p->ptr;
-    b->len = p->len;
-#else
-    upq_memcpy(b, v, sizeof *b);
-#endif
 }
 
 /* Copies a value's bytes into the staging: words inline on such hosts
@@ -337,21 +301,6 @@ static upq_status kv_setup(upq_writer *w, uint32_t index, const upq_column_opts 
     return UPQ_OK;
 }
 
-size_t upq_w_kv_bound(const upq_writer_opts *o, uint32_t col)
-{
-    const upq_column_opts *co;
-    size_t b = 6u; /* field header and list header at their widest */
-    uint32_t i;
-    if (!o->columns || col >= o->ncolumns || !o->columns[col].nkv || !o->columns[col].kv)
-        return 0;
-    co = &o->columns[col];
-    for (i = 0; i < co->nkv && b <= SIZE_MAX / 2u; i++) {
-        /* two binary fields: header, length varint (at most 5 bytes), bytes; STOP */
-        size_t k = (size_t)co->kv[i].key.len + co->kv[i].value.len;
-        b += 13u + (k < SIZE_MAX / 4u ? k : SIZE_MAX / 4u);
-    }
-    return b;
-}
 #endif
 
 /* Staged levels up to `max` take 1, 2, 4 or 8 bits: 1 << lev_lg(max). */
@@ -477,6 +426,13 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
     return col_extras(w, c, index);
 }
 
+/* a + b, or SIZE_MAX when that overflows: sizes that cannot be met stay
+ * SIZE_MAX */
+static size_t sat_add(size_t a, size_t b)
+{
+    return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
 /* Memory: counts in dry runs, takes from the arena otherwise. */
 typedef struct wtake {
     upq_arena *a; /* NULL: only count */
@@ -488,7 +444,7 @@ static void *take(wtake *t, size_t size)
 {
     void *p;
     size_t r = upq_w_align8(size);
-    t->need = t->need > SIZE_MAX - r ? SIZE_MAX : t->need + r;
+    t->need = sat_add(t->need, r);
     if (!t->a || t->fail)
         return (void *)0;
     p = upq_arena_alloc(t->a, size);
@@ -552,15 +508,6 @@ static void col_take(wtake *t, upq_wcol *c, uint32_t path_len, upq_wdx *x)
         c->rep_hist = (int64_t *)take(t, ((size_t)c->max_rep + 1u) * sizeof(int64_t));
 }
 
-static void dict_clear(upq_wcol *c)
-{
-    c->dict_n = c->dict_bytes = 0;
-    c->dict_pages = 0;
-    if (c->slots)
-        upq_memset(c->slots, 0, (size_t)c->nslots * sizeof(uint16_t));
-    c->dict_on = c->use_dict;
-}
-
 /* Clears a column's chunk state: pages, statistics, counters. */
 static void chunk_clear(upq_wcol *c)
 {
@@ -581,7 +528,7 @@ static void chunk_clear(upq_wcol *c)
         c->dict_nonce_set = 0;
     if (UPQ_WITH_BLOOM && c->bloom)
         upq_memset(c->bloom, 0, c->bloom_bytes);
-    dict_clear(c);
+    upq_w_dict_clear(c);
 }
 
 /* What setup finds walking the schema, pass by pass. */
@@ -672,7 +619,7 @@ static void leaf_take(upq_writer *w, wtake *t, upq_wcol *c, uint32_t i, const le
         }
     }
 #endif
-    p->stage = p->stage > SIZE_MAX - stage_size(c) ? SIZE_MAX : p->stage + stage_size(c);
+    p->stage = sat_add(p->stage, stage_size(c));
     if ((W_DIRECT(w) || W_JM(w)) && (UPQ_W_COMPRESSING(w) || (W_JM(w) && UPQ_W_ENCRYPTING(w))))
         c->chunk_cap = p->worst; /* the shared buffer, taken by take_buffers */
     if (c->max_rep)
@@ -684,8 +631,7 @@ static void leaf_take(upq_writer *w, wtake *t, upq_wcol *c, uint32_t i, const le
     } else if (rg_bound) {
         size_t cb = upq_w_cc_bound(c, it->depth, leaf_path_bytes(it, leaf));
         size_t kb = upq_w_kv_bound(&w->o, i);
-        cb = cb > SIZE_MAX - kb ? SIZE_MAX : cb + kb;
-        *rg_bound = *rg_bound > SIZE_MAX - cb ? SIZE_MAX : *rg_bound + cb;
+        *rg_bound = sat_add(*rg_bound, sat_add(cb, kb));
     }
 }
 
@@ -756,7 +702,7 @@ static upq_status pbuf_size(upq_writer *w, const wplan *p, size_t *size)
         size_t d = upq_w_align8(w->o.dict_size) + 2u * UPQ_W_CRYPTO_OVER;
         if (UPQ_W_COMPRESSING(w) && p->any_dict)
             d = upq_compress_bound(w->o.codec, w->o.dict_size) + 2u * UPQ_W_CRYPTO_OVER;
-        pbuf = pbuf > SIZE_MAX - 2u * UPQ_W_CRYPTO_OVER ? SIZE_MAX : pbuf + 2u * UPQ_W_CRYPTO_OVER;
+        pbuf = sat_add(pbuf, 2u * UPQ_W_CRYPTO_OVER);
         if (d > pbuf)
             pbuf = d;
         /* room for one column's encrypted ColumnMetaData: path, statistics
@@ -969,7 +915,7 @@ upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n
         /* after setup, not in it: the encoder's frame is not on top of the
          * schema walk's */
         size_t rest = upq_w_rg_bound(w.ncols, &w.o);
-        rg = rg > SIZE_MAX - rest ? SIZE_MAX : rg + rest;
+        rg = sat_add(rg, rest);
     }
     total = t.need;
     if (w.o.checkpoint)
@@ -980,9 +926,9 @@ upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n
         return UPQ_ERR_LIMIT;
     else
         log = (size_t)max_row_groups * rg;
-    total = total > SIZE_MAX - log ? SIZE_MAX : total + log;
+    total = sat_add(total, log);
     log = UPQ_W_COMPRESSING(&w) ? upq_w_align8(upq_compress_workspace(w.o.codec)) : 0u;
-    total = total > SIZE_MAX - log ? SIZE_MAX : total + log;
+    total = sat_add(total, log);
     *need = total;
     return total == SIZE_MAX ? UPQ_ERR_LIMIT : UPQ_OK;
 }
@@ -1058,194 +1004,6 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
             return upq_w_fail(w, UPQ_ERR_NOMEM, -1, "arena too small for the footer log");
     }
     return UPQ_OK;
-}
-
-/* ---- dictionary ------------------------------------------------------------ */
-
-#if UPQ_UNALIGNED_WORDS
-/* A word at a time on 64-bit hosts: the bytes were hashed one by one, and
- * hashing every value's key took more time than anything else in the
- * writer. Cortex-M keeps the byte loop: it is smaller in flash. */
-static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    for (; n >= 8; p += 8, n -= 8)
-        h = (h ^ upq_load_le64(p)) * 0xff51afd7ed558ccdull;
-    if (n >= 4) {
-        h = (h ^ upq_load_le32(p)) * 0xff51afd7ed558ccdull;
-        p += 4;
-        n -= 4;
-    }
-    for (; n; p++, n--)
-        h = (h ^ *p) * 0xff51afd7ed558ccdull;
-    h ^= h >> 29;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    return (uint32_t)(h >> 32);
-}
-
-/* Key equality a word at a time (upq_memcmp goes byte by byte). */
-static int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
-{
-    for (; n >= 8; a += 8, b += 8, n -= 8)
-        if (upq_load_le64(a) != upq_load_le64(b))
-            return 0;
-    for (; n; a++, b++, n--)
-        if (*a != *b)
-            return 0;
-    return 1;
-}
-#else
-static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
-{
-    uint32_t h = 2166136261u, i;
-    for (i = 0; i < n; i++)
-        h = (h ^ p[i]) * 16777619u;
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    return h;
-}
-
-static int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
-{
-    return n == 0 || upq_memcmp(a, b, n) == 0;
-}
-#endif
-
-int32_t upq_w_dict_find(const upq_wcol *c, const uint8_t *key, uint32_t klen, uint32_t *slot)
-{
-    uint32_t s = (uint32_t)(((uint64_t)hash_bytes(key, klen) * c->nslots) >> 32);
-    int ba = c->type == UPQ_TYPE_BYTE_ARRAY;
-    for (;;) {
-        uint32_t e = c->slots[s];
-        const uint8_t *v;
-        if (e == 0) {
-            *slot = s;
-            return -1;
-        }
-        e--;
-        if (ba) {
-            v = c->dict + c->dict_off[e];
-            if (upq_load_le32(v) == klen && same_bytes(v + 4, key, klen))
-                return (int32_t)e;
-        } else {
-            v = c->dict + (size_t)e * c->vsize;
-            if (same_bytes(v, key, klen))
-                return (int32_t)e;
-        }
-        if (++s == c->nslots)
-            s = 0;
-    }
-}
-
-/* Adds a key missing from the dictionary at `slot`: 0 when it is full. */
-static int dict_add(upq_wcol *c, const uint8_t *key, uint32_t klen, uint32_t slot)
-{
-    int ba = c->type == UPQ_TYPE_BYTE_ARRAY;
-    uint32_t need = ba ? 4u + klen : klen;
-    if (c->dict_n >= c->dict_max || need > c->dict_cap - c->dict_bytes)
-        return 0;
-    if (ba) {
-        c->dict_off[c->dict_n] = c->dict_bytes;
-        upq_store_le32(c->dict + c->dict_bytes, klen);
-        if (klen)
-            upq_memcpy(c->dict + c->dict_bytes + 4, key, klen);
-    } else {
-        upq_memcpy(c->dict + c->dict_bytes, key, klen);
-    }
-    c->dict_bytes += need;
-    c->slots[slot] = (uint16_t)(++c->dict_n);
-    return 1;
-}
-
-/* Native value -> PLAIN key bytes (fixed types), or the payload (binary). */
-static void value_key(const upq_wcol *c, const void *v, uint8_t *tmp, const uint8_t **key,
-                      uint32_t *klen)
-{
-#if UPQ_NATIVE_LE
-    /* a little-endian host holds fixed-width values as their PLAIN bytes */
-    (void)tmp;
-    if (c->type != UPQ_TYPE_BYTE_ARRAY && c->type != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
-        *key = (const uint8_t *)v;
-        *klen = c->vsize;
-        return;
-    }
-#endif
-    switch (c->type) {
-    case UPQ_TYPE_INT32:
-    case UPQ_TYPE_FLOAT: {
-        uint32_t x;
-        upq_memcpy(&x, v, 4);
-        upq_store_le32(tmp, x);
-        *key = tmp;
-        *klen = 4;
-        return;
-    }
-    case UPQ_TYPE_INT64:
-    case UPQ_TYPE_DOUBLE: {
-        uint64_t x;
-        upq_memcpy(&x, v, 8);
-        upq_store_le64(tmp, x);
-        *key = tmp;
-        *klen = 8;
-        return;
-    }
-    case UPQ_TYPE_INT96:
-        upq_memcpy(tmp, v, 12);
-        *key = tmp;
-        *klen = 12;
-        return;
-    default: {
-        upq_bytes b;
-        in_bytes(v, &b);
-        *key = b.ptr;
-        *klen = b.len;
-        return;
-    }
-    }
-}
-
-uint32_t upq_w_staged_key(const upq_wcol *c, uint32_t off, uint8_t *tmp, const uint8_t **key,
-                          uint32_t *klen)
-{
-    const uint8_t *p = c->vals + off;
-    switch (c->type) {
-    case UPQ_TYPE_BYTE_ARRAY:
-        *klen = upq_load_le32(p);
-        *key = p + 4;
-        return 4u + *klen;
-    case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY:
-    case UPQ_TYPE_INT96:
-        *key = p;
-        *klen = c->vsize;
-        return c->vsize;
-    default:
-        value_key(c, p, tmp, key, klen);
-        return c->vsize;
-    }
-}
-
-/* Puts every staged value (rows carried over from the last row group) into
- * the fresh dictionary; gives up on it when it fills. */
-static UPQ_NOINLINE void dict_reinsert(upq_wcol *c, upq_wdx *x)
-{
-    uint32_t i, off = 0;
-    for (i = 0; i < c->nval && c->dict_on; i++) {
-        uint8_t tmp[16];
-        const uint8_t *key;
-        uint32_t klen, slot;
-        uint32_t sz = upq_w_staged_key(c, off, tmp, &key, &klen);
-        int32_t ix = upq_w_dict_find(c, key, klen, &slot);
-        if (ix < 0 && dict_add(c, key, klen, slot))
-            ix = (int32_t)c->dict_n - 1;
-        if (ix < 0)
-            c->dict_on = 0;
-        else if (x)
-            x->idx[i] = (uint16_t)ix;
-        off += sz;
-    }
-    if (x)
-        x->n = c->dict_on ? c->nval : 0u;
 }
 
 /* ---- rows ------------------------------------------------------------------- */
@@ -1384,7 +1142,7 @@ void upq_w_rg_reset(upq_writer *w)
         c->crows -= b;
         c->frows = 0;
         if (c->dict_on)
-            dict_reinsert(c, UPQ_W_DX(w, c));
+            upq_w_dict_reinsert(c, UPQ_W_DX(w, c));
     }
     w->rs -= b;
     w->rg_rows = 0;
@@ -1393,6 +1151,58 @@ void upq_w_rg_reset(upq_writer *w)
 }
 
 /* ---- output around the calls --------------------------------------------------- */
+
+/* A buffered run of output is complete: a row group (the staging moves on
+ * to the next), or the footer (the file is whole). */
+static void out_done(upq_writer *w)
+{
+    if (w->out_kind == UPQ_OUT_RG) {
+        upq_w_rg_reset(w);
+    } else {
+        w->rows_durable = w->rows_done;
+        w->close_stage = 2;
+    }
+}
+
+/* The driver: the current piece to the sink, then the running job's next
+ * (a buffered row group or footer, or the journal's job), until none is
+ * left. Each job only sets pieces; what its end means is decided here. */
+upq_status upq_w_pump(upq_writer *w)
+{
+    for (;;) {
+        /* checkpoint mode: the file is as large as the farthest byte written */
+        upq_status st = upq_w_drain(w, UPQ_W_JOURNAL(w) ? &w->jr->hwm : (uint64_t *)0);
+        if (st != UPQ_OK)
+            return st;
+        if (w->ostage == UPQ_OS_IDLE)
+            return UPQ_OK;
+        if (UPQ_W_JOURNAL(w) && w->ostage == UPQ_OS_JOURNAL) {
+            st = upq_wj_next(w);
+            if (st == UPQ_DONE) {
+                w->ostage = UPQ_OS_IDLE;
+                return UPQ_OK;
+            }
+        } else {
+            st = upq_w_buf_next(w);
+            if (st == UPQ_DONE) {
+                out_done(w);
+                return UPQ_OK;
+            }
+        }
+        if (st != UPQ_OK)
+            return st;
+    }
+}
+
+/* Column c's staging is full: its committed rows become a page where the
+ * layout puts it (its chunk buffer; in checkpoint mode its region, the
+ * page queued for output). */
+static upq_status page_out(upq_writer *w, upq_wcol *c)
+{
+    if (UPQ_W_JOURNAL(w))
+        return c->clev ? upq_wj_page(w, c) : UPQ_OK;
+    return upq_w_flush_page(w, c, 0);
+}
 
 /* Ends the row group at w->rs and starts writing it out. */
 static upq_status end_rg(upq_writer *w)
@@ -1465,7 +1275,6 @@ static upq_status after(upq_writer *w)
 
 /* ---- staging ------------------------------------------------------------------ */
 
-/* Bytes between two values of the caller's arrays (column.h's representation). */
 /* The i-th caller value; a call with no values may pass NULL, and no
  * arithmetic may touch a null pointer. */
 static const uint8_t *value_at(const void *values, size_t i, size_t stride)
@@ -1473,19 +1282,12 @@ static const uint8_t *value_at(const void *values, size_t i, size_t stride)
     return values ? (const uint8_t *)values + i * stride : (const uint8_t *)0;
 }
 
-static size_t input_stride(const upq_wcol *c)
-{
-    if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY)
-        return sizeof(upq_bytes);
-    return c->vsize;
-}
-
 static uint32_t input_size(const upq_wcol *c, const void *v)
 {
     upq_bytes b;
     if (c->vsize)
         return c->vsize;
-    in_bytes(v, &b);
+    upq_w_in_bytes(v, &b);
     return 4u + b.len;
 }
 
@@ -1496,14 +1298,14 @@ static void stage_value(upq_wcol *c, const void *v)
     switch (c->type) {
     case UPQ_TYPE_BOOLEAN: *dst = *(const uint8_t *)v != 0; break;
     case UPQ_TYPE_BYTE_ARRAY:
-        in_bytes(v, &b);
+        upq_w_in_bytes(v, &b);
         upq_store_le32(dst, b.len);
         copy_value(dst + 4, b.ptr, b.len);
         c->vbytes += 4u + b.len;
         c->nval++;
         return;
     case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY:
-        in_bytes(v, &b);
+        upq_w_in_bytes(v, &b);
         upq_memcpy(dst, b.ptr, c->vsize);
         break;
     default: upq_memcpy(dst, v, c->vsize); break;
@@ -1535,35 +1337,10 @@ static upq_status make_room(upq_writer *w, upq_wcol *c, uint32_t k, uint32_t b)
             w->rg_due = 1; /* the page is the chunk: the row group ends */
             continue;
         }
-        st = upq_w_flush_page(w, c, 0);
+        st = page_out(w, c);
         if (st != UPQ_OK)
             return st;
     }
-}
-
-/* Puts values into c's dictionary until one does not fit: the values taken. */
-static size_t dict_run(upq_wcol *c, upq_wdx *x, const uint8_t *vals, size_t n)
-{
-    size_t i, vs = input_stride(c);
-    /* the indices of the values about to be staged, when those of the
-     * values staged before are known (mark_indexed counts them) */
-    uint16_t *ix_out = x && x->n == c->nval ? x->idx + c->nval : (uint16_t *)0;
-    for (i = 0; i < n; i++) {
-        uint8_t tmp[16];
-        const uint8_t *key;
-        uint32_t klen, slot;
-        int32_t ix;
-        value_key(c, vals + i * vs, tmp, &key, &klen);
-        ix = upq_w_dict_find(c, key, klen, &slot);
-        if (ix < 0) {
-            if (!dict_add(c, key, klen, slot))
-                break;
-            ix = (int32_t)c->dict_n - 1;
-        }
-        if (ix_out)
-            ix_out[i] = (uint16_t)ix;
-    }
-    return i;
 }
 
 /* The values staged since the staging held `nval` (put in the dictionary
@@ -1584,7 +1361,7 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
                             int *restart)
 {
     *restart = 0;
-    if (dict_run(c, UPQ_W_DX(w, c), vals, n) < n) {
+    if (upq_w_dict_run(c, UPQ_W_DX(w, c), vals, n) < n) {
         if (c->clev > 0 && w->o.direct) {
             /* a new row group starts a new dictionary */
             w->rg_due = 1;
@@ -1592,7 +1369,7 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
             return UPQ_OK;
         }
         if (c->clev > 0) {
-            upq_status st = upq_w_flush_page(w, c, 0);
+            upq_status st = page_out(w, c);
             if (st != UPQ_OK)
                 return st;
             if (w->rg_due) {
@@ -1635,7 +1412,7 @@ static void lev_put(uint8_t *lv, uint32_t at, unsigned lg, const uint16_t *src, 
 static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint8_t *values, size_t pos,
                         size_t vpos, size_t levels, size_t *nvals)
 {
-    size_t m = levels - pos, i, nv = 0, vs = input_stride(c);
+    size_t m = levels - pos, i, nv = 0, vs = upq_w_input_stride(c);
     uint32_t room = c->vcap - c->vbytes, b = 0, nv0;
     const uint8_t *vp = values ? values + vpos * vs : (const uint8_t *)0;
     uint8_t *dst;
@@ -1668,7 +1445,7 @@ static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint
         m = i;
     }
     if (c->dict_on && nv) {
-        size_t t = dict_run(c, x, vp, nv);
+        size_t t = upq_w_dict_run(c, x, vp, nv);
         if (t < nv) {
             /* only the rows before the value that did not fit */
             for (i = 0, nv = 0; nv < t || (c->max_def && def[pos + i] != c->max_def); i++)
@@ -1691,7 +1468,7 @@ static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint
         uint32_t o = 0;
         for (i = 0; i < nv; i++) {
             upq_bytes bv;
-            in_bytes(vp + i * vs, &bv);
+            upq_w_in_bytes(vp + i * vs, &bv);
             upq_store_le32(dst + o, bv.len);
             copy_value(dst + o + 4, bv.ptr, bv.len);
             o += 4u + bv.len;
@@ -1722,7 +1499,7 @@ static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint
  * what is wrong in order, for its message. */
 static int levels_fine(const upq_wcol *c, const uint16_t *def, const uint8_t *vp, size_t levels)
 {
-    size_t i, nv = 0, vs = input_stride(c);
+    size_t i, nv = 0, vs = upq_w_input_stride(c);
     uint32_t bad = 0;
     int ba = c->type == UPQ_TYPE_BYTE_ARRAY, fl = c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY;
     if (c->max_def) {
@@ -1737,7 +1514,7 @@ static int levels_fine(const upq_wcol *c, const uint16_t *def, const uint8_t *vp
         bad = 1;
     for (i = 0; !bad && (ba || fl) && i < nv; i++) {
         upq_bytes b;
-        in_bytes(vp + i * vs, &b);
+        upq_w_in_bytes(vp + i * vs, &b);
         bad = (b.len && !b.ptr) || (fl && b.len != (uint32_t)c->type_length) ||
               (ba && b.len > c->vcap - 4u);
     }
@@ -1749,7 +1526,7 @@ static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
                                const uint16_t *def, const uint16_t *rep, const void *values,
                                size_t levels)
 {
-    size_t i, nv = 0, vs = input_stride(c);
+    size_t i, nv = 0, vs = upq_w_input_stride(c);
     size_t row_lev = 0, row_bytes = 0;
     const uint8_t *vp = (const uint8_t *)values;
     if ((c->max_def && !def) || (c->max_rep && !rep))
@@ -1776,7 +1553,7 @@ static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
                 return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "values missing");
             if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
                 upq_bytes b;
-                in_bytes(vp + nv * vs, &b);
+                upq_w_in_bytes(vp + nv * vs, &b);
                 if (b.len && !b.ptr)
                     return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "byte array without bytes");
                 if (c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && b.len != (uint32_t)c->type_length)
@@ -1821,7 +1598,7 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
     if (st != UPQ_OK)
         return st;
     w->mode = UPQ_WM_COLUMNS;
-    vs = input_stride(c);
+    vs = upq_w_input_stride(c);
     while (pos < levels) {
         size_t k = 1, nv, i, b = 0;
         int restart = 0;
@@ -2084,11 +1861,9 @@ static upq_status close_journal(upq_writer *w)
 {
     upq_status st;
     for (;;) {
-        if (w->ostage != UPQ_OS_IDLE) {
-            st = upq_w_pump(w);
-            if (st != UPQ_OK)
-                return st;
-        }
+        st = upq_w_pump(w); /* idle: nothing to write */
+        if (st != UPQ_OK)
+            return st;
         switch (w->close_stage) {
         case 0:
             if (w->rs > 0) {
@@ -2122,11 +1897,9 @@ upq_status upq_writer_close(upq_writer *w)
         return w->failed;
     if (!w->closing) {
         if (!w->log_full) {
-            if (w->ostage != UPQ_OS_IDLE) {
-                st = upq_w_pump(w);
-                if (st != UPQ_OK)
-                    return st;
-            }
+            st = upq_w_pump(w);
+            if (st != UPQ_OK)
+                return st;
             for (i = 0; i < w->ncols; i++) {
                 if (w->mode == UPQ_WM_ROWS)
                     unstage_pending(&w->cols[i], UPQ_W_DX(w, &w->cols[i])); /* a row not ended is dropped */
@@ -2142,11 +1915,9 @@ upq_status upq_writer_close(upq_writer *w)
     if (UPQ_W_JOURNAL(w))
         return close_journal(w);
     for (;;) {
-        if (w->ostage != UPQ_OS_IDLE) {
-            st = upq_w_pump(w);
-            if (st != UPQ_OK)
-                return st;
-        }
+        st = upq_w_pump(w); /* idle: nothing to write */
+        if (st != UPQ_OK)
+            return st;
         switch (w->close_stage) {
         case 0:
             /* the last row groups (with a row limit, tails may make several) */

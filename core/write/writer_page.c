@@ -5,7 +5,7 @@
  * header is put in front of it. Statistics and the page-index entry are
  * taken on the way.
  */
-#include "writer_int.h"
+#include "writer_page.h"
 #include "geo.h"
 
 #if UPQ_WITH_WRITER
@@ -208,8 +208,8 @@ static upq_status put_values(upq_writer *w, upq_wcol *c, int dict, uint32_t nv, 
     return upq_encode_values(c->enc, c->type, c->type_length, c->vals, nv, out, cap, len);
 }
 
-static void put_stats(const upq_wcol *c, upq_statistics *s, const upq_minmax *mm, int64_t nulls,
-                      int64_t nans)
+void upq_w_put_stats(const upq_wcol *c, upq_statistics *s, const upq_minmax *mm, int64_t nulls,
+                     int64_t nans)
 {
     upq_memset(s, 0, sizeof *s);
     s->null_count = nulls;
@@ -377,7 +377,7 @@ UPQ_INLINE void page_header(upq_writer *w, const upq_wcol *c, const upq_wpage *p
         s = &h->statistics;
     }
     if (UPQ_W_STATS(w))
-        put_stats(c, s, mm, (int64_t)(n - nv), pg->nans);
+        upq_w_put_stats(c, s, mm, (int64_t)(n - nv), pg->nans);
 }
 
 /* The header model encoded into w->hbuf (a module when the column is
@@ -551,157 +551,6 @@ void upq_w_hist_add(int64_t *h, const uint8_t *lv, unsigned lg, uint32_t n)
         h[upq_lev_get(lv, i, lg)]++;
 }
 
-
-upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
-{
-    upq_wmodels *m = UPQ_W_MODELS(w);
-    uint32_t n = c->clev, nv = c->cval, vb = c->cbytes;
-    int v2 = UPQ_W_V2(w);
-    int dict = c->dict_on;
-    int32_t col = (int32_t)(c - w->cols);
-    size_t room, hl, stored;
-    uint8_t *dst = (uint8_t *)0;
-    int64_t nans;
-    upq_minmax mm;
-    upq_wpage pg;
-    upq_status st;
-
-    if (n == 0)
-        return UPQ_OK;
-    if (UPQ_W_JOURNAL(w))
-        return upq_wj_page(w, c); /* straight to its region (writer_journal.c) */
-    if (UPQ_W_PI_PAGES(c) && c->npages >= c->max_pages)
-        return upq_w_fail(w, UPQ_ERR_STATE, col, "page index full");
-    if (UPQ_W_PI_PAGES(c)) {
-        mm.min = c->pbytes + (size_t)c->npages * 2u * c->scap;
-        mm.max = mm.min + c->scap;
-    } else {
-        mm.min = m->pst.min;
-        mm.max = m->pst.max;
-    }
-    mm.cap = c->scap;
-    /* buffered: the stored form goes behind room for the largest header;
-     * direct: into the shared buffer (compressed) or nowhere (w->pbuf) */
-    room = c->chunk_cap - c->chunk_used;
-    if (w->o.direct) {
-        dst = c->chunk;
-    } else {
-        if (room < w->hbuf_cap)
-            return upq_w_fail(w, UPQ_ERR_STATE, col, "chunk buffer overrun");
-        dst = c->chunk + c->chunk_used + w->hbuf_cap;
-        room -= w->hbuf_cap;
-    }
-    st = upq_w_encode_page(w, c, (int64_t)(c->crows - c->frows), dst, room, &mm, &pg, 0);
-    if (st != UPQ_OK)
-        return st;
-    hl = pg.hl;
-    stored = pg.stored;
-    nans = pg.nans;
-    if (!w->o.direct) {
-        /* pg.out: dst, or 16 bytes before it for a sealed module */
-        upq_memmove(c->chunk + c->chunk_used + hl, pg.out, stored);
-        upq_memcpy(c->chunk + c->chunk_used, w->hbuf, hl);
-    }
-    /* once per page: direct mode encodes the page again at output */
-    if (UPQ_WITH_BLOOM && c->bloom)
-        upq_w_bloom_take(c, nv);
-
-    /* page index entry */
-    if (UPQ_W_PI_PAGES(c)) {
-        uint32_t p = c->npages;
-        upq_page_location *loc = &c->locs[p];
-        loc->isset = (1u << UPQ_PAGE_LOCATION_OFFSET) | (1u << UPQ_PAGE_LOCATION_COMPRESSED_PAGE_SIZE) |
-                     (1u << UPQ_PAGE_LOCATION_FIRST_ROW_INDEX);
-        loc->offset = (int64_t)c->chunk_used; /* made absolute when the row group ends */
-        loc->compressed_page_size = (int32_t)(hl + stored);
-        loc->first_row_index = (int64_t)c->frows;
-        c->null_pages[p] = (uint8_t)(nv == 0);
-        c->pnulls[p] = (int64_t)(n - nv);
-        c->pmin[p].ptr = mm.min;
-        c->pmax[p].ptr = mm.max;
-        c->pmin[p].len = c->pmax[p].len = 0;
-        if (nv > 0) {
-            /* a page of only NaN (or with an unknown bound) has no index entry */
-            if (!mm.has || !mm.min_ok || !mm.max_ok)
-                c->ci_ok = 0;
-            c->pmin[p].len = mm.min_len;
-            c->pmax[p].len = mm.max_len;
-        }
-        if (c->order == UPQ_SO_NONE)
-            c->ci_ok = 0;
-    }
-
-    /* chunk totals */
-    if (UPQ_WITH_STATISTICS) {
-        upq_minmax_merge(&c->st, &mm, c->order);
-        c->nans += nans;
-    }
-    c->nulls += (int64_t)(n - nv);
-    c->num_values += (int64_t)n;
-    c->unc_bytes += (int64_t)(hl + pg.body);
-    c->comp_bytes += (int64_t)(hl + stored);
-    if (c->type == UPQ_TYPE_BYTE_ARRAY)
-        c->ba_bytes += (int64_t)vb - 4 * (int64_t)nv;
-    if (c->def_hist)
-        upq_w_hist_add(c->def_hist, c->def, c->dlg, n);
-    if (c->rep_hist)
-        upq_w_hist_add(c->rep_hist, c->rep, c->rlg, n);
-    c->enc_mask |= 1u << (dict ? (v2 ? UPQ_ENC_RLE_DICTIONARY : UPQ_ENC_PLAIN_DICTIONARY) : c->enc);
-    if (c->max_def || c->max_rep)
-        c->enc_mask |= 1u << UPQ_ENC_RLE;
-    if (dict) {
-        c->pages_dict++;
-        c->dict_pages++;
-    } else {
-        c->pages_plain++;
-    }
-    c->chunk_used += hl + stored;
-    c->npages++;
-    c->frows = c->crows;
-    /* direct: the staging stays until the page is encoded again for output */
-    if (!w->o.direct)
-        upq_w_drop_prefix(c, UPQ_W_DX(w, c), n, nv, vb);
-
-    if (!final) {
-        /* keep room for the last page of the row group */
-        size_t total = 0;
-        uint32_t k;
-        if (c->chunk_cap - c->chunk_used < c->worst ||
-            (UPQ_W_PI_PAGES(c) && c->npages + 1u >= c->max_pages))
-            w->rg_due = 1;
-        if (w->o.row_group_bytes) {
-            for (k = 0; k < w->ncols; k++)
-                total += w->cols[k].chunk_used;
-            if (total >= w->o.row_group_bytes)
-                w->rg_due = 1;
-        }
-    }
-    return UPQ_OK;
-}
-
-upq_status upq_w_direct_page(upq_writer *w, upq_wcol *c, const uint8_t **body, size_t *hl,
-                             size_t *stored)
-{
-    upq_wmodels *m = UPQ_W_MODELS(w);
-    upq_minmax mm;
-    upq_wpage pg;
-    upq_status st;
-
-    mm.min = m->pst.min;
-    mm.max = m->pst.max;
-    mm.cap = c->scap;
-    /* the row group's only page of this chunk: all its rows */
-    st = upq_w_encode_page(w, c, (int64_t)c->crows, c->chunk, c->chunk_cap, &mm, &pg, 0);
-    if (st != UPQ_OK)
-        return st;
-    if (pg.hl + pg.stored != c->chunk_used)
-        return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)(c - w->cols), "data page changed size");
-    upq_w_drop_prefix(c, UPQ_W_DX(w, c), c->clev, c->cval, c->cbytes);
-    *body = pg.out;
-    *hl = pg.hl;
-    *stored = pg.stored;
-    return UPQ_OK;
-}
 
 upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
 {
