@@ -945,7 +945,10 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
     w->err.row_group = w->err.column = w->err.page = w->err.schema_element = -1;
     upq_arena_init(&w->arena, arena, len);
     if (!sink || !(sink->write || sink->write_at) || !elems)
-        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "no sink or no schema");
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1,
+                          !sink    ? "no sink"
+                          : !elems ? "no schema"
+                                   : "the sink has neither write (appending) nor write_at (checkpoint mode)");
     upq_memcpy(&w->sink, sink, sizeof w->sink);
     w->elems = elems;
     w->nelems = n;
@@ -954,9 +957,13 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
         return st;
     if (w->o.checkpoint && !(sink->write_at && sink->read_at))
         return upq_w_fail(w, UPQ_ERR_INVAL, -1,
-                          "checkpoint mode needs a sink that writes at offsets and reads back");
+                          !sink->write_at ? "checkpoint mode needs the sink's write_at (writes at offsets)"
+                                          : "checkpoint mode needs the sink's read_at (close, recovery "
+                                            "and resume read the file back)");
     if (!w->o.checkpoint && !sink->write)
-        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "no write callback");
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1,
+                          "the sink has no write callback (appending), which writing without "
+                          "checkpoint mode needs");
     /* a dry run first: on NOMEM it tells the whole size, not the first miss */
     upq_memset(&t, 0, sizeof t);
     hdr = upq_w_header_bound();
