@@ -537,8 +537,8 @@ CHECK_EXTRA_TARGETS += check-house
 # option sets, sensor logger runs, power cuts recovered and resumed,
 # encrypted logs (test/house/same_bytes.sh). The proof for a change that
 # must not change a byte; not part of `make check`, where the reference
-# would be the tree itself. About 1 CPU minute, plus building the reference
-# once per commit (about 2).
+# would be the tree itself. About 30 s of CPU (mostly fsync waits: 2-4
+# minutes on a busy machine), plus about 40 s to build a new reference.
 .PHONY: check-same-bytes
 SAME_BYTES_REF ?=
 check-same-bytes: $(UPQ) $(SENSOR)
