@@ -19,7 +19,6 @@
  * when a page is encoded, so the staging holds only values.
  */
 #include "writer_int.h"
-#include "encode/encode.h"
 #include "geo.h"
 
 #if UPQ_WITH_WRITER
@@ -35,29 +34,8 @@
 
 /* ---- errors --------------------------------------------------------------- */
 
-static UPQ_NOINLINE void set_err(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
-{
-    w->err.status = st;
-    w->err.what = UPQ_W_WHAT_VALUE;
-    w->err.column = column;
-    w->err.offset = UINT64_MAX;
-    w->err.row_group = -1;
-}
-
-UPQ_NOINLINE upq_status upq_w_fail_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
-{
-    set_err(w, st, column UPQ_W_WHAT(what));
-    w->failed = st;
-    return st;
-}
-
 /* An input error: reported, but the writer stays usable (nothing was taken). */
-static UPQ_NOINLINE upq_status bad_input_(upq_writer *w, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
-{
-    set_err(w, st, column UPQ_W_WHAT(what));
-    return st;
-}
-#define bad_input(w, st, column, what) bad_input_(w, st, column UPQ_W_WHAT(what))
+#define bad_input(w, st, column, what) upq_w_refuse(w, st, column, what)
 
 /* ---- the schema's leaves ---------------------------------------------------- */
 
@@ -188,20 +166,6 @@ static int is_dict_enc(int32_t e)
     return e == UPQ_ENC_PLAIN_DICTIONARY || e == UPQ_ENC_RLE_DICTIONARY;
 }
 
-/* A caller's upq_bytes value. Hosts that load any address read its fields
- * in place; elsewhere it is copied out (the caller's array may sit at any
- * address there). upq_memcpy is a call per value under -fno-builtin. */
-UPQ_INLINE void in_bytes(const void *v, upq_bytes *b)
-{
-#if UPQ_UNALIGNED_WORDS
-    const upq_bytes *p = (const upq_bytes *)v;
-    b->ptr = p->ptr;
-    b->len = p->len;
-#else
-    upq_memcpy(b, v, sizeof *b);
-#endif
-}
-
 /* Copies a value's bytes into the staging: words inline on such hosts
  * (most values are short, and a call per value cost more than the copy). */
 UPQ_INLINE void copy_value(uint8_t *d, const uint8_t *s, uint32_t n)
@@ -215,6 +179,26 @@ UPQ_INLINE void copy_value(uint8_t *d, const uint8_t *s, uint32_t n)
     if (n)
         upq_memcpy(d, s, n);
 #endif
+}
+
+/* Defaults of the sizes a valid page_size leaves open. */
+static void size_defaults(upq_writer_opts *o)
+{
+    if (o->page_levels == 0)
+        o->page_levels = o->page_size / 4u;
+    if (o->page_levels < 8)
+        o->page_levels = 8;
+    if (o->page_levels > 65535u)
+        o->page_levels = 65535u;
+    if (o->dict_size == 0)
+        o->dict_size = o->page_size;
+    /* defaults only the options' own modules read */
+    if ((UPQ_WITH_STATISTICS || UPQ_WITH_CRYPTO) && o->stats_max_binary == 0)
+        o->stats_max_binary = DEFAULT_STATS_BINARY;
+    if ((UPQ_WITH_STATISTICS || UPQ_WITH_CRYPTO) && o->stats_max_binary > (1u << 20))
+        o->stats_max_binary = 1u << 20;
+    if (UPQ_WITH_BLOOM && o->bloom_max_bytes == 0)
+        o->bloom_max_bytes = DEFAULT_BLOOM_MAX;
 }
 
 /* Fills in defaults and checks the options. */
@@ -252,21 +236,7 @@ static upq_status configure(upq_writer *w, const upq_writer_opts *in)
         o->page_size = DEFAULT_PAGE;
     if (o->page_size < MIN_PAGE || o->page_size > (1u << 30))
         return upq_w_fail(w, UPQ_ERR_INVAL, -1, "page_size out of range (64 bytes .. 1 GiB)");
-    if (o->page_levels == 0)
-        o->page_levels = o->page_size / 4u;
-    if (o->page_levels < 8)
-        o->page_levels = 8;
-    if (o->page_levels > 65535u)
-        o->page_levels = 65535u;
-    if (o->dict_size == 0)
-        o->dict_size = o->page_size;
-    /* defaults only the options' own modules read */
-    if ((UPQ_WITH_STATISTICS || UPQ_WITH_CRYPTO) && o->stats_max_binary == 0)
-        o->stats_max_binary = DEFAULT_STATS_BINARY;
-    if ((UPQ_WITH_STATISTICS || UPQ_WITH_CRYPTO) && o->stats_max_binary > (1u << 20))
-        o->stats_max_binary = 1u << 20;
-    if (UPQ_WITH_BLOOM && o->bloom_max_bytes == 0)
-        o->bloom_max_bytes = DEFAULT_BLOOM_MAX;
+    size_defaults(o);
     if (o->columns && o->ncolumns == 0)
         o->columns = (const upq_column_opts *)0;
     if (!UPQ_WITH_CHECKPOINT && o->checkpoint)
@@ -331,49 +301,20 @@ static upq_status kv_setup(upq_writer *w, uint32_t index, const upq_column_opts 
     return UPQ_OK;
 }
 
-size_t upq_w_kv_bound(const upq_writer_opts *o, uint32_t col)
-{
-    const upq_column_opts *co;
-    size_t b = 6u; /* field header and list header at their widest */
-    uint32_t i;
-    if (!o->columns || col >= o->ncolumns || !o->columns[col].nkv || !o->columns[col].kv)
-        return 0;
-    co = &o->columns[col];
-    for (i = 0; i < co->nkv && b <= SIZE_MAX / 2u; i++) {
-        /* two binary fields: header, length varint (at most 5 bytes), bytes; STOP */
-        size_t k = (size_t)co->kv[i].key.len + co->kv[i].value.len;
-        b += 13u + (k < SIZE_MAX / 4u ? k : SIZE_MAX / 4u);
-    }
-    return b;
-}
 #endif
 
-/* Schema facts and per-column settings (everything but memory) of leaf
- * `index`; rejects column options the type cannot take. */
 /* Staged levels up to `max` take 1, 2, 4 or 8 bits: 1 << lev_lg(max). */
 static uint8_t lev_lg(uint32_t max)
 {
     return (uint8_t)(max <= 1u ? 0u : max <= 3u ? 1u : max <= 15u ? 2u : 3u);
 }
 
-static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
-                            const upq_schema_element *e, uint16_t def, uint16_t rep)
+/* c's staging: one page of levels and of values, and the bits a staged
+ * level takes. */
+static void col_staging(upq_wcol *c, const upq_writer_opts *o)
 {
-    const upq_writer_opts *o = &w->o;
-    int32_t enc = -1, dflt;
-    int dict = -1, dict_enc;
-    uint32_t width;
-
-    upq_memset(c, 0, sizeof *c);
-    c->elem = e;
-    c->type = e->type;
-    c->type_length = e->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ? e->type_length : 0;
-    c->max_def = def;
-    c->max_rep = rep;
-    if (def > 255 || rep > 255)
-        return upq_w_fail(w, UPQ_ERR_LIMIT, (int32_t)index, "nesting deeper than 255 levels");
-    c->dlg = lev_lg(def);
-    c->rlg = lev_lg(rep);
+    c->dlg = lev_lg(c->max_def);
+    c->rlg = lev_lg(c->max_rep);
     c->vsize = staged_width(c->type, c->type_length);
     c->lcap = o->page_levels;
     if (c->vsize) {
@@ -384,11 +325,18 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
     } else {
         c->vcap = o->page_size;
     }
-    if (o->columns) {
-        if (index < o->ncolumns) {
-            enc = o->columns[index].encoding;
-            dict = o->columns[index].dictionary;
-        }
+}
+
+/* c's dictionary and encoding from its options. */
+static upq_status col_encoding(upq_writer *w, upq_wcol *c, uint32_t index)
+{
+    const upq_writer_opts *o = &w->o;
+    int32_t enc = -1, dflt;
+    int dict = -1, dict_enc;
+    uint32_t width;
+    if (o->columns && index < o->ncolumns) {
+        enc = o->columns[index].encoding;
+        dict = o->columns[index].dictionary;
     }
     dict_enc = is_dict_enc(enc);
     if ((dict == 0 && dict_enc) || dict < -1 || dict > 1 || enc < -1)
@@ -413,6 +361,13 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
         else
             c->nslots = c->dict_max + c->dict_max / 2u + 1u;
     }
+    return UPQ_OK;
+}
+
+/* c's statistics order and the bytes a bound keeps (none: no order). */
+static void col_order(const upq_writer *w, upq_wcol *c, const upq_schema_element *e)
+{
+    const upq_writer_opts *o = &w->o;
     c->order = UPQ_SO_NONE;
     if (UPQ_WITH_STATISTICS && !(o->no_statistics && o->no_page_index)) {
         c->order = (uint8_t)upq_stats_order(
@@ -426,8 +381,12 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
         if (c->scap == 0)
             c->order = UPQ_SO_NONE;
     }
-    c->max_pages = UPQ_W_NO_PI(w) ? 0 : o->max_pages;
-    c->ci_ok = 1;
+}
+
+/* c's chunk key-value metadata and bloom filter, when asked for. */
+static upq_status col_extras(upq_writer *w, upq_wcol *c, uint32_t index)
+{
+    const upq_writer_opts *o = &w->o;
     if (o->columns && index < o->ncolumns && o->columns[index].nkv) {
 #if UPQ_WITH_CHUNK_META
         upq_status st = kv_setup(w, index, &o->columns[index]);
@@ -443,6 +402,37 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
     return UPQ_OK;
 }
 
+/* Schema facts and per-column settings (everything but memory) of leaf
+ * `index`; rejects column options the type cannot take. */
+static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
+                            const upq_schema_element *e, uint16_t def, uint16_t rep)
+{
+    upq_status st;
+    upq_memset(c, 0, sizeof *c);
+    c->elem = e;
+    c->type = e->type;
+    c->type_length = e->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ? e->type_length : 0;
+    c->max_def = def;
+    c->max_rep = rep;
+    if (def > 255 || rep > 255)
+        return upq_w_fail(w, UPQ_ERR_LIMIT, (int32_t)index, "nesting deeper than 255 levels");
+    col_staging(c, &w->o);
+    st = col_encoding(w, c, index);
+    if (st != UPQ_OK)
+        return st;
+    col_order(w, c, e);
+    c->max_pages = UPQ_W_NO_PI(w) ? 0 : w->o.max_pages;
+    c->ci_ok = 1;
+    return col_extras(w, c, index);
+}
+
+/* a + b, or SIZE_MAX when that overflows: sizes that cannot be met stay
+ * SIZE_MAX */
+static size_t sat_add(size_t a, size_t b)
+{
+    return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
 /* Memory: counts in dry runs, takes from the arena otherwise. */
 typedef struct wtake {
     upq_arena *a; /* NULL: only count */
@@ -454,7 +444,7 @@ static void *take(wtake *t, size_t size)
 {
     void *p;
     size_t r = upq_w_align8(size);
-    t->need = t->need > SIZE_MAX - r ? SIZE_MAX : t->need + r;
+    t->need = sat_add(t->need, r);
     if (!t->a || t->fail)
         return (void *)0;
     p = upq_arena_alloc(t->a, size);
@@ -518,15 +508,6 @@ static void col_take(wtake *t, upq_wcol *c, uint32_t path_len, upq_wdx *x)
         c->rep_hist = (int64_t *)take(t, ((size_t)c->max_rep + 1u) * sizeof(int64_t));
 }
 
-static void dict_clear(upq_wcol *c)
-{
-    c->dict_n = c->dict_bytes = 0;
-    c->dict_pages = 0;
-    if (c->slots)
-        upq_memset(c->slots, 0, (size_t)c->nslots * sizeof(uint16_t));
-    c->dict_on = c->use_dict;
-}
-
 /* Clears a column's chunk state: pages, statistics, counters. */
 static void chunk_clear(upq_wcol *c)
 {
@@ -547,181 +528,142 @@ static void chunk_clear(upq_wcol *c)
         c->dict_nonce_set = 0;
     if (UPQ_WITH_BLOOM && c->bloom)
         upq_memset(c->bloom, 0, c->bloom_bytes);
-    dict_clear(c);
+    upq_w_dict_clear(c);
 }
 
-/*
- * Plans (t->a NULL) or performs the whole setup. Dry runs count the arena
- * bytes and, when rg_bound is given, add up the columns' own parts of a
- * RowGroup's bound (upq_w_cc_bound). hdr: upq_w_header_bound().
- */
-static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
-{
-    leaf_iter it;
-    upq_wcol tmp;
-    uint32_t leaf = 0, i, n = 0, max_scap = 0, lmax = 0, rows_cap = UINT32_MAX;
-    int direct = w->o.direct != 0, jm = UPQ_WITH_CHECKPOINT && w->o.checkpoint != 0;
-    uint32_t nrep = 0, nlev = 0;
-    size_t stage = 0;
-    uint16_t def = 0, rep = 0;
-    size_t worst = 0, body = 0, pbuf, wc;
-    int any_dict = 0, any_bvals = 0, pass;
-    upq_status st;
-    upq_wmodels *m = (upq_wmodels *)0;
-    int v2 = UPQ_W_V2(w);
+/* What setup finds walking the schema, pass by pass. */
+typedef struct wplan {
+    upq_wmodels *m;
+    size_t stage;        /* every column's staging */
+    size_t worst;        /* the largest page, header and sealing included */
+    size_t body;         /* the largest page body */
+    uint32_t n, max_scap, lmax, rows_cap, nrep, nlev;
+    int any_dict, any_bvals;
+} wplan;
 
-    /* pass 0: settings and the largest bound; pass 1: room per page, hence
-     * the chunk size; pass 2: memory */
-    for (pass = 0; pass < 3; pass++) {
-        if (pass == 2 && jm) {
-            /* checkpoint mode: no chunk buffers, and the page index is
-             * made at close from the pages' headers */
-            w->o.chunk_size = 0;
-            w->o.max_pages = 0;
-        } else if (pass == 2 && direct) {
-            w->o.chunk_size = 0;
-            w->o.max_pages = UPQ_W_NO_PI(w) ? 0u : 1u;
-        } else if (pass == 2) {
-            if (!w->o.chunk_size) {
-                size_t cs = 4u * (size_t)w->o.page_size;
-                if (cs < 2u * worst)
-                    cs = 2u * worst;
-                if (cs > UINT32_MAX)
-                    return upq_w_fail(w, UPQ_ERR_INVAL, -1, "pages too large for a chunk buffer");
-                w->o.chunk_size = (uint32_t)cs;
-            } else if (w->o.chunk_size < worst) {
-                return upq_w_fail(w, UPQ_ERR_INVAL, -1, "chunk_size smaller than one page");
-            }
-            if (!UPQ_W_NO_PI(w) && !w->o.max_pages)
-                w->o.max_pages = 2u * (w->o.chunk_size / w->o.page_size) + 2u;
-            if (w->o.max_pages == 1)
-                w->o.max_pages = 2; /* a page, and room for the last one */
-        }
-        if (pass == 2) {
+/* Checkpoint mode and direct mode: constants where the build has no
+ * checkpoint mode, so that its paths go. */
+#define W_JM(w) (UPQ_WITH_CHECKPOINT && (w)->o.checkpoint != 0)
+#define W_DIRECT(w) ((w)->o.direct != 0)
+
+/* Pass 0, a leaf: the largest statistics bound; in direct mode the fewest
+ * rows a flat column's staging holds (a level per row, and a required
+ * fixed-width column a value per row: the first of them to fill ends the
+ * row group). */
+static void leaf_limits(const upq_writer *w, const upq_wcol *c, wplan *p)
+{
+    if (UPQ_WITH_STATISTICS && c->scap > p->max_scap)
+        p->max_scap = c->scap;
+    if (W_DIRECT(w) && c->max_rep == 0) {
+        uint32_t r = c->lcap;
+        if (c->max_def == 0 && c->vsize && c->vcap / c->vsize < r)
+            r = c->vcap / c->vsize;
+        if (r < p->rows_cap)
+            p->rows_cap = r;
+    }
+}
+
+/* Passes 1 and 2, a leaf: its staging (direct mode: no flat column stages
+ * more rows than a row group takes) and its largest page as stored, header
+ * and sealing included. */
+static size_t leaf_worst(const upq_writer *w, upq_wcol *c, wplan *p)
+{
+    if (W_DIRECT(w) && c->max_rep == 0) {
+        if (c->lcap > p->rows_cap)
+            c->lcap = p->rows_cap;
+        if (c->vsize && c->vcap / c->vsize > p->rows_cap)
+            c->vcap = p->rows_cap * c->vsize;
+    }
+    if (c->lcap > p->lmax)
+        p->lmax = c->lcap;
+    return w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, UPQ_W_V2(w)) +
+           (UPQ_W_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
+}
+
+/* Pass 1, a leaf: the largest page (wc) and body (b), and which scratch
+ * arrays the pages need. */
+static void leaf_sizes(const upq_wcol *c, size_t b, size_t wc, wplan *p)
+{
+    if (wc > p->worst)
+        p->worst = wc;
+    if (b > p->body)
+        p->body = b;
+    p->any_dict |= c->use_dict;
+    p->any_bvals |= (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) &&
+                    c->enc != UPQ_ENC_PLAIN;
+}
+
+/* Pass 2, a leaf: its memory (`real`: c is the writer's column, not a
+ * stand-in that only counts), then its path and clear chunk state, or in a
+ * dry run its part of a RowGroup's bound. */
+static void leaf_take(upq_writer *w, wtake *t, upq_wcol *c, uint32_t i, const leaf_iter *it,
+                      uint32_t leaf, int real, size_t wc, wplan *p, size_t *rg_bound)
+{
+    c->worst = wc;
+    c->max_pages = UPQ_W_NO_PI(w) || W_JM(w) ? 0 : w->o.max_pages;
+    {
+        /* a dictionary column's indices: counted in dry runs too */
+        upq_wdx none, *x = (upq_wdx *)0;
+        if (UPQ_WITH_DICT_INDEX && p->any_dict && !W_JM(w) && c->use_dict)
+            x = real && !t->fail && UPQ_W_DX_ARRAY(w) ? &UPQ_W_DX_ARRAY(w)[i] : &none;
+        col_take(t, c, it->depth, x);
+    }
 #if UPQ_WITH_CHUNK_META
-            w->geo = (struct upq_geo_acc *)0;
-#endif
-            w->ncols = n;
-            w->cols = (upq_wcol *)take(t, (size_t)n * sizeof(upq_wcol));
-#if UPQ_WITH_DICT_INDEX
-            /* the staged values' dictionary indices; not in checkpoint
-             * mode, whose RAM goes to logging (small pages in a 16 KiB
-             * arena): its pages look their values up again */
-            w->dx = (upq_wdx *)0;
-            if (any_dict && !jm) {
-                w->dx = (upq_wdx *)take(t, (size_t)n * sizeof(upq_wdx));
-                if (w->dx)
-                    upq_memset(w->dx, 0, (size_t)n * sizeof(upq_wdx));
-            }
-#endif
-            m = (upq_wmodels *)take(t, sizeof(upq_wmodels));
-            w->models = m;
-            if (rg_bound)
-                *rg_bound = 0;
-        }
-        st = leaf_begin(&it, w->elems, w->nelems);
-        if (st != UPQ_OK)
-            return upq_w_fail(w, st, -1, "malformed schema");
-        for (i = 0;; i++) {
-            upq_wcol *c = (pass == 2 && t->a && w->cols) ? &w->cols[i] : &tmp;
-            st = leaf_next(&it, &leaf, &def, &rep);
-            if (st == UPQ_DONE)
-                break;
-            if (st != UPQ_OK)
-                return upq_w_fail(w, st, -1, "malformed schema");
-            if (pass == 2 && t->fail)
-                c = &tmp; /* keep counting what init would need */
-            st = col_setup(w, c, i, &w->elems[leaf], def, rep);
-            if (st != UPQ_OK)
-                return st;
-            c->chunk_cap = w->o.chunk_size;
-            if (pass == 0) {
-                if (UPQ_WITH_STATISTICS && c->scap > max_scap)
-                    max_scap = c->scap;
-                if (direct && c->max_rep == 0) {
-                    /* a flat column holds a level per row, and a required
-                     * fixed-width one a value per row: the first of them to
-                     * fill ends the row group */
-                    uint32_t r = c->lcap;
-                    if (c->max_def == 0 && c->vsize && c->vcap / c->vsize < r)
-                        r = c->vcap / c->vsize;
-                    if (r < rows_cap)
-                        rows_cap = r;
-                }
-                continue;
-            }
-            if (direct && c->max_rep == 0) {
-                /* so no flat column stages more rows than a row group takes */
-                if (c->lcap > rows_cap)
-                    c->lcap = rows_cap;
-                if (c->vsize && c->vcap / c->vsize > rows_cap)
-                    c->vcap = rows_cap * c->vsize;
-            }
-            if (c->lcap > lmax)
-                lmax = c->lcap;
-            wc = w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, v2) +
-                 (UPQ_W_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
-            if (pass == 1) {
-                size_t b = upq_w_body_bound(c);
-                if (b == SIZE_MAX || wc < w->hbuf_cap)
-                    return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)i, "page bounds overflow");
-                if (wc > worst)
-                    worst = wc;
-                if (b > body)
-                    body = b;
-                any_dict |= c->use_dict;
-                any_bvals |= (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) &&
-                             c->enc != UPQ_ENC_PLAIN;
-                continue;
-            }
-            c->worst = wc;
-            c->max_pages = UPQ_W_NO_PI(w) || jm ? 0 : w->o.max_pages;
-            {
-                /* a dictionary column's indices: counted in dry runs too */
-                upq_wdx none, *x = (upq_wdx *)0;
-                if (UPQ_WITH_DICT_INDEX && any_dict && !jm && c->use_dict)
-                    x = c != &tmp && !t->fail && UPQ_W_DX_ARRAY(w) ? &UPQ_W_DX_ARRAY(w)[i] : &none;
-                col_take(t, c, it.depth, x);
-            }
-#if UPQ_WITH_CHUNK_META
-            if (UPQ_W_IS_GEO(c->elem)) {
-                upq_geo_acc *g = (upq_geo_acc *)take(t, sizeof(upq_geo_acc));
-                if (g && c != &tmp && !t->fail) {
-                    upq_memset(g, 0, sizeof *g);
-                    g->col = i;
-                    g->next = w->geo;
-                    w->geo = g;
-                }
-            }
-#endif
-            stage = stage > SIZE_MAX - stage_size(c) ? SIZE_MAX : stage + stage_size(c);
-            if ((direct || jm) && (UPQ_W_COMPRESSING(w) || (jm && UPQ_W_ENCRYPTING(w))))
-                c->chunk_cap = worst; /* the shared buffer, taken below */
-            if (c->max_rep)
-                nrep++;
-            nlev += (uint32_t)c->max_def + c->max_rep + 2u;
-            if (c != &tmp && !t->fail) {
-                leaf_path(&it, leaf, def, rep, c->path, c->rep_def);
-                chunk_clear(c);
-            } else if (rg_bound) {
-                size_t cb = upq_w_cc_bound(c, it.depth, leaf_path_bytes(&it, leaf));
-                size_t kb = upq_w_kv_bound(&w->o, i);
-                cb = cb > SIZE_MAX - kb ? SIZE_MAX : cb + kb;
-                *rg_bound = *rg_bound > SIZE_MAX - cb ? SIZE_MAX : *rg_bound + cb;
-            }
-        }
-        n = i;
-        if (n == 0)
-            return upq_w_fail(w, UPQ_ERR_INVAL, -1, "schema without columns");
-        if (pass == 0) {
-            w->hbuf_cap = hdr == SIZE_MAX ? SIZE_MAX : hdr + UPQ_W_STATS_BOUNDS(max_scap);
-            /* encrypted: the header's module framing, and the page module's
-             * length and nonce ahead of its body */
-            if (UPQ_W_ENCRYPTING(w) && w->hbuf_cap != SIZE_MAX)
-                w->hbuf_cap += UPQ_W_CRYPTO_OVER + 16u;
+    if (UPQ_W_IS_GEO(c->elem)) {
+        upq_geo_acc *g = (upq_geo_acc *)take(t, sizeof(upq_geo_acc));
+        if (g && real && !t->fail) {
+            upq_memset(g, 0, sizeof *g);
+            g->col = i;
+            g->next = w->geo;
+            w->geo = g;
         }
     }
-    /* models encoded later must be complete now: a footer cannot fail late */
+#endif
+    p->stage = sat_add(p->stage, stage_size(c));
+    if ((W_DIRECT(w) || W_JM(w)) && (UPQ_W_COMPRESSING(w) || (W_JM(w) && UPQ_W_ENCRYPTING(w))))
+        c->chunk_cap = p->worst; /* the shared buffer, taken by take_buffers */
+    if (c->max_rep)
+        p->nrep++;
+    p->nlev += (uint32_t)c->max_def + c->max_rep + 2u;
+    if (real && !t->fail) {
+        leaf_path(it, leaf, c->max_def, c->max_rep, c->path, c->rep_def);
+        chunk_clear(c);
+    } else if (rg_bound) {
+        size_t cb = upq_w_cc_bound(c, it->depth, leaf_path_bytes(it, leaf));
+        size_t kb = upq_w_kv_bound(&w->o, i);
+        *rg_bound = sat_add(*rg_bound, sat_add(cb, kb));
+    }
+}
+
+/* Before pass 2: the column array, the staged values' dictionary indices
+ * and the models. */
+static void take_arrays(upq_writer *w, wtake *t, wplan *p, size_t *rg_bound)
+{
+#if UPQ_WITH_CHUNK_META
+    w->geo = (struct upq_geo_acc *)0;
+#endif
+    w->ncols = p->n;
+    w->cols = (upq_wcol *)take(t, (size_t)p->n * sizeof(upq_wcol));
+#if UPQ_WITH_DICT_INDEX
+    /* not in checkpoint mode, whose RAM goes to logging (small pages in a
+     * 16 KiB arena): its pages look their values up again */
+    w->dx = (upq_wdx *)0;
+    if (p->any_dict && !W_JM(w)) {
+        w->dx = (upq_wdx *)take(t, (size_t)p->n * sizeof(upq_wdx));
+        if (w->dx)
+            upq_memset(w->dx, 0, (size_t)p->n * sizeof(upq_wdx));
+    }
+#endif
+    p->m = (upq_wmodels *)take(t, sizeof(upq_wmodels));
+    w->models = p->m;
+    if (rg_bound)
+        *rg_bound = 0;
+}
+
+/* Models encoded later must be complete now: a footer cannot fail late. */
+static upq_status check_models(upq_writer *w, uint32_t n)
+{
+    uint32_t i;
     for (i = 0; i < w->o.nsorting; i++) {
         const upq_sorting_column *sc = &w->o.sorting[i];
         if ((sc->isset & 0xEu) != 0xEu)
@@ -738,10 +680,15 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     if (w->o.encrypt && !UPQ_WITH_CRYPTO)
         return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
                           "encryption is not in this build (UPQ_WITH_CRYPTO 0)");
+    return UPQ_OK;
+}
 
-    /* shared scratch */
-    pbuf = body;
-    if (UPQ_W_COMPRESSING(w) && any_dict) {
+/* Bytes of the shared page buffer: a page body, a compressed dictionary,
+ * the window footers are copied through, sealed modules. */
+static upq_status pbuf_size(upq_writer *w, const wplan *p, size_t *size)
+{
+    size_t pbuf = p->body;
+    if (UPQ_W_COMPRESSING(w) && p->any_dict) {
         size_t d = upq_compress_bound(w->o.codec, w->o.dict_size);
         if (d == 0)
             return upq_w_fail(w, UPQ_ERR_INVAL, -1, "dictionary too large for the codec");
@@ -753,71 +700,192 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     if (UPQ_W_ENCRYPTING(w)) {
         /* a dictionary page (or column metadata) sealed in place */
         size_t d = upq_w_align8(w->o.dict_size) + 2u * UPQ_W_CRYPTO_OVER;
-        if (UPQ_W_COMPRESSING(w) && any_dict)
+        if (UPQ_W_COMPRESSING(w) && p->any_dict)
             d = upq_compress_bound(w->o.codec, w->o.dict_size) + 2u * UPQ_W_CRYPTO_OVER;
-        pbuf = pbuf > SIZE_MAX - 2u * UPQ_W_CRYPTO_OVER ? SIZE_MAX : pbuf + 2u * UPQ_W_CRYPTO_OVER;
+        pbuf = sat_add(pbuf, 2u * UPQ_W_CRYPTO_OVER);
         if (d > pbuf)
             pbuf = d;
         /* room for one column's encrypted ColumnMetaData: path, statistics
          * (two bounds) and level histograms */
         if (pbuf < 4096u + 2u * (size_t)w->o.stats_max_binary)
             pbuf = 4096u + 2u * (size_t)w->o.stats_max_binary;
+    }
+    *size = pbuf;
+    return UPQ_OK;
+}
+
+/* Every column's staging, in one block: checkpoint mode's finisher works
+ * there, as it runs only when the staging is empty (at close, and reading
+ * the file back before any row). */
+static void take_stagings(upq_writer *w, wtake *t, const wplan *p)
+{
+    size_t fin = W_JM(w) ? upq_wf_need(w, p->n, p->nrep, p->nlev) : 0u;
+    size_t blk = p->stage > fin ? p->stage : fin;
+    uint8_t *q = (uint8_t *)take(t, blk);
+    uint32_t i;
+    w->stage = q;
+    /* packed levels are set bit by bit, so they start zeroed; values are
+     * written before they are read, and a page's worth of them left
+     * untouched costs a host no memory until used */
+    if (q && t->a && !t->fail && W_JM(w))
+        upq_memset(q, 0, blk);
+    for (i = 0; q && t->a && !t->fail && w->cols && i < p->n; i++) {
+        stage_carve(&w->cols[i], q);
+        if (!W_JM(w))
+            upq_memset(q, 0, (size_t)(w->cols[i].vals - q));
+        q += stage_size(&w->cols[i]);
+    }
+}
+
+/* After pass 2: the shared scratch, the journal, the stagings. */
+static void take_buffers(upq_writer *w, wtake *t, wplan *p, size_t pbuf)
+{
+    uint32_t i, n = p->n;
+    if (UPQ_W_ENCRYPTING(w))
         /* the key state, then each column's dictionary page nonces */
         w->wc = (struct upq_wcrypto *)take(t, upq_w_align8(upq_wc_need(&w->o)) + (size_t)n * 24u);
-    }
     w->pbuf_cap = pbuf;
     w->pbuf = (uint8_t *)take(t, pbuf);
-    if ((direct || jm) && (UPQ_W_COMPRESSING(w) || (jm && UPQ_W_ENCRYPTING(w)))) {
+    if ((W_DIRECT(w) || W_JM(w)) && (UPQ_W_COMPRESSING(w) || (W_JM(w) && UPQ_W_ENCRYPTING(w)))) {
         /* compressed (or, in checkpoint mode, encrypted) pages go through
          * one buffer, a column at a time */
-        uint8_t *shared = (uint8_t *)take(t, worst);
+        uint8_t *shared = (uint8_t *)take(t, p->worst);
         for (i = 0; t->a && !t->fail && w->cols && i < n; i++)
             w->cols[i].chunk = shared;
     }
     w->hbuf = (uint8_t *)take(t, w->hbuf_cap);
-    if (jm) {
-        void *jmem = take(t, upq_wj_need(w, n, nrep));
+    if (W_JM(w)) {
+        void *jmem = take(t, upq_wj_need(w, n, p->nrep));
         if (t->a && !t->fail)
             w->jr = (struct upq_wjournal *)jmem;
     }
-    {
-        /* every column's staging, in one block: checkpoint mode's finisher
-         * works there, as it runs only when the staging is empty (at close,
-         * and reading the file back before any row) */
-        size_t fin = jm ? upq_wf_need(w, n, nrep, nlev) : 0u, blk = stage > fin ? stage : fin;
-        uint8_t *p = (uint8_t *)take(t, blk);
-        w->stage = p;
-        /* packed levels are set bit by bit, so they start zeroed; values
-         * are written before they are read, and a page's worth of them left
-         * untouched costs a host no memory until used */
-        if (p && t->a && !t->fail && jm)
-            upq_memset(p, 0, blk);
-        for (i = 0; p && t->a && !t->fail && w->cols && i < n; i++) {
-            stage_carve(&w->cols[i], p);
-            if (!jm)
-                upq_memset(p, 0, (size_t)(w->cols[i].vals - p));
-            p += stage_size(&w->cols[i]);
-        }
-    }
-    w->lmax = lmax;
-    if (any_dict)
+    take_stagings(w, t, p);
+    w->lmax = p->lmax;
+    if (p->any_dict)
         w->idx = (uint16_t *)take(t, (size_t)w->lmax * sizeof(uint16_t));
-    if (any_bvals)
+    if (p->any_bvals)
         w->bvals = (upq_bytes *)take(t, (size_t)w->lmax * sizeof(upq_bytes));
     {
         /* one page's bounds, for statistics without a page index */
         uint8_t *pmin = (uint8_t *)0, *pmax = (uint8_t *)0;
         if (UPQ_WITH_STATISTICS) {
-            pmin = (uint8_t *)take(t, max_scap);
-            pmax = (uint8_t *)take(t, max_scap);
+            pmin = (uint8_t *)take(t, p->max_scap);
+            pmax = (uint8_t *)take(t, p->max_scap);
         }
-        if (m && t->a && !t->fail) {
-            upq_memset(m, 0, sizeof *m);
-            m->pst.min = pmin;
-            m->pst.max = pmax;
-            m->pst.cap = max_scap;
+        if (p->m && t->a && !t->fail) {
+            upq_memset(p->m, 0, sizeof *p->m);
+            p->m->pst.min = pmin;
+            p->m->pst.max = pmax;
+            p->m->pst.cap = p->max_scap;
         }
     }
+}
+
+/* After pass 0: a page header's bound, with its statistics' bounds and,
+ * encrypted, the header's module framing and the page module's length and
+ * nonce ahead of its body. */
+static void header_cap(upq_writer *w, size_t hdr, uint32_t max_scap)
+{
+    w->hbuf_cap = hdr == SIZE_MAX ? SIZE_MAX : hdr + UPQ_W_STATS_BOUNDS(max_scap);
+    if (UPQ_W_ENCRYPTING(w) && w->hbuf_cap != SIZE_MAX)
+        w->hbuf_cap += UPQ_W_CRYPTO_OVER + 16u;
+}
+
+/*
+ * Plans (t->a NULL) or performs the whole setup, in three passes over the
+ * schema's leaves: 0, settings and the largest statistics bound; 1, room
+ * per page, hence the chunk size; 2, memory. Dry runs count the arena
+ * bytes and, when rg_bound is given, add up the columns' own parts of a
+ * RowGroup's bound (upq_w_cc_bound). hdr: upq_w_header_bound().
+ */
+static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
+{
+    wplan p;
+    leaf_iter it;
+    upq_wcol tmp;
+    uint32_t leaf = 0, i;
+    uint16_t def = 0, rep = 0;
+    size_t pbuf = 0;
+    upq_status st;
+    int pass;
+
+    /* each field set here, not by a memset: the plan stays in registers */
+    p.m = (upq_wmodels *)0;
+    p.stage = p.worst = p.body = 0;
+    p.n = p.max_scap = p.lmax = p.nrep = p.nlev = 0;
+    p.rows_cap = UINT32_MAX;
+    p.any_dict = p.any_bvals = 0;
+    for (pass = 0; pass < 3; pass++) {
+        if (pass == 2 && W_JM(w)) {
+            /* checkpoint mode: no chunk buffers, and the page index is
+             * made at close from the pages' headers */
+            w->o.chunk_size = 0;
+            w->o.max_pages = 0;
+        } else if (pass == 2 && W_DIRECT(w)) {
+            w->o.chunk_size = 0;
+            w->o.max_pages = UPQ_W_NO_PI(w) ? 0u : 1u;
+        } else if (pass == 2) {
+            /* chunk buffers of two of the largest pages at least */
+            if (!w->o.chunk_size) {
+                size_t cs = 4u * (size_t)w->o.page_size;
+                if (cs < 2u * p.worst)
+                    cs = 2u * p.worst;
+                if (cs > UINT32_MAX)
+                    return upq_w_fail(w, UPQ_ERR_INVAL, -1, "pages too large for a chunk buffer");
+                w->o.chunk_size = (uint32_t)cs;
+            } else if (w->o.chunk_size < p.worst) {
+                return upq_w_fail(w, UPQ_ERR_INVAL, -1, "chunk_size smaller than one page");
+            }
+            if (!UPQ_W_NO_PI(w) && !w->o.max_pages)
+                w->o.max_pages = 2u * (w->o.chunk_size / w->o.page_size) + 2u;
+            if (w->o.max_pages == 1)
+                w->o.max_pages = 2; /* a page, and room for the last one */
+        }
+        if (pass == 2)
+            take_arrays(w, t, &p, rg_bound);
+        st = leaf_begin(&it, w->elems, w->nelems);
+        if (st != UPQ_OK)
+            return upq_w_fail(w, st, -1, "malformed schema");
+        for (i = 0;; i++) {
+            upq_wcol *c = (pass == 2 && t->a && w->cols) ? &w->cols[i] : &tmp;
+            size_t wc, b;
+            st = leaf_next(&it, &leaf, &def, &rep);
+            if (st == UPQ_DONE)
+                break;
+            if (st != UPQ_OK)
+                return upq_w_fail(w, st, -1, "malformed schema");
+            if (pass == 2 && t->fail)
+                c = &tmp; /* keep counting what init would need */
+            st = col_setup(w, c, i, &w->elems[leaf], def, rep);
+            if (st != UPQ_OK)
+                return st;
+            c->chunk_cap = w->o.chunk_size;
+            if (pass == 0) {
+                leaf_limits(w, c, &p);
+                continue;
+            }
+            wc = leaf_worst(w, c, &p);
+            if (pass == 1) {
+                b = upq_w_body_bound(c);
+                if (b == SIZE_MAX || wc < w->hbuf_cap)
+                    return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)i, "page bounds overflow");
+                leaf_sizes(c, b, wc, &p);
+                continue;
+            }
+            leaf_take(w, t, c, i, &it, leaf, c != &tmp, wc, &p, rg_bound);
+        }
+        p.n = i;
+        if (i == 0)
+            return upq_w_fail(w, UPQ_ERR_INVAL, -1, "schema without columns");
+        if (pass == 0)
+            header_cap(w, hdr, p.max_scap);
+    }
+    st = check_models(w, p.n);
+    if (st == UPQ_OK)
+        st = pbuf_size(w, &p, &pbuf);
+    if (st != UPQ_OK)
+        return st;
+    take_buffers(w, t, &p, pbuf);
     return UPQ_OK;
 }
 
@@ -847,7 +915,7 @@ upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n
         /* after setup, not in it: the encoder's frame is not on top of the
          * schema walk's */
         size_t rest = upq_w_rg_bound(w.ncols, &w.o);
-        rg = rg > SIZE_MAX - rest ? SIZE_MAX : rg + rest;
+        rg = sat_add(rg, rest);
     }
     total = t.need;
     if (w.o.checkpoint)
@@ -858,9 +926,9 @@ upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n
         return UPQ_ERR_LIMIT;
     else
         log = (size_t)max_row_groups * rg;
-    total = total > SIZE_MAX - log ? SIZE_MAX : total + log;
+    total = sat_add(total, log);
     log = UPQ_W_COMPRESSING(&w) ? upq_w_align8(upq_compress_workspace(w.o.codec)) : 0u;
-    total = total > SIZE_MAX - log ? SIZE_MAX : total + log;
+    total = sat_add(total, log);
     *need = total;
     return total == SIZE_MAX ? UPQ_ERR_LIMIT : UPQ_OK;
 }
@@ -877,7 +945,10 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
     w->err.row_group = w->err.column = w->err.page = w->err.schema_element = -1;
     upq_arena_init(&w->arena, arena, len);
     if (!sink || !(sink->write || sink->write_at) || !elems)
-        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "no sink or no schema");
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1,
+                          !sink    ? "no sink"
+                          : !elems ? "no schema"
+                                   : "the sink has neither write (appending) nor write_at (checkpoint mode)");
     upq_memcpy(&w->sink, sink, sizeof w->sink);
     w->elems = elems;
     w->nelems = n;
@@ -886,9 +957,13 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
         return st;
     if (w->o.checkpoint && !(sink->write_at && sink->read_at))
         return upq_w_fail(w, UPQ_ERR_INVAL, -1,
-                          "checkpoint mode needs a sink that writes at offsets and reads back");
+                          !sink->write_at ? "checkpoint mode needs the sink's write_at (writes at offsets)"
+                                          : "checkpoint mode needs the sink's read_at (close, recovery "
+                                            "and resume read the file back)");
     if (!w->o.checkpoint && !sink->write)
-        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "no write callback");
+        return upq_w_fail(w, UPQ_ERR_INVAL, -1,
+                          "the sink has no write callback (appending), which writing without "
+                          "checkpoint mode needs");
     /* a dry run first: on NOMEM it tells the whole size, not the first miss */
     upq_memset(&t, 0, sizeof t);
     hdr = upq_w_header_bound();
@@ -936,194 +1011,6 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
             return upq_w_fail(w, UPQ_ERR_NOMEM, -1, "arena too small for the footer log");
     }
     return UPQ_OK;
-}
-
-/* ---- dictionary ------------------------------------------------------------ */
-
-#if UPQ_UNALIGNED_WORDS
-/* A word at a time on 64-bit hosts: the bytes were hashed one by one, and
- * hashing every value's key took more time than anything else in the
- * writer. Cortex-M keeps the byte loop: it is smaller in flash. */
-static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    for (; n >= 8; p += 8, n -= 8)
-        h = (h ^ upq_load_le64(p)) * 0xff51afd7ed558ccdull;
-    if (n >= 4) {
-        h = (h ^ upq_load_le32(p)) * 0xff51afd7ed558ccdull;
-        p += 4;
-        n -= 4;
-    }
-    for (; n; p++, n--)
-        h = (h ^ *p) * 0xff51afd7ed558ccdull;
-    h ^= h >> 29;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    return (uint32_t)(h >> 32);
-}
-
-/* Key equality a word at a time (upq_memcmp goes byte by byte). */
-static int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
-{
-    for (; n >= 8; a += 8, b += 8, n -= 8)
-        if (upq_load_le64(a) != upq_load_le64(b))
-            return 0;
-    for (; n; a++, b++, n--)
-        if (*a != *b)
-            return 0;
-    return 1;
-}
-#else
-static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
-{
-    uint32_t h = 2166136261u, i;
-    for (i = 0; i < n; i++)
-        h = (h ^ p[i]) * 16777619u;
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    return h;
-}
-
-static int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
-{
-    return n == 0 || upq_memcmp(a, b, n) == 0;
-}
-#endif
-
-int32_t upq_w_dict_find(const upq_wcol *c, const uint8_t *key, uint32_t klen, uint32_t *slot)
-{
-    uint32_t s = (uint32_t)(((uint64_t)hash_bytes(key, klen) * c->nslots) >> 32);
-    int ba = c->type == UPQ_TYPE_BYTE_ARRAY;
-    for (;;) {
-        uint32_t e = c->slots[s];
-        const uint8_t *v;
-        if (e == 0) {
-            *slot = s;
-            return -1;
-        }
-        e--;
-        if (ba) {
-            v = c->dict + c->dict_off[e];
-            if (upq_load_le32(v) == klen && same_bytes(v + 4, key, klen))
-                return (int32_t)e;
-        } else {
-            v = c->dict + (size_t)e * c->vsize;
-            if (same_bytes(v, key, klen))
-                return (int32_t)e;
-        }
-        if (++s == c->nslots)
-            s = 0;
-    }
-}
-
-/* Adds a key missing from the dictionary at `slot`: 0 when it is full. */
-static int dict_add(upq_wcol *c, const uint8_t *key, uint32_t klen, uint32_t slot)
-{
-    int ba = c->type == UPQ_TYPE_BYTE_ARRAY;
-    uint32_t need = ba ? 4u + klen : klen;
-    if (c->dict_n >= c->dict_max || need > c->dict_cap - c->dict_bytes)
-        return 0;
-    if (ba) {
-        c->dict_off[c->dict_n] = c->dict_bytes;
-        upq_store_le32(c->dict + c->dict_bytes, klen);
-        if (klen)
-            upq_memcpy(c->dict + c->dict_bytes + 4, key, klen);
-    } else {
-        upq_memcpy(c->dict + c->dict_bytes, key, klen);
-    }
-    c->dict_bytes += need;
-    c->slots[slot] = (uint16_t)(++c->dict_n);
-    return 1;
-}
-
-/* Native value -> PLAIN key bytes (fixed types), or the payload (binary). */
-static void value_key(const upq_wcol *c, const void *v, uint8_t *tmp, const uint8_t **key,
-                      uint32_t *klen)
-{
-#if UPQ_NATIVE_LE
-    /* a little-endian host holds fixed-width values as their PLAIN bytes */
-    (void)tmp;
-    if (c->type != UPQ_TYPE_BYTE_ARRAY && c->type != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
-        *key = (const uint8_t *)v;
-        *klen = c->vsize;
-        return;
-    }
-#endif
-    switch (c->type) {
-    case UPQ_TYPE_INT32:
-    case UPQ_TYPE_FLOAT: {
-        uint32_t x;
-        upq_memcpy(&x, v, 4);
-        upq_store_le32(tmp, x);
-        *key = tmp;
-        *klen = 4;
-        return;
-    }
-    case UPQ_TYPE_INT64:
-    case UPQ_TYPE_DOUBLE: {
-        uint64_t x;
-        upq_memcpy(&x, v, 8);
-        upq_store_le64(tmp, x);
-        *key = tmp;
-        *klen = 8;
-        return;
-    }
-    case UPQ_TYPE_INT96:
-        upq_memcpy(tmp, v, 12);
-        *key = tmp;
-        *klen = 12;
-        return;
-    default: {
-        upq_bytes b;
-        in_bytes(v, &b);
-        *key = b.ptr;
-        *klen = b.len;
-        return;
-    }
-    }
-}
-
-uint32_t upq_w_staged_key(const upq_wcol *c, uint32_t off, uint8_t *tmp, const uint8_t **key,
-                          uint32_t *klen)
-{
-    const uint8_t *p = c->vals + off;
-    switch (c->type) {
-    case UPQ_TYPE_BYTE_ARRAY:
-        *klen = upq_load_le32(p);
-        *key = p + 4;
-        return 4u + *klen;
-    case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY:
-    case UPQ_TYPE_INT96:
-        *key = p;
-        *klen = c->vsize;
-        return c->vsize;
-    default:
-        value_key(c, p, tmp, key, klen);
-        return c->vsize;
-    }
-}
-
-/* Puts every staged value (rows carried over from the last row group) into
- * the fresh dictionary; gives up on it when it fills. */
-static UPQ_NOINLINE void dict_reinsert(upq_wcol *c, upq_wdx *x)
-{
-    uint32_t i, off = 0;
-    for (i = 0; i < c->nval && c->dict_on; i++) {
-        uint8_t tmp[16];
-        const uint8_t *key;
-        uint32_t klen, slot;
-        uint32_t sz = upq_w_staged_key(c, off, tmp, &key, &klen);
-        int32_t ix = upq_w_dict_find(c, key, klen, &slot);
-        if (ix < 0 && dict_add(c, key, klen, slot))
-            ix = (int32_t)c->dict_n - 1;
-        if (ix < 0)
-            c->dict_on = 0;
-        else if (x)
-            x->idx[i] = (uint16_t)ix;
-        off += sz;
-    }
-    if (x)
-        x->n = c->dict_on ? c->nval : 0u;
 }
 
 /* ---- rows ------------------------------------------------------------------- */
@@ -1262,7 +1149,7 @@ void upq_w_rg_reset(upq_writer *w)
         c->crows -= b;
         c->frows = 0;
         if (c->dict_on)
-            dict_reinsert(c, UPQ_W_DX(w, c));
+            upq_w_dict_reinsert(c, UPQ_W_DX(w, c));
     }
     w->rs -= b;
     w->rg_rows = 0;
@@ -1271,6 +1158,58 @@ void upq_w_rg_reset(upq_writer *w)
 }
 
 /* ---- output around the calls --------------------------------------------------- */
+
+/* A buffered run of output is complete: a row group (the staging moves on
+ * to the next), or the footer (the file is whole). */
+static void out_done(upq_writer *w)
+{
+    if (w->out_kind == UPQ_OUT_RG) {
+        upq_w_rg_reset(w);
+    } else {
+        w->rows_durable = w->rows_done;
+        w->close_stage = 2;
+    }
+}
+
+/* The driver: the current piece to the sink, then the running job's next
+ * (a buffered row group or footer, or the journal's job), until none is
+ * left. Each job only sets pieces; what its end means is decided here. */
+upq_status upq_w_pump(upq_writer *w)
+{
+    for (;;) {
+        /* checkpoint mode: the file is as large as the farthest byte written */
+        upq_status st = upq_w_drain(w, UPQ_W_JOURNAL(w) ? &w->jr->hwm : (uint64_t *)0);
+        if (st != UPQ_OK)
+            return st;
+        if (w->ostage == UPQ_OS_IDLE)
+            return UPQ_OK;
+        if (UPQ_W_JOURNAL(w) && w->ostage == UPQ_OS_JOURNAL) {
+            st = upq_wj_next(w);
+            if (st == UPQ_DONE) {
+                w->ostage = UPQ_OS_IDLE;
+                return UPQ_OK;
+            }
+        } else {
+            st = upq_w_buf_next(w);
+            if (st == UPQ_DONE) {
+                out_done(w);
+                return UPQ_OK;
+            }
+        }
+        if (st != UPQ_OK)
+            return st;
+    }
+}
+
+/* Column c's staging is full: its committed rows become a page where the
+ * layout puts it (its chunk buffer; in checkpoint mode its region, the
+ * page queued for output). */
+static upq_status page_out(upq_writer *w, upq_wcol *c)
+{
+    if (UPQ_W_JOURNAL(w))
+        return c->clev ? upq_wj_page(w, c) : UPQ_OK;
+    return upq_w_flush_page(w, c, 0);
+}
 
 /* Ends the row group at w->rs and starts writing it out. */
 static upq_status end_rg(upq_writer *w)
@@ -1343,7 +1282,6 @@ static upq_status after(upq_writer *w)
 
 /* ---- staging ------------------------------------------------------------------ */
 
-/* Bytes between two values of the caller's arrays (column.h's representation). */
 /* The i-th caller value; a call with no values may pass NULL, and no
  * arithmetic may touch a null pointer. */
 static const uint8_t *value_at(const void *values, size_t i, size_t stride)
@@ -1351,19 +1289,12 @@ static const uint8_t *value_at(const void *values, size_t i, size_t stride)
     return values ? (const uint8_t *)values + i * stride : (const uint8_t *)0;
 }
 
-static size_t input_stride(const upq_wcol *c)
-{
-    if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY)
-        return sizeof(upq_bytes);
-    return c->vsize;
-}
-
 static uint32_t input_size(const upq_wcol *c, const void *v)
 {
     upq_bytes b;
     if (c->vsize)
         return c->vsize;
-    in_bytes(v, &b);
+    upq_w_in_bytes(v, &b);
     return 4u + b.len;
 }
 
@@ -1374,14 +1305,14 @@ static void stage_value(upq_wcol *c, const void *v)
     switch (c->type) {
     case UPQ_TYPE_BOOLEAN: *dst = *(const uint8_t *)v != 0; break;
     case UPQ_TYPE_BYTE_ARRAY:
-        in_bytes(v, &b);
+        upq_w_in_bytes(v, &b);
         upq_store_le32(dst, b.len);
         copy_value(dst + 4, b.ptr, b.len);
         c->vbytes += 4u + b.len;
         c->nval++;
         return;
     case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY:
-        in_bytes(v, &b);
+        upq_w_in_bytes(v, &b);
         upq_memcpy(dst, b.ptr, c->vsize);
         break;
     default: upq_memcpy(dst, v, c->vsize); break;
@@ -1413,35 +1344,10 @@ static upq_status make_room(upq_writer *w, upq_wcol *c, uint32_t k, uint32_t b)
             w->rg_due = 1; /* the page is the chunk: the row group ends */
             continue;
         }
-        st = upq_w_flush_page(w, c, 0);
+        st = page_out(w, c);
         if (st != UPQ_OK)
             return st;
     }
-}
-
-/* Puts values into c's dictionary until one does not fit: the values taken. */
-static size_t dict_run(upq_wcol *c, upq_wdx *x, const uint8_t *vals, size_t n)
-{
-    size_t i, vs = input_stride(c);
-    /* the indices of the values about to be staged, when those of the
-     * values staged before are known (mark_indexed counts them) */
-    uint16_t *ix_out = x && x->n == c->nval ? x->idx + c->nval : (uint16_t *)0;
-    for (i = 0; i < n; i++) {
-        uint8_t tmp[16];
-        const uint8_t *key;
-        uint32_t klen, slot;
-        int32_t ix;
-        value_key(c, vals + i * vs, tmp, &key, &klen);
-        ix = upq_w_dict_find(c, key, klen, &slot);
-        if (ix < 0) {
-            if (!dict_add(c, key, klen, slot))
-                break;
-            ix = (int32_t)c->dict_n - 1;
-        }
-        if (ix_out)
-            ix_out[i] = (uint16_t)ix;
-    }
-    return i;
 }
 
 /* The values staged since the staging held `nval` (put in the dictionary
@@ -1462,7 +1368,7 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
                             int *restart)
 {
     *restart = 0;
-    if (dict_run(c, UPQ_W_DX(w, c), vals, n) < n) {
+    if (upq_w_dict_run(c, UPQ_W_DX(w, c), vals, n) < n) {
         if (c->clev > 0 && w->o.direct) {
             /* a new row group starts a new dictionary */
             w->rg_due = 1;
@@ -1470,7 +1376,7 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
             return UPQ_OK;
         }
         if (c->clev > 0) {
-            upq_status st = upq_w_flush_page(w, c, 0);
+            upq_status st = page_out(w, c);
             if (st != UPQ_OK)
                 return st;
             if (w->rg_due) {
@@ -1513,7 +1419,7 @@ static void lev_put(uint8_t *lv, uint32_t at, unsigned lg, const uint16_t *src, 
 static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint8_t *values, size_t pos,
                         size_t vpos, size_t levels, size_t *nvals)
 {
-    size_t m = levels - pos, i, nv = 0, vs = input_stride(c);
+    size_t m = levels - pos, i, nv = 0, vs = upq_w_input_stride(c);
     uint32_t room = c->vcap - c->vbytes, b = 0, nv0;
     const uint8_t *vp = values ? values + vpos * vs : (const uint8_t *)0;
     uint8_t *dst;
@@ -1546,7 +1452,7 @@ static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint
         m = i;
     }
     if (c->dict_on && nv) {
-        size_t t = dict_run(c, x, vp, nv);
+        size_t t = upq_w_dict_run(c, x, vp, nv);
         if (t < nv) {
             /* only the rows before the value that did not fit */
             for (i = 0, nv = 0; nv < t || (c->max_def && def[pos + i] != c->max_def); i++)
@@ -1569,7 +1475,7 @@ static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint
         uint32_t o = 0;
         for (i = 0; i < nv; i++) {
             upq_bytes bv;
-            in_bytes(vp + i * vs, &bv);
+            upq_w_in_bytes(vp + i * vs, &bv);
             upq_store_le32(dst + o, bv.len);
             copy_value(dst + o + 4, bv.ptr, bv.len);
             o += 4u + bv.len;
@@ -1593,48 +1499,51 @@ static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint
     return m;
 }
 
+/* check_levels' fast pass over a column without repetition, where a level
+ * is a row of one value at most (which a page holds: the byte arrays'
+ * lengths are checked): one pass over the levels and one over the values.
+ * 1 when all is well; 0 sends the call through the full check, which finds
+ * what is wrong in order, for its message. */
+static int levels_fine(const upq_wcol *c, const uint16_t *def, const uint8_t *vp, size_t levels)
+{
+    size_t i, nv = 0, vs = upq_w_input_stride(c);
+    uint32_t bad = 0;
+    int ba = c->type == UPQ_TYPE_BYTE_ARRAY, fl = c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY;
+    if (c->max_def) {
+        for (i = 0; i < levels; i++) {
+            bad |= def[i] > c->max_def;
+            nv += def[i] == c->max_def;
+        }
+    } else {
+        nv = levels;
+    }
+    if (nv && !vp)
+        bad = 1;
+    for (i = 0; !bad && (ba || fl) && i < nv; i++) {
+        upq_bytes b;
+        upq_w_in_bytes(vp + i * vs, &b);
+        bad = (b.len && !b.ptr) || (fl && b.len != (uint32_t)c->type_length) ||
+              (ba && b.len > c->vcap - 4u);
+    }
+    return !bad;
+}
+
 /* Checks a whole call before anything is taken. */
 static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
                                const uint16_t *def, const uint16_t *rep, const void *values,
                                size_t levels)
 {
-    size_t i, nv = 0, vs = input_stride(c);
+    size_t i, nv = 0, vs = upq_w_input_stride(c);
     size_t row_lev = 0, row_bytes = 0;
     const uint8_t *vp = (const uint8_t *)values;
     if ((c->max_def && !def) || (c->max_rep && !rep))
         return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "levels missing");
     if (c->max_rep && rep[0] != 0)
         return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "a call must start a row (rep[0] == 0)");
-    if (UPQ_W_FAST && !c->max_rep) {
-        /* a level is a row, of one value at most (which a page holds: the
-         * byte arrays' lengths are checked below): one pass over the levels
-         * and one over the values; anything wrong is found again below, in
-         * order, for its message */
-        uint32_t bad = 0;
-        int ba = c->type == UPQ_TYPE_BYTE_ARRAY, fl = c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY;
-        if (c->max_def) {
-            for (i = 0; i < levels; i++) {
-                bad |= def[i] > c->max_def;
-                nv += def[i] == c->max_def;
-            }
-        } else {
-            nv = levels;
-        }
-        if (nv && !values)
-            bad = 1;
-        for (i = 0; !bad && (ba || fl) && i < nv; i++) {
-            upq_bytes b;
-            in_bytes(vp + i * vs, &b);
-            bad = (b.len && !b.ptr) || (fl && b.len != (uint32_t)c->type_length) ||
-                  (ba && b.len > c->vcap - 4u);
-        }
-        if (!bad)
-            return UPQ_OK;
-        nv = 0;
-    }
+    if (UPQ_W_FAST && !c->max_rep && levels_fine(c, def, vp, levels))
+        return UPQ_OK;
     for (i = 0; i < levels; i++) {
         uint16_t d = c->max_def ? def[i] : 0, r = c->max_rep ? rep[i] : 0;
-        int has = c->max_def == 0 || d == c->max_def;
         if (d > c->max_def || r > c->max_rep)
             return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "level above the column's maximum");
         if (r > 0 && d < c->rep_def[r])
@@ -1645,13 +1554,13 @@ static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
             row_bytes = 0;
         }
         row_lev++;
-        if (has) {
+        if (c->max_def == 0 || d == c->max_def) {
             uint32_t sz;
             if (!values)
                 return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "values missing");
             if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
                 upq_bytes b;
-                in_bytes(vp + nv * vs, &b);
+                upq_w_in_bytes(vp + nv * vs, &b);
                 if (b.len && !b.ptr)
                     return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "byte array without bytes");
                 if (c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && b.len != (uint32_t)c->type_length)
@@ -1696,7 +1605,7 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
     if (st != UPQ_OK)
         return st;
     w->mode = UPQ_WM_COLUMNS;
-    vs = input_stride(c);
+    vs = upq_w_input_stride(c);
     while (pos < levels) {
         size_t k = 1, nv, i, b = 0;
         int restart = 0;
@@ -1959,11 +1868,9 @@ static upq_status close_journal(upq_writer *w)
 {
     upq_status st;
     for (;;) {
-        if (w->ostage != UPQ_OS_IDLE) {
-            st = upq_w_pump(w);
-            if (st != UPQ_OK)
-                return st;
-        }
+        st = upq_w_pump(w); /* idle: nothing to write */
+        if (st != UPQ_OK)
+            return st;
         switch (w->close_stage) {
         case 0:
             if (w->rs > 0) {
@@ -1997,11 +1904,9 @@ upq_status upq_writer_close(upq_writer *w)
         return w->failed;
     if (!w->closing) {
         if (!w->log_full) {
-            if (w->ostage != UPQ_OS_IDLE) {
-                st = upq_w_pump(w);
-                if (st != UPQ_OK)
-                    return st;
-            }
+            st = upq_w_pump(w);
+            if (st != UPQ_OK)
+                return st;
             for (i = 0; i < w->ncols; i++) {
                 if (w->mode == UPQ_WM_ROWS)
                     unstage_pending(&w->cols[i], UPQ_W_DX(w, &w->cols[i])); /* a row not ended is dropped */
@@ -2017,11 +1922,9 @@ upq_status upq_writer_close(upq_writer *w)
     if (UPQ_W_JOURNAL(w))
         return close_journal(w);
     for (;;) {
-        if (w->ostage != UPQ_OS_IDLE) {
-            st = upq_w_pump(w);
-            if (st != UPQ_OK)
-                return st;
-        }
+        st = upq_w_pump(w); /* idle: nothing to write */
+        if (st != UPQ_OK)
+            return st;
         switch (w->close_stage) {
         case 0:
             /* the last row groups (with a row limit, tails may make several) */

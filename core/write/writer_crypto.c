@@ -4,6 +4,8 @@
  * metadata) and modules streamed through the output window (page indexes,
  * the encrypted footer, the plaintext footer's signature).
  */
+#include "writer_crypto.h"
+/* the checkpoint-mode session number salts nonces (the journal's state) */
 #include "writer_int.h"
 #include "crypto/crypto_int.h"
 #include "upq_aes.h"

@@ -5,7 +5,7 @@
  * header is put in front of it. Statistics and the page-index entry are
  * taken on the way.
  */
-#include "writer_int.h"
+#include "writer_page.h"
 #include "geo.h"
 
 #if UPQ_WITH_WRITER
@@ -208,8 +208,8 @@ static upq_status put_values(upq_writer *w, upq_wcol *c, int dict, uint32_t nv, 
     return upq_encode_values(c->enc, c->type, c->type_length, c->vals, nv, out, cap, len);
 }
 
-static void put_stats(const upq_wcol *c, upq_statistics *s, const upq_minmax *mm, int64_t nulls,
-                      int64_t nans)
+void upq_w_put_stats(const upq_wcol *c, upq_statistics *s, const upq_minmax *mm, int64_t nulls,
+                     int64_t nans)
 {
     upq_memset(s, 0, sizeof *s);
     s->null_count = nulls;
@@ -289,10 +289,132 @@ void upq_w_bloom_take(upq_wcol *c, uint32_t nv)
 #endif
 }
 
+/* The page's bounds into mm (and its NaNs), and the geospatial statistics
+ * of its values (nv values in vb staged bytes). */
+UPQ_INLINE void page_bounds(upq_writer *w, upq_wcol *c, int dict, uint32_t nv, uint32_t vb,
+                            upq_minmax *mm, int64_t *nans)
+{
+    *nans = 0;
+    if (UPQ_WITH_STATISTICS && dict && UPQ_W_DX(w, c) && UPQ_W_DX(w, c)->n >= nv &&
+        c->type == UPQ_TYPE_BYTE_ARRAY && c->order == UPQ_SO_BYTES &&
+        c->dict_n <= 16u * w->lmax) {
+        /* strings: compared once per entry the page uses, not once per
+         * value (w->idx is free: the indices were known) */
+        uint16_t *used = w->idx;
+        const uint16_t *ix = UPQ_W_DX(w, c)->idx;
+        uint32_t i;
+        for (i = 0; i < (c->dict_n + 15u) / 16u; i++)
+            used[i] = 0;
+        for (i = 0; i < nv; i++)
+            used[ix[i] >> 4] = (uint16_t)(used[ix[i] >> 4] | 1u << (ix[i] & 15u));
+        upq_minmax_entries(mm, c->dict, c->dict_off, used, c->dict_n);
+    } else if (UPQ_WITH_STATISTICS) {
+        upq_minmax_page(mm, c->order, c->type, c->type_length, c->vals, nv, vb, nans);
+    }
+    else if (UPQ_WITH_PAGE_INDEX)
+        upq_minmax_reset(mm); /* read by the page index entry only */
+#if UPQ_WITH_CHUNK_META
+    if (w->geo) {
+        upq_geo_acc *g = upq_geo_find(w->geo, (uint32_t)(c - w->cols));
+        if (g)
+            upq_geo_page(g, c->vals, nv, vb);
+    }
+#endif
+}
+
+/* The page header model of c's committed staging as pg holds it (sizes,
+ * the stored bytes for their CRC, NaNs): counts, encodings, statistics;
+ * a v2 page's level bytes (rl, dl) and whether its values are compressed. */
+UPQ_INLINE void page_header(upq_writer *w, const upq_wcol *c, const upq_wpage *pg, int64_t rows,
+                            const upq_minmax *mm, size_t rl, size_t dl, int is_comp)
+{
+    upq_page_header *ph = &UPQ_W_MODELS(w)->ph;
+    upq_statistics *s;
+    uint32_t n = c->clev, nv = c->cval;
+    int dict = c->dict_on;
+    upq_memset(ph, 0, sizeof *ph);
+    ph->isset = (1u << UPQ_PAGE_HEADER_TYPE) | (1u << UPQ_PAGE_HEADER_UNCOMPRESSED_PAGE_SIZE) |
+                (1u << UPQ_PAGE_HEADER_COMPRESSED_PAGE_SIZE);
+    ph->uncompressed_page_size = (int32_t)pg->body;
+    ph->compressed_page_size = (int32_t)pg->stored;
+    if (UPQ_WITH_CRC && !w->o.no_crc) {
+        ph->crc = (int32_t)upq_crc32(pg->out, pg->stored);
+        UPQ_SET(*ph, UPQ_PAGE_HEADER_CRC);
+    }
+    if (UPQ_W_V2(w)) {
+        upq_data_page_header_v2 *h = &ph->data_page_header_v2;
+        ph->type = UPQ_PAGE_DATA_V2;
+        UPQ_SET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2);
+        h->isset = (1u << UPQ_DATA_PAGE_HEADER_V2_NUM_VALUES) | (1u << UPQ_DATA_PAGE_HEADER_V2_NUM_NULLS) |
+                   (1u << UPQ_DATA_PAGE_HEADER_V2_NUM_ROWS) | (1u << UPQ_DATA_PAGE_HEADER_V2_ENCODING) |
+                   (1u << UPQ_DATA_PAGE_HEADER_V2_DEFINITION_LEVELS_BYTE_LENGTH) |
+                   (1u << UPQ_DATA_PAGE_HEADER_V2_REPETITION_LEVELS_BYTE_LENGTH) |
+                   (1u << UPQ_DATA_PAGE_HEADER_V2_IS_COMPRESSED);
+        h->num_values = (int32_t)n;
+        h->num_nulls = (int32_t)(n - nv);
+        h->num_rows = (int32_t)rows;
+        h->encoding = dict ? UPQ_ENC_RLE_DICTIONARY : c->enc;
+        h->definition_levels_byte_length = (int32_t)dl;
+        h->repetition_levels_byte_length = (int32_t)rl;
+        h->is_compressed = (uint8_t)is_comp;
+        if (UPQ_W_STATS(w))
+            UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_V2_STATISTICS);
+        s = &h->statistics;
+    } else {
+        upq_data_page_header *h = &ph->data_page_header;
+        ph->type = UPQ_PAGE_DATA;
+        UPQ_SET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER);
+        h->isset = (1u << UPQ_DATA_PAGE_HEADER_NUM_VALUES) | (1u << UPQ_DATA_PAGE_HEADER_ENCODING) |
+                   (1u << UPQ_DATA_PAGE_HEADER_DEFINITION_LEVEL_ENCODING) |
+                   (1u << UPQ_DATA_PAGE_HEADER_REPETITION_LEVEL_ENCODING);
+        h->num_values = (int32_t)n;
+        /* parquet-java's v1 names, which old readers expect */
+        h->encoding = dict ? UPQ_ENC_PLAIN_DICTIONARY : c->enc;
+        h->definition_level_encoding = UPQ_ENC_RLE;
+        h->repetition_level_encoding = UPQ_ENC_RLE;
+        if (UPQ_W_STATS(w))
+            UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_STATISTICS);
+        s = &h->statistics;
+    }
+    if (UPQ_W_STATS(w))
+        upq_w_put_stats(c, s, mm, (int64_t)(n - nv), pg->nans);
+}
+
+/* The header model encoded into w->hbuf (a module when the column is
+ * encrypted; `dry`: only counted). *hl gets its bytes. */
+UPQ_INLINE upq_status header_out(upq_writer *w, upq_wcol *c, int dry, size_t *hl)
+{
+    upq_page_header *ph = &UPQ_W_MODELS(w)->ph;
+    int32_t col = (int32_t)(c - w->cols);
+    upq_status st;
+    if (UPQ_W_KEY(c) && dry) {
+        /* a model the encoder refuses fails when the page is made */
+        (void)upq_thrift_encode(&upq_page_header_desc, ph, (uint8_t *)0, 0, hl);
+        *hl += UPQ_W_CRYPTO_OVER;
+    } else if (UPQ_W_KEY(c)) {
+        /* sealed: the header module goes to w->hbuf (length, nonce, tag
+         * counted in UPQ_W_CRYPTO_OVER) */
+        size_t hm = 0, pl = 0;
+        st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf + 16,
+                               w->hbuf_cap - 16u - UPQ_W_CRYPTO_OVER, &pl);
+        if (st != UPQ_OK)
+            return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
+        st = upq_wc_seal(w, c->key, UPQ_MODULE_DATA_PAGE_HEADER, col, (int32_t)c->npages, w->hbuf,
+                         pl, (const uint8_t *)0, &hm);
+        if (st != UPQ_OK)
+            return st;
+        *hl = hm;
+    } else {
+        st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf, w->hbuf_cap, hl);
+        if (st != UPQ_OK)
+            return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
+    }
+    return UPQ_OK;
+}
+
 upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *dst, size_t room,
                              upq_minmax *mm, upq_wpage *pg, int dry)
 {
-    upq_page_header *ph = &UPQ_W_MODELS(w)->ph;
     uint32_t n = c->clev, nv = c->cval, vb = c->cbytes;
     int v2 = UPQ_W_V2(w);
     int dict = c->dict_on;
@@ -339,33 +461,7 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
     if (body > INT32_MAX)
         return upq_w_fail(w, UPQ_ERR_LIMIT, col, "page larger than 2 GiB");
 
-    /* statistics of the page */
-    pg->nans = 0;
-    if (UPQ_WITH_STATISTICS && dict && UPQ_W_DX(w, c) && UPQ_W_DX(w, c)->n >= nv &&
-        c->type == UPQ_TYPE_BYTE_ARRAY && c->order == UPQ_SO_BYTES &&
-        c->dict_n <= 16u * w->lmax) {
-        /* strings: compared once per entry the page uses, not once per
-         * value (w->idx is free: the indices were known) */
-        uint16_t *used = w->idx;
-        const uint16_t *ix = UPQ_W_DX(w, c)->idx;
-        uint32_t i;
-        for (i = 0; i < (c->dict_n + 15u) / 16u; i++)
-            used[i] = 0;
-        for (i = 0; i < nv; i++)
-            used[ix[i] >> 4] = (uint16_t)(used[ix[i] >> 4] | 1u << (ix[i] & 15u));
-        upq_minmax_entries(mm, c->dict, c->dict_off, used, c->dict_n);
-    } else if (UPQ_WITH_STATISTICS) {
-        upq_minmax_page(mm, c->order, c->type, c->type_length, c->vals, nv, vb, &pg->nans);
-    }
-    else if (UPQ_WITH_PAGE_INDEX)
-        upq_minmax_reset(mm); /* read by the page index entry only */
-#if UPQ_WITH_CHUNK_META
-    if (w->geo) {
-        upq_geo_acc *g = upq_geo_find(w->geo, (uint32_t)col);
-        if (g)
-            upq_geo_page(g, c->vals, nv, vb);
-    }
-#endif
+    page_bounds(w, c, dict, nv, vb, mm, &pg->nans);
 
     /* stored form */
     if (!UPQ_W_COMPRESSING(w)) {
@@ -414,78 +510,11 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
         stored = ml;
     }
 
-    /* header */
-    upq_memset(ph, 0, sizeof *ph);
-    ph->isset = (1u << UPQ_PAGE_HEADER_TYPE) | (1u << UPQ_PAGE_HEADER_UNCOMPRESSED_PAGE_SIZE) |
-                (1u << UPQ_PAGE_HEADER_COMPRESSED_PAGE_SIZE);
-    ph->uncompressed_page_size = (int32_t)body;
-    ph->compressed_page_size = (int32_t)stored;
-    if (UPQ_WITH_CRC && !w->o.no_crc) {
-        ph->crc = (int32_t)upq_crc32(dst, stored);
-        UPQ_SET(*ph, UPQ_PAGE_HEADER_CRC);
-    }
-    if (v2) {
-        upq_data_page_header_v2 *h = &ph->data_page_header_v2;
-        ph->type = UPQ_PAGE_DATA_V2;
-        UPQ_SET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2);
-        h->isset = (1u << UPQ_DATA_PAGE_HEADER_V2_NUM_VALUES) | (1u << UPQ_DATA_PAGE_HEADER_V2_NUM_NULLS) |
-                   (1u << UPQ_DATA_PAGE_HEADER_V2_NUM_ROWS) | (1u << UPQ_DATA_PAGE_HEADER_V2_ENCODING) |
-                   (1u << UPQ_DATA_PAGE_HEADER_V2_DEFINITION_LEVELS_BYTE_LENGTH) |
-                   (1u << UPQ_DATA_PAGE_HEADER_V2_REPETITION_LEVELS_BYTE_LENGTH) |
-                   (1u << UPQ_DATA_PAGE_HEADER_V2_IS_COMPRESSED);
-        h->num_values = (int32_t)n;
-        h->num_nulls = (int32_t)(n - nv);
-        h->num_rows = (int32_t)rows;
-        h->encoding = dict ? UPQ_ENC_RLE_DICTIONARY : c->enc;
-        h->definition_levels_byte_length = (int32_t)dl;
-        h->repetition_levels_byte_length = (int32_t)rl;
-        h->is_compressed = (uint8_t)is_comp;
-        if (UPQ_W_STATS(w)) {
-            put_stats(c, &h->statistics, mm, (int64_t)(n - nv), pg->nans);
-            UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_V2_STATISTICS);
-        }
-    } else {
-        upq_data_page_header *h = &ph->data_page_header;
-        ph->type = UPQ_PAGE_DATA;
-        UPQ_SET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER);
-        h->isset = (1u << UPQ_DATA_PAGE_HEADER_NUM_VALUES) | (1u << UPQ_DATA_PAGE_HEADER_ENCODING) |
-                   (1u << UPQ_DATA_PAGE_HEADER_DEFINITION_LEVEL_ENCODING) |
-                   (1u << UPQ_DATA_PAGE_HEADER_REPETITION_LEVEL_ENCODING);
-        h->num_values = (int32_t)n;
-        /* parquet-java's v1 names, which old readers expect */
-        h->encoding = dict ? UPQ_ENC_PLAIN_DICTIONARY : c->enc;
-        h->definition_level_encoding = UPQ_ENC_RLE;
-        h->repetition_level_encoding = UPQ_ENC_RLE;
-        if (UPQ_W_STATS(w)) {
-            put_stats(c, &h->statistics, mm, (int64_t)(n - nv), pg->nans);
-            UPQ_SET(*h, UPQ_DATA_PAGE_HEADER_STATISTICS);
-        }
-    }
-    if (UPQ_W_KEY(c) && dry) {
-        st = upq_thrift_encode(&upq_page_header_desc, ph, (uint8_t *)0, 0, &pg->hl);
-        pg->hl += UPQ_W_CRYPTO_OVER;
-    } else if (UPQ_W_KEY(c)) {
-        /* sealed: the header module goes to w->hbuf (length, nonce, tag
-         * counted in UPQ_W_CRYPTO_OVER) */
-        size_t hm = 0, pl = 0;
-        st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf + 16,
-                               w->hbuf_cap - 16u - UPQ_W_CRYPTO_OVER, &pl);
-        if (st != UPQ_OK)
-            return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
-        st = upq_wc_seal(w, c->key, UPQ_MODULE_DATA_PAGE_HEADER, col, (int32_t)c->npages, w->hbuf,
-                         pl, (const uint8_t *)0, &hm);
-        if (st != UPQ_OK)
-            return st;
-        pg->hl = hm;
-    } else {
-        st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf, w->hbuf_cap, &pg->hl);
-        if (st != UPQ_OK)
-            return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
-    }
-    pg->out = dst;
     pg->body = body;
     pg->stored = stored;
-    return UPQ_OK;
+    pg->out = dst;
+    page_header(w, c, pg, rows, mm, rl, dl, is_comp);
+    return header_out(w, c, dry, &pg->hl);
 }
 
 uint32_t upq_w_lev_count(const uint8_t *lv, uint32_t from, uint32_t n, unsigned lg, uint32_t v)
@@ -522,157 +551,6 @@ void upq_w_hist_add(int64_t *h, const uint8_t *lv, unsigned lg, uint32_t n)
         h[upq_lev_get(lv, i, lg)]++;
 }
 
-
-upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
-{
-    upq_wmodels *m = UPQ_W_MODELS(w);
-    uint32_t n = c->clev, nv = c->cval, vb = c->cbytes;
-    int v2 = UPQ_W_V2(w);
-    int dict = c->dict_on;
-    int32_t col = (int32_t)(c - w->cols);
-    size_t room, hl, stored;
-    uint8_t *dst = (uint8_t *)0;
-    int64_t nans;
-    upq_minmax mm;
-    upq_wpage pg;
-    upq_status st;
-
-    if (n == 0)
-        return UPQ_OK;
-    if (UPQ_W_JOURNAL(w))
-        return upq_wj_page(w, c); /* straight to its region (writer_journal.c) */
-    if (UPQ_W_PI_PAGES(c) && c->npages >= c->max_pages)
-        return upq_w_fail(w, UPQ_ERR_STATE, col, "page index full");
-    if (UPQ_W_PI_PAGES(c)) {
-        mm.min = c->pbytes + (size_t)c->npages * 2u * c->scap;
-        mm.max = mm.min + c->scap;
-    } else {
-        mm.min = m->pst.min;
-        mm.max = m->pst.max;
-    }
-    mm.cap = c->scap;
-    /* buffered: the stored form goes behind room for the largest header;
-     * direct: into the shared buffer (compressed) or nowhere (w->pbuf) */
-    room = c->chunk_cap - c->chunk_used;
-    if (w->o.direct) {
-        dst = c->chunk;
-    } else {
-        if (room < w->hbuf_cap)
-            return upq_w_fail(w, UPQ_ERR_STATE, col, "chunk buffer overrun");
-        dst = c->chunk + c->chunk_used + w->hbuf_cap;
-        room -= w->hbuf_cap;
-    }
-    st = upq_w_encode_page(w, c, (int64_t)(c->crows - c->frows), dst, room, &mm, &pg, 0);
-    if (st != UPQ_OK)
-        return st;
-    hl = pg.hl;
-    stored = pg.stored;
-    nans = pg.nans;
-    if (!w->o.direct) {
-        /* pg.out: dst, or 16 bytes before it for a sealed module */
-        upq_memmove(c->chunk + c->chunk_used + hl, pg.out, stored);
-        upq_memcpy(c->chunk + c->chunk_used, w->hbuf, hl);
-    }
-    /* once per page: direct mode encodes the page again at output */
-    if (UPQ_WITH_BLOOM && c->bloom)
-        upq_w_bloom_take(c, nv);
-
-    /* page index entry */
-    if (UPQ_W_PI_PAGES(c)) {
-        uint32_t p = c->npages;
-        upq_page_location *loc = &c->locs[p];
-        loc->isset = (1u << UPQ_PAGE_LOCATION_OFFSET) | (1u << UPQ_PAGE_LOCATION_COMPRESSED_PAGE_SIZE) |
-                     (1u << UPQ_PAGE_LOCATION_FIRST_ROW_INDEX);
-        loc->offset = (int64_t)c->chunk_used; /* made absolute when the row group ends */
-        loc->compressed_page_size = (int32_t)(hl + stored);
-        loc->first_row_index = (int64_t)c->frows;
-        c->null_pages[p] = (uint8_t)(nv == 0);
-        c->pnulls[p] = (int64_t)(n - nv);
-        c->pmin[p].ptr = mm.min;
-        c->pmax[p].ptr = mm.max;
-        c->pmin[p].len = c->pmax[p].len = 0;
-        if (nv > 0) {
-            /* a page of only NaN (or with an unknown bound) has no index entry */
-            if (!mm.has || !mm.min_ok || !mm.max_ok)
-                c->ci_ok = 0;
-            c->pmin[p].len = mm.min_len;
-            c->pmax[p].len = mm.max_len;
-        }
-        if (c->order == UPQ_SO_NONE)
-            c->ci_ok = 0;
-    }
-
-    /* chunk totals */
-    if (UPQ_WITH_STATISTICS) {
-        upq_minmax_merge(&c->st, &mm, c->order);
-        c->nans += nans;
-    }
-    c->nulls += (int64_t)(n - nv);
-    c->num_values += (int64_t)n;
-    c->unc_bytes += (int64_t)(hl + pg.body);
-    c->comp_bytes += (int64_t)(hl + stored);
-    if (c->type == UPQ_TYPE_BYTE_ARRAY)
-        c->ba_bytes += (int64_t)vb - 4 * (int64_t)nv;
-    if (c->def_hist)
-        upq_w_hist_add(c->def_hist, c->def, c->dlg, n);
-    if (c->rep_hist)
-        upq_w_hist_add(c->rep_hist, c->rep, c->rlg, n);
-    c->enc_mask |= 1u << (dict ? (v2 ? UPQ_ENC_RLE_DICTIONARY : UPQ_ENC_PLAIN_DICTIONARY) : c->enc);
-    if (c->max_def || c->max_rep)
-        c->enc_mask |= 1u << UPQ_ENC_RLE;
-    if (dict) {
-        c->pages_dict++;
-        c->dict_pages++;
-    } else {
-        c->pages_plain++;
-    }
-    c->chunk_used += hl + stored;
-    c->npages++;
-    c->frows = c->crows;
-    /* direct: the staging stays until the page is encoded again for output */
-    if (!w->o.direct)
-        upq_w_drop_prefix(c, UPQ_W_DX(w, c), n, nv, vb);
-
-    if (!final) {
-        /* keep room for the last page of the row group */
-        size_t total = 0;
-        uint32_t k;
-        if (c->chunk_cap - c->chunk_used < c->worst ||
-            (UPQ_W_PI_PAGES(c) && c->npages + 1u >= c->max_pages))
-            w->rg_due = 1;
-        if (w->o.row_group_bytes) {
-            for (k = 0; k < w->ncols; k++)
-                total += w->cols[k].chunk_used;
-            if (total >= w->o.row_group_bytes)
-                w->rg_due = 1;
-        }
-    }
-    return UPQ_OK;
-}
-
-upq_status upq_w_direct_page(upq_writer *w, upq_wcol *c, const uint8_t **body, size_t *hl,
-                             size_t *stored)
-{
-    upq_wmodels *m = UPQ_W_MODELS(w);
-    upq_minmax mm;
-    upq_wpage pg;
-    upq_status st;
-
-    mm.min = m->pst.min;
-    mm.max = m->pst.max;
-    mm.cap = c->scap;
-    /* the row group's only page of this chunk: all its rows */
-    st = upq_w_encode_page(w, c, (int64_t)c->crows, c->chunk, c->chunk_cap, &mm, &pg, 0);
-    if (st != UPQ_OK)
-        return st;
-    if (pg.hl + pg.stored != c->chunk_used)
-        return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)(c - w->cols), "data page changed size");
-    upq_w_drop_prefix(c, UPQ_W_DX(w, c), c->clev, c->cval, c->cbytes);
-    *body = pg.out;
-    *hl = pg.hl;
-    *stored = pg.stored;
-    return UPQ_OK;
-}
 
 upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
 {

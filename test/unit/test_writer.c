@@ -1853,6 +1853,34 @@ static void test_errors(void)
     o.ncolumns = 3;
     TU_CHECK_STATUS(upq_writer_init(&w, &sink, el, n, arena, 1 << 20, &o), UPQ_ERR_INVAL);
 
+    tu_case("errors: a missing sink callback is named");
+    {
+        /* sink_of(, 1) gives write, write_at and read_at: one goes at a time */
+        upq_sink full = sink_of(&s, 1), part = full;
+        upq_writer_opts po;
+        memset(&po, 0, sizeof po);
+        po.checkpoint = 1;
+        part.write_at = NULL;
+        TU_CHECK_STATUS(upq_writer_init(&w, &part, el, n, arena, 1 << 20, &po), UPQ_ERR_INVAL);
+        TU_CHECK(upq_writer_error(&w)->what && strstr(upq_writer_error(&w)->what, "write_at"));
+        part = full;
+        part.read_at = NULL;
+        TU_CHECK_STATUS(upq_writer_init(&w, &part, el, n, arena, 1 << 20, &po), UPQ_ERR_INVAL);
+        TU_CHECK(upq_writer_error(&w)->what && strstr(upq_writer_error(&w)->what, "read_at"));
+        po.checkpoint = 0;
+        part = full;
+        part.write = NULL;
+        TU_CHECK_STATUS(upq_writer_init(&w, &part, el, n, arena, 1 << 20, &po), UPQ_ERR_INVAL);
+        TU_CHECK(upq_writer_error(&w)->what && strstr(upq_writer_error(&w)->what, "no write callback"));
+        part.write_at = NULL;
+        TU_CHECK_STATUS(upq_writer_init(&w, &part, el, n, arena, 1 << 20, &po), UPQ_ERR_INVAL);
+        TU_CHECK(upq_writer_error(&w)->what && strstr(upq_writer_error(&w)->what, "neither write"));
+        TU_CHECK_STATUS(upq_writer_init(&w, NULL, el, n, arena, 1 << 20, &po), UPQ_ERR_INVAL);
+        TU_CHECK(upq_writer_error(&w)->what && strcmp(upq_writer_error(&w)->what, "no sink") == 0);
+        TU_CHECK_STATUS(upq_writer_init(&w, &sink, NULL, n, arena, 1 << 20, &po), UPQ_ERR_INVAL);
+        TU_CHECK(upq_writer_error(&w)->what && strcmp(upq_writer_error(&w)->what, "no schema") == 0);
+    }
+
     tu_case("errors: column key-value metadata needs its list and every key");
     memset(co, 0, sizeof co);
     for (i = 0; i < 11; i++)

@@ -1,22 +1,18 @@
 /*
- * Ending a row group and writing it out.
- *
- * When a row group ends, every column's last page is made, the dictionary
- * pages are sized, and the layout is fixed: where each chunk, ColumnIndex
- * and OffsetIndex will land. The RowGroup metadata is then encoded once,
- * into the RAM log (checked for room before a byte is written), or, when the
- * footer is streamed from the file, generated again inside each footer.
- *
- * Output is a state machine over pieces: RAM regions (chunk buffers,
- * dictionaries, the log) are handed to the sink in place; Thrift structures
- * and small literals go through a window; earlier row groups' metadata is
- * copied back from the file. The sink may take any part of a piece or say
- * "again"; the position is kept to the byte.
+ * The metadata the writer writes: each column chunk's ColumnChunk (and an
+ * encrypted column's ColumnMetaData module), its ColumnIndex, OffsetIndex
+ * and bloom filter header models, the RowGroup generator and the footer
+ * generator, with the bounds that size their buffers.
  *
  * The footer is assembled by hand, field by field, exactly as the Thrift
  * encoder would write the same FileMetaData (field ids in order, short-form
- * headers), so that its bytes do not depend on how it was produced.
+ * headers), so that its bytes do not depend on how it was produced: from
+ * the RAM log of RowGroups (buffered and direct modes), or with the
+ * finisher describing each row group again from the file (checkpoint
+ * mode), or as the FILE record's template without row groups.
  */
+#include "meta.h"
+/* checkpoint mode: the finisher describes the row groups again (G_JRGS) */
 #include "writer_int.h"
 #include "upq_aes.h"
 #include "geo.h"
@@ -26,7 +22,7 @@
 /* Footer generator stages; those of encrypted footers last, so that a
  * build without encryption has no switch table entries for them. */
 enum {
-    G_HEAD = 0,
+    G_HEAD = UPQ_W_FOOTER_FIRST,
     G_SCHEMA,
     G_ROWS,
     G_RGS,
@@ -46,9 +42,11 @@ enum {
     G_FCM,      /* encrypted footer: FileCryptoMetaData, */
     G_FHEAD     /* then the module's length and nonce */
 };
+/* what buffered.c starts a footer with */
+typedef char upq_w_footer_sealed_check[G_FCM == UPQ_W_FOOTER_SEALED ? 1 : -1];
 
 /* RowGroup generator stages. */
-enum { R_HEAD = 0, R_COL, R_TAIL, R_SORT, R_TAIL2, R_DONE };
+enum { R_HEAD = UPQ_W_RG_FIRST, R_COL, R_TAIL, R_SORT, R_TAIL2, R_DONE };
 
 #define CREATED_BY "uparquet version 0.1.0"
 #define CT_STRUCT 12u
@@ -68,22 +66,19 @@ static size_t put_int_field(uint8_t *p, unsigned d, unsigned ct, int64_t v)
     return 1 + upq_tc_varint(p + 1, upq_tc_zz(v));
 }
 
-static UPQ_NOINLINE void set_src(upq_writer *w, const uint8_t *p, size_t n)
-{
-    w->src = p;
-    w->src_len = n;
-    w->src_pos = 0;
-    w->dst = w->file_pos; /* checkpoint mode: right after the previous piece */
-}
-
 /* ---- metadata models ---------------------------------------------------------- */
 
-static int order_is_float(int order)
-{
-    return UPQ_SO_IS_FLOAT(order);
-}
-
 static upq_status crypt_cc(upq_writer *w, uint32_t ci);
+
+/* Appends a PageEncodingStats entry to es[0..n): the new count. */
+static UPQ_NOINLINE uint32_t add_es(upq_page_encoding_stats *es, uint32_t n, int32_t type, int32_t enc, uint32_t count)
+{
+    es[n].isset = 0xEu;
+    es[n].page_type = type;
+    es[n].encoding = enc;
+    es[n].count = (int32_t)count;
+    return n + 1u;
+}
 
 /* The ColumnChunk of column `ci` of the row group being written. */
 static upq_status fill_cc(upq_writer *w, uint32_t ci)
@@ -119,51 +114,21 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     md->total_uncompressed_size = c->unc_bytes;
     md->total_compressed_size = c->comp_bytes;
     md->data_page_offset = c->data_off;
-    if (c->dict_pages || (UPQ_W_JOURNAL(w) && c->dict_hdr)) {
+    if (c->dict_pages || (UPQ_W_AT(w) && c->dict_hdr)) {
         md->dictionary_page_offset = c->chunk_off;
         mset |= 1u << UPQ_COLUMN_METADATA_DICTIONARY_PAGE_OFFSET;
-        m->es[nes].isset = 0xEu;
-        m->es[nes].page_type = UPQ_PAGE_DICTIONARY;
-        m->es[nes].encoding = v2 ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY;
-        m->es[nes++].count = 1;
+        nes = add_es(m->es, nes, UPQ_PAGE_DICTIONARY, v2 ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY, 1);
     }
-    if (c->pages_dict) {
-        m->es[nes].isset = 0xEu;
-        m->es[nes].page_type = v2 ? UPQ_PAGE_DATA_V2 : UPQ_PAGE_DATA;
-        m->es[nes].encoding = v2 ? UPQ_ENC_RLE_DICTIONARY : UPQ_ENC_PLAIN_DICTIONARY;
-        m->es[nes++].count = (int32_t)c->pages_dict;
-    }
-    if (c->pages_plain) {
-        m->es[nes].isset = 0xEu;
-        m->es[nes].page_type = v2 ? UPQ_PAGE_DATA_V2 : UPQ_PAGE_DATA;
-        m->es[nes].encoding = c->enc;
-        m->es[nes++].count = (int32_t)c->pages_plain;
-    }
+    if (c->pages_dict)
+        nes = add_es(m->es, nes, v2 ? UPQ_PAGE_DATA_V2 : UPQ_PAGE_DATA,
+                     v2 ? UPQ_ENC_RLE_DICTIONARY : UPQ_ENC_PLAIN_DICTIONARY, c->pages_dict);
+    if (c->pages_plain)
+        nes = add_es(m->es, nes, v2 ? UPQ_PAGE_DATA_V2 : UPQ_PAGE_DATA, c->enc, c->pages_plain);
     md->encoding_stats.v = m->es;
     md->encoding_stats.n = nes;
     if (UPQ_W_STATS(w)) {
-        upq_statistics *s = &md->statistics;
         mset |= 1u << UPQ_COLUMN_METADATA_STATISTICS;
-        s->null_count = c->nulls;
-        UPQ_SET(*s, UPQ_STATISTICS_NULL_COUNT);
-        if (c->st.has && c->st.min_ok) {
-            s->min_value.ptr = c->st.min;
-            s->min_value.len = c->st.min_len;
-            s->is_min_value_exact = c->st.min_exact;
-            UPQ_SET(*s, UPQ_STATISTICS_MIN_VALUE);
-            UPQ_SET(*s, UPQ_STATISTICS_IS_MIN_VALUE_EXACT);
-        }
-        if (c->st.has && c->st.max_ok) {
-            s->max_value.ptr = c->st.max;
-            s->max_value.len = c->st.max_len;
-            s->is_max_value_exact = c->st.max_exact;
-            UPQ_SET(*s, UPQ_STATISTICS_MAX_VALUE);
-            UPQ_SET(*s, UPQ_STATISTICS_IS_MAX_VALUE_EXACT);
-        }
-        if (order_is_float(c->order)) {
-            s->nan_count = c->nans;
-            UPQ_SET(*s, UPQ_STATISTICS_NAN_COUNT);
-        }
+        upq_w_put_stats(c, &md->statistics, &c->st, c->nulls, c->nans);
     }
     if (c->type == UPQ_TYPE_BYTE_ARRAY || c->def_hist || c->rep_hist) {
         upq_size_statistics *z = &md->size_statistics;
@@ -192,7 +157,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
         mset |= 1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET;
         mset |= 1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH;
     }
-    if (UPQ_W_PI_PAGES(c) || (UPQ_W_JOURNAL(w) && c->oi_len)) {
+    if (UPQ_W_PI_PAGES(c) || (UPQ_W_AT(w) && c->oi_len)) {
         cc->offset_index_offset = c->oi_off;
         cc->offset_index_length = c->oi_len;
         UPQ_SET(*cc, UPQ_COLUMN_CHUNK_OFFSET_INDEX_OFFSET);
@@ -213,7 +178,7 @@ static upq_status fill_cc(upq_writer *w, uint32_t ci)
     }
     /* checkpoint mode finishes chunks from their page headers, which do not
      * carry these: its chunks get none rather than a partial box */
-    if (w->geo && !UPQ_W_JOURNAL(w)) {
+    if (w->geo && !UPQ_W_AT(w)) {
         upq_geo_acc *g = upq_geo_find(w->geo, ci);
         if (g && upq_geo_stats(g, &md->geospatial_statistics))
             mset |= 1u << UPQ_COLUMN_METADATA_GEOSPATIAL_STATISTICS;
@@ -296,7 +261,7 @@ static int32_t boundary_order(const upq_wcol *c)
     return asc ? UPQ_BOUNDARY_ASCENDING : desc ? UPQ_BOUNDARY_DESCENDING : UPQ_BOUNDARY_UNORDERED;
 }
 
-static void build_ci(upq_writer *w, const upq_wcol *c)
+void upq_w_build_ci(upq_writer *w, const upq_wcol *c)
 {
     upq_column_index *ci = &UPQ_W_MODELS(w)->ci;
     upq_memset(ci, 0, sizeof *ci);
@@ -324,15 +289,6 @@ void upq_w_build_bf(upq_writer *w, const upq_wcol *c)
     h->algorithm.isset = 1u << UPQ_BLOOM_FILTER_ALGORITHM_BLOCK;
     h->hash.isset = 1u << UPQ_BLOOM_FILTER_HASH_XXHASH;
     h->compression.isset = 1u << UPQ_BLOOM_FILTER_COMPRESSION_UNCOMPRESSED;
-}
-
-static void build_oi(upq_writer *w, const upq_wcol *c)
-{
-    upq_offset_index *oi = &UPQ_W_MODELS(w)->oi;
-    upq_memset(oi, 0, sizeof *oi);
-    oi->isset = 1u << UPQ_OFFSET_INDEX_PAGE_LOCATIONS;
-    oi->page_locations.v = c->locs;
-    oi->page_locations.n = c->npages;
 }
 
 /* ---- the RowGroup generator -------------------------------------------------- */
@@ -542,152 +498,27 @@ size_t upq_w_rg_bound(uint32_t ncols, const upq_writer_opts *o)
     return b + (size_t)ncols * len;
 }
 
-/* ---- ending a row group -------------------------------------------------------- */
-
-static upq_status count_struct(upq_writer *w, const upq_tstruct *d, const void *obj, int32_t *len)
+#if UPQ_WITH_CHUNK_META
+size_t upq_w_kv_bound(const upq_writer_opts *o, uint32_t col)
 {
-    size_t n = 0;
-    if (upq_thrift_encode(d, obj, (uint8_t *)0, 0, &n) != UPQ_OK || n > INT32_MAX)
-        return upq_w_fail(w, UPQ_ERR_STATE, -1, "page index cannot be encoded");
-    *len = (int32_t)n;
-    return UPQ_OK;
-}
-
-upq_status upq_w_rg_finish(upq_writer *w)
-{
-    upq_wmodels *m = UPQ_W_MODELS(w);
-    uint64_t pos;
-    uint32_t i, p;
-    upq_status st;
-
-    for (i = 0; i < w->ncols; i++) {
-        upq_wcol *c = &w->cols[i];
-        st = upq_w_flush_page(w, c, 1);
-        if (st != UPQ_OK)
-            return st;
-        if (c->frows != w->rs)
-            return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)i, "columns out of step at a row group end");
-        if (c->dict_pages) {
-            size_t hl = 0;
-            st = upq_w_dict_page(w, c, &hl);
-            if (st != UPQ_OK)
-                return st;
-            c->dict_hdr = (int32_t)hl;
-            c->enc_mask |= 1u << (UPQ_W_V2(w) ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY);
-        }
+    const upq_column_opts *co;
+    size_t b = 6u; /* field header and list header at their widest */
+    uint32_t i;
+    if (!o->columns || col >= o->ncolumns || !o->columns[col].nkv || !o->columns[col].kv)
+        return 0;
+    co = &o->columns[col];
+    for (i = 0; i < co->nkv && b <= SIZE_MAX / 2u; i++) {
+        /* two binary fields: header, length varint (at most 5 bytes), bytes; STOP */
+        size_t k = (size_t)co->kv[i].key.len + co->kv[i].value.len;
+        b += 13u + (k < SIZE_MAX / 4u ? k : SIZE_MAX / 4u);
     }
-    /* layout */
-    pos = w->file_pos + (w->magic_done ? 0u : 4u);
-    w->rg_off = (int64_t)pos;
-    w->rg_unc = w->rg_comp = 0;
-    for (i = 0; i < w->ncols; i++) {
-        upq_wcol *c = &w->cols[i];
-        c->chunk_off = (int64_t)pos;
-        c->data_off = c->chunk_off + c->dict_hdr + c->dict_stored;
-        for (p = 0; p < c->npages && UPQ_W_PI_PAGES(c); p++)
-            c->locs[p].offset += c->data_off;
-        pos = (uint64_t)c->data_off + c->chunk_used;
-        c->unc_bytes += c->dict_hdr + c->dict_unc;
-        c->comp_bytes += c->dict_hdr + c->dict_stored;
-        w->rg_unc += c->unc_bytes;
-        w->rg_comp += c->comp_bytes;
-    }
-    /* bloom filters after the chunks: the checkpoint footer that follows
-     * them references only bytes written before it (without bloom
-     * filters, bf_hdr stays 0 from chunk_clear) */
-    for (i = 0; UPQ_WITH_BLOOM && i < w->ncols; i++) {
-        upq_wcol *c = &w->cols[i];
-        c->bf_hdr = 0;
-        if (!UPQ_W_BLOOM(c))
-            continue;
-        upq_w_build_bf(w, c);
-        st = count_struct(w, &upq_bloom_filter_header_desc, &m->bf, &c->bf_hdr);
-        if (st != UPQ_OK)
-            return st;
-        c->bf_off = (int64_t)pos;
-        pos += (uint64_t)c->bf_hdr + c->bloom_bytes;
-        if (UPQ_W_KEY(c)) { /* header and bitset: one GCM module each */
-            c->bf_hdr += (int32_t)UPQ_W_CRYPTO_OVER;
-            pos += 2u * UPQ_W_CRYPTO_OVER;
-        }
-    }
-    if (!UPQ_W_NO_PI(w)) {
-        for (i = 0; i < w->ncols; i++) {
-            upq_wcol *c = &w->cols[i];
-            c->ci_len = 0;
-            if (c->ci_ok && c->npages) {
-                build_ci(w, c);
-                st = count_struct(w, &upq_column_index_desc, &m->ci, &c->ci_len);
-                if (st != UPQ_OK)
-                    return st;
-                if (UPQ_W_KEY(c))
-                    c->ci_len += (int32_t)UPQ_W_CRYPTO_OVER;
-                c->ci_off = (int64_t)pos;
-                pos += (uint64_t)c->ci_len;
-            }
-        }
-        for (i = 0; i < w->ncols; i++) {
-            upq_wcol *c = &w->cols[i];
-            build_oi(w, c);
-            st = count_struct(w, &upq_offset_index_desc, &m->oi, &c->oi_len);
-            if (st != UPQ_OK)
-                return st;
-            if (UPQ_W_KEY(c))
-                c->oi_len += (int32_t)UPQ_W_CRYPTO_OVER;
-            c->oi_off = (int64_t)pos;
-            pos += (uint64_t)c->oi_len;
-        }
-    }
-    w->rg_rows = w->rs;
-    {
-        size_t need = 0, got = 0;
-        w->rstage = R_HEAD;
-        lit_start(w);
-        w->tenc_on = 0;
-        st = upq_w_rg_gen(w, (uint8_t *)0, 0, &need);
-        if (st != UPQ_OK)
-            return st;
-        if (need > w->log_cap - w->log_used) {
-            w->log_full = 1;
-            w->arena.needed = w->arena.cap + (need - (w->log_cap - w->log_used));
-            return upq_w_fail(w, UPQ_ERR_NOMEM, -1,
-                              "footer log full: more row groups than the arena's metadata room");
-        }
-        w->rstage = R_HEAD;
-        lit_start(w);
-        st = upq_w_rg_gen(w, w->log + w->log_used, w->log_cap - w->log_used, &got);
-        if (st != UPQ_OK || got != need)
-            return upq_w_fail(w, UPQ_ERR_STATE, -1, "row group metadata changed size");
-        w->log_used += got;
-    }
-    w->out_kind = UPQ_OUT_RG;
-    w->oc = 0;
-    w->gstage = G_HEAD;
-    w->ostage = w->magic_done ? UPQ_OS_DICT_HDR : UPQ_OS_MAGIC;
-    return UPQ_OK;
+    return b;
 }
-
-static int enc_footer(const upq_writer *w)
-{
-    return UPQ_W_WC(w) && !w->o.encrypt->plaintext_footer;
-}
-
-static int signed_footer(const upq_writer *w)
-{
-    return UPQ_W_WC(w) && w->o.encrypt->plaintext_footer;
-}
-
-void upq_w_footer_start(upq_writer *w)
-{
-    w->out_kind = UPQ_OUT_FOOTER;
-    w->gstage = enc_footer(w) ? G_FCM : G_HEAD;
-    w->ostage = w->magic_done ? UPQ_OS_FOOTER : UPQ_OS_MAGIC;
-}
+#endif
 
 /* ---- the footer ---------------------------------------------------------------- */
 
-/* Runs the Thrift encoder on `obj` into the window (starting it first). */
-static upq_status tenc_piece(upq_writer *w, const upq_tstruct *d, const void *obj, int *done)
+upq_status upq_w_tenc_piece(upq_writer *w, const upq_tstruct *d, const void *obj, int *done)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
     size_t got = 0;
@@ -702,7 +533,7 @@ static upq_status tenc_piece(upq_writer *w, const upq_tstruct *d, const void *ob
     *done = st == UPQ_OK;
     if (*done)
         w->tenc_on = 0;
-    set_src(w, w->win, got);
+    upq_w_src(w, w->win, got);
     return UPQ_OK;
 }
 
@@ -759,7 +590,7 @@ static upq_status footer_piece(upq_writer *w)
                                      UPQ_WS_ENCRYPT);
         if (st != UPQ_OK)
             return st;
-        set_src(w, w->wc->head, 16);
+        upq_w_src(w, w->wc->head, 16);
         w->gstage = G_HEAD;
         return UPQ_OK;
     }
@@ -768,16 +599,14 @@ static upq_status footer_piece(upq_writer *w)
 
 void upq_w_rg_gen_start(upq_writer *w)
 {
-    w->rstage = R_HEAD;
-    lit_start(w);
-    w->tenc_on = 0;
+    upq_w_rg_gen_reset(w);
 }
 
 void upq_w_footer_begin(upq_writer *w, int tmpl)
 {
     w->gtmpl = (uint8_t)tmpl;
     w->tenc_on = 0;
-    w->gstage = enc_footer(w) && !tmpl ? G_FCM : G_HEAD;
+    w->gstage = upq_w_enc_footer(w) && !tmpl ? G_FCM : G_HEAD;
 }
 
 upq_status upq_w_footer_piece(upq_writer *w)
@@ -788,6 +617,150 @@ upq_status upq_w_footer_piece(upq_writer *w)
     return st;
 }
 
+/* The footer's head: version and the schema list's header (and, for a
+ * plaintext footer of an encrypted file, the start of its signature). */
+static upq_status footer_head(upq_writer *w)
+{
+    size_t k;
+    if (!upq_w_enc_footer(w))
+        w->footer_start = w->file_pos;
+    if (UPQ_W_WC(w) && !w->gtmpl) {
+        w->wc->in_fmd = 1;
+        if (upq_w_signed_footer(w)) {
+            upq_status st = upq_wc_stream_begin(w, &w->wc->footer, UPQ_MODULE_FOOTER, -1, 0,
+                                                UPQ_WS_SIGN);
+            if (st != UPQ_OK)
+                return st;
+        }
+    }
+    w->win[0] = 0x15; /* version: i32 1 */
+    w->win[1] = 0x02;
+    w->win[2] = 0x19; /* schema: list<struct> */
+    k = 3 + upq_tc_list_hdr(w->win + 3, w->nelems, CT_STRUCT);
+    upq_w_src(w, w->win, k);
+    w->gi = 0;
+    w->gstage = G_SCHEMA;
+    return UPQ_OK;
+}
+
+/* num_rows and the row_groups list's header (the FILE record's template:
+ * no rows, and a row group only to carry the sorting columns). */
+static upq_status footer_rows(upq_writer *w)
+{
+    uint64_t rows = w->gtmpl ? 0u : w->rows_done;
+    uint32_t nrg = w->gtmpl ? (w->o.nsorting ? 1u : 0u) : w->num_rg;
+    size_t k = put_int_field(w->win, 1, 6, (int64_t)rows);
+    w->win[k++] = 0x19; /* row_groups: list<struct> */
+    k += upq_tc_list_hdr(w->win + k, nrg, CT_STRUCT);
+    upq_w_src(w, w->win, k);
+    w->gstage = G_RGS;
+    return UPQ_OK;
+}
+
+/* The template row group: no chunks, no rows, only the sorting columns,
+ * which are the same in every row group. */
+static upq_status footer_template(upq_writer *w)
+{
+    upq_wmodels *m = UPQ_W_MODELS(w);
+    int done = 0;
+    upq_status st;
+    if (!w->tenc_on) {
+        upq_memset(&m->rgt, 0, sizeof m->rgt);
+        m->rgt.isset = (1u << UPQ_ROW_GROUP_COLUMNS) | (1u << UPQ_ROW_GROUP_TOTAL_BYTE_SIZE) |
+                       (1u << UPQ_ROW_GROUP_NUM_ROWS) | (1u << UPQ_ROW_GROUP_SORTING_COLUMNS);
+        m->rgt.sorting_columns.v = (upq_sorting_column *)(uintptr_t)w->o.sorting;
+        m->rgt.sorting_columns.n = w->o.nsorting;
+    }
+    st = upq_w_tenc_piece(w, &upq_row_group_desc, &m->rgt, &done);
+    if (done)
+        w->gstage = G_KV0;
+    return st;
+}
+
+/* The column orders, as many as the window holds: each ColumnOrder is
+ * TYPE_ORDER (field 1 struct), or IEEE_754_TOTAL_ORDER (field 2) for a
+ * float column in total order; its STOP, our STOP. */
+static upq_status footer_orders(upq_writer *w)
+{
+    size_t k;
+    for (k = 0; w->gi < w->ncols && k + 3 <= sizeof w->win; w->gi++) {
+        w->win[k++] = UPQ_WITH_STATISTICS && w->cols[w->gi].order >= UPQ_SO_F32T ? 0x2C : 0x1C;
+        w->win[k++] = 0;
+        w->win[k++] = 0;
+    }
+    if (w->gi == w->ncols) {
+        w->gstage = upq_w_signed_footer(w) && !w->gtmpl ? G_ALG : G_STOP;
+        w->gi = 0;
+    }
+    upq_w_src(w, w->win, k);
+    return UPQ_OK;
+}
+
+#if UPQ_WITH_CRYPTO
+/* A signed plaintext footer's encryption_algorithm (field 8, struct: the
+ * union, encoded whole). */
+static upq_status footer_alg(upq_writer *w)
+{
+    int done = 0;
+    upq_status st;
+    if (w->gi == 0) {
+        w->win[0] = 0x1C;
+        upq_w_src(w, w->win, 1);
+        w->gi = 1;
+        return UPQ_OK;
+    }
+    st = upq_w_tenc_piece(w, &upq_encryption_algorithm_desc, &w->wc->alg, &done);
+    if (done) {
+        w->gstage = G_SIGNKEY;
+        w->gi = 0;
+    }
+    return st;
+}
+
+/* The encrypted footer's tag, or the plaintext footer's signature (nonce
+ * and tag), right after the FileMetaData. */
+static upq_status footer_seal_end(upq_writer *w)
+{
+    w->wc->in_fmd = 0;
+    w->gstage = G_TAIL;
+    if (upq_w_signed_footer(w)) {
+        upq_memcpy(w->win, w->wc->head + 4, 12);
+        upq_wc_stream_tag(w, w->win + 12);
+        upq_w_src(w, w->win, 28);
+    } else {
+        upq_wc_stream_tag(w, w->win);
+        upq_w_src(w, w->win, 16);
+    }
+    return UPQ_OK;
+}
+
+/* An encrypted footer's FileCryptoMetaData, ahead of the module. */
+static upq_status footer_fcm(upq_writer *w)
+{
+    int done = 0;
+    upq_status st;
+    if (!w->tenc_on)
+        w->footer_start = w->file_pos;
+    st = upq_w_tenc_piece(w, &upq_file_crypto_metadata_desc, &w->wc->fcm, &done);
+    if (done)
+        w->gstage = G_FHEAD;
+    return st;
+}
+#endif
+
+/* The footer's length and magic. */
+static upq_status footer_tail(upq_writer *w)
+{
+    uint64_t len = w->file_pos - w->footer_start;
+    if (len > UINT32_MAX)
+        return upq_w_fail(w, UPQ_ERR_LIMIT, -1, "footer larger than 4 GiB");
+    upq_store_le32(w->win, (uint32_t)len);
+    upq_memcpy(w->win + 4, upq_w_enc_footer(w) ? "PARE" : "PAR1", 4);
+    upq_w_src(w, w->win, 8);
+    w->gstage = G_DONE;
+    return UPQ_OK;
+}
+
 /* Every footer stage but G_FHEAD. */
 static upq_status footer_step(upq_writer *w)
 {
@@ -796,56 +769,28 @@ static upq_status footer_step(upq_writer *w)
     upq_status st;
     for (;;) {
         switch (w->gstage) {
-        case G_HEAD:
-            if (!enc_footer(w))
-                w->footer_start = w->file_pos;
-            if (UPQ_W_WC(w) && !w->gtmpl) {
-                w->wc->in_fmd = 1;
-                if (signed_footer(w)) {
-                    st = upq_wc_stream_begin(w, &w->wc->footer, UPQ_MODULE_FOOTER, -1, 0,
-                                             UPQ_WS_SIGN);
-                    if (st != UPQ_OK)
-                        return st;
-                }
-            }
-            w->win[0] = 0x15; /* version: i32 1 */
-            w->win[1] = 0x02;
-            w->win[2] = 0x19; /* schema: list<struct> */
-            k = 3 + upq_tc_list_hdr(w->win + 3, w->nelems, CT_STRUCT);
-            set_src(w, w->win, k);
-            w->gi = 0;
-            w->gstage = G_SCHEMA;
-            return UPQ_OK;
+        case G_HEAD: return footer_head(w);
         case G_SCHEMA:
             if (w->gi == w->nelems) {
                 w->gstage = G_ROWS;
                 continue;
             }
-            st = tenc_piece(w, &upq_schema_element_desc, &w->elems[w->gi], &done);
+            st = upq_w_tenc_piece(w, &upq_schema_element_desc, &w->elems[w->gi], &done);
             if (done)
                 w->gi++;
             return st;
-        case G_ROWS: {
-            uint64_t rows = w->gtmpl ? 0u : w->rows_done;
-            uint32_t nrg = w->gtmpl ? (w->o.nsorting ? 1u : 0u) : w->num_rg;
-            k = put_int_field(w->win, 1, 6, (int64_t)rows);
-            w->win[k++] = 0x19; /* row_groups: list<struct> */
-            k += upq_tc_list_hdr(w->win + k, nrg, CT_STRUCT);
-            set_src(w, w->win, k);
-            w->gstage = G_RGS;
-            return UPQ_OK;
-        }
+        case G_ROWS: return footer_rows(w);
         case G_RGS:
             if (w->gtmpl) {
                 w->gstage = w->o.nsorting ? G_TMPL : G_KV0;
                 continue;
             }
-            if (UPQ_W_JOURNAL(w)) {
+            if (UPQ_W_AT(w)) {
                 upq_wf_footer_rgs_start(w);
                 w->gstage = G_JRGS;
                 continue;
             }
-            set_src(w, w->log, w->log_used);
+            upq_w_src(w, w->log, w->log_used);
             w->gstage = G_KV0;
             return UPQ_OK;
         case G_JRGS:
@@ -857,28 +802,13 @@ static upq_status footer_step(upq_writer *w)
                 return st;
             w->gstage = G_KV0;
             continue;
-        case G_TMPL: {
-            upq_wmodels *m = UPQ_W_MODELS(w);
-            if (!w->tenc_on) {
-                /* no chunks, no rows: only the sorting columns, which are
-                 * the same in every row group */
-                upq_memset(&m->rgt, 0, sizeof m->rgt);
-                m->rgt.isset = (1u << UPQ_ROW_GROUP_COLUMNS) | (1u << UPQ_ROW_GROUP_TOTAL_BYTE_SIZE) |
-                               (1u << UPQ_ROW_GROUP_NUM_ROWS) | (1u << UPQ_ROW_GROUP_SORTING_COLUMNS);
-                m->rgt.sorting_columns.v = (upq_sorting_column *)(uintptr_t)w->o.sorting;
-                m->rgt.sorting_columns.n = w->o.nsorting;
-            }
-            st = tenc_piece(w, &upq_row_group_desc, &m->rgt, &done);
-            if (done)
-                w->gstage = G_KV0;
-            return st;
-        }
+        case G_TMPL: return footer_template(w);
         case G_KV0:
             w->gi = 0;
             if (w->o.nkv) {
                 w->win[0] = 0x19; /* key_value_metadata */
                 k = 1 + upq_tc_list_hdr(w->win + 1, w->o.nkv, CT_STRUCT);
-                set_src(w, w->win, k);
+                upq_w_src(w, w->win, k);
                 w->gstage = G_KV;
                 return UPQ_OK;
             }
@@ -889,7 +819,7 @@ static upq_status footer_step(upq_writer *w)
                 w->gstage = G_CREATED;
                 continue;
             }
-            st = tenc_piece(w, &upq_key_value_desc, &w->o.kv[w->gi], &done);
+            st = upq_w_tenc_piece(w, &upq_key_value_desc, &w->o.kv[w->gi], &done);
             if (done)
                 w->gi++;
             return st;
@@ -897,45 +827,19 @@ static upq_status footer_step(upq_writer *w)
             w->win[0] = w->o.nkv ? 0x18 : 0x28; /* created_by: binary */
             k = 1 + upq_tc_varint(w->win + 1, sizeof CREATED_BY - 1);
             upq_memcpy(w->win + k, CREATED_BY, sizeof CREATED_BY - 1);
-            set_src(w, w->win, k + sizeof CREATED_BY - 1);
+            upq_w_src(w, w->win, k + sizeof CREATED_BY - 1);
             w->gstage = G_ORDERS;
             return UPQ_OK;
         case G_ORDERS:
             w->win[0] = 0x19; /* column_orders: list<ColumnOrder> */
             k = 1 + upq_tc_list_hdr(w->win + 1, w->ncols, CT_STRUCT);
-            set_src(w, w->win, k);
+            upq_w_src(w, w->win, k);
             w->gi = 0;
             w->gstage = G_ORDER_ITEMS;
             return UPQ_OK;
-        case G_ORDER_ITEMS:
-            /* each ColumnOrder is TYPE_ORDER (field 1 struct), or
-             * IEEE_754_TOTAL_ORDER (field 2) for a float column in total order;
-             * its STOP, our STOP */
-            for (k = 0; w->gi < w->ncols && k + 3 <= sizeof w->win; w->gi++) {
-                w->win[k++] = UPQ_WITH_STATISTICS && w->cols[w->gi].order >= UPQ_SO_F32T ? 0x2C : 0x1C;
-                w->win[k++] = 0;
-                w->win[k++] = 0;
-            }
-            if (w->gi == w->ncols) {
-                w->gstage = signed_footer(w) && !w->gtmpl ? G_ALG : G_STOP;
-                w->gi = 0;
-            }
-            set_src(w, w->win, k);
-            return UPQ_OK;
+        case G_ORDER_ITEMS: return footer_orders(w);
 #if UPQ_WITH_CRYPTO
-        case G_ALG: /* field 8, struct: the union, encoded whole */
-            if (w->gi == 0) {
-                w->win[0] = 0x1C;
-                set_src(w, w->win, 1);
-                w->gi = 1;
-                return UPQ_OK;
-            }
-            st = tenc_piece(w, &upq_encryption_algorithm_desc, &w->wc->alg, &done);
-            if (done) {
-                w->gstage = G_SIGNKEY;
-                w->gi = 0;
-            }
-            return st;
+        case G_ALG: return footer_alg(w);
         case G_SIGNKEY: { /* field 9, binary */
             const upq_encrypt_opts *e = w->o.encrypt;
             if (!e->footer_key_metadata_len) {
@@ -945,346 +849,29 @@ static upq_status footer_step(upq_writer *w)
             if (w->gi == 0) {
                 w->win[0] = 0x18;
                 k = 1 + upq_tc_varint(w->win + 1, e->footer_key_metadata_len);
-                set_src(w, w->win, k);
+                upq_w_src(w, w->win, k);
                 w->gi = 1;
                 return UPQ_OK;
             }
-            set_src(w, e->footer_key_metadata, e->footer_key_metadata_len);
+            upq_w_src(w, e->footer_key_metadata, e->footer_key_metadata_len);
             w->gstage = G_STOP;
             return UPQ_OK;
         }
 #endif
         case G_STOP:
             w->win[0] = 0;
-            set_src(w, w->win, 1);
+            upq_w_src(w, w->win, 1);
             w->gstage = w->gtmpl ? G_DONE : UPQ_W_WC(w) ? G_CEND : G_TAIL;
             return UPQ_OK;
 #if UPQ_WITH_CRYPTO
-        case G_CEND:
-            /* the encrypted footer's tag, or the plaintext footer's
-             * signature (nonce and tag), right after the FileMetaData */
-            w->wc->in_fmd = 0;
-            w->gstage = G_TAIL;
-            if (signed_footer(w)) {
-                upq_memcpy(w->win, w->wc->head + 4, 12);
-                upq_wc_stream_tag(w, w->win + 12);
-                set_src(w, w->win, 28);
-            } else {
-                upq_wc_stream_tag(w, w->win);
-                set_src(w, w->win, 16);
-            }
-            return UPQ_OK;
+        case G_CEND: return footer_seal_end(w);
 #endif
-        case G_TAIL: {
-            uint64_t len = w->file_pos - w->footer_start;
-            if (len > UINT32_MAX)
-                return upq_w_fail(w, UPQ_ERR_LIMIT, -1, "footer larger than 4 GiB");
-            upq_store_le32(w->win, (uint32_t)len);
-            upq_memcpy(w->win + 4, enc_footer(w) ? "PARE" : "PAR1", 4);
-            set_src(w, w->win, 8);
-            w->gstage = G_DONE;
-            return UPQ_OK;
-        }
+        case G_TAIL: return footer_tail(w);
 #if UPQ_WITH_CRYPTO
-        case G_FCM:
-            if (!w->tenc_on)
-                w->footer_start = w->file_pos;
-            st = tenc_piece(w, &upq_file_crypto_metadata_desc, &w->wc->fcm, &done);
-            if (done)
-                w->gstage = G_FHEAD;
-            return st;
+        case G_FCM: return footer_fcm(w);
 #endif
         default: return UPQ_DONE;
         }
-    }
-}
-
-/* ---- the output state machine ----------------------------------------------------- */
-
-/* The output run is complete: account for it. */
-upq_status upq_w_sync(upq_writer *w)
-{
-    upq_status st;
-    if (!w->sink.sync)
-        return UPQ_OK;
-    st = w->sink.sync(w->sink.ctx);
-    if (st == UPQ_OK || st == UPQ_AGAIN)
-        return st;
-    return upq_w_fail(w, UPQ_ERR_IO, -1, "sync failed");
-}
-
-static void out_done(upq_writer *w)
-{
-    if (w->out_kind == UPQ_OUT_RG) {
-        upq_w_rg_reset(w);
-    } else {
-        w->rows_durable = w->rows_done;
-        w->close_stage = 2;
-    }
-}
-
-/* A page index structure of an encrypted column as a module streamed
- * through the window: length and nonce, the encoding encrypted piece by
- * piece, the tag. */
-static upq_status index_module(upq_writer *w, const upq_wcol *c, int module, const upq_tstruct *d,
-                               const void *obj, int32_t len, int *done)
-{
-    upq_status st;
-    *done = 0;
-    switch (w->mstage) {
-    case 0:
-        st = upq_wc_stream_begin(w, c->key, module, (int32_t)(c - w->cols),
-                                 (uint32_t)len - (uint32_t)UPQ_W_CRYPTO_OVER, UPQ_WS_ENCRYPT);
-        if (st != UPQ_OK)
-            return st;
-        set_src(w, w->wc->head, 16);
-        w->mstage = 1;
-        return UPQ_OK;
-    case 1: {
-        int fin = 0;
-        st = tenc_piece(w, d, obj, &fin);
-        if (st != UPQ_OK)
-            return st;
-        upq_wc_stream_piece(w, w->win, w->src_len);
-        if (fin)
-            w->mstage = 2;
-        return UPQ_OK;
-    }
-    default:
-        upq_wc_stream_tag(w, w->win);
-        set_src(w, w->win, 16);
-        w->mstage = 0;
-        *done = 1;
-        return UPQ_OK;
-    }
-}
-
-#if UPQ_WITH_BLOOM
-/* The bitset of an encrypted column as its own GCM module: length and
- * nonce, the bitset encrypted in place (it is cleared for the next row
- * group anyway), the tag. */
-static upq_status bitset_module(upq_writer *w, upq_wcol *c)
-{
-    upq_status st;
-    switch (w->mstage) {
-    case 0:
-        st = upq_wc_stream_begin(w, c->key, UPQ_MODULE_BLOOM_BITSET, (int32_t)(c - w->cols),
-                                 c->bloom_bytes, UPQ_WS_ENCRYPT);
-        if (st != UPQ_OK)
-            return st;
-        set_src(w, w->wc->head, 16);
-        w->mstage = 1;
-        return UPQ_OK;
-    case 1:
-        upq_wc_stream_piece(w, c->bloom, c->bloom_bytes);
-        set_src(w, c->bloom, c->bloom_bytes);
-        w->mstage = 2;
-        return UPQ_OK;
-    default:
-        upq_wc_stream_tag(w, w->win);
-        set_src(w, w->win, 16);
-        w->mstage = 0;
-        w->oc++;
-        w->ostage = UPQ_OS_BF_HDR;
-        return UPQ_OK;
-    }
-}
-#endif
-
-static UPQ_NOINLINE upq_status next_piece(upq_writer *w)
-{
-    upq_wmodels *m = UPQ_W_MODELS(w);
-    upq_status st;
-    int done = 0;
-    for (;;) {
-        upq_wcol *c = w->oc < w->ncols ? &w->cols[w->oc] : (upq_wcol *)0;
-        switch (w->ostage) {
-        case UPQ_OS_JOURNAL:
-            if (!UPQ_WITH_CHECKPOINT)
-                return UPQ_ERR_STATE;
-            st = upq_wj_next(w);
-            if (st == UPQ_DONE)
-                w->ostage = UPQ_OS_IDLE;
-            return st;
-        case UPQ_OS_MAGIC:
-            set_src(w, (const uint8_t *)(enc_footer(w) ? "PARE" : "PAR1"), 4);
-            w->magic_done = 1;
-            w->oc = 0;
-            w->ostage = w->out_kind == UPQ_OUT_RG ? UPQ_OS_DICT_HDR : UPQ_OS_FOOTER;
-            return UPQ_OK;
-        case UPQ_OS_DICT_HDR: {
-            size_t hl = 0;
-            if (!c) {
-                w->ostage = UPQ_OS_BF_HDR;
-                w->oc = 0;
-                continue;
-            }
-            w->ostage = UPQ_OS_CHUNK;
-            if (!c->dict_pages)
-                continue;
-            /* compressed again: the same bytes as when the layout was made */
-            st = upq_w_dict_page(w, c, &hl);
-            if (st != UPQ_OK)
-                return st;
-            if ((int32_t)hl != c->dict_hdr)
-                return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)w->oc, "dictionary page changed size");
-            set_src(w, w->hbuf, hl);
-            w->ostage = UPQ_OS_DICT_BODY;
-            return UPQ_OK;
-        }
-        case UPQ_OS_DICT_BODY:
-            set_src(w, UPQ_W_COMPRESSING(w) || UPQ_W_KEY(c) ? w->pbuf : c->dict,
-                    (size_t)c->dict_stored);
-            w->ostage = UPQ_OS_CHUNK;
-            return UPQ_OK;
-        case UPQ_OS_CHUNK:
-            if (w->o.direct && c->chunk_used) {
-                size_t hl = 0, stored = 0;
-                const uint8_t *body = (const uint8_t *)0;
-                st = upq_w_direct_page(w, c, &body, &hl, &stored);
-                if (st != UPQ_OK)
-                    return st;
-                set_src(w, w->hbuf, hl);
-                w->ostage = UPQ_OS_PAGE_BODY;
-                return UPQ_OK;
-            }
-            set_src(w, c->chunk, c->chunk_used);
-            w->oc++;
-            w->ostage = UPQ_OS_DICT_HDR;
-            return UPQ_OK;
-        case UPQ_OS_BF_HDR:
-            if (!UPQ_WITH_BLOOM || !c) {
-                w->ostage = UPQ_OS_CI;
-                w->oc = 0;
-                continue;
-            }
-            if (!UPQ_W_BLOOM(c)) {
-                w->oc++;
-                continue;
-            }
-            if (!w->tenc_on)
-                upq_w_build_bf(w, c);
-            if (UPQ_W_KEY(c))
-                st = index_module(w, c, UPQ_MODULE_BLOOM_HEADER, &upq_bloom_filter_header_desc,
-                                  &m->bf, c->bf_hdr, &done);
-            else
-                st = tenc_piece(w, &upq_bloom_filter_header_desc, &m->bf, &done);
-            if (done)
-                w->ostage = UPQ_OS_BF_BITS;
-            return st;
-#if UPQ_WITH_BLOOM
-        case UPQ_OS_BF_BITS:
-            if (UPQ_W_KEY(c))
-                return bitset_module(w, c);
-            set_src(w, c->bloom, c->bloom_bytes);
-            w->oc++;
-            w->ostage = UPQ_OS_BF_HDR;
-            return UPQ_OK;
-#endif
-        case UPQ_OS_PAGE_BODY:
-            /* after the header (still src_len): the body, compressed in the
-             * shared buffer or as encoded in w->pbuf */
-            set_src(w, c->chunk ? c->chunk : w->pbuf, c->chunk_used - w->src_len);
-            w->oc++;
-            w->ostage = UPQ_OS_DICT_HDR;
-            return UPQ_OK;
-        case UPQ_OS_CI:
-            if (!c || UPQ_W_NO_PI(w)) {
-                w->ostage = UPQ_OS_OI;
-                w->oc = 0;
-                continue;
-            }
-            if (!c->ci_len) {
-                w->oc++;
-                continue;
-            }
-            if (!w->tenc_on)
-                build_ci(w, c);
-            if (UPQ_W_KEY(c))
-                st = index_module(w, c, UPQ_MODULE_COLUMN_INDEX, &upq_column_index_desc, &m->ci,
-                                  c->ci_len, &done);
-            else
-                st = tenc_piece(w, &upq_column_index_desc, &m->ci, &done);
-            if (done)
-                w->oc++;
-            return st;
-        case UPQ_OS_OI:
-            if (!c || UPQ_W_NO_PI(w)) {
-                w->gstage = G_HEAD;
-                w->ostage = UPQ_OS_END;
-                continue;
-            }
-            if (!w->tenc_on)
-                build_oi(w, c);
-            if (UPQ_W_KEY(c))
-                st = index_module(w, c, UPQ_MODULE_OFFSET_INDEX, &upq_offset_index_desc, &m->oi,
-                                  c->oi_len, &done);
-            else
-                st = tenc_piece(w, &upq_offset_index_desc, &m->oi, &done);
-            if (done)
-                w->oc++;
-            return st;
-        case UPQ_OS_FOOTER:
-            st = footer_piece(w);
-            if (st == UPQ_OK && UPQ_W_WC(w) && w->wc->in_fmd && w->wc->mode != UPQ_WS_NONE)
-                /* encrypted in place (the window, or the RAM log, written
-                 * once since checkpoints are off), or only signed */
-                upq_wc_stream_piece(w, (uint8_t *)(uintptr_t)w->src, w->src_len);
-            if (st != UPQ_DONE)
-                return st;
-            w->ostage = UPQ_OS_SYNC;
-            continue;
-        case UPQ_OS_SYNC:
-            st = upq_w_sync(w);
-            if (st != UPQ_OK)
-                return st;
-            w->ostage = UPQ_OS_END;
-            continue;
-        case UPQ_OS_END:
-            w->ostage = UPQ_OS_IDLE;
-            out_done(w);
-            return UPQ_DONE;
-        default: return UPQ_DONE;
-        }
-    }
-}
-
-upq_status upq_w_pump(upq_writer *w)
-{
-    for (;;) {
-        upq_status st;
-        if (w->src_pos < w->src_len) {
-            size_t n = 0, left = w->src_len - w->src_pos;
-            if (UPQ_W_JOURNAL(w))
-                st = w->sink.write_at(w->sink.ctx, w->dst + w->src_pos, w->src + w->src_pos, left, &n);
-            else
-                st = w->sink.write(w->sink.ctx, w->src + w->src_pos, left, &n);
-            if (st == UPQ_AGAIN)
-                return UPQ_AGAIN;
-            if (st != UPQ_OK || n == 0 || n > left) {
-                upq_w_fail(w, UPQ_ERR_IO, -1, "write failed");
-                w->err.offset = w->file_pos;
-                return UPQ_ERR_IO;
-            }
-            w->src_pos += n;
-            if (UPQ_W_JOURNAL(w)) {
-                /* pieces go where the journal puts them; the file is as
-                 * large as the farthest byte written */
-                w->file_pos = w->dst + w->src_pos;
-                if (w->file_pos > w->jr->hwm)
-                    w->jr->hwm = w->file_pos;
-            } else {
-                w->file_pos += n;
-            }
-            continue;
-        }
-        if (w->ostage == UPQ_OS_IDLE)
-            return UPQ_OK;
-        st = next_piece(w);
-        if (st == UPQ_DONE)
-            return UPQ_OK;
-        if (st != UPQ_OK)
-            return st;
     }
 }
 

@@ -1,0 +1,92 @@
+/*
+ * The metadata the writer writes (core/write/meta.c): ColumnChunk, the page
+ * index and bloom filter header models, the RowGroup generator, the
+ * footer generator, and the bounds that size them.
+ */
+#ifndef UPQ_WRITE_META_H
+#define UPQ_WRITE_META_H
+
+#include "out.h"
+#include "writer_crypto.h"
+#include "writer_page.h"
+
+/* Upper bound of an encoded RowGroup of ncols chunks, for sizing the
+ * metadata log, without what upq_w_cc_bound counts per column: SIZE_MAX on
+ * overflow. */
+size_t upq_w_rg_bound(uint32_t ncols, const upq_writer_opts *o);
+
+/* Column c's own part of its ColumnChunk's bound: path_len path elements of
+ * path_bytes encoded bytes (the sum of upq_w_path_bytes of their lengths). */
+size_t upq_w_cc_bound(const upq_wcol *c, uint32_t path_len, size_t path_bytes);
+/* Bytes column `col`'s chunk key-value metadata (upq_column_opts.kv) takes in
+ * its ColumnMetaData at most, field header included; 0 without any. */
+#if UPQ_WITH_CHUNK_META
+size_t upq_w_kv_bound(const upq_writer_opts *o, uint32_t col);
+#else
+#define upq_w_kv_bound(o, col) ((void)(o), (void)(col), (size_t)0)
+#endif
+/* A GEOMETRY / GEOGRAPHY leaf, whose chunks get geospatial statistics. */
+#define UPQ_W_IS_GEO(e)                                                     \
+    (UPQ_WITH_CHUNK_META && UPQ_ISSET(*(e), UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE) && \
+     ((e)->logical_type.isset & ((1u << UPQ_LOGICAL_TYPE_GEOMETRY) | (1u << UPQ_LOGICAL_TYPE_GEOGRAPHY))))
+/* bytes of a chunk's geospatial_statistics at most: its header, the bounding
+ * box's eight doubles, the 28 type codes, the STOPs */
+#define UPQ_W_GEO_BOUND 192u
+
+/* Encoded bytes of one path element of len bytes. */
+size_t upq_w_path_bytes(size_t len);
+
+/* The footer generator's first stage for an encrypted footer (its
+ * FileCryptoMetaData). */
+#define UPQ_W_FOOTER_SEALED 17
+
+/* The footer is a "PARE" one (encrypted), or a signed plaintext one. */
+UPQ_INLINE int upq_w_enc_footer(const upq_writer *w)
+{
+    return UPQ_W_WC(w) && !w->o.encrypt->plaintext_footer;
+}
+
+UPQ_INLINE int upq_w_signed_footer(const upq_writer *w)
+{
+    return UPQ_W_WC(w) && w->o.encrypt->plaintext_footer;
+}
+
+/* The models of column c's ColumnIndex, OffsetIndex and bloom filter
+ * header (UPQ_W_MODELS(w)->ci, oi, bf). */
+void upq_w_build_ci(upq_writer *w, const upq_wcol *c);
+void upq_w_build_bf(upq_writer *w, const upq_wcol *c);
+UPQ_INLINE void upq_w_build_oi(upq_writer *w, const upq_wcol *c)
+{
+    upq_offset_index *oi = &UPQ_W_MODELS(w)->oi;
+    upq_memset(oi, 0, sizeof *oi);
+    oi->isset = 1u << UPQ_OFFSET_INDEX_PAGE_LOCATIONS;
+    oi->page_locations.v = c->locs;
+    oi->page_locations.n = c->npages;
+}
+
+/* Runs the Thrift encoder on `obj` into the window (starting it first) and
+ * sets what it made as the next piece; *done once the struct is complete.
+ * UPQ_OK, or a final error. */
+upq_status upq_w_tenc_piece(upq_writer *w, const upq_tstruct *d, const void *obj, int *done);
+
+/* The RowGroup generator over w->cols (start, then pieces into out:
+ * UPQ_OK when complete, UPQ_AGAIN when out is full; out NULL: counts). */
+#define UPQ_W_RG_FIRST 0
+UPQ_INLINE void upq_w_rg_gen_reset(upq_writer *w)
+{
+    w->rstage = UPQ_W_RG_FIRST;
+    w->lit_len = w->lit_pos = 0;
+    w->tenc_on = 0;
+}
+void upq_w_rg_gen_start(upq_writer *w);
+upq_status upq_w_rg_gen(upq_writer *w, uint8_t *out, size_t cap, size_t *produced);
+
+/* The footer generator: begin (tmpl: the FILE record's FileMetaData, no
+ * row groups), then each piece (UPQ_OK: a piece is set; UPQ_DONE; UPQ_AGAIN
+ * while the row groups are read back; an error). */
+void upq_w_footer_begin(upq_writer *w, int tmpl);
+upq_status upq_w_footer_piece(upq_writer *w);
+/* The footer generator's first stage (upq_writer.gstage). */
+#define UPQ_W_FOOTER_FIRST 0
+
+#endif
