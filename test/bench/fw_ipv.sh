@@ -20,7 +20,8 @@ n=50000
 # with jitter, FLOATs in eighths
 awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "{\"v\":%d}\n", (i * 2654435761) % 1000003 }' >i64.jsonl
 awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "{\"v\":%d}\n", (i * 7919) % 100 }' >i32.jsonl
-awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "{\"v\":%d}\n", 1700000000000 + i * 100 + (i * 37) % 7 }' >ts.jsonl
+# (%.0f: mawk's %d stops at 2^31 - 1, which made every timestamp the same)
+awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "{\"v\":%.0f}\n", 1700000000000 + i * 100 + (i * 37) % 7 }' >ts.jsonl
 awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "{\"v\":%.3f}\n", ((i * 7919) % 10007) / 8.0 }' >f32.jsonl
 for t in "i64 int64" "i32 int32" "f32 float"; do
     set -- $t
@@ -46,6 +47,9 @@ for f in plain:"PLAIN INT64" dictionary:"dictionary INT32" delta:"DELTA_BINARY_P
 done
 
 if [ -n "$logger" ]; then
+    # the logger refuses to write over a file (it would resume it): the last
+    # run's goes first, so the benchmark runs again without a clean
+    rm -f logger.parquet
     out=$(timeout 600 "$qemu" -M mps2-an386 -nographic -monitor none -icount shift=0 \
         -semihosting-config enable=on,target=native -kernel "$logger" \
         -append "--rows 36000 --count logger.parquet")
