@@ -61,6 +61,17 @@ UPQ_INLINE void upq_copy8(void *d, const void *s)
 #define UPQ_UNALIGNED_WORDS 0
 #endif
 
+/* A 32-bit load at any address is one instruction (x86, AArch64, and the
+ * ARMv7 cores, Cortex-M3/M4/M7 among them, unless built to trap unaligned
+ * accesses): upq_load_le32 then compiles to it, and a kernel may read the
+ * word at any byte. Elsewhere (Cortex-M0+, RISC-V) it is four byte loads. */
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
+    defined(__ARM_FEATURE_UNALIGNED)
+#define UPQ_UNALIGNED_LOAD32 1
+#else
+#define UPQ_UNALIGNED_LOAD32 0
+#endif
+
 /* The target's byte order is the format's (little-endian): numbers in memory
  * are their PLAIN bytes, so pages' values can be used where they lie and
  * values hashed or written as they are held. */
