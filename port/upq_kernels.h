@@ -103,4 +103,13 @@ size_t upq_minmax_f64(const double *v, size_t n, double *mn, double *mx);
  * there are no CRC32 instructions (core/common/crc32.c). */
 uint32_t upq_crc32_update_scalar(uint32_t crc, const void *data, size_t len);
 
+/*
+ * upq_crc32_update through the kernel a context keeps in *kernel (start it
+ * at 0): where the best kernel depends on the CPU (x86-64: PCLMULQDQ,
+ * VPCLMULQDQ), the first call long enough to use one asks the CPU and
+ * stores the answer there, so a reader or writer asks once and the library
+ * keeps no state of its own. Elsewhere it is upq_crc32_update.
+ */
+uint32_t upq_crc32_update_with(uint8_t *kernel, uint32_t crc, const void *data, size_t len);
+
 #endif

@@ -4,10 +4,11 @@
  * 8 slices eight bytes a step through eight 1 KB tables (the hosts'
  * default: pages are checksummed on every write and read, and this is about
  * four times the byte-wise speed), 4 four bytes through four tables (for
- * 32-bit boards with flash to spare), 1 one 1 KB table a byte, 0 bitwise
- * (no table, for the smallest flash). AArch64 builds with the CRC32 instructions
- * and x86-64 builds with PCLMULQDQ use those instead (port/upq_simd.h); the
- * table finishes their last bytes.
+ * 32-bit boards with flash to spare), 1 a word a step through one 1 KB
+ * table (the 32-bit default), 0 bitwise (no table, for the smallest
+ * flash). AArch64 builds with the CRC32 instructions and x86-64 CPUs with
+ * PCLMULQDQ use those instead (port/upq_simd.h; the table finishes the x86
+ * kernels' last bytes).
  *
  * crc32_tab8.h was generated with
  *   t[0][n] = bitwise CRC step of n, eight times;
@@ -104,10 +105,37 @@ uint32_t upq_crc32_update(uint32_t crc, const void *data, size_t len)
 {
 #if UPQ_CRC32_HW
     return upq_neon_crc32_update(crc, data, len);
-#elif UPQ_CRC32_CLMUL
-    return upq_x86_crc32_update(crc, data, len);
+#elif UPQ_CRC32_X86 && defined(__PCLMUL__)
+    /* built for a CPU that has the carry-less multiply: no need to ask */
+#if defined(__VPCLMULQDQ__) && defined(__AVX2__)
+    uint8_t k = UPQ_CRC32_K_VCLMUL;
+#else
+    uint8_t k = UPQ_CRC32_K_CLMUL;
+#endif
+    return upq_crc32_update_with(&k, crc, data, len);
 #else
     return upq_crc32_update_scalar(crc, data, len);
+#endif
+}
+
+uint32_t upq_crc32_update_with(uint8_t *kernel, uint32_t crc, const void *data, size_t len)
+{
+#if UPQ_CRC32_X86
+    const uint8_t *p = (const uint8_t *)data;
+    if (len >= 64) {
+        if (*kernel == 0)
+            *kernel = (uint8_t)upq_x86_crc32_choose();
+        if (*kernel != UPQ_CRC32_K_TABLE) {
+            size_t n = len & ~(size_t)15;
+            crc = upq_x86_crc32_blocks(*kernel, crc, p, n);
+            p += n;
+            len -= n;
+        }
+    }
+    return upq_crc32_update_scalar(crc, p, len);
+#else
+    (void)kernel;
+    return upq_crc32_update(crc, data, len);
 #endif
 }
 

@@ -710,7 +710,7 @@ static upq_status process_page(upq_column_reader *c)
 
     if (ENCRYPTED(c)) {
         /* parquet-mr checksums the page as stored (encrypted) */
-        crc_stored = upq_crc32(c->raw, c->body_len);
+        crc_stored = upq_crc32_update_with(&c->r->crc_kernel, 0, c->raw, c->body_len);
         st = decrypt_page(c);
         if (st != UPQ_OK)
             return st;
@@ -719,7 +719,8 @@ static upq_status process_page(upq_column_reader *c)
                                                                                     : c->raw;
 
     if (UPQ_WITH_CRC && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_CRC) && !c->r->opts.no_crc_check &&
-        !(ENCRYPTED(c) && crc_stored == (uint32_t)ph->crc) && upq_crc32(body, c->body_len) != (uint32_t)ph->crc)
+        !(ENCRYPTED(c) && crc_stored == (uint32_t)ph->crc) &&
+        upq_crc32_update_with(&c->r->crc_kernel, 0, body, c->body_len) != (uint32_t)ph->crc)
         return col_fail(c, UPQ_ERR_CRC, c->page_off, UPQ_MSG("page checksum mismatch"));
 
     if (ph->type == UPQ_PAGE_DICTIONARY) {
