@@ -37,7 +37,7 @@
 #define UPQ_BSS_NATIVE_LE 0
 #endif
 
-#if UPQ_WITH_NEON && defined(__ARM_FEATURE_CRC32)
+#if UPQ_WITH_NEON && defined(__ARM_FEATURE_CRC32) && !UPQ_CRC32_PORT
 #define UPQ_CRC32_HW 1
 #else
 #define UPQ_CRC32_HW 0
@@ -49,7 +49,7 @@
  * once, a context keeps the answer (core/common/crc32.c:
  * upq_crc32_update_with). The kernels fold len bytes, len >= 64 and a
  * multiple of 16. */
-#if !UPQ_CRC32_HW && defined(__x86_64__) && defined(__SSE2__) && \
+#if !UPQ_CRC32_HW && !UPQ_CRC32_PORT && defined(__x86_64__) && defined(__SSE2__) && \
     (defined(__GNUC__) || defined(__clang__))
 #define UPQ_CRC32_X86 1
 unsigned upq_x86_crc32_choose(void);

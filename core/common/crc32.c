@@ -8,7 +8,8 @@
  * table (the 32-bit default), 0 bitwise (no table, for the smallest
  * flash). AArch64 builds with the CRC32 instructions and x86-64 CPUs with
  * PCLMULQDQ use those instead (port/upq_simd.h; the table finishes the x86
- * kernels' last bytes).
+ * kernels' last bytes), and a board's CRC unit through the port when
+ * UPQ_CRC32_PORT is on (upq_port.h).
  *
  * crc32_tab8.h was generated with
  *   t[0][n] = bitwise CRC step of n, eight times;
@@ -103,7 +104,9 @@ uint32_t upq_crc32_update_scalar(uint32_t crc, const void *data, size_t len)
 
 uint32_t upq_crc32_update(uint32_t crc, const void *data, size_t len)
 {
-#if UPQ_CRC32_HW
+#if UPQ_CRC32_PORT
+    return upq_port_crc32_update(crc, data, len);
+#elif UPQ_CRC32_HW
     return upq_neon_crc32_update(crc, data, len);
 #elif UPQ_CRC32_X86 && defined(__PCLMUL__)
     /* built for a CPU that has the carry-less multiply: no need to ask */

@@ -185,6 +185,28 @@ $(SIZE_OPTIONS_OFF): test/freestanding/options_off.c $(LIB_SRC) port/adapters/po
 size-options-off: $(SIZE_OPTIONS_OFF)
 	@$(SIZE_OPTIONS_OFF) $(PARQUET_TESTING_DIR)
 
+# The CRC-32 port seam (UPQ_CRC32_PORT) with a test double for a CRC unit
+# (test/freestanding/crc_port.c): core/common/crc32.c built with the seam on,
+# once per UPQ_CRC32_TABLE form (what the table does for a unit's leftovers),
+# linked ahead of the host library, whose reader and writer then checksum
+# through it. About 2 s.
+CRC_PORT := $(SIZE)/host/crc_port
+CRC_PORT_TABLES := 0 1 4 8
+$(CRC_PORT)/crc32_t%.o: core/common/crc32.c core/common/crc32_tab8.h port/upq_port.h port/upq_simd.h         test/freestanding/size.mk
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 -O2 $(WARN_LIB) -Werror $(FREESTANDING) $(INCLUDES) -DUPQ_CRC32_PORT=1 \
+	    -DUPQ_CRC32_TABLE=$* -c $< -o $@
+$(CRC_PORT)/crc_port_t%: test/freestanding/crc_port.c $(CRC_PORT)/crc32_t%.o $(HOST_TEST_UTIL_OBJ) $(LIB) \
+        $(CODEC_LIBS)
+	$(CC) $(TEST_CFLAGS) -DUPQ_CRC32_PORT=1 -DUPQ_CRC32_TABLE=$* -o $@ $< $(CRC_PORT)/crc32_t$*.o \
+	    $(HOST_TEST_UTIL_OBJ) $(LIB) $(CODEC_LIBS) -lm
+
+.SECONDARY: $(foreach t,$(CRC_PORT_TABLES),$(CRC_PORT)/crc32_t$(t).o)
+.PHONY: check-crc-port
+check-crc-port: $(foreach t,$(CRC_PORT_TABLES),$(CRC_PORT)/crc_port_t$(t))
+	@bash test/sum_counts.sh $(foreach t,$(CRC_PORT_TABLES),'$(CRC_PORT)/crc_port_t$(t) $(PARQUET_TESTING_DIR)')
+CHECK_EXTRA_TARGETS += check-crc-port
+
 size-check: $(call SIZE_IMAGES,$(SIZE_CHECK_TARGETS)) $(SIZE_PROBE).txt $(SIZE_READ) $(SIZE_FIXTURE).o \
         size-options-off
 	@echo upq_fixture_a upq_fixture_c >$(SIZE_FIXTURE).entries

@@ -94,6 +94,10 @@
  *                                     1 = one 1 KB table, a word a step (3.7
  *                                     instructions a byte on Cortex-M4), 0 = bitwise
  *                                     (no table); default 8 on 64-bit targets, else 1
+ * UPQ_CRC32_PORT             0        1: every CRC-32 goes through the port's
+ *                                     upq_port_crc32_update (upq_port.h): a hardware
+ *                                     CRC unit (STM32's CRC peripheral, ARMv8's CRC32
+ *                                     instructions); the table stays for its tails
  * UPQ_MEM_WORDS              1        upq_memcpy/upq_memset move machine words when
  *                                     the blocks allow (0: byte loops, ~120 B less
  *                                     code on Cortex-M4, slower on large blocks)
@@ -211,6 +215,9 @@
 #else
 #define UPQ_CRC32_TABLE 1
 #endif
+#endif
+#ifndef UPQ_CRC32_PORT
+#define UPQ_CRC32_PORT 0
 #endif
 #ifndef UPQ_NO_ERRSTR
 #define UPQ_NO_ERRSTR 0
