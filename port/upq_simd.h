@@ -28,6 +28,15 @@
 #define UPQ_K(name) upq_##name
 #endif
 
+/* Bit unpacking where avail bytes from `in` may be read (upq_unpack32_in):
+ * the scalar kernel uses them, the NEON one keeps to the values' bytes. */
+#if UPQ_WITH_NEON
+#define UPQ_UNPACK32(in, shift, out, bw, n, avail) upq_neon_unpack32((in), (shift), (out), (bw), (n))
+#else
+#define UPQ_UNPACK32(in, shift, out, bw, n, avail) \
+    upq_unpack32_in((in), (shift), (out), (bw), (n), (avail))
+#endif
+
 /* The NEON kernels run on little-endian hosts only: there a number's bytes
  * in memory are its PLAIN bytes, and the BYTE_STREAM_SPLIT encoder splits
  * them as they are. Scalar builds split through shifts (any byte order). */
@@ -72,6 +81,15 @@ uint32_t upq_x86_max_index(const uint32_t *idx, size_t n);
 #else
 #define UPQ_X86_SSE2 0
 #define UPQ_MAX_INDEX UPQ_K(max_index)
+#endif
+
+/* UPQ_GATHER_BOUND: scalar builds gather dictionary values with the index
+ * bound checked on the way (upq_gather_*_in); SIMD ones bound the indices
+ * first, then gather, each in vectors. */
+#if UPQ_WITH_NEON || UPQ_X86_SSE2
+#define UPQ_GATHER_BOUND 0
+#else
+#define UPQ_GATHER_BOUND 1
 #endif
 
 #endif

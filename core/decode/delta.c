@@ -24,6 +24,17 @@ static upq_status uleb(const uint8_t **pp, const uint8_t *end, uint64_t *out)
     const uint8_t *p = *pp;
     uint64_t v = 0;
     unsigned shift = 0;
+    /* a block's min_delta is mostly one or two bytes: those in 32 bits */
+    if (p != end && p[0] < 0x80u) {
+        *out = p[0];
+        *pp = p + 1;
+        return UPQ_OK;
+    }
+    if (end - p >= 2 && p[1] < 0x80u) {
+        *out = (uint32_t)(p[0] & 0x7Fu) | (uint32_t)p[1] << 7;
+        *pp = p + 2;
+        return UPQ_OK;
+    }
     for (;;) {
         uint8_t b;
         if (p == end)
@@ -157,7 +168,8 @@ upq_status upq_delta_get32(upq_delta_dec *d, uint32_t *out, size_t n)
         if (k > MAX_RUN)
             k = MAX_RUN;
         bit = d->group_pos * (unsigned)d->bit_width;
-        UPQ_K(unpack32)(d->mini + bit / 8u, bit % 8u, out, d->bit_width, k);
+        UPQ_UNPACK32(d->mini + bit / 8u, bit % 8u, out, d->bit_width, k,
+                     (size_t)(d->end - (d->mini + bit / 8u)));
         last = UPQ_K(delta_sum32)(out, out, k, (uint32_t)d->min_delta, last);
         advance(d, k);
         out += k;
@@ -190,10 +202,28 @@ upq_status upq_delta_get64(upq_delta_dec *d, uint64_t *out, size_t n)
         bw = d->bit_width;
         bit = d->group_pos * bw;
         k = n < d->mini_left ? n : d->mini_left;
+#if UPQ_UNPACK_GROUP8
+        /* whole groups from a group's start, unpacked and summed in one
+         * pass, while their word loads stay inside the section */
+        if (d->group_pos == 0 && bw - 1u < UPQ_UNPACK_GROUP8 && k >= 8) {
+            size_t groups = k / 8u, avail = (size_t)(d->end - d->mini);
+            if (avail < groups * bw + 3u)
+                groups = avail < 3u ? 0 : (avail - 3u) / bw;
+            if (groups) {
+                k = groups * 8u;
+                last = upq_delta8_sum64(d->mini, bw, groups, out, d->min_delta, last);
+                advance(d, k);
+                out += k;
+                n -= k;
+                continue;
+            }
+        }
+#endif
         if (bw <= 32) {
             if (k > CHUNK)
                 k = CHUNK;
-            UPQ_K(unpack32)(d->mini + bit / 8u, bit % 8u, tmp, bw, k);
+            UPQ_UNPACK32(d->mini + bit / 8u, bit % 8u, tmp, bw, k,
+                         (size_t)(d->end - (d->mini + bit / 8u)));
             last = UPQ_K(delta_sum64_32)(out, tmp, k, d->min_delta, last);
         } else {
             if (k > MAX_RUN)
@@ -242,7 +272,8 @@ upq_status upq_delta_skip(upq_delta_dec *d, size_t n)
             if (k > CHUNK)
                 k = CHUNK;
             if (bw <= 32) {
-                UPQ_K(unpack32)(d->mini + bit / 8u, bit % 8u, tmp.w32, bw, k);
+                UPQ_UNPACK32(d->mini + bit / 8u, bit % 8u, tmp.w32, bw, k,
+                             (size_t)(d->end - (d->mini + bit / 8u)));
                 sum = UPQ_K(sum32)(tmp.w32, k);
             } else {
                 UPQ_K(unpack64)(d->mini + bit / 8u, bit % 8u, tmp.w64, bw, k);

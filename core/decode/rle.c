@@ -145,7 +145,7 @@ upq_status upq_rle_next(upq_rle_dec *d, uint32_t *buf, size_t buf_cap, size_t ma
         st = take_literal(d, k, &at, &shift);
         if (st != UPQ_OK)
             return st;
-        UPQ_K(unpack32)(at, shift, buf, d->bit_width, k);
+        UPQ_UNPACK32(at, shift, buf, d->bit_width, k, (size_t)(d->end - at));
         *is_run = 0;
     }
     *got = k;
