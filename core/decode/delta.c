@@ -65,8 +65,7 @@ static upq_status next_miniblock(upq_delta_dec *d)
     unsigned bw;
     uint64_t size;
 
-    d->mini_index++;
-    if (d->mini_index >= d->miniblocks) {
+    if (++d->mini_index >= d->miniblocks) {
         uint64_t md;
         upq_status st = uleb(&d->p, d->end, &md);
         if (st != UPQ_OK)
@@ -212,7 +211,9 @@ upq_status upq_delta_get64(upq_delta_dec *d, uint64_t *out, size_t n)
             if (groups) {
                 k = groups * 8u;
                 last = upq_delta8_sum64(d->mini, bw, groups, out, d->min_delta, last);
-                advance(d, k);
+                d->mini += groups * bw; /* advance(), from a group's start */
+                d->mini_left -= (uint32_t)k;
+                d->left -= (uint32_t)k;
                 out += k;
                 n -= k;
                 continue;
