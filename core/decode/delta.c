@@ -102,11 +102,42 @@ static void advance(upq_delta_dec *d, size_t k)
     d->left -= (uint32_t)k;
 }
 
+/* The walk at init over the blocks that `left` values after the first
+ * take: each block's min_delta (read as decoding reads it) and widths, and
+ * the bodies of the miniblocks that hold values, with next_miniblock's
+ * checks, without keeping its state. *section_end gets the end. */
+static upq_status walk(const uint8_t *p, const uint8_t *end, uint32_t minis, uint32_t per_mini,
+                       unsigned max_bw, uint32_t left, const uint8_t **section_end)
+{
+    /* a miniblock's bytes, per_mini / 8 * bw, in 32 bits where they fit */
+    uint32_t eighth = per_mini / 8u, wide = eighth > (UINT32_MAX >> 7);
+    while (left) {
+        const uint8_t *w;
+        uint64_t md;
+        uint32_t m;
+        upq_status st = uleb(&p, end, &md);
+        if (st != UPQ_OK)
+            return st;
+        if ((size_t)(end - p) < minis)
+            return UPQ_ERR_CORRUPT;
+        w = p;
+        p += minis;
+        for (m = 0; m < minis && left; m++) {
+            uint64_t size = wide ? (uint64_t)eighth * w[m] : (uint64_t)(eighth * w[m]);
+            if (w[m] > max_bw || size > (uint64_t)(end - p))
+                return UPQ_ERR_CORRUPT;
+            p += (size_t)size;
+            left -= left < per_mini ? left : per_mini;
+        }
+    }
+    *section_end = p;
+    return UPQ_OK;
+}
+
 upq_status upq_delta_init(upq_delta_dec *d, const uint8_t *p, const uint8_t *end, int is64,
                           uint32_t max_values, const uint8_t **section_end)
 {
-    uint64_t block, minis, count, first, left;
-    upq_delta_dec scan;
+    uint64_t block, minis, count, first;
     upq_status st;
 
     upq_memset(d, 0, sizeof *d);
@@ -132,16 +163,8 @@ upq_status upq_delta_init(upq_delta_dec *d, const uint8_t *p, const uint8_t *end
 
     /* walk the headers once: afterwards no decoding call can run out of
      * bytes, and the end of the section is known */
-    upq_memcpy(&scan, d, sizeof scan);
-    left = count ? count - 1u : 0u;
-    while (left) {
-        st = next_miniblock(&scan);
-        if (st != UPQ_OK)
-            return st;
-        left -= left < scan.per_mini ? left : scan.per_mini;
-    }
-    *section_end = scan.p;
-    return UPQ_OK;
+    return walk(p, end, d->miniblocks, d->per_mini, d->is64 ? 64u : 32u,
+                count ? (uint32_t)count - 1u : 0u, section_end);
 }
 
 upq_status upq_delta_get32(upq_delta_dec *d, uint32_t *out, size_t n)
@@ -178,6 +201,46 @@ upq_status upq_delta_get32(upq_delta_dec *d, uint32_t *out, size_t n)
     return UPQ_OK;
 }
 
+#if UPQ_UNPACK_GROUP8
+/* Size-optimised builds: whole INT64 miniblocks of widths up to
+ * UPQ_UNPACK_GROUP8 from the current one's start (d->mini_left ==
+ * d->per_mini), each unpacked and summed in one pass, the next one entered
+ * in place while it is in the same block; stops before a miniblock that is
+ * not whole in n, of another width, or whose word loads would pass the
+ * section's end. Returns the values given. */
+static size_t whole_minis(upq_delta_dec *d, uint64_t *out, size_t n, uint64_t *last)
+{
+    size_t done = 0;
+    uint32_t per = d->per_mini;
+    for (;;) {
+        unsigned bw = d->bit_width;
+        size_t bytes = per / 8u * bw;
+        if (n - done < per || bw - 1u >= UPQ_UNPACK_GROUP8 ||
+            (size_t)(d->end - d->mini) < bytes + 3u)
+            return done;
+        *last = upq_delta8_sum64(d->mini, bw, per / 8u, out + done, d->min_delta, *last);
+        done += per;
+        d->left -= per;
+        if (d->mini_index + 1u >= d->miniblocks || d->left == 0) {
+            d->mini += bytes;
+            d->mini_left = 0; /* next_miniblock reads the next block's header */
+            return done;
+        }
+        /* the next miniblock of this block (as next_miniblock enters it) */
+        bw = d->widths[++d->mini_index];
+        if (bw > 64u || (uint64_t)per * bw / 8u > (uint64_t)(d->end - d->p)) {
+            d->mini_index--; /* next_miniblock reports it */
+            d->mini += bytes;
+            d->mini_left = 0;
+            return done;
+        }
+        d->mini = d->p;
+        d->p += per / 8u * bw;
+        d->bit_width = (uint8_t)bw;
+    }
+}
+#endif
+
 upq_status upq_delta_get64(upq_delta_dec *d, uint64_t *out, size_t n)
 {
     uint32_t tmp[CHUNK];
@@ -202,6 +265,15 @@ upq_status upq_delta_get64(upq_delta_dec *d, uint64_t *out, size_t n)
         bit = d->group_pos * bw;
         k = n < d->mini_left ? n : d->mini_left;
 #if UPQ_UNPACK_GROUP8
+        if (d->group_pos == 0 && k == d->per_mini && d->mini_left == k) {
+            /* whole miniblocks from their start, as long as they come */
+            size_t done = whole_minis(d, out, n, &last);
+            if (done) {
+                out += done;
+                n -= done;
+                continue;
+            }
+        }
         /* whole groups from a group's start, unpacked and summed in one
          * pass, while their word loads stay inside the section */
         if (d->group_pos == 0 && bw - 1u < UPQ_UNPACK_GROUP8 && k >= 8) {

@@ -623,7 +623,7 @@ static int whole_field(upq_tdec *d, upq_tframe *f, uint8_t b, const uint8_t *p, 
 /* The message from in[0..n): UPQ_OK with *used set when it is complete;
  * else UPQ_AGAIN with *used bytes taken, the decoder at that field boundary
  * (0: as upq_tdec_init left it). */
-static upq_status tdec_whole(upq_tdec *d, const uint8_t *in, size_t n, size_t *used)
+static UPQ_NOINLINE upq_status tdec_whole(upq_tdec *d, const uint8_t *in, size_t n, size_t *used)
 {
     size_t i = 0;
     int r = WHOLE_MORE;
