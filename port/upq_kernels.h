@@ -31,14 +31,15 @@ void upq_unpack32_in(const uint8_t *in, unsigned shift, uint32_t *out, unsigned 
                      size_t avail);
 /*
  * UPQ_UNPACK_GROUP8: size-optimised builds on cores that load a word at any
- * address (Cortex-M3/M4/M7) unpack the widths up to it 8 values at a time,
+ * address (Cortex-M3/M4/M7), with UPQ_FAST_KERNELS, unpack the widths up to
+ * it 8 values at a time,
  * each value one word load and one bit-field extract; such a group reads up
  * to 3 bytes past its bw bytes (upq_unpack32_in keeps to avail).
  * upq_delta8_sum64 (those builds only): `groups` groups of 8 deltas of width
  * bw (1..UPQ_UNPACK_GROUP8) from in, each value last += min_delta + delta,
  * into out; returns the last. Reads groups * bw + 3 bytes.
  */
-#if defined(__OPTIMIZE_SIZE__) && UPQ_UNALIGNED_LOAD32
+#if defined(__OPTIMIZE_SIZE__) && UPQ_UNALIGNED_LOAD32 && UPQ_FAST_KERNELS
 #define UPQ_UNPACK_GROUP8 16
 uint64_t upq_delta8_sum64(const uint8_t *in, unsigned bw, size_t groups, uint64_t *out,
                           uint64_t min_delta, uint64_t last);

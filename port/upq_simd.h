@@ -85,8 +85,9 @@ uint32_t upq_x86_max_index(const uint32_t *idx, size_t n);
 
 /* UPQ_GATHER_BOUND: scalar builds gather dictionary values with the index
  * bound checked on the way (upq_gather_*_in); SIMD ones bound the indices
- * first, then gather, each in vectors. */
-#if UPQ_WITH_NEON || UPQ_X86_SSE2
+ * first, then gather, each in vectors, and so do builds without
+ * UPQ_FAST_KERNELS (less code). */
+#if UPQ_WITH_NEON || UPQ_X86_SSE2 || !UPQ_FAST_KERNELS
 #define UPQ_GATHER_BOUND 0
 #else
 #define UPQ_GATHER_BOUND 1

@@ -360,7 +360,8 @@ uint64_t upq_sum64(const uint64_t *d, size_t n)
     return s;
 }
 
-#if UPQ_UNALIGNED_LOAD32 && UPQ_NATIVE_LE && UINTPTR_MAX == 0xFFFFFFFFu
+#if UPQ_UNALIGNED_LOAD32 && UPQ_NATIVE_LE && UINTPTR_MAX == 0xFFFFFFFFu && UPQ_FAST_KERNELS && \
+    defined(__GNUC__)
 /* Four values from a word of each stream: a 4 x 4 byte transpose in
  * registers (9 instructions a value on Cortex-M4, 12 byte by byte). */
 typedef uint32_t __attribute__((__may_alias__)) bss_word;

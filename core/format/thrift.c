@@ -488,6 +488,8 @@ static upq_status finish_scalar(upq_tdec *d, uint64_t at)
 
 /* ---- fast path ------------------------------------------------------------- */
 
+#if UPQ_FAST_KERNELS
+
 /*
  * A message that starts a feed, made only of structs, integers, bools and
  * binaries not stored (a page header, whose statistics the reader passes
@@ -663,11 +665,15 @@ static UPQ_NOINLINE upq_status tdec_whole(upq_tdec *d, const uint8_t *in, size_t
     return UPQ_AGAIN;
 }
 
+#endif
+
 /* The fast path, for a decode at its first byte (not with a projection or
- * a lazy list, which the stage machine keeps track of). */
+ * a lazy list, which the stage machine keeps track of); not in builds
+ * without UPQ_FAST_KERNELS. */
 static upq_status whole_start(upq_tdec *d, const uint8_t *in, size_t n, size_t *used)
 {
     *used = 0;
+#if UPQ_FAST_KERNELS
     if (d->pos != 0 || d->depth != 1 || d->stage != ST_FIELD_HDR || d->proj)
         return UPQ_AGAIN;
 #if UPQ_WITH_LAZY_ROW_GROUPS
@@ -675,6 +681,12 @@ static upq_status whole_start(upq_tdec *d, const uint8_t *in, size_t n, size_t *
         return UPQ_AGAIN;
 #endif
     return tdec_whole(d, in, n, used);
+#else
+    (void)d;
+    (void)in;
+    (void)n;
+    return UPQ_AGAIN;
+#endif
 }
 
 upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *used)
