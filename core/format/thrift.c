@@ -139,7 +139,7 @@ void upq_tdec_init(upq_tdec *d, upq_tframe *frames, uint32_t nframes, const upq_
     upq_memset(d, 0, sizeof *d);
     d->stack = frames;
     if (lim)
-        d->lim = *lim;
+        upq_memcpy(&d->lim, lim, sizeof d->lim); /* an assignment is a memcpy call on RV32 */
     else
         upq_thrift_limits_default(&d->lim);
     if (nframes > UPQ_THRIFT_MAX_DEPTH)

@@ -860,9 +860,11 @@ static UPQ_NOINLINE upq_status prune_pages(upq_scan *sc)
         if (!is_leaf(nd->op)) {
             upq_row_set *a = &sc->stack[2u * (sc->sp - 1)];
             if (nd->op == UPQ_PRED_NOT) {
-                upq_row_set x = a[0];
-                a[0] = a[1];
-                a[1] = x;
+                upq_row_set x;
+                /* not assignments: gcc makes them memcpy calls on RV32 */
+                upq_memcpy(&x, &a[0], sizeof x);
+                upq_memcpy(&a[0], &a[1], sizeof x);
+                upq_memcpy(&a[1], &x, sizeof x);
             } else {
                 upq_row_set *b = a;
                 a -= 2;
