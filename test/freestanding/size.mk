@@ -34,7 +34,7 @@
 # when their headers say so; new core files are compiled in every set.
 
 SIZE := $(BUILD)/size
-SIZE_TARGETS := cortex-m4 cortex-m0plus
+SIZE_TARGETS := cortex-m4 cortex-m0plus rv32imac
 SIZE_CONFIGS := reader-min reader-full writer-min writer-stats writer-full everything logger
 SIZE_CHECK_TARGETS := cortex-m4
 
@@ -59,7 +59,7 @@ SIZE_SET.logger := logger
 
 # -Werror: every configuration must keep compiling cleanly.
 SIZE_CFLAGS = -std=c99 $(TOPT.$(1)) -g $(TFLAGS.$(1)) -ffreestanding -fno-builtin $(TNOLOOP.$(1)) \
-              $(WARN_LIB) -Werror $(INCLUDES) $(SIZE_DEFS.$(2))
+              $(WARN_LIB) -Werror $(INCLUDES) $(SIZE_DEFS.$(2)) $(TSYSINC.$(1))
 SIZE_IMAGE_CFLAGS = -std=c99 $(TOPT.$(1)) $(TFLAGS.$(1)) -ffreestanding -fno-builtin
 
 # The Cortex-M4 full set is the library freestanding.mk builds.
