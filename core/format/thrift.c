@@ -492,13 +492,13 @@ static upq_status finish_scalar(upq_tdec *d, uint64_t at)
 
 /*
  * A message that starts a feed, made only of structs, integers, bools and
- * binaries not stored (a page header, whose statistics the reader passes
- * over), is decoded here in one pass over the bytes, with no stage, token
- * or 64-bit position kept per byte (a page header on Cortex-M4: about 2,600
- * instructions, 4,100 through the stage machine). Anything else (a list, a map, a stored binary, a long-form field
- * id, a value out of range, a missing required field, a union) gives up,
- * and the stage machine decodes the message from its first byte as if this
- * had not run: the struct is cleared again, nothing else was changed. So
+ * binaries (a page header), is decoded here in one pass over the bytes, with
+ * no stage, token or 64-bit position kept per byte (a page header on
+ * Cortex-M4: about 2,600 instructions, 4,100 through the stage machine).
+ * Anything else (a list, a map, a long-form field id, a value out of range,
+ * a missing required field, a union, a binary the arena cannot take) gives
+ * up, and the stage machine decodes the message from its first byte as if
+ * this had not run: the struct is cleared again and the arena rewound. So
  * errors, and what any message decodes to, are the stage machine's own.
  * Where the feed ends first, the stage machine takes over at the last field
  * boundary, in the state it would have reached there itself.
@@ -560,15 +560,24 @@ static int whole_value(upq_tdec *d, uint8_t ct, uint8_t *dest, uint8_t kind, con
             store_int(dest, kind, v);
         return WHOLE_TAKEN;
     }
-    /* a binary passed over */
-    if (dest)
-        return WHOLE_NO;
+    /* a binary: stored in the arena as the stage machine stores it, or
+     * passed over */
     if ((r = whole_varint(p, n, i, &u)) != WHOLE_TAKEN)
         return r;
     if (u > d->lim.max_binary || u > d->limit - *i)
         return WHOLE_NO;
     if (u > n - *i)
         return WHOLE_MORE;
+    if (dest) {
+        upq_bytes bv;
+        uint8_t *bin = (uint8_t *)upq_arena_alloc(d->arena, (size_t)u);
+        if (!bin)
+            return WHOLE_NO;
+        upq_memcpy(bin, p + *i, (size_t)u);
+        bv.ptr = bin;
+        bv.len = (uint32_t)u;
+        upq_memcpy(dest, &bv, sizeof bv);
+    }
     *i += (size_t)u;
     return WHOLE_TAKEN;
 }
@@ -629,6 +638,7 @@ static UPQ_NOINLINE upq_status tdec_whole(upq_tdec *d, const uint8_t *in, size_t
 {
     size_t i = 0;
     int r = WHOLE_MORE;
+    upq_arena_mark mark = d->arena ? upq_arena_save(d->arena) : 0;
     *used = 0;
     while (i < n) {
         upq_tframe *f = &d->stack[d->depth - 1];
@@ -655,8 +665,10 @@ static UPQ_NOINLINE upq_status tdec_whole(upq_tdec *d, const uint8_t *in, size_t
         *used = i;
     }
     if (r == WHOLE_NO) {
-        /* back to the start for the stage machine */
+        /* back to the start for the stage machine: binaries it stored go */
         *used = 0;
+        if (d->arena)
+            upq_arena_rewind(d->arena, mark);
         d->depth = 1;
         d->stack[0].last_id = 0;
         if (d->stack[0].obj && d->stack[0].desc)
