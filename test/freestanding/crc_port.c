@@ -23,7 +23,7 @@
 
 #include "uparquet/uparquet.h"
 #include "uparquet/column.h"
-#include "uparquet/crc32.h"
+#include "common/crc32.h"
 #include "upq_kernels.h"
 #include "upq_port.h"
 #include "util/check.h"

@@ -192,7 +192,7 @@ size-options-off: $(SIZE_OPTIONS_OFF)
 # through it. About 2 s.
 CRC_PORT := $(SIZE)/host/crc_port
 CRC_PORT_TABLES := 0 1 4 8
-$(CRC_PORT)/crc32_t%.o: core/common/crc32.c core/common/crc32_tab8.h port/upq_port.h port/upq_simd.h         test/freestanding/size.mk
+$(CRC_PORT)/crc32_t%.o: core/common/crc32.c core/common/crc32.h core/common/crc32_tab8.h port/upq_port.h port/upq_simd.h         test/freestanding/size.mk
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -O2 $(WARN_LIB) -Werror $(FREESTANDING) $(INCLUDES) -DUPQ_CRC32_PORT=1 \
 	    -DUPQ_CRC32_TABLE=$* -c $< -o $@

@@ -94,9 +94,9 @@
  *                                     1 = one 1 KB table, a word a step (3.7
  *                                     instructions a byte on Cortex-M4), 0 = bitwise
  *                                     (no table); default 8 on 64-bit targets, else 1
- * UPQ_FAST_KERNELS           1        the decoders' faster forms, for flash (0 in the
- *                                     -min and logger sets): on Cortex-M3/M4/M7 size-
- *                                     optimised builds unpack bit widths up to 16 and
+ * UPQ_FAST_KERNELS           1        decoder kernels that trade flash for speed (0 in
+ *                                     the -min and logger sets): Cortex-M3/M4/M7
+ *                                     builds for size unpack bit widths up to 16 and
  *                                     DELTA INT64 miniblocks 8 values a step (about
  *                                     5 KB), dictionary gathers check their bound four
  *                                     values a step, BYTE_STREAM_SPLIT FLOAT is
@@ -104,10 +104,11 @@
  *                                     read in one pass (about 900 B): on Cortex-M4
  *                                     dictionary INT32 reads at 15 instead of 26
  *                                     instructions a value, DELTA INT64 at 17 not 33
- * UPQ_CRC32_PORT             0        1: every CRC-32 goes through the port's
- *                                     upq_port_crc32_update (upq_port.h): a hardware
- *                                     CRC unit (STM32's CRC peripheral, ARMv8's CRC32
- *                                     instructions); the table stays for its tails
+ * UPQ_CRC32_PORT             0        CRC-32 in the port's hardware unit: every page
+ *                                     and journal checksum through the port's
+ *                                     upq_port_crc32_update (upq_port.h), for STM32's
+ *                                     CRC peripheral or ARMv8's CRC32 instructions;
+ *                                     the table stays for what the unit leaves
  * UPQ_MEM_WORDS              1        upq_memcpy/upq_memset move machine words when
  *                                     the blocks allow (0: byte loops, ~120 B less
  *                                     code on Cortex-M4, slower on large blocks)
