@@ -14,12 +14,12 @@
  * compiles this file with -fno-builtin / -fno-tree-loop-distribute-patterns so
  * the library never depends on libc.
  *
- * Thumb-2 cores (Cortex-M3/M4/M7, ARMv7-A) copy 32 bytes a step with one
- * store-multiple: a page read from a medium in RAM and PLAIN values copied
+ * Thumb-2 cores (Cortex-M3/M4/M7, ARMv7-A) copy 32 bytes a step with two
+ * store-multiples: a page read from a medium in RAM and PLAIN values copied
  * into a batch are this copy, so it is most of a column read's instructions
- * there. Loaded with one load-multiple when source and destination are
- * aligned alike (4 instructions per 32 bytes), else with eight word loads,
- * which these cores allow at any address (11). C compilers make neither
+ * there. Loaded with two load-multiples when source and destination are
+ * aligned alike (6 instructions per 32 bytes), else with eight word loads,
+ * which these cores allow at any address (12). C compilers make neither
  * (gcc -Os: 10 and 24 for the same loops). upq_memset stores 32 bytes in
  * two store-multiples (the page header and decoder state cleared per page).
  */
@@ -38,34 +38,38 @@ typedef size_t __attribute__((__may_alias__)) upq_word;
     !defined(__ARM_BIG_ENDIAN)
 #define UPQ_ARM_BLOCKS 1
 /* Copies blocks x 32 bytes to a word-aligned d; s word-aligned too when
- * `aligned`. r7 is left alone (Thumb's frame pointer). */
+ * `aligned`. Four registers, two load/store-multiples a block: r3 and three
+ * saved ones keep the frame small (this copy ends many deep call chains). */
 static void arm_blocks(uint8_t *d, const uint8_t *s, size_t blocks, int aligned)
 {
     if (aligned)
         __asm__ volatile("1:\n\t"
-                         "ldmia %[s]!, {r3, r4, r5, r6, r8, r9, r10, r11}\n\t"
-                         "stmia %[d]!, {r3, r4, r5, r6, r8, r9, r10, r11}\n\t"
+                         "ldmia %[s]!, {r3, r4, r5, r6}\n\t"
+                         "stmia %[d]!, {r3, r4, r5, r6}\n\t"
+                         "ldmia %[s]!, {r3, r4, r5, r6}\n\t"
+                         "stmia %[d]!, {r3, r4, r5, r6}\n\t"
                          "subs %[n], %[n], #1\n\t"
                          "bne 1b"
                          : [d] "+r"(d), [s] "+r"(s), [n] "+r"(blocks)
                          :
-                         : "r3", "r4", "r5", "r6", "r8", "r9", "r10", "r11", "cc", "memory");
+                         : "r3", "r4", "r5", "r6", "cc", "memory");
     else
         __asm__ volatile("1:\n\t"
                          "ldr r3, [%[s]], #4\n\t"
                          "ldr r4, [%[s]], #4\n\t"
                          "ldr r5, [%[s]], #4\n\t"
                          "ldr r6, [%[s]], #4\n\t"
-                         "ldr r8, [%[s]], #4\n\t"
-                         "ldr r9, [%[s]], #4\n\t"
-                         "ldr r10, [%[s]], #4\n\t"
-                         "ldr r11, [%[s]], #4\n\t"
-                         "stmia %[d]!, {r3, r4, r5, r6, r8, r9, r10, r11}\n\t"
+                         "stmia %[d]!, {r3, r4, r5, r6}\n\t"
+                         "ldr r3, [%[s]], #4\n\t"
+                         "ldr r4, [%[s]], #4\n\t"
+                         "ldr r5, [%[s]], #4\n\t"
+                         "ldr r6, [%[s]], #4\n\t"
+                         "stmia %[d]!, {r3, r4, r5, r6}\n\t"
                          "subs %[n], %[n], #1\n\t"
                          "bne 1b"
                          : [d] "+r"(d), [s] "+r"(s), [n] "+r"(blocks)
                          :
-                         : "r3", "r4", "r5", "r6", "r8", "r9", "r10", "r11", "cc", "memory");
+                         : "r3", "r4", "r5", "r6", "cc", "memory");
 }
 #else
 #define UPQ_ARM_BLOCKS 0
