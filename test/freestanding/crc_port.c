@@ -29,6 +29,8 @@
 #include "util/check.h"
 #include "util/files.h"
 #include "util/flaky_io.h"
+#include "util/crc_ref.h" /* crc_bitwise: one bit at a time, as a CRC unit shifts them */
+#include "unit/writer_util.h"
 
 #if !UPQ_CRC32_PORT
 #error "build with -DUPQ_CRC32_PORT=1"
@@ -36,17 +38,6 @@
 
 static unsigned long calls, bytes, wrong;
 
-/* The definition: one bit at a time, as a CRC unit shifts them. */
-static uint32_t crc_bitwise(uint32_t crc, const uint8_t *p, size_t len)
-{
-    crc = ~crc;
-    while (len--) {
-        crc ^= *p++;
-        for (int k = 0; k < 8; k++)
-            crc = (crc & 1u) ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
-    }
-    return ~crc;
-}
 
 uint32_t upq_port_crc32_update(uint32_t crc, const void *data, size_t len)
 {
@@ -135,24 +126,6 @@ static void corpus(const char *dir)
 
 /* ---- writing ----------------------------------------------------------------- */
 
-typedef struct mem_sink {
-    uint8_t *p;
-    size_t n, cap;
-} mem_sink;
-
-static upq_status sink_write(void *ctx, const void *buf, size_t len, size_t *written)
-{
-    mem_sink *s = (mem_sink *)ctx;
-    if (s->n + len > s->cap) {
-        s->cap = (s->n + len) * 2;
-        s->p = (uint8_t *)realloc(s->p, s->cap);
-    }
-    memcpy(s->p + s->n, buf, len);
-    s->n += len;
-    *written = len;
-    return UPQ_OK;
-}
-
 static void writing(void)
 {
     static upq_schema_element elems[3];
@@ -162,7 +135,7 @@ static void writing(void)
     upq_writer_opts o;
     upq_writer w;
     upq_sink sink;
-    mem_sink ms = {NULL, 0, 0};
+    sink_buf ms;
     uint32_t n = 0;
     size_t need = 0, done;
     unsigned long pages = 0, wcalls;
@@ -179,9 +152,8 @@ static void writing(void)
     }
     memset(&o, 0, sizeof o);
     o.page_size = 4096;
-    memset(&sink, 0, sizeof sink);
-    sink.ctx = &ms;
-    sink.write = sink_write;
+    sink_init(&ms, SINK_WHOLE, 1);
+    sink = sink_of(&ms, 0);
     if (!TU_CHECK_STATUS(upq_writer_workspace_size(elems, n, &o, 4, &need), UPQ_OK) ||
         !TU_CHECK(need <= sizeof arena))
         return;
@@ -208,7 +180,7 @@ static void writing(void)
     TU_CHECK(pages > 2);
     TU_CHECK_UINT(calls, pages);
     TU_CHECK(wcalls >= pages);
-    free(ms.p);
+    sink_free(&ms);
 }
 
 int main(int argc, char **argv)

@@ -5,20 +5,10 @@
 
 #include "common/crc32.h"
 #include "util/check.h"
+#include "util/crc_ref.h" /* crc_bitwise: the definition, no table */
 
 #include "upq_simd.h" /* upq_crc32_update_scalar, the x86 kernels */
 
-/* The definition: one bit at a time, no table. */
-static uint32_t crc_bitwise(uint32_t crc, const uint8_t *p, size_t len)
-{
-    crc = ~crc;
-    while (len--) {
-        crc ^= *p++;
-        for (int k = 0; k < 8; k++)
-            crc = (crc & 1u) ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
-    }
-    return ~crc;
-}
 
 int main(void)
 {
