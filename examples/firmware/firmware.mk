@@ -57,7 +57,10 @@ FW_LOGGER_FATFS_OBJ := $(FW)/obj/fatfs/logger_main.o $(FW)/obj/fatfs/fs_stores.o
                        $(FW)/obj/fatfs/fatfs_disk.o $(FW)/obj/fatfs/ramdisk.o $(FW)/obj/fatfs/upq_fatfs.o \
                        $(FW)/obj/fatfs/fw_libc.o $(FW)/obj/examples/sensor_logger/sensor_logger.o \
                        $(FW)/obj/examples/sensor_logger/logger_cli.o $(FW_FATFS_TREE)/ff.o $(FW_FATFS_TREE)/ffunicode.o
-$(FW)/obj/fatfs/%.o: $(FW_FATFS_HDRS) $(DEPS_STAMPS) examples/firmware/firmware.mk
+# (a static pattern: as a plain pattern without a source it also matched
+# X.d.o, which make's built-in `%: %.o` asked for to remake each included .d)
+$(filter $(FW)/obj/fatfs/%,$(FW_LOGGER_FATFS_OBJ)): $(FW)/obj/fatfs/%.o: $(FW_FATFS_HDRS) $(DEPS_STAMPS) \
+        examples/firmware/firmware.mk
 	@mkdir -p $(dir $@)
 	$(TCC.cortex-m4) $(FW_CFLAGS) $(FW_FATFS_CFLAGS) -MMD -MP -c $(firstword $(filter %/$(*F).c,$(FW_FATFS_SRC))) -o $@
 FW_FATFS_SRC := examples/firmware/logger_main.c examples/sensor_logger/fs_stores.c \
