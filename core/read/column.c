@@ -726,7 +726,7 @@ static upq_status process_page(upq_column_reader *c)
     if (ph->type == UPQ_PAGE_DICTIONARY) {
         const upq_dictionary_page_header *dh = &ph->dictionary_page_header;
         if (body != c->dict_buf) {
-            st = upq_decompress(c->m->codec, body, c->body_len, c->dict_buf, ulen, a);
+            st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, body, c->body_len, c->dict_buf, ulen, a);
             if (st != UPQ_OK)
                 return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
                                                                         : UPQ_MSG("dictionary page does not decompress"));
@@ -758,7 +758,7 @@ static upq_status process_page(upq_column_reader *c)
                 return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
             c->page = c->raw;
         } else {
-            st = upq_decompress(c->m->codec, c->raw, c->body_len, c->page, ulen, a);
+            st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, c->raw, c->body_len, c->page, ulen, a);
             if (st != UPQ_OK)
                 return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
                                                                         : UPQ_MSG("page does not decompress"));
@@ -802,7 +802,7 @@ static upq_status process_page(upq_column_reader *c)
          * byte of SNAPPY): only a stored empty section skips the codec, and
          * a stored non-empty one must inflate to nothing. */
         if (compressed && c->m->codec != UPQ_CODEC_UNCOMPRESSED && (vlen > 0 || vlen_stored > 0)) {
-            st = upq_decompress(c->m->codec, vals, vlen_stored, c->page, vlen, a);
+            st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, vals, vlen_stored, c->page, vlen, a);
             if (st != UPQ_OK)
                 return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
                                                                         : UPQ_MSG("page does not decompress"));

@@ -22,7 +22,8 @@
  * as target attributes, the rest of the library stays at the baseline ISA,
  * and upq_x86_crc32_choose asks the CPU (CPUID, and XGETBV for the 256-bit
  * registers) which one it runs. The caller keeps the answer in its context
- * (the reader and the writer, when they first checksum a page), as zstd
+ * (the reader and the writer, when they first checksum a page or, the
+ * reader, a GZIP member's bytes), as zstd
  * keeps its BMI2 flag in each decompression context: asking per call would
  * cost a CPUID each time, a trap to the hypervisor in a virtual machine,
  * and keeping it here would be state. These kernels fold whole 16-byte
