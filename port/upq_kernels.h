@@ -37,12 +37,17 @@ void upq_unpack32_in(const uint8_t *in, unsigned shift, uint32_t *out, unsigned 
  * to 3 bytes past its bw bytes (upq_unpack32_in keeps to avail).
  * upq_delta8_sum64 (those builds only): `groups` groups of 8 deltas of width
  * bw (1..UPQ_UNPACK_GROUP8) from in, each value last += min_delta + delta,
- * into out; returns the last. Reads groups * bw + 3 bytes.
+ * into out; returns the last. Reads groups * bw + 3 bytes. min_delta (a
+ * 64-bit one, taken as signed) must lie in UPQ_DELTA8_MIN..UPQ_DELTA8_MAX,
+ * where min_delta + delta is a 32-bit signed sum: ascending timestamps and
+ * counters, and series that go up and down by less than 2^31.
  */
 #if defined(__OPTIMIZE_SIZE__) && UPQ_UNALIGNED_LOAD32 && UPQ_FAST_KERNELS
 #define UPQ_UNPACK_GROUP8 16
+#define UPQ_DELTA8_MIN (-(int64_t)0x7FFFFFFF - 1)
+#define UPQ_DELTA8_MAX ((int64_t)0x7FFFFFFF - 0xFFFF)
 uint64_t upq_delta8_sum64(const uint8_t *in, unsigned bw, size_t groups, uint64_t *out,
-                          uint64_t min_delta, uint64_t last);
+                          int32_t min_delta, uint64_t last);
 #else
 #define UPQ_UNPACK_GROUP8 0
 #endif

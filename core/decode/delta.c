@@ -164,8 +164,12 @@ upq_status upq_delta_init(upq_delta_dec *d, const uint8_t *p, const uint8_t *end
     d->first_pending = count > 0;
     d->is64 = (uint8_t)(is64 != 0);
 
-    /* walk the headers once: afterwards no decoding call can run out of
-     * bytes, and the end of the section is known */
+    /* walk the headers once where the end of the section is asked for
+     * (the byte data follows it); next_miniblock checks each block and
+     * miniblock as it enters it, so a page's values need no walk (on
+     * Cortex-M4 the walk took one instruction a value of 17) */
+    if (!section_end)
+        return UPQ_OK;
     return walk(p, end, d->miniblocks, d->per_mini, d->is64 ? 64u : 32u,
                 count ? (uint32_t)count - 1u : 0u, section_end);
 }
@@ -205,6 +209,12 @@ upq_status upq_delta_get32(upq_delta_dec *d, uint32_t *out, size_t n)
 }
 
 #if UPQ_UNPACK_GROUP8
+/* 1 when upq_delta8_sum64 takes min_delta: UPQ_DELTA8_MIN..UPQ_DELTA8_MAX */
+UPQ_INLINE int delta8_takes(uint64_t min_delta)
+{
+    return min_delta + 0x80000000u <= (uint64_t)(UPQ_DELTA8_MAX - UPQ_DELTA8_MIN);
+}
+
 /* Size-optimised builds: whole INT64 miniblocks of widths up to
  * UPQ_UNPACK_GROUP8 from the current one's start (d->mini_left ==
  * d->per_mini), each unpacked and summed in one pass, the next one entered
@@ -216,14 +226,24 @@ static size_t whole_minis(upq_delta_dec *d, uint64_t *out, size_t n, uint64_t *l
     size_t done = 0;
     uint32_t per = d->per_mini;
     for (;;) {
-        unsigned bw = d->bit_width;
+        unsigned bw = d->bit_width, run = 1;
         size_t bytes = per / 8u * bw;
         if (n - done < per || bw - 1u >= UPQ_UNPACK_GROUP8 ||
             (size_t)(d->end - d->mini) < bytes + 3u)
             return done;
-        *last = upq_delta8_sum64(d->mini, bw, per / 8u, out + done, d->min_delta, *last);
-        done += per;
-        d->left -= per;
+        /* the block's next miniblocks of the same width continue the same
+         * bit stream (their bodies follow each other): one call for them */
+        while (d->mini_index + run < d->miniblocks && d->widths[d->mini_index + run] == bw &&
+               n - done >= (size_t)per * (run + 1u) &&
+               (size_t)(d->end - d->mini) >= bytes * (run + 1u) + 3u)
+            run++;
+        *last = upq_delta8_sum64(d->mini, bw, per / 8u * run, out + done, (int32_t)d->min_delta,
+                                 *last);
+        done += (size_t)per * run;
+        d->left -= per * run;
+        d->mini_index += run - 1u;
+        d->p += bytes * (run - 1u);
+        d->mini = d->p - bytes;
         if (d->mini_index + 1u >= d->miniblocks || d->left == 0) {
             d->mini += bytes;
             d->mini_left = 0; /* next_miniblock reads the next block's header */
@@ -268,7 +288,8 @@ upq_status upq_delta_get64(upq_delta_dec *d, uint64_t *out, size_t n)
         bit = d->group_pos * bw;
         k = n < d->mini_left ? n : d->mini_left;
 #if UPQ_UNPACK_GROUP8
-        if (d->group_pos == 0 && k == d->per_mini && d->mini_left == k) {
+        if (d->group_pos == 0 && k == d->per_mini && d->mini_left == k &&
+            delta8_takes(d->min_delta)) {
             /* whole miniblocks from their start, as long as they come */
             size_t done = whole_minis(d, out, n, &last);
             if (done) {
@@ -279,13 +300,14 @@ upq_status upq_delta_get64(upq_delta_dec *d, uint64_t *out, size_t n)
         }
         /* whole groups from a group's start, unpacked and summed in one
          * pass, while their word loads stay inside the section */
-        if (d->group_pos == 0 && bw - 1u < UPQ_UNPACK_GROUP8 && k >= 8) {
+        if (d->group_pos == 0 && bw - 1u < UPQ_UNPACK_GROUP8 && k >= 8 &&
+            delta8_takes(d->min_delta)) {
             size_t groups = k / 8u, avail = (size_t)(d->end - d->mini);
             if (avail < groups * bw + 3u)
                 groups = avail < 3u ? 0 : (avail - 3u) / bw;
             if (groups) {
                 k = groups * 8u;
-                last = upq_delta8_sum64(d->mini, bw, groups, out, d->min_delta, last);
+                last = upq_delta8_sum64(d->mini, bw, groups, out, (int32_t)d->min_delta, last);
                 d->mini += groups * bw; /* advance(), from a group's start */
                 d->mini_left -= (uint32_t)k;
                 d->left -= (uint32_t)k;
@@ -368,9 +390,8 @@ upq_status upq_delta_skip(upq_delta_dec *d, size_t n)
 
 upq_status upq_dbp_init(upq_values_dec *d)
 {
-    const uint8_t *end;
-    upq_status st = upq_delta_init(&d->u.delta, d->p, d->end,
-                                   d->physical_type == UPQ_TYPE_INT64, d->num_values, &end);
+    upq_status st = upq_delta_init(&d->u.delta, d->p, d->end, d->physical_type == UPQ_TYPE_INT64,
+                                   d->num_values, (const uint8_t **)0);
     if (st != UPQ_OK)
         return st;
     d->num_values = d->u.delta.count;

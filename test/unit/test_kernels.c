@@ -255,9 +255,15 @@ static void test_delta(void)
                   TU_CHECK_MSG(L == RL && !memcmp(o64, r64, n * 8), "neon delta_sum64_32 n %zu", n);)
 
 #if UPQ_UNPACK_GROUP8
-        /* size-optimised builds: groups of 8 packed deltas unpacked and summed */
+        /* size-optimised builds: groups of 8 packed deltas unpacked and
+         * summed, with a min_delta of the kernel's range: this size's (its
+         * low 32 bits as signed, clamped), or either end of the range */
         for (unsigned bw = 1; bw <= UPQ_UNPACK_GROUP8; bw++) {
             size_t groups = n / 8, bytes = groups * bw + 3, j;
+            int64_t md8 = bw % 3 == 0 ? UPQ_DELTA8_MIN : bw % 3 == 1 ? UPQ_DELTA8_MAX
+                                                                      : (int32_t)(uint32_t)md64;
+            if (md8 > UPQ_DELTA8_MAX)
+                md8 = UPQ_DELTA8_MAX;
             uint8_t *in = guarded(bytes, 1);
             memset(in, 0, bytes);
             fill_random(in + groups * bw, 3);
@@ -265,10 +271,10 @@ static void test_delta(void)
                 uint32_t v = d32[i] & (((uint32_t)1 << bw) - 1u);
                 for (j = 0; j < bw; j++)
                     in[(i * bw + j) / 8] |= (uint8_t)(((v >> j) & 1u) << ((i * bw + j) % 8));
-                r64[i] = RL = RL + md64 + v;
+                r64[i] = RL = RL + (uint64_t)md8 + v;
             }
             memset(o64, 0xAB, sizeof o64);
-            L = upq_delta8_sum64(in, bw, groups, o64, md64, last64);
+            L = upq_delta8_sum64(in, bw, groups, o64, (int32_t)md8, last64);
             TU_CHECK_MSG(L == RL && !memcmp(o64, r64, groups * 64) &&
                              o64[groups * 8] == 0xABABABABABABABABu,
                          "delta8_sum64 bw %u groups %zu", bw, groups);
