@@ -133,7 +133,7 @@ FW_RV_LDFLAGS = $(TOPT.rv32imac) $(TFLAGS.rv32imac) -nostdlib -nostartfiles -Lli
                 -Wl,--no-warn-rwx-segments
 FW_RV_LIBS = -Wl,--start-group $(RV_LIB) $(DEPS_LIBS.rv32imac) -lgcc -Wl,--end-group
 FW_RV_COMMON_SRC := port/adapters/riscv/startup.c port/adapters/semihost/io_semihost.c \
-                    examples/firmware/fw_util.c
+                    examples/firmware/fw_util.c examples/upq/rows_json.c
 FW_RV_COMMON_OBJ := $(patsubst %.c,$(FW_RV)/obj/%.o,$(FW_RV_COMMON_SRC))
 # (gcc makes the logger's struct assignments memcpy calls on RV32: the
 # image links the C functions a board's C library would give it,
