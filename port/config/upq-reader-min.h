@@ -52,6 +52,9 @@
 #ifndef UPQ_WITH_LEND
 #define UPQ_WITH_LEND 0
 #endif
+#ifndef UPQ_WITH_ROWS
+#define UPQ_WITH_ROWS 0
+#endif
 #ifndef UPQ_WITH_FLAT_ROWS
 #define UPQ_WITH_FLAT_ROWS 0
 #endif

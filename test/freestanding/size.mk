@@ -19,6 +19,8 @@
 #   reader-min   min-r  upq-reader-min.h: PLAIN, dictionary, RLE; UNCOMPRESSED and
 #                       SNAPPY; no CRC; no error texts or names (UPQ_NO_ERRSTR);
 #                       byte-loop memcpy/memset
+#   reader-rows  min-rr reader-min's entry points and the row reader (upq_rows_*,
+#                       UPQ_WITH_ROWS 1): what that option costs
 #   writer-min   min-w  upq-writer-min.h: PLAIN, dictionary, RLE; UNCOMPRESSED; no
 #                       CRC, texts or names; byte loops; no statistics, page index
 #                       or DATA_PAGE_V2 written
@@ -35,13 +37,14 @@
 
 SIZE := $(BUILD)/size
 SIZE_TARGETS := cortex-m4 cortex-m0plus rv32imac
-SIZE_CONFIGS := reader-min reader-full writer-min writer-stats writer-full everything logger
+SIZE_CONFIGS := reader-min reader-rows reader-full writer-min writer-stats writer-full everything logger
 SIZE_CHECK_TARGETS := cortex-m4
 
 # $(call SIZE_OPTION_SET,NAME): compile with port/config/upq-NAME.h.
 SIZE_OPTION_SET = -Iport/config -DUPQ_CONFIG_FILE='"upq-$(1).h"'
 SIZE_DEFS.full = $(CODEC_DEFS_MCU)
 SIZE_DEFS.min-r = $(call SIZE_OPTION_SET,reader-min)
+SIZE_DEFS.min-rr = -DUPQ_WITH_ROWS=1 $(call SIZE_OPTION_SET,reader-min)
 SIZE_DEFS.min-w = $(call SIZE_OPTION_SET,writer-min)
 # a set's options are defaults: a -D before it wins
 SIZE_DEFS.min-ws = -DUPQ_WITH_PAGE_INDEX=1 -DUPQ_WITH_STATISTICS=1 $(call SIZE_OPTION_SET,writer-min)
@@ -50,6 +53,7 @@ SIZE_DEFS.logger = $(call SIZE_OPTION_SET,logger)
 # checkpoint mode on, as it must work without statistics and page index.
 SIZE_MIN_OFF = -DUPQ_WITH_SNAPPY=1 -DUPQ_WITH_CHECKPOINT=1 $(call SIZE_OPTION_SET,writer-min)
 SIZE_SET.reader-min := min-r
+SIZE_SET.reader-rows := min-rr
 SIZE_SET.writer-min := min-w
 SIZE_SET.writer-stats := min-ws
 SIZE_SET.reader-full := full
@@ -77,7 +81,7 @@ $$(SIZE)/$(1)/$(2)/libuparquet.a: $$(SIZE_OBJ.$(1).$(2))
 	$$(TAR.$(1)) rcs $$@ $$^
 endif
 endef
-$(foreach t,$(SIZE_TARGETS),$(foreach s,full min-r min-w min-ws logger,$(eval $(call upq_size_set,$(t),$(s)))))
+$(foreach t,$(SIZE_TARGETS),$(foreach s,full min-r min-rr min-w min-ws logger,$(eval $(call upq_size_set,$(t),$(s)))))
 
 # $(call upq_size_image,TARGET,CONFIG)
 define upq_size_image

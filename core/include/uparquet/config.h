@@ -72,6 +72,12 @@
  *                                     batches without nulls unwritten (0: lend is
  *                                     ignored, read_at reads all, values are copied,
  *                                     levels always written)
+ * UPQ_WITH_ROWS              1        the row reader (record.h: upq_rows_*, events and
+ *                                     binding; predicate.h's scans read through it);
+ *                                     about 3.5 KB on Cortex-M4 with the workspace
+ *                                     planner's row-wise plan (0: none of it is built,
+ *                                     columns are read with upq_column_*, the plan's
+ *                                     concurrent size is 0; needs UPQ_WITH_PREDICATE 0)
  * UPQ_WITH_FLAT_ROWS         1        upq_rows reads rows of top-level columns (no group
  *                                     selected) without the plan walk: 2-2.7x faster
  *                                     per row, and binds them into caller structs
@@ -196,6 +202,9 @@
 #ifndef UPQ_WITH_LEND
 #define UPQ_WITH_LEND 1
 #endif
+#ifndef UPQ_WITH_ROWS
+#define UPQ_WITH_ROWS 1
+#endif
 #ifndef UPQ_WITH_FLAT_ROWS
 #define UPQ_WITH_FLAT_ROWS 1
 #endif
@@ -274,6 +283,9 @@
 #endif
 #if UPQ_THRIFT_MAX_LIST < 1 || UPQ_THRIFT_MAX_BINARY < 1
 #error "uparquet: Thrift limits must be positive"
+#endif
+#if UPQ_WITH_PREDICATE && !UPQ_WITH_ROWS
+#error "uparquet: UPQ_WITH_PREDICATE needs UPQ_WITH_ROWS (a filtered scan reads through the row reader)"
 #endif
 #if UPQ_WITH_PAGE_INDEX && !UPQ_WITH_STATISTICS
 #error "uparquet: UPQ_WITH_PAGE_INDEX needs UPQ_WITH_STATISTICS (a ColumnIndex is page statistics)"
