@@ -25,9 +25,10 @@
 
 enum { SC_LOAD = 0, SC_RG, SC_PAGES, SC_OPEN, SC_SCAN, SC_NEXT, SC_DONE, SC_FAILED };
 
-/* SC_SCAN sub-stages: skip the predicate reader to a range, start a row,
- * read its events; skip the output reader to the match, hand it out */
-enum { SS_PSKIP = 0, SS_PNEXT, SS_PEV, SS_OSKIP, SS_READY };
+/* SC_SCAN sub-stages: find the next range (reopening the readers to jump a
+ * gap), skip the predicate reader to it, start a row, read its events; skip
+ * the output reader to the match, hand it out */
+enum { SS_PSKIP = 0, SS_PSKIP2, SS_PNEXT, SS_PEV, SS_OSKIP, SS_READY };
 
 /* to_row(): the output reader would have to refill to reach the match */
 #define HOLD 100
@@ -68,8 +69,8 @@ static int filtering(const upq_scan *sc)
 /* Passes row reader `w` from row *pos on to row `to` (nothing when it is
  * there): UPQ_OK at `to`, UPQ_AGAIN (call again: the skip resumes), or the
  * scan's failure; `short_what` when the column ends first. */
-static upq_status skip_to(upq_scan *sc, upq_rows *w, uint64_t *pos, uint64_t to,
-                          const char *short_what)
+UPQ_INLINE upq_status skip_to(upq_scan *sc, upq_rows *w, uint64_t *pos, uint64_t to,
+                              const char *short_what)
 {
     uint64_t got = 0;
     upq_status st;
@@ -237,7 +238,7 @@ upq_status upq_scan_open(upq_scan *sc, upq_reader *r, const upq_pred *p, uint32_
 
 /* ---- LOAD: the next row group within the rows asked for ------------------- */
 
-static upq_status st_load(upq_scan *sc)
+static UPQ_NOINLINE upq_status st_load(upq_scan *sc)
 {
     upq_reader *r = sc->r;
     const upq_row_group *g;
@@ -626,7 +627,7 @@ static uint64_t sel_rows(const upq_row_set *s)
     return n;
 }
 
-static upq_status st_pages(upq_scan *sc)
+static UPQ_NOINLINE upq_status st_pages(upq_scan *sc)
 {
     upq_row_set lim;
     upq_row_range one;
@@ -695,7 +696,7 @@ static void close_readers(upq_scan *sc)
     sc->out_open = sc->pred_open = 0;
 }
 
-static upq_status st_open(upq_scan *sc)
+static UPQ_NOINLINE upq_status st_open(upq_scan *sc)
 {
     upq_status st = open_readers(sc);
     if (st != UPQ_OK)
@@ -706,7 +707,7 @@ static upq_status st_open(upq_scan *sc)
     return UPQ_OK;
 }
 
-static void st_next(upq_scan *sc)
+static UPQ_NOINLINE void st_next(upq_scan *sc)
 {
     close_readers(sc);
     upq_arena_rewind(&sc->r->arena, sc->work_mark);
@@ -719,7 +720,7 @@ static void st_next(upq_scan *sc)
 
 /* SS_PSKIP: the predicate reader to the next selected range (reopening the
  * readers to jump a long gap through the OffsetIndex). */
-static upq_status sc_pskip(upq_scan *sc)
+static UPQ_NOINLINE upq_status sc_pskip(upq_scan *sc)
 {
     const upq_row_range *rr;
     upq_status st;
@@ -746,16 +747,22 @@ static upq_status sc_pskip(upq_scan *sc)
             return st;
         sc->stats.reopens++;
     }
-    st = skip_to(sc, &sc->pred_rows, &sc->row, rr->begin,
-                 UPQ_MSG("a predicate column ends before the row count"));
-    if (st != UPQ_OK)
-        return st;
-    sc->sub = SS_PNEXT;
+    sc->sub = SS_PSKIP2;
     return UPQ_OK;
 }
 
+/* SS_PSKIP2: the predicate reader to the range's first row. */
+static UPQ_NOINLINE upq_status sc_pskip2(upq_scan *sc)
+{
+    upq_status st = skip_to(sc, &sc->pred_rows, &sc->row, sc->sel.v[sc->range].begin,
+                            UPQ_MSG("a predicate column ends before the row count"));
+    if (st == UPQ_OK)
+        sc->sub = SS_PNEXT;
+    return st;
+}
+
 /* SS_PNEXT: start the next row of the predicate reader. */
-static upq_status sc_pnext(upq_scan *sc)
+static UPQ_NOINLINE upq_status sc_pnext(upq_scan *sc)
 {
     uint32_t i;
     upq_status st = upq_rows_next(&sc->pred_rows);
@@ -773,7 +780,7 @@ static upq_status sc_pnext(upq_scan *sc)
 }
 
 /* SS_PEV: the row's predicate values; at its end, decide. */
-static upq_status sc_pev(upq_scan *sc)
+static UPQ_NOINLINE upq_status sc_pev(upq_scan *sc)
 {
     const upq_pred *p = sc->p;
     upq_event ev;
@@ -811,11 +818,21 @@ static uint64_t out_buffered(const upq_scan *sc)
     return n;
 }
 
+/* SS_OSKIP: the output reader to the matching row. */
+static UPQ_NOINLINE upq_status sc_oskip(upq_scan *sc)
+{
+    upq_status st = skip_to(sc, &sc->out_rows, &sc->out_pos, sc->cur,
+                            UPQ_MSG("a column ends before the row count"));
+    if (st == UPQ_OK)
+        sc->sub = SS_READY;
+    return st;
+}
+
 /* Runs the scan until the output reader stands at a matching row (sub
  * SS_READY): UPQ_OK there, UPQ_DONE after the last, UPQ_AGAIN, an error;
  * with `hold`, HOLD instead of moving the output reader past what it has
  * buffered. */
-static upq_status to_row(upq_scan *sc, int hold)
+static UPQ_NOINLINE upq_status to_row(upq_scan *sc, int hold)
 {
     upq_status st = UPQ_OK;
     for (;;) {
@@ -842,15 +859,13 @@ static upq_status to_row(upq_scan *sc, int hold)
         case SC_SCAN:
             switch (sc->sub) {
             case SS_PSKIP: st = sc_pskip(sc); break;
+            case SS_PSKIP2: st = sc_pskip2(sc); break;
             case SS_PNEXT: st = sc_pnext(sc); break;
             case SS_PEV: st = sc_pev(sc); break;
             case SS_OSKIP:
                 if (hold && sc->cur - sc->out_pos >= out_buffered(sc))
                     return HOLD;
-                st = skip_to(sc, &sc->out_rows, &sc->out_pos, sc->cur,
-                             UPQ_MSG("a column ends before the row count"));
-                if (st == UPQ_OK)
-                    sc->sub = SS_READY;
+                st = sc_oskip(sc);
                 break;
             default: return UPQ_OK; /* SS_READY */
             }
@@ -913,45 +928,60 @@ static int binds_bytes(const upq_scan *sc)
     return 0;
 }
 
+/* Rows the output reader may give at once from its match: to the end of
+ * the range without a filter, else one; no more than it has buffered once
+ * rows are filled (`hold`). */
+static size_t fetch_count(const upq_scan *sc, size_t room, int hold)
+{
+    uint64_t n = 1, buf;
+    if (!filtering(sc)) {
+        n = sc->sel.v[sc->range].end - sc->cur;
+        if (n > room)
+            n = room;
+    }
+    if (hold && n > (buf = out_buffered(sc)))
+        n = buf;
+    return (size_t)n;
+}
+
+/* Fills rows at the match the output reader stands at; *got grows. */
+UPQ_INLINE upq_status take(upq_scan *sc, uint8_t *rows, size_t stride, size_t max,
+                                    size_t *got, int hold)
+{
+    size_t g = 0, n = fetch_count(sc, max - *got, hold);
+    upq_status st;
+    if (n == 0)
+        return HOLD;
+    st = upq_rows_fetch(&sc->out_rows, rows + *got * stride, stride, n, &g);
+    if (st == UPQ_OK && g > 0) {
+        given(sc, g);
+        *got += g;
+        return UPQ_OK;
+    }
+    if (st == UPQ_OK || st == UPQ_DONE)
+        return sc_fail(sc, UPQ_ERR_CORRUPT, UPQ_MSG("a column ends before the row count"));
+    if (st != UPQ_AGAIN && st != UPQ_ERR_INVAL)
+        sc_stop(sc, st);
+    return st;
+}
+
 upq_status upq_scan_fetch(upq_scan *sc, void *rows, size_t stride, size_t max, size_t *got)
 {
-    uint8_t *out = (uint8_t *)rows;
-    int ptrs;
-    size_t done = 0;
     upq_status st = UPQ_OK;
+    int hold = 0;
     *got = 0;
     if (!sc->bind || !rows || max == 0)
         return sc->stage == SC_FAILED ? sc->failed : UPQ_ERR_STATE;
-    ptrs = binds_bytes(sc);
-    while (done < max) {
-        uint64_t n = 1;
-        size_t g = 0;
+    while (*got < max) {
         /* once rows are filled, byte arrays must not move: no refill */
-        st = to_row(sc, done && ptrs);
+        st = to_row(sc, hold);
+        if (st == UPQ_OK)
+            st = take(sc, (uint8_t *)rows, stride, max, got, hold);
         if (st != UPQ_OK)
             break;
-        if (!filtering(sc)) {
-            n = sc->sel.v[sc->range].end - sc->cur;
-            if (n > max - done)
-                n = max - done;
-        }
-        if (done && ptrs && n > out_buffered(sc))
-            n = out_buffered(sc);
-        if (n == 0)
-            break;
-        st = upq_rows_fetch(&sc->out_rows, out + done * stride, stride, (size_t)n, &g);
-        if (st != UPQ_OK || g == 0) {
-            if (st == UPQ_OK || st == UPQ_DONE)
-                st = sc_fail(sc, UPQ_ERR_CORRUPT, UPQ_MSG("a column ends before the row count"));
-            else if (st != UPQ_AGAIN && st != UPQ_ERR_INVAL)
-                sc_stop(sc, st);
-            break;
-        }
-        given(sc, g);
-        done += g;
+        hold = binds_bytes(sc);
     }
-    *got = done;
-    if (done)
+    if (*got)
         return UPQ_OK; /* an error comes again with the next call */
     return st == HOLD ? UPQ_OK : st;
 }
