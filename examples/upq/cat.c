@@ -225,10 +225,38 @@ typedef struct cat_state {
     uint64_t variant_row;
     where_expr we;
     int where_ready;
-    /* --where: what the scans did (--io-stats) */
-    uint64_t rg_seen, rg_stats, rg_bloom, rg_dict, rg_pages, rows_selected, rows_tested, rows_matched;
-    uint64_t leaves_paged, leaves_no_index;
+    uint32_t *leaves;        /* --columns as leaf columns (the scan's kind of index) */
+    uint32_t nleaves;
+    int io_stats;            /* --io-stats: also say where a page index was not used */
+    /* --where: what the scans did (--io-stats); rows given is the tool's count */
+    uint64_t rg_seen, rg_stats, rg_bloom, rg_dict, rg_pages, rows_selected, rows_tested, rows_given;
+    uint64_t leaves_paged, leaves_no_index, index_rejected;
 } cat_state;
+
+/* The leaf columns under the selected schema nodes, in schema order. */
+static int select_leaves(cat_state *cs)
+{
+    const upq_schema *s = upq_reader_schema(cs->tf.reader);
+    uint32_t c, j;
+    cs->leaves = malloc((s->num_columns + 1) * sizeof *cs->leaves);
+    if (!cs->leaves) {
+        fprintf(stderr, "upq: out of memory\n");
+        return 1;
+    }
+    cs->nleaves = 0;
+    for (c = 0; c < s->num_columns; c++) {
+        for (j = 0; j < cs->nsel; j++) {
+            uint32_t up = s->columns[c].node;
+            while (up != UPQ_NONE && up != cs->sel[j])
+                up = s->nodes[up].parent;
+            if (up != UPQ_NONE)
+                break;
+        }
+        if (j < cs->nsel)
+            cs->leaves[cs->nleaves++] = c;
+    }
+    return 0;
+}
 
 static int open_file(cat_state *cs, const cat_cfg *cfg)
 {
@@ -236,8 +264,9 @@ static int open_file(cat_state *cs, const cat_cfg *cfg)
         return 1;
     cs->open = 1;
     if (cfg->columns && !cs->sel &&
-        resolve_columns(cs->path, upq_reader_schema(cs->tf.reader), cfg->columns, &cs->sel,
-                        &cs->nsel))
+        (resolve_columns(cs->path, upq_reader_schema(cs->tf.reader), cfg->columns, &cs->sel,
+                         &cs->nsel) ||
+         select_leaves(cs)))
         return 1;
     if (cfg->where && !cs->where_ready) {
         char err[600];
@@ -458,7 +487,7 @@ static upq_status cat_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg, 
                 continue;
             }
             cs->seek_scan++;
-            if (why < 0)
+            if (why < 0 && cs->io_stats)
                 fprintf(stderr, "upq: %s: row group %u, column %u: page index not used (%s: %s); "
                         "page headers scanned instead\n", cs->path, (unsigned)rg,
                         (unsigned)rows.leaves[i].col.col, upq_strerror(why), what ? what : "");
@@ -499,66 +528,6 @@ static upq_status cat_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg, 
     return st == UPQ_DONE ? UPQ_OK : st;
 }
 
-/* --where: prints the matching rows of row group rg among its rows [lo, hi).
- * *resume gets the row after the last one passed (printed or skipped), so a
- * retry with a larger arena goes on from there. */
-static upq_status where_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg, uint64_t lo,
-                                  uint64_t hi, uint64_t *resume)
-{
-    upq_reader *r = cs->tf.reader;
-    const upq_schema *s = upq_reader_schema(r);
-    upq_scan sc;
-    strbuf sb;
-    upq_status st;
-
-    st = upq_scan_open(&sc, r, &cs->we.pred, rg, cs->sel, cs->nsel, cfg->batch, lo, hi, 0,
-                       cfg->scan_flags);
-    if (st != UPQ_OK)
-        return st;
-    sb_init(&sb);
-    while (cs->head_left > 0) {
-        do
-            st = upq_scan_next(&sc);
-        while (st == UPQ_AGAIN);
-        if (st != UPQ_OK)
-            break;
-        *resume = upq_scan_row(&sc) + 1;
-        if (cs->skip_left > 0) {
-            cs->skip_left--;
-            continue;
-        }
-        sb_reset(&sb);
-        {
-            row_writer info;
-            memset(&info, 0, sizeof info);
-            st = read_row(upq_scan_rows(&sc), s, &sb, cfg->json, cfg->raw, &cs->vs, &info);
-            if (info.variant_st) {
-                cs->variant_st = info.variant_st;
-                cs->variant_node = info.variant_node;
-                cs->variant_row = upq_scan_row(&sc);
-            }
-        }
-        if (st != UPQ_OK)
-            break;
-        emit_row(cs, &sb);
-    }
-    sb_free(&sb);
-    if (st == UPQ_DONE || st == UPQ_OK) {
-        cs->rg_seen++;
-        cs->rg_stats += sc.stats.pruned_stats;
-        cs->rg_bloom += sc.stats.pruned_bloom;
-        cs->rg_dict += sc.stats.pruned_dict;
-        cs->rg_pages += sc.stats.pruned_pages;
-        cs->rows_selected += sc.stats.rows_selected;
-        cs->rows_tested += sc.stats.rows_tested;
-        cs->rows_matched += sc.stats.rows_matched;
-        cs->leaves_paged += sc.stats.leaves_paged;
-        cs->leaves_no_index += sc.stats.leaves_no_index;
-    }
-    upq_scan_close(&sc);
-    return st == UPQ_DONE ? UPQ_OK : st;
-}
-
 /* What stopped the read, on stderr (a Variant that does not decode, or the
  * reader's error with where it happened); returns 1, the exit status. */
 static int report_failure(cat_state *cs, unsigned rg)
@@ -596,49 +565,124 @@ static int grow_arena(cat_state *cs, const cat_cfg *cfg, int *failed)
     return 0;
 }
 
-static int run_where(cat_state *cs, const cat_cfg *cfg)
+/* --io-stats: a page index the scan found wrong and did not use, said as
+ * --rows says it of an OffsetIndex. */
+static void report_index(cat_state *cs, const upq_scan_stats *st, uint64_t *seen)
 {
-    uint32_t rg = 0;
-    uint64_t base = 0;   /* file row of row group rg's first row */
-    uint64_t resume = 0; /* rows of row group rg already passed */
+    if (st->index_rejected == *seen)
+        return;
+    if (cs->io_stats) {
+        fprintf(stderr, "upq: %s: row group %d, column %d: page index not used (%s: %s",
+                cs->path, (int)st->index_rg, (int)st->index_column, upq_strerror(st->index_status),
+                st->index_what ? st->index_what : "");
+        if (st->index_page >= 0)
+            fprintf(stderr, ", page %d", (int)st->index_page);
+        if (st->index_rejected - *seen > 1)
+            fprintf(stderr, "; %llu column chunks in all",
+                    (unsigned long long)(st->index_rejected - *seen));
+        fprintf(stderr, "); rows tested instead\n");
+    }
+    *seen = st->index_rejected;
+}
 
+static void add_stats(cat_state *cs, const upq_scan_stats *st)
+{
+    cs->rg_seen += st->row_groups;
+    cs->rg_stats += st->pruned_stats;
+    cs->rg_bloom += st->pruned_bloom;
+    cs->rg_dict += st->pruned_dict;
+    cs->rg_pages += st->pruned_pages;
+    cs->rows_selected += st->rows_selected;
+    cs->rows_tested += st->rows_tested;
+    cs->leaves_paged += st->leaves_paged;
+    cs->leaves_no_index += st->leaves_no_index;
+    cs->index_rejected += st->index_rejected;
+}
+
+/* --where: prints the matching rows among file rows [from, rows_to) with one
+ * scan over the file (row groups loaded as it goes when they are loaded on
+ * demand). *resume gets the file row after the last one passed (printed or
+ * skipped), so a retry with a larger arena goes on from there. */
+static upq_status where_scan(cat_state *cs, const cat_cfg *cfg, uint64_t from, uint64_t *resume)
+{
+    upq_reader *r = cs->tf.reader;
+    const upq_schema *s = upq_reader_schema(r);
+    upq_scan_opts o;
+    upq_scan sc;
+    strbuf sb;
+    upq_status st;
+    uint64_t seen = 0;
+
+    memset(&o, 0, sizeof o);
+    o.where = &cs->we.pred;
+    o.columns = cs->sel ? cs->leaves : NULL;
+    o.num_columns = cs->nleaves;
+    o.batch = cfg->batch;
+    o.first_row = from;
+    o.end_row = cfg->rows_to == UINT64_MAX ? 0 : cfg->rows_to;
+    o.flags = cfg->scan_flags;
+    if (from >= cfg->rows_to)
+        return UPQ_OK;
+    st = upq_scan_begin(&sc, r, &o);
+    if (st != UPQ_OK)
+        return st;
+    sb_init(&sb);
     while (cs->head_left > 0) {
-        const upq_file_metadata *m = upq_reader_metadata(cs->tf.reader);
-        upq_status st;
-        uint64_t n, lo, hi;
-        int failed;
-        if (rg >= m->row_groups.n)
+        do
+            st = upq_scan_next(&sc);
+        while (st == UPQ_AGAIN);
+        report_index(cs, &sc.stats, &seen);
+        if (st != UPQ_OK)
             break;
-        n = m->row_groups.v[rg].num_rows > 0 ? (uint64_t)m->row_groups.v[rg].num_rows : 0;
-        lo = cfg->rows_from > base ? cfg->rows_from - base : 0;
-        hi = cfg->rows_to > base ? cfg->rows_to - base : 0;
-        if (hi > n)
-            hi = n;
-        if (resume > lo)
-            lo = resume;
-        if (lo >= hi) {
-            if (cfg->rows_to <= base)
-                break; /* past the --rows range */
-            base += n;
-            rg++;
-            resume = 0;
+        *resume = upq_scan_file_row(&sc) + 1;
+        cs->rows_given++;
+        if (cs->skip_left > 0) {
+            cs->skip_left--;
             continue;
         }
-        st = where_row_group(cs, cfg, rg, lo, hi, &resume);
-        if (st == UPQ_OK) {
-            base += n;
-            rg++;
-            resume = 0;
-            continue;
+        sb_reset(&sb);
+        {
+            row_writer info;
+            memset(&info, 0, sizeof info);
+            st = read_row(upq_scan_rows(&sc), s, &sb, cfg->json, cfg->raw, &cs->vs, &info);
+            if (info.variant_st) {
+                cs->variant_st = info.variant_st;
+                cs->variant_node = info.variant_node;
+                cs->variant_row = upq_scan_file_row(&sc);
+            }
+        }
+        if (st != UPQ_OK)
+            break;
+        emit_row(cs, &sb);
+    }
+    sb_free(&sb);
+    if (st == UPQ_DONE || st == UPQ_OK)
+        add_stats(cs, &sc.stats);
+    upq_scan_close(&sc);
+    return st == UPQ_DONE ? UPQ_OK : st;
+}
+
+static int run_where(cat_state *cs, const cat_cfg *cfg)
+{
+    uint64_t resume = cfg->rows_from; /* the file row the scan goes on from */
+    for (;;) {
+        upq_status st = where_scan(cs, cfg, resume, &resume);
+        int failed;
+        if (st == UPQ_OK)
+            return 0;
+        if (st == UPQ_ERR_NOMEM && cs->args.arena_exact) {
+            /* --arena: exactly that memory, as a device has; never more */
+            fflush(stdout);
+            tool_arena_too_small(&cs->tf);
+            return 1;
         }
         if (st == UPQ_ERR_NOMEM && grow_arena(cs, cfg, &failed) == 0) {
             if (failed)
                 return 1;
             continue;
         }
-        return report_failure(cs, (unsigned)rg);
+        return report_failure(cs, (unsigned)upq_reader_error(cs->tf.reader)->row_group);
     }
-    return 0;
 }
 
 static int run(cat_state *cs, const cat_cfg *cfg)
@@ -809,6 +853,7 @@ int cmd_cat(const tool_args *a)
     }
     cs.skip_left = cfg.skip;
     cs.head_left = cfg.head;
+    cs.io_stats = args_flag(a, "io-stats");
     rc = run(&cs, &cfg);
     if (args_flag(a, "io-stats")) {
         fprintf(stderr, "io: %llu reads, %llu bytes\n", (unsigned long long)tool_io_reads,
@@ -819,18 +864,21 @@ int cmd_cat(const tool_args *a)
         if (cfg.where)
             fprintf(stderr, "where: %llu row groups: %llu pruned by statistics, %llu by bloom "
                     "filters, %llu by dictionaries, %llu by page index; predicates on %llu column chunks with a page "
-                    "index, %llu without; rows: %llu selected, %llu tested, %llu matched\n",
+                    "index, %llu without (%llu failed its checks); rows: %llu selected, %llu tested, "
+                    "%llu matched\n",
                     (unsigned long long)cs.rg_seen, (unsigned long long)cs.rg_stats,
                     (unsigned long long)cs.rg_bloom, (unsigned long long)cs.rg_dict,
                     (unsigned long long)cs.rg_pages,
                     (unsigned long long)cs.leaves_paged, (unsigned long long)cs.leaves_no_index,
+                    (unsigned long long)cs.index_rejected,
                     (unsigned long long)cs.rows_selected, (unsigned long long)cs.rows_tested,
-                    (unsigned long long)cs.rows_matched);
+                    (unsigned long long)cs.rows_given);
     }
     if (cs.open)
         tool_close(&cs.tf);
     variant_set_free(&cs.vs);
     where_free(&cs.we);
     free(cs.sel);
+    free(cs.leaves);
     return rc;
 }
