@@ -158,6 +158,29 @@ static void node(upq_pred_builder *b, uint8_t op, uint32_t column, uint32_t n,
     nd->values = v;
 }
 
+/* Makes the last node compare its column as DOUBLE. */
+static void cast_last(upq_pred_builder *b)
+{
+    if (b->st == UPQ_OK && b->nn)
+        b->nodes[b->nn - 1].op |= UPQ_PRED_AS_DOUBLE;
+}
+
+/* A value stored for column `column` as the DOUBLE DuckDB casts it to. */
+static int to_double(upq_pred_builder *b, uint32_t column, const upq_value *in, double *out)
+{
+    upq_pred_node nd;
+    upq_stat_value v;
+    uint8_t buf[12];
+    upq_memset(&nd, 0, sizeof nd);
+    nd.column = column;
+    nd.op = UPQ_PRED_EQ | UPQ_PRED_AS_DOUBLE;
+    if (!upq_pred_to_stat(&b->s->columns[column], upq_pred_order(b->s, column), in, buf, &v) ||
+        !upq_pred_cast(b->s, &nd, &v) || v.kind != UPQ_STAT_FLOAT)
+        return 0;
+    *out = v.v.d;
+    return 1;
+}
+
 /* A value slot (one value, or the next IN member). */
 static upq_value *slot(upq_pred_builder *b)
 {
@@ -230,8 +253,11 @@ static void emit(upq_pred_builder *b, uint32_t column, int op, const place *pl)
     if (b->st != UPQ_OK)
         return;
     if (op == UPQ_PRED_IN) {
-        if (pl->exact && (v = slot(b)) != (upq_value *)0)
+        if (pl->exact && (v = slot(b)) != (upq_value *)0) {
             upq_memcpy(v, &pl->f, sizeof *v);
+            if (b->in_cast && !to_double(b, column, &pl->f, &v->d))
+                fail(b, UPQ_ERR_INVAL, UPQ_MSG("an IN member that has no DOUBLE value"));
+        }
         return;
     }
     if (!use) {
@@ -423,13 +449,6 @@ static void int_literal(upq_pred_builder *b, uint32_t column, int op, const intd
 }
 
 /* ---- float columns ------------------------------------------------------------ */
-
-static uint64_t dbits(double x)
-{
-    uint64_t u;
-    upq_memcpy(&u, &x, sizeof u);
-    return u;
-}
 
 static uint32_t fbits(float x)
 {
@@ -625,6 +644,12 @@ static void exact_literal(upq_pred_builder *b, uint32_t column, int op, sint v, 
         fail(b, UPQ_ERR_INVAL, UPQ_MSG("a number for a column that does not hold numbers"));
         return;
     }
+    if (op == UPQ_PRED_IN && b->in_cast) { /* a list compared as DOUBLE */
+        upq_value *x = slot(b);
+        if (x)
+            x->d = approx;
+        return;
+    }
     int_literal(b, column, op, &d, v, scale);
 }
 
@@ -714,49 +739,6 @@ void upq_pred_decimal(upq_pred_builder *b, uint32_t column, int op, const char *
     exact_literal(b, column, op, x, scale, decimal_double(&x, scale));
 }
 
-/* The double's exact value in units of 10^-to: floor and exactness, as
- * rescale() gives them; 0 when it does not fit. */
-static int double_units(double x, int32_t to, sint *fl, int *exact, int *above)
-{
-    uint64_t u = dbits(x), m = u & ((1ull << 52) - 1u);
-    int e = (int)((u >> 52) & 0x7FFu);
-    sint v;
-    int32_t k;
-    *above = !(u >> 63);
-    if (e == 0x7FF)
-        return 0; /* infinities (NaN is handled before) */
-    if (e == 0)
-        e = 1;
-    else
-        m |= 1ull << 52;
-    e -= 1075; /* x = m * 2^e */
-    v.neg = (uint8_t)(u >> 63);
-    v.m = u128_of(m);
-    for (k = 0; k < to; k++)
-        if (!u128_muladd(&v.m, 10u, 0))
-            return 0;
-    if (e >= 0) {
-        for (k = 0; k < e; k++)
-            if (!u128_muladd(&v.m, 2u, 0))
-                return 0;
-        *exact = 1;
-    } else {
-        int frac = 0;
-        for (k = 0; k < -e && (v.m.hi || v.m.lo); k++) {
-            frac |= (int)(v.m.lo & 1u);
-            v.m.lo = (v.m.lo >> 1) | (v.m.hi << 63);
-            v.m.hi >>= 1;
-        }
-        *exact = !frac;
-        if (frac && v.neg && !u128_inc(&v.m))
-            return 0;
-    }
-    if (v.m.hi == 0 && v.m.lo == 0)
-        v.neg = 0;
-    *fl = v;
-    return 1;
-}
-
 void upq_pred_double(upq_pred_builder *b, uint32_t column, int op, double x)
 {
     const upq_column_desc *cd;
@@ -783,25 +765,29 @@ void upq_pred_double(upq_pred_builder *b, uint32_t column, int op, double x)
         fail(b, UPQ_ERR_INVAL, UPQ_MSG("a number for a column that does not hold numbers"));
         return;
     }
-    upq_memset(&pl, 0, sizeof pl);
-    if (is_nan(x)) { /* NaN above every number: only != and < > hold */
-        if ((pl.has_f = (uint8_t)int_store(b, &d, &d.max, &pl.f)) != 0)
-            emit(b, column, op, &pl);
+    /* DuckDB compares an integer or decimal column with a DOUBLE as DOUBLEs */
+    if (op == UPQ_PRED_IN) {
+        upq_value *v;
+        uint32_t k, first = b->node;
+        if (!b->in_cast) {
+            /* the members so far become DOUBLEs too */
+            b->in_cast = 1;
+            for (k = first; k < b->nv; k++)
+                if (!to_double(b, column, &b->values[k], &b->values[k].d))
+                    fail(b, UPQ_ERR_INVAL, UPQ_MSG("an IN member that has no DOUBLE value"));
+        }
+        if ((v = slot(b)) != (upq_value *)0)
+            v->d = x;
         return;
     }
     {
-        sint fl;
-        int exact = 0, above;
-        if (!double_units(x, d.scale, &fl, &exact, &above)) {
-            if (above)
-                pl.has_f = (uint8_t)int_store(b, &d, &d.max, &pl.f);
-            else
-                pl.has_c = (uint8_t)int_store(b, &d, &d.min, &pl.c);
-        } else {
-            int_place(b, &d, fl, exact, &pl);
-        }
+        upq_value *v = slot(b);
+        if (!v)
+            return;
+        v->d = x;
+        node(b, (uint8_t)op, column, 1, v);
+        cast_last(b);
     }
-    emit(b, column, op, &pl);
 }
 
 void upq_pred_value(upq_pred_builder *b, uint32_t column, int op, const upq_value *v)
@@ -1044,13 +1030,20 @@ void upq_pred_like(upq_pred_builder *b, uint32_t column, const void *pattern, si
     node(b, UPQ_PRED_LIKE, column, e ? 2u : 1u, v);
 }
 
-void upq_pred_in_begin(upq_pred_builder *b, uint32_t column, int is_not)
+void upq_pred_in_begin(upq_pred_builder *b, uint32_t column, int is_not, int as_double)
 {
     if (!ready(b, column, 0))
         return;
     b->in_node = column;
     b->in_not = (uint8_t)(is_not != 0);
     b->in_null = 0;
+    b->in_cast = 0;
+    if (as_double) {
+        int order = column_order(b, column);
+        b->in_cast = (uint8_t)(order == UPQ_STAT_ORDER_I32 || order == UPQ_STAT_ORDER_U32 ||
+                               order == UPQ_STAT_ORDER_I64 || order == UPQ_STAT_ORDER_U64 ||
+                               order == UPQ_STAT_ORDER_DECIMAL);
+    }
     b->node = b->nv; /* the members' first value, until the list ends */
 }
 
@@ -1079,10 +1072,14 @@ void upq_pred_in_end(upq_pred_builder *b)
     }
     if (!b->in_null) {
         node(b, b->in_not ? UPQ_PRED_NOT_IN : UPQ_PRED_IN, column, n, &b->values[first]);
+        if (b->in_cast)
+            cast_last(b);
         return;
     }
     /* x IN (..., NULL): a miss is NULL, not FALSE */
     node(b, UPQ_PRED_IN, column, n, &b->values[first]);
+    if (b->in_cast)
+        cast_last(b);
     node(b, UPQ_PRED_CONST, UPQ_NONE, UPQ_PRED_NULL, (const upq_value *)0);
     node(b, UPQ_PRED_OR, UPQ_NONE, 0, (const upq_value *)0);
     if (b->in_not)

@@ -24,6 +24,14 @@ int upq_pred_has_column(uint8_t op);
 int upq_pred_order(const upq_schema *s, uint32_t col);
 int upq_pred_float_order(int order);
 
+/* Leaf `nd`'s value v (from upq_pred_to_stat) as the leaf compares it: a
+ * DOUBLE for an UPQ_PRED_AS_DOUBLE node (integers and decimals cast as
+ * DuckDB casts them). 0 when it does not convert. */
+int upq_pred_cast(const upq_schema *s, const upq_pred_node *nd, upq_stat_value *v);
+/* Literal k of leaf `nd` as a typed value (buf: its PLAIN bytes). */
+int upq_pred_literal(const upq_schema *s, const upq_pred_node *nd, uint32_t k, uint8_t buf[12],
+                     upq_stat_value *out);
+
 /* Bytes of LIKE node nd's pattern before its first wildcard, unescaped into
  * out (up to cap); *exact: the pattern is that prefix alone (no wildcard),
  * *tail_any: the prefix then only '%'. Returns the prefix length. */

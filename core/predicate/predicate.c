@@ -92,6 +92,62 @@ int upq_pred_to_stat(const upq_column_desc *cd, int order, const void *val, uint
     return upq_stats_decode_value(order, cd->type_length, p, len, 0, out) == UPQ_OK;
 }
 
+static const double pow10_d[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* A decimal's unscaled big-endian two's complement bytes as a double. */
+static double be_double(const uint8_t *p, uint32_t len)
+{
+    double x = 0;
+    uint32_t i;
+    int neg = len && (p[0] & 0x80u);
+    for (i = 0; i < len; i++)
+        x = x * 256.0 + (double)(neg ? (uint8_t)~p[i] : p[i]);
+    return neg ? -(x + 1.0) : x;
+}
+
+int upq_pred_cast(const upq_schema *s, const upq_pred_node *nd, upq_stat_value *v)
+{
+    const upq_column_desc *cd = &s->columns[nd->column];
+    int32_t scale = UPQ_ISSET(cd->logical, UPQ_LOGICAL_TYPE_DECIMAL) ? cd->scale : 0;
+    double x;
+    if (!(nd->op & UPQ_PRED_AS_DOUBLE))
+        return 1;
+    switch (v->kind) {
+    case UPQ_STAT_INT: x = (double)v->v.i; break;
+    case UPQ_STAT_UINT: x = (double)v->v.u; break;
+    case UPQ_STAT_DECIMAL: x = be_double(v->ptr, v->len); break;
+    default: return 0;
+    }
+    /* DuckDB: the unscaled value over a power of ten, both doubles */
+    while (scale > 22) {
+        x /= 1e22;
+        scale -= 22;
+    }
+    if (scale > 0)
+        x /= pow10_d[scale];
+    upq_memset(v, 0, sizeof *v);
+    v->kind = UPQ_STAT_FLOAT;
+    v->exact = -1;
+    v->v.d = x;
+    return 1;
+}
+
+int upq_pred_literal(const upq_schema *s, const upq_pred_node *nd, uint32_t k, uint8_t buf[12],
+                     upq_stat_value *out)
+{
+    if ((nd->op & UPQ_PRED_AS_DOUBLE)) {
+        upq_memset(out, 0, sizeof *out);
+        out->kind = UPQ_STAT_FLOAT;
+        out->exact = -1;
+        out->v.d = nd->values[k].d;
+        return 1;
+    }
+    return upq_pred_to_stat(&s->columns[nd->column], upq_pred_order(s, nd->column), &nd->values[k],
+                            buf, out);
+}
+
 /* a <=> b with DuckDB's NaN rule (NaN = NaN, NaN above everything):
  * -1, 0, 1, or UNK when they do not compare. */
 static int vcmp(const upq_stat_value *a, const upq_stat_value *b)
@@ -174,15 +230,15 @@ static upq_status check_values(const upq_schema *s, const upq_pred_node *nd, con
     const upq_column_desc *cd = &s->columns[nd->column];
     int order = upq_pred_order(s, nd->column);
     uint32_t k;
-    if (nd->op == UPQ_PRED_IS_NULL || nd->op == UPQ_PRED_IS_NOT_NULL)
+    if (UPQ_PRED_OP(nd->op) == UPQ_PRED_IS_NULL || UPQ_PRED_OP(nd->op) == UPQ_PRED_IS_NOT_NULL)
         return UPQ_OK;
     if (nd->n == 0 || !nd->values ||
-        (nd->n != 1 && nd->op != UPQ_PRED_IN && nd->op != UPQ_PRED_NOT_IN &&
-         !(nd->op == UPQ_PRED_LIKE && nd->n == 2))) {
+        (nd->n != 1 && UPQ_PRED_OP(nd->op) != UPQ_PRED_IN && UPQ_PRED_OP(nd->op) != UPQ_PRED_NOT_IN &&
+         !(UPQ_PRED_OP(nd->op) == UPQ_PRED_LIKE && nd->n == 2))) {
         *what = UPQ_MSG("wrong number of values");
         return UPQ_ERR_INVAL;
     }
-    if (nd->op == UPQ_PRED_LIKE) {
+    if (UPQ_PRED_OP(nd->op) == UPQ_PRED_LIKE) {
         const upq_bytes *pat;
         int esc;
         if (order != UPQ_STAT_ORDER_BYTES) {
@@ -209,10 +265,17 @@ static upq_status check_values(const upq_schema *s, const upq_pred_node *nd, con
         }
         return UPQ_OK;
     }
+    if ((nd->op & UPQ_PRED_AS_DOUBLE) &&
+        (UPQ_PRED_OP(nd->op) == UPQ_PRED_LIKE || UPQ_PRED_OP(nd->op) == UPQ_PRED_CONST ||
+         (order != UPQ_STAT_ORDER_I32 && order != UPQ_STAT_ORDER_U32 && order != UPQ_STAT_ORDER_I64 &&
+          order != UPQ_STAT_ORDER_U64 && order != UPQ_STAT_ORDER_DECIMAL))) {
+        *what = UPQ_MSG("a comparison as DOUBLE on a column that is not an integer or decimal");
+        return UPQ_ERR_INVAL;
+    }
     for (k = 0; k < nd->n; k++) {
         upq_stat_value v;
         uint8_t buf[12];
-        if (!upq_pred_to_stat(cd, order, &nd->values[k], buf, &v)) {
+        if (!upq_pred_literal(s, nd, k, buf, &v)) {
             *what = UPQ_MSG("a value that does not fit the column");
             return UPQ_ERR_INVAL;
         }
@@ -224,7 +287,7 @@ static upq_status check_values(const upq_schema *s, const upq_pred_node *nd, con
 static upq_status check_leaf(const upq_schema *s, const upq_pred_node *nd, const char **what)
 {
     const upq_column_desc *cd;
-    if (nd->op == UPQ_PRED_CONST) {
+    if (UPQ_PRED_OP(nd->op) == UPQ_PRED_CONST) {
         if (nd->n > UPQ_PRED_NULL) {
             *what = UPQ_MSG("a constant other than TRUE, FALSE or NULL");
             return UPQ_ERR_INVAL;
@@ -261,20 +324,26 @@ upq_status upq_pred_check(const upq_schema *s, upq_pred *p, const char **what, u
     }
     for (i = 0; i < p->n; i++) {
         const upq_pred_node *nd = &p->nodes[i];
+        uint8_t op = UPQ_PRED_OP(nd->op);
         *node = i;
-        if (upq_pred_is_leaf(nd->op)) {
+        if ((nd->op & UPQ_PRED_AS_DOUBLE) && !(op >= UPQ_PRED_EQ && op <= UPQ_PRED_NOT_IN) &&
+            op != UPQ_PRED_DISTINCT && op != UPQ_PRED_NOT_DISTINCT) {
+            *what = UPQ_MSG("AS_DOUBLE on an operator without a literal");
+            return UPQ_ERR_INVAL;
+        }
+        if (upq_pred_is_leaf(op)) {
             upq_status st = check_leaf(s, nd, what);
             if (st != UPQ_OK)
                 return st;
             if (++sp > depth)
                 depth = sp;
-        } else if (nd->op == UPQ_PRED_AND || nd->op == UPQ_PRED_OR) {
+        } else if (UPQ_PRED_OP(nd->op) == UPQ_PRED_AND || UPQ_PRED_OP(nd->op) == UPQ_PRED_OR) {
             if (sp < 2) {
                 *what = UPQ_MSG("AND/OR needs two operands");
                 return UPQ_ERR_INVAL;
             }
             sp--;
-        } else if (nd->op == UPQ_PRED_NOT) {
+        } else if (UPQ_PRED_OP(nd->op) == UPQ_PRED_NOT) {
             if (sp < 1) {
                 *what = UPQ_MSG("NOT needs an operand");
                 return UPQ_ERR_INVAL;
@@ -321,7 +390,7 @@ int upq_pred_eval_leaf(const upq_schema *s, const upq_pred *p, uint32_t node, co
     upq_stat_value v, l;
     uint8_t vb[12], lb[12];
     uint32_t k;
-    switch (nd->op) {
+    switch (UPQ_PRED_OP(nd->op)) {
     case UPQ_PRED_CONST: return (int)nd->n;
     case UPQ_PRED_IS_NULL: return value ? UPQ_PRED_FALSE : UPQ_PRED_TRUE;
     case UPQ_PRED_IS_NOT_NULL: return value ? UPQ_PRED_TRUE : UPQ_PRED_FALSE;
@@ -345,25 +414,25 @@ int upq_pred_eval_leaf(const upq_schema *s, const upq_pred *p, uint32_t node, co
     }
     cd = &s->columns[nd->column];
     order = upq_pred_order(s, nd->column);
-    if (!value || !upq_pred_to_stat(cd, order, value, vb, &v))
+    if (!value || !upq_pred_to_stat(cd, order, value, vb, &v) || !upq_pred_cast(s, nd, &v))
         return UPQ_PRED_NULL;
-    if (nd->op == UPQ_PRED_IN || nd->op == UPQ_PRED_NOT_IN) {
+    if (UPQ_PRED_OP(nd->op) == UPQ_PRED_IN || UPQ_PRED_OP(nd->op) == UPQ_PRED_NOT_IN) {
         int found = 0;
         for (k = 0; k < nd->n && !found; k++)
-            found = upq_pred_to_stat(cd, order, &nd->values[k], lb, &l) && vcmp(&v, &l) == 0;
-        return (found != 0) == (nd->op == UPQ_PRED_IN) ? UPQ_PRED_TRUE : UPQ_PRED_FALSE;
+            found = upq_pred_literal(s, nd, k, lb, &l) && vcmp(&v, &l) == 0;
+        return (found != 0) == (UPQ_PRED_OP(nd->op) == UPQ_PRED_IN) ? UPQ_PRED_TRUE : UPQ_PRED_FALSE;
     }
-    if (!upq_pred_to_stat(cd, order, &nd->values[0], lb, &l) || (c = vcmp(&v, &l)) == UNK)
-        return nd->op == UPQ_PRED_DISTINCT ? UPQ_PRED_TRUE
-               : nd->op == UPQ_PRED_NOT_DISTINCT ? UPQ_PRED_FALSE : UPQ_PRED_NULL;
-    return eval_cmp(nd->op, c);
+    if (!upq_pred_literal(s, nd, 0, lb, &l) || (c = vcmp(&v, &l)) == UNK)
+        return UPQ_PRED_OP(nd->op) == UPQ_PRED_DISTINCT ? UPQ_PRED_TRUE
+               : UPQ_PRED_OP(nd->op) == UPQ_PRED_NOT_DISTINCT ? UPQ_PRED_FALSE : UPQ_PRED_NULL;
+    return eval_cmp(UPQ_PRED_OP(nd->op), c);
 }
 
 int upq_pred_combine(const upq_pred *p, const uint8_t *res, uint8_t *stack)
 {
     uint32_t i, sp = 0;
     for (i = 0; i < p->n; i++) {
-        uint8_t op = p->nodes[i].op;
+        uint8_t op = UPQ_PRED_OP(p->nodes[i].op);
         if (upq_pred_is_leaf(op)) {
             stack[sp++] = res[i];
         } else if (op == UPQ_PRED_NOT) {

@@ -55,15 +55,13 @@ static unsigned swap_may(unsigned r)
 
 static unsigned in_may(const upq_schema *s, const upq_pred_node *nd, const upq_bounds *b)
 {
-    const upq_column_desc *cd = &s->columns[nd->column];
-    int order = upq_pred_order(s, nd->column);
     unsigned r = MAY_F;
     uint32_t k;
     for (k = 0; k < nd->n; k++) {
         upq_stat_value l;
         uint8_t lb[12];
         unsigned e;
-        if (!upq_pred_to_stat(cd, order, &nd->values[k], lb, &l) || upq_stat_is_nan(&l))
+        if (!upq_pred_literal(s, nd, k, lb, &l) || upq_stat_is_nan(&l))
             return MAY_T | MAY_F;
         e = eq_may(bcmp3(b->has_min, &b->min, &l), bcmp3(b->has_max, &b->max, &l));
         r |= e & MAY_T;
@@ -72,20 +70,18 @@ static unsigned in_may(const upq_schema *s, const upq_pred_node *nd, const upq_b
     }
     if (b->nan)
         r |= MAY_F; /* a NaN matches no literal here */
-    return nd->op == UPQ_PRED_IN ? r : swap_may(r);
+    return UPQ_PRED_OP(nd->op) == UPQ_PRED_IN ? r : swap_may(r);
 }
 
 /* A comparison with one literal over the non-NULL values. */
 static unsigned cmp_may(const upq_schema *s, uint8_t op, const upq_pred_node *nd,
                         const upq_bounds *b)
 {
-    const upq_column_desc *cd = &s->columns[nd->column];
     upq_stat_value l;
     uint8_t lb[12];
     unsigned r;
     int lo, hi;
-    if (!upq_pred_to_stat(cd, upq_pred_order(s, nd->column), &nd->values[0], lb, &l) ||
-        upq_stat_is_nan(&l))
+    if (!upq_pred_literal(s, nd, 0, lb, &l) || upq_stat_is_nan(&l))
         return MAY_T | MAY_F;
     lo = bcmp3(b->has_min, &b->min, &l);
     hi = bcmp3(b->has_max, &b->max, &l);
@@ -153,10 +149,24 @@ static unsigned like_may(const upq_pred_node *nd, const upq_bounds *b)
     return r;
 }
 
+/* Bounds as a DOUBLE node compares them (the cast is monotonic). */
+static const upq_bounds *cast_bounds(const upq_schema *s, const upq_pred_node *nd,
+                                     const upq_bounds *b, upq_bounds *tmp)
+{
+    if (!(nd->op & UPQ_PRED_AS_DOUBLE))
+        return b;
+    upq_memcpy(tmp, b, sizeof *tmp);
+    tmp->has_min = (uint8_t)(b->has_min && upq_pred_cast(s, nd, &tmp->min));
+    tmp->has_max = (uint8_t)(b->has_max && upq_pred_cast(s, nd, &tmp->max));
+    return tmp;
+}
+
 unsigned upq_pred_leaf_may(const upq_schema *s, const upq_pred_node *nd, const upq_bounds *b)
 {
+    upq_bounds tmp;
     unsigned r = 0;
-    switch (nd->op) {
+    b = cast_bounds(s, nd, b, &tmp);
+    switch (UPQ_PRED_OP(nd->op)) {
     case UPQ_PRED_CONST:
         return nd->n == UPQ_PRED_TRUE ? MAY_T : nd->n == UPQ_PRED_FALSE ? MAY_F : 0u;
     case UPQ_PRED_IS_NULL:
@@ -165,23 +175,23 @@ unsigned upq_pred_leaf_may(const upq_schema *s, const upq_pred_node *nd, const u
             r |= MAY_T;
         if (!b->all_null)
             r |= MAY_F;
-        return nd->op == UPQ_PRED_IS_NULL ? r : swap_may(r);
+        return UPQ_PRED_OP(nd->op) == UPQ_PRED_IS_NULL ? r : swap_may(r);
     case UPQ_PRED_DISTINCT:
     case UPQ_PRED_NOT_DISTINCT:
         /* NOT DISTINCT: = on the values, FALSE on a NULL */
         r = b->all_null ? 0u : cmp_may(s, UPQ_PRED_EQ, nd, b);
         if (!b->no_null)
             r |= MAY_F;
-        return nd->op == UPQ_PRED_NOT_DISTINCT ? r : swap_may(r);
+        return UPQ_PRED_OP(nd->op) == UPQ_PRED_NOT_DISTINCT ? r : swap_may(r);
     default: break;
     }
     if (b->all_null)
         return 0; /* every row gives NULL */
-    if (nd->op == UPQ_PRED_IN || nd->op == UPQ_PRED_NOT_IN)
+    if (UPQ_PRED_OP(nd->op) == UPQ_PRED_IN || UPQ_PRED_OP(nd->op) == UPQ_PRED_NOT_IN)
         return in_may(s, nd, b);
-    if (nd->op == UPQ_PRED_LIKE)
+    if (UPQ_PRED_OP(nd->op) == UPQ_PRED_LIKE)
         return like_may(nd, b);
-    return cmp_may(s, nd->op, nd, b);
+    return cmp_may(s, UPQ_PRED_OP(nd->op), nd, b);
 }
 
 /* Bounds of a chunk from its statistics (nothing known when they are
@@ -215,7 +225,7 @@ static void chunk_bounds(upq_reader *r, uint32_t rg, uint32_t col, upq_bounds *b
 unsigned upq_pred_chunk_may(upq_reader *r, const upq_pred_node *nd, uint32_t rg)
 {
     upq_bounds b;
-    if (nd->op == UPQ_PRED_CONST) {
+    if (UPQ_PRED_OP(nd->op) == UPQ_PRED_CONST) {
         upq_memset(&b, 0, sizeof b);
         return upq_pred_leaf_may(&r->schema, nd, &b);
     }
@@ -251,10 +261,10 @@ int upq_pred_row_group_may_match(upq_reader *r, const upq_pred *p, uint32_t rg)
         p->depth > UPQ_PRED_MAX_DEPTH)
         return 1;
     for (i = 0; i < p->n; i++) {
-        if (upq_pred_is_leaf(p->nodes[i].op))
+        if (upq_pred_is_leaf(UPQ_PRED_OP(p->nodes[i].op)))
             stack[sp++] = (uint8_t)upq_pred_chunk_may(r, &p->nodes[i], rg);
         else
-            upq_pred_combine_may(p->nodes[i].op, stack, &sp);
+            upq_pred_combine_may(UPQ_PRED_OP(p->nodes[i].op), stack, &sp);
     }
     return (stack[0] & MAY_T) != 0;
 }

@@ -111,7 +111,7 @@ static upq_status begin(upq_scan *sc, upq_reader *r, const upq_pred *p, size_t b
         sc->depth = copy.depth;
     }
     for (i = 0; i < n; i++)
-        if (upq_pred_has_column(p->nodes[i].op) && r->chunk_slot[p->nodes[i].column] == UPQ_NONE)
+        if (upq_pred_has_column(UPQ_PRED_OP(p->nodes[i].op)) && r->chunk_slot[p->nodes[i].column] == UPQ_NONE)
             return sc_fail(sc, UPQ_ERR_INVAL, UPQ_MSG("a predicate column is not projected"));
     if (max_ranges == 0)
         max_ranges = UPQ_SCAN_DEFAULT_RANGES;
@@ -128,7 +128,7 @@ static upq_status begin(upq_scan *sc, upq_reader *r, const upq_pred *p, size_t b
     /* the predicate reader selects each predicate column's leaf node once */
     for (i = 0; i < n; i++) {
         uint32_t leaf;
-        if (!upq_pred_has_column(p->nodes[i].op))
+        if (!upq_pred_has_column(UPQ_PRED_OP(p->nodes[i].op)))
             continue;
         leaf = s->columns[p->nodes[i].column].node;
         for (j = 0; j < sc->npcols && sc->pcols[j] != leaf; j++)
@@ -270,7 +270,7 @@ static UPQ_NOINLINE upq_status st_load(upq_scan *sc)
         return UPQ_OK;
     }
     for (i = 0; sc->p && i < sc->p->n; i++)
-        if (upq_pred_has_column(sc->p->nodes[i].op) &&
+        if (upq_pred_has_column(UPQ_PRED_OP(sc->p->nodes[i].op)) &&
             !upq_reader_chunk(r, sc->rg, sc->p->nodes[i].column))
             return sc_fail(sc, UPQ_ERR_INVAL, UPQ_MSG("a predicate column is not projected"));
     sc->stats.row_groups++;
@@ -293,7 +293,8 @@ static int bloom_usable(const upq_scan *sc, const upq_pred_node *nd)
 {
     const upq_column_desc *cd = &sc->r->schema.columns[nd->column];
     int lk = cd->logical.isset ? upq_logical_type_kind(&cd->logical) : 0;
-    return (nd->op == UPQ_PRED_EQ || nd->op == UPQ_PRED_IN || nd->op == UPQ_PRED_NOT_DISTINCT) &&
+    return (UPQ_PRED_OP(nd->op) == UPQ_PRED_EQ || UPQ_PRED_OP(nd->op) == UPQ_PRED_IN || UPQ_PRED_OP(nd->op) == UPQ_PRED_NOT_DISTINCT) &&
+           !(nd->op & UPQ_PRED_AS_DOUBLE) &&
            (sc->bits[sc->sp] & MAY_T) && !(sc->flags & UPQ_SCAN_NO_BLOOM) &&
            cd->physical_type != UPQ_TYPE_BOOLEAN && cd->physical_type != UPQ_TYPE_INT96 &&
            cd->physical_type != UPQ_TYPE_FLOAT && cd->physical_type != UPQ_TYPE_DOUBLE &&
@@ -340,8 +341,8 @@ static void rg_dict_open(upq_scan *sc, const upq_pred_node *nd)
 {
     upq_reader *r = sc->r;
     sc->sub = 5;
-    if (nd->op == UPQ_PRED_IS_NULL || nd->op == UPQ_PRED_IS_NOT_NULL ||
-        nd->op == UPQ_PRED_CONST || !(sc->bits[sc->sp] & MAY_T) ||
+    if (UPQ_PRED_OP(nd->op) == UPQ_PRED_IS_NULL || UPQ_PRED_OP(nd->op) == UPQ_PRED_IS_NOT_NULL ||
+        UPQ_PRED_OP(nd->op) == UPQ_PRED_CONST || !(sc->bits[sc->sp] & MAY_T) ||
         (sc->flags & UPQ_SCAN_NO_DICT) ||
         !upq_pred_all_dictionary(upq_reader_chunk(r, sc->rg, nd->column)))
         return;
@@ -378,7 +379,7 @@ static upq_status rg_dict(upq_scan *sc, const upq_pred_node *nd)
                                        (const uint8_t *)d->values + k * vs);
             may |= t == UPQ_PRED_TRUE ? MAY_T : t == UPQ_PRED_FALSE ? MAY_F : 0u;
         }
-        if (nd->op == UPQ_PRED_DISTINCT || nd->op == UPQ_PRED_NOT_DISTINCT) {
+        if (UPQ_PRED_OP(nd->op) == UPQ_PRED_DISTINCT || UPQ_PRED_OP(nd->op) == UPQ_PRED_NOT_DISTINCT) {
             int t = upq_pred_eval_leaf(&sc->r->schema, sc->p, sc->pc, (const void *)0);
             may |= t == UPQ_PRED_TRUE ? MAY_T : MAY_F; /* if the chunk holds a NULL */
         }
@@ -403,15 +404,15 @@ static UPQ_NOINLINE upq_status prune_row_group(upq_scan *sc)
     upq_status st = UPQ_OK;
     while (sc->pc < p->n) {
         const upq_pred_node *nd = &p->nodes[sc->pc];
-        if (!upq_pred_is_leaf(nd->op)) {
-            upq_pred_combine_may(nd->op, sc->bits, &sc->sp);
+        if (!upq_pred_is_leaf(UPQ_PRED_OP(nd->op))) {
+            upq_pred_combine_may(UPQ_PRED_OP(nd->op), sc->bits, &sc->sp);
             sc->pc++;
             continue;
         }
         switch (sc->sub) {
         case 0:
             sc->bits[sc->sp] = (uint8_t)upq_pred_chunk_may(sc->r, nd, sc->rg);
-            sc->sub = nd->op == UPQ_PRED_CONST ? 5 : 1;
+            sc->sub = UPQ_PRED_OP(nd->op) == UPQ_PRED_CONST ? 5 : 1;
             continue;
 #if UPQ_WITH_BLOOM
         case 1:
@@ -586,13 +587,13 @@ static UPQ_NOINLINE upq_status prune_pages(upq_scan *sc)
         const upq_pred_node *nd = &p->nodes[sc->pc];
         upq_row_set *t = &sc->stack[2u * sc->sp], *f = t + 1;
         int used = 0;
-        if (!upq_pred_is_leaf(nd->op)) {
-            pages_combine(sc, nd->op);
+        if (!upq_pred_is_leaf(UPQ_PRED_OP(nd->op))) {
+            pages_combine(sc, UPQ_PRED_OP(nd->op));
             sc->pc++;
             continue;
         }
 #if UPQ_WITH_PAGE_INDEX
-        if (nd->op != UPQ_PRED_CONST) {
+        if (UPQ_PRED_OP(nd->op) != UPQ_PRED_CONST) {
             upq_status st = leaf_index(sc, nd, t, f, &used);
             if (st != UPQ_OK)
                 return st;
@@ -603,7 +604,7 @@ static UPQ_NOINLINE upq_status prune_pages(upq_scan *sc)
         } else {
             /* no usable page index: what the chunk says, for all its rows */
             unsigned may = upq_pred_chunk_may(sc->r, nd, sc->rg);
-            if (nd->op != UPQ_PRED_CONST)
+            if (UPQ_PRED_OP(nd->op) != UPQ_PRED_CONST)
                 sc->stats.leaves_no_index++;
             t->n = f->n = 0;
             if (may & MAY_T)
@@ -773,7 +774,7 @@ static UPQ_NOINLINE upq_status sc_pnext(upq_scan *sc)
     if (st != UPQ_OK)
         return sc_stop(sc, st);
     for (i = 0; i < sc->p->n; i++)
-        if (upq_pred_is_leaf(sc->p->nodes[i].op))
+        if (upq_pred_is_leaf(UPQ_PRED_OP(sc->p->nodes[i].op)))
             sc->res[i] = (uint8_t)upq_pred_eval_leaf(&sc->r->schema, sc->p, i, (const void *)0);
     sc->sub = SS_PEV;
     return UPQ_OK;
@@ -791,7 +792,7 @@ static UPQ_NOINLINE upq_status sc_pev(upq_scan *sc)
     if (st == UPQ_OK) {
         if (ev.type == UPQ_EV_VALUE)
             for (i = 0; i < p->n; i++)
-                if (upq_pred_has_column(p->nodes[i].op) && p->nodes[i].column == ev.column)
+                if (upq_pred_has_column(UPQ_PRED_OP(p->nodes[i].op)) && p->nodes[i].column == ev.column)
                     sc->res[i] = (uint8_t)upq_pred_eval_leaf(&sc->r->schema, p, i, ev.value);
         return UPQ_OK;
     }
@@ -902,6 +903,22 @@ upq_status upq_scan_next(upq_scan *sc)
         return sc_stop(sc, st);
     given(sc, 1);
     return UPQ_OK;
+}
+
+upq_status upq_scan_plan(upq_scan *sc, size_t *need)
+{
+    upq_status st;
+    *need = 0;
+    if (!sc->r)
+        return UPQ_ERR_STATE;
+    do
+        st = upq_scan_next(sc);
+    while (st == UPQ_OK);
+    if (st == UPQ_DONE) {
+        *need = upq_arena_high_water(&sc->r->arena);
+        return UPQ_OK;
+    }
+    return st;
 }
 
 #if UPQ_WITH_FLAT_ROWS

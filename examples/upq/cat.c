@@ -258,10 +258,12 @@ static int select_leaves(cat_state *cs)
     return 0;
 }
 
+static int arena_too_small(cat_state *cs, const cat_cfg *cfg);
+
 static int open_file(cat_state *cs, const cat_cfg *cfg)
 {
     if (tool_open(&cs->tf, cs->path, &cs->args))
-        return 1;
+        return cs->tf.nomem_needed ? arena_too_small(cs, cfg) : 1;
     cs->open = 1;
     if (cfg->columns && !cs->sel &&
         (resolve_columns(cs->path, upq_reader_schema(cs->tf.reader), cfg->columns, &cs->sel,
@@ -662,6 +664,103 @@ static upq_status where_scan(cat_state *cs, const cat_cfg *cfg, uint64_t from, u
     return st == UPQ_DONE ? UPQ_OK : st;
 }
 
+/* ---- --arena: what running out of it takes ------------------------------------------ */
+
+#define PLAN_ARENA ((size_t)64 << 20)
+
+/* The arena opening the file and reading what the command reads takes with
+ * row groups `mode` (EAGER or LAZY): the scan's planner (upq_scan_plan) run in
+ * an arena that grows as without --arena. 0 when that does not work. */
+static size_t plan_arena(cat_state *cs, const cat_cfg *cfg, uint8_t mode)
+{
+    tool_args a = cs->args;
+    tool_file tf;
+    upq_scan_opts o;
+    upq_scan sc;
+    size_t need = 0;
+    int tries;
+    a.arena_exact = 0;
+    /* generous: what runs in less leaves out what does not fit (a page index,
+     * a page read whole), and the plan is of the read with all of it */
+    a.arena = PLAN_ARENA;
+    a.device_window = 1; /* as the run in --arena reads its footer */
+    a.row_groups = mode;
+    memset(&o, 0, sizeof o);
+    o.where = cfg->where ? &cs->we.pred : NULL; /* column indices and literals fit any opening */
+    o.columns = cs->sel ? cs->leaves : NULL;
+    o.num_columns = cs->nleaves;
+    o.batch = cfg->batch;
+    o.first_row = cfg->where ? cfg->rows_from : 0;
+    o.end_row = cfg->where && cfg->rows_to != UINT64_MAX ? cfg->rows_to : 0;
+    o.flags = cfg->scan_flags;
+    for (tries = 0; tries < 8; tries++) {
+        upq_status st;
+        if (tool_open(&tf, cs->path, &a))
+            return 0;
+        st = upq_scan_begin(&sc, tf.reader, &o);
+        if (st == UPQ_OK) {
+            do
+                st = upq_scan_plan(&sc, &need);
+            while (st == UPQ_AGAIN);
+            upq_scan_close(&sc);
+        }
+        if (st == UPQ_ERR_NOMEM) {
+            size_t more = upq_arena_needed(&tf.reader->arena);
+            a.arena = more > tf.arena_len * 2 ? more : tf.arena_len * 2;
+        }
+        tool_close(&tf);
+        if (st == UPQ_OK)
+            return need;
+        if (st != UPQ_ERR_NOMEM || a.arena > TOOL_MAX_ARENA)
+            return 0;
+    }
+    return 0;
+}
+
+/* Would the reader decode row groups on demand in `len` bytes (AUTO)? */
+static int auto_lazy(cat_state *cs, size_t len)
+{
+    tool_args a = cs->args;
+    tool_file tf;
+    int lazy;
+    a.arena = len;
+    a.arena_exact = 2;
+    a.row_groups = UPQ_ROW_GROUPS_AUTO;
+    if (tool_open(&tf, cs->path, &a))
+        return -1;
+    lazy = upq_reader_lazy(tf.reader);
+    tool_close(&tf);
+    return lazy;
+}
+
+/* --arena ran out: says how many bytes the command needs in all, so that
+ * one more run in that many succeeds (planned on a copy of the read; AUTO
+ * picks the row groups' mode by the arena, so the plan is of the mode it
+ * picks in the bytes named). Returns 1, the exit status. */
+static int arena_too_small(cat_state *cs, const cat_cfg *cfg)
+{
+    uint64_t reads = tool_io_reads, bytes = tool_io_bytes;
+    size_t need = cs->open ? upq_arena_needed(&cs->tf.reader->arena) : cs->tf.nomem_needed;
+    uint8_t mode = cs->open && !upq_reader_lazy(cs->tf.reader) ? UPQ_ROW_GROUPS_EAGER
+                                                                 : UPQ_ROW_GROUPS_LAZY;
+    size_t plan = plan_arena(cs, cfg, mode);
+    fflush(stdout);
+    if (plan) {
+        int lazy = auto_lazy(cs, plan);
+        if (lazy >= 0 && lazy != (mode == UPQ_ROW_GROUPS_LAZY)) {
+            size_t other = plan_arena(cs, cfg, lazy ? UPQ_ROW_GROUPS_LAZY : UPQ_ROW_GROUPS_EAGER);
+            plan = !other ? 0 : other > plan ? other : plan; /* 0: not plannable */
+        }
+    }
+    tool_io_reads = reads; /* planning is not the command's reading */
+    tool_io_bytes = bytes;
+    if (plan > need)
+        need = plan;
+    fprintf(stderr, "upq: arena too small: %zu bytes needed%s\n", need,
+            plan ? "" : " (at least; the whole read could not be planned)");
+    return 1;
+}
+
 static int run_where(cat_state *cs, const cat_cfg *cfg)
 {
     uint64_t resume = cfg->rows_from; /* the file row the scan goes on from */
@@ -673,8 +772,7 @@ static int run_where(cat_state *cs, const cat_cfg *cfg)
         if (st == UPQ_ERR_NOMEM && cs->args.arena_exact) {
             /* --arena: exactly that memory, as a device has; never more */
             fflush(stdout);
-            tool_arena_too_small(&cs->tf);
-            return 1;
+            return arena_too_small(cs, cfg);
         }
         if (st == UPQ_ERR_NOMEM && grow_arena(cs, cfg, &failed) == 0) {
             if (failed)
@@ -708,8 +806,7 @@ static int run(cat_state *cs, const cat_cfg *cfg)
         if (st != UPQ_OK) {
             if (st == UPQ_ERR_NOMEM && cs->args.arena_exact) {
                 fflush(stdout);
-                tool_arena_too_small(&cs->tf);
-                return 1;
+                return arena_too_small(cs, cfg);
             }
             tool_report(cs->path, upq_reader_error(cs->tf.reader));
             return 1;
@@ -734,8 +831,7 @@ static int run(cat_state *cs, const cat_cfg *cfg)
         }
         if (st == UPQ_ERR_NOMEM && cs->args.arena_exact) {
             fflush(stdout);
-            tool_arena_too_small(&cs->tf);
-            return 1;
+            return arena_too_small(cs, cfg);
         }
         if (st == UPQ_ERR_NOMEM) {
             /* a page bigger than the arena: reopen with what was asked for */
@@ -846,7 +942,7 @@ int cmd_cat(const tool_args *a)
         /* --arena: read within exactly that memory, as a device would; row
          * groups on demand when decoding them all at once would not leave
          * room to read */
-        cs.args.arena_exact = 1;
+        cs.args.arena_exact = 2; /* running out is planned here (arena_too_small) */
         cs.args.row_groups = UPQ_ROW_GROUPS_AUTO;
         if (!cfg.batch) /* a device's batch: each selected column holds this many values */
             cfg.batch = 16;
@@ -864,7 +960,7 @@ int cmd_cat(const tool_args *a)
         if (cfg.where)
             fprintf(stderr, "where: %llu row groups: %llu pruned by statistics, %llu by bloom "
                     "filters, %llu by dictionaries, %llu by page index; predicates on %llu column chunks with a page "
-                    "index, %llu without (%llu failed its checks); rows: %llu selected, %llu tested, "
+                    "index, %llu without (%llu whose index was not usable); rows: %llu selected, %llu tested, "
                     "%llu matched\n",
                     (unsigned long long)cs.rg_seen, (unsigned long long)cs.rg_stats,
                     (unsigned long long)cs.rg_bloom, (unsigned long long)cs.rg_dict,

@@ -71,6 +71,7 @@ typedef struct wparser {
     size_t ops_at[WHERE_MAX_DEPTH * 3 + 8];
     unsigned nops;
     unsigned depth;     /* open parentheses and NOTs */
+    int in_double;      /* an IN list whose members compare as DOUBLE */
     jv_doc doc;
     strbuf tok;
 } wparser;
@@ -577,8 +578,8 @@ static int w_number_lit(wparser *p, uint32_t col, int op, const uint8_t *s, size
             upq_pred_uint(&p->b, col, op, strtoull(x.buf, NULL, 10));
         return 0;
     }
-    if (x.exp || x.digits > 38)
-        upq_pred_double(&p->b, col, op, strtod(x.buf, NULL));
+    if (x.exp || x.digits > 38 || (op == UPQ_PRED_IN && p->in_double))
+        upq_pred_double(&p->b, col, op, strtod(x.buf, NULL)); /* correctly rounded */
     else
         upq_pred_decimal(&p->b, col, op, x.buf, n);
     return 0;
@@ -939,24 +940,52 @@ static int w_is(wparser *p, const operand *a, size_t at)
                   neg ? " NOT" : "");
 }
 
+/* A DOUBLE literal as DuckDB types one: an exponent, or more than 38 digits. */
+static int w_is_double(const operand *o)
+{
+    numtext x;
+    return o->kind == K_NUM && w_numtext(o->p, o->len, &x) && (x.exp || x.digits > 38);
+}
+
 static int w_in(wparser *p, uint32_t col, int neg, size_t at)
 {
     uint32_t from = p->b.nn;
+    operand *m = NULL;
+    size_t n = 0, cap = 0, k;
+    int as_double = 0, rc = -1;
     if (!w_punct(p, '('))
         return w_werr(p, p->i, "expected '(' after IN");
-    upq_pred_in_begin(&p->b, col, neg);
+    /* the members first: DuckDB types the list by all of them */
     for (;;) {
-        operand o;
-        if (w_operand(p, 1, &o) || w_literal(p, col, UPQ_PRED_IN, &o))
-            return -1;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 8;
+            m = realloc(m, cap * sizeof *m);
+            if (!m) {
+                fputs("upq: out of memory\n", stderr);
+                exit(1);
+            }
+        }
+        if (w_operand(p, 1, &m[n]))
+            goto out;
+        as_double |= w_is_double(&m[n++]);
         if (w_punct(p, ','))
             continue;
         if (w_punct(p, ')'))
             break;
-        return w_werr(p, p->i, "expected ',' or ')' in the IN list");
+        w_werr(p, p->i, "expected ',' or ')' in the IN list");
+        goto out;
     }
+    upq_pred_in_begin(&p->b, col, neg, as_double);
+    p->in_double = as_double;
+    for (k = 0; k < n; k++)
+        if (w_literal(p, col, UPQ_PRED_IN, &m[k]))
+            goto out;
+    p->in_double = 0;
     upq_pred_in_end(&p->b);
-    return w_built(p, from, at);
+    rc = w_built(p, from, at);
+out:
+    free(m);
+    return rc;
 }
 
 static int w_like(wparser *p, uint32_t col, int neg, size_t at)

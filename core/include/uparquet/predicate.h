@@ -108,6 +108,13 @@ typedef struct upq_pred_node {
     const upq_value *values; /* leaves: the literals, in the column's representation */
 } upq_pred_node;
 
+/* Or'ed into a comparison's, IN's or DISTINCT's op: the integer or decimal
+ * column's values are compared as DOUBLEs with values[k].d (DuckDB's reading
+ * of `i > 1e3`, the unscaled value over a power of ten for decimals). */
+#define UPQ_PRED_AS_DOUBLE 0x80u
+/* A node's operator without that flag. */
+#define UPQ_PRED_OP(op) ((uint8_t)((op) & 0x7Fu))
+
 typedef struct upq_pred {
     const upq_pred_node *nodes; /* postfix order */
     uint32_t n;
@@ -193,6 +200,8 @@ typedef struct upq_pred_builder {
     uint32_t in_node;      /* the IN list being built, UPQ_NONE when none */
     uint8_t in_null;       /* it holds a NULL */
     uint8_t in_not;        /* NOT IN */
+    uint8_t in_cast;       /* a DOUBLE member: the list compares as DOUBLE */
+    uint32_t in_cast_from; /* members before this one are as stored */
     upq_status st;         /* the first error, UPQ_OK */
     const char *what;      /* its description (static text) */
     uint32_t node;         /* nodes written when it happened */
@@ -246,8 +255,11 @@ void upq_pred_is_null(upq_pred_builder *b, uint32_t column, int is_not);
 void upq_pred_like(upq_pred_builder *b, uint32_t column, const void *pattern, size_t len,
                    int escape);
 /* column [NOT] IN (...): the members are the literal calls that follow with
- * op UPQ_PRED_IN, until upq_pred_in_end. */
-void upq_pred_in_begin(upq_pred_builder *b, uint32_t column, int is_not);
+ * op UPQ_PRED_IN, until upq_pred_in_end. DuckDB gives a list one type: with
+ * a DOUBLE member (upq_pred_double) every member of an integer or decimal
+ * column compares as DOUBLE; say so with `as_double` (else members placed
+ * before the first DOUBLE one keep their exact meaning). */
+void upq_pred_in_begin(upq_pred_builder *b, uint32_t column, int is_not, int as_double);
 void upq_pred_in_end(upq_pred_builder *b);
 
 void upq_pred_and(upq_pred_builder *b);
@@ -399,6 +411,20 @@ upq_status upq_scan_open(upq_scan *sc, upq_reader *r, const upq_pred *p, uint32_
  * (upq_reader_error()). Errors are final.
  */
 upq_status upq_scan_next(upq_scan *sc);
+
+/*
+ * A planner for a scan: after upq_scan_begin, runs the scan to its end
+ * without handing rows out and gives in *need the arena size that opening
+ * the file and running this scan take: the arena's high-water mark since
+ * upq_reader_init, every reader, page, dictionary, page index, bloom filter
+ * and on-demand row group included. The reader must have been opened with
+ * the options the real run will use (row groups on demand or not), in an
+ * arena large enough for the scan (on a host: a generous one). The same open
+ * and scan in exactly *need bytes then succeed. Exact for this file, at the
+ * cost of the scan's reads (rows are assembled but not looked at).
+ * Resumable: UPQ_AGAIN, call again. Returns UPQ_OK, or the scan's error.
+ */
+upq_status upq_scan_plan(upq_scan *sc, size_t *need);
 
 #if UPQ_WITH_FLAT_ROWS
 /*
