@@ -886,6 +886,9 @@ static void given(upq_scan *sc, uint64_t n)
     if (!filtering(sc))
         sc->row = sc->cur + n;
     sc->cur += n - 1u;
+    sc->last_rg = sc->rg;
+    sc->last_row = sc->cur;
+    sc->last_base = sc->base;
     sc->sub = !filtering(sc) || sc->row >= sc->sel.v[sc->range].end ? SS_PSKIP : SS_PNEXT;
 }
 
@@ -1011,17 +1014,17 @@ upq_rows *upq_scan_rows(upq_scan *sc)
 
 uint32_t upq_scan_row_group(const upq_scan *sc)
 {
-    return sc->rg;
+    return sc->last_rg;
 }
 
 uint64_t upq_scan_row(const upq_scan *sc)
 {
-    return sc->cur;
+    return sc->last_row;
 }
 
 uint64_t upq_scan_file_row(const upq_scan *sc)
 {
-    return sc->base + sc->cur;
+    return sc->last_base + sc->last_row;
 }
 
 void upq_scan_close(upq_scan *sc)

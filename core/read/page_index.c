@@ -249,6 +249,8 @@ static upq_status ci_page(ci_ctx *x, uint32_t i, uint64_t rows)
 {
     const upq_column_index *ci = x->ci;
     int flat = x->cd->max_rep == 0, c;
+    if (ci->null_pages.v[i] && (ci->min_values.v[i].len || ci->max_values.v[i].len))
+        return ci_bad(x, UPQ_MSG("a null page with min/max"));
     if (UPQ_ISSET(*ci, UPQ_COLUMN_INDEX_NULL_COUNTS)) {
         int64_t nc = ci->null_counts.v[i];
         if (nc < 0 || (flat && (uint64_t)nc > rows))
@@ -259,11 +261,8 @@ static upq_status ci_page(ci_ctx *x, uint32_t i, uint64_t rows)
     if (UPQ_ISSET(*ci, UPQ_COLUMN_INDEX_NAN_COUNTS) &&
         (ci->nan_counts.v[i] < 0 || (flat && (uint64_t)ci->nan_counts.v[i] > rows)))
         return ci_bad(x, UPQ_MSG("a page's NaN count outside its rows"));
-    if (ci->null_pages.v[i]) {
-        if (ci->min_values.v[i].len || ci->max_values.v[i].len)
-            return ci_bad(x, UPQ_MSG("a null page with min/max"));
+    if (ci->null_pages.v[i])
         return UPQ_OK;
-    }
     if (!bound_fits(x->cd, &ci->min_values.v[i]) || !bound_fits(x->cd, &ci->max_values.v[i]))
         return ci_bad(x, UPQ_MSG("min/max of the wrong width for the column's type"));
     {

@@ -367,6 +367,8 @@ typedef struct upq_scan {
     uint64_t row;               /* next row of the row group the predicate reader gives */
     uint64_t out_pos;           /* next row the output reader gives */
     uint64_t cur;               /* the row being given */
+    uint32_t last_rg;           /* the last row given: its row group, row, first file row */
+    uint64_t last_row, last_base;
 #if UPQ_WITH_FLAT_ROWS
     const upq_row_binding *bind; /* upq_scan_bind */
     uint32_t num_bind;
@@ -447,8 +449,8 @@ upq_status upq_scan_fetch(upq_scan *sc, void *rows, size_t stride, size_t max, s
 /* The row reader of the projected columns (valid after upq_scan_next gave UPQ_OK). */
 upq_rows *upq_scan_rows(upq_scan *sc);
 
-/* The row upq_scan_next gave: its row group, its row number in the row
- * group, and in the file. */
+/* The last row upq_scan_next (or upq_scan_fetch) gave: its row group, its
+ * row number in the row group, and in the file. */
 uint32_t upq_scan_row_group(const upq_scan *sc);
 uint64_t upq_scan_row(const upq_scan *sc);
 uint64_t upq_scan_file_row(const upq_scan *sc);
