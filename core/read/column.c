@@ -49,6 +49,7 @@ static upq_status col_fail(upq_column_reader *c, upq_status st, uint64_t off, co
     e->row_group = (int32_t)c->rg;
     e->column = (int32_t)c->col;
     e->page = c->page_no;
+    e->needed = st == UPQ_ERR_NOMEM ? upq_arena_needed(&c->r->arena) : 0;
     c->stage = CS_FAILED;
     return st;
 }
@@ -291,8 +292,11 @@ static upq_status begin_body(upq_column_reader *c)
         return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("negative page size"));
     if ((uint64_t)ph->compressed_page_size > c->chunk_end - body_start)
         return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("page extends past its column chunk"));
-    if ((uint32_t)ph->uncompressed_page_size > max_page)
-        return col_fail(c, UPQ_ERR_LIMIT, c->page_off, UPQ_MSG("page larger than upq_reader_opts.max_page_size (default 256 MiB): raise it to read this file"));
+    if ((uint32_t)ph->uncompressed_page_size > max_page) {
+        col_fail(c, UPQ_ERR_LIMIT, c->page_off, UPQ_MSG("page larger than upq_reader_opts.max_page_size (default 256 MiB): raise it to read this file"));
+        c->r->err.needed = (uint32_t)ph->uncompressed_page_size;
+        return UPQ_ERR_LIMIT;
+    }
     c->body_len = (uint32_t)ph->compressed_page_size;
     c->body_fill = 0;
 #if UPQ_WITH_PAGE_INDEX

@@ -625,6 +625,7 @@ upq_status upq_reader_row_group_load(upq_reader *r, uint32_t rg)
         return r->err.status != UPQ_OK ? r->err.status : UPQ_ERR_STATE;
     if (rg >= upq_reader_num_row_groups(r)) {
         r->err.status = UPQ_ERR_INVAL;
+        r->err.needed = 0;
         r->err.row_group = (int32_t)rg;
         r->err.what = UPQ_MSG("no such row group");
         return UPQ_ERR_INVAL;
@@ -672,6 +673,7 @@ upq_status upq_reader_row_group_load(upq_reader *r, uint32_t rg)
         return r->err.status != UPQ_OK ? r->err.status : UPQ_ERR_STATE;
     if (rg >= r->meta.row_groups.n) {
         r->err.status = UPQ_ERR_INVAL;
+        r->err.needed = 0;
         r->err.row_group = (int32_t)rg;
         r->err.what = UPQ_MSG("no such row group");
         return UPQ_ERR_INVAL;

@@ -547,6 +547,13 @@ static int report_failure(cat_state *cs, unsigned rg)
     }
     tool_report(cs->path, upq_reader_error(cs->tf.reader));
     tool_keys_report(&cs->tf.keys, cs->path, upq_reader_error(cs->tf.reader)->status);
+    {
+        const upq_error_info *e = upq_reader_error(cs->tf.reader);
+        if (e->status == UPQ_ERR_LIMIT && e->page >= 0 && e->needed)
+            fprintf(stderr, "upq: the page holds %llu bytes uncompressed, over the largest page "
+                    "read by default; --max-page %llu reads it (with as much memory)\n",
+                    (unsigned long long)e->needed, (unsigned long long)e->needed);
+    }
     return 1;
 }
 

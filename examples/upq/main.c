@@ -412,6 +412,10 @@ void tool_report(const char *path, const upq_error_info *e)
         fprintf(stderr, ", column %" PRId32, e->column);
     if (e->page >= 0)
         fprintf(stderr, ", page %" PRId32, e->page);
+    if (e->status == UPQ_ERR_NOMEM && e->needed)
+        fprintf(stderr, ": %" PRIu64 " bytes of arena needed", e->needed);
+    else if (e->status == UPQ_ERR_LIMIT && e->needed)
+        fprintf(stderr, ": %" PRIu64 " bytes", e->needed);
     fputc('\n', stderr);
 }
 

@@ -97,6 +97,9 @@ typedef struct upq_error_info {
     int32_t column;        /* leaf column index, -1 when not relevant */
     int32_t page;          /* page ordinal in the chunk, -1 when not relevant */
     int32_t schema_element; /* index of a malformed SchemaElement, -1 when not relevant */
+    uint64_t needed;       /* UPQ_ERR_NOMEM: the arena size asked for (upq_arena_needed);
+                              UPQ_ERR_LIMIT: the size the limit would have to allow (a
+                              page's uncompressed size for max_page_size); else 0 */
 } upq_error_info;
 
 typedef struct upq_reader {
