@@ -230,6 +230,52 @@ upq_status upq_schema_build(upq_schema *s, const upq_schema_element *elems, uint
     return UPQ_OK;
 }
 
+static size_t round8(size_t n)
+{
+    return (n + 7u) & ~(size_t)7u;
+}
+
+size_t upq_schema_size(const upq_schema_element *elems, uint32_t n, uint32_t *leaves)
+{
+    struct {
+        uint32_t left;
+        uint16_t depth;
+    } stack[UPQ_SCHEMA_MAX_DEPTH + 1];
+    uint32_t i, depth = 0, nleaves = 0;
+    size_t path_total = 0;
+    if (leaves)
+        *leaves = 0;
+    for (i = 0; i < n; i++) {
+        const upq_schema_element *e = &elems[i];
+        int has_kids = UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_NUM_CHILDREN) != 0;
+        uint32_t kids = has_kids && e->num_children > 0 ? (uint32_t)e->num_children : 0;
+        uint16_t d = depth ? (uint16_t)(stack[depth - 1].depth + 1) : 0;
+        if ((i > 0 && depth == 0) || (has_kids && e->num_children < 0) || kids > n - 1 - i)
+            return 0;
+        if (depth)
+            stack[depth - 1].left--;
+        if (i == 0 && !has_kids)
+            kids = n - 1;
+        if (i > 0 && kids == 0 && UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_TYPE)) {
+            nleaves++;
+            path_total += d;
+        } else if (kids > 0) {
+            if (depth >= UPQ_SCHEMA_MAX_DEPTH + 1)
+                return 0;
+            stack[depth].left = kids;
+            stack[depth].depth = d;
+            depth++;
+        }
+        while (depth > 0 && stack[depth - 1].left == 0)
+            depth--;
+    }
+    if (leaves)
+        *leaves = nleaves;
+    /* nodes, children, fill_pos, columns, paths: as upq_schema_build takes them */
+    return round8((size_t)n * sizeof(upq_schema_node)) + 2u * round8((size_t)n * sizeof(uint32_t)) +
+           round8((size_t)nleaves * sizeof(upq_column_desc)) + round8(path_total * sizeof(uint32_t));
+}
+
 /* Does node's name equal p[0..len)? */
 static int name_is(const upq_schema_node *nd, const char *p, size_t len)
 {

@@ -106,6 +106,12 @@ static int valid_ct(uint8_t ct)
 
 /* ---- decoder ---------------------------------------------------------- */
 
+/* What the arena takes for an allocation of n bytes. */
+static uint64_t round8(uint64_t n)
+{
+    return (n + 7u) & ~(uint64_t)7u;
+}
+
 /* A field's name for error details; not evaluated with UPQ_NO_ERRSTR. */
 #define FIELD_NAME(fd) UPQ_MSG((fd)->name)
 
@@ -236,7 +242,10 @@ static upq_status begin_value(upq_tdec *d, uint64_t at)
         if (d->dest) {
             f->desc = d->dest_sub;
             f->obj = d->dest;
+        } else if (d->phantom) {
+            f->desc = d->dest_sub; /* counted, not stored */
         }
+        d->phantom = 0; /* its fields say for themselves */
     }
     d->stage = ct_stage[ct];
     return UPQ_OK;
@@ -278,6 +287,7 @@ static upq_status next_item(upq_tdec *d, uint64_t at)
                 d->cur_ct = f->elem_ct;
             }
             d->dest = (uint8_t *)0;
+            d->phantom = 0;
             return begin_value(d, at);
         }
         /* list or set */
@@ -288,7 +298,13 @@ static upq_status next_item(upq_tdec *d, uint64_t at)
         f->remaining--;
         d->cur_ct = f->elem_ct;
         d->dest = (uint8_t *)0;
-        if (f->items && elem_selected(d, f, f->index)) {
+        d->phantom = 0;
+        if (!f->items && f->elem_kind && elem_selected(d, f, f->index)) {
+            /* a list that did not fit: its elements are counted */
+            d->phantom = 1;
+            d->dest_kind = f->elem_kind;
+            d->dest_sub = f->desc;
+        } else if (f->items && elem_selected(d, f, f->index)) {
             size_t esz = kind_size(f->elem_kind, f->desc);
             d->dest = f->items + (size_t)f->stored * esz;
             d->dest_kind = f->elem_kind;
@@ -360,14 +376,27 @@ static upq_status begin_field(upq_tdec *d, int32_t id, uint8_t ct, uint64_t at)
     f->last_id = (int16_t)id;
     d->cur_ct = ct;
     d->dest = (uint8_t *)0;
-    if (f->desc && f->obj) {
+    d->phantom = 0;
+    if (f->desc && (f->obj || d->count_over)) {
         for (i = 0; i < f->desc->nfields; i++)
             if ((int32_t)(f->desc->fields[i].id & UPQ_TF_ID) == id) {
                 fd = &f->desc->fields[i];
                 break;
             }
     }
-    if (fd && compatible(field_kind(fd), ct)) {
+    if (fd && compatible(field_kind(fd), ct) && !f->obj) {
+        /* a struct that did not fit: what its fields would take is counted */
+        d->phantom = 1;
+        d->dest_kind = field_kind(fd);
+        d->dest_field = fd;
+        d->dest_sub = fd->kind >= UPQ_TK_STRUCT ? UPQ_TSUB(f->desc, fd) : (const upq_tstruct *)0;
+#if UPQ_WITH_LAZY_ROW_GROUPS
+        if (d->depth == 1 && id == (int32_t)d->lazy_id && d->dest_kind == UPQ_TK_LIST) {
+            d->phantom = 0;
+            d->lazy_hit = 1;
+        }
+#endif
+    } else if (fd && compatible(field_kind(fd), ct)) {
         uint32_t *isset = (uint32_t *)(void *)f->obj;
         uint32_t bit = 1u << id;
         if ((f->desc->index & UPQ_TS_UNION) && (*isset & ~bit))
@@ -423,7 +452,7 @@ static upq_status begin_list(upq_tdec *d, uint64_t count, uint8_t et, uint64_t a
     /* Elements are matched like the reference readers do: they read list
      * elements with the declared type and ignore the header's, and i16/i32/i64
      * share one wire form (a file in the wild declares i32 encodings as i16). */
-    if (dst && d->dest_kind == UPQ_TK_LIST) {
+    if ((dst || d->phantom) && d->dest_kind == UPQ_TK_LIST) {
         uint8_t ek = elem_kind(fd);
         if (compatible(ek, et) || (is_int_kind(ek) && is_varint_ct(et))) {
             uint32_t slots = (uint32_t)count;
@@ -433,10 +462,21 @@ static upq_status begin_list(upq_tdec *d, uint64_t count, uint8_t et, uint64_t a
             f->elem_kind = ek;
             f->desc = d->dest_sub;
             f->obj = dst;
-            f->items = (uint8_t *)upq_arena_alloc_array(d->arena, slots, kind_size(ek, f->desc));
-            if (!f->items)
-                return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(fd));
-            put_list(dst, f->items, 0);
+            if (dst)
+                f->items = (uint8_t *)upq_arena_alloc_array(d->arena, slots, kind_size(ek, f->desc));
+            if (!f->items) {
+                if (!d->count_over)
+                    return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(fd));
+                /* counted instead; its elements are counted as they come */
+                d->over += round8((uint64_t)slots * kind_size(ek, f->desc));
+                f->obj = (uint8_t *)0;
+                if (d->depth == 2 && !d->first_phantom_id) {
+                    d->first_phantom_id = d->stack[0].last_id;
+                    d->first_phantom_n = (uint32_t)count;
+                }
+            } else {
+                put_list(dst, f->items, 0);
+            }
         }
     }
     return next_item(d, at);
@@ -484,6 +524,39 @@ static upq_status finish_scalar(upq_tdec *d, uint64_t at)
         upq_memcpy(d->dest, d->tmp, 16);
     }
     return next_item(d, at);
+}
+
+/* A binary's length is known: its storage (or, counting, its size), then
+ * its body. */
+static upq_status begin_binary(upq_tdec *d, uint64_t at)
+{
+    uint64_t blen = d->acc;
+    if (blen > d->lim.max_binary)
+        return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("binary length"));
+    if (blen > d->limit - (at + 1))
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("binary longer than its message"));
+    d->bin = (uint8_t *)0;
+    if (d->dest) {
+        upq_bytes bv;
+        d->bin = (uint8_t *)upq_arena_alloc(d->arena, (size_t)blen);
+        /* dest_field: this binary's field, or for an element of a
+         * list<binary> the list's (no field header comes between) */
+        if (!d->bin && !d->count_over)
+            return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(d->dest_field));
+        if (!d->bin) {
+            d->over += round8(blen);
+        } else {
+            bv.ptr = d->bin;
+            bv.len = (uint32_t)blen;
+            upq_memcpy(d->dest, &bv, sizeof bv);
+        }
+    } else if (d->phantom) {
+        d->over += round8(blen);
+    }
+    d->phantom = 0;
+    d->bin_left = (uint32_t)blen;
+    d->stage = ST_BIN_BODY;
+    return UPQ_OK;
 }
 
 upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *used)
@@ -579,29 +652,7 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
             if (d->tmp_len == (d->cur_ct == UPQ_CT_DOUBLE ? 8 : 16))
                 st = finish_scalar(d, at);
             break;
-        case ST_BIN_LEN: {
-            uint64_t blen = d->acc;
-            if (blen > d->lim.max_binary)
-                return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("binary length"));
-            if (blen > d->limit - (at + 1))
-                return dec_fail(d, UPQ_ERR_CORRUPT, at,
-                                UPQ_MSG("binary longer than its message"));
-            d->bin = (uint8_t *)0;
-            if (d->dest) {
-                upq_bytes bv;
-                d->bin = (uint8_t *)upq_arena_alloc(d->arena, (size_t)blen);
-                /* dest_field: this binary's field, or for an element of a
-                 * list<binary> the list's (no field header comes between) */
-                if (!d->bin)
-                    return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(d->dest_field));
-                bv.ptr = d->bin;
-                bv.len = (uint32_t)blen;
-                upq_memcpy(d->dest, &bv, sizeof bv);
-            }
-            d->bin_left = (uint32_t)blen;
-            d->stage = ST_BIN_BODY;
-            break;
-        }
+        case ST_BIN_LEN: st = begin_binary(d, at); break;
         case ST_LIST_HDR:
             if ((b >> 4) == 15) {
                 d->tmp[0] = b & 0x0Fu;
@@ -628,6 +679,12 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
 
     d->pos += i;
     *used = i;
+    if (d->stage == ST_DONE && d->over) {
+        /* everything was read; what did not fit is known: the whole need */
+        upq_arena *a = d->arena;
+        a->needed = a->cap - upq_arena_remaining(a) + (size_t)d->over;
+        return dec_fail(d, UPQ_ERR_NOMEM, d->pos, UPQ_MSG("what does not fit, counted"));
+    }
     if (d->stage == ST_DONE) {
         d->status = UPQ_OK;
         return UPQ_OK;
