@@ -842,14 +842,9 @@ static int run(cat_state *cs, const cat_cfg *cfg)
         }
         if (st == UPQ_ERR_NOMEM) {
             /* a page bigger than the arena: reopen with what was asked for */
-            size_t need = upq_arena_needed(&cs->tf.reader->arena);
-            size_t len = cs->tf.arena_len;
-            if (need > len && need <= TOOL_MAX_ARENA) {
-                cs->args.arena = need > len * 2 ? need : len * 2;
-                tool_close(&cs->tf);
-                variant_set_free(&cs->vs); /* they point into the old schema */
-                cs->open = 0;
-                if (open_file(cs, cfg))
+            int failed;
+            if (grow_arena(cs, cfg, &failed) == 0) {
+                if (failed)
                     return 1;
                 continue;
             }

@@ -22,6 +22,7 @@
 #include "util/check.h"
 #include "util/flaky_io.h"
 #include "writer_util.h"
+#include "format/meta_desc.h"
 
 #define ROWS 3000
 #define RG_ROWS 1000
