@@ -699,6 +699,8 @@ static size_t plan_arena(cat_state *cs, const cat_cfg *cfg, uint8_t mode)
     o.batch = cfg->batch;
     o.first_row = cfg->where ? cfg->rows_from : 0;
     o.end_row = cfg->where && cfg->rows_to != UINT64_MAX ? cfg->rows_to : 0;
+    if (!cfg->where && cfg->head != UINT64_MAX && cfg->skip <= UINT64_MAX - cfg->head - 1u)
+        o.end_row = cfg->skip + cfg->head + 1u; /* what a plain read reaches (0 rows: the first) */
     o.flags = cfg->scan_flags;
     for (tries = 0; tries < 8; tries++) {
         upq_status st;
