@@ -106,10 +106,17 @@ static int valid_ct(uint8_t ct)
 
 /* ---- decoder ---------------------------------------------------------- */
 
-/* What the arena takes for an allocation of n bytes. */
-static uint64_t round8(uint64_t n)
+/* Counting: an allocation of n bytes that did not fit (or was not made)
+ * adds what the arena would take for it to the arena's `needed`, which
+ * holds their sum while the decode counts (upq_tdec_count_over). */
+static void count_over(upq_tdec *d, uint64_t n)
 {
-    return (n + 7u) & ~(uint64_t)7u;
+    upq_arena *a = d->arena;
+    uint64_t r = (n + 7u) & ~(uint64_t)7u;
+    if (r < n || r > (uint64_t)((size_t)-1 - a->needed))
+        a->needed = (size_t)-1;
+    else
+        a->needed += (size_t)r;
 }
 
 /* A field's name for error details; not evaluated with UPQ_NO_ERRSTR. */
@@ -462,18 +469,22 @@ static upq_status begin_list(upq_tdec *d, uint64_t count, uint8_t et, uint64_t a
             f->elem_kind = ek;
             f->desc = d->dest_sub;
             f->obj = dst;
-            if (dst)
+            if (dst) {
+                size_t sum = d->arena->needed; /* a failure overwrites it */
                 f->items = (uint8_t *)upq_arena_alloc_array(d->arena, slots, kind_size(ek, f->desc));
+                if (d->count_over)
+                    d->arena->needed = sum;
+            }
             if (!f->items) {
                 if (!d->count_over)
                     return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(fd));
-                /* counted instead; its elements are counted as they come */
-                d->over += round8((uint64_t)slots * kind_size(ek, f->desc));
+                /* counted instead; its elements are counted as they come.
+                 * The list keeps its count (no items): the open that fails
+                 * bounds a schema from it */
+                count_over(d, (uint64_t)slots * kind_size(ek, f->desc));
+                if (dst)
+                    put_list(dst, (void *)0, (uint32_t)count);
                 f->obj = (uint8_t *)0;
-                if (d->depth == 2 && !d->first_phantom_id) {
-                    d->first_phantom_id = d->stack[0].last_id;
-                    d->first_phantom_n = (uint32_t)count;
-                }
             } else {
                 put_list(dst, f->items, 0);
             }
@@ -538,20 +549,23 @@ static upq_status begin_binary(upq_tdec *d, uint64_t at)
     d->bin = (uint8_t *)0;
     if (d->dest) {
         upq_bytes bv;
+        size_t sum = d->arena->needed; /* a failure overwrites it */
         d->bin = (uint8_t *)upq_arena_alloc(d->arena, (size_t)blen);
+        if (d->count_over)
+            d->arena->needed = sum;
         /* dest_field: this binary's field, or for an element of a
          * list<binary> the list's (no field header comes between) */
         if (!d->bin && !d->count_over)
             return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(d->dest_field));
         if (!d->bin) {
-            d->over += round8(blen);
+            count_over(d, blen);
         } else {
             bv.ptr = d->bin;
             bv.len = (uint32_t)blen;
             upq_memcpy(d->dest, &bv, sizeof bv);
         }
     } else if (d->phantom) {
-        d->over += round8(blen);
+        count_over(d, blen);
     }
     d->phantom = 0;
     d->bin_left = (uint32_t)blen;
@@ -679,10 +693,11 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
 
     d->pos += i;
     *used = i;
-    if (d->stage == ST_DONE && d->over) {
+    if (d->stage == ST_DONE && d->count_over && d->arena->needed) {
         /* everything was read; what did not fit is known: the whole need */
         upq_arena *a = d->arena;
-        a->needed = a->cap - upq_arena_remaining(a) + (size_t)d->over;
+        size_t have = a->cap - upq_arena_remaining(a);
+        a->needed = a->needed > (size_t)-1 - have ? (size_t)-1 : a->needed + have;
         return dec_fail(d, UPQ_ERR_NOMEM, d->pos, UPQ_MSG("what does not fit, counted"));
     }
     if (d->stage == ST_DONE) {

@@ -49,7 +49,7 @@ static upq_status col_fail(upq_column_reader *c, upq_status st, uint64_t off, co
     e->row_group = (int32_t)c->rg;
     e->column = (int32_t)c->col;
     e->page = c->page_no;
-    e->needed = st == UPQ_ERR_NOMEM ? upq_arena_needed(&c->r->arena) : 0;
+    e->needed = st == UPQ_ERR_NOMEM ? upq_sat32(upq_arena_needed(&c->r->arena)) : 0;
     c->stage = CS_FAILED;
     return st;
 }

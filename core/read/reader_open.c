@@ -125,6 +125,7 @@ static void start_metadata(upq_reader *r, uint64_t limit)
 #else
     r->tdec.count_over = 1;
 #endif
+    r->arena.needed = 0; /* the counted decode sums what does not fit here */
 }
 
 /* After the footer's counted decode: what the open takes after it (the
@@ -146,11 +147,10 @@ static void open_need(upq_reader *r)
         r->arena.needed += schema_need(r);
         return;
     }
-    if (r->tdec.first_phantom_id != 2)
-        return; /* no schema list: the build fails anyway */
-    /* the schema list itself did not fit: a bound from its length (every
-     * element a leaf at the deepest level the build allows) */
-    n = r->tdec.first_phantom_n;
+    /* the schema list itself did not fit (the list keeps its count, no
+     * items): a bound from its length (every element a leaf at the deepest
+     * level the build allows) */
+    n = r->meta.schema.n;
     depth = n < UPQ_SCHEMA_MAX_DEPTH + 1u ? n : UPQ_SCHEMA_MAX_DEPTH + 1u;
     r->arena.needed += n * (sizeof(upq_schema_node) + 3u * sizeof(uint32_t) +
                             sizeof(upq_column_desc) + depth * sizeof(uint32_t)) + 40u;

@@ -413,9 +413,9 @@ void tool_report(const char *path, const upq_error_info *e)
     if (e->page >= 0)
         fprintf(stderr, ", page %" PRId32, e->page);
     if (e->status == UPQ_ERR_NOMEM && e->needed)
-        fprintf(stderr, ": %" PRIu64 " bytes of arena needed", e->needed);
+        fprintf(stderr, ": %" PRIu32 " bytes of arena needed", e->needed);
     else if (e->status == UPQ_ERR_LIMIT && e->needed)
-        fprintf(stderr, ": %" PRIu64 " bytes", e->needed);
+        fprintf(stderr, ": %" PRIu32 " bytes", e->needed);
     fputc('\n', stderr);
 }
 

@@ -60,6 +60,11 @@ typedef struct upq_tdec {
     uint8_t tmp[16];          /* fixed-size token bytes (double, uuid) */
     uint8_t tmp_len;
     uint8_t dest_kind;        /* upq_tkind of dest */
+    /* counting what does not fit: allocations that fail add their size to
+     * the arena's `needed` instead of stopping the decode; `phantom`: the
+     * value being read is counted, not stored (a struct that did not fit) */
+    uint8_t count_over;
+    uint8_t phantom;
     uint8_t *dest;            /* where the value being read is stored (NULL: skip) */
     const upq_tfield *dest_field; /* field whose value is read (a list element's: the list) */
     const upq_tstruct *dest_sub;  /* description of a struct value or list<struct> elements */
@@ -70,14 +75,6 @@ typedef struct upq_tdec {
     const char *err_field;    /* field name, when known */
     uint64_t err_pos;         /* byte offset (from init) of the error */
     upq_status status;        /* sticky error */
-    /* counting what does not fit (upq_tdec_count_over): the bytes of the
-     * allocations that failed, and whether the value being read is only
-     * counted (its struct described but not stored) */
-    uint64_t over;
-    uint8_t count_over;
-    uint8_t phantom;
-    int16_t first_phantom_id; /* the first list field of the top struct that did not fit, */
-    uint32_t first_phantom_n; /* and its element count */
 #if UPQ_WITH_LAZY_ROW_GROUPS
     /* A list field of the top struct skipped without storing (its isset bit
      * is still set): where its first element starts and how many it has. */
