@@ -41,7 +41,7 @@ static upq_status sc_fail(upq_scan *sc, upq_status st, const char *what)
 {
     upq_error_info *e = &sc->r->err;
     e->status = st;
-    e->needed = st == UPQ_ERR_NOMEM ? upq_sat32(upq_arena_needed(&sc->r->arena)) : 0;
+    e->needed = UPQ_ERR_NEEDED(st, &sc->r->arena);
     e->offset = UINT64_MAX;
     e->what = what;
     e->in_struct = e->field = (const char *)0;

@@ -27,7 +27,7 @@ static upq_status bfail(upq_bloom_reader *b, upq_status st, uint64_t off, const 
 {
     upq_error_info *e = &b->r->err;
     e->status = st;
-    e->needed = st == UPQ_ERR_NOMEM ? upq_sat32(upq_arena_needed(&b->r->arena)) : 0;
+    e->needed = UPQ_ERR_NEEDED(st, &b->r->arena);
     e->offset = off;
     e->what = what;
     e->in_struct = e->field = (const char *)0;

@@ -49,7 +49,7 @@ static upq_status col_fail(upq_column_reader *c, upq_status st, uint64_t off, co
     e->row_group = (int32_t)c->rg;
     e->column = (int32_t)c->col;
     e->page = c->page_no;
-    e->needed = st == UPQ_ERR_NOMEM ? upq_sat32(upq_arena_needed(&c->r->arena)) : 0;
+    e->needed = UPQ_ERR_NEEDED(st, &c->r->arena);
     c->stage = CS_FAILED;
     return st;
 }
@@ -327,7 +327,7 @@ static upq_status check_jump(upq_column_reader *c, uint64_t body_start)
 #endif
 
 /* A dictionary page's header: its value array sized, both allocated (or
- * their sizes gathered when planning). */
+ * their sizes gathered when planning); its body is read next. */
 static upq_status begin_dict(upq_column_reader *c)
 {
     const upq_page_header *ph = &c->ph;
@@ -342,6 +342,7 @@ static upq_status begin_dict(upq_column_reader *c)
         c->scan->dict = align8((size_t)ph->uncompressed_page_size + 1u) +
                         align8(n * upq_value_size(c->cd->physical_type));
         c->has_dict = 1;
+        c->stage = CS_BODY;
         return UPQ_OK;
     }
     /* The dictionary lives as long as the chunk: its bytes and its value
@@ -356,6 +357,7 @@ static upq_status begin_dict(upq_column_reader *c)
     c->dict_vals = (uint8_t *)upq_arena_alloc(a, c->dict_vals_cap);
     if (!c->dict_buf || !c->dict_vals)
         return col_fail(c, UPQ_ERR_NOMEM, c->page_off, UPQ_MSG("arena too small for the dictionary"));
+    c->stage = CS_BODY;
     return UPQ_OK;
 }
 
@@ -401,12 +403,8 @@ static upq_status begin_body(upq_column_reader *c)
     }
 #endif
     switch (ph->type) {
-    case UPQ_PAGE_DICTIONARY: {
-        upq_status st = begin_dict(c);
-        if (st != UPQ_OK)
-            return st;
-        break;
-    }
+    case UPQ_PAGE_DICTIONARY:
+        return begin_dict(c);
     case UPQ_PAGE_DATA:
         if (!UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER))
             return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("data page without its header"));
@@ -766,6 +764,15 @@ static upq_status dict_page(upq_column_reader *c, const uint8_t *body)
     return UPQ_DONE;
 }
 
+/* A data page set up: its levels are to be read. */
+static upq_status data_ready(upq_column_reader *c, uint32_t levels)
+{
+    c->levels_left = levels;
+    c->values_left -= levels;
+    c->stage = CS_DATA;
+    return UPQ_OK;
+}
+
 /* A v1 data page's body: decompressed, its levels and values set up. */
 static upq_status data_page_v1(upq_column_reader *c)
 {
@@ -803,8 +810,7 @@ static upq_status data_page_v1(upq_column_reader *c)
     st = setup_values(c, h->encoding, p, (size_t)(end - p), (uint32_t)h->num_values);
     if (st != UPQ_OK)
         return st;
-    c->levels_left = (uint32_t)h->num_values;
-    return UPQ_OK;
+    return data_ready(c, (uint32_t)h->num_values);
 }
 
 /* A v2 data page's body: levels as stored, values decompressed and set up. */
@@ -845,8 +851,7 @@ static upq_status data_page_v2(upq_column_reader *c)
     st = setup_values(c, h->encoding, vals, vlen, (uint32_t)(h->num_values - h->num_nulls));
     if (st != UPQ_OK)
         return st;
-    c->levels_left = (uint32_t)h->num_values;
-    return UPQ_OK;
+    return data_ready(c, (uint32_t)h->num_values);
 }
 
 /* The page body is complete: verify, decompress and prepare decoding. */
@@ -873,12 +878,7 @@ static upq_status process_page(upq_column_reader *c)
 
     if (ph->type == UPQ_PAGE_DICTIONARY)
         return dict_page(c, body);
-    st = ph->type == UPQ_PAGE_DATA ? data_page_v1(c) : data_page_v2(c);
-    if (st != UPQ_OK)
-        return st;
-    c->values_left -= c->levels_left;
-    c->stage = CS_DATA;
-    return UPQ_OK;
+    return ph->type == UPQ_PAGE_DATA ? data_page_v1(c) : data_page_v2(c);
 }
 
 #if UPQ_WITH_PAGE_INDEX

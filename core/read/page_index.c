@@ -25,7 +25,7 @@ static upq_status pfail(upq_page_index *p, upq_status st, uint64_t off, const ch
 {
     upq_error_info *e = &p->r->err;
     e->status = st;
-    e->needed = st == UPQ_ERR_NOMEM ? upq_sat32(upq_arena_needed(&p->r->arena)) : 0;
+    e->needed = UPQ_ERR_NEEDED(st, &p->r->arena);
     e->offset = off;
     e->what = what;
     e->in_struct = p->kind == UPQ_PAGE_INDEX_OFFSET ? UPQ_MSG("OffsetIndex") : UPQ_MSG("ColumnIndex");

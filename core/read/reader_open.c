@@ -119,15 +119,20 @@ static void start_metadata(upq_reader *r, uint64_t limit)
 #if UPQ_WITH_LAZY_ROW_GROUPS
     if (r->lazy)
         upq_tdec_set_lazy(&r->tdec, 4); /* FileMetaData.row_groups */
+#endif
+#if UPQ_WITH_OPEN_TOTAL
     /* the last attempt counts what does not fit, so that running out says
      * what the whole open needs (AUTO's eager attempt gives up instead) */
+#if UPQ_WITH_LAZY_ROW_GROUPS
     r->tdec.count_over = (uint8_t)!auto_wants_lazy(r);
 #else
     r->tdec.count_over = 1;
 #endif
     r->arena.needed = 0; /* the counted decode sums what does not fit here */
+#endif
 }
 
+#if UPQ_WITH_OPEN_TOTAL
 /* After the footer's counted decode: what the open takes after it (the
  * schema and the column map), added to the arena's need. */
 static size_t schema_need(const upq_reader *r)
@@ -155,6 +160,7 @@ static void open_need(upq_reader *r)
     r->arena.needed += n * (sizeof(upq_schema_node) + 3u * sizeof(uint32_t) +
                             sizeof(upq_column_desc) + depth * sizeof(uint32_t)) + 40u;
 }
+#endif
 
 #if UPQ_WITH_LAZY_ROW_GROUPS
 /* Decodes the plaintext FileMetaData again from its start, the other way
@@ -194,7 +200,7 @@ static upq_status stage_head(upq_reader *r)
     if (r->win_len > r->footer_len)
         r->win_len = r->footer_len;
     r->win = (uint8_t *)upq_arena_alloc(&r->arena, r->win_len);
-    if (!r->win && r->enc != UPQ_CRYPT_NONE)
+    if (!r->win && (r->enc != UPQ_CRYPT_NONE || !UPQ_WITH_OPEN_TOTAL))
         return upq_reader_fail(r, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the read window"));
     if (!r->win) {
         /* not even the window fits: the footer goes through the tail's 8
@@ -257,8 +263,10 @@ static upq_status stage_footer(upq_reader *r)
         if (st == UPQ_ERR_NOMEM && r->stage == RS_FOOTER && auto_wants_lazy(r))
             return restart_footer(r, 1);
 #endif
+#if UPQ_WITH_OPEN_TOTAL
         if (st == UPQ_ERR_NOMEM && r->tdec.count_over)
             open_need(r);
+#endif
         if (st != UPQ_AGAIN)
             return footer_decode_error(r, st, r->footer_start);
     }
@@ -523,12 +531,14 @@ static upq_status stage_check(upq_reader *r)
     upq_status st;
     if (r->meta.num_rows < 0)
         return upq_reader_fail(r, UPQ_ERR_CORRUPT, r->footer_start, UPQ_MSG("negative row count"));
+#if UPQ_WITH_OPEN_TOTAL
     if (upq_arena_remaining(&r->arena) < schema_need(r)) {
         /* the footer fitted, not what comes after it: say the whole */
         r->arena.needed = r->arena.cap - upq_arena_remaining(&r->arena) + schema_need(r);
         return upq_reader_fail(r, UPQ_ERR_NOMEM, r->footer_start,
                                UPQ_MSG("arena too small for the schema"));
     }
+#endif
     st = upq_schema_build(&r->schema, r->meta.schema.v, r->meta.schema.n, &r->arena, &bad);
     if (st != UPQ_OK) {
         r->err.in_struct = UPQ_MSG("SchemaElement");

@@ -52,7 +52,7 @@ static upq_status set_err(upq_rows *w, upq_status st, int32_t column, int32_t pa
 {
     upq_error_info *e = &w->r->err;
     e->status = st;
-    e->needed = st == UPQ_ERR_NOMEM ? upq_sat32(upq_arena_needed(&w->r->arena)) : 0;
+    e->needed = UPQ_ERR_NEEDED(st, &w->r->arena);
     e->offset = off;
     e->what = what;
     e->in_struct = e->field = (const char *)0;
@@ -852,7 +852,7 @@ static upq_status bind_err(upq_rows *w, upq_status st, uint32_t column, const ch
 {
     upq_error_info *e = &w->r->err;
     e->status = st;
-    e->needed = st == UPQ_ERR_NOMEM ? upq_sat32(upq_arena_needed(&w->r->arena)) : 0;
+    e->needed = UPQ_ERR_NEEDED(st, &w->r->arena);
     e->offset = UINT64_MAX;
     e->what = what;
     e->in_struct = e->field = (const char *)0;
