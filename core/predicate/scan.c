@@ -170,17 +170,24 @@ static upq_status out_columns(upq_scan *sc, const uint32_t *cols, uint32_t n)
     return UPQ_OK;
 }
 
+/* A scan begun without what it needs: failed, and said so on the reader. */
+static upq_status bad_call(upq_scan *sc, upq_reader *r, const char *what)
+{
+    upq_memset(sc, 0, sizeof *sc);
+    sc->stage = SC_FAILED;
+    sc->failed = UPQ_ERR_INVAL;
+    if (r) {
+        sc->r = r;
+        sc_fail(sc, UPQ_ERR_INVAL, what);
+    }
+    return UPQ_ERR_INVAL;
+}
+
 upq_status upq_scan_begin(upq_scan *sc, upq_reader *r, const upq_scan_opts *o)
 {
     upq_status st;
-    if (!r || !o || !upq_reader_schema(r)) {
-        upq_memset(sc, 0, sizeof *sc);
-        sc->stage = SC_FAILED;
-        sc->failed = UPQ_ERR_INVAL;
-        if (r)
-            sc_fail(sc, UPQ_ERR_INVAL, UPQ_MSG("no open reader or no options"));
-        return UPQ_ERR_INVAL;
-    }
+    if (!r || !o || !upq_reader_schema(r))
+        return bad_call(sc, r, UPQ_MSG("no open reader or no options"));
     st = begin(sc, r, o->where, o->batch, o->max_ranges, o->flags);
     if (st == UPQ_OK)
         st = out_columns(sc, o->columns, o->num_columns);
@@ -202,14 +209,8 @@ upq_status upq_scan_open(upq_scan *sc, upq_reader *r, const upq_pred *p, uint32_
 {
     const upq_row_group *g;
     upq_status st;
-    if (!r || !p || !p->nodes) {
-        upq_memset(sc, 0, sizeof *sc);
-        sc->stage = SC_FAILED;
-        sc->failed = UPQ_ERR_INVAL;
-        if (r)
-            sc_fail(sc, UPQ_ERR_INVAL, UPQ_MSG("no reader or an unchecked predicate"));
-        return UPQ_ERR_INVAL;
-    }
+    if (!r || !p || !p->nodes)
+        return bad_call(sc, r, UPQ_MSG("no reader or an unchecked predicate"));
     g = upq_reader_row_group(r, rg);
     st = begin(sc, r, p, batch, max_ranges, flags);
     sc->rg = rg;

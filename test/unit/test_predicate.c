@@ -852,6 +852,21 @@ int main(void)
             tu_note("row group %u: %lld rows", (unsigned)g,
                     (long long)f.r.meta.row_groups.v[g].num_rows);
         test_eval(&f.r.schema);
+        {
+            /* a scan begun without options or predicate fails on the reader */
+            upq_scan sc;
+            upq_pred none = { NULL, 0, 0 };
+            tu_case("scans begun without what they need");
+            TU_CHECK_STATUS(upq_scan_begin(&sc, &f.r, NULL), UPQ_ERR_INVAL);
+            TU_CHECK_STATUS(f.r.err.status, UPQ_ERR_INVAL);
+            TU_CHECK_STATUS(upq_scan_next(&sc), UPQ_ERR_INVAL);
+            f.r.err.status = UPQ_OK;
+            TU_CHECK_STATUS(upq_scan_open(&sc, &f.r, &none, 0, NULL, 0, 0, 0, UINT64_MAX, 0, 0),
+                            UPQ_ERR_INVAL);
+            TU_CHECK_STATUS(f.r.err.status, UPQ_ERR_INVAL);
+            upq_scan_close(&sc);
+            f.r.err.status = UPQ_OK;
+        }
         rfile_close(&f);
     }
     check_file(&plain, 0);
