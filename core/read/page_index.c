@@ -8,6 +8,7 @@
  * that waits is the read, and it keeps its place in upq_page_index.
  */
 #include "uparquet/page_index.h"
+#include "uparquet/column.h"
 #include "uparquet/crypto.h"
 #include "uparquet/stats.h"
 #include "upq_port.h"
@@ -214,15 +215,10 @@ static upq_status ci_bad(ci_ctx *x, const char *what)
  * FIXED_LEN_BYTE_ARRAY bound may be cut short, never longer). */
 static uint32_t bound_width(const upq_column_desc *cd)
 {
-    switch (cd->physical_type) {
-    case UPQ_TYPE_BOOLEAN: return 1;
-    case UPQ_TYPE_INT32:
-    case UPQ_TYPE_FLOAT: return 4;
-    case UPQ_TYPE_INT64:
-    case UPQ_TYPE_DOUBLE: return 8;
-    case UPQ_TYPE_INT96: return 12;
-    default: return 0;
-    }
+    /* a fixed-width value's plain bytes are its decoded size */
+    if (cd->physical_type == UPQ_TYPE_BYTE_ARRAY || cd->physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY)
+        return 0;
+    return (uint32_t)upq_value_size(cd->physical_type);
 }
 
 static int bound_fits(const upq_column_desc *cd, const upq_bytes *v)
