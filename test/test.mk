@@ -226,6 +226,12 @@ INTEROP_UPQ := $(if $(wildcard examples/examples.mk),$(UPQ))
 # bench`'s selective-reading I/O figures on 20,000 rows, where the rows must
 # equal DuckDB's and one row by position must cost <= 3 reads a column after
 # the footer and its OffsetIndex (the 1% byte target needs the bench's size);
+# where_random: random SQL conditions (every form SQL users write: literals
+# on either side, BETWEEN, IN with NULL, LIKE, IS DISTINCT FROM, coerced
+# literals) over files of upq write, DuckDB, arrow-rs and hyparquet-writer
+# against DuckDB, each also in three fixed arenas, which answer the same or
+# name the bytes they need (and answer in them); 150 queries a file, the
+# seed printed (UPQ_TEST_SEED repeats it), about 50 s of CPU;
 # gateway_reader: examples/gateway_reader's time range and device queries
 # over non-blocking remote storage in a fixed arena against DuckDB.
 INTEROP_GATEWAY := $(if $(wildcard examples/examples.mk),$(GATEWAY) $(SENSOR))
@@ -240,6 +246,7 @@ stage-interop: $(INTEROP_STAMP) $(INTEROP_UPQ) $(INTEROP_GATEWAY)
 	    '$(NODE) $(INTEROP_DIR)/where_prune_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/where-prune' \
 	    '$(NODE) $(INTEROP_DIR)/where_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/where' \
 	    '$(NODE) $(INTEROP_DIR)/where_io_bench.mjs --upq $(UPQ) --skip-without-upq --check --rows 20000 --work $(CHECK_DIR)/where-io' \
+	    '$(NODE) $(INTEROP_DIR)/where_random.mjs --upq $(UPQ) --skip-without-upq --queries 150 --work $(CHECK_DIR)/where-random' \
 	    '$(NODE) $(INTEROP_DIR)/gateway_reader.mjs --gateway $(GATEWAY) --sensor $(SENSOR) --skip-without-upq --work $(CHECK_DIR)/gateway'
 
 check-interop: stage-interop

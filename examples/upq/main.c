@@ -412,6 +412,10 @@ void tool_report(const char *path, const upq_error_info *e)
         fprintf(stderr, ", column %" PRId32, e->column);
     if (e->page >= 0)
         fprintf(stderr, ", page %" PRId32, e->page);
+    if (e->status == UPQ_ERR_NOMEM && e->needed)
+        fprintf(stderr, ": %" PRIu32 " bytes of arena needed", e->needed);
+    else if (e->status == UPQ_ERR_LIMIT && e->needed)
+        fprintf(stderr, ": %" PRIu32 " bytes", e->needed);
     fputc('\n', stderr);
 }
 
@@ -483,7 +487,7 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
             /* a host reads the footer in large pieces (a 256-byte window
              * costs about 2.6 reads per row group); --arena keeps the
              * default, as a device would */
-            if (!a->arena_exact)
+            if (!a->arena_exact && !a->device_window)
                 ro.io_window = 64u << 10;
             upq_reader_init(tf->reader, &tf->io, tf->arena, tf->arena_len, &ro);
         }
@@ -494,8 +498,11 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
             return 0;
         need = upq_arena_needed(&tf->reader->arena);
         if (st == UPQ_ERR_NOMEM && a->arena_exact) {
-            tool_arena_too_small(tf);
+            size_t needed = upq_arena_needed(&tf->reader->arena);
+            if (a->arena_exact != 2)
+                tool_arena_too_small(tf);
             tool_close(tf);
+            tf->nomem_needed = needed;
             return 1;
         }
         if (st != UPQ_ERR_NOMEM || need <= len || need > TOOL_MAX_ARENA) {
