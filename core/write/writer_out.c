@@ -50,7 +50,7 @@ enum {
 /* RowGroup generator stages. */
 enum { R_HEAD = 0, R_COL, R_TAIL, R_SORT, R_TAIL2, R_DONE };
 
-#define CREATED_BY "uparquet version 0.1.0"
+#define CREATED_BY UPQ_W_CREATED_BY
 #define CT_STRUCT 12u
 
 /* ---- small encodings ------------------------------------------------------- */
