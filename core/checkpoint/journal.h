@@ -41,11 +41,12 @@
  * old file's records, left where this file's will go, fail their CRC here
  * even when file id, sequence numbers and contents are the same.
  *
- * A CKPT or RG_END also binds the pages it covers: per column, the CRC of
- * the region's data bytes (page headers and bodies) up to its fill, at
- * RG_END continued over the dictionary page (body, then header, the order
- * they are made in). The page CRCs cover bodies only; a page header damaged
- * after the fact shows here.
+ * A CKPT or RG_END also binds the pages it covers: per column, a CRC over
+ * the region's pages up to its fill, each page as its header's bytes then
+ * its stored body's CRC-32 (4 bytes, little-endian; the page's own CRC when
+ * it has one), at RG_END continued over the dictionary page the same way.
+ * The page CRCs cover bodies only; a page header damaged after the fact
+ * shows here.
  */
 #ifndef UPQ_JOURNAL_H
 #define UPQ_JOURNAL_H
@@ -207,8 +208,9 @@ typedef struct upq_jcol {
     upq_jblob bloom;         /* RG_END: bloom filter header and bitset */
     int32_t bloom_hdr;       /* ... its header's bytes */
     int64_t moved;           /* MOVE and later: the region's new offset */
-    int32_t crc;             /* CRC-32 of the region's data bytes up to `fill` (version 2);
-                                at RG_END, those then the dictionary page's body and header */
+    int32_t crc;             /* CRC-32 of the region's pages up to `fill` (version 2; each
+                                page its header, then its body's CRC); at RG_END, then
+                                the dictionary page's */
 } upq_jcol;
 enum {
     UPQ_JCOL_FILL = 1,

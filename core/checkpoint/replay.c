@@ -15,8 +15,8 @@
  *   - its dictionary blobs lie where the blobs before them end, pass their
  *     CRCs and hold exactly the entries it adds;
  *   - the pages it adds to each region decode as the finisher takes them,
- *     their bytes (headers too: a page's CRC covers its body only) give the
- *     CRC it states, and they make its page count and rows;
+ *     their headers and bodies give the CRC it states (a page's own CRC
+ *     covers its body only), and they make its page count and rows;
  *   - RG_END's dictionary pages and bloom filters pass their CRCs, and the
  *     next row group's area begins where its blobs end.
  * So every page is read once, in the order the records were written, and a
@@ -39,7 +39,7 @@
  * fields of the column states that a writer only uses once it writes hold
  * what the taken records and verified pages of the row group say so far:
  *   jr->cols[i].fill   region data bytes verified
- *   jr->cols[i].crc    their running CRC
+ *   jr->cols[i].crc    the region's running CRC over them (upq_wj_region_crc)
  *   jr->cols[i].nprow  repeated columns' v1 pages: pages the page-rows lists gave
  *   c->npages          pages verified
  *   c->rows            rows of the pages verified (repeated v1: of the lists)
@@ -446,35 +446,38 @@ static upq_status page_begin(upq_writer *w, uint64_t pos, uint64_t end)
     f->bpos = pos;
     f->bleft = f->pg.total;
     f->bcrc = 0;
-    /* the region's CRC covers the bodies too; a file without it has the pages' */
-    f->has_crc = (uint8_t)(!f->regcrc && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_CRC));
+    f->has_crc = (uint8_t)UPQ_ISSET(*ph, UPQ_PAGE_HEADER_CRC);
     f->want_crc = f->has_crc ? (uint32_t)ph->crc : 0u;
     return UPQ_OK;
 }
 
-/* The bytes of [f->bpos, f->bpos + f->bleft) of column f->vcol's region
- * into its running CRC (and, with page_crc, those of the body of the page
- * at f->pg into the page's, f->bcrc). UPQ_OK when all are read. */
-static upq_status page_bytes(upq_writer *w, int page_crc)
+/* The rest of the page at f->pg ([f->bpos, f->bpos + f->bleft)): its
+ * header's bytes into column f->vcol's running CRC, its body's into the
+ * body's CRC (f->bcrc), which then goes into the running CRC too. UPQ_OK
+ * when the page is read, with f->bcrc the body's CRC. */
+static upq_status page_bytes(upq_writer *w)
 {
     upq_wfinish *f = UPQ_WF(w);
     upq_wjcol *j = &w->jr->cols[f->vcol];
     uint64_t body = f->pg.off + f->pg.hl;
     while (f->bleft) {
-        uint32_t n;
+        uint32_t n, hn;
         upq_status st = piece(w, &n);
         const uint8_t *p;
         if (st != UPQ_OK)
             return st;
         p = upq_wf_at(w, f->bpos);
-        if (f->regcrc)
-            j->crc = upq_crc32_update(j->crc, p, n);
-        if (page_crc && f->bpos + n > body) {
-            uint32_t skip = body > f->bpos ? (uint32_t)(body - f->bpos) : 0u;
-            f->bcrc = upq_crc32_update(f->bcrc, p + skip, n - skip);
-        }
+        hn = f->bpos < body ? (body - f->bpos < n ? (uint32_t)(body - f->bpos) : n) : 0u;
+        if (f->regcrc && hn)
+            j->crc = upq_crc32_update(j->crc, p, hn);
+        f->bcrc = upq_crc32_update(f->bcrc, p + hn, n - hn);
         f->bpos += n;
         f->bleft -= n;
+    }
+    if (f->regcrc) {
+        uint8_t b[4];
+        upq_store_le32(b, f->bcrc);
+        j->crc = upq_crc32_update(j->crc, b, 4);
     }
     return UPQ_OK;
 }
@@ -498,7 +501,7 @@ static upq_status col_pages(upq_writer *w)
                 return st;
             f->vstage = 1;
         }
-        st = page_bytes(w, f->has_crc);
+        st = page_bytes(w);
         if (st == UPQ_AGAIN || st == UPQ_ERR_IO)
             return st;
         if (st != UPQ_OK || (f->has_crc && f->bcrc != f->want_crc))
@@ -548,10 +551,9 @@ static upq_status st_pages(upq_writer *w)
 }
 
 /* The dictionary page of column f->vcol at the row group's end: a
- * DICTIONARY page of the record's length and entries, whose bytes (body,
- * then header) after the region's data give the record's CRC (a file
- * without it: the body gives the page's CRC). vstage 0: the header, 1: the
- * body, 2: the header's bytes. */
+ * DICTIONARY page of the record's length and entries, whose header and body
+ * carry the region's CRC on to the record's (a file without it: whose body
+ * gives the page's CRC). vstage 0: the header, 1: its bytes and the body's. */
 static upq_status dict_page(upq_writer *w)
 {
     upq_wfinish *f = UPQ_WF(w);
@@ -569,27 +571,17 @@ static upq_status dict_page(upq_writer *w)
             ph->uncompressed_page_size < 0 || ph->dictionary_page_header.num_values != t->dict_n ||
             (uint64_t)f->pg.hl + (uint64_t)ph->compressed_page_size != (uint64_t)t->dict_len)
             return UPQ_ERR_CORRUPT;
-        f->has_crc = (uint8_t)(!f->regcrc && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_CRC));
+        f->has_crc = (uint8_t)UPQ_ISSET(*ph, UPQ_PAGE_HEADER_CRC);
         f->want_crc = f->has_crc ? (uint32_t)ph->crc : 0u;
-        f->bpos = at + f->pg.hl;
-        f->bleft = (uint64_t)ph->compressed_page_size;
+        f->bpos = at;
+        f->bleft = (uint64_t)t->dict_len;
         f->bcrc = 0;
         f->vstage = 1;
     }
-    if (f->vstage == 1) {
-        st = page_bytes(w, f->has_crc);
-        if (st != UPQ_OK)
-            return st;
-        if (f->has_crc && f->bcrc != f->want_crc)
-            return UPQ_ERR_CORRUPT;
-        f->bpos = at;
-        f->bleft = f->pg.hl; /* the header's bytes, read last */
-        f->vstage = 2;
-    }
-    st = page_bytes(w, 0);
+    st = page_bytes(w);
     if (st != UPQ_OK)
         return st;
-    if (f->regcrc && j->crc != (uint32_t)t->crc)
+    if ((f->has_crc && f->bcrc != f->want_crc) || (f->regcrc && j->crc != (uint32_t)t->crc))
         return UPQ_ERR_CORRUPT;
     return UPQ_DONE;
 }

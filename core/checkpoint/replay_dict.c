@@ -171,14 +171,12 @@ static size_t dict_stored(const upq_writer *w, const upq_wcol *c, size_t body)
     return body;
 }
 
-/* Stored bytes of the rebuilt dictionary page's body at f->vpos: into the
- * page's CRC and the region's (RG_END's goes on over the page). */
+/* Stored bytes of the rebuilt dictionary page's body at f->vpos, into its
+ * CRC. */
 static void dict_stored_out(upq_writer *w, const uint8_t *p, size_t n)
 {
     upq_wfinish *f = UPQ_WF(w);
-    upq_wjcol *j = &w->jr->cols[f->vcol];
     f->bcrc = upq_crc32_update(f->bcrc, p, n);
-    j->crc = upq_crc32_update(j->crc, p, n);
     upq_wj_src(w, p, n, f->vpos);
     f->vpos += n;
 }
@@ -257,9 +255,7 @@ upq_status upq_wr_dict_rebuild(upq_writer *w)
         switch (f->vstage) {
         case D_START:
             f->dict_total = 0;
-            f->dict_rec = f->rg_j;
-            f->bleft = 0;
-            f->plen = 0;
+            blobs_begin(w);
             f->vstage = D_COUNT;
             continue;
         case D_COUNT:
@@ -280,9 +276,7 @@ upq_status upq_wr_dict_rebuild(upq_writer *w)
             f->vpos = f->dict_body;
             f->bcrc = 0;     /* CRC of the stored bytes */
             f->want_crc = 0; /* CRC of the plain bytes (gzip's trailer) */
-            f->dict_rec = f->rg_j;
-            f->bleft = 0;
-            f->plen = 0;
+            blobs_begin(w);
             f->srun = 0;
             f->vstage = D_FRAME;
 #if UPQ_WITH_CRYPTO
@@ -378,8 +372,8 @@ upq_status upq_wr_dict_rebuild(upq_writer *w)
             if (st != UPQ_OK || hl + body > j->slot)
                 return upq_wf_corrupt(w, j->off, "dictionary larger than its slot");
             c->dict_hdr = (int32_t)(hl + body);
-            /* the region's CRC for RG_END: the page's body, then its header */
-            j->crc = upq_crc32_update(j->crc, w->hbuf, hl);
+            /* RG_END's CRC of the region goes on over the page */
+            j->crc = upq_wj_region_crc(j->crc, w->hbuf, hl, f->bcrc);
             upq_wj_src(w, w->hbuf, hl, f->dict_body - hl);
             f->vstage = D_NEXT;
             return UPQ_OK;
@@ -431,9 +425,7 @@ upq_status upq_wr_dict_restore(upq_writer *w)
         const uint8_t *p;
         uint32_t n;
         if (f->vstage == 0) {
-            f->dict_rec = f->rg_j;
-            f->bleft = 0;
-            f->plen = 0;
+            blobs_begin(w);
             f->vstage = 1;
             c->dict_bytes = c->dict_n = 0;
             f->dict_body = 0;

@@ -958,8 +958,10 @@ static upq_status encode(upq_writer *w, upq_wcol *c)
     jr->pstored = pg.stored;
     jr->ppos = j->off + j->slot + j->fill;
     j->fill += size;
-    /* the records bind what they cover: header and body as they go to the region */
-    j->crc = upq_crc32_update(upq_crc32_update(j->crc, w->hbuf, pg.hl), pg.out, pg.stored);
+    /* the records bind what they cover: the header as it goes to the region,
+     * and the body by its CRC (the page's own, when it has one) */
+    j->crc = upq_wj_region_crc(j->crc, w->hbuf, pg.hl, UPQ_ISSET(m->ph, UPQ_PAGE_HEADER_CRC) ? (uint32_t)m->ph.crc
+                                                                                            : upq_crc32(pg.out, pg.stored));
     if (c->use_dict && !c->dict_on) {
         /* fallen back from its dictionary: the rest of the row group (and
          * likely the next) costs what these pages do */
@@ -1002,6 +1004,13 @@ upq_status upq_wj_page(upq_writer *w, upq_wcol *c)
     upq_wj_start(w, UPQ_WJ_PAGE);
     w->jr->jst = 1; /* encoded already */
     return UPQ_OK;
+}
+
+uint32_t upq_wj_region_crc(uint32_t crc, const uint8_t *hdr, size_t hl, uint32_t body_crc)
+{
+    uint8_t b[4];
+    upq_store_le32(b, body_crc);
+    return upq_crc32_update(upq_crc32_update(crc, hdr, hl), b, 4);
 }
 
 void upq_wj_start(upq_writer *w, uint8_t job)
@@ -1366,6 +1375,12 @@ static upq_status job_rg(upq_writer *w, int end)
             len = hl + (size_t)c->dict_stored;
             if (len > wj->slot)
                 return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)jr->jcol, "dictionary page overruns its slot");
+            /* RG_END's CRC of the region goes on over the page */
+            wj->crc = upq_wj_region_crc(wj->crc, w->hbuf, hl,
+                                        UPQ_ISSET(UPQ_W_MODELS(w)->ph, UPQ_PAGE_HEADER_CRC)
+                                            ? (uint32_t)UPQ_W_MODELS(w)->ph.crc
+                                            : upq_crc32(UPQ_W_COMPRESSING(w) || UPQ_W_KEY(c) ? w->pbuf : c->dict,
+                                                        (size_t)c->dict_stored));
             j->dict_len = (int32_t)len;
             UPQ_SET(*j, UPQ_JCOL_DICT_LEN);
             /* right-aligned: the chunk begins with it */
@@ -1377,10 +1392,6 @@ static upq_status job_rg(upq_writer *w, int end)
         }
         case JS_DICT_BODY: {
             const uint8_t *body = UPQ_W_COMPRESSING(w) || UPQ_W_KEY(c) ? w->pbuf : c->dict;
-            upq_wjcol *wj = &jr->cols[jr->jcol];
-            /* RG_END's CRC of the region goes on over the page: its body,
-             * then its header (still in hbuf) */
-            wj->crc = upq_crc32_update(upq_crc32_update(wj->crc, body, (size_t)c->dict_stored), w->hbuf, jr->phl);
             upq_wj_src(w, body, (size_t)c->dict_stored, jr->ppos + jr->phl);
             jr->jcol++;
             jr->jst = JS_DICT_PAGES;

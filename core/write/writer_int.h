@@ -485,6 +485,9 @@ upq_status upq_wj_rec_size(upq_writer *w, const upq_tstruct *desc, const void *o
                            uint32_t *len);
 /* Sets the next output piece: n bytes at p to file offset off. */
 void upq_wj_src(upq_writer *w, const uint8_t *p, size_t n, uint64_t off);
+/* A region's running CRC (the records' `crc`) after one more page: its
+ * header's bytes, then its stored body's CRC (4 bytes, little-endian). */
+uint32_t upq_wj_region_crc(uint32_t crc, const uint8_t *hdr, size_t hl, uint32_t body_crc);
 /* A column's counts in a CKPT / RG_END record (and the planner's worst
  * case): region fill, pages, BYTE_ARRAY bytes and the level histograms. */
 void upq_wj_col_counts(upq_jcol *j, const upq_wcol *c, int64_t fill, int32_t pages, int64_t ba);
