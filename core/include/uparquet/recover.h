@@ -95,9 +95,10 @@ upq_status upq_recover(upq_recover_state *st, const upq_sink *sink, uint64_t siz
                        size_t arena_len, const upq_recover_opts *opts, upq_recover_info *info);
 
 /* After UPQ_ERR_NOMEM: the arena size recovery needs, in all. Exact once
- * the file's FILE record fits (the schema is then known); an upper bound,
- * from that record's length, when the arena could not hold even the
- * record. Either way, an arena this large succeeds. */
+ * the file's FILE record fits (the schema is then known); when the arena
+ * could not hold even that record, a bound from the record's length that
+ * holds for the files this library writes (at least 3 bytes of FILE per
+ * schema element). An arena this large succeeds. */
 size_t upq_recover_needed(const upq_recover_state *st);
 
 /*
