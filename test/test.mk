@@ -342,6 +342,17 @@ stage-powerloss: $(INTEROP_STAMP) $(LIB) $(CODEC_LIBS) $(POSIX_OBJ) $(HOST_TEST_
 check-powerloss: stage-powerloss
 	@bash test/check_report.sh $(CHECK_DIR) powerloss
 
+# Damaged and inconsistent checkpoint-mode logs (bit flips in records, page
+# headers and bodies; replayed, foreign and edited records) given to upq
+# recover in place, to another file and to an OUT naming the input, and to
+# upq write --append and sensor_logger --resume: an exact prefix that upq
+# and DuckDB read, or a failure that leaves the input byte for byte
+# (test/powerloss/damage.mjs; about a minute of CPU).
+.PHONY: check-recover-damage
+CHECK_EXTRA_TARGETS += check-recover-damage
+check-recover-damage: $(INTEROP_STAMP) $(UPQ) $(SENSOR)
+	$(NODE) test/powerloss/damage.mjs --upq $(UPQ) --logger $(SENSOR) --work $(CHECK_DIR)/damage
+
 # ---- Variant: JSON rendering and DuckDB, both ways --------------------------
 
 .PHONY: check-variant stage-variant

@@ -696,7 +696,8 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
             else
                 d->stage = ST_MAP_TYPES;
             break;
-        case ST_MAP_TYPES: st = begin_map(d, d->acc, b, at + 1); break; /* acc: the count */
+        case ST_MAP_TYPES: st = begin_map(d, d->acc, b, at + 1); break; 
+/* acc: the count */
         default: return dec_fail(d, UPQ_ERR_STATE, at, UPQ_MSG("decoder stage"));
         }
         if (st < 0)
@@ -719,6 +720,108 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
     if (d->pos >= d->limit)
         return dec_fail(d, UPQ_ERR_TRUNCATED, d->pos, UPQ_MSG("message ends before its struct"));
     return UPQ_AGAIN;
+}
+
+/* A struct or a list of structs whose allocations are being added up. */
+typedef struct dsz_frame {
+    const upq_tstruct *desc;
+    const uint8_t *obj;  /* the struct, or the list's first item */
+    uint32_t i, n;       /* next field (struct) or item (list), and the list's items */
+    uint8_t list;
+} dsz_frame;
+
+static size_t dsz_round(size_t n)
+{
+    return (n + (UPQ_ARENA_ALIGN - 1u)) & ~(size_t)(UPQ_ARENA_ALIGN - 1u);
+}
+
+/* One field of the struct on top of the stack: its allocations into *total;
+ * a struct or list of structs it holds pushed. 0 when too deep. */
+static int dsz_field(dsz_frame *st, uint32_t *top, const upq_tfield *fd, size_t *total)
+{
+    const dsz_frame *fr = &st[*top - 1];
+    const uint8_t *val = fr->obj + fd->offset;
+    uint8_t ek = elem_kind(fd);
+    const upq_tstruct *sub = ek == UPQ_TK_STRUCT ? UPQ_TSUB(fr->desc, fd) : (const upq_tstruct *)0;
+    if (fd->id & UPQ_TF_LIST) {
+        const uint8_t *items;
+        uint32_t n, k;
+        upq_memcpy(&items, val, sizeof items);
+        upq_memcpy(&n, val + offsetof(upq_list, n), sizeof n);
+        *total += dsz_round((size_t)n * kind_size(ek, sub));
+        if (ek == UPQ_TK_BINARY)
+            for (k = 0; k < n; k++)
+                *total += dsz_round(((const upq_bytes *)(const void *)items)[k].len);
+        if (ek != UPQ_TK_STRUCT || !n)
+            return 1;
+        if (*top == UPQ_THRIFT_MAX_DEPTH)
+            return 0;
+        st[*top].desc = sub;
+        st[*top].obj = items;
+        st[*top].i = 0;
+        st[*top].n = n;
+        st[*top].list = 1;
+        (*top)++;
+        return 1;
+    }
+    if (ek == UPQ_TK_BINARY) {
+        upq_bytes b;
+        upq_memcpy(&b, val, sizeof b);
+        *total += dsz_round(b.len);
+    } else if (ek == UPQ_TK_STRUCT) {
+        if (*top == UPQ_THRIFT_MAX_DEPTH)
+            return 0;
+        st[*top].desc = sub;
+        st[*top].obj = val;
+        st[*top].i = 0;
+        st[*top].n = 0;
+        st[*top].list = 0;
+        (*top)++;
+    }
+    return 1;
+}
+
+size_t upq_thrift_decoded_size(const upq_tstruct *desc, const void *obj)
+{
+    dsz_frame st[UPQ_THRIFT_MAX_DEPTH];
+    uint32_t top = 1;
+    size_t total = 0;
+    st[0].desc = desc;
+    st[0].obj = (const uint8_t *)obj;
+    st[0].i = st[0].n = 0;
+    st[0].list = 0;
+    while (top) {
+        dsz_frame *fr = &st[top - 1];
+        if (fr->list) {
+            /* the next item of a list of structs, as a struct frame of its own */
+            const uint8_t *item;
+            if (fr->i == fr->n) {
+                top--;
+                continue;
+            }
+            item = fr->obj + (size_t)fr->i++ * fr->desc->size;
+            if (top == UPQ_THRIFT_MAX_DEPTH)
+                return SIZE_MAX;
+            st[top].desc = fr->desc;
+            st[top].obj = item;
+            st[top].i = st[top].n = 0;
+            st[top].list = 0;
+            top++;
+            continue;
+        }
+        if (fr->i == fr->desc->nfields) {
+            top--;
+            continue;
+        }
+        {
+            const upq_tfield *fd = &fr->desc->fields[fr->i++];
+            uint32_t isset;
+            upq_memcpy(&isset, fr->obj, sizeof isset);
+            if (((isset >> (fd->id & UPQ_TF_ID)) & 1u) && !dsz_field(st, &top, fd, &total))
+                return SIZE_MAX;
+        }
+    }
+    return total;
 }
 
 upq_status upq_thrift_decode(const upq_tstruct *desc, void *obj, upq_arena *arena,

@@ -441,12 +441,17 @@ static upq_status counted_read_at(void *ctx, uint64_t off, void *buf, size_t len
 
 int tool_open(tool_file *tf, const char *path, const tool_args *a)
 {
+    return tool_open_as(tf, path, path, a);
+}
+
+int tool_open_as(tool_file *tf, const char *path, const char *keys_path, const tool_args *a)
+{
     size_t len = a->arena ? a->arena : DEFAULT_ARENA;
     int attempt;
 
     memset(tf, 0, sizeof *tf);
     tf->path = path;
-    if (tool_keys_parse(&tf->keys, a) || tool_keys_for_file(&tf->keys, path)) {
+    if (tool_keys_parse(&tf->keys, a) || tool_keys_for_file(&tf->keys, keys_path)) {
         tool_keys_free(&tf->keys);
         return 1;
     }

@@ -138,6 +138,12 @@ extern uint64_t tool_io_reads, tool_io_bytes;
  * With a->arena_exact, running out of the arena prints
  * "upq: arena too small: N bytes needed" (tool_arena_too_small). */
 int tool_open(tool_file *tf, const char *path, const tool_args *a);
+/* ... with the key material of keys_path (a copy being worked on reads with
+ * the keys of the file it is a copy of). */
+int tool_open_as(tool_file *tf, const char *path, const char *keys_path, const tool_args *a);
+/* Reads every value of every column of `path` (keys as for keys_path):
+ * 0 with *rows the file's rows, or 1 after printing what failed. */
+int tool_read_all(const char *path, const char *keys_path, const tool_args *a, uint64_t *rows);
 void tool_close(tool_file *tf);
 /* Prints "upq: arena too small: N bytes needed" for the reader's arena. */
 void tool_arena_too_small(const tool_file *tf);
