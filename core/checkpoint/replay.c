@@ -258,8 +258,10 @@ static int col_target(upq_writer *w, uint32_t i, int end)
         return 0;
     if (end) {
         /* the dictionary page is whole at the row group's end: in its
-         * slot, with a page exactly when there are entries */
-        if (dict_len < 0 || dict_len > (int64_t)wj->slot || (dict_n > 0) != (dict_len > 0))
+         * slot, with a page when there are entries (and an empty one for
+         * a dictionary column whose row group holds no value: only nulls
+         * or empty lists) */
+        if (dict_len < 0 || dict_len > (int64_t)wj->slot || (dict_n > 0 && dict_len == 0))
             return 0;
     } else if (dict_len || UPQ_ISSET(*j, UPQ_JCOL_BLOOM)) {
         return 0;
