@@ -223,6 +223,12 @@ INTEROP_UPQ := $(if $(wildcard examples/examples.mk),$(UPQ))
 # bench`'s selective-reading I/O figures on 20,000 rows, where the rows must
 # equal DuckDB's and one row by position must cost <= 3 reads a column after
 # the footer and its OffsetIndex (the 1% byte target needs the bench's size);
+# where_random: random SQL conditions (every form SQL users write: literals
+# on either side, BETWEEN, IN with NULL, LIKE, IS DISTINCT FROM, coerced
+# literals) over files of upq write, DuckDB, arrow-rs and hyparquet-writer
+# against DuckDB, each also in three fixed arenas, which answer the same or
+# name the bytes they need (and answer in them); 150 queries a file, the
+# seed printed (UPQ_TEST_SEED repeats it), about 50 s of CPU;
 # gateway_reader: examples/gateway_reader's time range and device queries
 # over non-blocking remote storage in a fixed arena against DuckDB.
 INTEROP_GATEWAY := $(if $(wildcard examples/examples.mk),$(GATEWAY) $(SENSOR))
@@ -237,6 +243,7 @@ stage-interop: $(INTEROP_STAMP) $(INTEROP_UPQ) $(INTEROP_GATEWAY)
 	    '$(NODE) $(INTEROP_DIR)/where_prune_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/where-prune' \
 	    '$(NODE) $(INTEROP_DIR)/where_vs_duckdb.mjs --upq $(UPQ) --skip-without-upq --work $(CHECK_DIR)/where' \
 	    '$(NODE) $(INTEROP_DIR)/where_io_bench.mjs --upq $(UPQ) --skip-without-upq --check --rows 20000 --work $(CHECK_DIR)/where-io' \
+	    '$(NODE) $(INTEROP_DIR)/where_random.mjs --upq $(UPQ) --skip-without-upq --queries 150 --work $(CHECK_DIR)/where-random' \
 	    '$(NODE) $(INTEROP_DIR)/gateway_reader.mjs --gateway $(GATEWAY) --sensor $(SENSOR) --skip-without-upq --work $(CHECK_DIR)/gateway'
 
 check-interop: stage-interop
@@ -331,6 +338,17 @@ stage-powerloss: $(INTEROP_STAMP) $(LIB) $(CODEC_LIBS) $(POSIX_OBJ) $(HOST_TEST_
 
 check-powerloss: stage-powerloss
 	@bash test/check_report.sh $(CHECK_DIR) powerloss
+
+# Damaged and inconsistent checkpoint-mode logs (bit flips in records, page
+# headers and bodies; replayed, foreign and edited records) given to upq
+# recover in place, to another file and to an OUT naming the input, and to
+# upq write --append and sensor_logger --resume: an exact prefix that upq
+# and DuckDB read, or a failure that leaves the input byte for byte
+# (test/powerloss/damage.mjs; about a minute of CPU).
+.PHONY: check-recover-damage
+CHECK_EXTRA_TARGETS += check-recover-damage
+check-recover-damage: $(INTEROP_STAMP) $(UPQ) $(SENSOR)
+	$(NODE) test/powerloss/damage.mjs --upq $(UPQ) --logger $(SENSOR) --work $(CHECK_DIR)/damage
 
 # ---- Variant: JSON rendering and DuckDB, both ways --------------------------
 

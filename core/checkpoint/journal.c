@@ -72,6 +72,7 @@ static const upq_tfield key_fields[] = {
 
 #define S upq_jfile
 static const upq_tfield file_fields[] = {
+    F_BIN(12, OPT, nonce, "nonce"),
     F_I32(1, REQ, version, "version"),
     F_I32(2, REQ, codec, "codec"),
     F_I32(3, REQ, flags, "flags"),
@@ -116,6 +117,7 @@ static const upq_tfield col_fields[] = {
     F_STRUCT(10, OPT, bloom, BLOB, "bloom"),
     F_I32(11, OPT, bloom_hdr, "bloom_hdr"),
     F_I64(12, OPT, moved, "moved"),
+    F_I32(13, OPT, crc, "crc"),
 };
 #undef S
 

@@ -30,9 +30,23 @@
  *
  * Record: "UPQJ" | u32 length (whole record) | u8 type | u8 flags
  *         | u16 session | u32 sequence | u64 file id | payload | u32 CRC-32
- * all little-endian; the CRC covers everything before it. The payload is a
- * Thrift compact struct (the descriptions in journal.c); in an encrypted
- * file it is a GCM module under the footer key.
+ * all little-endian. The payload is a Thrift compact struct (the
+ * descriptions in journal.c); in an encrypted file it is a GCM module under
+ * the footer key. FILE's CRC covers everything before it; every other
+ * record's CRC covers the file's nonce (8 bytes, from FILE), then everything
+ * before it. The nonce is drawn when the file is created from what the
+ * medium held where the file begins (a file made over an old one, on a card
+ * whose clusters are reused or in a file rewritten without truncation, sees
+ * the old file's nonce there) and the caller's entropy (opts.nonce), so an
+ * old file's records, left where this file's will go, fail their CRC here
+ * even when file id, sequence numbers and contents are the same.
+ *
+ * A CKPT or RG_END also binds the pages it covers: per column, a CRC over
+ * the region's pages up to its fill, each page as its header's bytes then
+ * its stored body's CRC-32 (4 bytes, little-endian; the page's own CRC when
+ * it has one), at RG_END continued over the dictionary page the same way.
+ * The page CRCs cover bodies only; a page header damaged after the fact
+ * shows here.
  */
 #ifndef UPQ_JOURNAL_H
 #define UPQ_JOURNAL_H
@@ -45,7 +59,10 @@
 #define UPQ_J_HDR 24u
 #define UPQ_J_CRC 4u
 #define UPQ_J_MIN (UPQ_J_HDR + UPQ_J_CRC)
-#define UPQ_J_VERSION 1
+/* 1: the first layout; 2: the nonce, the regions' and dictionary pages' CRCs
+ * (recovery takes both; resume continues version 2 only) */
+#define UPQ_J_VERSION 2
+#define UPQ_J_NONCE 8u
 /* Largest record accepted when reading (a FILE record holds the schema). */
 #define UPQ_J_MAX_RECORD (64u << 20)
 
@@ -133,6 +150,9 @@ typedef struct upq_jfile {
     upq_bytes aad_file_unique;
     upq_bytes footer_key_metadata;
     upq_jkey_list keys;       /* columns with their own key */
+    upq_bytes nonce;          /* UPQ_J_NONCE bytes: what every other record's CRC starts
+                                 with (version 2; first in the encoding, so a file made
+                                 over this one reads it where it begins) */
 } upq_jfile;
 enum {
     UPQ_JFILE_VERSION = 1,
@@ -144,7 +164,8 @@ enum {
     UPQ_JFILE_AAD_PREFIX = 8,
     UPQ_JFILE_AAD_FILE_UNIQUE = 9,
     UPQ_JFILE_FOOTER_KEY_METADATA = 10,
-    UPQ_JFILE_KEYS = 11
+    UPQ_JFILE_KEYS = 11,
+    UPQ_JFILE_NONCE = 12
 };
 
 /* Where a column's chunk of a row group goes. */
@@ -187,6 +208,9 @@ typedef struct upq_jcol {
     upq_jblob bloom;         /* RG_END: bloom filter header and bitset */
     int32_t bloom_hdr;       /* ... its header's bytes */
     int64_t moved;           /* MOVE and later: the region's new offset */
+    int32_t crc;             /* CRC-32 of the region's pages up to `fill` (version 2; each
+                                page its header, then its body's CRC); at RG_END, then
+                                the dictionary page's */
 } upq_jcol;
 enum {
     UPQ_JCOL_FILL = 1,
@@ -200,7 +224,8 @@ enum {
     UPQ_JCOL_DICT_LEN = 9,
     UPQ_JCOL_BLOOM = 10,
     UPQ_JCOL_BLOOM_HDR = 11,
-    UPQ_JCOL_MOVED = 12
+    UPQ_JCOL_MOVED = 12,
+    UPQ_JCOL_CRC = 13
 };
 UPQ_LIST_TYPE(upq_jcol_list, upq_jcol);
 

@@ -84,14 +84,16 @@ static uint32_t bound_cap(const upq_writer *w)
 static size_t scratch_need(const upq_writer *w, uint32_t ncols, uint32_t nrep, uint32_t nlev)
 {
     size_t ph = 2u * a8(bound_cap(w)) + 64u;
-    size_t rec;
-    /* a record's lists: columns, regions, the histograms, the page rows of
-     * repeated columns */
-    rec = a8((size_t)ncols * sizeof(upq_jcol)) + a8((size_t)ncols * sizeof(upq_jregion)) +
-          (size_t)ncols * 2u * 8u + (size_t)nrep * a8((UPQ_WF_K_ROWS + 1u) * sizeof(int32_t)) +
-          (size_t)nlev * 8u + 64u;
+    /* a record's lists, one record at a time: RG_START's regions, or a
+     * checkpoint's columns with their histograms and repeated columns' page
+     * rows */
+    size_t rs = a8((size_t)ncols * sizeof(upq_jregion)) + 64u;
+    size_t rec = a8((size_t)ncols * sizeof(upq_jcol)) + (size_t)ncols * 2u * 8u +
+                 (size_t)nrep * a8((UPQ_WF_K_ROWS + 1u) * sizeof(int32_t)) + (size_t)nlev * 8u + 64u;
     /* resume: the FILE record's settings */
-    size_t fs = a8(sizeof(upq_jfile)) + 64u;
+    size_t fs = a8(sizeof(upq_jfile)) + a8(UPQ_J_NONCE) + 64u;
+    if (rs > rec)
+        rec = rs;
     const upq_encrypt_opts *e = w->o.encrypt;
     uint32_t i;
     if (e) {
@@ -221,7 +223,7 @@ static upq_status read_record(upq_writer *w, uint64_t off)
             case UPQ_J_FILE: return upq_wf_corrupt(w, off, "journal record out of place");
             default: obj = &f->ck; break;
             }
-            f->rcrc = upq_crc32(upq_wf_at(w, off), UPQ_J_HDR);
+            f->rcrc = upq_crc32_update(w->jr->nseed, upq_wf_at(w, off), UPQ_J_HDR);
             f->rdone = UPQ_J_HDR;
             f->tdone = 0;
             upq_arena_init(&f->scratch, f->smem, f->scap);
@@ -614,16 +616,15 @@ upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end, uint32_
     }
 }
 
-/* The facts of the decoded page header f->ph (a data page). */
-static upq_status page_facts(upq_writer *w)
+upq_status upq_wf_page_facts(upq_writer *w, uint32_t col, uint64_t pend, int rows_known)
 {
     upq_wfinish *f = UPQ_WF(w);
-    const upq_wcol *c = &w->cols[f->col];
+    const upq_wcol *c = &w->cols[col];
     const upq_page_header *ph = f->ph;
     const upq_statistics *s = (const upq_statistics *)0;
     upq_fpage *p = &f->pg;
     if (ph->compressed_page_size < 0 || ph->uncompressed_page_size < 0 ||
-        (uint64_t)ph->compressed_page_size > f->pend - p->off - p->hl)
+        (uint64_t)ph->compressed_page_size > pend - p->off - p->hl)
         return upq_wf_corrupt(w, p->off, "page size outside its chunk");
     p->total = p->hl + (uint32_t)ph->compressed_page_size;
     p->type = ph->type;
@@ -648,12 +649,15 @@ static upq_status page_facts(upq_writer *w)
     } else {
         return upq_wf_corrupt(w, p->off, "not a data page");
     }
-    if (p->values < 0 || p->rows < 0 || p->encoding < 0 || p->encoding > 31)
+    if (p->values < 0 || p->rows < 0 || p->rows > p->values || p->encoding < 0 || p->encoding > 31)
         return upq_wf_corrupt(w, p->off, "page header damaged");
     if (c->max_rep && ph->type == UPQ_PAGE_DATA) {
-        if (!f->pg_rows_ok)
+        if (!rows_known)
+            p->rows = -1;
+        else if (!f->pg_rows_ok)
             return upq_wf_corrupt(w, p->off, "rows of a page missing from the journal");
-        p->rows = f->pg_rows;
+        else
+            p->rows = f->pg_rows;
     }
     upq_minmax_reset(&p->mm);
     if (s) {
@@ -704,7 +708,7 @@ static upq_status page_next(upq_writer *w)
     st = upq_wf_page_header(w, f->ppos, f->pend, f->col, (int32_t)f->page);
     if (st != UPQ_OK)
         return st;
-    st = page_facts(w);
+    st = upq_wf_page_facts(w, f->col, f->pend, 1);
     if (st != UPQ_OK)
         return st;
     f->pg.off = f->ppos;

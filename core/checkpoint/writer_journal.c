@@ -137,6 +137,10 @@ upq_status upq_wj_init(upq_writer *w, void *mem)
     jr->k_rows = K_ROWS;
     jr->mshift = MARGIN_FIRST;
     jr->file_id = w->o.file_id;
+    /* a new file's: the nonce is drawn when FILE is written (its size is
+     * fixed, so the first journal area's place is known now) */
+    jr->version = UPQ_J_VERSION;
+    jr->has_nonce = 1;
     jr->rg_limit = upq_wj_next_limit(w);
     jr->ckpt_at = upq_wj_next_ckpt(w, 0);
     w->jr = jr;
@@ -198,7 +202,7 @@ upq_status upq_wj_rec_piece(upq_writer *w)
         h.seq = jr->seq++;
         h.file_id = jr->file_id;
         upq_j_hdr_put(r->hdr, &h);
-        r->crc = upq_crc32(r->hdr, UPQ_J_HDR);
+        r->crc = upq_crc32_update(jr->nseed, r->hdr, UPQ_J_HDR);
         upq_wj_src(w, r->hdr, UPQ_J_HDR, r->pos);
         r->pos += UPQ_J_HDR;
         upq_tenc_init(&m->tenc, r->desc, r->obj);
@@ -251,15 +255,24 @@ upq_status upq_wj_rec_piece(upq_writer *w)
 /* ---- the FILE record ------------------------------------------------------------ */
 
 /* FILE stages (upq_wjournal.jst while file_done is 0). */
-enum { FS_MAGIC = 0, FS_HDR, FS_SETTINGS, FS_SEAL, FS_FMD, FS_TAG, FS_CRC, FS_DONE };
+enum { FS_PROBE = 0, FS_MAGIC, FS_HDR, FS_SETTINGS, FS_SEAL, FS_FMD, FS_TAG, FS_CRC, FS_DONE };
+
+/* Bytes at the file's start hashed into its nonce: an old checkpoint-mode
+ * file there has its own nonce among them (first in FILE's settings). */
+#define PROBE_MAX 512u
 
 static void file_settings(upq_writer *w, upq_jfile *f)
 {
     upq_memset(f, 0, sizeof *f);
     f->isset = (1u << UPQ_JFILE_VERSION) | (1u << UPQ_JFILE_CODEC) | (1u << UPQ_JFILE_FLAGS) |
                (1u << UPQ_JFILE_NCOLS);
-    f->version = UPQ_J_VERSION;
+    f->version = w->jr->version;
     f->codec = w->o.codec;
+    if (w->jr->has_nonce) {
+        f->nonce.ptr = w->jr->nonce;
+        f->nonce.len = UPQ_J_NONCE;
+        UPQ_SET(*f, UPQ_JFILE_NONCE);
+    }
     f->ncols = (int32_t)w->ncols;
     f->flags = (UPQ_W_V2(w) ? UPQ_JF_V2 : 0) | (UPQ_WITH_CRC && !w->o.no_crc ? UPQ_JF_CRC : 0) |
                (UPQ_W_STATS(w) ? UPQ_JF_STATS : 0) | (!UPQ_W_NO_PI(w) ? UPQ_JF_PAGE_INDEX : 0) |
@@ -360,6 +373,84 @@ static upq_status file_size(upq_writer *w, uint64_t *end)
     return UPQ_OK;
 }
 
+/* splitmix64's finaliser: every bit of x reaches every bit of the result. */
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= UINT64_C(0xBF58476D1CE4E5B9);
+    x ^= x >> 27;
+    x *= UINT64_C(0x94D049BB133111EB);
+    return x ^ (x >> 31);
+}
+
+/* The file's nonce: what its start overwrites (probe), the caller's entropy,
+ * the file id and, encrypted, the file's random aad_file_unique. */
+static void draw_nonce(upq_writer *w)
+{
+    upq_wjournal *jr = w->jr;
+    uint64_t n = mix64(upq_load_le64(jr->nonce) ^ mix64(w->o.nonce ^ mix64(jr->file_id)));
+#if UPQ_WITH_CRYPTO
+    if (UPQ_W_ENCRYPTING(w)) {
+        const upq_bytes *u = &w->wc->fc.aad_file_unique;
+        uint32_t i;
+        for (i = 0; i < u->len; i++)
+            n = mix64(n ^ u->ptr[i]);
+    }
+#endif
+    for (;;) {
+        upq_store_le64(jr->nonce, n);
+        /* a CRC that starts from 0 is one without a nonce */
+        jr->nseed = upq_crc32(jr->nonce, UPQ_J_NONCE);
+        if (jr->nseed)
+            return;
+        n++;
+    }
+}
+
+/*
+ * Reads what the medium holds where the file begins, before FILE goes over
+ * it, into the nonce's hash: a file made over an old checkpoint-mode file
+ * (rewritten without truncation, or on a card whose freed clusters it
+ * reuses) finds the old file's nonce there, so its own differs. A file that
+ * is empty is first extended (one byte at the end of FILE's place, which
+ * FILE then overwrites): a FAT driver shows the clusters' old bytes under
+ * the gap, a POSIX file zeros. UPQ_OK (a piece: that byte), UPQ_DONE,
+ * UPQ_AGAIN, or an error.
+ */
+static UPQ_NOINLINE upq_status probe(upq_writer *w)
+{
+    static const uint8_t zero = 0;
+    upq_wjournal *jr = w->jr;
+    uint64_t want = jr->first_j - 1u < PROBE_MAX ? jr->first_j - 1u : PROBE_MAX;
+    while (jr->probe < want) {
+        size_t got = 0, i, n = (size_t)(want - jr->probe);
+        upq_status st;
+        if (n > sizeof w->win)
+            n = sizeof w->win;
+        st = w->sink.read_at(w->sink.ctx, jr->probe, w->win, n, &got);
+        if (st == UPQ_AGAIN)
+            return UPQ_AGAIN;
+        if (st != UPQ_OK || got > n)
+            return upq_w_fail(w, UPQ_ERR_IO, -1, "reading the file back failed");
+        if (got == 0) {
+            if (jr->probe_ext)
+                break; /* nothing more to see */
+            jr->probe_ext = 1;
+            upq_wj_src(w, &zero, 1, jr->first_j - 1u);
+            return UPQ_OK;
+        }
+        {
+            uint64_t h = upq_load_le64(jr->nonce); /* FNV-1a, kept where the nonce goes */
+            for (i = 0; i < got; i++)
+                h = (h ^ w->win[i]) * UINT64_C(0x100000001B3);
+            upq_store_le64(jr->nonce, h);
+        }
+        jr->probe = (uint16_t)(jr->probe + got);
+    }
+    draw_nonce(w);
+    return UPQ_DONE;
+}
+
 /* The next piece of "PAR1" and the FILE record (UPQ_OK), UPQ_DONE after. */
 static upq_status file_piece(upq_writer *w)
 {
@@ -370,6 +461,12 @@ static upq_status file_piece(upq_writer *w)
     size_t got = 0;
     upq_status st;
     switch (jr->fst) {
+    case FS_PROBE:
+        st = probe(w);
+        if (st != UPQ_DONE)
+            return st;
+        jr->fst = FS_MAGIC;
+        /* fall through */
     case FS_MAGIC:
         w->magic_done = 1;
         /* an encrypted footer's file starts with "PARE" as it ends */
@@ -648,6 +745,8 @@ static upq_status record_bound(upq_writer *w, uint64_t rows, uint32_t *bound)
         upq_jcol *j = &jr->jc[i];
         upq_memset(j, 0, sizeof *j);
         upq_wj_col_counts(j, c, (int64_t)jr->cols[i].cap, INT32_MAX, (int64_t)jr->cols[i].cap);
+        j->crc = INT32_MIN;
+        UPQ_SET(*j, UPQ_JCOL_CRC);
         if (c->use_dict) {
             j->dict.isset = 0xEu;
             j->dict.off = INT64_MAX;
@@ -762,6 +861,7 @@ static upq_status plan(upq_writer *w)
             j->cap = (uint64_t)j->slot + rg_worst(w, c, rows) + est;
         }
         j->fill = 0;
+        j->crc = 0;
         j->nprow = 0;
         j->dict_dur = 0;
         if (c->max_rep && c->worst)
@@ -858,6 +958,10 @@ static upq_status encode(upq_writer *w, upq_wcol *c)
     jr->pstored = pg.stored;
     jr->ppos = j->off + j->slot + j->fill;
     j->fill += size;
+    /* the records bind what they cover: the header as it goes to the region,
+     * and the body by its CRC (the page's own, when it has one) */
+    j->crc = upq_wj_region_crc(j->crc, w->hbuf, pg.hl, UPQ_ISSET(m->ph, UPQ_PAGE_HEADER_CRC) ? (uint32_t)m->ph.crc
+                                                                                            : upq_crc32(pg.out, pg.stored));
     if (c->use_dict && !c->dict_on) {
         /* fallen back from its dictionary: the rest of the row group (and
          * likely the next) costs what these pages do */
@@ -900,6 +1004,13 @@ upq_status upq_wj_page(upq_writer *w, upq_wcol *c)
     upq_wj_start(w, UPQ_WJ_PAGE);
     w->jr->jst = 1; /* encoded already */
     return UPQ_OK;
+}
+
+uint32_t upq_wj_region_crc(uint32_t crc, const uint8_t *hdr, size_t hl, uint32_t body_crc)
+{
+    uint8_t b[4];
+    upq_store_le32(b, body_crc);
+    return upq_crc32_update(upq_crc32_update(crc, hdr, hl), b, 4);
 }
 
 void upq_wj_start(upq_writer *w, uint8_t job)
@@ -983,6 +1094,8 @@ static void ckpt_model(upq_writer *w, uint8_t type)
         if (type == UPQ_J_ROWS)
             continue;
         upq_wj_col_counts(j, c, (int64_t)wj->fill, (int32_t)c->npages, c->ba_bytes);
+        j->crc = (int32_t)wj->crc;
+        UPQ_SET(*j, UPQ_JCOL_CRC);
         if (c->use_dict) {
             j->dict_n = (int32_t)c->dict_n;
             UPQ_SET(*j, UPQ_JCOL_DICT_N);
@@ -1050,6 +1163,7 @@ void upq_wj_rg_done(upq_writer *w)
         if (rows)
             j->ppk = (uint32_t)umin(((uint64_t)w->cols[i].npages * 1024u + rows - 1u) / rows, UINT32_MAX);
         j->fill = 0;
+        j->crc = 0;
         j->nprow = 0;
         j->dict_dur = 0;
     }
@@ -1261,6 +1375,12 @@ static upq_status job_rg(upq_writer *w, int end)
             len = hl + (size_t)c->dict_stored;
             if (len > wj->slot)
                 return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)jr->jcol, "dictionary page overruns its slot");
+            /* RG_END's CRC of the region goes on over the page */
+            wj->crc = upq_wj_region_crc(wj->crc, w->hbuf, hl,
+                                        UPQ_ISSET(UPQ_W_MODELS(w)->ph, UPQ_PAGE_HEADER_CRC)
+                                            ? (uint32_t)UPQ_W_MODELS(w)->ph.crc
+                                            : upq_crc32(UPQ_W_COMPRESSING(w) || UPQ_W_KEY(c) ? w->pbuf : c->dict,
+                                                        (size_t)c->dict_stored));
             j->dict_len = (int32_t)len;
             UPQ_SET(*j, UPQ_JCOL_DICT_LEN);
             /* right-aligned: the chunk begins with it */
@@ -1270,12 +1390,13 @@ static upq_status job_rg(upq_writer *w, int end)
             jr->jst = JS_DICT_BODY;
             return UPQ_OK;
         }
-        case JS_DICT_BODY:
-            upq_wj_src(w, UPQ_W_COMPRESSING(w) || UPQ_W_KEY(c) ? w->pbuf : c->dict,
-                       (size_t)c->dict_stored, jr->ppos + jr->phl);
+        case JS_DICT_BODY: {
+            const uint8_t *body = UPQ_W_COMPRESSING(w) || UPQ_W_KEY(c) ? w->pbuf : c->dict;
+            upq_wj_src(w, body, (size_t)c->dict_stored, jr->ppos + jr->phl);
             jr->jcol++;
             jr->jst = JS_DICT_PAGES;
             return UPQ_OK;
+        }
         case JS_BLOOM: {
             upq_jcol *j;
             size_t got = 0;

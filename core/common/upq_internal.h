@@ -25,6 +25,14 @@
 #define UPQ_MSG(text) (text)
 #endif
 
+/* A size for upq_error_info.needed: UINT32_MAX stands for that much or more. */
+static inline uint32_t upq_sat32(size_t n)
+{
+    return n > (size_t)0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)n;
+}
+/* upq_error_info.needed after status st of a call on arena a. */
+#define UPQ_ERR_NEEDED(st, a) ((st) == UPQ_ERR_NOMEM ? upq_sat32((a)->needed) : 0u)
+
 /* Thrift compact pieces: a varint, a zigzag, a varint's length, a list
  * header (the encoder, and the writer's footer stream and page indexes,
  * which it emits by hand). */

@@ -78,12 +78,108 @@ static upq_status fail(uint32_t *bad, uint32_t i, upq_status st)
     return st;
 }
 
+/* Pass 1 for element i: its node (parent, depth, levels), its parent's
+ * child count, and the groups still open. Returns UPQ_OK or the error. */
+static upq_status add_node(upq_schema *s, const upq_schema_element *elems, uint32_t n, uint32_t i,
+                           open_group *stack, uint32_t *depth, uint32_t *leaves)
+{
+    const upq_schema_element *e = &elems[i];
+    upq_schema_node *nd = &s->nodes[i];
+    int has_kids = UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_NUM_CHILDREN) != 0;
+    upq_memset(nd, 0, sizeof *nd);
+    nd->elem = e;
+    nd->column = UPQ_NONE;
+    if (i > 0 && *depth == 0)
+        return UPQ_ERR_CORRUPT; /* elements after the root closed */
+    if (has_kids && (e->num_children < 0 || (uint32_t)e->num_children > n - 1 - i))
+        return UPQ_ERR_CORRUPT; /* children past the end */
+    /* A group is an element with children (or with neither children nor
+     * a type: an empty group); the root is always a group. */
+    nd->is_group = (uint8_t)(i == 0 || (has_kids && e->num_children > 0) ||
+                             !UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_TYPE));
+    if (i == 0) {
+        nd->parent = UPQ_NONE;
+        nd->repetition = UPQ_REP_REQUIRED;
+    } else {
+        open_group *top = &stack[*depth - 1];
+        const upq_schema_node *p = &s->nodes[top->node];
+        int32_t rep = e->repetition_type;
+        if (!UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_REPETITION_TYPE) || rep < UPQ_REP_REQUIRED ||
+            rep > UPQ_REP_VECTOR)
+            return UPQ_ERR_CORRUPT;
+        nd->parent = top->node;
+        nd->depth = (uint16_t)(p->depth + 1);
+        nd->repetition = (uint8_t)rep;
+        nd->max_def = (uint16_t)(p->max_def + (rep == UPQ_REP_OPTIONAL || rep == UPQ_REP_REPEATED));
+        nd->max_rep = (uint16_t)(p->max_rep + (rep == UPQ_REP_REPEATED));
+        if (nd->max_def > 255 || nd->max_rep > 255)
+            return UPQ_ERR_LIMIT;
+        s->nodes[top->node].num_children++;
+        top->left--;
+    }
+    if (!nd->is_group) {
+        if (!UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_TYPE) || e->type < UPQ_TYPE_BOOLEAN ||
+            e->type > UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ||
+            (e->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY &&
+             (!UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_TYPE_LENGTH) || e->type_length < 0)))
+            return UPQ_ERR_CORRUPT;
+        nd->column = (*leaves)++;
+    } else {
+        uint32_t kids = has_kids ? (uint32_t)e->num_children : 0;
+        if (i == 0 && !has_kids)
+            kids = n - 1; /* a root without num_children: everything below it */
+        if (kids > 0) {
+            if (*depth >= UPQ_SCHEMA_MAX_DEPTH + 1)
+                return UPQ_ERR_LIMIT;
+            stack[*depth].node = i;
+            stack[*depth].left = kids;
+            (*depth)++;
+        }
+    }
+    /* close every group whose last child this was */
+    while (*depth > 0 && stack[*depth - 1].left == 0)
+        (*depth)--;
+    return UPQ_OK;
+}
+
+/* Pass 3 for leaf node i: its column descriptor, its path in path_buf. */
+static void add_column(upq_schema *s, uint32_t i, uint32_t *path_buf)
+{
+    const upq_schema_node *nd = &s->nodes[i];
+    const upq_schema_element *e = nd->elem;
+    upq_column_desc *c = &s->columns[nd->column];
+    uint32_t k, up;
+    upq_memset(c, 0, sizeof *c);
+    c->node = i;
+    c->path = path_buf;
+    c->path_len = nd->depth;
+    for (k = nd->depth, up = i; k > 0; k--, up = s->nodes[up].parent)
+        path_buf[k - 1] = up;
+    c->max_def = nd->max_def;
+    c->max_rep = nd->max_rep;
+    c->physical_type = e->type;
+    c->type_length = e->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ? e->type_length : 0;
+    c->converted_type = UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE) ? e->converted_type : -1;
+    c->scale = UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_SCALE) ? e->scale : 0;
+    c->precision = UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_PRECISION) ? e->precision : 0;
+    if (UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE) && e->logical_type.isset) {
+        upq_memcpy(&c->logical, &e->logical_type, sizeof c->logical);
+        if (UPQ_ISSET(c->logical, UPQ_LOGICAL_TYPE_DECIMAL)) {
+            c->scale = c->logical.u.decimal.scale;
+            c->precision = c->logical.u.decimal.precision;
+        }
+    } else if (c->converted_type >= 0) {
+        logical_from_converted(&c->logical, c->converted_type, c->scale, c->precision);
+    }
+}
+
 upq_status upq_schema_build(upq_schema *s, const upq_schema_element *elems, uint32_t n,
                             upq_arena *a, uint32_t *bad_elem)
 {
     open_group stack[UPQ_SCHEMA_MAX_DEPTH + 1];
     uint32_t depth = 0, i, leaves = 0, child_fill = 0, *fill_pos;
     uint32_t *path_buf;
+    size_t path_total = 0;
 
     upq_memset(s, 0, sizeof *s);
     if (n == 0)
@@ -96,68 +192,9 @@ upq_status upq_schema_build(upq_schema *s, const upq_schema_element *elems, uint
 
     /* Pass 1: parents, depths, levels; children counted per parent. */
     for (i = 0; i < n; i++) {
-        const upq_schema_element *e = &elems[i];
-        upq_schema_node *nd = &s->nodes[i];
-        int has_kids = UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_NUM_CHILDREN) != 0;
-        upq_memset(nd, 0, sizeof *nd);
-        nd->elem = e;
-        nd->column = UPQ_NONE;
-        if (i > 0 && depth == 0)
-            return fail(bad_elem, i, UPQ_ERR_CORRUPT); /* elements after the root closed */
-        if (has_kids && e->num_children < 0)
-            return fail(bad_elem, i, UPQ_ERR_CORRUPT);
-        if (has_kids && (uint32_t)e->num_children > n - 1 - i)
-            return fail(bad_elem, i, UPQ_ERR_CORRUPT); /* children past the end */
-        /* A group is an element with children (or with neither children nor
-         * a type: an empty group); the root is always a group. */
-        nd->is_group = (uint8_t)(i == 0 || (has_kids && e->num_children > 0) ||
-                                 !UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_TYPE));
-        if (i == 0) {
-            nd->parent = UPQ_NONE;
-            nd->repetition = UPQ_REP_REQUIRED;
-        } else {
-            const upq_schema_node *p;
-            open_group *top = &stack[depth - 1];
-            int32_t rep;
-            if (!UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_REPETITION_TYPE))
-                return fail(bad_elem, i, UPQ_ERR_CORRUPT);
-            rep = e->repetition_type;
-            if (rep < UPQ_REP_REQUIRED || rep > UPQ_REP_VECTOR)
-                return fail(bad_elem, i, UPQ_ERR_CORRUPT);
-            nd->parent = top->node;
-            p = &s->nodes[top->node];
-            nd->depth = (uint16_t)(p->depth + 1);
-            nd->repetition = (uint8_t)rep;
-            nd->max_def = (uint16_t)(p->max_def + (rep == UPQ_REP_OPTIONAL || rep == UPQ_REP_REPEATED));
-            nd->max_rep = (uint16_t)(p->max_rep + (rep == UPQ_REP_REPEATED));
-            if (nd->max_def > 255 || nd->max_rep > 255)
-                return fail(bad_elem, i, UPQ_ERR_LIMIT);
-            s->nodes[top->node].num_children++;
-            top->left--;
-        }
-        if (!nd->is_group) {
-            if (!UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_TYPE) || e->type < UPQ_TYPE_BOOLEAN ||
-                e->type > UPQ_TYPE_FIXED_LEN_BYTE_ARRAY)
-                return fail(bad_elem, i, UPQ_ERR_CORRUPT);
-            if (e->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY &&
-                (!UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_TYPE_LENGTH) || e->type_length < 0))
-                return fail(bad_elem, i, UPQ_ERR_CORRUPT);
-            nd->column = leaves++;
-        } else {
-            uint32_t kids = has_kids ? (uint32_t)e->num_children : 0;
-            if (i == 0 && !has_kids)
-                kids = n - 1; /* a root without num_children: everything below it */
-            if (kids > 0) {
-                if (depth >= UPQ_SCHEMA_MAX_DEPTH + 1)
-                    return fail(bad_elem, i, UPQ_ERR_LIMIT);
-                stack[depth].node = i;
-                stack[depth].left = kids;
-                depth++;
-            }
-        }
-        /* close every group whose last child this was */
-        while (depth > 0 && stack[depth - 1].left == 0)
-            depth--;
+        upq_status st = add_node(s, elems, n, i, stack, &depth, &leaves);
+        if (st != UPQ_OK)
+            return fail(bad_elem, i, st);
     }
     if (depth != 0)
         return fail(bad_elem, n - 1, UPQ_ERR_CORRUPT); /* num_children promised more */
@@ -178,49 +215,65 @@ upq_status upq_schema_build(upq_schema *s, const upq_schema_element *elems, uint
     /* Pass 3: leaf columns with their paths (path arrays share one buffer). */
     s->num_columns = leaves;
     s->columns = (upq_column_desc *)upq_arena_alloc_array(a, leaves, sizeof *s->columns);
-    {
-        size_t path_total = 0;
-        for (i = 0; i < n; i++)
-            if (!s->nodes[i].is_group)
-                path_total += s->nodes[i].depth;
-        path_buf = (uint32_t *)upq_arena_alloc_array(a, path_total, sizeof *path_buf);
-    }
+    for (i = 0; i < n; i++)
+        if (!s->nodes[i].is_group)
+            path_total += s->nodes[i].depth;
+    path_buf = (uint32_t *)upq_arena_alloc_array(a, path_total, sizeof *path_buf);
     if ((leaves && !s->columns) || !path_buf)
         return fail(bad_elem, 0, UPQ_ERR_NOMEM);
     for (i = 0; i < n; i++) {
-        const upq_schema_node *nd = &s->nodes[i];
-        const upq_schema_element *e = nd->elem;
-        upq_column_desc *c;
-        uint32_t k, up;
-        if (nd->is_group)
+        if (s->nodes[i].is_group)
             continue;
-        c = &s->columns[nd->column];
-        upq_memset(c, 0, sizeof *c);
-        c->node = i;
-        c->path = path_buf;
-        c->path_len = nd->depth;
-        for (k = nd->depth, up = i; k > 0; k--, up = s->nodes[up].parent)
-            path_buf[k - 1] = up;
-        path_buf += nd->depth;
-        c->max_def = nd->max_def;
-        c->max_rep = nd->max_rep;
-        c->physical_type = e->type;
-        c->type_length = e->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ? e->type_length : 0;
-        c->converted_type =
-            UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE) ? e->converted_type : -1;
-        c->scale = UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_SCALE) ? e->scale : 0;
-        c->precision = UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_PRECISION) ? e->precision : 0;
-        if (UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE) && e->logical_type.isset) {
-            upq_memcpy(&c->logical, &e->logical_type, sizeof c->logical);
-            if (UPQ_ISSET(c->logical, UPQ_LOGICAL_TYPE_DECIMAL)) {
-                c->scale = c->logical.u.decimal.scale;
-                c->precision = c->logical.u.decimal.precision;
-            }
-        } else if (c->converted_type >= 0) {
-            logical_from_converted(&c->logical, c->converted_type, c->scale, c->precision);
-        }
+        add_column(s, i, path_buf);
+        path_buf += s->nodes[i].depth;
     }
     return UPQ_OK;
+}
+
+static size_t round8(size_t n)
+{
+    return (n + 7u) & ~(size_t)7u;
+}
+
+size_t upq_schema_size(const upq_schema_element *elems, uint32_t n, uint32_t *leaves)
+{
+    struct {
+        uint32_t left;
+        uint16_t depth;
+    } stack[UPQ_SCHEMA_MAX_DEPTH + 1];
+    uint32_t i, depth = 0, nleaves = 0;
+    size_t path_total = 0;
+    if (leaves)
+        *leaves = 0;
+    for (i = 0; i < n; i++) {
+        const upq_schema_element *e = &elems[i];
+        int has_kids = UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_NUM_CHILDREN) != 0;
+        uint32_t kids = has_kids && e->num_children > 0 ? (uint32_t)e->num_children : 0;
+        uint16_t d = depth ? (uint16_t)(stack[depth - 1].depth + 1) : 0;
+        if ((i > 0 && depth == 0) || (has_kids && e->num_children < 0) || kids > n - 1 - i)
+            return 0;
+        if (depth)
+            stack[depth - 1].left--;
+        if (i == 0 && !has_kids)
+            kids = n - 1;
+        if (i > 0 && kids == 0 && UPQ_ISSET(*e, UPQ_SCHEMA_ELEMENT_TYPE)) {
+            nleaves++;
+            path_total += d;
+        } else if (kids > 0) {
+            if (depth >= UPQ_SCHEMA_MAX_DEPTH + 1)
+                return 0;
+            stack[depth].left = kids;
+            stack[depth].depth = d;
+            depth++;
+        }
+        while (depth > 0 && stack[depth - 1].left == 0)
+            depth--;
+    }
+    if (leaves)
+        *leaves = nleaves;
+    /* nodes, children, fill_pos, columns, paths: as upq_schema_build takes them */
+    return round8((size_t)n * sizeof(upq_schema_node)) + 2u * round8((size_t)n * sizeof(uint32_t)) +
+           round8((size_t)nleaves * sizeof(upq_column_desc)) + round8(path_total * sizeof(uint32_t));
 }
 
 /* Does node's name equal p[0..len)? */

@@ -106,6 +106,31 @@ static int valid_ct(uint8_t ct)
 
 /* ---- decoder ---------------------------------------------------------- */
 
+/* Counting what does not fit (UPQ_WITH_OPEN_TOTAL): without it, the
+ * branches that count are compiled out. */
+#if UPQ_WITH_OPEN_TOTAL
+#define COUNTING(d) ((d)->count_over)
+#define PHANTOM(d) ((d)->phantom)
+#define SET_PHANTOM(d, v) ((d)->phantom = (v))
+#else
+#define COUNTING(d) 0
+#define PHANTOM(d) 0
+#define SET_PHANTOM(d, v) ((void)0)
+#endif
+
+/* Counting: an allocation of n bytes that did not fit (or was not made)
+ * adds what the arena would take for it to the arena's `needed`, which
+ * holds their sum while the decode counts (upq_tdec_count_over). */
+static void count_over(upq_tdec *d, uint64_t n)
+{
+    upq_arena *a = d->arena;
+    uint64_t r = (n + 7u) & ~(uint64_t)7u;
+    if (r < n || r > (uint64_t)((size_t)-1 - a->needed))
+        a->needed = (size_t)-1;
+    else
+        a->needed += (size_t)r;
+}
+
 /* A field's name for error details; not evaluated with UPQ_NO_ERRSTR. */
 #define FIELD_NAME(fd) UPQ_MSG((fd)->name)
 
@@ -236,7 +261,10 @@ static upq_status begin_value(upq_tdec *d, uint64_t at)
         if (d->dest) {
             f->desc = d->dest_sub;
             f->obj = d->dest;
+        } else if (PHANTOM(d)) {
+            f->desc = d->dest_sub; /* counted, not stored */
         }
+        SET_PHANTOM(d, 0); /* its fields say for themselves */
     }
     d->stage = ct_stage[ct];
     return UPQ_OK;
@@ -278,6 +306,7 @@ static upq_status next_item(upq_tdec *d, uint64_t at)
                 d->cur_ct = f->elem_ct;
             }
             d->dest = (uint8_t *)0;
+            SET_PHANTOM(d, 0);
             return begin_value(d, at);
         }
         /* list or set */
@@ -288,7 +317,13 @@ static upq_status next_item(upq_tdec *d, uint64_t at)
         f->remaining--;
         d->cur_ct = f->elem_ct;
         d->dest = (uint8_t *)0;
-        if (f->items && elem_selected(d, f, f->index)) {
+        SET_PHANTOM(d, 0);
+        if (COUNTING(d) && !f->items && f->elem_kind && elem_selected(d, f, f->index)) {
+            /* a list that did not fit: its elements are counted */
+            SET_PHANTOM(d, 1);
+            d->dest_kind = f->elem_kind;
+            d->dest_sub = f->desc;
+        } else if (f->items && elem_selected(d, f, f->index)) {
             size_t esz = kind_size(f->elem_kind, f->desc);
             d->dest = f->items + (size_t)f->stored * esz;
             d->dest_kind = f->elem_kind;
@@ -360,14 +395,27 @@ static upq_status begin_field(upq_tdec *d, int32_t id, uint8_t ct, uint64_t at)
     f->last_id = (int16_t)id;
     d->cur_ct = ct;
     d->dest = (uint8_t *)0;
-    if (f->desc && f->obj) {
+    SET_PHANTOM(d, 0);
+    if (f->desc && (f->obj || COUNTING(d))) {
         for (i = 0; i < f->desc->nfields; i++)
             if ((int32_t)(f->desc->fields[i].id & UPQ_TF_ID) == id) {
                 fd = &f->desc->fields[i];
                 break;
             }
     }
-    if (fd && compatible(field_kind(fd), ct)) {
+    if (fd && COUNTING(d) && !f->obj && compatible(field_kind(fd), ct)) {
+        /* a struct that did not fit: what its fields would take is counted */
+        SET_PHANTOM(d, 1);
+        d->dest_kind = field_kind(fd);
+        d->dest_field = fd;
+        d->dest_sub = fd->kind >= UPQ_TK_STRUCT ? UPQ_TSUB(f->desc, fd) : (const upq_tstruct *)0;
+#if UPQ_WITH_LAZY_ROW_GROUPS
+        if (d->depth == 1 && id == (int32_t)d->lazy_id && d->dest_kind == UPQ_TK_LIST) {
+            SET_PHANTOM(d, 0);
+            d->lazy_hit = 1;
+        }
+#endif
+    } else if (fd && compatible(field_kind(fd), ct)) {
         uint32_t *isset = (uint32_t *)(void *)f->obj;
         uint32_t bit = 1u << id;
         if ((f->desc->index & UPQ_TS_UNION) && (*isset & ~bit))
@@ -423,7 +471,7 @@ static upq_status begin_list(upq_tdec *d, uint64_t count, uint8_t et, uint64_t a
     /* Elements are matched like the reference readers do: they read list
      * elements with the declared type and ignore the header's, and i16/i32/i64
      * share one wire form (a file in the wild declares i32 encodings as i16). */
-    if (dst && d->dest_kind == UPQ_TK_LIST) {
+    if ((dst || PHANTOM(d)) && d->dest_kind == UPQ_TK_LIST) {
         uint8_t ek = elem_kind(fd);
         if (compatible(ek, et) || (is_int_kind(ek) && is_varint_ct(et))) {
             uint32_t slots = (uint32_t)count;
@@ -433,10 +481,25 @@ static upq_status begin_list(upq_tdec *d, uint64_t count, uint8_t et, uint64_t a
             f->elem_kind = ek;
             f->desc = d->dest_sub;
             f->obj = dst;
-            f->items = (uint8_t *)upq_arena_alloc_array(d->arena, slots, kind_size(ek, f->desc));
-            if (!f->items)
-                return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(fd));
-            put_list(dst, f->items, 0);
+            if (dst) {
+                size_t sum = d->arena->needed; /* a failure overwrites it */
+                f->items = (uint8_t *)upq_arena_alloc_array(d->arena, slots, kind_size(ek, f->desc));
+                if (COUNTING(d))
+                    d->arena->needed = sum;
+            }
+            if (!f->items) {
+                if (!COUNTING(d))
+                    return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(fd));
+                /* counted instead; its elements are counted as they come.
+                 * The list keeps its count (no items): the open that fails
+                 * bounds a schema from it */
+                count_over(d, (uint64_t)slots * kind_size(ek, f->desc));
+                if (dst)
+                    put_list(dst, (void *)0, (uint32_t)count);
+                f->obj = (uint8_t *)0;
+            } else {
+                put_list(dst, f->items, 0);
+            }
         }
     }
     return next_item(d, at);
@@ -484,6 +547,42 @@ static upq_status finish_scalar(upq_tdec *d, uint64_t at)
         upq_memcpy(d->dest, d->tmp, 16);
     }
     return next_item(d, at);
+}
+
+/* A binary's length is known: its storage (or, counting, its size), then
+ * its body. */
+static upq_status begin_binary(upq_tdec *d, uint64_t at)
+{
+    uint64_t blen = d->acc;
+    if (blen > d->lim.max_binary)
+        return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("binary length"));
+    if (blen > d->limit - (at + 1))
+        return dec_fail(d, UPQ_ERR_CORRUPT, at, UPQ_MSG("binary longer than its message"));
+    d->bin = (uint8_t *)0;
+    if (d->dest) {
+        upq_bytes bv;
+        size_t sum = d->arena->needed; /* a failure overwrites it */
+        d->bin = (uint8_t *)upq_arena_alloc(d->arena, (size_t)blen);
+        if (COUNTING(d))
+            d->arena->needed = sum;
+        /* dest_field: this binary's field, or for an element of a
+         * list<binary> the list's (no field header comes between) */
+        if (!d->bin && !COUNTING(d))
+            return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(d->dest_field));
+        if (!d->bin) {
+            count_over(d, blen);
+        } else {
+            bv.ptr = d->bin;
+            bv.len = (uint32_t)blen;
+            upq_memcpy(d->dest, &bv, sizeof bv);
+        }
+    } else if (PHANTOM(d)) {
+        count_over(d, blen);
+    }
+    SET_PHANTOM(d, 0);
+    d->bin_left = (uint32_t)blen;
+    d->stage = ST_BIN_BODY;
+    return UPQ_OK;
 }
 
 /* ---- fast path ------------------------------------------------------------- */
@@ -800,29 +899,7 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
             if (d->tmp_len == (d->cur_ct == UPQ_CT_DOUBLE ? 8 : 16))
                 st = finish_scalar(d, at);
             break;
-        case ST_BIN_LEN: {
-            uint64_t blen = d->acc;
-            if (blen > d->lim.max_binary)
-                return dec_fail(d, UPQ_ERR_LIMIT, at, UPQ_MSG("binary length"));
-            if (blen > d->limit - (at + 1))
-                return dec_fail(d, UPQ_ERR_CORRUPT, at,
-                                UPQ_MSG("binary longer than its message"));
-            d->bin = (uint8_t *)0;
-            if (d->dest) {
-                upq_bytes bv;
-                d->bin = (uint8_t *)upq_arena_alloc(d->arena, (size_t)blen);
-                /* dest_field: this binary's field, or for an element of a
-                 * list<binary> the list's (no field header comes between) */
-                if (!d->bin)
-                    return dec_fail(d, UPQ_ERR_NOMEM, at, FIELD_NAME(d->dest_field));
-                bv.ptr = d->bin;
-                bv.len = (uint32_t)blen;
-                upq_memcpy(d->dest, &bv, sizeof bv);
-            }
-            d->bin_left = (uint32_t)blen;
-            d->stage = ST_BIN_BODY;
-            break;
-        }
+        case ST_BIN_LEN: st = begin_binary(d, at); break;
         case ST_LIST_HDR:
             if ((b >> 4) == 15) {
                 d->tmp[0] = b & 0x0Fu;
@@ -840,7 +917,8 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
             else
                 d->stage = ST_MAP_TYPES;
             break;
-        case ST_MAP_TYPES: st = begin_map(d, d->acc, b, at + 1); break; /* acc: the count */
+        case ST_MAP_TYPES: st = begin_map(d, d->acc, b, at + 1); break; 
+/* acc: the count */
         default: return dec_fail(d, UPQ_ERR_STATE, at, UPQ_MSG("decoder stage"));
         }
         if (st < 0)
@@ -849,6 +927,13 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
 
     d->pos += i;
     *used = i;
+    if (d->stage == ST_DONE && COUNTING(d) && d->arena->needed) {
+        /* everything was read; what did not fit is known: the whole need */
+        upq_arena *a = d->arena;
+        size_t have = a->cap - upq_arena_remaining(a);
+        a->needed = a->needed > (size_t)-1 - have ? (size_t)-1 : a->needed + have;
+        return dec_fail(d, UPQ_ERR_NOMEM, d->pos, UPQ_MSG("what does not fit, counted"));
+    }
     if (d->stage == ST_DONE) {
         d->status = UPQ_OK;
         return UPQ_OK;
@@ -856,6 +941,108 @@ upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *use
     if (d->pos >= d->limit)
         return dec_fail(d, UPQ_ERR_TRUNCATED, d->pos, UPQ_MSG("message ends before its struct"));
     return UPQ_AGAIN;
+}
+
+/* A struct or a list of structs whose allocations are being added up. */
+typedef struct dsz_frame {
+    const upq_tstruct *desc;
+    const uint8_t *obj;  /* the struct, or the list's first item */
+    uint32_t i, n;       /* next field (struct) or item (list), and the list's items */
+    uint8_t list;
+} dsz_frame;
+
+static size_t dsz_round(size_t n)
+{
+    return (n + (UPQ_ARENA_ALIGN - 1u)) & ~(size_t)(UPQ_ARENA_ALIGN - 1u);
+}
+
+/* One field of the struct on top of the stack: its allocations into *total;
+ * a struct or list of structs it holds pushed. 0 when too deep. */
+static int dsz_field(dsz_frame *st, uint32_t *top, const upq_tfield *fd, size_t *total)
+{
+    const dsz_frame *fr = &st[*top - 1];
+    const uint8_t *val = fr->obj + fd->offset;
+    uint8_t ek = elem_kind(fd);
+    const upq_tstruct *sub = ek == UPQ_TK_STRUCT ? UPQ_TSUB(fr->desc, fd) : (const upq_tstruct *)0;
+    if (fd->id & UPQ_TF_LIST) {
+        const uint8_t *items;
+        uint32_t n, k;
+        upq_memcpy(&items, val, sizeof items);
+        upq_memcpy(&n, val + offsetof(upq_list, n), sizeof n);
+        *total += dsz_round((size_t)n * kind_size(ek, sub));
+        if (ek == UPQ_TK_BINARY)
+            for (k = 0; k < n; k++)
+                *total += dsz_round(((const upq_bytes *)(const void *)items)[k].len);
+        if (ek != UPQ_TK_STRUCT || !n)
+            return 1;
+        if (*top == UPQ_THRIFT_MAX_DEPTH)
+            return 0;
+        st[*top].desc = sub;
+        st[*top].obj = items;
+        st[*top].i = 0;
+        st[*top].n = n;
+        st[*top].list = 1;
+        (*top)++;
+        return 1;
+    }
+    if (ek == UPQ_TK_BINARY) {
+        upq_bytes b;
+        upq_memcpy(&b, val, sizeof b);
+        *total += dsz_round(b.len);
+    } else if (ek == UPQ_TK_STRUCT) {
+        if (*top == UPQ_THRIFT_MAX_DEPTH)
+            return 0;
+        st[*top].desc = sub;
+        st[*top].obj = val;
+        st[*top].i = 0;
+        st[*top].n = 0;
+        st[*top].list = 0;
+        (*top)++;
+    }
+    return 1;
+}
+
+size_t upq_thrift_decoded_size(const upq_tstruct *desc, const void *obj)
+{
+    dsz_frame st[UPQ_THRIFT_MAX_DEPTH];
+    uint32_t top = 1;
+    size_t total = 0;
+    st[0].desc = desc;
+    st[0].obj = (const uint8_t *)obj;
+    st[0].i = st[0].n = 0;
+    st[0].list = 0;
+    while (top) {
+        dsz_frame *fr = &st[top - 1];
+        if (fr->list) {
+            /* the next item of a list of structs, as a struct frame of its own */
+            const uint8_t *item;
+            if (fr->i == fr->n) {
+                top--;
+                continue;
+            }
+            item = fr->obj + (size_t)fr->i++ * fr->desc->size;
+            if (top == UPQ_THRIFT_MAX_DEPTH)
+                return SIZE_MAX;
+            st[top].desc = fr->desc;
+            st[top].obj = item;
+            st[top].i = st[top].n = 0;
+            st[top].list = 0;
+            top++;
+            continue;
+        }
+        if (fr->i == fr->desc->nfields) {
+            top--;
+            continue;
+        }
+        {
+            const upq_tfield *fd = &fr->desc->fields[fr->i++];
+            uint32_t isset;
+            upq_memcpy(&isset, fr->obj, sizeof isset);
+            if (((isset >> (fd->id & UPQ_TF_ID)) & 1u) && !dsz_field(st, &top, fd, &total))
+                return SIZE_MAX;
+        }
+    }
+    return total;
 }
 
 upq_status upq_thrift_decode(const upq_tstruct *desc, void *obj, upq_arena *arena,

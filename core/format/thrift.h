@@ -154,6 +154,11 @@ void upq_tdec_set_lazy(upq_tdec *d, uint8_t id);
  */
 upq_status upq_tdec_feed(upq_tdec *d, const uint8_t *in, size_t len, size_t *used);
 
+/* The arena bytes decoding obj's encoding (of desc) takes: each list's
+ * items and each binary's bytes, as the decoder allocates them (without a
+ * projection). SIZE_MAX when obj nests deeper than UPQ_THRIFT_MAX_DEPTH. */
+size_t upq_thrift_decoded_size(const upq_tstruct *desc, const void *obj);
+
 /* One-shot decode of a complete buffer: the struct must end within it.
  * *used (may be NULL) gets its encoded length. */
 upq_status upq_thrift_decode(const upq_tstruct *desc, void *obj, upq_arena *arena,

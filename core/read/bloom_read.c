@@ -27,6 +27,7 @@ static upq_status bfail(upq_bloom_reader *b, upq_status st, uint64_t off, const 
 {
     upq_error_info *e = &b->r->err;
     e->status = st;
+    e->needed = UPQ_ERR_NEEDED(st, &b->r->arena);
     e->offset = off;
     e->what = what;
     e->in_struct = e->field = (const char *)0;

@@ -23,7 +23,6 @@
 #include "crypto/crypto_int.h"
 #include "reader_int.h"
 #include "upq_aes.h"
-#include "uparquet/record.h"
 #if UPQ_WITH_PAGE_INDEX
 #include "uparquet/page_index.h"
 #endif
@@ -50,6 +49,7 @@ static upq_status col_fail(upq_column_reader *c, upq_status st, uint64_t off, co
     e->row_group = (int32_t)c->rg;
     e->column = (int32_t)c->col;
     e->page = c->page_no;
+    e->needed = UPQ_ERR_NEEDED(st, &c->r->arena);
     c->stage = CS_FAILED;
     return st;
 }
@@ -279,21 +279,105 @@ static uint64_t cursor(const upq_column_reader *c)
     return c->pos - (c->win_fill - c->win_used);
 }
 
+/* An encrypted page: its module's framing, its ordinal for the AAD. */
+static upq_status body_crypto(upq_column_reader *c, uint64_t body_start)
+{
+    const upq_page_header *ph = &c->ph;
+    int module = ph->type == UPQ_PAGE_DICTIONARY ? UPQ_MODULE_DICT_PAGE : UPQ_MODULE_DATA_PAGE;
+    if (c->r->fc.no_aad) {
+        /* DuckDB states the plaintext size; the module adds its framing */
+        uint64_t n = (uint64_t)c->body_len + upq_crypto_overhead(&c->r->fc, module);
+        if (n > c->chunk_end - body_start)
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("page extends past its column chunk"));
+        c->body_len = (uint32_t)n;
+    }
+    if (c->body_len < upq_crypto_overhead(&c->r->fc, module))
+        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("encrypted page shorter than its framing"));
+    if (ph->type == UPQ_PAGE_DICTIONARY) {
+        if (c->hs->module != UPQ_MODULE_DICT_PAGE_HEADER)
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("dictionary page not first in its chunk"));
+        c->page_ord = -1;
+    } else {
+        c->page_ord = c->data_pages++;
+    }
+    return UPQ_OK;
+}
+
+#if UPQ_WITH_PAGE_INDEX
+/* The page the index sent us to must be the one it describes (a failure
+ * here sends next_page back to the header scan). */
+static upq_status check_jump(upq_column_reader *c, uint64_t body_start)
+{
+    const upq_page_header *ph = &c->ph;
+    uint64_t rows = (uint64_t)-1; /* v1 pages of repeated columns do not say */
+    if (ph->type == UPQ_PAGE_DATA_V2)
+        rows = (uint64_t)ph->data_page_header_v2.num_rows;
+    else if (ph->type == UPQ_PAGE_DATA && !c->cd->max_rep)
+        rows = (uint64_t)ph->data_page_header.num_values;
+    if ((ph->type != UPQ_PAGE_DATA && ph->type != UPQ_PAGE_DATA_V2) ||
+        body_start - c->page_off + c->body_len != c->jump_size)
+        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off,
+                        UPQ_MSG("page index disagrees with the page at its offset"));
+    if (rows != (uint64_t)-1 && rows != c->jump_rows)
+        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off,
+                        UPQ_MSG("page index disagrees with the page's row count"));
+    c->jump_check = 0;
+    return UPQ_OK;
+}
+#endif
+
+/* A dictionary page's header: its value array sized, both allocated (or
+ * their sizes gathered when planning); its body is read next. */
+static upq_status begin_dict(upq_column_reader *c)
+{
+    const upq_page_header *ph = &c->ph;
+    upq_arena *a = &c->r->arena;
+    if (!UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DICTIONARY_PAGE_HEADER))
+        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("dictionary page without its header"));
+    if (c->has_dict)
+        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("second dictionary page in a chunk"));
+    if (c->scan) {
+        size_t n = ph->dictionary_page_header.num_values > 0
+                       ? (size_t)ph->dictionary_page_header.num_values : 0;
+        c->scan->dict = align8((size_t)ph->uncompressed_page_size + 1u) +
+                        align8(n * upq_value_size(c->cd->physical_type));
+        c->has_dict = 1;
+        c->stage = CS_BODY;
+        return UPQ_OK;
+    }
+    /* The dictionary lives as long as the chunk: its bytes and its value
+     * array are allocated now, below the page block, so the block stays
+     * at the top of the arena and later pages can re-take it in place. */
+    if (ph->dictionary_page_header.num_values < 0 ||
+        (uint64_t)ph->dictionary_page_header.num_values > 8u * (uint64_t)ph->uncompressed_page_size)
+        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("dictionary size does not fit its page"));
+    c->dict_buf = (uint8_t *)upq_arena_alloc(a, (size_t)ph->uncompressed_page_size + 1u);
+    c->dict_vals_cap = align8((size_t)ph->dictionary_page_header.num_values *
+                              upq_value_size(c->cd->physical_type));
+    c->dict_vals = (uint8_t *)upq_arena_alloc(a, c->dict_vals_cap);
+    if (!c->dict_buf || !c->dict_vals)
+        return col_fail(c, UPQ_ERR_NOMEM, c->page_off, UPQ_MSG("arena too small for the dictionary"));
+    c->stage = CS_BODY;
+    return UPQ_OK;
+}
+
 /* Checks a decoded page header and prepares reading its body. */
 static upq_status begin_body(upq_column_reader *c)
 {
     const upq_page_header *ph = &c->ph;
     uint64_t body_start = cursor(c);
     uint32_t max_page = c->r->opts.max_page_size ? c->r->opts.max_page_size : DEFAULT_MAX_PAGE;
-    upq_arena *a = &c->r->arena;
 
     c->page_no++;
     if (ph->compressed_page_size < 0 || ph->uncompressed_page_size < 0)
         return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("negative page size"));
     if ((uint64_t)ph->compressed_page_size > c->chunk_end - body_start)
         return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("page extends past its column chunk"));
-    if ((uint32_t)ph->uncompressed_page_size > max_page)
-        return col_fail(c, UPQ_ERR_LIMIT, c->page_off, UPQ_MSG("page larger than upq_reader_opts.max_page_size (default 256 MiB): raise it to read this file"));
+    if ((uint32_t)ph->uncompressed_page_size > max_page) {
+        col_fail(c, UPQ_ERR_LIMIT, c->page_off, UPQ_MSG("page larger than upq_reader_opts.max_page_size (default 256 MiB): raise it to read this file"));
+        c->r->err.needed = (uint32_t)ph->uncompressed_page_size;
+        return UPQ_ERR_LIMIT;
+    }
     c->body_len = (uint32_t)ph->compressed_page_size;
     c->body_fill = 0;
 #if UPQ_WITH_PAGE_INDEX
@@ -307,71 +391,20 @@ static upq_status begin_body(upq_column_reader *c)
     }
 #endif
     if (ENCRYPTED(c)) {
-        int module = ph->type == UPQ_PAGE_DICTIONARY ? UPQ_MODULE_DICT_PAGE : UPQ_MODULE_DATA_PAGE;
-        if (c->r->fc.no_aad) {
-            /* DuckDB states the plaintext size; the module adds its framing */
-            uint64_t n = (uint64_t)c->body_len + upq_crypto_overhead(&c->r->fc, module);
-            if (n > c->chunk_end - body_start)
-                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("page extends past its column chunk"));
-            c->body_len = (uint32_t)n;
-        }
-        if (c->body_len < upq_crypto_overhead(&c->r->fc, module))
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("encrypted page shorter than its framing"));
-        if (ph->type == UPQ_PAGE_DICTIONARY) {
-            if (c->hs->module != UPQ_MODULE_DICT_PAGE_HEADER)
-                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("dictionary page not first in its chunk"));
-            c->page_ord = -1;
-        } else {
-            c->page_ord = c->data_pages++;
-        }
+        upq_status st = body_crypto(c, body_start);
+        if (st != UPQ_OK)
+            return st;
     }
-
 #if UPQ_WITH_PAGE_INDEX
     if (c->jump_check) {
-        /* the page the index sent us to must be the one it describes (a
-         * failure here sends next_page back to the header scan) */
-        uint64_t rows = (uint64_t)-1; /* v1 pages of repeated columns do not say */
-        if (ph->type == UPQ_PAGE_DATA_V2)
-            rows = (uint64_t)ph->data_page_header_v2.num_rows;
-        else if (ph->type == UPQ_PAGE_DATA && !c->cd->max_rep)
-            rows = (uint64_t)ph->data_page_header.num_values;
-        if ((ph->type != UPQ_PAGE_DATA && ph->type != UPQ_PAGE_DATA_V2) ||
-            body_start - c->page_off + c->body_len != c->jump_size)
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off,
-                            UPQ_MSG("page index disagrees with the page at its offset"));
-        if (rows != (uint64_t)-1 && rows != c->jump_rows)
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off,
-                            UPQ_MSG("page index disagrees with the page's row count"));
-        c->jump_check = 0;
+        upq_status st = check_jump(c, body_start);
+        if (st != UPQ_OK)
+            return st;
     }
 #endif
     switch (ph->type) {
     case UPQ_PAGE_DICTIONARY:
-        if (!UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DICTIONARY_PAGE_HEADER))
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("dictionary page without its header"));
-        if (c->has_dict)
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("second dictionary page in a chunk"));
-        if (c->scan) {
-            size_t n = ph->dictionary_page_header.num_values > 0
-                           ? (size_t)ph->dictionary_page_header.num_values : 0;
-            c->scan->dict = align8((size_t)ph->uncompressed_page_size + 1u) +
-                           align8(n * upq_value_size(c->cd->physical_type));
-            c->has_dict = 1;
-            break;
-        }
-        /* The dictionary lives as long as the chunk: its bytes and its value
-         * array are allocated now, below the page block, so the block stays
-         * at the top of the arena and later pages can re-take it in place. */
-        if (ph->dictionary_page_header.num_values < 0 ||
-            (uint64_t)ph->dictionary_page_header.num_values > 8u * (uint64_t)ph->uncompressed_page_size)
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("dictionary size does not fit its page"));
-        c->dict_buf = (uint8_t *)upq_arena_alloc(a, (size_t)ph->uncompressed_page_size + 1u);
-        c->dict_vals_cap = align8((size_t)ph->dictionary_page_header.num_values *
-                                  upq_value_size(c->cd->physical_type));
-        c->dict_vals = (uint8_t *)upq_arena_alloc(a, c->dict_vals_cap);
-        if (!c->dict_buf || !c->dict_vals)
-            return col_fail(c, UPQ_ERR_NOMEM, c->page_off, UPQ_MSG("arena too small for the dictionary"));
-        break;
+        return begin_dict(c);
     case UPQ_PAGE_DATA:
         if (!UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER))
             return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("data page without its header"));
@@ -698,13 +731,134 @@ static upq_status encrypted_header(upq_column_reader *c)
     }
 }
 
+/* A dictionary page's body: decompressed into its buffer, decoded. UPQ_DONE. */
+static upq_status dict_page(upq_column_reader *c, const uint8_t *body)
+{
+    const upq_page_header *ph = &c->ph;
+    upq_arena *a = &c->r->arena;
+    size_t ulen = (size_t)ph->uncompressed_page_size;
+    upq_status st;
+    const upq_dictionary_page_header *dh = &ph->dictionary_page_header;
+    if (body != c->dict_buf) {
+        st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, body, c->body_len, c->dict_buf, ulen, a);
+        if (st != UPQ_OK)
+            return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
+                                                                    : UPQ_MSG("dictionary page does not decompress"));
+    } else if (c->body_len != ulen) {
+        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
+    }
+    if (dh->num_values < 0)
+        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("negative dictionary size"));
+    if (dh->encoding != UPQ_ENC_PLAIN && dh->encoding != UPQ_ENC_PLAIN_DICTIONARY)
+        return col_fail(c, UPQ_ERR_UNSUPPORTED, c->page_off, UPQ_MSG("dictionary page not PLAIN"));
+    {
+        upq_arena vals; /* exactly the array reserved with the page header */
+        upq_arena_init(&vals, c->dict_vals, c->dict_vals_cap);
+        st = upq_dict_decode(&c->dict, c->cd->physical_type, c->cd->type_length, c->dict_buf,
+                             ulen, (uint32_t)dh->num_values, &vals);
+    }
+    if (st != UPQ_OK)
+        return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the dictionary")
+                                                                : UPQ_MSG("malformed dictionary page"));
+    c->has_dict = 1;
+    return UPQ_DONE;
+}
+
+/* A data page set up: its levels are to be read. */
+static upq_status data_ready(upq_column_reader *c, uint32_t levels)
+{
+    c->levels_left = levels;
+    c->values_left -= levels;
+    c->stage = CS_DATA;
+    return UPQ_OK;
+}
+
+/* A v1 data page's body: decompressed, its levels and values set up. */
+static upq_status data_page_v1(upq_column_reader *c)
+{
+    const upq_page_header *ph = &c->ph;
+    upq_arena *a = &c->r->arena;
+    size_t ulen = (size_t)ph->uncompressed_page_size;
+    upq_status st;
+    const upq_data_page_header *h = &ph->data_page_header;
+    const uint8_t *p, *end;
+    if (c->m->codec == UPQ_CODEC_UNCOMPRESSED) {
+        if (c->body_len != ulen)
+            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
+        c->page = c->raw;
+    } else {
+        st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, c->raw, c->body_len, c->page, ulen, a);
+        if (st != UPQ_OK)
+            return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
+                                                                    : UPQ_MSG("page does not decompress"));
+    }
+    p = c->page;
+    end = p + ulen;
+    c->v2 = 0;
+    if (c->cd->max_rep) {
+        st = v1_levels(c, h->repetition_level_encoding, c->cd->max_rep, &p, end, &c->rep_rle,
+                       &c->rep_bpd, &c->rep_bp);
+        if (st != UPQ_OK)
+            return st;
+    }
+    if (c->cd->max_def) {
+        st = v1_levels(c, h->definition_level_encoding, c->cd->max_def, &p, end, &c->def_rle,
+                       &c->def_bpd, &c->def_bp);
+        if (st != UPQ_OK)
+            return st;
+    }
+    st = setup_values(c, h->encoding, p, (size_t)(end - p), (uint32_t)h->num_values);
+    if (st != UPQ_OK)
+        return st;
+    return data_ready(c, (uint32_t)h->num_values);
+}
+
+/* A v2 data page's body: levels as stored, values decompressed and set up. */
+static upq_status data_page_v2(upq_column_reader *c)
+{
+    const upq_page_header *ph = &c->ph;
+    upq_arena *a = &c->r->arena;
+    size_t ulen = (size_t)ph->uncompressed_page_size;
+    upq_status st;
+    const upq_data_page_header_v2 *h = &ph->data_page_header_v2;
+    uint32_t rl = (uint32_t)h->repetition_levels_byte_length;
+    uint32_t dl = (uint32_t)h->definition_levels_byte_length;
+    size_t vlen_stored = c->body_len - rl - dl, vlen = ulen - rl - dl;
+    const uint8_t *vals = c->raw + rl + dl;
+    /* is_compressed defaults to true when absent; old parquet-cpp wrote
+     * false over compressed values */
+    int compressed = !UPQ_ISSET(*h, UPQ_DATA_PAGE_HEADER_V2_IS_COMPRESSED) || h->is_compressed ||
+                     c->v2_compressed;
+    c->v2 = 1;
+    c->row_start_due = 1;
+    c->rep_bp = c->def_bp = 0;
+    upq_rle_init(&c->rep_rle, c->raw, rl, upq_bit_width32(c->cd->max_rep));
+    upq_rle_init(&c->def_rle, c->raw + rl, dl, upq_bit_width32(c->cd->max_def));
+    /* An empty values section (an all-null page) may be stored empty or
+     * as the codec's encoding of nothing (hyparquet-writer stores one
+     * byte of SNAPPY): only a stored empty section skips the codec, and
+     * a stored non-empty one must inflate to nothing. */
+    if (compressed && c->m->codec != UPQ_CODEC_UNCOMPRESSED && (vlen > 0 || vlen_stored > 0)) {
+        st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, vals, vlen_stored, c->page, vlen, a);
+        if (st != UPQ_OK)
+            return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
+                                                                    : UPQ_MSG("page does not decompress"));
+        vals = c->page;
+    } else if (vlen_stored != vlen) {
+        /* uncompressed, or stored empty: stored and stated sizes agree */
+        return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
+    }
+    st = setup_values(c, h->encoding, vals, vlen, (uint32_t)(h->num_values - h->num_nulls));
+    if (st != UPQ_OK)
+        return st;
+    return data_ready(c, (uint32_t)h->num_values);
+}
+
 /* The page body is complete: verify, decompress and prepare decoding. */
 static upq_status process_page(upq_column_reader *c)
 {
     const upq_page_header *ph = &c->ph;
-    upq_arena *a = &c->r->arena;
     const uint8_t *body;
-    size_t ulen = (size_t)ph->uncompressed_page_size;
     upq_status st;
     uint32_t crc_stored = 0;
 
@@ -723,102 +877,9 @@ static upq_status process_page(upq_column_reader *c)
         upq_crc32_update_with(&c->r->crc_kernel, 0, body, c->body_len) != (uint32_t)ph->crc)
         return col_fail(c, UPQ_ERR_CRC, c->page_off, UPQ_MSG("page checksum mismatch"));
 
-    if (ph->type == UPQ_PAGE_DICTIONARY) {
-        const upq_dictionary_page_header *dh = &ph->dictionary_page_header;
-        if (body != c->dict_buf) {
-            st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, body, c->body_len, c->dict_buf, ulen, a);
-            if (st != UPQ_OK)
-                return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
-                                                                        : UPQ_MSG("dictionary page does not decompress"));
-        } else if (c->body_len != ulen) {
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
-        }
-        if (dh->num_values < 0)
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("negative dictionary size"));
-        if (dh->encoding != UPQ_ENC_PLAIN && dh->encoding != UPQ_ENC_PLAIN_DICTIONARY)
-            return col_fail(c, UPQ_ERR_UNSUPPORTED, c->page_off, UPQ_MSG("dictionary page not PLAIN"));
-        {
-            upq_arena vals; /* exactly the array reserved with the page header */
-            upq_arena_init(&vals, c->dict_vals, c->dict_vals_cap);
-            st = upq_dict_decode(&c->dict, c->cd->physical_type, c->cd->type_length, c->dict_buf,
-                                 ulen, (uint32_t)dh->num_values, &vals);
-        }
-        if (st != UPQ_OK)
-            return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the dictionary")
-                                                                    : UPQ_MSG("malformed dictionary page"));
-        c->has_dict = 1;
-        return UPQ_DONE;
-    }
-
-    if (ph->type == UPQ_PAGE_DATA) {
-        const upq_data_page_header *h = &ph->data_page_header;
-        const uint8_t *p, *end;
-        if (c->m->codec == UPQ_CODEC_UNCOMPRESSED) {
-            if (c->body_len != ulen)
-                return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
-            c->page = c->raw;
-        } else {
-            st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, c->raw, c->body_len, c->page, ulen, a);
-            if (st != UPQ_OK)
-                return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
-                                                                        : UPQ_MSG("page does not decompress"));
-        }
-        p = c->page;
-        end = p + ulen;
-        c->v2 = 0;
-        if (c->cd->max_rep) {
-            st = v1_levels(c, h->repetition_level_encoding, c->cd->max_rep, &p, end, &c->rep_rle,
-                           &c->rep_bpd, &c->rep_bp);
-            if (st != UPQ_OK)
-                return st;
-        }
-        if (c->cd->max_def) {
-            st = v1_levels(c, h->definition_level_encoding, c->cd->max_def, &p, end, &c->def_rle,
-                           &c->def_bpd, &c->def_bp);
-            if (st != UPQ_OK)
-                return st;
-        }
-        st = setup_values(c, h->encoding, p, (size_t)(end - p), (uint32_t)h->num_values);
-        if (st != UPQ_OK)
-            return st;
-        c->levels_left = (uint32_t)h->num_values;
-    } else {
-        const upq_data_page_header_v2 *h = &ph->data_page_header_v2;
-        uint32_t rl = (uint32_t)h->repetition_levels_byte_length;
-        uint32_t dl = (uint32_t)h->definition_levels_byte_length;
-        size_t vlen_stored = c->body_len - rl - dl, vlen = ulen - rl - dl;
-        const uint8_t *vals = c->raw + rl + dl;
-        /* is_compressed defaults to true when absent; old parquet-cpp wrote
-         * false over compressed values */
-        int compressed = !UPQ_ISSET(*h, UPQ_DATA_PAGE_HEADER_V2_IS_COMPRESSED) || h->is_compressed ||
-                         c->v2_compressed;
-        c->v2 = 1;
-        c->row_start_due = 1;
-        c->rep_bp = c->def_bp = 0;
-        upq_rle_init(&c->rep_rle, c->raw, rl, upq_bit_width32(c->cd->max_rep));
-        upq_rle_init(&c->def_rle, c->raw + rl, dl, upq_bit_width32(c->cd->max_def));
-        /* An empty values section (an all-null page) may be stored empty or
-         * as the codec's encoding of nothing (hyparquet-writer stores one
-         * byte of SNAPPY): only a stored empty section skips the codec, and
-         * a stored non-empty one must inflate to nothing. */
-        if (compressed && c->m->codec != UPQ_CODEC_UNCOMPRESSED && (vlen > 0 || vlen_stored > 0)) {
-            st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, vals, vlen_stored, c->page, vlen, a);
-            if (st != UPQ_OK)
-                return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
-                                                                        : UPQ_MSG("page does not decompress"));
-            vals = c->page;
-        } else if (vlen_stored != vlen) {
-            /* uncompressed, or stored empty: stored and stated sizes agree */
-            return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
-        }
-        st = setup_values(c, h->encoding, vals, vlen, (uint32_t)(h->num_values - h->num_nulls));
-        if (st != UPQ_OK)
-            return st;
-        c->levels_left = (uint32_t)h->num_values;
-    }
-    c->values_left -= c->levels_left;
-    c->stage = CS_DATA;
-    return UPQ_OK;
+    if (ph->type == UPQ_PAGE_DICTIONARY)
+        return dict_page(c, body);
+    return ph->type == UPQ_PAGE_DATA ? data_page_v1(c) : data_page_v2(c);
 }
 
 #if UPQ_WITH_PAGE_INDEX
@@ -1427,154 +1488,9 @@ int upq_column_seek_info(const upq_column_reader *c, upq_status *why, const char
 #endif
 }
 
-/* ---- workspace planning ----------------------------------------------- */
-
-void upq_workspace_init(upq_workspace *ws)
+/* Workspace planning (workspace.c) passes over every page of a chunk whose
+ * reader has `scan` set: only headers are read. */
+upq_status upq_column_scan_pages(upq_column_reader *c)
 {
-    upq_memset(ws, 0, sizeof *ws);
-}
-
-#if UPQ_WITH_ROWS
-/* The row reader upq_rows_open builds over the projected leaves of row
- * group `rg` (its plan, leaves, batches, and each column reader as opened):
- * measured by building it, since no I/O happens there. 0 with *ok 0 when it
- * refuses the projection. */
-static upq_status rows_size(upq_reader *r, uint32_t rg, size_t batch, size_t *out)
-{
-    upq_arena *a = &r->arena;
-    const upq_schema *s = &r->schema;
-    upq_arena_mark m = upq_arena_save(a);
-    uint32_t *sel = (uint32_t *)0, n = 0, i;
-    upq_rows w;
-    upq_status st;
-    size_t hw;
-    if (r->opts.projection) {
-        sel = (uint32_t *)upq_arena_alloc_array(a, s->num_columns, sizeof *sel);
-        if (!sel)
-            return UPQ_ERR_NOMEM;
-        for (i = 0; i < s->num_columns; i++)
-            if (r->chunk_slot[i] != UPQ_NONE)
-                sel[n++] = s->columns[i].node;
-    }
-    hw = upq_arena_high_water(a);
-    m = upq_arena_save(a);
-    st = upq_rows_open(&w, r, rg, sel, sel ? n : 0u, batch);
-    if (st == UPQ_OK) {
-        /* the plan's scratch may peak above what stays; the high-water mark
-         * also counts a row group held at the high end, which the caller
-         * adds on its own */
-        size_t base = m;
-#if UPQ_WITH_LAZY_ROW_GROUPS
-        base += a->top & ~(size_t)1;
-#endif
-        size_t peak = upq_arena_high_water(a) > hw ? upq_arena_high_water(a) - base : 0u;
-        size_t kept = upq_arena_save(a) - m;
-        *out = (sel ? align8((size_t)s->num_columns * sizeof *sel) : 0u) +
-               (peak > kept ? peak : kept);
-    }
-    upq_rows_close(&w);
-    return st;
-}
-#else
-/* no row reader to plan for: no concurrent plan */
-static upq_status rows_size(upq_reader *r, uint32_t rg, size_t batch, size_t *out)
-{
-    (void)r;
-    (void)rg;
-    (void)batch;
-    (void)out;
-    return UPQ_ERR_UNSUPPORTED;
-}
-#endif
-
-upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
-{
-    const upq_file_metadata *m = upq_reader_metadata(r);
-    const upq_schema *s = upq_reader_schema(r);
-    if (!m || !s)
-        return UPQ_ERR_STATE;
-    if (!ws->started) {
-        ws->started = 1;
-        ws->footer = upq_arena_high_water(&r->arena);
-        ws->mark = upq_arena_save(&r->arena);
-    }
-    for (; ws->rg < upq_reader_num_row_groups(r); ws->rg++, ws->col = 0, ws->rg_sum = 0) {
-#if UPQ_WITH_LAZY_ROW_GROUPS
-        upq_status lst = upq_reader_row_group_load(r, ws->rg); /* lazy row groups */
-        if (lst != UPQ_OK)
-            return lst;
-        /* the loaded row group, at the high end (bit 0 of top is a flag) */
-        if ((r->arena.top & ~(size_t)1) > ws->top)
-            ws->top = r->arena.top & ~(size_t)1;
-#endif
-        if (ws->rg == 0 && ws->rows == 0 && !ws->open) {
-            /* the row reader, built once over the first row group */
-            upq_status st = rows_size(r, 0, ws->batch, &ws->rows);
-            upq_arena_rewind(&r->arena, ws->mark);
-            if (st == UPQ_ERR_NOMEM)
-                return st;
-            if (st != UPQ_OK)
-                ws->rows = (size_t)-1; /* refused: no concurrent plan */
-        }
-        for (; ws->col < s->num_columns; ws->col++) {
-            upq_column_reader *c = &ws->c;
-            upq_status st;
-            size_t need, codec, keyb, win;
-            if (!upq_reader_chunk(r, ws->rg, ws->col))
-                continue;
-            if (!ws->open) {
-                st = upq_column_open(c, r, ws->rg, ws->col);
-                if (st != UPQ_OK)
-                    return st;
-                upq_memset(&ws->sizes, 0, sizeof ws->sizes);
-                c->scan = &ws->sizes;
-                ws->open = 1;
-            }
-            st = next_page(c); /* in scan mode every page is passed over */
-            if (st == UPQ_AGAIN)
-                return UPQ_AGAIN;
-            if (st != UPQ_DONE && st != UPQ_OK)
-                return st;
-            /* the codec's working memory for the pages this chunk has (BROTLI's
-             * grows with the page; a fixed bound would over-reserve 5x) */
-            codec = ws->sizes.codec;
-            keyb = ENCRYPTED(c) ? align8(sizeof *c->hs) : 0;
-            if (ENCRYPTED(c) && c->key != r->footer_key)
-                keyb += align8(upq_crypto_key_size());
-            win = align8(c->win_len);
-            need = keyb + win + ws->sizes.dict + ws->sizes.block;
-            upq_column_close(c);
-            ws->open = 0;
-            if (need + codec > ws->largest_column)
-                ws->largest_column = need + codec;
-            if (codec > ws->codec)
-                ws->codec = codec;
-            /* side by side, a block that grows is re-taken in place only when
-             * it is at the top of the arena: count every block it takes (the
-             * row reader's size already holds the key and window) */
-            ws->rg_sum += ws->sizes.dict + ws->sizes.sum;
-            /* windows follow their chunk's size: the row reader measured
-             * those of row group 0, and each row group counts its own */
-            ws->rg_sum += win;
-            if (ws->rg == 0)
-                ws->win0 += win;
-        }
-        if (ws->rg_sum > ws->largest_row_group)
-            ws->largest_row_group = ws->rg_sum;
-    }
-    upq_arena_rewind(&r->arena, ws->mark);
-    /* on-demand row groups sit at the arena's high end, beside the readers */
-    if (ws->footer < ws->mark + ws->top)
-        ws->footer = ws->mark + ws->top;
-    ws->sequential = ws->mark + ws->top + ws->largest_column;
-    if (ws->sequential < ws->footer)
-        ws->sequential = ws->footer;
-    ws->concurrent = 0;
-    if (ws->rows != (size_t)-1) {
-        ws->concurrent =
-            ws->mark + ws->top + ws->rows - ws->win0 + ws->largest_row_group + ws->codec;
-        if (ws->concurrent < ws->footer)
-            ws->concurrent = ws->footer;
-    }
-    return UPQ_OK;
+    return next_page(c);
 }

@@ -8,7 +8,9 @@
  * that waits is the read, and it keeps its place in upq_page_index.
  */
 #include "uparquet/page_index.h"
+#include "uparquet/column.h"
 #include "uparquet/crypto.h"
+#include "uparquet/stats.h"
 #include "upq_port.h"
 #include "common/upq_internal.h"
 #include "crypto/crypto_int.h"
@@ -24,6 +26,7 @@ static upq_status pfail(upq_page_index *p, upq_status st, uint64_t off, const ch
 {
     upq_error_info *e = &p->r->err;
     e->status = st;
+    e->needed = UPQ_ERR_NEEDED(st, &p->r->arena);
     e->offset = off;
     e->what = what;
     e->in_struct = p->kind == UPQ_PAGE_INDEX_OFFSET ? UPQ_MSG("OffsetIndex") : UPQ_MSG("ColumnIndex");
@@ -190,6 +193,177 @@ upq_status upq_column_index_check(const upq_column_index *ci, uint32_t pages, ui
         *what = UPQ_MSG("level histogram length is not pages x (max level + 1)");
         return UPQ_ERR_CORRUPT;
     }
+    return UPQ_OK;
+}
+
+/* ---- a ColumnIndex against its chunk, before it is trusted ---------------- */
+
+typedef struct ci_ctx {
+    const upq_column_index *ci;
+    const upq_column_desc *cd;
+    int order;          /* the bounds' order, UPQ_STAT_ORDER_NONE: not compared */
+    const char **what;
+} ci_ctx;
+
+static upq_status ci_bad(ci_ctx *x, const char *what)
+{
+    *x->what = what;
+    return UPQ_ERR_CORRUPT;
+}
+
+/* The bytes a bound of this physical type takes (0: any length; a
+ * FIXED_LEN_BYTE_ARRAY bound may be cut short, never longer). */
+static uint32_t bound_width(const upq_column_desc *cd)
+{
+    /* a fixed-width value's plain bytes are its decoded size */
+    if (cd->physical_type == UPQ_TYPE_BYTE_ARRAY || cd->physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY)
+        return 0;
+    return (uint32_t)upq_value_size(cd->physical_type);
+}
+
+static int bound_fits(const upq_column_desc *cd, const upq_bytes *v)
+{
+    uint32_t w = bound_width(cd);
+    if (cd->physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY)
+        return v->len <= (uint32_t)cd->type_length;
+    return w == 0 || v->len == w;
+}
+
+/* Decodes page i's bound (min: as_max 0) in the column's order; 0 when it
+ * does not decode or is a NaN (it then bounds nothing to compare). */
+static int ci_bound(const ci_ctx *x, uint32_t i, int as_max, upq_stat_value *v)
+{
+    const upq_bytes *b = as_max ? &x->ci->max_values.v[i] : &x->ci->min_values.v[i];
+    if (x->order == UPQ_STAT_ORDER_NONE)
+        return 0;
+    return upq_stats_decode_value(x->order, x->cd->type_length, b->ptr, b->len,
+                                  as_max ? UPQ_STAT_AS_MAX : UPQ_STAT_AS_MIN, v) == UPQ_OK &&
+           !upq_stat_is_nan(v);
+}
+
+/* Page i's own entries: null page, widths, min <= max, counts within its rows. */
+static upq_status ci_page(ci_ctx *x, uint32_t i, uint64_t rows)
+{
+    const upq_column_index *ci = x->ci;
+    int flat = x->cd->max_rep == 0, c;
+    if (ci->null_pages.v[i] && (ci->min_values.v[i].len || ci->max_values.v[i].len))
+        return ci_bad(x, UPQ_MSG("a null page with min/max"));
+    if (UPQ_ISSET(*ci, UPQ_COLUMN_INDEX_NULL_COUNTS)) {
+        int64_t nc = ci->null_counts.v[i];
+        if (nc < 0 || (flat && (uint64_t)nc > rows))
+            return ci_bad(x, UPQ_MSG("a page's null count outside its rows"));
+        if (ci->null_pages.v[i] && (uint64_t)nc < rows)
+            return ci_bad(x, UPQ_MSG("a null page with fewer nulls than rows"));
+    }
+    if (UPQ_ISSET(*ci, UPQ_COLUMN_INDEX_NAN_COUNTS) &&
+        (ci->nan_counts.v[i] < 0 || (flat && (uint64_t)ci->nan_counts.v[i] > rows)))
+        return ci_bad(x, UPQ_MSG("a page's NaN count outside its rows"));
+    if (ci->null_pages.v[i])
+        return UPQ_OK;
+    if (!bound_fits(x->cd, &ci->min_values.v[i]) || !bound_fits(x->cd, &ci->max_values.v[i]))
+        return ci_bad(x, UPQ_MSG("min/max of the wrong width for the column's type"));
+    {
+        upq_stat_value mn, mx;
+        if (ci_bound(x, i, 0, &mn) && ci_bound(x, i, 1, &mx) && upq_stat_cmp(&mn, &mx, &c) &&
+            c > 0)
+            return ci_bad(x, UPQ_MSG("a page's min above its max"));
+    }
+    return UPQ_OK;
+}
+
+/* Level histograms against the page's rows and null count: every row starts
+ * with repetition level 0; a flat column has one definition level per row
+ * and a null for each below the maximum. */
+static upq_status ci_hist(ci_ctx *x, uint32_t i, uint64_t rows)
+{
+    const upq_column_index *ci = x->ci;
+    const upq_column_desc *cd = x->cd;
+    if (UPQ_ISSET(*ci, UPQ_COLUMN_INDEX_REPETITION_LEVEL_HISTOGRAMS) && cd->max_rep > 0 &&
+        ci->repetition_level_histograms.v[(size_t)i * (cd->max_rep + 1u)] != (int64_t)rows)
+        return ci_bad(x, UPQ_MSG("a page's repetition level histogram disagrees with its rows"));
+    if (UPQ_ISSET(*ci, UPQ_COLUMN_INDEX_DEFINITION_LEVEL_HISTOGRAMS) && cd->max_rep == 0 &&
+        cd->max_def > 0) {
+        const int64_t *h = &ci->definition_level_histograms.v[(size_t)i * (cd->max_def + 1u)];
+        uint64_t sum = 0, below = 0;
+        uint32_t k;
+        for (k = 0; k <= cd->max_def; k++) {
+            if (h[k] < 0)
+                return ci_bad(x, UPQ_MSG("a negative level count"));
+            sum += (uint64_t)h[k];
+            if (k < cd->max_def)
+                below += (uint64_t)h[k];
+        }
+        if (sum != rows)
+            return ci_bad(x, UPQ_MSG("a page's definition level histogram disagrees with its rows"));
+        if (UPQ_ISSET(*ci, UPQ_COLUMN_INDEX_NULL_COUNTS) && (uint64_t)ci->null_counts.v[i] != below)
+            return ci_bad(x, UPQ_MSG("a page's null count disagrees with its level histogram"));
+    }
+    return UPQ_OK;
+}
+
+/* The pages' bounds in the boundary order the index declares (null pages
+ * left out): *prev is the last non-null page, UPQ_NONE before the first. */
+static upq_status ci_order(ci_ctx *x, uint32_t i, uint32_t *prev)
+{
+    upq_stat_value a, b;
+    int c, sign = x->ci->boundary_order == UPQ_BOUNDARY_ASCENDING ? 1 : -1, k;
+    if (x->ci->null_pages.v[i])
+        return UPQ_OK;
+    if (*prev != UPQ_NONE && x->ci->boundary_order != UPQ_BOUNDARY_UNORDERED) {
+        for (k = 0; k < 2; k++)
+            if (ci_bound(x, *prev, k, &a) && ci_bound(x, i, k, &b) && upq_stat_cmp(&a, &b, &c) &&
+                c * sign > 0)
+                return ci_bad(x, UPQ_MSG("bounds out of the declared boundary order"));
+    }
+    *prev = i;
+    return UPQ_OK;
+}
+
+upq_status upq_column_index_verify(const upq_reader *r, uint32_t rg, uint32_t column,
+                                   const upq_offset_index *oi, const upq_column_index *ci,
+                                   const char **what, int32_t *page)
+{
+    const upq_row_group *g = upq_reader_row_group(r, rg);
+    uint32_t i, pages = oi->page_locations.n, prev = UPQ_NONE;
+    uint64_t nulls = 0;
+    unsigned flags = 0;
+    upq_column_stats cs;
+    ci_ctx x;
+    upq_status st;
+    *page = -1;
+    if (!g || column >= r->schema.num_columns) {
+        *what = UPQ_MSG("no such column chunk");
+        return UPQ_ERR_INVAL;
+    }
+    x.ci = ci;
+    x.cd = &r->schema.columns[column];
+    x.what = what;
+    x.order = upq_stats_column_order(&r->meta, &r->schema, column, &flags, (uint8_t *)0);
+    if (flags & UPQ_STAT_TOTAL_ORDER)
+        x.order = UPQ_STAT_ORDER_NONE; /* bounds in another order than upq_stat_cmp's */
+    st = upq_column_index_check(ci, pages, x.cd->max_rep, x.cd->max_def, what);
+    if (st != UPQ_OK)
+        return st;
+    for (i = 0; i < pages; i++) {
+        uint64_t a = (uint64_t)oi->page_locations.v[i].first_row_index;
+        uint64_t b = i + 1 < pages ? (uint64_t)oi->page_locations.v[i + 1].first_row_index
+                                   : (uint64_t)g->num_rows;
+        *page = (int32_t)i;
+        st = ci_page(&x, i, b - a);
+        if (st == UPQ_OK)
+            st = ci_hist(&x, i, b - a);
+        if (st == UPQ_OK)
+            st = ci_order(&x, i, &prev);
+        if (st != UPQ_OK)
+            return st;
+        if (UPQ_ISSET(*ci, UPQ_COLUMN_INDEX_NULL_COUNTS))
+            nulls += (uint64_t)ci->null_counts.v[i];
+    }
+    *page = -1;
+    if (UPQ_ISSET(*ci, UPQ_COLUMN_INDEX_NULL_COUNTS) &&
+        upq_reader_column_stats(r, rg, column, &cs) == UPQ_OK && cs.has_null_count &&
+        (cs.null_count < 0 || (uint64_t)cs.null_count != nulls))
+        return ci_bad(&x, UPQ_MSG("null counts disagree with the chunk's statistics"));
     return UPQ_OK;
 }
 

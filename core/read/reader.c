@@ -13,6 +13,7 @@ upq_status upq_reader_fail(upq_reader *r, upq_status st, uint64_t off, const cha
     r->err.status = st;
     r->err.offset = off;
     r->err.what = what;
+    r->err.needed = UPQ_ERR_NEEDED(st, &r->arena);
     r->stage = RS_FAILED;
     return st;
 }

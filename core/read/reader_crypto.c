@@ -221,6 +221,7 @@ upq_status upq_reader_column_key(upq_reader *r, uint32_t rg, uint32_t column, vo
     st = chunk_key(r, ch, (struct upq_aes_key *)mem, key);
     if (st != UPQ_OK) {
         r->err.status = st;
+        r->err.needed = 0;
         r->err.row_group = (int32_t)rg;
         r->err.column = (int32_t)column;
         r->err.page = -1;

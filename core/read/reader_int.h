@@ -50,5 +50,12 @@ int upq_reader_implicit_crypto(const struct upq_reader *r);
 /* Row group ordinal for AADs. */
 int32_t upq_reader_rg_ordinal(const struct upq_reader *r, uint32_t rg);
 
+/* ---- workspace planning (column.c, for workspace.c) ---- */
+struct upq_column_reader;
+
+/* A column reader whose `scan` is set passes over every page, reading only
+ * headers and gathering their sizes: UPQ_DONE at the chunk's end. */
+upq_status upq_column_scan_pages(struct upq_column_reader *c);
+
 
 #endif

@@ -48,6 +48,9 @@ static upq_status after_crypto_metadata(upq_reader *r);
 static upq_status after_plain_footer(upq_reader *r);
 static upq_status footer_decode_error(upq_reader *r, upq_status st, uint64_t base);
 static void start_metadata(upq_reader *r, uint64_t limit);
+#if UPQ_WITH_LAZY_ROW_GROUPS
+static int auto_wants_lazy(const upq_reader *r);
+#endif
 
 static upq_status stage_tail(upq_reader *r)
 {
@@ -117,7 +120,47 @@ static void start_metadata(upq_reader *r, uint64_t limit)
     if (r->lazy)
         upq_tdec_set_lazy(&r->tdec, 4); /* FileMetaData.row_groups */
 #endif
+#if UPQ_WITH_OPEN_TOTAL
+    /* the last attempt counts what does not fit, so that running out says
+     * what the whole open needs (AUTO's eager attempt gives up instead) */
+#if UPQ_WITH_LAZY_ROW_GROUPS
+    r->tdec.count_over = (uint8_t)!auto_wants_lazy(r);
+#else
+    r->tdec.count_over = 1;
+#endif
+    r->arena.needed = 0; /* the counted decode sums what does not fit here */
+#endif
 }
+
+#if UPQ_WITH_OPEN_TOTAL
+/* After the footer's counted decode: what the open takes after it (the
+ * schema and the column map), added to the arena's need. */
+static size_t schema_need(const upq_reader *r)
+{
+    uint32_t leaves = 0;
+    size_t extra = upq_schema_size(r->meta.schema.v, r->meta.schema.n, &leaves);
+    return extra + (((size_t)leaves * sizeof(uint32_t) + 7u) & ~(size_t)7u);
+}
+
+static void open_need(upq_reader *r)
+{
+    size_t n, depth;
+    if (r->win == r->tail) /* the window itself, which did not fit */
+        r->arena.needed += ((r->opts.io_window < r->footer_len ? r->opts.io_window : r->footer_len) + 7u) &
+                           ~(size_t)7u;
+    if (r->meta.schema.v && r->meta.schema.n) {
+        r->arena.needed += schema_need(r);
+        return;
+    }
+    /* the schema list itself did not fit (the list keeps its count, no
+     * items): a bound from its length (every element a leaf at the deepest
+     * level the build allows) */
+    n = r->meta.schema.n;
+    depth = n < UPQ_SCHEMA_MAX_DEPTH + 1u ? n : UPQ_SCHEMA_MAX_DEPTH + 1u;
+    r->arena.needed += n * (sizeof(upq_schema_node) + 3u * sizeof(uint32_t) +
+                            sizeof(upq_column_desc) + depth * sizeof(uint32_t)) + 40u;
+}
+#endif
 
 #if UPQ_WITH_LAZY_ROW_GROUPS
 /* Decodes the plaintext FileMetaData again from its start, the other way
@@ -157,8 +200,14 @@ static upq_status stage_head(upq_reader *r)
     if (r->win_len > r->footer_len)
         r->win_len = r->footer_len;
     r->win = (uint8_t *)upq_arena_alloc(&r->arena, r->win_len);
-    if (!r->win)
+    if (!r->win && (r->enc != UPQ_CRYPT_NONE || !UPQ_WITH_OPEN_TOTAL))
         return upq_reader_fail(r, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the read window"));
+    if (!r->win) {
+        /* not even the window fits: the footer goes through the tail's 8
+         * bytes instead, only to count what the open needs (it fails) */
+        r->win = r->tail;
+        r->win_len = sizeof r->tail;
+    }
     r->pos = r->footer_start;
 #if UPQ_WITH_CRYPTO
     if (r->enc == UPQ_CRYPT_FOOTER) {
@@ -213,6 +262,10 @@ static upq_status stage_footer(upq_reader *r)
 #if UPQ_WITH_LAZY_ROW_GROUPS
         if (st == UPQ_ERR_NOMEM && r->stage == RS_FOOTER && auto_wants_lazy(r))
             return restart_footer(r, 1);
+#endif
+#if UPQ_WITH_OPEN_TOTAL
+        if (st == UPQ_ERR_NOMEM && r->tdec.count_over)
+            open_need(r);
 #endif
         if (st != UPQ_AGAIN)
             return footer_decode_error(r, st, r->footer_start);
@@ -478,6 +531,14 @@ static upq_status stage_check(upq_reader *r)
     upq_status st;
     if (r->meta.num_rows < 0)
         return upq_reader_fail(r, UPQ_ERR_CORRUPT, r->footer_start, UPQ_MSG("negative row count"));
+#if UPQ_WITH_OPEN_TOTAL
+    if (upq_arena_remaining(&r->arena) < schema_need(r)) {
+        /* the footer fitted, not what comes after it: say the whole */
+        r->arena.needed = r->arena.cap - upq_arena_remaining(&r->arena) + schema_need(r);
+        return upq_reader_fail(r, UPQ_ERR_NOMEM, r->footer_start,
+                               UPQ_MSG("arena too small for the schema"));
+    }
+#endif
     st = upq_schema_build(&r->schema, r->meta.schema.v, r->meta.schema.n, &r->arena, &bad);
     if (st != UPQ_OK) {
         r->err.in_struct = UPQ_MSG("SchemaElement");
@@ -625,6 +686,7 @@ upq_status upq_reader_row_group_load(upq_reader *r, uint32_t rg)
         return r->err.status != UPQ_OK ? r->err.status : UPQ_ERR_STATE;
     if (rg >= upq_reader_num_row_groups(r)) {
         r->err.status = UPQ_ERR_INVAL;
+        r->err.needed = 0;
         r->err.row_group = (int32_t)rg;
         r->err.what = UPQ_MSG("no such row group");
         return UPQ_ERR_INVAL;
@@ -672,6 +734,7 @@ upq_status upq_reader_row_group_load(upq_reader *r, uint32_t rg)
         return r->err.status != UPQ_OK ? r->err.status : UPQ_ERR_STATE;
     if (rg >= r->meta.row_groups.n) {
         r->err.status = UPQ_ERR_INVAL;
+        r->err.needed = 0;
         r->err.row_group = (int32_t)rg;
         r->err.what = UPQ_MSG("no such row group");
         return UPQ_ERR_INVAL;

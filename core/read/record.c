@@ -54,6 +54,7 @@ static upq_status set_err(upq_rows *w, upq_status st, int32_t column, int32_t pa
 {
     upq_error_info *e = &w->r->err;
     e->status = st;
+    e->needed = UPQ_ERR_NEEDED(st, &w->r->arena);
     e->offset = off;
     e->what = what;
     e->in_struct = e->field = (const char *)0;
@@ -758,7 +759,7 @@ upq_status upq_rows_next(upq_rows *w)
 
 /* Moves one leaf past lf->skip_left row starts (and the rest of the row it
  * is in): buffered entries first, then the column reader. */
-static upq_status skip_leaf(upq_rows *w, upq_rows_leaf *lf)
+static UPQ_NOINLINE upq_status skip_leaf(upq_rows *w, upq_rows_leaf *lf)
 {
     upq_status st;
     uint64_t got = 0;
@@ -853,6 +854,7 @@ static upq_status bind_err(upq_rows *w, upq_status st, uint32_t column, const ch
 {
     upq_error_info *e = &w->r->err;
     e->status = st;
+    e->needed = UPQ_ERR_NEEDED(st, &w->r->arena);
     e->offset = UINT64_MAX;
     e->what = what;
     e->in_struct = e->field = (const char *)0;
@@ -1035,8 +1037,9 @@ static size_t values_in(const upq_rows_leaf *lf, size_t n)
     return c;
 }
 
-/* Takes n rows that every leaf has buffered into the structs at out. */
-static upq_status take_rows(upq_rows *w, uint8_t *out, size_t stride, size_t n)
+/* Takes n rows that every leaf has buffered into the structs at out (out of
+ * upq_rows_fetch's frame, which lies under every batch read). */
+static UPQ_NOINLINE upq_status take_rows(upq_rows *w, uint8_t *out, size_t stride, size_t n)
 {
     uint32_t i;
     /* every check before the first copy: a failure then changes nothing */

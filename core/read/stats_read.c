@@ -236,17 +236,9 @@ static int take_bound(upq_column_stats *out, int order, int32_t type_length, con
     return 1;
 }
 
-void upq_stats_decode(const upq_file_metadata *m, const upq_schema *s, uint32_t column,
-                      const upq_statistics *st, upq_column_stats *out)
+/* The counts that are present. */
+static void take_counts(const upq_statistics *st, upq_column_stats *out)
 {
-    const upq_bytes *lo = 0, *hi = 0;
-    unsigned flags = 0;
-    uint8_t why = UPQ_STAT_OK;
-    int order, type_order, binary, same;
-    int32_t physical, type_length;
-
-    upq_memset(out, 0, sizeof *out);
-    out->min.exact = out->max.exact = -1;
     if (UPQ_ISSET(*st, UPQ_STATISTICS_NULL_COUNT) && st->null_count >= 0) {
         out->has_null_count = 1;
         out->null_count = st->null_count;
@@ -259,52 +251,48 @@ void upq_stats_decode(const upq_file_metadata *m, const upq_schema *s, uint32_t 
         out->has_nan_count = 1;
         out->nan_count = st->nan_count;
     }
-    if (!s || column >= s->num_columns) {
-        out->why = UPQ_STAT_WHY_NO_ORDER;
-        return;
-    }
-    physical = s->columns[column].physical_type;
-    type_length = physical == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ? s->columns[column].type_length : 0;
-    binary = physical == UPQ_TYPE_BYTE_ARRAY || physical == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY;
+}
+
+/* The raw bounds: min_value/max_value, else the deprecated min/max. */
+static void raw_bounds(const upq_statistics *st, upq_column_stats *out, const upq_bytes **lo,
+                       const upq_bytes **hi)
+{
+    *lo = *hi = (const upq_bytes *)0;
     if (UPQ_ISSET(*st, UPQ_STATISTICS_MIN_VALUE) || UPQ_ISSET(*st, UPQ_STATISTICS_MAX_VALUE)) {
         if (UPQ_ISSET(*st, UPQ_STATISTICS_MIN_VALUE))
-            lo = &st->min_value;
+            *lo = &st->min_value;
         if (UPQ_ISSET(*st, UPQ_STATISTICS_MAX_VALUE))
-            hi = &st->max_value;
-    } else {
-        out->deprecated = 1;
-        if (UPQ_ISSET(*st, UPQ_STATISTICS_MIN))
-            lo = &st->min;
-        if (UPQ_ISSET(*st, UPQ_STATISTICS_MAX))
-            hi = &st->max;
-    }
-    same = lo && hi && same_bytes(lo, hi);
-    type_order = upq_stats_type_order(s, column);
-    order = upq_stats_column_order(m, s, column, &flags, &why);
-    if (order == UPQ_STAT_ORDER_NONE && same && why == UPQ_STAT_WHY_COLUMN_ORDER)
-        order = type_order; /* one value: every order agrees */
-    out->order = (uint8_t)order;
-    out->total_order = (flags & UPQ_STAT_TOTAL_ORDER) != 0;
-    if (!lo && !hi) {
-        out->why = UPQ_STAT_WHY_ABSENT;
+            *hi = &st->max_value;
         return;
     }
-    if (order == UPQ_STAT_ORDER_NONE) {
-        out->why = why ? why : UPQ_STAT_WHY_NO_ORDER;
-        return;
-    }
+    out->deprecated = 1;
+    if (UPQ_ISSET(*st, UPQ_STATISTICS_MIN))
+        *lo = &st->min;
+    if (UPQ_ISSET(*st, UPQ_STATISTICS_MAX))
+        *hi = &st->max;
+}
+
+/* Why bounds in `order` from this file cannot be trusted (UPQ_STAT_OK:
+ * they can): writers known to have written wrong ones. */
+static uint8_t untrusted(const upq_file_metadata *m, const upq_column_stats *out, int order,
+                         int binary, int same)
+{
     if (!signed_order(order) && !same &&
         (out->deprecated || upq_created_by_older(m, "parquet-mr", 10, 1, 10, 0) ||
-         upq_created_by_older(m, "parquet-cpp", 11, 1, 3, 0))) {
-        out->why = out->deprecated ? UPQ_STAT_WHY_DEPRECATED : UPQ_STAT_WHY_WRITER;
-        return;
-    }
+         upq_created_by_older(m, "parquet-cpp", 11, 1, 3, 0)))
+        return out->deprecated ? UPQ_STAT_WHY_DEPRECATED : UPQ_STAT_WHY_WRITER;
     if (binary && out->deprecated &&
         (!UPQ_ISSET(*m, UPQ_FILE_METADATA_CREATED_BY) ||
-         upq_created_by_older(m, "parquet-mr", 10, 1, 8, 0))) {
-        out->why = UPQ_STAT_WHY_WRITER; /* PARQUET-251 */
-        return;
-    }
+         upq_created_by_older(m, "parquet-mr", 10, 1, 8, 0)))
+        return UPQ_STAT_WHY_WRITER; /* PARQUET-251 */
+    return UPQ_STAT_OK;
+}
+
+/* Decodes the bounds that are there, with their exactness. */
+static void take_bounds(const upq_statistics *st, upq_column_stats *out, int order,
+                        int32_t type_length, unsigned flags, const upq_bytes *lo,
+                        const upq_bytes *hi)
+{
     if (lo && take_bound(out, order, type_length, lo, flags | UPQ_STAT_AS_MIN, &out->min)) {
         out->has_min = 1;
         if (!out->deprecated && UPQ_ISSET(*st, UPQ_STATISTICS_IS_MIN_VALUE_EXACT))
@@ -322,6 +310,49 @@ void upq_stats_decode(const upq_file_metadata *m, const upq_schema *s, uint32_t 
     } else if (!out->has_min && !out->has_max) {
         out->why = UPQ_STAT_WHY_ABSENT; /* NaN bounds only */
     }
+}
+
+void upq_stats_decode(const upq_file_metadata *m, const upq_schema *s, uint32_t column,
+                      const upq_statistics *st, upq_column_stats *out)
+{
+    const upq_bytes *lo, *hi;
+    unsigned flags = 0;
+    uint8_t why = UPQ_STAT_OK;
+    int order, same;
+    int32_t physical;
+
+    upq_memset(out, 0, sizeof *out);
+    out->min.exact = out->max.exact = -1;
+    take_counts(st, out);
+    if (!s || column >= s->num_columns) {
+        out->why = UPQ_STAT_WHY_NO_ORDER;
+        return;
+    }
+    physical = s->columns[column].physical_type;
+    raw_bounds(st, out, &lo, &hi);
+    same = lo && hi && same_bytes(lo, hi);
+    order = upq_stats_column_order(m, s, column, &flags, &why);
+    if (order == UPQ_STAT_ORDER_NONE && same && why == UPQ_STAT_WHY_COLUMN_ORDER)
+        order = upq_stats_type_order(s, column); /* one value: every order agrees */
+    out->order = (uint8_t)order;
+    out->total_order = (flags & UPQ_STAT_TOTAL_ORDER) != 0;
+    if (!lo && !hi) {
+        out->why = UPQ_STAT_WHY_ABSENT;
+        return;
+    }
+    if (order == UPQ_STAT_ORDER_NONE) {
+        out->why = why ? why : UPQ_STAT_WHY_NO_ORDER;
+        return;
+    }
+    out->why = untrusted(m, out, order,
+                         physical == UPQ_TYPE_BYTE_ARRAY ||
+                             physical == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY,
+                         same);
+    if (out->why != UPQ_STAT_OK)
+        return;
+    take_bounds(st, out, order,
+                physical == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ? s->columns[column].type_length : 0,
+                flags, lo, hi);
 }
 
 upq_status upq_reader_column_stats(const upq_reader *r, uint32_t rg, uint32_t column,

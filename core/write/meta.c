@@ -48,7 +48,7 @@ typedef char upq_w_footer_sealed_check[G_FCM == UPQ_W_FOOTER_SEALED ? 1 : -1];
 /* RowGroup generator stages. */
 enum { R_HEAD = UPQ_W_RG_FIRST, R_COL, R_TAIL, R_SORT, R_TAIL2, R_DONE };
 
-#define CREATED_BY "uparquet version 0.1.0"
+#define CREATED_BY UPQ_W_CREATED_BY
 #define CT_STRUCT 12u
 
 /* ---- small encodings ------------------------------------------------------- */

@@ -10,6 +10,10 @@
 #include "writer_crypto.h"
 #include "writer_page.h"
 
+/* created_by of the files written (the footer, and the journal's FILE
+ * record, which recovery sizes by it) */
+#define UPQ_W_CREATED_BY "uparquet version 0.1.0"
+
 /* Upper bound of an encoded RowGroup of ncols chunks, for sizing the
  * metadata log, without what upq_w_cc_bound counts per column: SIZE_MAX on
  * overflow. */

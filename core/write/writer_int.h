@@ -67,11 +67,10 @@ typedef struct upq_wjcol {
     uint64_t fill;           /* data page bytes written after the slot */
     uint64_t rate;           /* bytes per 1024 rows in the last row group (0: none yet) */
     uint64_t pfill, prows;   /* bytes and rows of the row group's pages after a dictionary fell back */
-    uint64_t ok;             /* replay: data page bytes verified */
     uint32_t ppk;            /* data pages per 1024 rows: the last row group's, or estimated */
     uint32_t slot;           /* dictionary slot at the region's start */
     uint32_t dict_dur;       /* dictionary entries already in a record's blob */
-    int32_t bloom_crc;       /* replay: the bloom filter blob's CRC */
+    uint32_t crc;            /* CRC-32 of the region's data bytes so far (the records say it) */
     uint32_t nprow;          /* repeated columns: pages not yet in a record... */
     int32_t *prow;           /* ... and their rows */
 } upq_wjcol;
@@ -103,6 +102,13 @@ typedef struct upq_wjournal {
     upq_jresume rsm;
     upq_wrec rec;
     uint64_t file_id;
+    uint8_t nonce[UPQ_J_NONCE]; /* the file's nonce (FILE), when it has one... */
+    uint32_t nseed;          /* ... and the CRC every other record's starts from (0: none) */
+    uint8_t has_nonce;       /* the FILE record carries a nonce */
+    uint8_t version;         /* the file's journal version (UPQ_J_VERSION when new) */
+    uint16_t probe;          /* creation: bytes of what the file's start overwrites read
+                                (their hash in nonce until it is drawn)... */
+    uint8_t probe_ext;       /* ... and the file extended once to show them */
     uint32_t seq;            /* the next record's sequence number */
     uint16_t session;
     uint8_t file_done;       /* the FILE record is written */
@@ -187,6 +193,9 @@ upq_status upq_wj_rec_size(upq_writer *w, const upq_tstruct *desc, const void *o
                            uint32_t *len);
 /* Sets the next output piece: n bytes at p to file offset off. */
 void upq_wj_src(upq_writer *w, const uint8_t *p, size_t n, uint64_t off);
+/* A region's running CRC (the records' `crc`) after one more page: its
+ * header's bytes, then its stored body's CRC (4 bytes, little-endian). */
+uint32_t upq_wj_region_crc(uint32_t crc, const uint8_t *hdr, size_t hl, uint32_t body_crc);
 /* A column's counts in a CKPT / RG_END record (and the planner's worst
  * case): region fill, pages, BYTE_ARRAY bytes and the level histograms. */
 void upq_wj_col_counts(upq_jcol *j, const upq_wcol *c, int64_t fill, int32_t pages, int64_t ba);
@@ -269,18 +278,15 @@ typedef struct upq_wfinish {
     uint32_t scrc, fcrc;    /* resume: CRCs of the file's FILE settings and FileMetaData */
     uint32_t send;          /* ... where its settings end (record offset) */
     struct upq_jfile *fj;   /* ... its settings (in the scratch arena) */
-    uint8_t rstage, vstage, resume, verify_all, in_rg, closed, cut, bad, any_bad, bad_pages;
-    uint8_t has_crc, bloom_on, last_end, tfix, dry, end_pending;
+    uint8_t rstage, vstage, resume, in_rg, closed, cut, bad_pages;
+    uint8_t has_crc, tfix, dry, crc_on, regcrc;
     uint16_t session;
     uint32_t seq;           /* the next record's expected sequence number */
     uint32_t rg_seq;        /* ... that of the current row group's RG_START */
     uint32_t vcol;          /* column being verified / rebuilt */
-    uint32_t vpage;         /* verification: the data page's ordinal */
-    uint64_t vrows;         /* ... the rows of the pages so far */
-    uint8_t vrows_na;       /* ... not known from their headers (repeated, v1) */
-    uint64_t walk;          /* the next record */
+    uint64_t walk;          /* the next record (the one being verified) */
     uint64_t rg_jcap;       /* the current row group's journal area */
-    uint64_t last;          /* its last checkpoint record (0: none) */
+    uint64_t last;          /* its last verified checkpoint record (0: none) */
     uint64_t cand;          /* the checkpoint chosen */
     uint64_t cand_next;     /* where the record after it goes */
     uint64_t close_at;      /* the CLOSE record (closed) */
@@ -288,10 +294,12 @@ typedef struct upq_wfinish {
     uint32_t close_seq;     /* ... and its sequence number */
     uint64_t close_tail;    /* ... and where the page indexes begin */
     uint32_t close_crc;     /* ... and the CRC of [tail, size) */
-    uint8_t crc_on;         /* close: the CRC of the tail being computed */
     uint64_t vpos, vend;    /* page verification: next page, target end */
-    uint64_t bpos, bleft;   /* a body or blob being read */
+    uint64_t bpos, bleft;   /* a page, body or blob being read */
     uint32_t bcrc, want_crc;
+    uint32_t ents;          /* dictionary entries parsed in a blob... */
+    uint32_t eskip;         /* ... the length prefix being read, then its bytes to skip */
+    uint8_t ehave;          /* ... the prefix's bytes read (4: skipping) */
     uint64_t dict_total;    /* dictionary rebuild: PLAIN bytes, entries */
     uint32_t dict_n;
     uint64_t dict_body;     /* where its stored body starts */
@@ -321,6 +329,11 @@ const uint8_t *upq_wf_at(upq_writer *w, uint64_t off);
 upq_status upq_wf_corrupt(upq_writer *w, uint64_t off, const char *what);
 upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h);
 upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end, uint32_t col, int32_t page);
+/* Checks the data page header just decoded (upq_wf_page_header) as the
+ * finisher takes it, for column col's chunk ending at pend, and sets f->pg
+ * from it: UPQ_OK, or UPQ_ERR_CORRUPT. rows_known 0: a repeated column's v1
+ * page may come without its rows (f->pg.rows is then -1). */
+upq_status upq_wf_page_facts(upq_writer *w, uint32_t col, uint64_t pend, int rows_known);
 #if UPQ_WITH_CRYPTO
 /* The next piece of the GCM module at [off, end), under key k with the AAD
  * of (module, rg, col, page): authenticated first, then handed out

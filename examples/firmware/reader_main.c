@@ -177,6 +177,12 @@ static void report(fw_out *c, const upq_error_info *e)
         fw_puts(c, ", page ");
         fw_put_i64(c, e->page);
     }
+    /* the figure that gets past the error, as upq prints it */
+    if (e->needed && (e->status == UPQ_ERR_NOMEM || e->status == UPQ_ERR_LIMIT)) {
+        fw_puts(c, ": ");
+        fw_put_u64(c, e->needed);
+        fw_puts(c, e->status == UPQ_ERR_NOMEM ? " bytes of arena needed" : " bytes");
+    }
     fw_putc(c, '\n');
 }
 

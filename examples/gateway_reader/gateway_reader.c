@@ -13,12 +13,14 @@
  * 4 KiB). The main loop waits in poll() whenever the library
  * says UPQ_AGAIN, where a real gateway would go on with its other work.
  *
- * The query is a upq_pred built in code: TIME >= since AND TIME < until (T is
- * "YYYY-MM-DDTHH:MM:SSZ" or the stored integer), AND COL IN (TEXT, ...) for
- * the --eq values (a string column). upq_scan prunes row groups by
- * statistics and bloom filters, pages by the page index, reads the
- * predicate's columns over what is left and gives the matching rows of the
- * --columns (default: every field).
+ * The query is built in code with the predicate builder, as SQL reads it:
+ * TIME >= since AND TIME < until (T is "YYYY-MM-DDTHH:MM:SSZ" or the stored
+ * integer), AND COL IN (TEXT, ...) for the --eq values (a string column).
+ * One scan (upq_scan_begin) goes over the whole file, row-group metadata
+ * decoded as it reaches each row group, so the arena does not grow with
+ * them: it prunes row groups by statistics and bloom filters, pages by the
+ * page index, reads the predicate's columns over what is left and gives the
+ * matching rows of the --columns (default: every field).
  *
  * Output: one line per row, "ROW<TAB>v1<TAB>v2 ...", ROW the row's number in
  * the file, leaves in schema order: integers (timestamps as stored),
@@ -399,7 +401,7 @@ int main(int argc, char **argv)
     const char *eq[MAX_EQ];
     int neq = 0, stats = 0, i;
     unsigned long long arena_len = 256u << 10;
-    uint64_t waits = 0, rows_out = 0, rg_pruned = 0, base = 0, tested = 0, no_index = 0;
+    uint64_t waits = 0, rows_out = 0, rg_pruned = 0, tested = 0, no_index = 0;
     upq_status st;
 
     for (i = 1; i < argc; i++) {
@@ -446,37 +448,49 @@ int main(int argc, char **argv)
     if (remote_open(&rm, path) != 0)
         return 1;
 
-    /* one fixed arena for everything the library does */
+    /* one fixed arena for everything the library does; row-group metadata
+     * decoded as the scan reaches each one, so it does not grow with them */
     void *arena = malloc((size_t)arena_len);
     upq_io io = { .ctx = &rm, .read_at = remote_read_at, .size = rm.size };
-    upq_reader_init(&r, &io, arena, (size_t)arena_len, NULL);
+    upq_reader_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.row_groups = UPQ_ROW_GROUPS_LAZY;
+    upq_reader_init(&r, &io, arena, (size_t)arena_len, &ro);
     while ((st = upq_reader_open(&r)) == UPQ_AGAIN)
         remote_wait(&rm, &waits);
     if (st != UPQ_OK)
         return fail(&r, st, path), 1;
     const upq_schema *s = upq_reader_schema(&r);
-    const upq_file_metadata *m = upq_reader_metadata(&r);
 
-    /* the projection: schema nodes of --columns */
-    uint32_t sel[MAX_COLS], nsel = 0;
+    /* the projection: the leaf columns under each --columns path */
+    uint32_t cols[MAX_COLS], ncols = 0;
     if (columns) {
         char buf[1024];
         snprintf(buf, sizeof buf, "%s", columns);
         for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-            uint32_t node = find_node(s, tok);
-            if (node == UPQ_NONE || nsel == MAX_COLS) {
+            uint32_t node = find_node(s, tok), before = ncols;
+            for (uint32_t c = 0; node != UPQ_NONE && c < s->num_columns; c++) {
+                uint32_t up = s->columns[c].node;
+                while (up != UPQ_NONE && up != node)
+                    up = s->nodes[up].parent;
+                if (up == node && ncols < MAX_COLS)
+                    cols[ncols++] = c;
+            }
+            if (ncols == before) {
                 fprintf(stderr, "gateway_reader: no column %s\n", tok);
                 return 1;
             }
-            sel[nsel++] = node;
         }
     }
 
-    /* the predicate, postfix: ts >= since, ts < until, AND, dev IN (...), AND */
-    static upq_pred_node nodes[8];
-    static upq_value lits[2 + MAX_EQ];
-    upq_pred pred = {nodes, 0, 0};
-    uint32_t nn = 0, leaves = 0;
+    /* the condition, written as SQL reads it through the builder:
+     * TIME >= since AND TIME < until AND COL IN (TEXT, ...) */
+    static upq_pred_node nodes[16];
+    static upq_value lits[4 + MAX_EQ];
+    upq_pred_builder b;
+    upq_pred pred;
+    uint32_t leaves = 0;
+    upq_pred_begin(&b, s, nodes, 16, lits, 4 + MAX_EQ, NULL, 0);
     if (time_col) {
         uint32_t node = find_node(s, time_col);
         const upq_column_desc *cd;
@@ -488,16 +502,17 @@ int main(int argc, char **argv)
         cd = &s->columns[s->nodes[node].column];
         for (int k = 0; k < 2; k++) {
             const char *t = k ? until : since;
+            int64_t v;
             if (!t)
                 continue;
-            if (parse_time(t, cd, &lits[k].i64) != 0) {
+            if (parse_time(t, cd, &v) != 0) {
                 fprintf(stderr, "gateway_reader: %s: not a time for %s\n", t, time_col);
                 return 1;
             }
-            nodes[nn++] = (upq_pred_node){(uint8_t)(k ? UPQ_PRED_LT : UPQ_PRED_GE),
-                                          s->nodes[node].column, 1, &lits[k]};
+            /* an integer for a timestamp column is the stored value */
+            upq_pred_int(&b, s->nodes[node].column, k ? UPQ_PRED_LT : UPQ_PRED_GE, v);
             if (++leaves > 1)
-                nodes[nn++] = (upq_pred_node){UPQ_PRED_AND, 0, 0, NULL};
+                upq_pred_and(&b);
         }
     }
     if (neq) {
@@ -517,68 +532,57 @@ int main(int argc, char **argv)
                 fprintf(stderr, "gateway_reader: --eq %s: one string leaf column\n", name);
                 return 1;
             }
+            if (col == UPQ_NONE)
+                upq_pred_in_begin(&b, s->nodes[node].column, 0, 0);
             col = s->nodes[node].column;
-            lits[2 + k].bytes.ptr = (const uint8_t *)(e + 1);
-            lits[2 + k].bytes.len = (uint32_t)strlen(e + 1);
+            upq_pred_bytes(&b, col, UPQ_PRED_IN, e + 1, strlen(e + 1));
         }
-        nodes[nn++] = (upq_pred_node){UPQ_PRED_IN, col, (uint32_t)neq, &lits[2]};
+        upq_pred_in_end(&b);
         if (++leaves > 1)
-            nodes[nn++] = (upq_pred_node){UPQ_PRED_AND, 0, 0, NULL};
+            upq_pred_and(&b);
     }
-    pred.n = nn;
-    if (nn) {
-        const char *what;
-        uint32_t bad;
-        if (upq_pred_check(s, &pred, &what, &bad) != UPQ_OK) {
-            fprintf(stderr, "gateway_reader: the query: %s\n", what);
-            return 1;
-        }
+    if (leaves && upq_pred_end(&b, &pred) != UPQ_OK) {
+        fprintf(stderr, "gateway_reader: the query: %s\n", b.what);
+        return 1;
     }
 
-    for (uint32_t g = 0; g < m->row_groups.n; base += (uint64_t)m->row_groups.v[g].num_rows, g++) {
-        static upq_rows all;
-        upq_rows *rows = &all;
-        if (nn)
-            st = upq_scan_open(&sc, &r, &pred, g, nsel ? sel : NULL, nsel, 0, 0, UINT64_MAX, 0, 0);
-        else /* no condition: every row */
-            st = upq_rows_open(&all, &r, g, nsel ? sel : NULL, nsel, 0);
+    /* one scan over the whole file: row groups pruned by statistics and bloom
+     * filters, pages by the page index, then the matching rows */
+    upq_scan_opts o;
+    memset(&o, 0, sizeof o);
+    o.where = leaves ? &pred : NULL;
+    o.columns = ncols ? cols : NULL;
+    o.num_columns = ncols;
+    st = upq_scan_begin(&sc, &r, &o);
+    if (st != UPQ_OK)
+        return fail(&r, st, path), 1;
+    for (;;) {
+        st = upq_scan_next(&sc);
+        if (st == UPQ_AGAIN) {
+            remote_wait(&rm, &waits);
+            continue;
+        }
         if (st != UPQ_OK)
-            return fail(&r, st, path), 1;
-        for (;;) {
-            st = nn ? upq_scan_next(&sc) : upq_rows_next(&all);
-            if (st == UPQ_AGAIN) {
-                remote_wait(&rm, &waits);
-                continue;
-            }
-            if (st != UPQ_OK)
-                break;
-            if (nn)
-                rows = upq_scan_rows(&sc);
-            st = put_row(rows, s, base + (nn ? upq_scan_row(&sc) : upq_rows_position(&all) - 1u),
-                         &rm, &waits);
-            if (st != UPQ_DONE)
-                break;
-            rows_out++;
-        }
-        if (nn) {
-            if (sc.stats.pruned_stats || sc.stats.pruned_bloom || sc.stats.pruned_pages)
-                rg_pruned++;
-            tested += sc.stats.rows_tested;
-            no_index += sc.stats.leaves_no_index;
-            upq_scan_close(&sc);
-        } else {
-            upq_rows_close(&all);
-        }
+            break;
+        st = put_row(upq_scan_rows(&sc), s, upq_scan_file_row(&sc), &rm, &waits);
         if (st != UPQ_DONE)
-            return fail(&r, st, path), 1;
+            break;
+        rows_out++;
     }
+    rg_pruned = sc.stats.pruned_stats + sc.stats.pruned_bloom + sc.stats.pruned_dict +
+                sc.stats.pruned_pages;
+    tested = sc.stats.rows_tested;
+    no_index = sc.stats.leaves_no_index;
+    upq_scan_close(&sc);
+    if (st != UPQ_DONE)
+        return fail(&r, st, path), 1;
     if (stats)
         fprintf(stderr,
                 "gateway_reader: %" PRIu64 " rows (%" PRIu64 " tested); %" PRIu64 " of %" PRIu32
                 " row groups pruned; %" PRIu64 " conditions without a page index; %" PRIu64
                 " range requests, %" PRIu64 " bytes of %" PRIu64 "; %" PRIu64
                 " waits; arena %llu bytes, %zu used at most\n",
-                rows_out, tested, rg_pruned, m->row_groups.n, no_index, rm.requests, rm.bytes,
+                rows_out, tested, rg_pruned, upq_reader_num_row_groups(&r), no_index, rm.requests, rm.bytes,
                 rm.size, waits, arena_len, upq_arena_high_water(&r.arena));
     fflush(stdout);
     remote_close(&rm);

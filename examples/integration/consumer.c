@@ -360,6 +360,29 @@ static void readme_reading(FILE *f, uint64_t size)
         upq_scan_close(&sc);                       /* st: UPQ_DONE, or an error */
     }
     check(matched == 9, "readme: scan: 9 rows with \"reading\" above 20", matched, 9);
+    upq_pred_node nodes[8];
+    upq_value vals[8];
+    upq_pred_builder pb;
+    upq_pred cond;
+    upq_pred_begin(&pb, upq_reader_schema(&r), nodes, 8, vals, 8, NULL, 0);
+    upq_pred_decimal(&pb, 1 /* reading */, UPQ_PRED_GT, "20", 2);    /* reading > 20 */
+    upq_pred_int(&pb, 0 /* id */, UPQ_PRED_LT, 1000);                /* AND id < 1000 */
+    upq_pred_and(&pb);
+    if (upq_pred_end(&pb, &cond) != UPQ_OK)
+        printf("condition: %s\n", pb.what);        /* and pb.node: where */
+    uint32_t cols[2] = { 0, 1 };                   /* leaf columns, as everywhere */
+    upq_scan_opts so = { 0 };                      /* every default is 0 */
+    so.where = &cond;
+    so.columns = cols;
+    so.num_columns = 2;
+    size_t hits = 0;
+    if (upq_scan_begin(&sc, &r, &so) == UPQ_OK && upq_scan_bind(&sc, bind, 2) == UPQ_OK) {
+        while ((st = upq_scan_fetch(&sc, out, sizeof out[0], 16, &got)) == UPQ_OK || st == UPQ_AGAIN)
+            hits += got;                           /* out[0..got): every row group's matches */
+        upq_scan_close(&sc);                       /* st: UPQ_DONE, or an error */
+    }
+    check(hits == 9, "readme: one scan of the file, rows bound: 9 with \"reading\" above 20",
+          (long long)hits, 9);
     check(m->num_rows == 50, "readme: open, 50 rows", (long long)m->num_rows, 50);
     check(readme_values == 150 && readme_nulls == 0, "readme: rows: 150 VALUE events, no NULL",
           readme_values, 150);

@@ -13,7 +13,8 @@
  *   open      each file's footer (the log's once recovered)
  *   rows      every row of each file, row-wise (upq_rows): arena from
  *             upq_reader_workspace_size's `concurrent`
- *   scan      sum(A) WHERE B > X with a predicate (upq_scan) on each file
+ *   scan      sum(A) WHERE B > X with a predicate, one scan over each file
+ *             (upq_scan_begin): arena from upq_scan_plan
  *
  * Prints "plan JOB first-try=yes|no bytes=N tries=K [note]" per arena, and
  * "value JOB key=value ..." for the answers; a job without a planner says
@@ -29,6 +30,7 @@
 
 #define LOG_ROWS 2550
 #define FIRST_OPEN_ARENA (64u * 1024u) /* docs/reading.md's example */
+#define PLAN_ARENA (64u * 1024u * 1024u) /* a generous arena for the scan's planner */
 
 static void plan(const char *job, int tries, size_t bytes, const char *note)
 {
@@ -250,73 +252,90 @@ static int read_rows(opened *o, const char *name, size_t planned)
     return 0;
 }
 
-/* sum(a) WHERE b > x through upq_scan over every row group. No scan planner:
- * it starts from `concurrent`, then takes what UPQ_ERR_NOMEM says. */
-static int scan_sum(opened *o, const char *name, const char *a_name, const char *b_name, double x,
-                    size_t start)
+/* The scan of sum(a) WHERE b > x over the whole file (upq_scan_begin),
+ * handing out rows; *sum and *count are its answer. */
+static upq_status run_scan(opened *o, const upq_pred *p, uint32_t a, size_t *need, double *sum,
+                           long *count)
 {
-    size_t len = start;
-    int tries = 0, opens;
+    const upq_schema *s = upq_reader_schema(&o->r);
+    upq_scan_opts so;
+    upq_scan sc;
+    upq_event ev;
+    upq_status st;
+    memset(&so, 0, sizeof so);
+    so.where = p;
+    so.columns = &a;
+    so.num_columns = 1;
+    if ((st = upq_scan_begin(&sc, &o->r, &so)) != UPQ_OK)
+        return st;
+    if (need) { /* docs/memory.md: the planner runs the scan */
+        while ((st = upq_scan_plan(&sc, need)) == UPQ_AGAIN)
+            ;
+        upq_scan_close(&sc);
+        return st;
+    }
+    while ((st = upq_scan_next(&sc)) == UPQ_OK || st == UPQ_AGAIN) {
+        if (st == UPQ_AGAIN)
+            continue;
+        while ((st = upq_rows_event(upq_scan_rows(&sc), &ev)) == UPQ_OK || st == UPQ_AGAIN)
+            if (st == UPQ_OK && ev.type == UPQ_EV_VALUE) {
+                *sum += as_double(&s->columns[a], ev.value);
+                (*count)++;
+            }
+        if (st != UPQ_DONE)
+            break;
+    }
+    upq_scan_close(&sc);
+    return st;
+}
+
+/* sum(a) WHERE b > x through one scan over the file: planned with
+ * upq_scan_plan in a generous arena (docs/memory.md), then run in exactly
+ * the bytes it named. */
+static int scan_sum(opened *o, const char *name, const char *a_name, const char *b_name, double x)
+{
+    const upq_schema *s;
+    uint32_t a, b, bad;
+    upq_value lit;
+    const char *what;
+    upq_status st;
+    size_t need = 0;
+    double sum = 0;
+    long count = 0;
+    int opens;
     char job[256];
     snprintf(job, sizeof job, "scan:%s", name);
-    for (;;) {
-        const upq_schema *s;
-        uint32_t a, b, rg, node, bad;
-        upq_value lit;
-        const char *what;
-        upq_status st;
-        double sum = 0;
-        long count = 0;
-        tries++;
-        if ((st = open_in(o, len, &opens)) != UPQ_OK)
-            return fail(job, st, upq_reader_error(&o->r));
-        s = upq_reader_schema(&o->r);
-        a = upq_schema_find_column(s, a_name, strlen(a_name));
-        b = upq_schema_find_column(s, b_name, strlen(b_name));
-        if (a == UPQ_NONE || b == UPQ_NONE)
-            return fail(job, UPQ_ERR_INVAL, NULL);
-        switch (s->columns[b].physical_type) {
-        case UPQ_TYPE_INT32: lit.i32 = (int32_t)x; break;
-        case UPQ_TYPE_INT64: lit.i64 = (int64_t)x; break;
-        case UPQ_TYPE_FLOAT: lit.f = (float)x; break;
-        default: lit.d = x; break;
-        }
-        {
-            upq_pred_node where = { UPQ_PRED_GT, b, 1, &lit };
-            upq_pred p = { &where, 1, 0 };
-            if (upq_pred_check(s, &p, &what, &bad) != UPQ_OK)
-                return fail(job, UPQ_ERR_INVAL, NULL);
-            node = s->columns[a].node;
-            for (rg = 0, st = UPQ_DONE; rg < upq_reader_num_row_groups(&o->r) && st == UPQ_DONE; rg++) {
-                upq_scan sc;
-                upq_event ev;
-                if ((st = upq_scan_open(&sc, &o->r, &p, rg, &node, 1, 0, 0, UINT64_MAX, 0, 0)) != UPQ_OK)
-                    break;
-                while ((st = upq_scan_next(&sc)) == UPQ_OK || st == UPQ_AGAIN) {
-                    if (st == UPQ_AGAIN)
-                        continue;
-                    while ((st = upq_rows_event(upq_scan_rows(&sc), &ev)) == UPQ_OK || st == UPQ_AGAIN)
-                        if (st == UPQ_OK && ev.type == UPQ_EV_VALUE) {
-                            sum += as_double(&s->columns[a], ev.value);
-                            count++;
-                        }
-                    if (st != UPQ_DONE)
-                        break;
-                }
-                upq_scan_close(&sc);
-            }
-        }
-        if (st == UPQ_ERR_NOMEM && tries < 10000) {
-            size_t need = upq_arena_needed(&o->r.arena);
-            len = need > len ? need : len + 1024;
-            continue;
-        }
-        if (st != UPQ_DONE)
-            return fail(job, st, upq_reader_error(&o->r));
-        plan(job, tries, len, "(no scan planner: from concurrent, then upq_arena_needed)");
-        printf("value %s a=%s b=%s x=%.17g sum=%.17g count=%ld\n", job, a_name, b_name, x, sum, count);
-        return 0;
+    if ((st = open_in(o, PLAN_ARENA, &opens)) != UPQ_OK)
+        return fail(job, st, upq_reader_error(&o->r));
+    s = upq_reader_schema(&o->r);
+    a = upq_schema_find_column(s, a_name, strlen(a_name));
+    b = upq_schema_find_column(s, b_name, strlen(b_name));
+    if (a == UPQ_NONE || b == UPQ_NONE)
+        return fail(job, UPQ_ERR_INVAL, NULL);
+    switch (s->columns[b].physical_type) {
+    case UPQ_TYPE_INT32: lit.i32 = (int32_t)x; break;
+    case UPQ_TYPE_INT64: lit.i64 = (int64_t)x; break;
+    case UPQ_TYPE_FLOAT: lit.f = (float)x; break;
+    default: lit.d = x; break;
     }
+    {
+        upq_pred_node where = { UPQ_PRED_GT, b, 1, &lit };
+        upq_pred p = { &where, 1, 0 };
+        if (upq_pred_check(s, &p, &what, &bad) != UPQ_OK)
+            return fail(job, UPQ_ERR_INVAL, NULL);
+        if ((st = run_scan(o, &p, a, &need, &sum, &count)) != UPQ_OK)
+            return fail(job, st, upq_reader_error(&o->r));
+        if ((st = open_in(o, need, &opens)) == UPQ_OK)
+            st = run_scan(o, &p, a, NULL, &sum, &count);
+    }
+    if (st == UPQ_ERR_NOMEM)
+        printf("plan %s first-try=no bytes=%zu needed=%zu (upq_scan_plan)\n", job, need,
+               upq_arena_needed(&o->r.arena));
+    if (st != UPQ_DONE)
+        return fail(job, st, upq_reader_error(&o->r));
+    plan(job, 1, need, "(upq_scan_plan)");
+    printf("value %s a=%s b=%s x=%.17g sum=%.17g count=%ld\n", job, a_name, b_name, x, sum, count);
+    return 0;
 }
 
 /* open, plan, rows, scan: one file */
@@ -335,7 +354,7 @@ static int read_file(const char *dir, const char *name, const char *a, const cha
     upq_posix_io(&o.f, &o.io);
     if ((st = open_in(&o, 0, &tries)) != UPQ_OK)
         return fail(job, st, upq_reader_error(&o.r));
-    plan(job, tries, o.len, "(a 64 KiB arena, then upq_arena_needed after UPQ_ERR_NOMEM)");
+    plan(job, tries, o.len, "(a 64 KiB arena, then the total upq_arena_needed names after UPQ_ERR_NOMEM)");
     /* The planner works in the reader's arena too: in the arena the footer
      * just fitted, it may not fit itself. docs/memory.md says to open in a
      * generous arena first; this grows it until the plan is made. */
@@ -360,7 +379,7 @@ static int read_file(const char *dir, const char *name, const char *a, const cha
     printf("value %s footer=%zu sequential=%zu concurrent=%zu\n", job, ws.footer, ws.sequential,
            ws.concurrent);
     bad |= read_rows(&o, name, ws.concurrent);
-    bad |= scan_sum(&o, name, a, b, x, ws.concurrent);
+    bad |= scan_sum(&o, name, a, b, x);
     free(o.arena);
     upq_posix_close(&o.f);
     return bad;

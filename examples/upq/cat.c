@@ -225,19 +225,50 @@ typedef struct cat_state {
     uint64_t variant_row;
     where_expr we;
     int where_ready;
-    /* --where: what the scans did (--io-stats) */
-    uint64_t rg_seen, rg_stats, rg_bloom, rg_dict, rg_pages, rows_selected, rows_tested, rows_matched;
-    uint64_t leaves_paged, leaves_no_index;
+    uint32_t *leaves;        /* --columns as leaf columns (the scan's kind of index) */
+    uint32_t nleaves;
+    int io_stats;            /* --io-stats: also say where a page index was not used */
+    /* --where: what the scans did (--io-stats); rows given is the tool's count */
+    uint64_t rg_seen, rg_stats, rg_bloom, rg_dict, rg_pages, rows_selected, rows_tested, rows_given;
+    uint64_t leaves_paged, leaves_no_index, index_rejected;
 } cat_state;
+
+/* The leaf columns under the selected schema nodes, in schema order. */
+static int select_leaves(cat_state *cs)
+{
+    const upq_schema *s = upq_reader_schema(cs->tf.reader);
+    uint32_t c, j;
+    cs->leaves = malloc((s->num_columns + 1) * sizeof *cs->leaves);
+    if (!cs->leaves) {
+        fprintf(stderr, "upq: out of memory\n");
+        return 1;
+    }
+    cs->nleaves = 0;
+    for (c = 0; c < s->num_columns; c++) {
+        for (j = 0; j < cs->nsel; j++) {
+            uint32_t up = s->columns[c].node;
+            while (up != UPQ_NONE && up != cs->sel[j])
+                up = s->nodes[up].parent;
+            if (up != UPQ_NONE)
+                break;
+        }
+        if (j < cs->nsel)
+            cs->leaves[cs->nleaves++] = c;
+    }
+    return 0;
+}
+
+static int arena_too_small(cat_state *cs, const cat_cfg *cfg);
 
 static int open_file(cat_state *cs, const cat_cfg *cfg)
 {
     if (tool_open(&cs->tf, cs->path, &cs->args))
-        return 1;
+        return cs->tf.nomem_needed ? arena_too_small(cs, cfg) : 1;
     cs->open = 1;
     if (cfg->columns && !cs->sel &&
-        resolve_columns(cs->path, upq_reader_schema(cs->tf.reader), cfg->columns, &cs->sel,
-                        &cs->nsel))
+        (resolve_columns(cs->path, upq_reader_schema(cs->tf.reader), cfg->columns, &cs->sel,
+                         &cs->nsel) ||
+         select_leaves(cs)))
         return 1;
     if (cfg->where && !cs->where_ready) {
         char err[600];
@@ -458,7 +489,7 @@ static upq_status cat_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg, 
                 continue;
             }
             cs->seek_scan++;
-            if (why < 0)
+            if (why < 0 && cs->io_stats)
                 fprintf(stderr, "upq: %s: row group %u, column %u: page index not used (%s: %s); "
                         "page headers scanned instead\n", cs->path, (unsigned)rg,
                         (unsigned)rows.leaves[i].col.col, upq_strerror(why), what ? what : "");
@@ -499,66 +530,6 @@ static upq_status cat_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg, 
     return st == UPQ_DONE ? UPQ_OK : st;
 }
 
-/* --where: prints the matching rows of row group rg among its rows [lo, hi).
- * *resume gets the row after the last one passed (printed or skipped), so a
- * retry with a larger arena goes on from there. */
-static upq_status where_row_group(cat_state *cs, const cat_cfg *cfg, uint32_t rg, uint64_t lo,
-                                  uint64_t hi, uint64_t *resume)
-{
-    upq_reader *r = cs->tf.reader;
-    const upq_schema *s = upq_reader_schema(r);
-    upq_scan sc;
-    strbuf sb;
-    upq_status st;
-
-    st = upq_scan_open(&sc, r, &cs->we.pred, rg, cs->sel, cs->nsel, cfg->batch, lo, hi, 0,
-                       cfg->scan_flags);
-    if (st != UPQ_OK)
-        return st;
-    sb_init(&sb);
-    while (cs->head_left > 0) {
-        do
-            st = upq_scan_next(&sc);
-        while (st == UPQ_AGAIN);
-        if (st != UPQ_OK)
-            break;
-        *resume = upq_scan_row(&sc) + 1;
-        if (cs->skip_left > 0) {
-            cs->skip_left--;
-            continue;
-        }
-        sb_reset(&sb);
-        {
-            row_writer info;
-            memset(&info, 0, sizeof info);
-            st = read_row(upq_scan_rows(&sc), s, &sb, cfg->json, cfg->raw, &cs->vs, &info);
-            if (info.variant_st) {
-                cs->variant_st = info.variant_st;
-                cs->variant_node = info.variant_node;
-                cs->variant_row = upq_scan_row(&sc);
-            }
-        }
-        if (st != UPQ_OK)
-            break;
-        emit_row(cs, &sb);
-    }
-    sb_free(&sb);
-    if (st == UPQ_DONE || st == UPQ_OK) {
-        cs->rg_seen++;
-        cs->rg_stats += sc.stats.pruned_stats;
-        cs->rg_bloom += sc.stats.pruned_bloom;
-        cs->rg_dict += sc.stats.pruned_dict;
-        cs->rg_pages += sc.stats.pruned_pages;
-        cs->rows_selected += sc.stats.rows_selected;
-        cs->rows_tested += sc.stats.rows_tested;
-        cs->rows_matched += sc.stats.rows_matched;
-        cs->leaves_paged += sc.stats.leaves_paged;
-        cs->leaves_no_index += sc.stats.leaves_no_index;
-    }
-    upq_scan_close(&sc);
-    return st == UPQ_DONE ? UPQ_OK : st;
-}
-
 /* What stopped the read, on stderr (a Variant that does not decode, or the
  * reader's error with where it happened); returns 1, the exit status. */
 static int report_failure(cat_state *cs, unsigned rg)
@@ -576,6 +547,13 @@ static int report_failure(cat_state *cs, unsigned rg)
     }
     tool_report(cs->path, upq_reader_error(cs->tf.reader));
     tool_keys_report(&cs->tf.keys, cs->path, upq_reader_error(cs->tf.reader)->status);
+    {
+        const upq_error_info *e = upq_reader_error(cs->tf.reader);
+        if (e->status == UPQ_ERR_LIMIT && e->page >= 0 && e->needed)
+            fprintf(stderr, "upq: the page holds %llu bytes uncompressed, over the largest page "
+                    "read by default; --max-page %llu reads it (with as much memory)\n",
+                    (unsigned long long)e->needed, (unsigned long long)e->needed);
+    }
     return 1;
 }
 
@@ -596,49 +574,222 @@ static int grow_arena(cat_state *cs, const cat_cfg *cfg, int *failed)
     return 0;
 }
 
-static int run_where(cat_state *cs, const cat_cfg *cfg)
+/* --io-stats: a page index the scan found wrong and did not use, said as
+ * --rows says it of an OffsetIndex. */
+static void report_index(cat_state *cs, const upq_scan_stats *st, uint64_t *seen)
 {
-    uint32_t rg = 0;
-    uint64_t base = 0;   /* file row of row group rg's first row */
-    uint64_t resume = 0; /* rows of row group rg already passed */
+    if (st->index_rejected == *seen)
+        return;
+    if (cs->io_stats) {
+        fprintf(stderr, "upq: %s: row group %d, column %d: page index not used (%s: %s",
+                cs->path, (int)st->index_rg, (int)st->index_column, upq_strerror(st->index_status),
+                st->index_what ? st->index_what : "");
+        if (st->index_page >= 0)
+            fprintf(stderr, ", page %d", (int)st->index_page);
+        if (st->index_rejected - *seen > 1)
+            fprintf(stderr, "; %llu column chunks in all",
+                    (unsigned long long)(st->index_rejected - *seen));
+        fprintf(stderr, "); rows tested instead\n");
+    }
+    *seen = st->index_rejected;
+}
 
+static void add_stats(cat_state *cs, const upq_scan_stats *st)
+{
+    cs->rg_seen += st->row_groups;
+    cs->rg_stats += st->pruned_stats;
+    cs->rg_bloom += st->pruned_bloom;
+    cs->rg_dict += st->pruned_dict;
+    cs->rg_pages += st->pruned_pages;
+    cs->rows_selected += st->rows_selected;
+    cs->rows_tested += st->rows_tested;
+    cs->leaves_paged += st->leaves_paged;
+    cs->leaves_no_index += st->leaves_no_index;
+    cs->index_rejected += st->index_rejected;
+}
+
+/* --where: prints the matching rows among file rows [from, rows_to) with one
+ * scan over the file (row groups loaded as it goes when they are loaded on
+ * demand). *resume gets the file row after the last one passed (printed or
+ * skipped), so a retry with a larger arena goes on from there. */
+static upq_status where_scan(cat_state *cs, const cat_cfg *cfg, uint64_t from, uint64_t *resume)
+{
+    upq_reader *r = cs->tf.reader;
+    const upq_schema *s = upq_reader_schema(r);
+    upq_scan_opts o;
+    upq_scan sc;
+    strbuf sb;
+    upq_status st;
+    uint64_t seen = 0;
+
+    memset(&o, 0, sizeof o);
+    o.where = &cs->we.pred;
+    o.columns = cs->sel ? cs->leaves : NULL;
+    o.num_columns = cs->nleaves;
+    o.batch = cfg->batch;
+    o.first_row = from;
+    o.end_row = cfg->rows_to == UINT64_MAX ? 0 : cfg->rows_to;
+    o.flags = cfg->scan_flags;
+    if (from >= cfg->rows_to)
+        return UPQ_OK;
+    st = upq_scan_begin(&sc, r, &o);
+    if (st != UPQ_OK)
+        return st;
+    sb_init(&sb);
     while (cs->head_left > 0) {
-        const upq_file_metadata *m = upq_reader_metadata(cs->tf.reader);
-        upq_status st;
-        uint64_t n, lo, hi;
-        int failed;
-        if (rg >= m->row_groups.n)
+        do
+            st = upq_scan_next(&sc);
+        while (st == UPQ_AGAIN);
+        report_index(cs, &sc.stats, &seen);
+        if (st != UPQ_OK)
             break;
-        n = m->row_groups.v[rg].num_rows > 0 ? (uint64_t)m->row_groups.v[rg].num_rows : 0;
-        lo = cfg->rows_from > base ? cfg->rows_from - base : 0;
-        hi = cfg->rows_to > base ? cfg->rows_to - base : 0;
-        if (hi > n)
-            hi = n;
-        if (resume > lo)
-            lo = resume;
-        if (lo >= hi) {
-            if (cfg->rows_to <= base)
-                break; /* past the --rows range */
-            base += n;
-            rg++;
-            resume = 0;
+        *resume = upq_scan_file_row(&sc) + 1;
+        cs->rows_given++;
+        if (cs->skip_left > 0) {
+            cs->skip_left--;
             continue;
         }
-        st = where_row_group(cs, cfg, rg, lo, hi, &resume);
+        sb_reset(&sb);
+        {
+            row_writer info;
+            memset(&info, 0, sizeof info);
+            st = read_row(upq_scan_rows(&sc), s, &sb, cfg->json, cfg->raw, &cs->vs, &info);
+            if (info.variant_st) {
+                cs->variant_st = info.variant_st;
+                cs->variant_node = info.variant_node;
+                cs->variant_row = upq_scan_file_row(&sc);
+            }
+        }
+        if (st != UPQ_OK)
+            break;
+        emit_row(cs, &sb);
+    }
+    sb_free(&sb);
+    if (st == UPQ_DONE || st == UPQ_OK)
+        add_stats(cs, &sc.stats);
+    upq_scan_close(&sc);
+    return st == UPQ_DONE ? UPQ_OK : st;
+}
+
+/* ---- --arena: what running out of it takes ------------------------------------------ */
+
+#define PLAN_ARENA ((size_t)64 << 20)
+
+/* The arena opening the file and reading what the command reads takes with
+ * row groups `mode` (EAGER or LAZY): the scan's planner (upq_scan_plan) run in
+ * an arena that grows as without --arena. 0 when that does not work. */
+static size_t plan_arena(cat_state *cs, const cat_cfg *cfg, uint8_t mode)
+{
+    tool_args a = cs->args;
+    tool_file tf;
+    upq_scan_opts o;
+    upq_scan sc;
+    size_t need = 0;
+    int tries;
+    a.arena_exact = 0;
+    /* generous: what runs in less leaves out what does not fit (a page index,
+     * a page read whole), and the plan is of the read with all of it */
+    a.arena = PLAN_ARENA;
+    a.device_window = 1; /* as the run in --arena reads its footer */
+    a.row_groups = mode;
+    memset(&o, 0, sizeof o);
+    o.where = cfg->where ? &cs->we.pred : NULL; /* column indices and literals fit any opening */
+    o.columns = cs->sel ? cs->leaves : NULL;
+    o.num_columns = cs->nleaves;
+    o.batch = cfg->batch;
+    o.first_row = cfg->where ? cfg->rows_from : 0;
+    o.end_row = cfg->where && cfg->rows_to != UINT64_MAX ? cfg->rows_to : 0;
+    if (!cfg->where && cfg->head != UINT64_MAX && cfg->skip <= UINT64_MAX - cfg->head - 1u)
+        o.end_row = cfg->skip + cfg->head + 1u; /* what a plain read reaches (0 rows: the first) */
+    o.flags = cfg->scan_flags;
+    for (tries = 0; tries < 8; tries++) {
+        upq_status st;
+        if (tool_open(&tf, cs->path, &a))
+            return 0;
+        st = upq_scan_begin(&sc, tf.reader, &o);
         if (st == UPQ_OK) {
-            base += n;
-            rg++;
-            resume = 0;
-            continue;
+            do
+                st = upq_scan_plan(&sc, &need);
+            while (st == UPQ_AGAIN);
+            upq_scan_close(&sc);
+        }
+        if (st == UPQ_ERR_NOMEM) {
+            size_t more = upq_arena_needed(&tf.reader->arena);
+            a.arena = more > tf.arena_len * 2 ? more : tf.arena_len * 2;
+        }
+        tool_close(&tf);
+        if (st == UPQ_OK)
+            return need;
+        if (st != UPQ_ERR_NOMEM || a.arena > TOOL_MAX_ARENA)
+            return 0;
+    }
+    return 0;
+}
+
+/* Would the reader decode row groups on demand in `len` bytes (AUTO)? */
+static int auto_lazy(cat_state *cs, size_t len)
+{
+    tool_args a = cs->args;
+    tool_file tf;
+    int lazy;
+    a.arena = len;
+    a.arena_exact = 2;
+    a.row_groups = UPQ_ROW_GROUPS_AUTO;
+    if (tool_open(&tf, cs->path, &a))
+        return -1;
+    lazy = upq_reader_lazy(tf.reader);
+    tool_close(&tf);
+    return lazy;
+}
+
+/* --arena ran out: says how many bytes the command needs in all, so that
+ * one more run in that many succeeds (planned on a copy of the read; AUTO
+ * picks the row groups' mode by the arena, so the plan is of the mode it
+ * picks in the bytes named). Returns 1, the exit status. */
+static int arena_too_small(cat_state *cs, const cat_cfg *cfg)
+{
+    uint64_t reads = tool_io_reads, bytes = tool_io_bytes;
+    size_t need = cs->open ? upq_arena_needed(&cs->tf.reader->arena) : cs->tf.nomem_needed;
+    uint8_t mode = cs->open && !upq_reader_lazy(cs->tf.reader) ? UPQ_ROW_GROUPS_EAGER
+                                                                 : UPQ_ROW_GROUPS_LAZY;
+    size_t plan = plan_arena(cs, cfg, mode);
+    fflush(stdout);
+    if (plan) {
+        int lazy = auto_lazy(cs, plan);
+        if (lazy >= 0 && lazy != (mode == UPQ_ROW_GROUPS_LAZY)) {
+            size_t other = plan_arena(cs, cfg, lazy ? UPQ_ROW_GROUPS_LAZY : UPQ_ROW_GROUPS_EAGER);
+            plan = !other ? 0 : other > plan ? other : plan; /* 0: not plannable */
+        }
+    }
+    tool_io_reads = reads; /* planning is not the command's reading */
+    tool_io_bytes = bytes;
+    if (plan > need)
+        need = plan;
+    fprintf(stderr, "upq: arena too small: %zu bytes needed%s\n", need,
+            plan ? "" : " (at least; the whole read could not be planned)");
+    return 1;
+}
+
+static int run_where(cat_state *cs, const cat_cfg *cfg)
+{
+    uint64_t resume = cfg->rows_from; /* the file row the scan goes on from */
+    for (;;) {
+        upq_status st = where_scan(cs, cfg, resume, &resume);
+        int failed;
+        if (st == UPQ_OK)
+            return 0;
+        if (st == UPQ_ERR_NOMEM && cs->args.arena_exact) {
+            /* --arena: exactly that memory, as a device has; never more */
+            fflush(stdout);
+            return arena_too_small(cs, cfg);
         }
         if (st == UPQ_ERR_NOMEM && grow_arena(cs, cfg, &failed) == 0) {
             if (failed)
                 return 1;
             continue;
         }
-        return report_failure(cs, (unsigned)rg);
+        return report_failure(cs, (unsigned)upq_reader_error(cs->tf.reader)->row_group);
     }
-    return 0;
 }
 
 static int run(cat_state *cs, const cat_cfg *cfg)
@@ -664,8 +815,7 @@ static int run(cat_state *cs, const cat_cfg *cfg)
         if (st != UPQ_OK) {
             if (st == UPQ_ERR_NOMEM && cs->args.arena_exact) {
                 fflush(stdout);
-                tool_arena_too_small(&cs->tf);
-                return 1;
+                return arena_too_small(cs, cfg);
             }
             tool_report(cs->path, upq_reader_error(cs->tf.reader));
             return 1;
@@ -690,19 +840,13 @@ static int run(cat_state *cs, const cat_cfg *cfg)
         }
         if (st == UPQ_ERR_NOMEM && cs->args.arena_exact) {
             fflush(stdout);
-            tool_arena_too_small(&cs->tf);
-            return 1;
+            return arena_too_small(cs, cfg);
         }
         if (st == UPQ_ERR_NOMEM) {
             /* a page bigger than the arena: reopen with what was asked for */
-            size_t need = upq_arena_needed(&cs->tf.reader->arena);
-            size_t len = cs->tf.arena_len;
-            if (need > len && need <= TOOL_MAX_ARENA) {
-                cs->args.arena = need > len * 2 ? need : len * 2;
-                tool_close(&cs->tf);
-                variant_set_free(&cs->vs); /* they point into the old schema */
-                cs->open = 0;
-                if (open_file(cs, cfg))
+            int failed;
+            if (grow_arena(cs, cfg, &failed) == 0) {
+                if (failed)
                     return 1;
                 continue;
             }
@@ -802,13 +946,14 @@ int cmd_cat(const tool_args *a)
         /* --arena: read within exactly that memory, as a device would; row
          * groups on demand when decoding them all at once would not leave
          * room to read */
-        cs.args.arena_exact = 1;
+        cs.args.arena_exact = 2; /* running out is planned here (arena_too_small) */
         cs.args.row_groups = UPQ_ROW_GROUPS_AUTO;
         if (!cfg.batch) /* a device's batch: each selected column holds this many values */
             cfg.batch = 16;
     }
     cs.skip_left = cfg.skip;
     cs.head_left = cfg.head;
+    cs.io_stats = args_flag(a, "io-stats");
     rc = run(&cs, &cfg);
     if (args_flag(a, "io-stats")) {
         fprintf(stderr, "io: %llu reads, %llu bytes\n", (unsigned long long)tool_io_reads,
@@ -819,18 +964,21 @@ int cmd_cat(const tool_args *a)
         if (cfg.where)
             fprintf(stderr, "where: %llu row groups: %llu pruned by statistics, %llu by bloom "
                     "filters, %llu by dictionaries, %llu by page index; predicates on %llu column chunks with a page "
-                    "index, %llu without; rows: %llu selected, %llu tested, %llu matched\n",
+                    "index, %llu without (%llu whose index was not usable); rows: %llu selected, %llu tested, "
+                    "%llu matched\n",
                     (unsigned long long)cs.rg_seen, (unsigned long long)cs.rg_stats,
                     (unsigned long long)cs.rg_bloom, (unsigned long long)cs.rg_dict,
                     (unsigned long long)cs.rg_pages,
                     (unsigned long long)cs.leaves_paged, (unsigned long long)cs.leaves_no_index,
+                    (unsigned long long)cs.index_rejected,
                     (unsigned long long)cs.rows_selected, (unsigned long long)cs.rows_tested,
-                    (unsigned long long)cs.rows_matched);
+                    (unsigned long long)cs.rows_given);
     }
     if (cs.open)
         tool_close(&cs.tf);
     variant_set_free(&cs.vs);
     where_free(&cs.we);
     free(cs.sel);
+    free(cs.leaves);
     return rc;
 }

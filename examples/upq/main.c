@@ -412,6 +412,10 @@ void tool_report(const char *path, const upq_error_info *e)
         fprintf(stderr, ", column %" PRId32, e->column);
     if (e->page >= 0)
         fprintf(stderr, ", page %" PRId32, e->page);
+    if (e->status == UPQ_ERR_NOMEM && e->needed)
+        fprintf(stderr, ": %" PRIu32 " bytes of arena needed", e->needed);
+    else if (e->status == UPQ_ERR_LIMIT && e->needed)
+        fprintf(stderr, ": %" PRIu32 " bytes", e->needed);
     fputc('\n', stderr);
 }
 
@@ -437,12 +441,17 @@ static upq_status counted_read_at(void *ctx, uint64_t off, void *buf, size_t len
 
 int tool_open(tool_file *tf, const char *path, const tool_args *a)
 {
+    return tool_open_as(tf, path, path, a);
+}
+
+int tool_open_as(tool_file *tf, const char *path, const char *keys_path, const tool_args *a)
+{
     size_t len = a->arena ? a->arena : DEFAULT_ARENA;
     int attempt;
 
     memset(tf, 0, sizeof *tf);
     tf->path = path;
-    if (tool_keys_parse(&tf->keys, a) || tool_keys_for_file(&tf->keys, path)) {
+    if (tool_keys_parse(&tf->keys, a) || tool_keys_for_file(&tf->keys, keys_path)) {
         tool_keys_free(&tf->keys);
         return 1;
     }
@@ -483,7 +492,7 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
             /* a host reads the footer in large pieces (a 256-byte window
              * costs about 2.6 reads per row group); --arena keeps the
              * default, as a device would */
-            if (!a->arena_exact)
+            if (!a->arena_exact && !a->device_window)
                 ro.io_window = 64u << 10;
             upq_reader_init(tf->reader, &tf->io, tf->arena, tf->arena_len, &ro);
         }
@@ -494,8 +503,11 @@ int tool_open(tool_file *tf, const char *path, const tool_args *a)
             return 0;
         need = upq_arena_needed(&tf->reader->arena);
         if (st == UPQ_ERR_NOMEM && a->arena_exact) {
-            tool_arena_too_small(tf);
+            size_t needed = upq_arena_needed(&tf->reader->arena);
+            if (a->arena_exact != 2)
+                tool_arena_too_small(tf);
             tool_close(tf);
+            tf->nomem_needed = needed;
             return 1;
         }
         if (st != UPQ_ERR_NOMEM || need <= len || need > TOOL_MAX_ARENA) {

@@ -86,4 +86,8 @@ int shred_row(shredder *sh, const jv_doc *d);
 int value_parse(const upq_schema *s, uint32_t col, const jv_doc *d, const jv *v, void *out,
                 strbuf *bytes, size_t *byte_off, char *err, size_t errcap);
 
+/* [+-]YYYY-MM-DD at s[*i]: days since 1970-01-01, *i moved past it; 0 when
+ * it is not a valid date. (value_parse.c) */
+int value_date_text(const char *s, size_t n, size_t *i, int64_t *days);
+
 #endif

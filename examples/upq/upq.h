@@ -53,8 +53,10 @@ typedef struct tool_args {
     size_t chunk;       /* --chunk N: read_at returns at most N bytes */
     int again;          /* --again: read_at says "again" every other call */
     size_t arena;       /* --arena N: first arena size (default 1 MiB) */
-    int arena_exact;    /* the arena is `arena` bytes and never grows (upq cat --arena) */
+    int arena_exact;    /* the arena is `arena` bytes and never grows (upq cat --arena); 2:
+                           running out is not reported, tool_file.nomem_needed says it */
     uint8_t row_groups; /* upq_reader_opts.row_groups */
+    int device_window;  /* the library's default footer window, as --arena has it */
     size_t max_page;    /* --max-page N: largest uncompressed page read (default: the library's) */
     /* the command's own options, in the order given */
     const char *opt_name[TOOL_MAX_OPTS];
@@ -126,6 +128,7 @@ typedef struct tool_file {
     void *arena;        /* malloc'd */
     size_t arena_len;
     tool_keys keys;
+    size_t nomem_needed; /* arena_exact 2: the arena the failed open asked for */
 } tool_file;
 
 /* read_at calls and bytes read through every tool_open()ed file so far. */
@@ -135,6 +138,12 @@ extern uint64_t tool_io_reads, tool_io_bytes;
  * With a->arena_exact, running out of the arena prints
  * "upq: arena too small: N bytes needed" (tool_arena_too_small). */
 int tool_open(tool_file *tf, const char *path, const tool_args *a);
+/* ... with the key material of keys_path (a copy being worked on reads with
+ * the keys of the file it is a copy of). */
+int tool_open_as(tool_file *tf, const char *path, const char *keys_path, const tool_args *a);
+/* Reads every value of every column of `path` (keys as for keys_path):
+ * 0 with *rows the file's rows, or 1 after printing what failed. */
+int tool_read_all(const char *path, const char *keys_path, const tool_args *a, uint64_t *rows);
 void tool_close(tool_file *tf);
 /* Prints "upq: arena too small: N bytes needed" for the reader's arena. */
 void tool_arena_too_small(const tool_file *tf);

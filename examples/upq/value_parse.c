@@ -152,7 +152,7 @@ static int digits(const char *s, size_t len, size_t *i, size_t n, unsigned *out)
 
 /* [+-]YYYY-MM-DD at s[*i] (fmt_date's form: years outside 0..9999 have a
  * sign and may have more digits). */
-static int date_text(const char *s, size_t n, size_t *i, int64_t *days)
+int value_date_text(const char *s, size_t n, size_t *i, int64_t *days)
 {
     int neg = 0;
     int64_t y = 0;
@@ -246,7 +246,7 @@ static int get_timestamp(vctx *c, const upq_timestamp_type *t, int64_t *out)
     int dg = unit_scale(upq_time_unit_kind(&t->unit), &per);
     if (c->v->type == JV_NUMBER || dg < 0)
         return get_signed(c, INT64_MIN, INT64_MAX, out, "TIMESTAMP");
-    if (c->v->type != JV_STRING || !date_text(s, n, &i, &days) || i >= n ||
+    if (c->v->type != JV_STRING || !value_date_text(s, n, &i, &days) || i >= n ||
         (s[i] != 'T' && s[i] != ' ') || (i++, !time_text(s, n, &i, 23, dg, &secs, &frac)))
         return verr(c, "expected a timestamp \"YYYY-MM-DDTHH:MM:SS.%.*s%s\"", dg, "fffffffff",
                     t->is_adjusted_to_utc ? "Z" : "");
@@ -291,7 +291,7 @@ static int get_date(vctx *c, int32_t *out)
         *out = (int32_t)v;
         return 0;
     }
-    if (c->v->type != JV_STRING || !date_text(s, c->v->len, &i, &days) || i != c->v->len)
+    if (c->v->type != JV_STRING || !value_date_text(s, c->v->len, &i, &days) || i != c->v->len)
         return verr(c, "expected a date \"YYYY-MM-DD\"");
     if (days < INT32_MIN || days > INT32_MAX)
         return verr(c, "date \"%.*s\" is out of range", (int)c->v->len, s);
@@ -308,7 +308,7 @@ static int get_int96(vctx *c, upq_int96 *out)
     const char *s = text(c);
     size_t n = c->v->len, i = 0;
     int64_t days, secs, frac, micros, jd, nanos;
-    if (c->v->type != JV_STRING || !date_text(s, n, &i, &days) || i >= n ||
+    if (c->v->type != JV_STRING || !value_date_text(s, n, &i, &days) || i >= n ||
         (s[i] != 'T' && s[i] != ' ') || (i++, !time_text(s, n, &i, 23, 9, &secs, &frac)))
         return verr(c, "expected a timestamp \"YYYY-MM-DDTHH:MM:SS.nnnnnnnnn\" (INT96)");
     if (i < n && s[i] == 'Z')

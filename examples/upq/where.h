@@ -1,6 +1,7 @@
 /*
- * `upq cat --where EXPR`: the expression text into a library predicate
- * (uparquet/predicate.h). Syntax and semantics: docs/cli.md, "upq cat --where".
+ * `upq cat --where EXPR`: SQL's WHERE condition text into a library
+ * predicate (uparquet/predicate.h), through the library's expression
+ * builder. Syntax and semantics: docs/cli.md, "upq cat --where".
  */
 #ifndef UPQ_TOOL_WHERE_H
 #define UPQ_TOOL_WHERE_H
@@ -19,9 +20,8 @@ typedef struct where_expr {
     upq_pred pred;
     upq_pred_node *nodes; /* malloc'd, postfix */
     upq_value *values;    /* malloc'd */
-    size_t *boff;         /* byte literals: offset into bytes, else (size_t)-1 */
-    uint32_t nvalues;
-    strbuf bytes;         /* byte literals */
+    uint8_t *bytes;       /* malloc'd: literals' bytes (never moves once parsed) */
+    size_t *node_at;      /* malloc'd: the text offset each node came from */
 } where_expr;
 
 /*

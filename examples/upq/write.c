@@ -1802,6 +1802,16 @@ int cmd_write(const tool_args *a)
         unlink(ws.tmp_path);
         goto done;
     }
+    /* --append replaces a file that holds rows already: only with one that
+     * reads, every value of it */
+    if (ws.cfg.append) {
+        uint64_t rows = 0;
+        if (tool_read_all(ws.tmp_path, ws.cfg.out_path, a, &rows) != 0) {
+            fprintf(stderr, "upq: %s: the appended file does not read back\n", ws.cfg.out_path);
+            unlink(ws.tmp_path);
+            goto done;
+        }
+    }
     if (rename(ws.tmp_path, ws.cfg.out_path) != 0) {
         fprintf(stderr, "upq: %s: %s\n", ws.cfg.out_path, strerror(errno));
         unlink(ws.tmp_path);

@@ -61,6 +61,9 @@
 #ifndef UPQ_WITH_DICT_INDEX
 #define UPQ_WITH_DICT_INDEX 0
 #endif
+#ifndef UPQ_WITH_OPEN_TOTAL
+#define UPQ_WITH_OPEN_TOTAL 0
+#endif
 #ifndef UPQ_WITH_CRC
 #define UPQ_WITH_CRC 0
 #endif

@@ -10,7 +10,8 @@
  * pass's, the bytes handed to the sink against the final file, the bytes
  * read back while logging and at close, the syncs, the row groups, the
  * writer's arena; and the targets (file <= 1.05x, sink bytes <= 1.10x the
- * file, nothing read back while logging). With --check, exits 1 when a
+ * file, nothing read back while logging, at most 512 bytes read at the
+ * file's start, where a reused medium may hold an old log). With --check, exits 1 when a
  * target is missed. Timings are printed for information only.
  *
  *   bench_logging [--rows N] [--check]
@@ -33,6 +34,7 @@ typedef struct mem_file {
     size_t cap;
     uint64_t len;        /* the file's size */
     uint64_t written;    /* bytes handed to write / write_at */
+    uint64_t read_open;  /* bytes read before the first sync: what the medium held where the file begins */
     uint64_t read_log;   /* bytes read back while rows are taken */
     uint64_t read_close; /* ... and while closing */
     unsigned long syncs, calls;
@@ -90,6 +92,8 @@ static upq_status m_read_at(void *ctx, uint64_t off, void *buf, size_t len, size
     *got = len;
     if (f->closing)
         f->read_close += len;
+    else if (f->syncs == 0)
+        f->read_open += len;
     else
         f->read_log += len;
     return UPQ_OK;
@@ -266,8 +270,12 @@ int main(int argc, char **argv)
         printf("closed file / one pass:        %.4f   (target <= 1.05)\n", file_ratio);
         printf("bytes to the sink / the file:  %.4f   (target <= 1.10; %llu bytes)\n", sink_ratio,
                (unsigned long long)ck.written);
-        printf("bytes read back while logging: %llu   (target 0; at close: %llu)\n",
-               (unsigned long long)ck.read_log, (unsigned long long)ck.read_close);
+        /* Once per file, before its first checkpoint, the writer reads what the
+         * medium holds where the file begins (at most 512 bytes), so a file made
+         * over an old log on a reused card cannot take the old one's records. */
+        printf("bytes read back while logging: %llu   (target 0; at the start: %llu, target <= 512; at close: %llu)\n",
+               (unsigned long long)ck.read_log, (unsigned long long)ck.read_open,
+               (unsigned long long)ck.read_close);
         printf("writer arena: %zu bytes on this host (make size: logger-arena on Cortex-M4)\n",
                sensor_logger_arena_need(&lg));
         if (rows_a != rows || rows_b != rows) {
@@ -275,7 +283,7 @@ int main(int argc, char **argv)
                    (unsigned long long)rows_b);
             bad = 1;
         }
-        if (file_ratio > 1.05 || sink_ratio > 1.10 || ck.read_log != 0)
+        if (file_ratio > 1.05 || sink_ratio > 1.10 || ck.read_log != 0 || ck.read_open > 512)
             bad |= 2;
     }
     free(ck.p);

@@ -321,6 +321,20 @@ static int recover_arena(void)
     put_str("recover-arena ");
     put_u32((uint32_t)worst);
     end_line();
+    /* the planner, from the logger's schema and options alone, must give
+     * an arena recovery succeeds in at every cut */
+    {
+        size_t plan = 0;
+        if (upq_recover_workspace_size(lg.elems, lg.nelems, &lg.opts, &plan) != UPQ_OK || plan < worst) {
+            put_str("recover-plan error ");
+            put_u32((uint32_t)plan);
+            end_line();
+            return 1;
+        }
+        put_str("recover-plan ");
+        put_u32((uint32_t)plan);
+        end_line();
+    }
     return 0;
 }
 

@@ -339,6 +339,11 @@ for (const [key, v, what] of logging) {
 if (perCol.length) say(`  per column: ${perCol.join(' ')}`);
 const cuts = [...probe.matchAll(/^recover-cut (\d+) (\d+) (\d+)$/gm)];
 if (cuts.length) say(`  recovery cuts (bytes kept: rows, arena): ${cuts.map((m) => `${m[1]}: ${m[2]}, ${m[3]}`).join('; ')}`);
+// upq_recover_workspace_size on the logger's schema and options: the probe
+// fails unless recovery succeeds in it at every cut
+const plan = fig(/^recover-plan (\d+)$/m);
+if (plan !== undefined) say(`  upq_recover_workspace_size: ${plan} (the least that works: ${fig(/^recover-arena (\d+)$/m)})`);
+else if (/^recover-plan error/m.test(probe)) problems.push('recover-plan: the planner gives less than recovery needs');
 say();
 say('Public structs on Cortex-M4 (sizeof, bytes):');
 const cols = 3;

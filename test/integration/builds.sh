@@ -47,6 +47,11 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/upq-builds.XXXXXX")
 # shellcheck source=test/integration/common.sh
 . "$top/test/integration/common.sh"
 echo "builds: working in $tmp"
+# A compiler's or linker's warnings in a build log. Not make's own: under an
+# outer `make -j` a sub-make prints "warning: -jN forced in submake", which
+# says nothing about the code.
+compiler_warnings() { grep 'warning:' "$1" | grep -Ev '^g?make(\[[0-9]+\])?: warning:'; }
+compiler_warns() { compiler_warnings "$1" >/dev/null; }
 
 # ---- the option lists -------------------------------------------------------------
 if out=$(python3 "$top/port/config/options.py" check 2>&1); then
@@ -83,8 +88,8 @@ EOF
 if [ -f "$cfg" ] && run "zephyr: the module builds (logger set, Cortex-M4)" "$tmp/zephyr.log" bash -c \
         "cmake -S '$top/test/integration/zephyr/shim' -B '$tmp/zephyr' -DUPQ_ROOT='$top' -DDOTCONFIG='$cfg' \
              -DCMAKE_TOOLCHAIN_FILE='$tmp/cm4.cmake' && cmake --build '$tmp/zephyr' -j2"; then
-    if grep -q 'warning:' "$tmp/zephyr.log"; then
-        grep 'warning:' "$tmp/zephyr.log" | head -5
+    if compiler_warns "$tmp/zephyr.log"; then
+        compiler_warnings "$tmp/zephyr.log" | head -5
         fail "zephyr: the module's build warns"
     elif diff <(grep . "$tmp/zephyr/defs.txt" | sort) <(sort "$tmp/kconfig/logger-arm-none-eabi-gcc.defs") >"$tmp/zephyr.diff"; then
         ok "zephyr: zephyr/CMakeLists.txt builds the logger set's library for Cortex-M4 with the $(grep -c . "$tmp/zephyr/defs.txt") -D flags its Kconfig selection says"
@@ -111,7 +116,7 @@ for how in subdirectory fetchcontent; do
              -DUPQ_DEPS_LIBDIR='$host_dir/deps' && cmake --build '$d/b' -j2"; then
         if [ $how = subdirectory ]; then
             if [ -f "$d/b/uparquet/libuparquet_fatfs.a" ] && [ -f "$d/b/uparquet/libuparquet_littlefs.a" ] &&
-               ! grep -q 'warning:' "$d/build.log"; then
+               ! compiler_warns "$d/build.log"; then
                 ok "cmake: uparquet::fatfs and uparquet::littlefs build against FatFs and littlefs' own headers"
             else
                 fail "cmake: the FatFs and littlefs adapters did not build cleanly (log: $d/build.log)"
@@ -141,8 +146,8 @@ mkdir -p "$d"
 cp "$ex/consumer.c" "$ex/make/Makefile" "$d/"
 if run "make fragment: build" "$d/build.log" make -C "$d" --no-print-directory -j2 UPQ_DIR="$top" \
         UPQ_DEPS_LIBDIR="$host_dir/deps" CC="$cc"; then
-    if grep -q 'warning:' "$d/build.log"; then
-        grep 'warning:' "$d/build.log" | head -5
+    if compiler_warns "$d/build.log"; then
+        compiler_warnings "$d/build.log" | head -5
         fail "make fragment: the consumer's build warns (-Wall -Wextra -pedantic)"
     fi
     (cd "$d" && ./consumer "$corpus" out.parquet) >"$d/run.log" 2>&1

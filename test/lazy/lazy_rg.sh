@@ -12,7 +12,8 @@
 #    and on the ROWS-row-group file the same rows as `upq cat` without
 #    --arena (eager row groups; itself checked against DuckDB elsewhere);
 #  - the same with an arena too small exits 1 with
-#    `upq: arena too small: N bytes needed`, N above that arena.
+#    `upq: arena too small: N bytes needed`, N above that arena, and reads the
+#    rows in N bytes.
 # The eager footer of such a file needs about 19 KB of arena per row group on
 # a 64-bit host (1.9 GB for 100,000); the arena here does not grow with them.
 # The host reads it in the same 32 KB as the Cortex-M4 does
@@ -71,14 +72,16 @@ else
 fi
 rm -f "$work/lazy.jsonl" "$work/eager.jsonl"
 
-# too small: the size needed (that of the request that failed)
+# too small: the size the command needs, in which it then runs
 "$upq" cat --json --arena 6K --head 3 "$file" >"$work/small.out" 2>"$work/small.err"
 rc=$?
 need=$(sed -n 's/^upq: arena too small: \([0-9]*\) bytes needed$/\1/p' "$work/small.err")
-if [ "$rc" -eq 1 ] && [ -n "$need" ] && [ "$need" -gt 6144 ] && [ ! -s "$work/small.out" ]; then
-    pass "--arena 6K: exit 1, arena too small: $need bytes needed"
+if [ "$rc" -eq 1 ] && [ -n "$need" ] && [ "$need" -gt 6144 ] && [ ! -s "$work/small.out" ] &&
+    "$upq" cat --json --arena "$need" --head 3 "$file" >"$work/small.out" 2>"$work/small.err" &&
+    [ "$(wc -l <"$work/small.out")" -eq 3 ]; then
+    pass "--arena 6K: exit 1, arena too small: $need bytes needed; --arena $need reads the rows"
 else
-    fail "--arena 6K: want exit 1 and 'upq: arena too small: N bytes needed' (exit $rc)" \
+    fail "--arena 6K: want exit 1 and 'upq: arena too small: N bytes needed', then the rows in N (exit $rc)" \
         "$(head -n 2 "$work/small.err")"
 fi
 rm -f "$file"

@@ -1109,6 +1109,7 @@ static void journal_nonces(const uint8_t *data, size_t len, const mode *m, const
     static uint8_t amem[1u << 20] __attribute__((aligned(16)));
     upq_aes_key *fk = (upq_aes_key *)keymem;
     size_t off;
+    uint32_t seed = 0; /* every record but FILE: its CRC starts from the file's nonce */
     *records = 0;
     if (!TU_CHECK_STATUS(upq_aes_setkey(fk, FKEY, 16), UPQ_OK))
         return;
@@ -1118,7 +1119,8 @@ static void journal_nonces(const uint8_t *data, size_t len, const mode *m, const
         size_t pl;
         upq_arena a;
         if (data[off] != 'U' || upq_j_hdr_get(data + off, &h, len - off) != UPQ_OK || h.file_id != FILE_ID ||
-            upq_crc32(data + off, h.len - UPQ_J_CRC) != upq_load_le32(data + off + h.len - UPQ_J_CRC))
+            upq_crc32_update(h.type == UPQ_J_FILE ? 0u : seed, data + off, h.len - UPQ_J_CRC) !=
+                upq_load_le32(data + off + h.len - UPQ_J_CRC))
             continue;
         (*records)++;
         if (!TU_CHECK_MSG(h.flags & UPQ_J_SEALED, "journal record at %zu not sealed", off))
@@ -1136,6 +1138,8 @@ static void journal_nonces(const uint8_t *data, size_t len, const mode *m, const
                                                    NULL),
                                  UPQ_OK))
                 continue;
+            if (TU_CHECK(UPQ_ISSET(jf, UPQ_JFILE_NONCE) && jf.nonce.len == UPQ_J_NONCE))
+                seed = upq_crc32(jf.nonce.ptr, UPQ_J_NONCE);
             note_module(pay + used, pl - used, off + UPQ_J_HDR + used, N_FILE_FMD);
             for (i = 0; i < jf.keys.n; i++) {
                 size_t at = find_bytes(pay, used, jf.keys.v[i].check.ptr, jf.keys.v[i].check.len);

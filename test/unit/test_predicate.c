@@ -13,6 +13,7 @@
  * bounds).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "util/check.h"
 #include "util/flaky_io.h"
 #include "writer_util.h"
+#include "format/meta_desc.h"
 
 #define ROWS 3000
 #define RG_ROWS 1000
@@ -307,6 +309,9 @@ static const query queries[] = {
 };
 #define NQ (sizeof queries / sizeof queries[0])
 
+static int g_damaged; /* the page index does not load: no page pruning to expect */
+static int g_no_pages; /* scans without page indexes (UPQ_SCAN_NO_PAGES) */
+
 /* ---- scanning ------------------------------------------------------------------------------ */
 
 typedef struct scan_result {
@@ -318,18 +323,90 @@ typedef struct scan_result {
     unsigned paged;        /* leaves pruned through a page index */
     unsigned reopens;
     unsigned rgs;
+    unsigned rejected;     /* page indexes not used */
+    const char *rejected_what;
     upq_status st;
 } scan_result;
 
-/* Runs p over every row group of the file, giving only `id` (or every
- * column: all), through read_at `io`. */
+/* The whole file in one scan (upq_scan_begin), row groups on demand when
+ * `lazy`, the ids fetched into structs when `fetch` (else by events). */
+static void run_file_scan(upq_reader *r, const upq_pred *p, int lazy, int fetch, scan_result *out)
+{
+    upq_scan_opts o;
+    upq_scan sc;
+    uint32_t id = C_ID;
+    upq_status st;
+    memset(&o, 0, sizeof o);
+    o.where = p;
+    o.columns = &id;
+    o.num_columns = 1;
+    o.batch = lazy ? 7 : 0;
+    o.flags = g_no_pages ? UPQ_SCAN_NO_PAGES : 0;
+    st = upq_scan_begin(&sc, r, &o);
+    if (st != UPQ_OK) {
+        out->st = st;
+        return;
+    }
+#if UPQ_WITH_FLAT_ROWS
+    if (fetch) {
+        struct { int64_t id; uint8_t null; } rows[5];
+        upq_row_binding b = {C_ID, 0, (uint32_t)offsetof(struct { int64_t id; uint8_t null; }, null)};
+        TU_CHECK_STATUS(upq_scan_bind(&sc, &b, 1), UPQ_OK);
+        for (;;) {
+            size_t got = 0, k;
+            WU_RETRY(st, upq_scan_fetch(&sc, rows, sizeof rows[0], 1 + (out->n % 5), &got));
+            if (st != UPQ_OK)
+                break;
+            for (k = 0; k < got && out->n < ROWS; k++)
+                out->ids[out->n++] = (uint64_t)rows[k].id;
+            /* the last row given is the last one filled */
+            if ((uint64_t)rows[got - 1].id != upq_scan_file_row(&sc))
+                out->st = UPQ_ERR_STATE;
+        }
+    } else
+#endif
+    {
+        (void)fetch;
+        for (;;) {
+            upq_event ev;
+            int64_t id = -1;
+            WU_RETRY(st, upq_scan_next(&sc));
+            if (st != UPQ_OK)
+                break;
+            WU_RETRY(st, upq_rows_event(upq_scan_rows(&sc), &ev));
+            if (st == UPQ_OK && ev.type == UPQ_EV_VALUE)
+                memcpy(&id, ev.value, sizeof id);
+            if (out->n < ROWS)
+                out->ids[out->n++] = (uint64_t)id;
+            if ((uint64_t)id != upq_scan_file_row(&sc))
+                out->st = UPQ_ERR_STATE; /* the file row says another row */
+        }
+    }
+    out->rgs = sc.stats.row_groups;
+    out->selected = sc.stats.rows_selected;
+    out->bloom_pruned = sc.stats.pruned_bloom;
+    out->dict_pruned = sc.stats.pruned_dict;
+    out->paged = sc.stats.leaves_paged;
+    out->reopens = sc.stats.reopens;
+    out->rejected = sc.stats.index_rejected;
+    out->rejected_what = sc.stats.index_what;
+    if (st != UPQ_DONE && out->st == UPQ_OK)
+        out->st = st;
+    upq_scan_close(&sc);
+}
+
+/* Runs p over the file, giving only `id` (or every column: all), through
+ * read_at `io`: one scan per row group (upq_scan_open), or (mode 1) one scan
+ * of the whole file, (mode 2) the same with row groups on demand and the
+ * ids fetched into structs. */
 static void run_scan(const sink_buf *file, const upq_pred *p, const tu_flaky_cfg *cfg, int all,
-                     scan_result *out)
+                     int mode, scan_result *out)
 {
     tu_mem_src src;
     tu_flaky fl;
     upq_io io;
     upq_reader r;
+    upq_reader_opts ro;
     size_t alen = 1u << 20;
     uint8_t *arena = (uint8_t *)malloc(alen);
     uint32_t rg, idnode;
@@ -343,10 +420,18 @@ static void run_scan(const sink_buf *file, const upq_pred *p, const tu_flaky_cfg
     io.read_at = tu_flaky_read_at;
     io.lend = NULL;
     io.size = file->n;
-    upq_reader_init(&r, &io, arena, alen, NULL);
+    memset(&ro, 0, sizeof ro);
+    ro.row_groups = mode == 2 ? UPQ_ROW_GROUPS_LAZY : UPQ_ROW_GROUPS_EAGER;
+    upq_reader_init(&r, &io, arena, alen, &ro);
     WU_RETRY(st, upq_reader_open(&r));
     out->st = st;
     if (st != UPQ_OK) {
+        free(arena);
+        return;
+    }
+    if (mode) {
+        run_file_scan(&r, p, mode == 2, mode == 2, out);
+        TU_CHECK_UINT(upq_arena_remaining(&r.arena) > 0, 1);
         free(arena);
         return;
     }
@@ -397,7 +482,6 @@ static void run_scan(const sink_buf *file, const upq_pred *p, const tu_flaky_cfg
     free(arena);
 }
 
-static int g_damaged; /* the page index does not load: no page pruning to expect */
 
 static void check_file(const sink_buf *file, int bloom)
 {
@@ -429,7 +513,7 @@ static void check_file(const sink_buf *file, int bloom)
             scan_result res;
             if (c > 0 && !tu_repeat_keep())
                 continue;
-            run_scan(file, &p, &tu_flaky_cfgs[c], c % 2, &res);
+            run_scan(file, &p, &tu_flaky_cfgs[c], c % 2, (int)(c % 3), &res);
             TU_CHECK_MSG(res.st == UPQ_OK, "%s: %s", tu_flaky_cfgs[c].name, upq_strerror(res.st));
             TU_CHECK_MSG(res.n == nexp, "%s: %zu rows, expected %zu", tu_flaky_cfgs[c].name, res.n,
                          nexp);
@@ -440,8 +524,9 @@ static void check_file(const sink_buf *file, int bloom)
                     break;
             if (queries[q].truth == t_q11 && !g_damaged)
                 TU_CHECK_UINT(res.reopens, 1); /* the second range by its OffsetIndex */
-            /* a damaged index is never used for pruning */
-            if (g_damaged)
+            /* a damaged index is never used for pruning (a lie is told of one
+             * column: the others' indexes still are) */
+            if (g_damaged == 1)
                 TU_CHECK_UINT(res.paged, 0);
             if (queries[q].max_selected != UINT64_MAX && !g_damaged)
                 TU_CHECK_MSG(res.selected <= queries[q].max_selected,
@@ -575,6 +660,182 @@ static int damage(const sink_buf *src, sink_buf *dst, int mode)
     return 0;
 }
 
+/* ---- page indexes that contradict themselves -------------------------------------------- */
+
+/* What a lie does to the ColumnIndex of one column in every row group. */
+enum {
+    LIE_NULL_PAGE_BOUNDS = 0, /* a page with values marked null, its min/max kept */
+    LIE_NULL_PAGE_FEW,        /* ... min/max emptied, but its null count below its rows */
+    LIE_WIDTH,                /* INT64 min/max of 4 bytes */
+    LIE_NULLS_OVER,           /* a null count above the page's rows */
+    LIE_NULLS_SUM,            /* null counts that do not add up to the chunk's */
+    LIE_ORDER,                /* ascending bounds said to be descending */
+    LIE_MIN_MAX,              /* a page's min above its max */
+    LIE_COUNT
+};
+static const char *const lie_names[LIE_COUNT] = {
+    "a null page with min/max", "a null page with fewer nulls than rows",
+    "INT64 min/max of 4 bytes", "a null count above the page's rows",
+    "null counts that do not add up to the chunk's", "ascending bounds said to be descending",
+    "a page's min above its max"};
+/* the column each lie is told about, and the check that must catch it */
+static const uint32_t lie_col[LIE_COUNT] = {C_X, C_X, C_ID, C_X, C_X, C_ID, C_X};
+static const char *const lie_what[LIE_COUNT] = {
+    "a null page with min/max", "a null page with fewer nulls than rows",
+    "min/max of the wrong width", "null count outside its rows",
+    "null counts disagree with the chunk", "boundary order", "min above its max"};
+
+/* ci with lie `kind` told on its page k (lists copied into `scratch`). */
+static int tell_lie(upq_column_index *ci, int kind, uint32_t k, uint8_t *scratch)
+{
+    uint32_t n = ci->null_pages.n;
+    if (k >= n || !UPQ_ISSET(*ci, UPQ_COLUMN_INDEX_NULL_COUNTS))
+        return -1;
+    memcpy(scratch, ci->null_pages.v, n);
+    ci->null_pages.v = scratch;
+    scratch += (n + 7) & ~7u;
+    memcpy(scratch, ci->null_counts.v, n * sizeof(int64_t));
+    ci->null_counts.v = (int64_t *)(void *)scratch;
+    scratch += n * sizeof(int64_t);
+    memcpy(scratch, ci->min_values.v, n * sizeof(upq_bytes));
+    ci->min_values.v = (upq_bytes *)(void *)scratch;
+    scratch += n * sizeof(upq_bytes);
+    memcpy(scratch, ci->max_values.v, n * sizeof(upq_bytes));
+    ci->max_values.v = (upq_bytes *)(void *)scratch;
+    switch (kind) {
+    case LIE_NULL_PAGE_BOUNDS: ((uint8_t *)ci->null_pages.v)[k] = 1; break;
+    case LIE_NULL_PAGE_FEW:
+        ((uint8_t *)ci->null_pages.v)[k] = 1;
+        ci->min_values.v[k].len = ci->max_values.v[k].len = 0;
+        break;
+    case LIE_WIDTH:
+        ci->min_values.v[k].len = 4;
+        ci->max_values.v[k].len = 4;
+        break;
+    case LIE_NULLS_OVER: ci->null_counts.v[k] = 1000000; break;
+    case LIE_NULLS_SUM: ci->null_counts.v[k] += ci->null_counts.v[k] ? -1 : 1; break;
+    case LIE_ORDER:
+        if (ci->boundary_order != UPQ_BOUNDARY_ASCENDING)
+            return -1;
+        ci->boundary_order = UPQ_BOUNDARY_DESCENDING;
+        break;
+    default: {
+        upq_bytes t = ci->min_values.v[k];
+        ci->min_values.v[k] = ci->max_values.v[k];
+        ci->max_values.v[k] = t;
+        break;
+    }
+    }
+    return 0;
+}
+
+/* A copy of `src` whose ColumnIndex of the lie's column, in every row group,
+ * is re-encoded with the lie (told on page 1) after the data: the footer
+ * points at it. Every other byte stays. */
+static int lie_file(const sink_buf *src, sink_buf *dst, int kind)
+{
+    rfile f;
+    uint32_t rg, col = lie_col[kind];
+    uint8_t *mod = (uint8_t *)malloc(1u << 20), *scratch = (uint8_t *)malloc(1u << 16);
+    size_t mlen = 0, flen = 0, cap = 1u << 20;
+    uint8_t *foot = (uint8_t *)malloc(cap);
+    int rc = -1;
+    if (rfile_open(&f, src->p, src->n) != UPQ_OK)
+        goto out;
+    for (rg = 0; rg < f.r.meta.row_groups.n; rg++) {
+        upq_column_chunk *ch = (upq_column_chunk *)&f.r.meta.row_groups.v[rg].columns.v[col];
+        upq_page_index pi;
+        upq_column_index ci;
+        size_t len = 0;
+        upq_status st;
+        if (upq_page_index_open(&pi, &f.r, rg, col, UPQ_PAGE_INDEX_COLUMN) != UPQ_OK)
+            goto out;
+        WU_RETRY(st, upq_page_index_load(&pi));
+        if (st != UPQ_OK)
+            goto out;
+        memcpy(&ci, upq_page_index_columns(&pi), sizeof ci);
+        if (tell_lie(&ci, kind, 1, scratch) != 0 ||
+            upq_thrift_encode(&upq_column_index_desc, &ci, mod + mlen, (1u << 20) - mlen, &len) != UPQ_OK)
+            goto out;
+        ch->column_index_offset = (int64_t)(f.r.footer_start + mlen);
+        ch->column_index_length = (int32_t)len;
+        mlen += len;
+        upq_page_index_close(&pi);
+    }
+    if (upq_thrift_encode(&upq_file_metadata_desc, &f.r.meta, foot, cap, &flen) != UPQ_OK)
+        goto out;
+    sink_init(dst, SINK_WHOLE, 1);
+    sink_grow(dst, f.r.footer_start + mlen + flen + 8);
+    memcpy(dst->p, src->p, f.r.footer_start);
+    memcpy(dst->p + f.r.footer_start, mod, mlen);
+    memcpy(dst->p + f.r.footer_start + mlen, foot, flen);
+    dst->n = f.r.footer_start + mlen + flen + 8;
+    dst->p[dst->n - 8] = (uint8_t)flen;
+    dst->p[dst->n - 7] = (uint8_t)(flen >> 8);
+    dst->p[dst->n - 6] = (uint8_t)(flen >> 16);
+    dst->p[dst->n - 5] = (uint8_t)(flen >> 24);
+    memcpy(dst->p + dst->n - 4, "PAR1", 4);
+    rc = 0;
+out:
+    if (f.arena)
+        rfile_close(&f);
+    free(mod);
+    free(scratch);
+    free(foot);
+    return rc;
+}
+
+/* Each lie: every query's rows stay exact (check_file), the scan says it
+ * left that index out and why, and gives the rows the scan without page
+ * indexes gives. */
+static void test_lies(const sink_buf *plain)
+{
+    int kind;
+    for (kind = 0; kind < LIE_COUNT; kind++) {
+        sink_buf bad;
+        tu_case("page index: %s", lie_names[kind]);
+        if (!TU_CHECK_MSG(lie_file(plain, &bad, kind) == 0, "could not write the lie"))
+            continue;
+        {
+            /* a condition on the lying column, with and without page indexes */
+            upq_pred p;
+            scan_result with, without;
+            uint32_t n = 0;
+            const char *what = "";
+            uint32_t badn = 0;
+            rfile f;
+            V[0] = lie_col[kind] == C_ID ? vi64(1234) : vdbl(10.0);
+            nodes[n++] = leaf(lie_col[kind] == C_ID ? UPQ_PRED_GE : UPQ_PRED_LT, lie_col[kind], 1, &V[0]);
+            nodes[n++] = leaf(UPQ_PRED_IS_NULL, C_X, 0, NULL);
+            nodes[n++] = opnode(UPQ_PRED_OR);
+            p.nodes = nodes;
+            p.n = n;
+            p.depth = 0;
+            if (TU_CHECK_STATUS(rfile_open(&f, bad.p, bad.n), UPQ_OK))
+                TU_CHECK_STATUS(upq_pred_check(&f.r.schema, &p, &what, &badn), UPQ_OK);
+            rfile_close(&f);
+            run_scan(&bad, &p, &tu_flaky_cfgs[0], 0, 1, &with);
+            g_no_pages = 1;
+            run_scan(&bad, &p, &tu_flaky_cfgs[0], 0, 1, &without);
+            g_no_pages = 0;
+            TU_CHECK_STATUS(with.st, UPQ_OK);
+            TU_CHECK_STATUS(without.st, UPQ_OK);
+            TU_CHECK_MSG(with.n == without.n && memcmp(with.ids, without.ids, with.n * sizeof *with.ids) == 0,
+                         "%zu rows with the page index, %zu without", with.n, without.n);
+            TU_CHECK_MSG(with.rejected > 0 && with.rejected_what &&
+                             strstr(with.rejected_what, lie_what[kind]),
+                         "the scan did not say it left the index out for '%s' (%u: %s)",
+                         lie_what[kind], with.rejected, with.rejected_what ? with.rejected_what : "");
+            free(with.ids);
+            free(without.ids);
+        }
+        g_damaged = 2;
+        check_file(&bad, 0);
+        g_damaged = 0;
+        sink_free(&bad);
+    }
+}
+
 int main(void)
 {
     sink_buf plain, bloom;
@@ -591,6 +852,21 @@ int main(void)
             tu_note("row group %u: %lld rows", (unsigned)g,
                     (long long)f.r.meta.row_groups.v[g].num_rows);
         test_eval(&f.r.schema);
+        {
+            /* a scan begun without options or predicate fails on the reader */
+            upq_scan sc;
+            upq_pred none = { NULL, 0, 0 };
+            tu_case("scans begun without what they need");
+            TU_CHECK_STATUS(upq_scan_begin(&sc, &f.r, NULL), UPQ_ERR_INVAL);
+            TU_CHECK_STATUS(f.r.err.status, UPQ_ERR_INVAL);
+            TU_CHECK_STATUS(upq_scan_next(&sc), UPQ_ERR_INVAL);
+            f.r.err.status = UPQ_OK;
+            TU_CHECK_STATUS(upq_scan_open(&sc, &f.r, &none, 0, NULL, 0, 0, 0, UINT64_MAX, 0, 0),
+                            UPQ_ERR_INVAL);
+            TU_CHECK_STATUS(f.r.err.status, UPQ_ERR_INVAL);
+            upq_scan_close(&sc);
+            f.r.err.status = UPQ_OK;
+        }
         rfile_close(&f);
     }
     check_file(&plain, 0);
@@ -608,6 +884,7 @@ int main(void)
             sink_free(&bad);
         }
     }
+    test_lies(&plain);
     sink_free(&plain);
     sink_free(&bloom);
     return tu_summary();

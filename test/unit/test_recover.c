@@ -34,12 +34,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "writer_util.h"
 #include "common/crc32.h"
 #include "format/meta_desc.h"
 #include "util/files.h"
 #include "util/sdcard.h"
+#include "uparquet/posix.h"
 #include "upq_port.h"
 
 #define ROWS 600u
@@ -96,26 +98,17 @@ static size_t fake_record(uint8_t *p, uint8_t type, uint32_t seq)
     return len;
 }
 
-static void build(void)
+/* The rows: `salt` 0 for the file under test, another for other readings
+ * (an old file on the same medium). */
+static void fill(uint32_t salt)
 {
-    upq_schema_builder b;
-    upq_logical_type lt;
     uint32_t i;
     size_t used = 0;
-    upq_sb_init(&b, elems, NCOL + 1, "log");
-    upq_sb_column(&b, "id", UPQ_REP_REQUIRED, UPQ_TYPE_INT64, 0, NULL);
-    upq_lt_string(&lt);
-    upq_sb_column(&b, "msg", UPQ_REP_OPTIONAL, UPQ_TYPE_BYTE_ARRAY, 0, &lt);
-    upq_sb_column(&b, "v", UPQ_REP_OPTIONAL, UPQ_TYPE_DOUBLE, 0, NULL);
-    TU_CHECK_STATUS(upq_sb_finish(&b, &nelems), UPQ_OK);
-    for (i = 0; i < NCOL; i++) {
-        data[i].def = (uint16_t *)calloc(ROWS, sizeof(uint16_t));
-        data[i].vals = calloc(ROWS, 16);
-        data[i].n = ROWS;
-    }
+    for (i = 0; i < NCOL; i++)
+        data[i].nv = 0;
     for (i = 0; i < ROWS; i++) {
-        int64_t id = (int64_t)i * 7 - 1000;
-        double v = i * 1.25;
+        int64_t id = (int64_t)i * 7 - 1000 + (int64_t)salt * 100003;
+        double v = i * 1.25 + salt;
         upq_bytes s;
         memcpy((uint8_t *)data[0].vals + 8 * data[0].nv++, &id, 8);
         data[1].def[i] = i % 5 != 0;
@@ -136,7 +129,7 @@ static void build(void)
                 s.len = 4 + (uint32_t)fake_record(p + 4, 1, 0);
                 break;
             default:
-                s.len = (uint32_t)snprintf((char *)p, 24, "row-%u", i);
+                s.len = (uint32_t)snprintf((char *)p, 24, "row-%u", i + salt);
                 break;
             }
             s.ptr = p;
@@ -147,6 +140,25 @@ static void build(void)
         if (data[2].def[i])
             memcpy((uint8_t *)data[2].vals + 8 * data[2].nv++, &v, 8);
     }
+}
+
+static void build(void)
+{
+    upq_schema_builder b;
+    upq_logical_type lt;
+    uint32_t i;
+    upq_sb_init(&b, elems, NCOL + 1, "log");
+    upq_sb_column(&b, "id", UPQ_REP_REQUIRED, UPQ_TYPE_INT64, 0, NULL);
+    upq_lt_string(&lt);
+    upq_sb_column(&b, "msg", UPQ_REP_OPTIONAL, UPQ_TYPE_BYTE_ARRAY, 0, &lt);
+    upq_sb_column(&b, "v", UPQ_REP_OPTIONAL, UPQ_TYPE_DOUBLE, 0, NULL);
+    TU_CHECK_STATUS(upq_sb_finish(&b, &nelems), UPQ_OK);
+    for (i = 0; i < NCOL; i++) {
+        data[i].def = (uint16_t *)calloc(ROWS, sizeof(uint16_t));
+        data[i].vals = calloc(ROWS, 16);
+        data[i].n = ROWS;
+    }
+    fill(0);
 }
 
 /* The first `rows` rows of column c. */
@@ -605,6 +617,374 @@ static void test_cuts(const rcfg *k, uint64_t seed)
     TU_CHECK(cn.recovered > 0);
 }
 
+/* ---- a new file over an old one of the same file id -------------------------------------- */
+
+/* The cuts below are thinned to one in this many in the asan stage
+ * ($UPQ_TEST_QUICK=1), whose sanitizers make each a lot dearer. */
+static unsigned quick_thin(void)
+{
+    const char *q = getenv("UPQ_TEST_QUICK");
+    return q && strcmp(q, "1") == 0 ? 3u : 1u;
+}
+
+/* Sets and ends rows [from, ROWS) through w (resumed), then closes. */
+static upq_status write_rest(upq_writer *w, uint64_t from)
+{
+    size_t vpos[NCOL] = {0};
+    upq_status st = UPQ_OK;
+    uint64_t i;
+    uint32_t c;
+    for (c = 0; c < NCOL; c++)
+        for (i = 0; i < from; i++)
+            vpos[c] += maxdef[c] == 0 || data[c].def[i];
+    for (i = from; i < ROWS && st == UPQ_OK; i++) {
+        for (c = 0; c < NCOL && st == UPQ_OK; c++) {
+            if (maxdef[c] && !data[c].def[i]) {
+                WU_RETRY(st, upq_writer_set_null(w, c));
+            } else {
+                const uint8_t *v = (const uint8_t *)data[c].vals + vpos[c]++ * wu_value_size(types[c]);
+                WU_RETRY(st, upq_writer_set(w, c, v));
+            }
+        }
+        if (st == UPQ_OK)
+            WU_RETRY(st, upq_writer_end_row(w));
+    }
+    if (st == UPQ_OK)
+        WU_RETRY(st, upq_writer_close(w));
+    return st;
+}
+
+/* Resumes the file `sink` holds (`size` bytes) and writes the rest of the
+ * rows: UPQ_OK with *r0 the rows the file kept, or the failure. */
+static upq_status resume_rest(const upq_sink *sink, uint64_t size, uint64_t *r0)
+{
+    static upq_writer w;
+    upq_status st = upq_writer_init(&w, sink, elems, nelems, warena, warena_len, &wopts);
+    unsigned long spins = 0;
+    *r0 = 0;
+    if (st != UPQ_OK)
+        return st;
+    do
+        st = upq_writer_resume(&w, size);
+    while (st == UPQ_AGAIN && ++spins < SPIN_LIMIT);
+    if (st != UPQ_OK)
+        return st;
+    *r0 = upq_writer_rows(&w);
+    return write_rest(&w, *r0);
+}
+
+/* The rows of salt `old_salt` were there before: recovery of the file, or
+ * the old file itself when nothing of the new one became durable (its FILE
+ * record not even synced: then the medium shows the old one whole). */
+static int old_file_rows(const uint8_t *p, size_t n, uint64_t rows, uint32_t old_salt, const char *what)
+{
+    long bad;
+    if (rows != ROWS)
+        return 0;
+    fill(old_salt);
+    bad = read_back(p, n, rows, what);
+    fill(0);
+    return bad == 0;
+}
+
+/* A cut file of this run (rr) on a medium that held a closed file of the
+ * same file id (rows of salt old_salt): recovery keeps exactly this file's
+ * checkpointed rows, and resume keeps them and adds the rest. */
+static void reused_after_cut(tu_sd *sd, const run_result *rr, uint32_t old_salt, const char *name, counts *cn)
+{
+    upq_recover_info info;
+    upq_status st;
+    sink_buf b;
+    upq_sink k, sink;
+    uint64_t len = 0, r0 = 0;
+    const uint8_t *img;
+    uint8_t *before;
+    size_t n;
+    tu_sd_remount(sd, NULL);
+    img = tu_sd_file(sd, &len);
+    n = (size_t)len;
+    before = (uint8_t *)malloc(n ? n : 1);
+    memcpy(before, img, n);
+    cn->cuts++;
+    /* recovery, on a copy */
+    k = buf_of(&b, before, n, SINK_WHOLE, 1, 1);
+    st = recover(&k, n, rarena, sizeof rarena, 0, &info);
+    if (st == UPQ_OK && rr->durable == 0 && old_file_rows(b.p, (size_t)info.file_size, info.rows, old_salt, name)) {
+        cn->stale++;
+    } else if (st == UPQ_ERR_CORRUPT && rr->durable == 0) {
+        expect(cn, same_bytes(b.p, b.n, before, n), "%s: refused, but changed the file", name);
+        cn->empty++;
+    } else if (expect(cn, st == UPQ_OK, "%s: recovery: %s (%s), %llu rows durable", name, upq_strerror(st),
+                      recover_what(), (unsigned long long)rr->durable)) {
+        expect(cn,
+               info.rows >= rr->durable && info.rows <= rr->taken + 1 && is_checkpoint(info.rows) &&
+                   read_back(b.p, (size_t)info.file_size, info.rows, name) == 0,
+               "%s: %llu rows recovered (the old file's?), %llu durable, %llu taken", name,
+               (unsigned long long)info.rows, (unsigned long long)rr->durable, (unsigned long long)rr->taken);
+        cn->recovered++;
+    }
+    sink_free(&b);
+    /* resume, on the card as the cut left it: the rows recovery keeps, then
+     * the rest; never the old file's records */
+    tu_sd_sink(sd, &sink);
+    st = resume_rest(&sink, len, &r0);
+    img = tu_sd_file(sd, &len);
+    if (st == UPQ_ERR_CORRUPT && rr->durable == 0)
+        expect(cn, same_bytes(img, (size_t)len, before, n), "%s: resume refused, but changed the file", name);
+    else if (st == UPQ_OK && rr->durable == 0 && r0 == ROWS)
+        expect(cn, old_file_rows(img, (size_t)len, ROWS, old_salt, name), "%s: resumed the old file?", name);
+    else
+        expect(cn,
+               st == UPQ_OK && r0 >= rr->durable && r0 <= rr->taken + 1 && is_checkpoint(r0) &&
+                   read_back(img, (size_t)len, ROWS, name) == 0,
+               "%s: resume: %s, kept %llu rows (%llu durable, %llu taken)", name, upq_strerror(st),
+               (unsigned long long)r0, (unsigned long long)rr->durable, (unsigned long long)rr->taken);
+    free(before);
+}
+
+/* A closed file of this schema, options and file id with the rows of `salt`
+ * (malloc'd, *n). */
+static uint8_t *closed_file(uint32_t salt, size_t *n)
+{
+    sink_buf s;
+    upq_sink sink;
+    run_result rr;
+    fill(salt);
+    sink_init(&s, SINK_WHOLE, 1);
+    sink = sink_of(&s, 1);
+    run_writer(&sink, NULL, 0, &rr);
+    fill(0);
+    TU_CHECK_STATUS(rr.st, UPQ_OK);
+    *n = s.n;
+    return s.p;
+}
+
+/*
+ * A log made again over an old closed log of the same file id, as a FAT
+ * driver does when it re-creates the file in the clusters the old one held
+ * (the new file empty, every gap it leaves showing the old bytes), with the
+ * same readings and with other ones, cut at many points of its first row
+ * group: recovery keeps exactly this file's checkpointed rows, resume keeps
+ * them. (The old file's records lie where the new one's go, with the same
+ * sequence numbers: only the nonce tells them apart.)
+ */
+static void test_reused(const rcfg *k, uint64_t seed)
+{
+    uint32_t old_salt;
+    for (old_salt = 0; old_salt < 2; old_salt++) {
+        tu_sd sd;
+        tu_sd_cfg cfg;
+        upq_sink sink;
+        run_result rr;
+        counts cn;
+        size_t old_n = 0, i;
+        uint8_t *old;
+        uint64_t first_end = 0, step, at;
+        tu_case("%s: a new file over an old one of the same file id, %s readings", k->name,
+                old_salt ? "other" : "the same");
+        set_options(k, FILE_ID, 1);
+        old = closed_file(old_salt, &old_n);
+        /* the uncut run over it: its checkpoints, and where its first row
+         * group ends */
+        card_cfg(&cfg, k, seed);
+        cfg.stale = old;
+        cfg.stale_len = old_n;
+        tu_sd_init(&sd, &cfg);
+        tu_sd_sink(&sd, &sink);
+        run_writer(&sink, &sd, 1, &rr);
+        tu_sd_free(&sd);
+        for (i = 0; i < nck; i++)
+            if (ck_rows[i] <= k->rg_rows)
+                first_end = ck_bytes[i];
+        if (!TU_CHECK_MSG(rr.st == UPQ_OK && first_end > 0, "%s: the uncut run over the old file: %s", k->name,
+                          upq_strerror(rr.st))) {
+            free(old);
+            continue;
+        }
+        memset(&cn, 0, sizeof cn);
+        step = (first_end / 90u + 1u) * quick_thin();
+        for (at = 1; at <= first_end + 1u; at += step) {
+            char name[128];
+            card_cfg(&cfg, k, seed);
+            cfg.stale = old;
+            cfg.stale_len = old_n;
+            cfg.cut_byte = at;
+            cfg.persist_pct = (unsigned)(at % 3u) * 50u;
+            cfg.torn = (tu_sd_torn)(at % 3u);
+            cfg.len_policy = TU_SD_LEN_RANDOM;
+            cfg.cut_seed = seed * 41u + at;
+            tu_sd_init(&sd, &cfg);
+            tu_sd_sink(&sd, &sink);
+            run_writer(&sink, NULL, 0, &rr);
+            snprintf(name, sizeof name, "%s, %s readings, cut at byte %llu", k->name, old_salt ? "other" : "same",
+                     (unsigned long long)at);
+            if (rr.st != UPQ_OK)
+                reused_after_cut(&sd, &rr, old_salt, name, &cn);
+            tu_sd_free(&sd);
+        }
+        tu_note("%s, %s readings: %lu cuts in the first row group: %lu recovered, %lu before any checkpoint, "
+                "%lu showing the old file (nothing of the new one synced)",
+                k->name, old_salt ? "other" : "the same", cn.cuts, cn.recovered, cn.empty, cn.stale);
+        TU_CHECK_MSG(cn.bad == 0, "%s: %lu failed expectations", k->name, cn.bad);
+        TU_CHECK(cn.recovered > 0);
+        free(old);
+    }
+}
+
+/* A write_at that stops taking data after `left` more calls (a process
+ * killed while writing a file in place). */
+typedef struct stop_sink {
+    upq_sink inner;
+    unsigned long left;
+} stop_sink;
+
+static upq_status stop_write_at(void *ctx, uint64_t off, const void *buf, size_t len, size_t *written)
+{
+    stop_sink *s = (stop_sink *)ctx;
+    if (!s->left)
+        return UPQ_ERR_IO;
+    s->left--;
+    return s->inner.write_at(s->inner.ctx, off, buf, len, written);
+}
+
+static upq_status stop_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    stop_sink *s = (stop_sink *)ctx;
+    return s->inner.read_at(s->inner.ctx, off, buf, len, got);
+}
+
+static upq_status stop_sync(void *ctx)
+{
+    stop_sink *s = (stop_sink *)ctx;
+    return s->left ? s->inner.sync(s->inner.ctx) : UPQ_ERR_IO;
+}
+
+/*
+ * A POSIX file rewritten in place without truncation (opened for writing
+ * over an old closed log of the same file id, which it is longer than
+ * until the new one passes it), the writing stopped at many points of its
+ * first row group: recovery keeps exactly the new file's checkpointed rows;
+ * resume keeps them and adds the rest.
+ */
+static void test_rewritten(const rcfg *k)
+{
+    char path[256];
+    uint8_t *old;
+    size_t old_n = 0;
+    uint32_t old_salt;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/upq_test_recover_%ld.parquet", tmp && *tmp ? tmp : "/tmp", (long)getpid());
+    for (old_salt = 0; old_salt < 2; old_salt++) {
+        counts cn;
+        unsigned long calls, cut;
+        tu_case("%s: a POSIX file rewritten in place without truncation, %s readings", k->name,
+                old_salt ? "other" : "the same");
+        set_options(k, FILE_ID, 1);
+        old = closed_file(old_salt, &old_n);
+        memset(&cn, 0, sizeof cn);
+        /* the write calls of the first row group, from a run that is not stopped */
+        calls = 0;
+        {
+            sink_buf s;
+            upq_sink sink;
+            run_result rr;
+            sink_init(&s, SINK_WHOLE, 1);
+            sink = sink_of(&s, 1);
+            run_writer(&sink, NULL, 1, &rr);
+            calls = s.writes_at;
+            sink_free(&s);
+        }
+        for (cut = 0; cut < calls; cut += (calls / 40u + 1u) * quick_thin()) {
+            upq_posix_sink ps;
+            stop_sink ss;
+            upq_sink sink;
+            run_result rr;
+            upq_recover_info info;
+            upq_status st;
+            uint64_t r0 = 0;
+            char name[128];
+            uint8_t *img = NULL;
+            size_t n = 0;
+            FILE *fp = fopen(path, "wb");
+            if (!TU_CHECK(fp != NULL && fwrite(old, 1, old_n, fp) == old_n))
+                break;
+            fclose(fp);
+            snprintf(name, sizeof name, "%s, %s readings, stopped after %lu writes", k->name,
+                     old_salt ? "other" : "same", cut);
+            if (!TU_CHECK_STATUS(upq_posix_sink_open(&ps, path, 0), UPQ_OK))
+                break;
+            upq_posix_sink_init(&ps, &ss.inner);
+            ss.left = cut;
+            sink = ss.inner;
+            sink.ctx = &ss;
+            sink.write_at = stop_write_at;
+            sink.read_at = stop_read_at;
+            sink.sync = stop_sync;
+            sink.truncate = NULL; /* killed before it could cut anything */
+            run_writer(&sink, NULL, 0, &rr);
+            upq_posix_sink_close(&ps);
+            if (rr.st == UPQ_OK)
+                continue;
+            cn.cuts++;
+            if (!TU_CHECK(tu_read_file(path, &img, &n) == 0))
+                break;
+            /* recovery in place, through the POSIX sink */
+            if (TU_CHECK_STATUS(upq_posix_sink_open(&ps, path, 0), UPQ_OK)) {
+                upq_sink rs;
+                upq_posix_sink_init(&ps, &rs);
+                st = recover(&rs, ps.size, rarena, sizeof rarena, 0, &info);
+                upq_posix_sink_close(&ps);
+                if (st == UPQ_OK && rr.durable == 0 && old_file_rows(img, n, info.rows, old_salt, name)) {
+                    cn.stale++;
+                } else if (expect(&cn, st == UPQ_OK || (st == UPQ_ERR_CORRUPT && rr.durable == 0),
+                                  "%s: recovery: %s (%s)", name, upq_strerror(st), recover_what()) &&
+                           st == UPQ_OK) {
+                    uint8_t *r = NULL;
+                    size_t rn = 0;
+                    TU_CHECK(tu_read_file(path, &r, &rn) == 0);
+                    expect(&cn,
+                           info.rows >= rr.durable && info.rows <= rr.taken + 1 && is_checkpoint(info.rows) &&
+                               read_back(r, rn, info.rows, name) == 0,
+                           "%s: %llu rows recovered (the old file's?), %llu durable, %llu taken", name,
+                           (unsigned long long)info.rows, (unsigned long long)rr.durable,
+                           (unsigned long long)rr.taken);
+                    free(r);
+                    cn.recovered++;
+                }
+            }
+            /* resume of the stopped file (put back), through the POSIX sink */
+            fp = fopen(path, "wb");
+            if (!TU_CHECK(fp != NULL && fwrite(img, 1, n, fp) == n))
+                break;
+            fclose(fp);
+            if (TU_CHECK_STATUS(upq_posix_sink_open(&ps, path, 0), UPQ_OK)) {
+                upq_sink rs;
+                uint8_t *r = NULL;
+                size_t rn = 0;
+                upq_posix_sink_init(&ps, &rs);
+                st = resume_rest(&rs, ps.size, &r0);
+                upq_posix_sink_close(&ps);
+                TU_CHECK(tu_read_file(path, &r, &rn) == 0);
+                if (!(rr.durable == 0 && (st == UPQ_ERR_CORRUPT || (st == UPQ_OK && r0 == ROWS &&
+                                                                      old_file_rows(r, rn, ROWS, old_salt, name)))))
+                    expect(&cn,
+                           st == UPQ_OK && r0 >= rr.durable && r0 <= rr.taken + 1 && is_checkpoint(r0) &&
+                               read_back(r, rn, ROWS, name) == 0,
+                           "%s: resume: %s, kept %llu rows (%llu durable)", name, upq_strerror(st),
+                           (unsigned long long)r0, (unsigned long long)rr.durable);
+                free(r);
+            }
+            free(img);
+        }
+        tu_note("%s, %s readings: %lu stopped rewrites: %lu recovered, %lu showing the old file", k->name,
+                old_salt ? "other" : "the same", cn.cuts, cn.recovered, cn.stale);
+        TU_CHECK_MSG(cn.bad == 0, "%s: %lu failed expectations", k->name, cn.bad);
+        TU_CHECK(cn.recovered > 0);
+        free(old);
+    }
+    remove(path);
+}
+
 /* ---- the whole file, and files that are not ours ------------------------------------- */
 
 /* The file as the writer leaves it after the checkpoint that made `rows`
@@ -837,10 +1217,58 @@ static void test_files(const rcfg *k, uint64_t seed)
             free(a);
             sink_free(&c);
         }
+        /* the planner, from the schema and options alone: exactly the least
+         * arena recovery succeeds in; 8 bytes less says that size */
+        {
+            size_t plan = 0;
+            TU_CHECK_STATUS(upq_recover_workspace_size(elems, nelems, &wopts, &plan), UPQ_OK);
+            a = (uint8_t *)malloc(plan + 8);
+            ck = buf_of(&c, p, n, SINK_WHOLE, 1, 1);
+            st = recover(&ck, n, a, plan, 0, &info);
+            TU_CHECK_MSG(st == UPQ_OK && info.rows == mid && same_bytes(c.p, c.n, ref.p, ref.n),
+                         "%s: the planner's %zu bytes: %s (%s)", k->name, plan, upq_strerror(st), recover_what());
+            sink_free(&c);
+            ck = buf_of(&c, p, n, SINK_WHOLE, 1, 1);
+            st = recover(&ck, n, a, plan - 8, 0, &info);
+            TU_CHECK_MSG(st == UPQ_ERR_NOMEM && upq_recover_needed(&rstate) == plan && same_bytes(c.p, c.n, p, n),
+                         "%s: 8 bytes less than the planner's %zu: %s, needed %zu", k->name, plan, upq_strerror(st),
+                         upq_recover_needed(&rstate));
+            sink_free(&c);
+            free(a);
+        }
         sink_free(&ref);
         free(p);
     }
     sink_free(&s);
+
+    /* resume with a dictionary budget too small for the cut row group's
+     * dictionary: the row group is ended as recovery ends it, the rows go
+     * on in the next (it used to take the row group up again forever) */
+    if (!k->plain_strings) {
+        tu_case("%s: resume with a dictionary budget too small for the file's", k->name);
+        p = file_at_checkpoint(k, ck_rows[nck / 2], seed, &n);
+        if (TU_CHECK(p != NULL)) {
+            sink_buf c;
+            upq_sink ck = buf_of(&c, p, n, SINK_WHOLE, 1, 1);
+            uint64_t r0 = 0;
+            uint8_t *big = warena;
+            size_t big_len = warena_len;
+            upq_writer_opts keep = wopts;
+            wopts.dict_size = 16;
+            TU_CHECK_STATUS(upq_writer_workspace_size(elems, nelems, &wopts, 0, &warena_len), UPQ_OK);
+            warena = (uint8_t *)malloc(warena_len);
+            st = resume_rest(&ck, n, &r0);
+            TU_CHECK_MSG(st == UPQ_OK && r0 == ck_rows[nck / 2] && read_back(c.p, c.n, ROWS, k->name) == 0,
+                         "%s: resume: %s, %llu rows kept of %llu", k->name, upq_strerror(st), (unsigned long long)r0,
+                         (unsigned long long)ck_rows[nck / 2]);
+            free(warena);
+            warena = big;
+            warena_len = big_len;
+            wopts = keep;
+            sink_free(&c);
+            free(p);
+        }
+    }
 
     /* a page that fails its CRC in the middle of the data: cut back to the
      * checkpoint before that page (the latest checkpoint whose row group has
@@ -930,6 +1358,8 @@ int main(void)
     for (k = 0; k < NCFG; k++) {
         test_cuts(&cfgs[k], tu_seed() + k * 101u);
         test_files(&cfgs[k], tu_seed() + k * 103u);
+        test_reused(&cfgs[k], tu_seed() + k * 107u);
+        test_rewritten(&cfgs[k]);
     }
     test_not_ours();
     free(other_file);

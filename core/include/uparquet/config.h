@@ -92,6 +92,11 @@
  *                                     time and a string page's bounds come from the
  *                                     entries it uses (0: looked up again; the files
  *                                     are the same)
+ * UPQ_WITH_OPEN_TOTAL        1        after UPQ_ERR_NOMEM, upq_reader_open names the total
+ *                                     the open takes (the footer's decode counts what
+ *                                     does not fit, the schema is sized), so one retry
+ *                                     in that many bytes succeeds; about 1 KB of code
+ *                                     on Cortex-M4 (0: it names the request that failed)
  * UPQ_WITH_NEON              target   NEON kernels (scalar twins always built); on by
  *                                     default on little-endian AArch64 and ARMv7-A
  *                                     with NEON (__ARM_NEON)
@@ -210,6 +215,9 @@
 #endif
 #ifndef UPQ_WITH_DICT_INDEX
 #define UPQ_WITH_DICT_INDEX 1
+#endif
+#ifndef UPQ_WITH_OPEN_TOTAL
+#define UPQ_WITH_OPEN_TOTAL 1
 #endif
 #ifndef UPQ_WITH_CRC
 #define UPQ_WITH_CRC 1

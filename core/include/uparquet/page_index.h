@@ -113,6 +113,25 @@ upq_status upq_column_index_check(const upq_column_index *ci, uint32_t pages, ui
                                   uint16_t max_def, const char **what);
 
 /*
+ * Checks a ColumnIndex against the chunk it describes before anything in it
+ * is trusted, with the OffsetIndex `oi` (checked) giving each page's rows:
+ * upq_column_index_check with oi's page count; per page, a null page without
+ * min/max and with no fewer nulls than rows, null and NaN counts within the
+ * page's rows (flat columns), min/max of the width of the column's physical
+ * type (FIXED_LEN_BYTE_ARRAY: at most type_length) and min not above max,
+ * level histograms that agree with the rows and null counts; the bounds in
+ * the declared boundary order; the null counts adding up to the chunk
+ * statistics' null_count. What no check can see is an index that is well
+ * formed and consistent but lies (bounds that exclude values the page
+ * holds, another column's index): such a file gives wrong answers to every
+ * reader that uses page indexes. Returns UPQ_OK, or UPQ_ERR_CORRUPT with
+ * *what naming the first problem and *page its page (-1: the chunk).
+ */
+upq_status upq_column_index_verify(const upq_reader *r, uint32_t rg, uint32_t column,
+                                   const upq_offset_index *oi, const upq_column_index *ci,
+                                   const char **what, int32_t *page);
+
+/*
  * Of an OffsetIndex that passed upq_offset_index_check: the page holding
  * row `row` (the last one whose first_row_index is at most `row`).
  */

@@ -60,6 +60,11 @@ typedef struct upq_tdec {
     uint8_t tmp[16];          /* fixed-size token bytes (double, uuid) */
     uint8_t tmp_len;
     uint8_t dest_kind;        /* upq_tkind of dest */
+    /* counting what does not fit: allocations that fail add their size to
+     * the arena's `needed` instead of stopping the decode; `phantom`: the
+     * value being read is counted, not stored (a struct that did not fit) */
+    uint8_t count_over;
+    uint8_t phantom;
     uint8_t *dest;            /* where the value being read is stored (NULL: skip) */
     const upq_tfield *dest_field; /* field whose value is read (a list element's: the list) */
     const upq_tstruct *dest_sub;  /* description of a struct value or list<struct> elements */

@@ -89,6 +89,10 @@ enum { UPQ_ROW_GROUPS_EAGER = 0, UPQ_ROW_GROUPS_LAZY = 1, UPQ_ROW_GROUPS_AUTO = 
 /* Where and why the last error happened. Strings are static. */
 typedef struct upq_error_info {
     upq_status status;
+    uint32_t needed;       /* UPQ_ERR_NOMEM: the arena size asked for (upq_arena_needed);
+                              UPQ_ERR_LIMIT: the size the limit would have to allow (a
+                              page's uncompressed size for max_page_size); else 0.
+                              UINT32_MAX: that much or more */
     uint64_t offset;       /* file offset, or UINT64_MAX when not tied to one */
     const char *what;      /* e.g. "footer length exceeds the file" */
     const char *in_struct; /* Thrift struct being decoded, when relevant */

@@ -65,6 +65,13 @@ typedef struct upq_schema {
 upq_status upq_schema_build(upq_schema *s, const upq_schema_element *elems, uint32_t n,
                             upq_arena *a, uint32_t *bad_elem);
 
+/*
+ * The arena bytes upq_schema_build takes for elems[0..n), and in *leaves
+ * (may be NULL) its leaf columns; 0 when the list is malformed (the build
+ * then fails). Nothing is allocated: this sizes an arena before it exists.
+ */
+size_t upq_schema_size(const upq_schema_element *elems, uint32_t n, uint32_t *leaves);
+
 /* The k-th child (node index) of group `node`. */
 uint32_t upq_schema_child(const upq_schema *s, uint32_t node, uint32_t k);
 

@@ -226,6 +226,12 @@ typedef struct upq_writer_opts {
     uint64_t file_id;         /* tells this file's journal from another file's on a
                                  reused medium (a serial number, a time, random bits);
                                  0 when the medium is never reused */
+    uint64_t nonce;           /* entropy for the file's nonce (a TRNG's bits, a boot or
+                                 file counter; 0 is fine): every journal record is bound
+                                 to the nonce, drawn at creation from this, the file id
+                                 and what the medium held where the file begins, so
+                                 records an old file left on the medium are never taken
+                                 for this one's */
 } upq_writer_opts;
 
 /* ---- the writer's state --------------------------------------------------- */
