@@ -104,9 +104,10 @@ static upq_status begin(upq_scan *sc, upq_reader *r, const upq_pred *p, size_t b
     sc->flags = flags;
     sc->mark = upq_arena_save(&r->arena);
     if (p) {
-        upq_pred copy = *p;
+        upq_pred copy;
         const char *what = "";
         uint32_t bad;
+        upq_memcpy(&copy, p, sizeof copy); /* not an assignment: a memcpy call on Cortex-M0+ */
         if (upq_pred_check(s, &copy, &what, &bad) != UPQ_OK)
             return sc_fail(sc, UPQ_ERR_INVAL, what);
         sc->depth = copy.depth;
