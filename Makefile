@@ -102,11 +102,12 @@ FREESTANDING += -fno-tree-loop-distribute-patterns
 LIB_VEC := -fvect-cost-model=dynamic
 endif
 
-# The host library is built for the machine that builds it: on x86-64 with
-# the carry-less multiply the page CRC uses PCLMULQDQ (port/x86/x86_crc32.c,
-# about 6x the slicing table). HOST_ISA= builds for any x86-64.
-HOST_ISA ?= $(shell $(CC) -dM -E - </dev/null 2>/dev/null | grep -q __x86_64__ && \
-              grep -qw pclmulqdq /proc/cpuinfo 2>/dev/null && echo -mpclmul)
+# The host library is built for the baseline of its architecture, so it
+# runs on every CPU of it: on x86-64 the page CRC's PCLMULQDQ and VPCLMULQDQ
+# kernels are chosen at run time (port/x86/x86_crc32.c) and the rest is
+# SSE2. HOST_ISA adds instruction sets for a machine the library will run
+# on alone (HOST_ISA=-march=native; it then also skips the CPU question).
+HOST_ISA ?=
 # x86-64 fetches code in aligned 32-byte blocks: a short hot loop (a
 # dictionary gather is six instructions) that gcc's 16-byte alignment lets
 # straddle two costs a cycle more a value, so its speed moved by 5-15% with
@@ -126,12 +127,6 @@ UPQ := $(HOST)/upq
 all: lib $(UPQ)
 
 $(HOST)/core/%.o $(HOST)/port/%.o $(HOST)/codecs/%.o: CFLAGS_USE = $(LIB_CFLAGS)
-# The page CRC alone also folds 256-bit lanes where the CPU has VPCLMULQDQ
-# and AVX2 (about twice the bytes per multiply); the rest of the library
-# stays at HOST_ISA.
-HOST_CRC_ISA ?= $(if $(HOST_ISA),$(shell grep -qw vpclmulqdq /proc/cpuinfo 2>/dev/null && \
-                  grep -qw avx2 /proc/cpuinfo && echo -mvpclmulqdq -mavx2))
-$(HOST)/port/x86/x86_crc32.o: CFLAGS_USE = $(LIB_CFLAGS) $(HOST_CRC_ISA)
 $(HOST)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(if $(CFLAGS_USE),$(CFLAGS_USE),$(TEST_CFLAGS)) -MMD -MP -c $< -o $@

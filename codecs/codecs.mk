@@ -6,6 +6,7 @@
 #
 #   make deps                      fetch, then build for the host
 #   make deps TARGET=cortex-m4     ... for Cortex-M4 (arm-none-eabi, hard float)
+#   make deps TARGET=rv32imac      ... for RV32IMAC microcontrollers (riscv64-unknown-elf)
 #   make deps TARGET=aarch64       ... for aarch64 Linux
 #   make deps TARGET=armv7         ... for ARMv7-A Linux (NEON, hard float)
 #   make deps TARGET=powerpc       ... for 32-bit big-endian PowerPC Linux
@@ -27,13 +28,14 @@
 DEPS_DIR ?= codecs/.deps
 UPQ_DEPS ?= lz4 zstd mbedtls zlib brotli libdeflate
 TARGET ?= host
-DEPS_TARGETS := host cortex-m4 cortex-m0plus aarch64 armv7 powerpc
+DEPS_TARGETS := host cortex-m4 cortex-m0plus rv32imac aarch64 armv7 powerpc
 
 # --- toolchains, one set per target ------------------------------------------
 CROSS_CM4 ?= arm-none-eabi-
 CROSS_A64 ?= aarch64-linux-gnu-
 CROSS_A32 ?= arm-linux-gnueabihf-
 CROSS_PPC ?= powerpc-linux-gnu-
+CROSS_RV ?= riscv64-unknown-elf-
 NM ?= nm
 OBJCOPY ?= objcopy
 
@@ -66,6 +68,25 @@ TSIZE.cortex-m0plus = $(CROSS_CM4)size
 TOPT.cortex-m0plus ?= -Os
 TFLAGS.cortex-m0plus = -mcpu=cortex-m0plus -mthumb -nostdlib -ffunction-sections -fdata-sections
 
+# RISC-V microcontrollers (ESP32-C3, GD32VF103 class): RV32IMAC, no FPU,
+# Debian's riscv64-unknown-elf-gcc (its rv32imac/ilp32 multilib has the
+# libgcc the images link); run under qemu-system-riscv32 (firmware.mk).
+TCC.rv32imac = $(CROSS_RV)gcc
+TAR.rv32imac = $(CROSS_RV)ar
+TNM.rv32imac = $(CROSS_RV)nm
+TOBJCOPY.rv32imac = $(CROSS_RV)objcopy
+TSIZE.rv32imac = $(CROSS_RV)size
+TOPT.rv32imac ?= -Os
+TFLAGS.rv32imac = -march=rv32imac -mabi=ilp32 -nostdlib -ffunction-sections -fdata-sections
+# The packages' sources include C library headers (assert.h, string.h), which
+# this compiler takes from Debian's picolibc-riscv64-unknown-elf; nothing of
+# picolibc is linked.
+PICOLIBC_RV ?= /usr/lib/picolibc/riscv64-unknown-elf
+DEPS_EXTRA_CFLAGS.rv32imac = -isystem $(PICOLIBC_RV)/include
+# ... and so do the package headers the codec adapters include (as
+# arm-none-eabi's newlib serves them on Cortex-M): last in the search
+TSYSINC.rv32imac = -idirafter $(PICOLIBC_RV)/include
+
 TCC.aarch64 = $(CROSS_A64)gcc
 TAR.aarch64 = $(CROSS_A64)ar
 TNM.aarch64 = $(CROSS_A64)nm
@@ -96,13 +117,14 @@ DEPS_HOST_IS_CLANG := $(shell $(CC) -dM -E -x c /dev/null 2>/dev/null | grep -c 
 TNOLOOP.host = $(if $(filter 0,$(DEPS_HOST_IS_CLANG)),-fno-tree-loop-distribute-patterns)
 TNOLOOP.cortex-m4 = -fno-tree-loop-distribute-patterns
 TNOLOOP.cortex-m0plus = -fno-tree-loop-distribute-patterns
+TNOLOOP.rv32imac = -fno-tree-loop-distribute-patterns
 TNOLOOP.aarch64 = -fno-tree-loop-distribute-patterns
 TNOLOOP.armv7 = -fno-tree-loop-distribute-patterns
 TNOLOOP.powerpc = -fno-tree-loop-distribute-patterns
 
 # Package code is not ours: built freestanding like the library, warnings off.
 DEPS_CFLAGS.t = -std=gnu99 $(TOPT.$1) $(TFLAGS.$1) -ffreestanding -fno-builtin $(TNOLOOP.$1) \
-                -w -Icore/include -Iport -Icodecs $(DEPS_SU.$1) $(DEPS_EXTRA_CFLAGS)
+                -w -Icore/include -Iport -Icodecs $(DEPS_SU.$1) $(DEPS_EXTRA_CFLAGS.$1) $(DEPS_EXTRA_CFLAGS)
 # Stack usage and call graph of the Cortex-M4 package code, for the stack
 # check of `make size` (test/freestanding/size.mk).
 DEPS_SU.cortex-m4 = -fstack-usage -fcallgraph-info=su
@@ -142,6 +164,7 @@ DEPS_CFLAGS.zstd = -include codecs/upq_zstd_deps.h -DZSTD_LEGACY_SUPPORT=0 \
 DEPS_CFLAGS.zstd.cortex-m4 = -DHUF_FORCE_DECOMPRESS_X1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT \
                              -DZSTD_STRIP_ERROR_STRINGS
 DEPS_CFLAGS.zstd.cortex-m0plus = $(DEPS_CFLAGS.zstd.cortex-m4)
+DEPS_CFLAGS.zstd.rv32imac = $(DEPS_CFLAGS.zstd.cortex-m4)
 DEPS_FILES.zstd.host := lib/decompress/huf_decompress_amd64.S
 DEPS_ASFLAGS.zstd = -I$(DEPS_DIR)/zstd/lib -I$(DEPS_DIR)/zstd/lib/common
 DEPS_DEFS.zstd = -DUPQ_WITH_ZSTD=1 -isystem $(DEPS_DIR)/zstd/lib
@@ -181,6 +204,7 @@ DEPS_FILES.brotli := c/common/constants.c c/common/context.c c/common/dictionary
 DEPS_CFLAGS.brotli = -include codecs/upq_brotli_deps.h -I$(DEPS_DIR)/brotli/c/include
 DEPS_CFLAGS.brotli.cortex-m4 = -DBROTLI_BUILD_PORTABLE
 DEPS_CFLAGS.brotli.cortex-m0plus = -DBROTLI_BUILD_PORTABLE
+DEPS_CFLAGS.brotli.rv32imac = -DBROTLI_BUILD_PORTABLE
 # The adapter reads brotli's state layout (c/dec/state.h) for its figures.
 DEPS_DEFS.brotli = -DUPQ_WITH_BROTLI=1 -isystem $(DEPS_DIR)/brotli/c/include -isystem $(DEPS_DIR)/brotli/c
 

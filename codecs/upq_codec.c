@@ -20,7 +20,14 @@ int upq_codec_can_decompress(int32_t codec)
 upq_status upq_decompress(int32_t codec, const uint8_t *src, size_t src_len, uint8_t *dst,
                           size_t dst_len, upq_arena *a)
 {
+    return upq_decompress_with((uint8_t *)0, codec, src, src_len, dst, dst_len, a);
+}
+
+upq_status upq_decompress_with(uint8_t *crc_kernel, int32_t codec, const uint8_t *src,
+                               size_t src_len, uint8_t *dst, size_t dst_len, upq_arena *a)
+{
     (void)a;
+    (void)crc_kernel;
     switch (codec) {
     case UPQ_CODEC_UNCOMPRESSED:
         if (src_len != dst_len)
@@ -38,7 +45,7 @@ upq_status upq_decompress(int32_t codec, const uint8_t *src, size_t src_len, uin
     case UPQ_CODEC_ZSTD: return upq_zstd_decompress(src, src_len, dst, dst_len, a);
 #endif
 #if UPQ_WITH_GZIP
-    case UPQ_CODEC_GZIP: return upq_gzip_decompress(src, src_len, dst, dst_len, a);
+    case UPQ_CODEC_GZIP: return upq_gzip_decompress(src, src_len, dst, dst_len, a, crc_kernel);
 #endif
 #if UPQ_WITH_BROTLI
     case UPQ_CODEC_BROTLI: return upq_brotli_decompress(src, src_len, dst, dst_len, a);

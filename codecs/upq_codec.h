@@ -26,6 +26,12 @@
  */
 upq_status upq_decompress(int32_t codec, const uint8_t *src, size_t src_len, uint8_t *dst,
                           size_t dst_len, upq_arena *a);
+/* upq_decompress() for a reader, which keeps its CRC-32 kernel choice in
+ * *crc_kernel (upq_crc32_update_with): GZIP's member trailers are checked
+ * with it. upq_decompress() is this with no such byte (GZIP then asks the
+ * CPU again, once a page of 128 KiB or more). */
+upq_status upq_decompress_with(uint8_t *crc_kernel, int32_t codec, const uint8_t *src,
+                               size_t src_len, uint8_t *dst, size_t dst_len, upq_arena *a);
 
 /* Arena bytes upq_decompress() needs as working memory for `codec`: 0 for
  * UNCOMPRESSED, SNAPPY and both LZ4s, and for codecs this build lacks.
@@ -92,7 +98,7 @@ upq_status upq_zstd_decompress(const uint8_t *src, size_t src_len, uint8_t *dst,
 size_t upq_zstd_workspace(void);
 
 upq_status upq_gzip_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
-                               upq_arena *a);
+                               upq_arena *a, uint8_t *crc_kernel);
 upq_status upq_gzip_compress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_cap,
                              size_t *dst_len, upq_arena *a);
 size_t upq_gzip_bound(size_t src_len);

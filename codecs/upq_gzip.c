@@ -52,7 +52,7 @@
  *   library must not have. The portable decoder is used on every target.
  *   (The gzip wrapper, and with it libdeflate's CRC-32 and its dispatch, are
  *   not compiled at all: gz_member() reads the wrapper and checks the CRC
- *   with upq_crc32_update.)
+ *   with upq_crc32_update_with, gz_crc().)
  */
 /* (A macro is not expanded inside its own expansion: the builtin named
  * there is the compiler's. Macros, not inline functions, so that
@@ -77,6 +77,27 @@
 #undef __builtin_memset
 #undef __builtin_memcmp
 #include "common/crc32.h"
+#include "upq_kernels.h"
+
+/* The trailer's CRC-32 of a member's bytes. Where the fast kernel is chosen
+ * at run time (x86-64 built for the baseline, port/x86/x86_crc32.c), the
+ * choice asks the CPU with CPUID, which in a virtual machine traps to the
+ * hypervisor (three of them took about 36 us here, the table's time for
+ * some 120 KiB). A reader keeps the answer (its crc_kernel, ask_from 0);
+ * without one, a member of GZ_CRC_ASK bytes or more asks, once a page, and
+ * a smaller one takes the table. */
+#define GZ_CRC_ASK ((size_t)128 << 10)
+
+typedef struct gz_crc_kernel {
+    uint8_t *kernel;
+    size_t ask_from;
+} gz_crc_kernel;
+
+static uint32_t gz_crc(const gz_crc_kernel *k, const uint8_t *p, size_t n)
+{
+    return n >= k->ask_from ? upq_crc32_update_with(k->kernel, 0, p, n)
+                            : upq_crc32_update(0, p, n);
+}
 #endif
 
 /* Writing: a 4 KiB window and 4096 hash chains keep deflate's arena need
@@ -242,8 +263,9 @@ static int gz_skip_string(const uint8_t *src, size_t src_len, size_t *pos)
  * against what is left before it is used; libdeflate never reads past the
  * deflate bytes it is given nor writes past dst_cap, and stops with an error
  * when the output would not fit. */
-static upq_status gz_member(struct libdeflate_decompressor *d, const uint8_t *src, size_t src_len,
-                            uint8_t *dst, size_t dst_cap, size_t *used, size_t *out)
+static upq_status gz_member(struct libdeflate_decompressor *d, const gz_crc_kernel *kernel,
+                            const uint8_t *src,
+                            size_t src_len, uint8_t *dst, size_t dst_cap, size_t *used, size_t *out)
 {
     size_t pos = GZ_HEAD, in_n = 0, out_n = 0;
     uint8_t flg;
@@ -277,7 +299,7 @@ static upq_status gz_member(struct libdeflate_decompressor *d, const uint8_t *sr
                                          &in_n, &out_n) != LIBDEFLATE_SUCCESS)
         return UPQ_ERR_CORRUPT;
     pos += in_n; /* in_n <= the deflate bytes given, so the trailer is there */
-    if (upq_crc32_update(0, dst, out_n) != gz_le32(src + pos) ||
+    if (gz_crc(kernel, dst, out_n) != gz_le32(src + pos) ||
         (uint32_t)out_n != gz_le32(src + pos + 4))
         return UPQ_ERR_CORRUPT;
     *used = pos + GZ_TAIL;
@@ -289,17 +311,20 @@ static upq_status gz_member(struct libdeflate_decompressor *d, const uint8_t *sr
  * concatenated_gzip_members.parquet has two), which together must give
  * exactly dst_len bytes. */
 static upq_status gz_libdeflate(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
-                                upq_arena *a)
+                                upq_arena *a, uint8_t *crc_kernel)
 {
     upq_arena_mark mark = upq_arena_save(a);
     struct libdeflate_decompressor *d;
     size_t in = 0, done = 0;
     upq_status st = UPQ_OK;
-    uint8_t none = 0;
+    uint8_t none = 0, own = 0;
+    gz_crc_kernel kernel;
 
     d = (struct libdeflate_decompressor *)upq_arena_alloc(a, upq_gzip_decompress_workspace());
     if (!d)
         return UPQ_ERR_NOMEM;
+    kernel.kernel = crc_kernel ? crc_kernel : &own;
+    kernel.ask_from = crc_kernel ? 0 : GZ_CRC_ASK;
     /* what libdeflate_alloc_decompressor() does after its malloc */
     upq_memset(d, 0, sizeof *d);
     while (in < src_len) {
@@ -310,8 +335,8 @@ static upq_status gz_libdeflate(const uint8_t *src, size_t src_len, uint8_t *dst
             upq_arena_rewind(a, mark);
             return gz_inflate(src + in, src_len - in, dst ? dst + done : dst, dst_len - done, a);
         }
-        st = gz_member(d, src + in, src_len - in, dst ? dst + done : &none, dst_len - done, &used,
-                       &out);
+        st = gz_member(d, &kernel, src + in, src_len - in, dst ? dst + done : &none, dst_len - done,
+                       &used, &out);
         if (st != UPQ_OK)
             break;
         in += used;
@@ -325,7 +350,7 @@ static upq_status gz_libdeflate(const uint8_t *src, size_t src_len, uint8_t *dst
 #endif /* UPQ_WITH_LIBDEFLATE */
 
 upq_status upq_gzip_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
-                               upq_arena *a)
+                               upq_arena *a, uint8_t *crc_kernel)
 {
     if ((!src && src_len) || (!dst && dst_len))
         return UPQ_ERR_INVAL;
@@ -337,7 +362,9 @@ upq_status upq_gzip_decompress(const uint8_t *src, size_t src_len, uint8_t *dst,
     /* gzip members to libdeflate; a zlib-wrapped page, which inflate also
      * reads (windowBits 15 + 32), stays with inflate */
     if (gz_is_gzip(src, src_len))
-        return gz_libdeflate(src, src_len, dst, dst_len, a);
+        return gz_libdeflate(src, src_len, dst, dst_len, a, crc_kernel);
+#else
+    (void)crc_kernel;
 #endif
     return gz_inflate(src, src_len, dst, dst_len, a);
 }

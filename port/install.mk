@@ -3,8 +3,8 @@
 # cross.mk, whose libraries it reuses).
 #
 #   make lib [TARGET=t] [UPQ_SET=s]
-#         the library of target t (host, cortex-m4, cortex-m0plus, aarch64,
-#         armv7, powerpc; the toolchains of codecs/codecs.mk) with option set s
+#         the library of target t (host, cortex-m4, cortex-m0plus, rv32imac,
+#         aarch64, armv7, powerpc; the toolchains of codecs/codecs.mk) with option set s
 #         (port/config/upq-s.h; none: every option at its default and every
 #         fetched package on), and its include/uparquet/config_build.h
 #   make install PREFIX=/usr/local [DESTDIR=...] [TARGET=t] [UPQ_SET=s]
@@ -29,7 +29,7 @@
 # mbedtls_*, z_*): a program that links its own copy of one of those packages
 # as well should build the library with that codec off.
 
-UPQ_TARGETS := host cortex-m4 cortex-m0plus aarch64 armv7 powerpc
+UPQ_TARGETS := host cortex-m4 cortex-m0plus rv32imac aarch64 armv7 powerpc
 UPQ_SET ?=
 UPQ_SETS := $(sort $(patsubst port/config/upq-%.h,%,$(wildcard port/config/upq-*.h)))
 PREFIX ?= /usr/local
@@ -66,6 +66,9 @@ UPQ_LIB_CFLAGS.host = $(LIB_CFLAGS)
 UPQ_LIB.cortex-m4 := $(CM4_LIB)
 UPQ_LIB_CC.cortex-m4 = $(TCC.cortex-m4)
 UPQ_LIB_CFLAGS.cortex-m4 = $(CM4_CFLAGS)
+UPQ_LIB.rv32imac := $(RV_LIB)
+UPQ_LIB_CC.rv32imac = $(TCC.rv32imac)
+UPQ_LIB_CFLAGS.rv32imac = $(RV_CFLAGS)
 $(foreach t,$(CROSS_TEST_TARGETS),$(eval UPQ_LIB.$(t) := $(XLIB.$(t))))
 $(foreach t,$(CROSS_TEST_TARGETS),$(eval UPQ_LIB_CC.$(t) = $$(TCC.$(t))))
 $(foreach t,$(CROSS_TEST_TARGETS),$(eval UPQ_LIB_CFLAGS.$(t) = $$(XCFLAGS_LIB.$(t))))
@@ -76,7 +79,7 @@ UPQ_LIB := $(UPQ_OUT)/libuparquet.a
 UPQ_LIB_CC.$(TARGET) = $(TCC.$(TARGET))
 UPQ_LIB_CFLAGS.$(TARGET) = -std=c99 $(TOPT.$(TARGET)) -g $(TFLAGS.$(TARGET)) -ffreestanding -fno-builtin \
     $(TNOLOOP.$(TARGET)) $(WARN_LIB) $(INCLUDES) \
-    $(if $(UPQ_SET),$(call UPQ_SET_FLAGS,$(UPQ_SET)),$(CODEC_DEFS)) $(EXTRA_CFLAGS)
+    $(if $(UPQ_SET),$(call UPQ_SET_FLAGS,$(UPQ_SET)),$(CODEC_DEFS)) $(EXTRA_CFLAGS) $(TSYSINC.$(TARGET))
 UPQ_LIB_OBJ := $(patsubst %.c,$(UPQ_OUT)/%.o,$(LIB_SRC))
 $(UPQ_LIB_OBJ): $(UPQ_OUT)/%.o: %.c $(DEPS_STAMPS) port/install.mk $(wildcard port/config/upq-$(UPQ_SET).h)
 	@mkdir -p $(dir $@)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "uparquet/reader.h" /* upq_int96 */
 #include "uparquet/types.h" /* upq_bytes */
+#include "upq_port.h"     /* UPQ_UNALIGNED_LOAD32 */
 
 /*
  * Unpacks n values of bw bits, packed LSB first (the RLE/bit-packing hybrid
@@ -23,6 +24,33 @@
  * n * bw cannot overflow even a 32-bit size_t.
  */
 void upq_unpack32(const uint8_t *in, unsigned shift, uint32_t *out, unsigned bw, size_t n);
+/* The same where the caller knows that avail >= (shift + n * bw + 7) / 8
+ * bytes from `in` may be read (the rest of a bit-packed run or a miniblock):
+ * a kernel that loads words may then take them up to there. */
+void upq_unpack32_in(const uint8_t *in, unsigned shift, uint32_t *out, unsigned bw, size_t n,
+                     size_t avail);
+/*
+ * UPQ_UNPACK_GROUP8: size-optimised builds on cores that load a word at any
+ * address (Cortex-M3/M4/M7), with UPQ_FAST_KERNELS, unpack the widths up to
+ * it 8 values at a time,
+ * each value one word load and one bit-field extract; such a group reads up
+ * to 3 bytes past its bw bytes (upq_unpack32_in keeps to avail).
+ * upq_delta8_sum64 (those builds only): `groups` groups of 8 deltas of width
+ * bw (1..UPQ_UNPACK_GROUP8) from in, each value last += min_delta + delta,
+ * into out; returns the last. Reads groups * bw + 3 bytes. min_delta (a
+ * 64-bit one, taken as signed) must lie in UPQ_DELTA8_MIN..UPQ_DELTA8_MAX,
+ * where min_delta + delta is a 32-bit signed sum: ascending timestamps and
+ * counters, and series that go up and down by less than 2^31.
+ */
+#if defined(__OPTIMIZE_SIZE__) && UPQ_UNALIGNED_LOAD32 && UPQ_FAST_KERNELS
+#define UPQ_UNPACK_GROUP8 16
+#define UPQ_DELTA8_MIN (-(int64_t)0x7FFFFFFF - 1)
+#define UPQ_DELTA8_MAX ((int64_t)0x7FFFFFFF - 0xFFFF)
+uint64_t upq_delta8_sum64(const uint8_t *in, unsigned bw, size_t groups, uint64_t *out,
+                          int32_t min_delta, uint64_t last);
+#else
+#define UPQ_UNPACK_GROUP8 0
+#endif
 void upq_unpack64(const uint8_t *in, unsigned shift, uint64_t *out, unsigned bw, size_t n);
 
 /* Run expansion: n copies of v (levels, indices, and a dictionary value
@@ -74,6 +102,23 @@ void upq_gather_f32(float *out, const float *dict, const uint32_t *idx, size_t n
 void upq_gather_f64(double *out, const double *dict, const uint32_t *idx, size_t n);
 void upq_gather_i96(upq_int96 *out, const upq_int96 *dict, const uint32_t *idx, size_t n);
 void upq_gather_bytes(upq_bytes *out, const upq_bytes *dict, const uint32_t *idx, size_t n);
+/* The same with the bound: gathers the indices before the first one >=
+ * dict_n and returns how many (n when every index is in range). Scalar
+ * builds take these; SIMD ones find the bound first. */
+size_t upq_gather_u8_in(uint8_t *out, const uint8_t *dict, uint32_t dict_n, const uint32_t *idx,
+                        size_t n);
+size_t upq_gather_u32_in(uint32_t *out, const uint32_t *dict, uint32_t dict_n,
+                         const uint32_t *idx, size_t n);
+size_t upq_gather_u64_in(uint64_t *out, const uint64_t *dict, uint32_t dict_n,
+                         const uint32_t *idx, size_t n);
+size_t upq_gather_f32_in(float *out, const float *dict, uint32_t dict_n, const uint32_t *idx,
+                         size_t n);
+size_t upq_gather_f64_in(double *out, const double *dict, uint32_t dict_n, const uint32_t *idx,
+                         size_t n);
+size_t upq_gather_i96_in(upq_int96 *out, const upq_int96 *dict, uint32_t dict_n,
+                         const uint32_t *idx, size_t n);
+size_t upq_gather_bytes_in(upq_bytes *out, const upq_bytes *dict, uint32_t dict_n,
+                           const uint32_t *idx, size_t n);
 
 
 /*
@@ -102,5 +147,14 @@ size_t upq_minmax_f64(const double *v, size_t n, double *mn, double *mx);
 /* The table-driven (or bitwise) CRC-32 that upq_crc32_update() runs where
  * there are no CRC32 instructions (core/common/crc32.c). */
 uint32_t upq_crc32_update_scalar(uint32_t crc, const void *data, size_t len);
+
+/*
+ * upq_crc32_update through the kernel a context keeps in *kernel (start it
+ * at 0): where the best kernel depends on the CPU (x86-64: PCLMULQDQ,
+ * VPCLMULQDQ), the first call long enough to use one asks the CPU and
+ * stores the answer there, so a reader or writer asks once and the library
+ * keeps no state of its own. Elsewhere it is upq_crc32_update.
+ */
+uint32_t upq_crc32_update_with(uint8_t *kernel, uint32_t crc, const void *data, size_t len);
 
 #endif

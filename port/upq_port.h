@@ -61,6 +61,17 @@ UPQ_INLINE void upq_copy8(void *d, const void *s)
 #define UPQ_UNALIGNED_WORDS 0
 #endif
 
+/* A 32-bit load at any address is one instruction (x86, AArch64, and the
+ * ARMv7 cores, Cortex-M3/M4/M7 among them, unless built to trap unaligned
+ * accesses): upq_load_le32 then compiles to it, and a kernel may read the
+ * word at any byte. Elsewhere (Cortex-M0+, RISC-V) it is four byte loads. */
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
+    defined(__ARM_FEATURE_UNALIGNED)
+#define UPQ_UNALIGNED_LOAD32 1
+#else
+#define UPQ_UNALIGNED_LOAD32 0
+#endif
+
 /* The target's byte order is the format's (little-endian): numbers in memory
  * are their PLAIN bytes, so pages' values can be used where they lie and
  * values hashed or written as they are held. */
@@ -198,6 +209,26 @@ UPQ_INLINE unsigned upq_bit_width64(uint64_t v)
     uint32_t hi = (uint32_t)(v >> 32);
     return hi ? 32u + upq_bit_width32(hi) : upq_bit_width32((uint32_t)v);
 }
+
+/*
+ * The CRC-32 unit of a board, when the build says so (UPQ_CRC32_PORT 1):
+ * every page and journal checksum of the library is then computed here.
+ * Parquet's CRC-32 is zlib's crc32(): polynomial 0x04C11DB7 reflected
+ * (0xEDB88320), register preset to all ones, result inverted; `crc` is the
+ * CRC of the bytes before (0 for none) and the result the CRC of those and
+ * data[0..len). STM32's CRC peripheral computes it with its input reversed
+ * by byte and its output reversed (CRC_CR REV_IN = 01, REV_OUT = 1, and the
+ * result XORed with all ones; the F1/F2/F4 units, which cannot reverse, get
+ * each word bit-reversed with RBIT); ARMv8 cores have the CRC32B/W/X
+ * instructions. A port may hand any part, an unaligned head or the last
+ * bytes a 32-bit unit cannot take, to upq_crc32_update_scalar (the
+ * library's table CRC, upq_kernels.h). A peripheral shared with other code
+ * must be the port's to lock: the library calls this from its own calls
+ * only, never from an interrupt.
+ */
+#if UPQ_CRC32_PORT
+uint32_t upq_port_crc32_update(uint32_t crc, const void *data, size_t len);
+#endif
 
 /* Assertions and trace hooks compile to nothing unless enabled. A port that
  * enables them provides upq_port_assert_fail / upq_port_log. */

@@ -150,9 +150,6 @@ $(ASAN_LIB_OWN): $(ASAN)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(ASAN_CC) $(ASAN_LIB_CFLAGS) -MMD -MP -c $< -o $@
 
-# the page CRC's 256-bit fold is checked under the sanitizers too
-$(ASAN)/port/x86/x86_crc32.o: ASAN_LIB_CFLAGS += $(HOST_CRC_ISA)
-
 $(ASAN_LIB_OTHER) $(ASAN_POSIX_OBJ) $(ASAN_TEST_UTIL_OBJ): $(ASAN)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(ASAN_CC) $(ASAN_TEST_CFLAGS) -MMD -MP -c $< -o $@

@@ -237,7 +237,7 @@ static upq_status rc_writer(upq_recover_state *st, const upq_sink *sink, uint8_t
     (void)ropts;
 #endif
     if (ropts && ropts->dry_run && !sink->write_at) {
-        dry = *sink;
+        upq_memcpy(&dry, sink, sizeof dry); /* an assignment is a memcpy call on RV32 */
         dry.write_at = no_write_at;
         sink = &dry;
     }

@@ -4,10 +4,12 @@
  * 8 slices eight bytes a step through eight 1 KB tables (the hosts'
  * default: pages are checksummed on every write and read, and this is about
  * four times the byte-wise speed), 4 four bytes through four tables (for
- * 32-bit boards with flash to spare), 1 one 1 KB table a byte, 0 bitwise
- * (no table, for the smallest flash). AArch64 builds with the CRC32 instructions
- * and x86-64 builds with PCLMULQDQ use those instead (port/upq_simd.h); the
- * table finishes their last bytes.
+ * 32-bit boards with flash to spare), 1 a word a step through one 1 KB
+ * table (the 32-bit default), 0 bitwise (no table, for the smallest
+ * flash). AArch64 builds with the CRC32 instructions and x86-64 CPUs with
+ * PCLMULQDQ use those instead (port/upq_simd.h; the table finishes the x86
+ * kernels' last bytes), and a board's CRC unit through the port when
+ * UPQ_CRC32_PORT is on (upq_port.h).
  *
  * crc32_tab8.h was generated with
  *   t[0][n] = bitwise CRC step of n, eight times;
@@ -15,6 +17,7 @@
  */
 #include "crc32.h"
 #include "upq_simd.h"
+#include "upq_port.h"
 
 #if UPQ_CRC32_TABLE == 8 || UPQ_CRC32_TABLE == 4
 #include "crc32_tab8.h"
@@ -27,6 +30,17 @@
 #define T16(n) T4(n), T4((n) + 4u), T4((n) + 8u), T4((n) + 12u)
 #define T64(n) T16(n), T16((n) + 16u), T16((n) + 32u), T16((n) + 48u)
 static const uint32_t crc_table[256] = {T64(0u), T64(64u), T64(128u), T64(192u)};
+#endif
+
+#if UPQ_CRC32_TABLE == 1
+/* The CRC state after the four bytes XORed into w's low end. */
+UPQ_INLINE uint32_t crc_word(uint32_t w)
+{
+    w = crc_table[w & 0xFFu] ^ (w >> 8);
+    w = crc_table[w & 0xFFu] ^ (w >> 8);
+    w = crc_table[w & 0xFFu] ^ (w >> 8);
+    return crc_table[w & 0xFFu] ^ (w >> 8);
+}
 #endif
 
 uint32_t upq_crc32_update_scalar(uint32_t crc, const void *data, size_t len)
@@ -58,6 +72,22 @@ uint32_t upq_crc32_update_scalar(uint32_t crc, const void *data, size_t len)
         len -= 4;
     }
 #endif
+#if UPQ_CRC32_TABLE == 1
+    /* A word a step through the one table: the word's next bytes are
+     * already in place when the CRC shifts down, so each byte is an index,
+     * a load and an XOR (3 instructions on Cortex-M4, where the byte loop
+     * takes 7); four words a pass spread the loop's own cost */
+    {
+        const uint8_t *stop = p + (len & ~(size_t)15);
+        len &= 15u;
+        for (; p != stop; p += 16) {
+            crc = crc_word(crc ^ upq_load_le32(p));
+            crc = crc_word(crc ^ upq_load_le32(p + 4));
+            crc = crc_word(crc ^ upq_load_le32(p + 8));
+            crc = crc_word(crc ^ upq_load_le32(p + 12));
+        }
+    }
+#endif
 #if UPQ_CRC32_TABLE
     while (len--)
         crc = crc_table[(crc ^ *p++) & 0xFFu] ^ (crc >> 8);
@@ -74,12 +104,41 @@ uint32_t upq_crc32_update_scalar(uint32_t crc, const void *data, size_t len)
 
 uint32_t upq_crc32_update(uint32_t crc, const void *data, size_t len)
 {
-#if UPQ_CRC32_HW
+#if UPQ_CRC32_PORT
+    return upq_port_crc32_update(crc, data, len);
+#elif UPQ_CRC32_HW
     return upq_neon_crc32_update(crc, data, len);
-#elif UPQ_CRC32_CLMUL
-    return upq_x86_crc32_update(crc, data, len);
+#elif UPQ_CRC32_X86 && defined(__PCLMUL__)
+    /* built for a CPU that has the carry-less multiply: no need to ask */
+#if defined(__VPCLMULQDQ__) && defined(__AVX2__)
+    uint8_t k = UPQ_CRC32_K_VCLMUL;
+#else
+    uint8_t k = UPQ_CRC32_K_CLMUL;
+#endif
+    return upq_crc32_update_with(&k, crc, data, len);
 #else
     return upq_crc32_update_scalar(crc, data, len);
+#endif
+}
+
+uint32_t upq_crc32_update_with(uint8_t *kernel, uint32_t crc, const void *data, size_t len)
+{
+#if UPQ_CRC32_X86
+    const uint8_t *p = (const uint8_t *)data;
+    if (len >= 64) {
+        if (*kernel == 0)
+            *kernel = (uint8_t)upq_x86_crc32_choose();
+        if (*kernel != UPQ_CRC32_K_TABLE) {
+            size_t n = len & ~(size_t)15;
+            crc = upq_x86_crc32_blocks(*kernel, crc, p, n);
+            p += n;
+            len -= n;
+        }
+    }
+    return upq_crc32_update_scalar(crc, p, len);
+#else
+    (void)kernel;
+    return upq_crc32_update(crc, data, len);
 #endif
 }
 

@@ -68,6 +68,12 @@ upq_status upq_bss_get(upq_values_dec *d, void *out, size_t n, size_t *got, upq_
         *got = n;
         return UPQ_OK;
     }
+    if (UPQ_NATIVE_LE) {
+        /* the numbers in memory are their PLAIN bytes: straight into the batch */
+        UPQ_K(bss_gather)(in, stride, width, n, (uint8_t *)out);
+        *got = n;
+        return UPQ_OK;
+    }
     while (done < n) {
         uint8_t tmp[CHUNK * 8];
         size_t k = n - done < CHUNK ? n - done : CHUNK;

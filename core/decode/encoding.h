@@ -156,12 +156,13 @@ void upq_plain_fixed(int32_t physical_type, const uint8_t *in, void *out, size_t
 /* ---- delta.c ----------------------------------------------------------- */
 
 /*
- * Reads a DELTA_BINARY_PACKED header at p and walks the block and miniblock
- * headers to the section's end, checking every width and that every used
- * miniblock is complete, so the decoding calls find all their bytes.
- * *section_end gets the first byte after the section (where the byte data of
- * DELTA_LENGTH_BYTE_ARRAY starts). The header's count must not exceed
- * max_values.
+ * Reads a DELTA_BINARY_PACKED header at p. With section_end, walks the
+ * block and miniblock headers to the section's end, checking every width
+ * and that every used miniblock is complete, and *section_end gets the
+ * first byte after the section (where the byte data of
+ * DELTA_LENGTH_BYTE_ARRAY starts). Without (a page's values, which end with
+ * the page), the decoding calls make those checks as they enter each block
+ * and miniblock. The header's count must not exceed max_values.
  */
 upq_status upq_delta_init(upq_delta_dec *d, const uint8_t *p, const uint8_t *end, int is64,
                           uint32_t max_values, const uint8_t **section_end);

@@ -100,17 +100,20 @@ static upq_status read_run(upq_rle_dec *d)
  * and moves past them; *at and *shift locate the first one for unpacking. */
 static upq_status take_literal(upq_rle_dec *d, size_t k, const uint8_t **at, unsigned *shift)
 {
+    /* k * bw < 2^31 (k <= MAX_UNPACK, or bw 1 and k below a run's 2^31 - 8
+     * values), group_pos < 8: every figure fits 32 bits, so no 64-bit
+     * arithmetic on 32-bit targets */
     unsigned bw = d->bit_width;
-    uint64_t first_bit = (uint64_t)d->group_pos * bw;
-    uint64_t need = (first_bit + (uint64_t)k * bw + 7u) / 8u;
-    uint64_t pos = d->group_pos + (uint64_t)k;
+    size_t first_bit = (size_t)d->group_pos * bw;
+    size_t need = (first_bit + k * bw + 7u) / 8u;
+    size_t pos = d->group_pos + k;
 
-    if (need > (uint64_t)(d->end - d->p))
+    if (need > (size_t)(d->end - d->p))
         return UPQ_ERR_CORRUPT; /* the needed bits of a cut-short run are missing */
-    *at = d->p + (size_t)(first_bit / 8u);
+    *at = d->p + first_bit / 8u;
     *shift = (unsigned)(first_bit % 8u);
     /* whole groups consumed lie inside the checked bytes */
-    d->p += (size_t)(pos / 8u) * bw;
+    d->p += pos / 8u * bw;
     d->group_pos = (uint8_t)(pos % 8u);
     d->left -= (uint32_t)k;
     return UPQ_OK;
@@ -145,7 +148,7 @@ upq_status upq_rle_next(upq_rle_dec *d, uint32_t *buf, size_t buf_cap, size_t ma
         st = take_literal(d, k, &at, &shift);
         if (st != UPQ_OK)
             return st;
-        UPQ_K(unpack32)(at, shift, buf, d->bit_width, k);
+        UPQ_UNPACK32(at, shift, buf, d->bit_width, k, (size_t)(d->end - at));
         *is_run = 0;
     }
     *got = k;
@@ -282,6 +285,8 @@ upq_status upq_rle_skip(upq_rle_dec *d, size_t n)
         if (d->literal) {
             const uint8_t *at;
             unsigned shift;
+            if (k > MAX_UNPACK)
+                k = MAX_UNPACK; /* take_literal's bound */
             st = take_literal(d, k, &at, &shift);
             if (st != UPQ_OK)
                 return st;

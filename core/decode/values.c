@@ -56,6 +56,33 @@ static void dict_gather(const upq_values_dec *d, void *out, const uint32_t *idx,
     }
 }
 
+/* Gathers n values, checking each index on the way; 0 when one is out of
+ * the dictionary. */
+static int dict_gather_in(const upq_values_dec *d, void *out, const uint32_t *idx, size_t n)
+{
+    const void *v = d->dict->values;
+    uint32_t m = d->dict->n;
+    size_t k;
+    switch (d->physical_type) {
+    case UPQ_TYPE_BOOLEAN: k = upq_gather_u8_in((uint8_t *)out, (const uint8_t *)v, m, idx, n); break;
+    case UPQ_TYPE_INT32:
+        k = upq_gather_u32_in((uint32_t *)out, (const uint32_t *)v, m, idx, n);
+        break;
+    case UPQ_TYPE_INT64:
+        k = upq_gather_u64_in((uint64_t *)out, (const uint64_t *)v, m, idx, n);
+        break;
+    case UPQ_TYPE_INT96:
+        k = upq_gather_i96_in((upq_int96 *)out, (const upq_int96 *)v, m, idx, n);
+        break;
+    case UPQ_TYPE_FLOAT: k = upq_gather_f32_in((float *)out, (const float *)v, m, idx, n); break;
+    case UPQ_TYPE_DOUBLE: k = upq_gather_f64_in((double *)out, (const double *)v, m, idx, n); break;
+    default:
+        k = upq_gather_bytes_in((upq_bytes *)out, (const upq_bytes *)v, m, idx, n);
+        break;
+    }
+    return k == n;
+}
+
 /* Decodes (out != NULL) or skips n values; both check every index. */
 static upq_status dict_take(upq_values_dec *d, void *out, size_t n)
 {
@@ -82,6 +109,9 @@ static upq_status dict_take(upq_values_dec *d, void *out, size_t n)
                 return UPQ_ERR_CORRUPT;
             if (out)
                 dict_fill(d, out, v, k);
+        } else if (UPQ_GATHER_BOUND && out) {
+            if (!dict_gather_in(d, out, idx, k))
+                return UPQ_ERR_CORRUPT;
         } else {
             if (UPQ_MAX_INDEX(idx, k) >= dict_n)
                 return UPQ_ERR_CORRUPT;

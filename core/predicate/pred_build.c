@@ -384,9 +384,13 @@ static int int_store(upq_pred_builder *b, const intdom *d, const sint *v, upq_va
 
 /* Places the integer `fl` (the literal's floor in column units; `exact`
  * when the literal is that integer) in domain d. */
-static void int_place(upq_pred_builder *b, const intdom *d, sint fl, int exact, place *pl)
+/* (sint by pointer and copied with upq_memcpy throughout: gcc makes struct
+ * copies memcpy calls on Cortex-M0+, which the library must not need) */
+static void int_place(upq_pred_builder *b, const intdom *d, const sint *flp, int exact, place *pl)
 {
-    sint c = fl;
+    sint fl, c;
+    upq_memcpy(&fl, flp, sizeof fl);
+    upq_memcpy(&c, flp, sizeof c);
     upq_memset(pl, 0, sizeof *pl);
     if (!exact)
         sint_inc(&c);
@@ -394,9 +398,9 @@ static void int_place(upq_pred_builder *b, const intdom *d, sint fl, int exact, 
     pl->has_c = sint_cmp(&c, &d->max) <= 0;
     pl->exact = exact && pl->has_f && pl->has_c;
     if (sint_cmp(&fl, &d->max) > 0)
-        fl = d->max;
+        upq_memcpy(&fl, &d->max, sizeof fl);
     if (sint_cmp(&c, &d->min) < 0)
-        c = d->min;
+        upq_memcpy(&c, &d->min, sizeof c);
     if ((pl->has_f && !int_store(b, d, &fl, &pl->f)) || (pl->has_c && !int_store(b, d, &c, &pl->c)))
         pl->has_f = pl->has_c = pl->exact = 0;
 }
@@ -404,9 +408,11 @@ static void int_place(upq_pred_builder *b, const intdom *d, sint fl, int exact, 
 /* An exact decimal m / 10^scale (sign apart) in units of 10^-to: its floor
  * and whether it is exact; 0 when it does not fit 128 bits (then it lies
  * beyond every column value: *above says on which side). */
-static int rescale(sint v, int32_t scale, int32_t to, sint *fl, int *exact, int *above)
+static int rescale(const sint *vin, int32_t scale, int32_t to, sint *fl, int *exact, int *above)
 {
     int frac = 0;
+    sint v;
+    upq_memcpy(&v, vin, sizeof v);
     *above = !v.neg;
     while (scale < to) {
         if (!u128_muladd(&v.m, 10u, 0))
@@ -424,11 +430,11 @@ static int rescale(sint v, int32_t scale, int32_t to, sint *fl, int *exact, int 
         return 0;
     if (v.m.hi == 0 && v.m.lo == 0)
         v.neg = 0;
-    *fl = v;
+    upq_memcpy(fl, &v, sizeof v);
     return 1;
 }
 
-static void int_literal(upq_pred_builder *b, uint32_t column, int op, const intdom *d, sint v,
+static void int_literal(upq_pred_builder *b, uint32_t column, int op, const intdom *d, const sint *v,
                         int32_t scale)
 {
     place pl;
@@ -443,7 +449,7 @@ static void int_literal(upq_pred_builder *b, uint32_t column, int op, const intd
             pl.has_c = (uint8_t)int_store(b, d, &d->min, &pl.c);
         }
     } else {
-        int_place(b, d, fl, exact, &pl);
+        int_place(b, d, &fl, exact, &pl);
     }
     emit(b, column, op, &pl);
 }
@@ -622,7 +628,7 @@ static int is_time(const upq_column_desc *cd)
 }
 
 /* An exact integer or decimal literal (v / 10^scale). */
-static void exact_literal(upq_pred_builder *b, uint32_t column, int op, sint v, int32_t scale,
+static void exact_literal(upq_pred_builder *b, uint32_t column, int op, const sint *v, int32_t scale,
                           double approx)
 {
     const upq_column_desc *cd = &b->s->columns[column];
@@ -632,7 +638,7 @@ static void exact_literal(upq_pred_builder *b, uint32_t column, int op, sint v, 
         place pl;
         upq_memset(&pl, 0, sizeof pl);
         pl.exact = pl.has_f = pl.has_c = 1;
-        pl.f.b = (uint8_t)(v.m.lo || v.m.hi);
+        pl.f.b = (uint8_t)(v->m.lo || v->m.hi);
         emit(b, column, op, &pl);
         return;
     }
@@ -671,7 +677,7 @@ void upq_pred_int(upq_pred_builder *b, uint32_t column, int op, int64_t v)
         return;
     x.neg = (uint8_t)(v < 0);
     x.m = u128_of(v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
-    exact_literal(b, column, op, x, 0, (double)v);
+    exact_literal(b, column, op, &x, 0, (double)v);
 }
 
 void upq_pred_uint(upq_pred_builder *b, uint32_t column, int op, uint64_t v)
@@ -681,7 +687,7 @@ void upq_pred_uint(upq_pred_builder *b, uint32_t column, int op, uint64_t v)
         return;
     x.neg = 0;
     x.m = u128_of(v);
-    exact_literal(b, column, op, x, 0, (double)v);
+    exact_literal(b, column, op, &x, 0, (double)v);
 }
 
 static const double pow10_tab[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -736,7 +742,7 @@ void upq_pred_decimal(upq_pred_builder *b, uint32_t column, int op, const char *
         float_cast(b, column, op, 4, (double)(x.neg ? -f : f), x.neg ? -f : f);
         return;
     }
-    exact_literal(b, column, op, x, scale, decimal_double(&x, scale));
+    exact_literal(b, column, op, &x, scale, decimal_double(&x, scale));
 }
 
 void upq_pred_double(upq_pred_builder *b, uint32_t column, int op, double x)
@@ -866,7 +872,8 @@ static void time_units(upq_pred_builder *b, uint32_t column, int op, int64_t sec
      * as a decimal of scale 9 (nanoseconds) rescaled to the unit */
     {
         uint32_t k;
-        sint ns = v;
+        sint ns;
+        upq_memcpy(&ns, &v, sizeof ns);
         for (k = 0; k < 9; k++)
             u128_muladd(&ns.m, 10u, 0); /* |sec| < 2^63: fits */
         if (!ns.neg) {
@@ -882,7 +889,7 @@ static void time_units(upq_pred_builder *b, uint32_t column, int op, int64_t sec
                 ns.neg = 0;
         }
         d.scale = per == 1000 ? 3 : per == 1000000 ? 6 : 9;
-        int_literal(b, column, op, &d, ns, 9);
+        int_literal(b, column, op, &d, &ns, 9);
     }
 }
 
@@ -910,7 +917,7 @@ void upq_pred_timestamp(upq_pred_builder *b, uint32_t column, int op, int64_t se
             fail(b, UPQ_ERR_INVAL, UPQ_MSG("a date for a column that does not hold dates"));
             return;
         }
-        int_place(b, &d, v, sec - day * 86400 == 0 && nanos == 0, &pl);
+        int_place(b, &d, &v, sec - day * 86400 == 0 && nanos == 0, &pl);
         emit(b, column, op, &pl);
     } else if (cd->physical_type == UPQ_TYPE_INT96) {
         int64_t day = sec / 86400 - (sec % 86400 < 0);

@@ -104,9 +104,10 @@ static upq_status begin(upq_scan *sc, upq_reader *r, const upq_pred *p, size_t b
     sc->flags = flags;
     sc->mark = upq_arena_save(&r->arena);
     if (p) {
-        upq_pred copy = *p;
+        upq_pred copy;
         const char *what = "";
         uint32_t bad;
+        upq_memcpy(&copy, p, sizeof copy); /* not an assignment: a memcpy call on Cortex-M0+ */
         if (upq_pred_check(s, &copy, &what, &bad) != UPQ_OK)
             return sc_fail(sc, UPQ_ERR_INVAL, what);
         sc->depth = copy.depth;
@@ -558,9 +559,11 @@ static void pages_combine(upq_scan *sc, uint8_t op)
     upq_row_set *tmp = &sc->stack[2u * sc->depth];
     upq_row_set *a = &sc->stack[2u * (sc->sp - 1)];
     if (op == UPQ_PRED_NOT) {
-        upq_row_set x = a[0];
-        a[0] = a[1];
-        a[1] = x;
+        upq_row_set x;
+        /* not assignments: gcc makes them memcpy calls on RV32 */
+        upq_memcpy(&x, &a[0], sizeof x);
+        upq_memcpy(&a[0], &a[1], sizeof x);
+        upq_memcpy(&a[1], &x, sizeof x);
         return;
     }
     {

@@ -740,7 +740,7 @@ static upq_status dict_page(upq_column_reader *c, const uint8_t *body)
     upq_status st;
     const upq_dictionary_page_header *dh = &ph->dictionary_page_header;
     if (body != c->dict_buf) {
-        st = upq_decompress(c->m->codec, body, c->body_len, c->dict_buf, ulen, a);
+        st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, body, c->body_len, c->dict_buf, ulen, a);
         if (st != UPQ_OK)
             return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
                                                                     : UPQ_MSG("dictionary page does not decompress"));
@@ -787,7 +787,7 @@ static upq_status data_page_v1(upq_column_reader *c)
             return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
         c->page = c->raw;
     } else {
-        st = upq_decompress(c->m->codec, c->raw, c->body_len, c->page, ulen, a);
+        st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, c->raw, c->body_len, c->page, ulen, a);
         if (st != UPQ_OK)
             return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
                                                                     : UPQ_MSG("page does not decompress"));
@@ -839,7 +839,7 @@ static upq_status data_page_v2(upq_column_reader *c)
      * byte of SNAPPY): only a stored empty section skips the codec, and
      * a stored non-empty one must inflate to nothing. */
     if (compressed && c->m->codec != UPQ_CODEC_UNCOMPRESSED && (vlen > 0 || vlen_stored > 0)) {
-        st = upq_decompress(c->m->codec, vals, vlen_stored, c->page, vlen, a);
+        st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, vals, vlen_stored, c->page, vlen, a);
         if (st != UPQ_OK)
             return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
                                                                     : UPQ_MSG("page does not decompress"));
@@ -864,7 +864,7 @@ static upq_status process_page(upq_column_reader *c)
 
     if (ENCRYPTED(c)) {
         /* parquet-mr checksums the page as stored (encrypted) */
-        crc_stored = upq_crc32(c->raw, c->body_len);
+        crc_stored = upq_crc32_update_with(&c->r->crc_kernel, 0, c->raw, c->body_len);
         st = decrypt_page(c);
         if (st != UPQ_OK)
             return st;
@@ -873,7 +873,8 @@ static upq_status process_page(upq_column_reader *c)
                                                                                     : c->raw;
 
     if (UPQ_WITH_CRC && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_CRC) && !c->r->opts.no_crc_check &&
-        !(ENCRYPTED(c) && crc_stored == (uint32_t)ph->crc) && upq_crc32(body, c->body_len) != (uint32_t)ph->crc)
+        !(ENCRYPTED(c) && crc_stored == (uint32_t)ph->crc) &&
+        upq_crc32_update_with(&c->r->crc_kernel, 0, body, c->body_len) != (uint32_t)ph->crc)
         return col_fail(c, UPQ_ERR_CRC, c->page_off, UPQ_MSG("page checksum mismatch"));
 
     if (ph->type == UPQ_PAGE_DICTIONARY)
@@ -1072,6 +1073,24 @@ static upq_status get_levels(upq_column_reader *c, int rep, uint16_t *out, size_
     return c->def_bp ? upq_bitpacked_get16(&c->def_bpd, out, n) : upq_rle_get16(&c->def_rle, out, n);
 }
 
+/* One stream's level decoder in use (bit-packed or RLE) into save, and
+ * back. */
+static void save_levels(int bp, void *save, const upq_rle_dec *rle, const upq_bitpacked_dec *bpd)
+{
+    if (bp)
+        upq_memcpy(save, bpd, sizeof *bpd);
+    else
+        upq_memcpy(save, rle, sizeof *rle);
+}
+
+static void restore_levels(int bp, const void *save, upq_rle_dec *rle, upq_bitpacked_dec *bpd)
+{
+    if (bp)
+        upq_memcpy(bpd, save, sizeof *bpd);
+    else
+        upq_memcpy(rle, save, sizeof *rle);
+}
+
 /*
  * Decodes up to n level entries of the current page into rep/def (either may
  * be NULL when the column has no such levels) and their values into `vals`.
@@ -1082,16 +1101,19 @@ static upq_status decode_some(upq_column_reader *c, uint16_t *rep, uint16_t *def
 {
     int fill = 0;
     const upq_column_desc *cd = c->cd;
-    upq_rle_dec rep_save, def_save;
-    upq_bitpacked_dec rep_bsave, def_bsave;
+    /* the level decoders in use (RLE or BIT_PACKED), to replay from: one
+     * slot each keeps this frame, on the row reader's deepest call chain,
+     * small */
+    union {
+        upq_rle_dec rle;
+        upq_bitpacked_dec bp;
+    } rep_save, def_save;
     size_t i, nonnull, got = 0;
     upq_status st;
 
     /* upq_memcpy, not assignments: gcc makes those memcpy calls on Cortex-M0+ */
-    upq_memcpy(&rep_save, &c->rep_rle, sizeof rep_save);
-    upq_memcpy(&def_save, &c->def_rle, sizeof def_save);
-    upq_memcpy(&rep_bsave, &c->rep_bpd, sizeof rep_bsave);
-    upq_memcpy(&def_bsave, &c->def_bpd, sizeof def_bsave);
+    save_levels(c->rep_bp, &rep_save, &c->rep_rle, &c->rep_bpd);
+    save_levels(c->def_bp, &def_save, &c->def_rle, &c->def_bpd);
 
     if (n > c->levels_left)
         n = c->levels_left;
@@ -1165,10 +1187,8 @@ levels_done:
         } else {
             k = got; /* every level has a value (def may be unwritten) */
         }
-        upq_memcpy(&c->rep_rle, &rep_save, sizeof rep_save);
-        upq_memcpy(&c->def_rle, &def_save, sizeof def_save);
-        upq_memcpy(&c->rep_bpd, &rep_bsave, sizeof rep_bsave);
-        upq_memcpy(&c->def_bpd, &def_bsave, sizeof def_bsave);
+        restore_levels(c->rep_bp, &rep_save, &c->rep_rle, &c->rep_bpd);
+        restore_levels(c->def_bp, &def_save, &c->def_rle, &c->def_bpd);
         if (cd->max_rep && get_levels(c, 1, rep, k) != UPQ_OK)
             return col_fail(c, UPQ_ERR_STATE, c->page_off, UPQ_MSG("level replay"));
         if (cd->max_def && get_levels(c, 0, def, k) != UPQ_OK)
@@ -1275,7 +1295,10 @@ void upq_column_def_if_nulls(upq_column_reader *c, int on)
 
 upq_status upq_column_skip(upq_column_reader *c, uint64_t rows, uint64_t *skipped)
 {
-    uint16_t rep[64], def[64];
+    /* levels a step: 16 on microcontrollers, where a seek's skip into a
+     * page sits under the scan's deepest call chain (down through the
+     * page's codec) */
+    uint16_t rep[UPQ_UNPACK_STEP / 4u], def[UPQ_UNPACK_STEP / 4u];
     int nested = c->cd && c->cd->max_rep > 0;
     *skipped = 0;
     if (c->stage == CS_FAILED)
@@ -1298,7 +1321,7 @@ upq_status upq_column_skip(upq_column_reader *c, uint64_t rows, uint64_t *skippe
             if (st != UPQ_OK)
                 return st;
         }
-        n = c->levels_left < 64 ? c->levels_left : 64;
+        n = c->levels_left < UPQ_COUNTOF(rep) ? c->levels_left : UPQ_COUNTOF(rep);
         if (nested) {
             /* skip_left counts rows not yet started; the skip ends just
              * before the repetition level 0 that would start one more */

@@ -25,6 +25,8 @@
 #include "upq_port.h"
 #include "common/upq_internal.h"
 
+#if UPQ_WITH_ROWS
+
 enum { RK_ROOT = 0, RK_STRUCT, RK_LIST, RK_MAP, RK_LEAF };
 
 /* RS_FLAT: in a row of top-level columns (upq_rows.flat), read without the
@@ -1132,3 +1134,4 @@ upq_status upq_rows_fetch(upq_rows *w, void *rows, size_t stride, size_t max, si
     return UPQ_OK;
 }
 #endif
+#endif /* UPQ_WITH_ROWS */

@@ -22,6 +22,7 @@ void upq_workspace_init(upq_workspace *ws)
     upq_memset(ws, 0, sizeof *ws);
 }
 
+#if UPQ_WITH_ROWS
 /* The row reader upq_rows_open builds over the projected leaves of row
  * group `rg` (its plan, leaves, batches, and each column reader as opened):
  * measured by building it, since no I/O happens there. 0 with *ok 0 when it
@@ -62,6 +63,17 @@ static upq_status rows_size(upq_reader *r, uint32_t rg, size_t batch, size_t *ou
     upq_rows_close(&w);
     return st;
 }
+#else
+/* no row reader to plan for: no concurrent plan */
+static upq_status rows_size(upq_reader *r, uint32_t rg, size_t batch, size_t *out)
+{
+    (void)r;
+    (void)rg;
+    (void)batch;
+    (void)out;
+    return UPQ_ERR_UNSUPPORTED;
+}
+#endif
 
 upq_status upq_reader_workspace_size(upq_reader *r, upq_workspace *ws)
 {

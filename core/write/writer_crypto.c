@@ -115,7 +115,8 @@ upq_status upq_wc_init(upq_writer *w, void *mem)
             UPQ_SET(*a, UPQ_AES_GCM_V1_AAD_PREFIX);
         }
     }
-    wc->fcm.encryption_algorithm = wc->alg;
+    /* not an assignment: gcc makes it a memcpy call on RV32 */
+    upq_memcpy(&wc->fcm.encryption_algorithm, &wc->alg, sizeof wc->alg);
     UPQ_SET(wc->fcm, UPQ_FILE_CRYPTO_METADATA_ENCRYPTION_ALGORITHM);
     if (e->footer_key_metadata_len) {
         wc->fcm.key_metadata.ptr = e->footer_key_metadata;

@@ -7,6 +7,7 @@
  */
 #include "writer_page.h"
 #include "geo.h"
+#include "upq_kernels.h"
 
 #if UPQ_WITH_WRITER
 
@@ -338,7 +339,7 @@ UPQ_INLINE void page_header(upq_writer *w, const upq_wcol *c, const upq_wpage *p
     ph->uncompressed_page_size = (int32_t)pg->body;
     ph->compressed_page_size = (int32_t)pg->stored;
     if (UPQ_WITH_CRC && !w->o.no_crc) {
-        ph->crc = (int32_t)upq_crc32(pg->out, pg->stored);
+        ph->crc = (int32_t)upq_crc32_update_with(&w->crc_kernel, 0, pg->out, pg->stored);
         UPQ_SET(*ph, UPQ_PAGE_HEADER_CRC);
     }
     if (UPQ_W_V2(w)) {
@@ -603,7 +604,7 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
     ph->uncompressed_page_size = (int32_t)c->dict_bytes;
     ph->compressed_page_size = (int32_t)stored;
     if (UPQ_WITH_CRC && !w->o.no_crc) {
-        ph->crc = (int32_t)upq_crc32(body, stored);
+        ph->crc = (int32_t)upq_crc32_update_with(&w->crc_kernel, 0, body, stored);
         UPQ_SET(*ph, UPQ_PAGE_HEADER_CRC);
     }
     ph->dictionary_page_header.isset = (1u << UPQ_DICTIONARY_PAGE_HEADER_NUM_VALUES) |

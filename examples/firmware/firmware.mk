@@ -57,7 +57,10 @@ FW_LOGGER_FATFS_OBJ := $(FW)/obj/fatfs/logger_main.o $(FW)/obj/fatfs/fs_stores.o
                        $(FW)/obj/fatfs/fatfs_disk.o $(FW)/obj/fatfs/ramdisk.o $(FW)/obj/fatfs/upq_fatfs.o \
                        $(FW)/obj/fatfs/fw_libc.o $(FW)/obj/examples/sensor_logger/sensor_logger.o \
                        $(FW)/obj/examples/sensor_logger/logger_cli.o $(FW_FATFS_TREE)/ff.o $(FW_FATFS_TREE)/ffunicode.o
-$(FW)/obj/fatfs/%.o: $(FW_FATFS_HDRS) $(DEPS_STAMPS) examples/firmware/firmware.mk
+# (a static pattern: as a plain pattern without a source it also matched
+# X.d.o, which make's built-in `%: %.o` asked for to remake each included .d)
+$(filter $(FW)/obj/fatfs/%,$(FW_LOGGER_FATFS_OBJ)): $(FW)/obj/fatfs/%.o: $(FW_FATFS_HDRS) $(DEPS_STAMPS) \
+        examples/firmware/firmware.mk
 	@mkdir -p $(dir $@)
 	$(TCC.cortex-m4) $(FW_CFLAGS) $(FW_FATFS_CFLAGS) -MMD -MP -c $(firstword $(filter %/$(*F).c,$(FW_FATFS_SRC))) -o $@
 FW_FATFS_SRC := examples/firmware/logger_main.c examples/sensor_logger/fs_stores.c \
@@ -116,6 +119,66 @@ $(FW)/stm32f4/sensor_logger.elf: $(FW_LOGGER_OBJ) $(FW_LINK_DEPS) linker/stm32f4
 $(FW)/stm32f4/fw_reader.elf: $(FW_STM32_READER_OBJ) $(FW_LINK_DEPS) linker/stm32f4.ld
 	$(call fw_link,stm32f4.ld,$(FW_STM32_READER_OBJ) $(FW_COMMON_OBJ),$(FW_STM32_LDFLAGS))
 
+# ---- RV32IMAC images (qemu-system-riscv32 -M virt) ------------------------------
+# The same programs for a RISC-V microcontroller core, on the library and
+# packages built for rv32imac (freestanding.mk, codecs.mk), with the RV32
+# startup (port/adapters/riscv) and the same semihosting adapter:
+#   $(FW)/riscv/sensor_logger.elf  fw_reader.elf  fw_reader_big.elf  fw_ipv.elf
+# Firmware objects get the Zicsr extension (the instret counter); the link
+# names the plain rv32imac multilib.
+FW_RV := $(FW)/riscv
+QEMU_RISCV32 ?= qemu-system-riscv32
+FW_RV_CFLAGS = $(subst -march=rv32imac,-march=rv32imac_zicsr,$(RV_CFLAGS)) -Iexamples/firmware
+FW_RV_LDFLAGS = $(TOPT.rv32imac) $(TFLAGS.rv32imac) -nostdlib -nostartfiles -Llinker -Wl,--gc-sections \
+                -Wl,--no-warn-rwx-segments
+FW_RV_LIBS = -Wl,--start-group $(RV_LIB) $(DEPS_LIBS.rv32imac) -lgcc -Wl,--end-group
+FW_RV_COMMON_SRC := port/adapters/riscv/startup.c port/adapters/semihost/io_semihost.c \
+                    examples/firmware/fw_util.c examples/upq/rows_json.c
+FW_RV_COMMON_OBJ := $(patsubst %.c,$(FW_RV)/obj/%.o,$(FW_RV_COMMON_SRC))
+# (gcc makes the logger's struct assignments memcpy calls on RV32: the
+# image links the C functions a board's C library would give it,
+# fw_libc.c; the library itself needs none, which the reader images and
+# `make size`'s rv32imac images, linked without them, show)
+FW_RV_LOGGER_OBJ := $(FW_RV)/obj/examples/firmware/logger_main.o \
+                    $(FW_RV)/obj/examples/sensor_logger/sensor_logger.o \
+                    $(FW_RV)/obj/examples/sensor_logger/logger_cli.o \
+                    $(FW_RV)/obj/examples/firmware/fw_libc.o
+FW_RV_IMAGES := $(FW_RV)/sensor_logger.elf $(FW_RV)/fw_reader.elf $(FW_RV)/fw_reader_big.elf \
+                $(FW_RV)/fw_ipv.elf
+
+$(FW_RV)/obj/%.o: %.c $(DEPS_STAMPS) examples/firmware/firmware.mk
+	@mkdir -p $(dir $@)
+	$(TCC.rv32imac) $(FW_RV_CFLAGS) -MMD -MP -c $< -o $@
+$(FW_RV)/obj/examples/firmware/reader_main.o: FW_RV_CFLAGS += -DFW_READER_ARENA_BYTES=$(FW_READER_ARENA)
+$(FW_RV)/obj/big/reader_main.o: examples/firmware/reader_main.c $(DEPS_STAMPS) examples/firmware/firmware.mk
+	@mkdir -p $(dir $@)
+	$(TCC.rv32imac) $(FW_RV_CFLAGS) -DFW_READER_ARENA_BYTES=$(FW_READER_BIG_ARENA) -MMD -MP -c $< -o $@
+
+# $(call fw_rv_link,OBJECTS)
+define fw_rv_link
+	@mkdir -p $(dir $@)
+	$(TCC.rv32imac) $(FW_RV_LDFLAGS) -T riscv_virt.ld -Wl,-Map=$(@:.elf=.map) -o $@ $(1) $(FW_RV_LIBS)
+endef
+FW_RV_LINK_DEPS = $(FW_RV_COMMON_OBJ) $(RV_LIB) $(DEPS_LIBS.rv32imac) linker/riscv_virt.ld
+$(FW_RV)/sensor_logger.elf: $(FW_RV_LOGGER_OBJ) $(FW_RV_LINK_DEPS)
+	$(call fw_rv_link,$(FW_RV_LOGGER_OBJ) $(FW_RV_COMMON_OBJ))
+$(FW_RV)/fw_reader.elf: $(FW_RV)/obj/examples/firmware/reader_main.o $(FW_RV_LINK_DEPS)
+	$(call fw_rv_link,$(FW_RV)/obj/examples/firmware/reader_main.o $(FW_RV_COMMON_OBJ))
+$(FW_RV)/fw_reader_big.elf: $(FW_RV)/obj/big/reader_main.o $(FW_RV_LINK_DEPS)
+	$(call fw_rv_link,$(FW_RV)/obj/big/reader_main.o $(FW_RV_COMMON_OBJ))
+$(FW_RV)/fw_ipv.elf: $(FW_RV)/obj/examples/firmware/ipv_main.o $(FW_RV_LINK_DEPS)
+	$(call fw_rv_link,$(FW_RV)/obj/examples/firmware/ipv_main.o $(FW_RV_COMMON_OBJ))
+
+.PHONY: firmware-riscv check-riscv
+firmware-riscv: $(FW_RV_IMAGES)
+
+# A `make check` stage (test/cross/riscv_firmware.sh): the logger's files and
+# the reader's output on every corpus file byte-identical to the host's.
+check-riscv: $(FW_RV_IMAGES) $(UPQ) $(SENSOR)
+	@FW_RV_DIR='$(FW_RV)' QEMU_RISCV32='$(QEMU_RISCV32)' UPQ='$(UPQ)' SENSOR='$(SENSOR)' \
+	  FW_READER_ARENA='$(FW_READER_ARENA)' bash test/cross/riscv_firmware.sh
+CHECK_EXTRA_TARGETS += check-riscv
+
 .PHONY: size-firmware firmware-check
 firmware: $(FW_IMAGES) $(FW_BUDGET_IMAGES)
 	@$(MAKE) --no-print-directory size-firmware
@@ -131,9 +194,13 @@ size-firmware: $(FW_IMAGES) $(FW_BUDGET_IMAGES)
 # logger on the Cortex-M4 (qemu -icount):
 # printed by `make bench`, kept working by `make check` (the script fails
 # when an image run gives no figure).
+# The same figures for the RV32IMAC images (qemu-system-riscv32, instret).
 .PHONY: bench-fw check-fw-ipv
-bench-fw check-fw-ipv: $(FW)/fw_ipv.elf $(FW)/sensor_logger.elf $(UPQ)
-	@QEMU_ARM='$(QEMU_ARM)' bash test/bench/fw_ipv.sh $(abspath $(UPQ)) $(abspath $(FW)/fw_ipv.elf) \
+bench-fw check-fw-ipv: $(FW)/fw_ipv.elf $(FW)/sensor_logger.elf $(UPQ) $(FW)/riscv/fw_ipv.elf \
+        $(FW)/riscv/sensor_logger.elf
+	@QEMU_ARM='$(QEMU_ARM)' QEMU_RISCV32='$(QEMU_RISCV32)' RV_IPV=$(abspath $(FW)/riscv/fw_ipv.elf) \
+	  RV_LOGGER=$(abspath $(FW)/riscv/sensor_logger.elf) \
+	  bash test/bench/fw_ipv.sh $(abspath $(UPQ)) $(abspath $(FW)/fw_ipv.elf) \
 	    $(abspath $(FW)/ipv) $(abspath $(FW)/sensor_logger.elf)
 bench: bench-fw
 CHECK_EXTRA_TARGETS += check-fw-ipv

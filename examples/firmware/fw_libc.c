@@ -1,7 +1,8 @@
 /*
  * The C library functions FatFs calls (ff.c includes <string.h>), for the
  * firmware images linked without a C library (-nostdlib): what newlib or a
- * vendor's C library gives a real board. Only the FatFs logger links it.
+ * vendor's C library gives a real board. The FatFs logger links it, and
+ * the RV32 logger (gcc makes struct assignments memcpy calls there).
  */
 #include <stddef.h>
 

@@ -1,7 +1,15 @@
 /* Output, arguments and exit for the firmware images (see fw_util.h). */
 #include "fw_util.h"
 
+#if defined(__riscv)
+#include "riscv/startup.h"
+#define board_stack_high_water upq_rv_stack_high_water
+#define board_stack_size upq_rv_stack_size
+#else
 #include "cortex-m/startup.h"
+#define board_stack_high_water upq_cm_stack_high_water
+#define board_stack_size upq_cm_stack_size
+#endif
 
 /* The image's one console: state in static memory, as firmware keeps it. */
 static upq_sh_file console_file;
@@ -204,22 +212,69 @@ int fw_streq(const char *a, const char *b)
 void fw_exit(int code)
 {
     fw_puts(&console, "stack: ");
-    fw_put_u64(&console, upq_cm_stack_high_water());
+    fw_put_u64(&console, board_stack_high_water());
     fw_puts(&console, " bytes used of ");
-    fw_put_u64(&console, upq_cm_stack_size());
+    fw_put_u64(&console, board_stack_size());
     fw_puts(&console, " (painted)\n");
     (void)fw_flush(&console);
     upq_sh_exit(code);
 }
 
 /* A fault says so and stops, instead of spinning until a timeout. */
+#if defined(__riscv)
+void upq_rv_fault(void)
+{
+    upq_sh_write0("fault: the hart took a trap\n");
+    upq_sh_exit(70);
+}
+#else
 void upq_cm_fault(void)
 {
     upq_sh_write0("fault: the core took a fault exception\n");
     upq_sh_exit(70);
 }
+#endif
 
 /* ---- instruction counting (qemu -icount) ------------------------------- */
+
+#if defined(__riscv)
+/* The instret counter: with -icount it counts the instructions qemu runs
+ * (without it, host time); 64 bits read as two halves. */
+static uint64_t instret(void)
+{
+    uint32_t hi, lo, again;
+    do {
+        __asm__ volatile("csrr %0, instreth" : "=r"(hi));
+        __asm__ volatile("csrr %0, instret" : "=r"(lo));
+        __asm__ volatile("csrr %0, instreth" : "=r"(again));
+    } while (hi != again);
+    return (uint64_t)hi << 32 | lo;
+}
+
+static uint64_t start_count, ticks;
+
+void fw_count_start(void)
+{
+    start_count = instret();
+    ticks = 0;
+}
+
+void fw_count_take(void)
+{
+    ticks = instret() - start_count;
+}
+
+uint64_t fw_count_ticks(void)
+{
+    return ticks;
+}
+
+/* 2 * n instructions (addi, bnez). */
+static void known_loop(uint32_t n)
+{
+    __asm__ volatile("1: addi %0, %0, -1\n\tbnez %0, 1b" : "+r"(n));
+}
+#else
 
 #define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
 #define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
@@ -255,6 +310,7 @@ static void known_loop(uint32_t n)
 {
     __asm__ volatile("1: subs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
 }
+#endif
 
 uint32_t fw_count_calibrate(void)
 {

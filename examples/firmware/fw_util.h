@@ -50,7 +50,9 @@ int fw_parse_u64(const char *s, uint64_t *out);
 int fw_streq(const char *a, const char *b);
 
 /*
- * Instruction counting under qemu with `-icount shift=0`: the virtual clock
+ * Instruction counting under qemu with `-icount shift=0` (RV32 images: the
+ * instret counter, which counts them; the calibration then gives 2,000,000).
+ * On Cortex-M the virtual clock
  * advances one nanosecond per instruction and SysTick (processor clock)
  * counts that clock at the board's CPU frequency. fw_count_calibrate()
  * measures ticks per 2,000,000 instructions with a loop of known length, so

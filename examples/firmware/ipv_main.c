@@ -99,7 +99,13 @@ int main(void)
         for (uint32_t g = 0; g < upq_reader_num_row_groups(&reader); g++) {
             upq_status st = upq_column_open(&col, &reader, g, 0);
             while (st == UPQ_OK) {
-                upq_batch b = {def, rep, vals, BATCH, 0, 0};
+                upq_batch b;
+                /* members one by one: an initialiser is a memcpy call on RV32 */
+                b.def = def;
+                b.rep = rep;
+                b.values = vals;
+                b.cap = BATCH;
+                b.levels = b.values_n = 0;
                 st = upq_column_read(&col, &b);
                 values += b.values_n;
                 fw_count_take();

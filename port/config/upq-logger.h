@@ -56,5 +56,8 @@
 #ifndef UPQ_NO_ERRSTR
 #define UPQ_NO_ERRSTR 1
 #endif
+#ifndef UPQ_FAST_KERNELS
+#define UPQ_FAST_KERNELS 0
+#endif
 
 #endif

@@ -52,6 +52,9 @@
 #ifndef UPQ_WITH_LEND
 #define UPQ_WITH_LEND 0
 #endif
+#ifndef UPQ_WITH_ROWS
+#define UPQ_WITH_ROWS 0
+#endif
 #ifndef UPQ_WITH_FLAT_ROWS
 #define UPQ_WITH_FLAT_ROWS 0
 #endif
@@ -75,6 +78,9 @@
 #endif
 #ifndef UPQ_NO_ERRSTR
 #define UPQ_NO_ERRSTR 1
+#endif
+#ifndef UPQ_FAST_KERNELS
+#define UPQ_FAST_KERNELS 0
 #endif
 
 #endif

@@ -11,30 +11,33 @@
  * bit-reflected, with the extra shift reflected arithmetic needs, as in
  * Intel's "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ".
  *
- * With VPCLMULQDQ and AVX2 (this file built with -mvpclmulqdq -mavx2: the
- * Makefile adds them where the CPU has both) the first stage runs on four
- * 256-bit lanes, 128 bytes a step, each 128-bit half multiplied by x^(1024+32)
- * and x^(1024-32); the lanes fold into one (x^(256+-32)), its halves into
- * one 128-bit lane (K3, K4), and the 128-bit code finishes. It doubles the
+ * With VPCLMULQDQ and AVX2 the first stage runs on four 256-bit lanes, 128
+ * bytes a step, each 128-bit half multiplied by x^(1024+32) and
+ * x^(1024-32); the lanes fold into one (x^(256+-32)), its halves into one
+ * 128-bit lane (K3, K4), and the 128-bit code finishes. It doubles the
  * bytes per multiply on CPUs that issue a 256-bit carry-less multiply as
  * fast as a 128-bit one.
  *
- * Built when the compiler targets it (-mpclmul, or an -march that has it:
- * the Makefile passes -mpclmul on x86-64 machines whose CPU has it); other
- * x86 builds use the slicing table. No run-time CPU check: it would be
- * global state or a CPUID per call (a VM exit under a hypervisor).
+ * Every x86-64 build has both: the functions carry their instruction sets
+ * as target attributes, the rest of the library stays at the baseline ISA,
+ * and upq_x86_crc32_choose asks the CPU (CPUID, and XGETBV for the 256-bit
+ * registers) which one it runs. The caller keeps the answer in its context
+ * (the reader and the writer, when they first checksum a page or, the
+ * reader, a GZIP member's bytes), as zstd
+ * keeps its BMI2 flag in each decompression context: asking per call would
+ * cost a CPUID each time, a trap to the hypervisor in a virtual machine,
+ * and keeping it here would be state. These kernels fold whole 16-byte
+ * blocks; the dispatcher (core/common/crc32.c) checksums the bytes after
+ * them with the table.
  */
 #include "upq_simd.h"
 
-#if UPQ_CRC32_CLMUL
-#include <emmintrin.h>
-#include <wmmintrin.h>
-#if defined(__VPCLMULQDQ__) && defined(__AVX2__)
+#if UPQ_CRC32_X86
+#include <cpuid.h>
 #include <immintrin.h>
-#define UPQ_X86_VPCLMUL 1
-#else
-#define UPQ_X86_VPCLMUL 0
-#endif
+
+#define TARGET_CLMUL __attribute__((target("pclmul,sse2")))
+#define TARGET_VCLMUL __attribute__((target("vpclmulqdq,avx2,pclmul,sse2")))
 
 /* Folding constants (x^k mod P for the distances in the header comment,
  * reflected and shifted left by one): K1, K2 for 64-byte steps, K3, K4 for
@@ -53,34 +56,33 @@
 #define K3_256 0x0f1da05aaull
 #define K4_256 0x15a546366ull
 
-static __m128i fold(__m128i acc, __m128i k, __m128i next)
+TARGET_CLMUL static inline __m128i fold(__m128i acc, __m128i k, __m128i next)
 {
     __m128i lo = _mm_clmulepi64_si128(acc, k, 0x00);
     __m128i hi = _mm_clmulepi64_si128(acc, k, 0x11);
     return _mm_xor_si128(_mm_xor_si128(lo, hi), next);
 }
 
-static __m128i load(const uint8_t *p)
+TARGET_CLMUL static inline __m128i load(const uint8_t *p)
 {
     return _mm_loadu_si128((const __m128i *)(const void *)p);
 }
 
-#if UPQ_X86_VPCLMUL
-static __m256i fold256(__m256i acc, __m256i k, __m256i next)
+TARGET_VCLMUL static inline __m256i fold256(__m256i acc, __m256i k, __m256i next)
 {
     __m256i lo = _mm256_clmulepi64_epi128(acc, k, 0x00);
     __m256i hi = _mm256_clmulepi64_epi128(acc, k, 0x11);
     return _mm256_xor_si256(_mm256_xor_si256(lo, hi), next);
 }
 
-static __m256i load256(const uint8_t *p)
+TARGET_VCLMUL static inline __m256i load256(const uint8_t *p)
 {
     return _mm256_loadu_si256((const __m256i *)(const void *)p);
 }
 
 /* The 256-bit stage over p[0..len), len >= 128 and a multiple of 128: the
  * 128-bit lane left, which the rest of the message folds onto. */
-static __m128i clmul_run256(uint32_t state, const uint8_t *p, size_t len)
+TARGET_VCLMUL static __m128i clmul_run256(uint32_t state, const uint8_t *p, size_t len)
 {
     const __m256i k12 = _mm256_set_epi64x((long long)K2_256, (long long)K1_256,
                                           (long long)K2_256, (long long)K1_256);
@@ -101,48 +103,41 @@ static __m128i clmul_run256(uint32_t state, const uint8_t *p, size_t len)
     y1 = fold256(y1, k34, y4);
     return fold(_mm256_castsi256_si128(y1), k34_128, _mm256_extracti128_si256(y1, 1));
 }
-#endif
 
-/* The CRC state (not inverted) over p[0..len), len >= 64 and a multiple of 16. */
-static uint32_t clmul_run(uint32_t state, const uint8_t *p, size_t len)
+/* The CRC state (not inverted) over p[0..len), len >= 64 and a multiple of
+ * 16; `wide`: the 256-bit stage first where the message is long enough. */
+TARGET_CLMUL static uint32_t clmul_run(uint32_t state, const uint8_t *p, size_t len, int wide)
 {
     const __m128i k12 = _mm_set_epi64x((long long)K2, (long long)K1);
     const __m128i k34 = _mm_set_epi64x((long long)K4, (long long)K3);
     const __m128i mask32 = _mm_setr_epi32(-1, 0, -1, 0);
     __m128i x1, x2, x3, x4, t;
-#if UPQ_X86_VPCLMUL
-    if (len >= 256) {
+    if (wide && len >= 256) {
         size_t n = len & ~(size_t)127;
         x1 = clmul_run256(state, p, n);
         p += n;
         len -= n;
-        for (; len >= 16; len -= 16, p += 16)
-            x1 = fold(x1, k34, load(p));
-        goto reduce;
-    }
-#endif
-    x1 = _mm_xor_si128(load(p), _mm_cvtsi32_si128((int)state));
-    x2 = load(p + 16);
-    x3 = load(p + 32);
-    x4 = load(p + 48);
-    p += 64;
-    len -= 64;
-    while (len >= 64) {
-        x1 = fold(x1, k12, load(p));
-        x2 = fold(x2, k12, load(p + 16));
-        x3 = fold(x3, k12, load(p + 32));
-        x4 = fold(x4, k12, load(p + 48));
+    } else {
+        x1 = _mm_xor_si128(load(p), _mm_cvtsi32_si128((int)state));
+        x2 = load(p + 16);
+        x3 = load(p + 32);
+        x4 = load(p + 48);
         p += 64;
         len -= 64;
+        while (len >= 64) {
+            x1 = fold(x1, k12, load(p));
+            x2 = fold(x2, k12, load(p + 16));
+            x3 = fold(x3, k12, load(p + 32));
+            x4 = fold(x4, k12, load(p + 48));
+            p += 64;
+            len -= 64;
+        }
+        x1 = fold(x1, k34, x2);
+        x1 = fold(x1, k34, x3);
+        x1 = fold(x1, k34, x4);
     }
-    x1 = fold(x1, k34, x2);
-    x1 = fold(x1, k34, x3);
-    x1 = fold(x1, k34, x4);
     for (; len >= 16; len -= 16, p += 16)
         x1 = fold(x1, k34, load(p));
-#if UPQ_X86_VPCLMUL
-reduce:
-#endif
     /* 128 bits to 64: the low half times x^96 (K4) onto the high half, then
      * the low 32 bits of that times x^64 onto the rest */
     t = _mm_clmulepi64_si128(x1, k34, 0x10);
@@ -163,16 +158,27 @@ reduce:
     return (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(x1, 4));
 }
 
-uint32_t upq_x86_crc32_update(uint32_t crc, const void *data, size_t len)
+unsigned upq_x86_crc32_choose(void)
 {
-    const uint8_t *p = (const uint8_t *)data;
-    if (len >= 64) {
-        size_t n = len & ~(size_t)15;
-        crc = ~clmul_run(~crc, p, n);
-        p += n;
-        len -= n;
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_PCLMUL))
+        return UPQ_CRC32_K_TABLE;
+    /* the 256-bit registers: the CPU has them (AVX, AVX2, VPCLMULQDQ) and
+     * the system saves them (OSXSAVE, then XCR0's SSE and AVX state bits) */
+    if ((c & bit_OSXSAVE) && (c & bit_AVX) && __get_cpuid_max(0, (unsigned *)0) >= 7) {
+        unsigned lo, hi;
+        __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+        (void)hi;
+        __cpuid_count(7, 0, a, b, c, d);
+        if ((lo & 6u) == 6u && (b & bit_AVX2) && (c & (1u << 10))) /* VPCLMULQDQ */
+            return UPQ_CRC32_K_VCLMUL;
     }
-    return len ? upq_crc32_update_scalar(crc, p, len) : crc;
+    return UPQ_CRC32_K_CLMUL;
+}
+
+uint32_t upq_x86_crc32_blocks(unsigned kernel, uint32_t crc, const void *data, size_t len)
+{
+    return ~clmul_run(~crc, (const uint8_t *)data, len, kernel == UPQ_CRC32_K_VCLMUL);
 }
 
 #else

@@ -7,9 +7,10 @@
 # CRC checked (the default) and without. Then the sensor logger's
 # instructions per row (examples/firmware/logger_main.c --count): an hour at
 # 10 Hz with its default row groups, pages and checkpoints, and of that the
-# synthetic sample alone.
+# synthetic sample alone. With RV_IPV (and RV_LOGGER) set, the same figures
+# for the RV32IMAC images under qemu-system-riscv32 (instret counts them).
 #
-#   fw_ipv.sh UPQ FW_IPV_ELF WORKDIR [LOGGER_ELF]
+#   [RV_IPV=ELF RV_LOGGER=ELF] fw_ipv.sh UPQ FW_IPV_ELF WORKDIR [LOGGER_ELF]
 set -euo pipefail
 upq=${1:?upq} elf=${2:?fw_ipv.elf} work=${3:?work dir} logger=${4:-}
 qemu=${QEMU_ARM:-qemu-system-arm}
@@ -20,7 +21,8 @@ n=50000
 # with jitter, FLOATs in eighths
 awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "{\"v\":%d}\n", (i * 2654435761) % 1000003 }' >i64.jsonl
 awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "{\"v\":%d}\n", (i * 7919) % 100 }' >i32.jsonl
-awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "{\"v\":%d}\n", 1700000000000 + i * 100 + (i * 37) % 7 }' >ts.jsonl
+# (%.0f: mawk's %d stops at 2^31 - 1, which made every timestamp the same)
+awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "{\"v\":%.0f}\n", 1700000000000 + i * 100 + (i * 37) % 7 }' >ts.jsonl
 awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "{\"v\":%.3f}\n", ((i * 7919) % 10007) / 8.0 }' >f32.jsonl
 for t in "i64 int64" "i32 int32" "f32 float"; do
     set -- $t
@@ -31,30 +33,52 @@ done
 "$upq" write --schema i64.schema --no-dictionary --encoding DELTA_BINARY_PACKED ts.jsonl delta.parquet
 "$upq" write --schema f32.schema --no-dictionary --encoding BYTE_STREAM_SPLIT f32.jsonl bss.parquet
 
+# machine MACHINE: qemu's command for one of the two cores
+machine() {
+    case $1 in
+    cm4) echo "$qemu -M mps2-an386" ;;
+    rv32) echo "${QEMU_RISCV32:-qemu-system-riscv32} -M virt -bios none -m 64M" ;;
+    esac
+}
+
+# run MACHINE ELF FILE CRC-FLAG: instructions per value
 run() {
-    timeout 300 "$qemu" -M mps2-an386 -nographic -monitor none -icount shift=0 \
-        -semihosting-config enable=on,target=native -kernel "$elf" -append "$1 2 $2" |
+    # shellcheck disable=SC2046
+    timeout 300 $(machine "$1") -nographic -monitor none -icount shift=0 \
+        -semihosting-config enable=on,target=native -kernel "$2" -append "$3 2 $4" |
         sed -n 's/^per value //p'
 }
-printf '%-34s %14s %14s\n' "Cortex-M4, instructions per value" "CRC checked" "no CRC"
-for f in plain:"PLAIN INT64" dictionary:"dictionary INT32" delta:"DELTA_BINARY_PACKED INT64" \
-    bss:"BYTE_STREAM_SPLIT FLOAT"; do
-    file=${f%%:*}.parquet name=${f#*:}
-    a=$(run "$file" "") b=$(run "$file" --no-crc)
-    [ -n "$a" ] && [ -n "$b" ] || { echo "fw_ipv: $file: no figure" >&2; exit 1; }
-    printf '%-34s %14s %14s\n' "$name" "$a" "$b"
-done
 
-if [ -n "$logger" ]; then
-    out=$(timeout 600 "$qemu" -M mps2-an386 -nographic -monitor none -icount shift=0 \
-        -semihosting-config enable=on,target=native -kernel "$logger" \
+# table TITLE MACHINE IPV_ELF [LOGGER_ELF]
+table() {
+    local title=$1 m=$2 ipv=$3 lg=${4:-} f file name a b out per smp rows
+    printf '%-34s %14s %14s\n' "$title, instructions per value" "CRC checked" "no CRC"
+    for f in plain:"PLAIN INT64" dictionary:"dictionary INT32" delta:"DELTA_BINARY_PACKED INT64" \
+        bss:"BYTE_STREAM_SPLIT FLOAT"; do
+        file=${f%%:*}.parquet name=${f#*:}
+        a=$(run "$m" "$ipv" "$file" "") b=$(run "$m" "$ipv" "$file" --no-crc)
+        [ -n "$a" ] && [ -n "$b" ] || { echo "fw_ipv: $title: $file: no figure" >&2; exit 1; }
+        printf '%-34s %14s %14s\n' "$name" "$a" "$b"
+    done
+    [ -n "$lg" ] || return 0
+    # the logger refuses to write over a file (it would resume it): the last
+    # run's goes first, so the benchmark runs again without a clean
+    rm -f logger.parquet
+    # shellcheck disable=SC2046
+    out=$(timeout 600 $(machine "$m") -nographic -monitor none -icount shift=0 \
+        -semihosting-config enable=on,target=native -kernel "$lg" \
         -append "--rows 36000 --count logger.parquet")
     per=$(printf '%s\n' "$out" | sed -n 's/^per row //p')
     smp=$(printf '%s\n' "$out" | sed -n 's/^sample per row //p')
-    [ -n "$per" ] && [ -n "$smp" ] || { echo "fw_ipv: logger: no figure" >&2; printf '%s\n' "$out" >&2; exit 1; }
+    [ -n "$per" ] && [ -n "$smp" ] || { echo "fw_ipv: $title: logger: no figure" >&2; printf '%s\n' "$out" >&2; exit 1; }
     # the file it wrote must read: the row count is the one asked for
     rows=$("$upq" meta logger.parquet | sed -n 's/^num_rows: *//p')
-    [ "$rows" = 36000 ] || { echo "fw_ipv: logger: the file holds '$rows' rows, not 36000" >&2; exit 1; }
-    printf '%-34s %14s %14s\n' "Cortex-M4, instructions per row" "logger" "of it, sample"
+    [ "$rows" = 36000 ] || { echo "fw_ipv: $title: logger: the file holds '$rows' rows, not 36000" >&2; exit 1; }
+    printf '%-34s %14s %14s\n' "$title, instructions per row" "logger" "of it, sample"
     printf '%-34s %14s %14s\n' "sensor logger, 36,000 rows (1 h)" "$per" "$smp"
+}
+
+table "Cortex-M4" cm4 "$elf" "$logger"
+if [ -n "${RV_IPV:-}" ]; then
+    table "RV32IMAC" rv32 "$RV_IPV" "${RV_LOGGER:-}"
 fi

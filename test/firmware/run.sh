@@ -161,37 +161,9 @@ t1=$(date +%s)
 declare -A nomem=()
 while read -r f _; do nomem[$f]=1; done < <(sed -e 's/#.*//' "$here/nomem.txt" | awk 'NF')
 
-# compare REL IMAGE TAG [OPTIONS]: runs IMAGE on the file; 0 when it matches
-# the host (same bytes; same error line when the host fails), else sets why.
-compare() {
-    local rel=$1 image=$2 tag=$3 file=$corpus/$1 hrc frc herr ferr
-    "$upq" cat --raw "$file" >"$work/$tag.host" 2>"$work/$tag.host.err"
-    hrc=$?
-    # shellcheck disable=SC2086
-    qemu_run "$image" "$work/$tag.console" ${4:-} "$file" "$work/$tag.fw"
-    frc=$?
-    if [ "$frc" -eq 124 ]; then
-        why="timed out after ${timeout_s}s"
-        return 1
-    fi
-    if ! cmp -s "$work/$tag.host" "$work/$tag.fw"; then
-        why="output differs from upq cat --raw (exit $frc, host $hrc): $(cmp "$work/$tag.host" "$work/$tag.fw" 2>&1 | head -1)"
-        return 1
-    fi
-    if [ "$hrc" -eq 0 ]; then
-        [ "$frc" -eq 0 ] && return 0
-        why="exit $frc where the host reads it: $(grep '^error:' "$work/$tag.console")"
-        return 1
-    fi
-    herr=$(head -n 1 "$work/$tag.host.err")
-    herr="error: ${herr#"upq: $file: "}"
-    ferr=$(grep -m1 '^error:' "$work/$tag.console")
-    if [ "$frc" -ne 1 ] || [ "$herr" != "$ferr" ]; then
-        why="the host says '$herr', the firmware (exit $frc) '$ferr'"
-        return 1
-    fi
-    return 0
-}
+# compare REL IMAGE TAG [OPTIONS] (test/firmware/compare.sh)
+# shellcheck source=compare.sh
+source "$here/compare.sh"
 
 n_same=0 n_err=0 n_nomem=0 n_skip=0
 reader_stack=0 reader_stack_file=

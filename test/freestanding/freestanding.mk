@@ -40,6 +40,22 @@ $(CM4_LIB): $(CM4_LIB_OBJ)
 	rm -f $@
 	$(TAR.cortex-m4) rcs $@ $^
 
+# The library for RV32IMAC microcontrollers (-Os, the flags of `make deps
+# TARGET=rv32imac`): the RISC-V firmware images (firmware.mk) link it.
+RV := $(BUILD)/rv32imac
+RV_LIB := $(RV)/libuparquet.a
+RV_LIB_OBJ := $(patsubst %.c,$(RV)/%.o,$(LIB_SRC))
+RV_CFLAGS = -std=c99 $(TOPT.rv32imac) -g $(TFLAGS.rv32imac) -ffreestanding -fno-builtin \
+            $(TNOLOOP.rv32imac) $(WARN_LIB) $(INCLUDES) $(CODEC_DEFS_MCU) $(RV_EXTRA_CFLAGS) \
+            $(TSYSINC.rv32imac)
+$(RV_LIB_OBJ): $(RV)/%.o: %.c $(DEPS_STAMPS) test/freestanding/freestanding.mk
+	@mkdir -p $(dir $@)
+	$(TCC.rv32imac) $(RV_CFLAGS) -MMD -MP -c $< -o $@
+$(RV_LIB): $(RV_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(TAR.rv32imac) rcs $@ $^
+
 .PHONY: freestanding-check size size-lib
 # A stage of `make check` (test/test.mk runs CHECK_EXTRA_TARGETS).
 CHECK_EXTRA_TARGETS += freestanding-check

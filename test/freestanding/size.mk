@@ -19,6 +19,8 @@
 #   reader-min   min-r  upq-reader-min.h: PLAIN, dictionary, RLE; UNCOMPRESSED and
 #                       SNAPPY; no CRC; no error texts or names (UPQ_NO_ERRSTR);
 #                       byte-loop memcpy/memset
+#   reader-rows  min-rr reader-min's entry points and the row reader (upq_rows_*,
+#                       UPQ_WITH_ROWS 1): what that option costs
 #   writer-min   min-w  upq-writer-min.h: PLAIN, dictionary, RLE; UNCOMPRESSED; no
 #                       CRC, texts or names; byte loops; no statistics, page index
 #                       or DATA_PAGE_V2 written
@@ -34,14 +36,15 @@
 # when their headers say so; new core files are compiled in every set.
 
 SIZE := $(BUILD)/size
-SIZE_TARGETS := cortex-m4 cortex-m0plus
-SIZE_CONFIGS := reader-min reader-full writer-min writer-stats writer-full everything logger
+SIZE_TARGETS := cortex-m4 cortex-m0plus rv32imac
+SIZE_CONFIGS := reader-min reader-rows reader-full writer-min writer-stats writer-full everything logger
 SIZE_CHECK_TARGETS := cortex-m4
 
 # $(call SIZE_OPTION_SET,NAME): compile with port/config/upq-NAME.h.
 SIZE_OPTION_SET = -Iport/config -DUPQ_CONFIG_FILE='"upq-$(1).h"'
 SIZE_DEFS.full = $(CODEC_DEFS_MCU)
 SIZE_DEFS.min-r = $(call SIZE_OPTION_SET,reader-min)
+SIZE_DEFS.min-rr = -DUPQ_WITH_ROWS=1 $(call SIZE_OPTION_SET,reader-min)
 SIZE_DEFS.min-w = $(call SIZE_OPTION_SET,writer-min)
 # a set's options are defaults: a -D before it wins
 SIZE_DEFS.min-ws = -DUPQ_WITH_PAGE_INDEX=1 -DUPQ_WITH_STATISTICS=1 $(call SIZE_OPTION_SET,writer-min)
@@ -50,6 +53,7 @@ SIZE_DEFS.logger = $(call SIZE_OPTION_SET,logger)
 # checkpoint mode on, as it must work without statistics and page index.
 SIZE_MIN_OFF = -DUPQ_WITH_SNAPPY=1 -DUPQ_WITH_CHECKPOINT=1 $(call SIZE_OPTION_SET,writer-min)
 SIZE_SET.reader-min := min-r
+SIZE_SET.reader-rows := min-rr
 SIZE_SET.writer-min := min-w
 SIZE_SET.writer-stats := min-ws
 SIZE_SET.reader-full := full
@@ -59,7 +63,7 @@ SIZE_SET.logger := logger
 
 # -Werror: every configuration must keep compiling cleanly.
 SIZE_CFLAGS = -std=c99 $(TOPT.$(1)) -g $(TFLAGS.$(1)) -ffreestanding -fno-builtin $(TNOLOOP.$(1)) \
-              $(WARN_LIB) -Werror $(INCLUDES) $(SIZE_DEFS.$(2))
+              $(WARN_LIB) -Werror $(INCLUDES) $(SIZE_DEFS.$(2)) $(TSYSINC.$(1))
 SIZE_IMAGE_CFLAGS = -std=c99 $(TOPT.$(1)) $(TFLAGS.$(1)) -ffreestanding -fno-builtin
 
 # The Cortex-M4 full set is the library freestanding.mk builds.
@@ -77,7 +81,7 @@ $$(SIZE)/$(1)/$(2)/libuparquet.a: $$(SIZE_OBJ.$(1).$(2))
 	$$(TAR.$(1)) rcs $$@ $$^
 endif
 endef
-$(foreach t,$(SIZE_TARGETS),$(foreach s,full min-r min-w min-ws logger,$(eval $(call upq_size_set,$(t),$(s)))))
+$(foreach t,$(SIZE_TARGETS),$(foreach s,full min-r min-rr min-w min-ws logger,$(eval $(call upq_size_set,$(t),$(s)))))
 
 # $(call upq_size_image,TARGET,CONFIG)
 define upq_size_image
@@ -184,6 +188,28 @@ $(SIZE_OPTIONS_OFF): test/freestanding/options_off.c $(LIB_SRC) port/adapters/po
 .PHONY: size-options-off
 size-options-off: $(SIZE_OPTIONS_OFF)
 	@$(SIZE_OPTIONS_OFF) $(PARQUET_TESTING_DIR)
+
+# The CRC-32 port seam (UPQ_CRC32_PORT) with a test double for a CRC unit
+# (test/freestanding/crc_port.c): core/common/crc32.c built with the seam on,
+# once per UPQ_CRC32_TABLE form (what the table does for a unit's leftovers),
+# linked ahead of the host library, whose reader and writer then checksum
+# through it. About 2 s.
+CRC_PORT := $(SIZE)/host/crc_port
+CRC_PORT_TABLES := 0 1 4 8
+$(CRC_PORT)/crc32_t%.o: core/common/crc32.c core/common/crc32.h core/common/crc32_tab8.h port/upq_port.h port/upq_simd.h         test/freestanding/size.mk
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 -O2 $(WARN_LIB) -Werror $(FREESTANDING) $(INCLUDES) -DUPQ_CRC32_PORT=1 \
+	    -DUPQ_CRC32_TABLE=$* -c $< -o $@
+$(CRC_PORT)/crc_port_t%: test/freestanding/crc_port.c $(CRC_PORT)/crc32_t%.o $(HOST_TEST_UTIL_OBJ) $(LIB) \
+        $(CODEC_LIBS)
+	$(CC) $(TEST_CFLAGS) -DUPQ_CRC32_PORT=1 -DUPQ_CRC32_TABLE=$* -o $@ $< $(CRC_PORT)/crc32_t$*.o \
+	    $(HOST_TEST_UTIL_OBJ) $(LIB) $(CODEC_LIBS) -lm
+
+.SECONDARY: $(foreach t,$(CRC_PORT_TABLES),$(CRC_PORT)/crc32_t$(t).o)
+.PHONY: check-crc-port
+check-crc-port: $(foreach t,$(CRC_PORT_TABLES),$(CRC_PORT)/crc_port_t$(t))
+	@bash test/sum_counts.sh $(foreach t,$(CRC_PORT_TABLES),'$(CRC_PORT)/crc_port_t$(t) $(PARQUET_TESTING_DIR)')
+CHECK_EXTRA_TARGETS += check-crc-port
 
 size-check: $(call SIZE_IMAGES,$(SIZE_CHECK_TARGETS)) $(SIZE_PROBE).txt $(SIZE_READ) $(SIZE_FIXTURE).o \
         size-options-off

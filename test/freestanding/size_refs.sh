@@ -6,9 +6,10 @@
 #   size_refs.sh CONFIG NM LIB OUT.c [OUT.list]
 #
 # The rule per configuration:
-#   reader-min, writer-min (and writer-stats, writer-min with more options)
+#   reader-min, writer-min (and reader-rows, reader-min with the row reader;
+#   writer-stats, writer-min with more options)
 #                            the fixed lists below: what a small reader (footer,
-#                            rows, columns) or a row-wise logger calls (a
+#                            columns; rows) or a row-wise logger calls (a
 #                            logger sets values a row at a time: not the
 #                            column-wise upq_writer_write_column);
 #   logger                   what the sensor logger (examples/sensor_logger)
@@ -33,8 +34,8 @@ inc=$here/../../core/include/uparquet
 
 reader_min="upq_reader_init upq_reader_open upq_reader_metadata upq_reader_schema
   upq_reader_error upq_reader_workspace_size upq_column_open upq_column_read upq_column_skip
-  upq_column_close upq_rows_open upq_rows_next upq_rows_event upq_rows_skip upq_rows_close
-  upq_strerror upq_arena_needed"
+  upq_column_close upq_strerror upq_arena_needed"
+reader_rows="upq_rows_open upq_rows_next upq_rows_event upq_rows_skip upq_rows_close"
 writer_min="upq_sb_init upq_sb_group upq_sb_end upq_sb_column upq_sb_finish upq_lt_string
   upq_lt_timestamp upq_writer_workspace_size upq_writer_init upq_writer_set upq_writer_set_null
   upq_writer_end_row upq_writer_poll upq_writer_flush upq_writer_close
@@ -65,6 +66,7 @@ headers_except() {
 
 case $cfg in
 reader-min) names=$(echo "$reader_min" | tr -s ' \n' '\n' | sort -u) ;;
+reader-rows) names=$(echo "$reader_min $reader_rows" | tr -s ' \n' '\n' | sort -u) ;;
 writer-min | writer-stats) names=$(echo "$writer_min" | tr -s ' \n' '\n' | sort -u) ;;
 logger) names=$(echo "$logger" | tr -s ' \n' '\n' | sort -u) ;;
 # shellcheck disable=SC2046
@@ -83,7 +85,7 @@ esac
 defined=$("$nm" -g --defined-only "$lib" | awk 'NF >= 3 && $(NF-1) == "T" { print $NF }' | sort -u)
 keep=$(comm -12 <(echo "$names") <(echo "$defined"))
 missing=$(comm -23 <(echo "$names") <(echo "$defined"))
-if [ "$cfg" = reader-min ] || [ "$cfg" = writer-min ] || [ "$cfg" = logger ]; then
+if [ "$cfg" = reader-min ] || [ "$cfg" = reader-rows ] || [ "$cfg" = writer-min ] || [ "$cfg" = logger ]; then
     if [ -n "$missing" ]; then
         echo "size_refs.sh: $cfg: entry points the library lacks: $(echo "$missing" | tr '\n' ' ')" >&2
         exit 1

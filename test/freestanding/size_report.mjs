@@ -45,9 +45,10 @@ const say = (s = '') => out.push(s);
 const KINDS = ['text', 'rodata', 'data', 'bss'];
 function kindOf(sec) {
   if (/^\.text/.test(sec) || /^\.ARM\.exidx/.test(sec)) return 'text';
-  if (/^\.rodata/.test(sec)) return 'rodata';
-  if (/^\.data/.test(sec)) return 'data';
-  if (/^\.bss/.test(sec) || sec === 'COMMON') return 'bss';
+  // (.srodata, .sdata, .sbss: RISC-V's small-data forms)
+  if (/^\.s?rodata/.test(sec)) return 'rodata';
+  if (/^\.s?data/.test(sec)) return 'data';
+  if (/^\.s?bss/.test(sec) || sec === 'COMMON') return 'bss';
   return null;
 }
 function readMap(file) {

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "upq_codec.h"
+#include "upq_simd.h"
 #include "uparquet/meta.h"
 #include "util/check.h"
 
@@ -700,6 +701,37 @@ static void test_gzip(void)
         free(ge.p);
         free(a.p);
         free(b.p);
+    }
+
+    tu_case("gzip: a member's CRC through a reader's kernel byte and without one");
+    {
+        /* 300,000 bytes: over the size from which a call without the
+         * reader's byte asks the CPU for its CRC kernel (upq_gzip.c) */
+        blob a = make_data(K_TEXT, 300000, 6), ga;
+        if (tool(&ga, "gzip -c", a.p, a.n)) {
+            static const uint8_t start[] = {0, UPQ_CRC32_K_TABLE};
+            uint8_t *out = (uint8_t *)malloc(a.n);
+            size_t i;
+            int bad;
+            for (bad = 0; bad < 2; bad++) {
+                for (i = 0; i < sizeof start; i++) {
+                    uint8_t k = start[i];
+                    upq_arena ar;
+                    upq_arena_init(&ar, arena_mem, sizeof arena_mem);
+                    TU_CHECK_STATUS(upq_decompress_with(&k, UPQ_CODEC_GZIP, ga.p, ga.n, out, a.n, &ar),
+                                    bad ? UPQ_ERR_CORRUPT : UPQ_OK);
+                    if (!bad)
+                        TU_CHECK_MEM(out, a.p, a.n);
+                    /* the byte keeps a choice made; a first page makes one */
+                    TU_CHECK(i ? k == UPQ_CRC32_K_TABLE : (k != 0) == UPQ_CRC32_X86);
+                }
+                TU_CHECK_STATUS(dec(UPQ_CODEC_GZIP, &ga, a.n, out), bad ? UPQ_ERR_CORRUPT : UPQ_OK);
+                ga.p[ga.n - 8] ^= 0x10u; /* the trailer's CRC-32 */
+            }
+            free(out);
+            free(ga.p);
+        }
+        free(a.p);
     }
 
     tu_case("gzip: every optional header field (FEXTRA, FNAME, FCOMMENT, FHCRC)");

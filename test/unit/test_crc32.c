@@ -5,20 +5,10 @@
 
 #include "common/crc32.h"
 #include "util/check.h"
+#include "util/crc_ref.h" /* crc_bitwise: the definition, no table */
 
-#include "upq_kernels.h" /* upq_crc32_update_scalar */
+#include "upq_simd.h" /* upq_crc32_update_scalar, the x86 kernels */
 
-/* The definition: one bit at a time, no table. */
-static uint32_t crc_bitwise(uint32_t crc, const uint8_t *p, size_t len)
-{
-    crc = ~crc;
-    while (len--) {
-        crc ^= *p++;
-        for (int k = 0; k < 8; k++)
-            crc = (crc & 1u) ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
-    }
-    return ~crc;
-}
 
 int main(void)
 {
@@ -67,6 +57,35 @@ int main(void)
         TU_CHECK_UINT(upq_crc32_update(upq_crc32(buf + 1, 7), buf + 8, len - 7), want);
     }
     TU_CHECK_UINT(upq_crc32(buf + 3, 4096), crc_bitwise(0, buf + 3, 4096));
+#if UPQ_CRC32_X86
+    {
+        /* every kernel this CPU has, each held as a context holds it, and
+         * the choice a context starts with (0) */
+        static const char *const names[] = {"", "the table", "PCLMULQDQ", "VPCLMULQDQ"};
+        unsigned best = upq_x86_crc32_choose(), k;
+        uint8_t first = 0;
+        tu_case("x86-64: the kernels chosen at run time (this CPU: %s)", names[best]);
+        TU_CHECK(best >= UPQ_CRC32_K_TABLE && best <= UPQ_CRC32_K_VCLMUL);
+        TU_CHECK_UINT(upq_crc32_update_with(&first, 0, buf, 63), crc_bitwise(0, buf, 63));
+        TU_CHECK_UINT(first, 0); /* too short to ask */
+        TU_CHECK_UINT(upq_crc32_update_with(&first, 0, buf, 64), crc_bitwise(0, buf, 64));
+        TU_CHECK_UINT(first, best);
+        for (k = UPQ_CRC32_K_TABLE; k <= best; k++) {
+            for (size_t align = 0; align < 4; align++)
+                for (size_t len = 0; len <= 1200; len += len < 300 ? 1 : 7) {
+                    uint8_t held = (uint8_t)k;
+                    uint32_t want = crc_bitwise(0x12345678u, buf + align, len);
+                    TU_CHECK_UINT(upq_crc32_update_with(&held, 0x12345678u, buf + align, len), want);
+                    TU_CHECK_UINT(held, k);
+                }
+            {
+                uint8_t held = (uint8_t)k;
+                TU_CHECK_UINT(upq_crc32_update_with(&held, 0, buf + 5, 4096),
+                              crc_bitwise(0, buf + 5, 4096));
+            }
+        }
+    }
+#endif
     TU_CHECK_UINT(upq_crc32_update_scalar(0x9E3779B9u, buf + 5, 4000),
                   crc_bitwise(0x9E3779B9u, buf + 5, 4000));
     return tu_summary();

@@ -92,7 +92,7 @@ static void test_unpack(void)
     static uint64_t o64[1100], r64[1100], s64[1100];
     unsigned bw, shift;
     size_t li, i;
-    int ok32 = 1, okn32 = 1, ok64 = 1, okn64 = 1;
+    int ok32 = 1, okn32 = 1, ok64 = 1, okn64 = 1, okin = 1;
     tu_case("unpack32 (widths 0..32) and unpack64 (0..64), every shift and tail");
     for (bw = 0; bw <= 64; bw++) {
         for (shift = 0; shift < 8; shift++) {
@@ -111,6 +111,19 @@ static void test_unpack(void)
                         if (ok32)
                             TU_CHECK_MSG(0, "unpack32 bw %u shift %u n %zu", bw, shift, n);
                         ok32 = 0;
+                    }
+                    /* the same values where more bytes may be read: 0 to 5 past them */
+                    for (size_t more = 0; more <= 5; more += 1 + (more >= 1) * 3) {
+                        uint8_t *in2 = guarded_in(1, bytes + more, 1);
+                        memcpy(in2, in, bytes);
+                        fill_random(in2 + bytes, more);
+                        memset(o32, 0xAB, sizeof o32);
+                        upq_unpack32_in(in2, shift, o32, bw, n, bytes + more);
+                        if (memcmp(o32, r32, n * 4) || o32[n] != 0xABABABABu) {
+                            if (okin)
+                                TU_CHECK_MSG(0, "unpack32_in bw %u shift %u n %zu +%zu", bw, shift, n, more);
+                            okin = 0;
+                        }
                     }
 #if UPQ_WITH_NEON
                     memset(s32, 0xAB, sizeof s32);
@@ -146,6 +159,7 @@ static void test_unpack(void)
     (void)okn32;
     (void)okn64;
     TU_CHECK(ok32);
+    TU_CHECK(okin);
     TU_CHECK(ok64);
 #if UPQ_WITH_NEON
     TU_CHECK(okn32);
@@ -240,6 +254,32 @@ static void test_delta(void)
         NEON_ONLY(L = upq_neon_delta_sum64_32(o64, d32, n, md64, last64);
                   TU_CHECK_MSG(L == RL && !memcmp(o64, r64, n * 8), "neon delta_sum64_32 n %zu", n);)
 
+#if UPQ_UNPACK_GROUP8
+        /* size-optimised builds: groups of 8 packed deltas unpacked and
+         * summed, with a min_delta of the kernel's range: this size's (its
+         * low 32 bits as signed, clamped), or either end of the range */
+        for (unsigned bw = 1; bw <= UPQ_UNPACK_GROUP8; bw++) {
+            size_t groups = n / 8, bytes = groups * bw + 3, j;
+            int64_t md8 = bw % 3 == 0 ? UPQ_DELTA8_MIN : bw % 3 == 1 ? UPQ_DELTA8_MAX
+                                                                      : (int32_t)(uint32_t)md64;
+            if (md8 > UPQ_DELTA8_MAX)
+                md8 = UPQ_DELTA8_MAX;
+            uint8_t *in = guarded(bytes, 1);
+            memset(in, 0, bytes);
+            fill_random(in + groups * bw, 3);
+            for (i = 0, RL = last64; i < groups * 8; i++) {
+                uint32_t v = d32[i] & (((uint32_t)1 << bw) - 1u);
+                for (j = 0; j < bw; j++)
+                    in[(i * bw + j) / 8] |= (uint8_t)(((v >> j) & 1u) << ((i * bw + j) % 8));
+                r64[i] = RL = RL + (uint64_t)md8 + v;
+            }
+            memset(o64, 0xAB, sizeof o64);
+            L = upq_delta8_sum64(in, bw, groups, o64, (int32_t)md8, last64);
+            TU_CHECK_MSG(L == RL && !memcmp(o64, r64, groups * 64) &&
+                             o64[groups * 8] == 0xABABABABABABABABu,
+                         "delta8_sum64 bw %u groups %zu", bw, groups);
+        }
+#endif
         for (i = 0; i < n; i++) {
             rs32 += d32[i];
             rs64 += d64[i];
@@ -254,7 +294,7 @@ static void test_delta(void)
 
 static void test_bss(void)
 {
-    static uint8_t ref[1100 * 17], out[1100 * 17 + 16], back[1100 * 18];
+    static uint8_t ref[1100 * 17], out[1100 * 17 + 16] __attribute__((aligned(16))), back[1100 * 18];
     size_t w, li, i, k;
     tu_case("BYTE_STREAM_SPLIT gather and scatter, widths 1..17, any stride");
     for (w = 1; w <= 17; w++) {
@@ -268,6 +308,10 @@ static void test_bss(void)
             memset(out, 0xCD, sizeof out);
             upq_bss_gather(in, stride, w, n, out);
             TU_CHECK_MSG(!memcmp(out, ref, n * w) && out[n * w] == 0xCD, "bss_gather w %zu n %zu", w, n);
+            memset(out, 0xCD, sizeof out);
+            upq_bss_gather(in, stride, w, n, out + 1); /* output at an odd address */
+            TU_CHECK_MSG(!memcmp(out + 1, ref, n * w) && out[0] == 0xCD && out[n * w + 1] == 0xCD,
+                         "bss_gather w %zu n %zu, odd output", w, n);
             NEON_ONLY(memset(out, 0xCD, sizeof out); upq_neon_bss_gather(in, stride, w, n, out);
                       TU_CHECK_MSG(!memcmp(out, ref, n * w) && out[n * w] == 0xCD,
                                    "neon bss_gather w %zu n %zu", w, n);)
@@ -351,6 +395,33 @@ static void test_dict(void)
                     ob[i].len == db[idx[i]].len && !memcmp(o96[i].b, d96[idx[i]].b, 12) &&
                     o8[i] == d8[idx[i]];
         TU_CHECK_MSG(good, "gathers n %zu", n);
+        /* with the bound: all in range, then one index out of it at each of a
+         * few places (what is before it gathered, nothing after) */
+        for (int place = 0; place < 4; place++) {
+            size_t at = place == 0 ? n : place == 1 ? n / 2 : place == 2 ? n - n / 4 : 0;
+            size_t want = at, got8, got32, got64, gotb, got96, gotf, gotd;
+            if (at > n || (place && at == n))
+                continue;
+            if (at < n)
+                ix[at] = dn + (uint32_t)(rnd() % 1000u);
+            memset(o32, 0, sizeof o32);
+            got8 = upq_gather_u8_in(o8, d8, dn, ix, n);
+            got32 = upq_gather_u32_in(o32, d32, dn, ix, n);
+            got64 = upq_gather_u64_in(o64, d64, dn, ix, n);
+            gotb = upq_gather_bytes_in(ob, db, dn, ix, n);
+            got96 = upq_gather_i96_in(o96, d96, dn, ix, n);
+            gotf = upq_gather_f32_in((float *)(void *)s32, (const float *)(const void *)d32, dn, ix, n);
+            gotd = upq_gather_f64_in((double *)(void *)s64, (const double *)(const void *)d64, dn, ix, n);
+            good = got8 == want && got32 == want && got64 == want && gotb == want && got96 == want &&
+                   gotf == want && gotd == want && (at == n || o32[at] == 0);
+            for (i = 0; i < want; i++)
+                good &= o32[i] == d32[idx[i]] && o64[i] == d64[idx[i]] && ob[i].ptr == db[idx[i]].ptr &&
+                        !memcmp(o96[i].b, d96[idx[i]].b, 12) && o8[i] == d8[idx[i]] &&
+                        s32[i] == d32[idx[i]] && s64[i] == d64[idx[i]];
+            TU_CHECK_MSG(good, "bounded gathers n %zu, out of range at %zu", n, at);
+            if (at < n)
+                ix[at] = idx[at];
+        }
 #if UPQ_WITH_NEON
         upq_neon_gather_u32(s32, d32, ix, n);
         upq_neon_gather_u64(s64, d64, ix, n);

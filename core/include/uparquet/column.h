@@ -249,7 +249,8 @@ typedef struct upq_workspace {
                             (upq_rows_open with the projected leaves, `batch`): footer +
                             the row reader + each chunk's buffers as they grow side by
                             side; 0 when upq_rows_open refuses the projection (e.g. a
-                            map's values without its keys) */
+                            map's values without its keys) or the build has no row
+                            reader (UPQ_WITH_ROWS 0) */
     size_t largest_column, largest_row_group, codec;
     /* scanning state */
     upq_column_reader c;

@@ -72,6 +72,12 @@
  *                                     batches without nulls unwritten (0: lend is
  *                                     ignored, read_at reads all, values are copied,
  *                                     levels always written)
+ * UPQ_WITH_ROWS              1        the row reader (record.h: upq_rows_*, events and
+ *                                     binding; predicate.h's scans read through it);
+ *                                     about 3.5 KB on Cortex-M4 with the workspace
+ *                                     planner's row-wise plan (0: none of it is built,
+ *                                     columns are read with upq_column_*, the plan's
+ *                                     concurrent size is 0; needs UPQ_WITH_PREDICATE 0)
  * UPQ_WITH_FLAT_ROWS         1        upq_rows reads rows of top-level columns (no group
  *                                     selected) without the plan walk: 2-2.7x faster
  *                                     per row, and binds them into caller structs
@@ -96,8 +102,24 @@
  *                                     with NEON (__ARM_NEON)
  * UPQ_CRC32_TABLE            target   page CRC32 table: 8 = slicing by 8 (8 KB .rodata,
  *                                     ~4x the byte-wise speed), 4 = slicing by 4 (4 KB),
- *                                     1 = one 1 KB table, 0 = bitwise (no table);
- *                                     default 8 on 64-bit targets, else 1
+ *                                     1 = one 1 KB table, a word a step (3.7
+ *                                     instructions a byte on Cortex-M4), 0 = bitwise
+ *                                     (no table); default 8 on 64-bit targets, else 1
+ * UPQ_FAST_KERNELS           1        decoder kernels that trade flash for speed (0 in
+ *                                     the -min and logger sets): Cortex-M3/M4/M7
+ *                                     builds for size unpack bit widths up to 16 and
+ *                                     DELTA INT64 miniblocks 8 values a step (about
+ *                                     5 KB), dictionary gathers check their bound four
+ *                                     values a step, BYTE_STREAM_SPLIT FLOAT is
+ *                                     transposed in registers, and a page header is
+ *                                     read in one pass (about 900 B): on Cortex-M4
+ *                                     dictionary INT32 reads at 15 instead of 26
+ *                                     instructions a value, DELTA INT64 at 17 not 33
+ * UPQ_CRC32_PORT             0        CRC-32 in the port's hardware unit: every page
+ *                                     and journal checksum through the port's
+ *                                     upq_port_crc32_update (upq_port.h), for STM32's
+ *                                     CRC peripheral or ARMv8's CRC32 instructions;
+ *                                     the table stays for what the unit leaves
  * UPQ_MEM_WORDS              1        upq_memcpy/upq_memset move machine words when
  *                                     the blocks allow (0: byte loops, ~120 B less
  *                                     code on Cortex-M4, slower on large blocks)
@@ -185,6 +207,9 @@
 #ifndef UPQ_WITH_LEND
 #define UPQ_WITH_LEND 1
 #endif
+#ifndef UPQ_WITH_ROWS
+#define UPQ_WITH_ROWS 1
+#endif
 #ifndef UPQ_WITH_FLAT_ROWS
 #define UPQ_WITH_FLAT_ROWS 1
 #endif
@@ -218,6 +243,12 @@
 #else
 #define UPQ_CRC32_TABLE 1
 #endif
+#endif
+#ifndef UPQ_FAST_KERNELS
+#define UPQ_FAST_KERNELS 1
+#endif
+#ifndef UPQ_CRC32_PORT
+#define UPQ_CRC32_PORT 0
 #endif
 #ifndef UPQ_NO_ERRSTR
 #define UPQ_NO_ERRSTR 0
@@ -260,6 +291,9 @@
 #endif
 #if UPQ_THRIFT_MAX_LIST < 1 || UPQ_THRIFT_MAX_BINARY < 1
 #error "uparquet: Thrift limits must be positive"
+#endif
+#if UPQ_WITH_PREDICATE && !UPQ_WITH_ROWS
+#error "uparquet: UPQ_WITH_PREDICATE needs UPQ_WITH_ROWS (a filtered scan reads through the row reader)"
 #endif
 #if UPQ_WITH_PAGE_INDEX && !UPQ_WITH_STATISTICS
 #error "uparquet: UPQ_WITH_PAGE_INDEX needs UPQ_WITH_STATISTICS (a ColumnIndex is page statistics)"

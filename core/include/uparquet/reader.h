@@ -109,6 +109,7 @@ typedef struct upq_reader {
     upq_reader_opts opts;
     upq_error_info err;
     uint8_t stage;
+    uint8_t crc_kernel;     /* the page CRC kernel this CPU runs, 0 until a page asks */
     uint8_t tail[8];        /* footer length + magic */
     uint8_t head[4];
     uint32_t fill;          /* bytes of the current read target filled so far */

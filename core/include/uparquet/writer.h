@@ -254,6 +254,7 @@ typedef struct upq_writer {
     upq_status failed;        /* sticky error */
     uint8_t mode;             /* 0 none yet, 1 row-wise, 2 column-wise */
     uint8_t closed, closing, close_stage, log_full, flush_wait;
+    uint8_t crc_kernel;       /* the page CRC kernel this CPU runs, 0 until a page asks */
     /* shared scratch */
     void *models;             /* Thrift models being encoded (arena) */
     uint8_t *pbuf;            /* page body, compressed dictionary, read-back window */

@@ -1,4 +1,5 @@
-/* Arm semihosting: the calls and the upq_io / upq_sink adapters over them. */
+/* Arm (and RISC-V) semihosting: the calls and the upq_io / upq_sink adapters
+ * over them. */
 #include "io_semihost.h"
 
 /* ADP_Stopped_ApplicationExit: the reason code of a normal exit. */
@@ -8,6 +9,28 @@
 /* Positions travel as 32-bit words too. */
 #define MAX_POS 0x7FFFFFFFu
 
+#if defined(__riscv)
+/* RISC-V semihosting: the operation in a0, the argument block in a1, the
+ * answer in a0; the trap is an ebreak between two no-op shifts that mark
+ * it, uncompressed and in one page (hence the alignment). The argument
+ * blocks' words are 32 bits wide, as on 32-bit Arm. */
+int32_t upq_sh_call(uint32_t op, void *arg)
+{
+    register uint32_t a0 __asm__("a0") = op;
+    register void *a1 __asm__("a1") = arg;
+    __asm__ volatile(".option push\n\t"
+                     ".option norvc\n\t"
+                     ".balign 16\n\t"
+                     "slli x0, x0, 0x1f\n\t"
+                     "ebreak\n\t"
+                     "srai x0, x0, 7\n\t"
+                     ".option pop"
+                     : "+r"(a0)
+                     : "r"(a1)
+                     : "memory");
+    return (int32_t)a0;
+}
+#else
 int32_t upq_sh_call(uint32_t op, void *arg)
 {
     register uint32_t r0 __asm__("r0") = op;
@@ -15,6 +38,7 @@ int32_t upq_sh_call(uint32_t op, void *arg)
     __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
     return (int32_t)r0;
 }
+#endif
 
 static size_t cstr_len(const char *s)
 {
