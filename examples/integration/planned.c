@@ -9,7 +9,7 @@
  * quickstart_files.mjs: id, distance, fare, tip). The jobs:
  *   logger    a checkpoint-mode log, DIR/log.parquet, 2550 rows, cut after
  *             the last one (no close): arena from upq_writer_workspace_size
- *   recovery  upq_recover on the cut log
+ *   recovery  upq_recover on the cut log: arena from upq_recover_workspace_size
  *   open      each file's footer (the log's once recovered)
  *   rows      every row of each file, row-wise (upq_rows): arena from
  *             upq_reader_workspace_size's `concurrent`
@@ -112,18 +112,20 @@ static int run_logger(const char *path, const log_schema *ls, size_t *planned)
     return 0;
 }
 
-/* docs/memory.md: recovery's arena depends on the schema; UPQ_ERR_NOMEM
- * tells what it needs through upq_recover_needed(). No planner: it starts
- * from the writer's plan for the same schema. */
-static int run_recovery(const char *path, size_t start)
+/* docs/memory.md: recovery's arena from the schema and options the file was
+ * written with (upq_recover_workspace_size); UPQ_ERR_NOMEM would name the
+ * total through upq_recover_needed(). */
+static int run_recovery(const char *path, const log_schema *ls)
 {
     static upq_recover_state rs;
     upq_recover_info info;
     upq_posix_sink f;
     upq_sink sink;
     upq_status st;
-    size_t len = start;
+    size_t len;
     int tries = 0;
+    if ((st = upq_recover_workspace_size(ls->elems, ls->n, &ls->o, &len)) != UPQ_OK)
+        return fail("recovery", st, NULL);
     for (;;) {
         void *arena = malloc(len);
         if (!arena || upq_posix_sink_open(&f, path, 0) != UPQ_OK)
@@ -141,7 +143,7 @@ static int run_recovery(const char *path, size_t start)
     }
     if (st != UPQ_OK)
         return fail("recovery", st, upq_recover_error(&rs));
-    plan("recovery", tries, len, "(no planner: from the writer's plan, then upq_recover_needed)");
+    plan("recovery", tries, len, "(upq_recover_workspace_size)");
     printf("value recovery rows=%llu\n", (unsigned long long)info.rows);
     return 0;
 }
@@ -397,7 +399,7 @@ int main(int argc, char **argv)
     }
     snprintf(log_path, sizeof log_path, "%s/log.parquet", argv[1]);
     if (log_schema_init(&ls) != UPQ_OK || run_logger(log_path, &ls, &planned) ||
-        run_recovery(log_path, planned))
+        run_recovery(log_path, &ls))
         return 1;
     bad |= read_file(argv[1], "log.parquet", "value", "ts", 1717200000000.0 + 1200000.0);
     bad |= read_file(argv[1], "duckdb.parquet", "fare", "distance", 90);

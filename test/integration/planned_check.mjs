@@ -43,7 +43,7 @@ async function expr(file, col) {
   return /TIMESTAMP/.test(types[file][col]) ? `epoch_ms("${col}")` : `"${col}"`;
 }
 
-const withPlanner = /^(logger|rows:|scan:)/;
+const withPlanner = /^(logger|recovery|rows:|scan:)/;
 for (const l of lines) {
   const w = l.split(' ');
   if (w[0] === 'FAIL') fail(`planned: ${l.slice(5)}`);
