@@ -188,6 +188,12 @@ check_image() {
     check_no_state "library objects hold no writable data (no static state)" \
         "$FS_CM4_NM" "$FS_CM4_SIZE" $FS_CM4_OBJS
     check_image
+    check_undefined "Cortex-M0+ library objects need only the library, its packages and libgcc helpers" \
+        "${FS_M0_NM:?}" "$here/allow-lib.txt $here/allow-rt-cortex-m0plus.txt $here/allow-package-api.txt" \
+        "${FS_M0_OBJS:?}" $FS_M0_OBJS
+    check_undefined "RV32IMAC library objects need only the library, its packages and libgcc helpers" \
+        "${FS_RV_NM:?}" "$here/allow-lib.txt $here/allow-rt-rv32imac.txt $here/allow-package-api.txt" \
+        "${FS_RV_OBJS:?}" $FS_RV_OBJS
     check_undefined "host library objects need only the library, its packages and compiler helpers" \
         "$FS_HOST_NM" "$here/allow-lib.txt $here/allow-rt-host.txt" "$FS_HOST_OBJS ${FS_HOST_DEPS:-}" $FS_HOST_OBJS
     check_undefined "host package objects need only the library, the packages and allow-deps.txt" \

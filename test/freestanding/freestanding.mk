@@ -66,6 +66,8 @@ freestanding-check: $(CM4_LIB) $(DEPS_LIBS.cortex-m4) $(LIB) $(CODEC_LIBS)
 	  FS_CM4_CFLAGS='-std=c99 $(TOPT.cortex-m4) $(TFLAGS.cortex-m4) -ffreestanding -fno-builtin $(TNOLOOP.cortex-m4) -Wall -Wextra' \
 	  FS_CM4_LIB='$(CM4_LIB)' FS_CM4_OBJS='$(CM4_LIB_OBJ)' FS_CM4_DEPS='$(DEPS_LIBS.cortex-m4)' \
 	  FS_HOST_NM='$(TNM.host)' FS_HOST_OBJS='$(LIB_OBJ)' FS_HOST_DEPS='$(CODEC_LIBS)' \
+	  FS_M0_NM='$(TNM.cortex-m0plus)' FS_M0_OBJS='$(SIZE_OBJ.cortex-m0plus.full)' \
+	  FS_RV_NM='$(TNM.rv32imac)' FS_RV_OBJS='$(RV_LIB_OBJ)' \
 	  $(SHELL) test/freestanding/check.sh
 
 # Sizes come from this target, never from memory. Other fragments may add
