@@ -8,7 +8,8 @@
 #
 # FatFs: STORAGE_FATFS_ROWS (100,000) rows, STORAGE_CUTS (300) cuts, and the
 # reused-card test (a deleted closed log of the same file id under the new
-# one, same and other readings, cut in the first row group).
+# one, same and other readings, cut in the first row group); the adapter
+# alone, 200,000 random calls against a model of the file (under a second).
 # littlefs: STORAGE_LITTLEFS_ROWS (2,000) rows, STORAGE_CUTS cuts: checkpoint
 # mode's region layout rewrites the file at every checkpoint there, so a
 # 100,000-row log is not runnable yet (make check-storage-pending).
@@ -52,6 +53,7 @@ run() {
 run fatfs --fs fatfs --rows "$fat_rows" --cuts "$cuts" --seed "$seed" --resume-rows 100 --samples "$work/samples"
 run littlefs --fs littlefs --rows "$lfs_rows" --cuts "$cuts" --seed "$seed" --resume-rows 100 --samples "$work/samples"
 run fatfs-reused --fs fatfs --reused --rows 20000 --cuts 60 --seed "$seed" --resume-rows 100
+run fatfs-adapter --fs fatfs --adapter 200000 --seed "$seed"
 
 # the other readers: each sample's rows as upq prints them (test_storage has
 # checked upq's reading against the generator), then the three readers
