@@ -40,7 +40,8 @@
  * end, just after the last write, inside and past the end, in pieces of 1
  * byte to whole sectors; write; read_at; sync; truncate) on a file made
  * over a deleted one's clusters, each read and the size checked against a
- * model of the file in memory (gaps zero), and the whole file after f_close.
+ * model of the file in memory (gaps zero), and the whole file after f_close;
+ * then again on a file in more fragments than the fast seek map holds.
  * Ends with `N passed, N failed`.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -739,9 +740,11 @@ static int ad_read(adapter_model *a, upq_sink *s)
     return have == want && memcmp(got, a->m + off, want) == 0;
 }
 
-static void adapter_test(void)
+/* frag: the file starts as 12 clusters interleaved with another file's,
+ * more fragments than the adapter's fast seek map holds */
+static void adapter_test(int frag)
 {
-    static FIL fil, old;
+    static FIL fil, old, other;
     static upq_fatfs fa;
     static uint8_t junk[4096];
     adapter_model a;
@@ -765,6 +768,28 @@ static void adapter_test(void)
         result(0, "fatfs adapter: cannot make the files");
         free(a.m);
         return;
+    }
+    if (frag) {
+        static uint8_t cl[32768];
+        size_t k;
+        if (f_open(&other, "0:other.bin", FA_WRITE | FA_CREATE_NEW) != FR_OK) {
+            result(0, "fatfs adapter: cannot make the files");
+            free(a.m);
+            return;
+        }
+        for (i = 0; i < 12; i++) {
+            for (k = 0; k < sizeof cl; k++)
+                cl[k] = (uint8_t)rnd(&a.rng);
+            memcpy(a.m + a.size, cl, sizeof cl);
+            a.size += sizeof cl;
+            if (f_write(&fil, cl, sizeof cl, &bw) != FR_OK || bw != sizeof cl ||
+                f_write(&other, junk, sizeof junk, &bw) != FR_OK || f_sync(&other) != FR_OK)
+                a.bad = 1;
+            for (k = sizeof junk; k < sizeof cl; k += sizeof junk)
+                (void)f_write(&other, junk, sizeof junk, &bw);
+        }
+        (void)f_close(&other);
+        last = a.size;
     }
     upq_fatfs_init(&fa, &fil);
     upq_fatfs_sink(&fa, &s);
@@ -800,11 +825,18 @@ static void adapter_test(void)
             int same = back && (uint64_t)f_size(&fil) == a.size &&
                        f_read(&fil, back, (UINT)a.size, &br) == FR_OK && br == a.size &&
                        memcmp(back, a.m, (size_t)a.size) == 0;
-            result(same && fa.padded > 0,
-                   "fatfs adapter: %llu random calls, each read and the size as the model says; the file after "
-                   "f_close holds the model's %llu bytes (%llu f_write calls, %lu sectors padded with zeros)",
-                   (unsigned long long)O.adapter, (unsigned long long)a.size, (unsigned long long)writes,
-                   fa.padded);
+            unsigned long maps = 0;
+            int maps_ok = 1;
+#if FF_USE_FASTSEEK
+            maps = fa.maps;
+            maps_ok = frag ? maps == 0 : maps > 0; /* the map used, or refused for its fragments */
+#endif
+            result(same && fa.padded > 0 && maps_ok,
+                   "fatfs adapter%s: %llu random calls, each read and the size as the model says; the file after "
+                   "f_close holds the model's %llu bytes (%llu f_write calls, %lu sectors padded with zeros, "
+                   "%lu fast seek maps)",
+                   frag ? " (a fragmented file)" : "", (unsigned long long)O.adapter, (unsigned long long)a.size,
+                   (unsigned long long)writes, fa.padded, maps);
             free(back);
             (void)f_close(&fil);
         }
@@ -941,7 +973,8 @@ int main(int argc, char **argv)
     file_id = O.seed ^ UINT64_C(0x5EED5EED5EED5EED);
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
     if (O.adapter) {
-        adapter_test();
+        adapter_test(0);
+        adapter_test(1);
     } else if (!O.reused) {
         run(0, "");
     } else {

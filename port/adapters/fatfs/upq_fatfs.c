@@ -31,7 +31,44 @@ void upq_fatfs_init(upq_fatfs *f, FIL *fp)
     f->zone_next = 0;
     for (i = 0; i < UPQ_FATFS_ZONES; i++)
         f->zone[i][0] = f->zone[i][1] = 0;
+#if FF_USE_FASTSEEK
+    f->clmt_ok = 0;
+    f->maps = 0;
+    fp->cltbl = 0;
+#endif
 }
+
+#if FF_USE_FASTSEEK
+/* Up to `end` inside the file: FatFs's fast seek, through a map of the
+ * chain made when it does not reach `end` (growing the file only adds
+ * clusters after those it maps; truncate drops it). A chain in more
+ * fragments than the map holds is tried again only once it has grown past
+ * what was tried. Past the end the chain grows: the slow way. */
+static void chain_mode(upq_fatfs *f, uint64_t end)
+{
+    FSIZE_t bcs = (FSIZE_t)f->fp->obj.fs->csize * SECTOR(f);
+    f->fp->cltbl = 0;
+    if (end > (uint64_t)f_size(f->fp))
+        return;
+    if (f->clmt_ok == 0 || end > f->clmt_end) {
+        f->clmt[0] = UPQ_FATFS_CLMT;
+        f->fp->cltbl = f->clmt;
+        f->clmt_ok = (uint8_t)(f_lseek(f->fp, CREATE_LINKMAP) == FR_OK ? 1u : 2u);
+        f->clmt_end = ((uint64_t)f_size(f->fp) + bcs - 1u) / bcs * bcs;
+        f->fp->cltbl = 0;
+        if (f->clmt_ok == 1)
+            f->maps++;
+    }
+    if (f->clmt_ok == 1)
+        f->fp->cltbl = f->clmt;
+}
+#else
+static void chain_mode(upq_fatfs *f, uint64_t end)
+{
+    (void)f;
+    (void)end;
+}
+#endif
 
 /* [lo, hi) is written: no zone holds it any more. A zone it splits keeps
  * its upper part, where a region's next pages go. */
@@ -109,11 +146,12 @@ static upq_status failed(upq_fatfs *f, FRESULT fr)
 
 /* Puts the file pointer at `off`; in write mode past the end the file grows
  * (FatFs stops at the end instead when the volume is full). */
-static upq_status seek(upq_fatfs *f, uint64_t off)
+static upq_status seek(upq_fatfs *f, uint64_t off, uint64_t end)
 {
     FRESULT fr;
     if (off > (uint64_t)(FSIZE_t)-1)
         return failed(f, FR_INVALID_PARAMETER);
+    chain_mode(f, end);
     if ((uint64_t)f_tell(f->fp) == off)
         return UPQ_OK;
     fr = f_lseek(f->fp, (FSIZE_t)off);
@@ -153,7 +191,7 @@ static upq_status zero_gap(upq_fatfs *f, uint64_t off)
         upq_status st;
         if (off - end < n)
             n = (size_t)(off - end);
-        st = seek(f, end);
+        st = seek(f, end, end + n);
         if (st == UPQ_OK)
             st = put(f, zeros, n, &w);
         if (st != UPQ_OK)
@@ -174,7 +212,7 @@ static upq_status write_direct(upq_fatfs *f, uint64_t off, const void *buf, size
         if (st != UPQ_OK)
             return st;
     }
-    st = seek(f, off);
+    st = seek(f, off, off + len);
     if (st != UPQ_OK)
         return st;
     return put(f, buf, len, written);
@@ -265,7 +303,7 @@ upq_status upq_fatfs_read_at(void *ctx, uint64_t off, void *buf, size_t len, siz
         len = (size_t)((uint64_t)f_size(f->fp) - off);
     if (len > FATFS_MAX_CALL)
         len = FATFS_MAX_CALL;
-    st = seek(f, off);
+    st = seek(f, off, off + len);
     if (st != UPQ_OK)
         return st;
     fr = f_read(f->fp, buf, (UINT)len, &br);
@@ -298,8 +336,11 @@ static upq_status fat_truncate(void *ctx, uint64_t size)
         return UPQ_ERR_IO;
     if (size >= (uint64_t)f_size(f->fp))
         return UPQ_OK; /* the writer only ever shortens */
-    if (seek(f, size) != UPQ_OK)
+    if (seek(f, size, (uint64_t)(FSIZE_t)-1) != UPQ_OK) /* the slow way: the chain shrinks */
         return UPQ_ERR_IO;
+#if FF_USE_FASTSEEK
+    f->clmt_ok = 0;
+#endif
     fr = f_truncate(f->fp);
     zone_clip(f, (uint64_t)f_size(f->fp));
     return fr == FR_OK ? UPQ_OK : failed(f, fr);

@@ -11,6 +11,8 @@
  *                       or 2 the sink has no truncate: files keep that space
  *                       as unused bytes. 3 removes f_lseek: refused.
  *   FF_USE_EXPAND       not needed (the adapter never calls f_expand).
+ *   FF_USE_FASTSEEK     1 recommended: seeks backwards no longer read the FAT
+ *                       from the file's start (below).
  *   FF_FS_TINY          either; 0 gives each FIL its own sector buffer, which
  *                       the many small writes of checkpoint mode's regions
  *                       need: with 1 every file write goes through the
@@ -32,11 +34,15 @@
  *   write mode allocates clusters without clearing them, so a gap the
  *   writer leaves holds whatever the medium held before, unless zero_gaps
  *   is set (below, the default); f_lseek backwards follows the cluster
- *   chain from the file's start (FF_USE_FASTSEEK cannot serve a file that
- *   grows), reading the FAT a sector per 128 clusters.
+ *   chain from the file's start, reading the FAT a sector per 128 clusters
+ *   (FAT32), unless FF_USE_FASTSEEK is 1: then the adapter keeps a map of
+ *   the chain (UPQ_FATFS_CLMT) for seeks inside the file, made again when
+ *   one goes past what it maps (the file grew since), which is far less
+ *   often than the regions' seeks.
  *
- * Memory: the struct holds a sector (FF_MAX_SS) and UPQ_FATFS_ZONES ranges
- * (16 bytes each) beside the FIL's own sector buffer.
+ * Memory: the struct holds a sector (FF_MAX_SS), UPQ_FATFS_ZONES ranges
+ * (16 bytes each) and with FF_USE_FASTSEEK UPQ_FATFS_CLMT DWORDs, beside
+ * the FIL's own sector buffer.
  *
  * Errors: every FatFs failure (and a full volume) is UPQ_ERR_IO; the
  * FRESULT is kept in `fr` (FR_DENIED for a full volume). The callbacks never
@@ -55,6 +61,13 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* FatFs's fast seek table, in DWORDs (FF_USE_FASTSEEK 1): 2 per fragment
+ * of the file's cluster chain and 2 more. A file with more fragments
+ * seeks the slow way. */
+#ifndef UPQ_FATFS_CLMT
+#define UPQ_FATFS_CLMT 16
 #endif
 
 /* Zeroed ranges remembered (a column's region each in checkpoint mode). */
@@ -87,6 +100,15 @@ typedef struct upq_fatfs {
      * need not read it first. */
     uint64_t zone[UPQ_FATFS_ZONES][2];
     uint32_t zone_next;
+#if FF_USE_FASTSEEK
+    /* The cluster chain's map for seeks inside the file: it covers the
+     * file's first clmt_end bytes (clmt_ok 1; 0: none; 2: the chain up to
+     * clmt_end has more fragments than it holds). */
+    DWORD clmt[UPQ_FATFS_CLMT];
+    uint64_t clmt_end;
+    uint8_t clmt_ok;
+    unsigned long maps; /* maps made */
+#endif
 } upq_fatfs;
 
 /* Takes `fp` (an open FIL that must stay open while the adapter is used);
