@@ -208,7 +208,8 @@ static void bench(int fat, uint64_t rows)
     }
     if (fat)
         printf("  the FS's own buffers (this host): FATFS %zu bytes (one 512-byte window), FIL %zu (one "
-               "512-byte sector buffer)\n", sizeof(FATFS), sizeof(FIL));
+               "512-byte sector buffer), the adapter's upq_fatfs %zu (a sector gathered, zeroed ranges, the "
+               "cluster map)\n", sizeof(FATFS), sizeof(FIL), sizeof(upq_fatfs));
     else
         printf("  the FS's own buffers (this host): lfs_t %zu bytes, read + program caches %u, lookahead %u, "
                "lfs_file_t %zu + its cache %u\n", sizeof(lfs_t), 2 * LFS_DISK_CACHE, LFS_DISK_LOOKAHEAD,
