@@ -30,13 +30,14 @@ HAVE_LITTLEFS := $(if $(wildcard $(LITTLEFS_DIR)/lfs.c),1)
 FATFS_CONF_SED := -e 's/^\#define FF_USE_MKFS\t\t0/\#define FF_USE_MKFS\t\t1/' \
                   -e 's/^\#define FF_CODE_PAGE\t932/\#define FF_CODE_PAGE\t437/' \
                   -e 's/^\#define FF_USE_LFN\t\t0/\#define FF_USE_LFN\t\t1/' \
-                  -e 's/^\#define FF_FS_NORTC\t\t0/\#define FF_FS_NORTC\t\t1/'
+                  -e 's/^\#define FF_FS_NORTC\t\t0/\#define FF_FS_NORTC\t\t1/' \
+                  -e 's/^\#define FF_USE_FASTSEEK\t0/\#define FF_USE_FASTSEEK\t1/'
 # $(call fatfs_tree,DIR): ff.c, ff.h, diskio.h, ffunicode.c and the edited ffconf.h in DIR
 define fatfs_tree_rules
 $(1)/ffconf.h: $(FATFS_DIR)/ffconf.h examples/examples.mk
 	@mkdir -p $(1)
 	sed $(FATFS_CONF_SED) $$< > $$@.tmp
-	@for o in FF_USE_MKFS FF_USE_LFN FF_FS_NORTC; do grep -q "^#define $$$$o\s*1" $$@.tmp || \
+	@for o in FF_USE_MKFS FF_USE_LFN FF_FS_NORTC FF_USE_FASTSEEK; do grep -q "^#define $$$$o\s*1" $$@.tmp || \
 	    { echo "$(FATFS_DIR)/ffconf.h: cannot set $$$$o (not R0.16's ffconf.h?)"; exit 1; }; done
 	@mv $$@.tmp $$@
 $(1)/%: $(FATFS_DIR)/%

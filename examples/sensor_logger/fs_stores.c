@@ -55,10 +55,12 @@ static upq_status fat_open(void *ctx, const char *name, int create, upq_sink *si
 static upq_status fat_close(void *ctx)
 {
     fatfs_store *s = (fatfs_store *)ctx;
+    upq_status st;
     if (!s->open)
         return UPQ_OK;
     s->open = 0;
-    return f_close(&s->fil) == FR_OK ? UPQ_OK : UPQ_ERR_IO;
+    st = upq_fatfs_flush(&s->ad);
+    return f_close(&s->fil) == FR_OK ? st : UPQ_ERR_IO;
 }
 
 void fatfs_store_init(fatfs_store *s, const char *drive, const sensor_out *err, sensor_store *out)

@@ -4,11 +4,14 @@
 # cut checks), then DuckDB, arrow-rs and hyparquet on a sample of the files
 # written through both adapters: closed, recovered and resumed.
 #
-#   run.sh TEST_STORAGE UPQ NODE WORK
+#   run.sh TEST_STORAGE UPQ NODE WORK [TEST_STORAGE_NOFASTSEEK]
 #
 # FatFs: STORAGE_FATFS_ROWS (100,000) rows, STORAGE_CUTS (300) cuts, and the
 # reused-card test (a deleted closed log of the same file id under the new
-# one, same and other readings, cut in the first row group).
+# one, same and other readings, cut in the first row group); the adapter
+# alone, 200,000 random calls against a model of the file (under a second),
+# and built against FatFs as it ships (FF_USE_FASTSEEK 0) when given, with a
+# 20,000-row log cut 40 times (a second or two).
 # littlefs: STORAGE_LITTLEFS_ROWS (2,000) rows, STORAGE_CUTS cuts: checkpoint
 # mode's region layout rewrites the file at every checkpoint there, so a
 # 100,000-row log is not runnable yet (make check-storage-pending).
@@ -18,6 +21,7 @@ bin=${1:?test_storage}
 upq=${2:?upq}
 node=${3:-node}
 work=${4:?work dir}
+bin0=${5:-}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fat_rows=${STORAGE_FATFS_ROWS:-100000}
 lfs_rows=${STORAGE_LITTLEFS_ROWS:-2000}
@@ -52,6 +56,14 @@ run() {
 run fatfs --fs fatfs --rows "$fat_rows" --cuts "$cuts" --seed "$seed" --resume-rows 100 --samples "$work/samples"
 run littlefs --fs littlefs --rows "$lfs_rows" --cuts "$cuts" --seed "$seed" --resume-rows 100 --samples "$work/samples"
 run fatfs-reused --fs fatfs --reused --rows 20000 --cuts 60 --seed "$seed" --resume-rows 100
+run fatfs-adapter --fs fatfs --adapter 200000 --seed "$seed"
+if [ -n "$bin0" ]; then
+    bin_fast=$bin
+    bin=$bin0
+    run fatfs-adapter-nofastseek --fs fatfs --adapter 200000 --seed "$seed"
+    run fatfs-nofastseek --fs fatfs --rows 20000 --cuts 40 --seed "$seed" --resume-rows 100
+    bin=$bin_fast
+fi
 
 # the other readers: each sample's rows as upq prints them (test_storage has
 # checked upq's reading against the generator), then the three readers

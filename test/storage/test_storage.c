@@ -27,6 +27,7 @@
  *   test_storage --fs fatfs|littlefs [--rows N] [--cuts N] [--seed S] [--jobs J]
  *                [--resume-rows N] [--row-group-rows N] [--samples DIR] [--reused]
  *                [--keep-gaps]
+ *   test_storage --fs fatfs --adapter N [--seed S]
  *
  * --samples DIR keeps the closed file and a sample of recovered and resumed
  * ones (NAME.parquet) for other readers (test/storage/run.sh).
@@ -35,6 +36,12 @@
  * at many points in its first row group (issue 27 item 4). --keep-gaps
  * turns the FatFs adapter's zero_gaps off: gaps then keep the card's old
  * bytes, the old log's among them.
+ * --adapter N (FatFs): the adapter alone, N random calls (write_at at the
+ * end, just after the last write, inside and past the end, in pieces of 1
+ * byte to whole sectors; write; read_at; sync; truncate) on a file made
+ * over a deleted one's clusters, each read and the size checked against a
+ * model of the file in memory (gaps zero), and the whole file after f_close;
+ * then again on a file in more fragments than the fast seek map holds.
  * Ends with `N passed, N failed`.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -68,6 +75,7 @@ typedef struct opts {
     const char *samples;
     int reused;
     int keep_gaps;
+    uint64_t adapter;
 } opts;
 
 static opts O;
@@ -637,13 +645,213 @@ static int old_log(uint64_t old_seed)
     return volume_delete(LOG_NAME);
 }
 
+/* ---- the FatFs adapter alone (--adapter) ------------------------------------------------- */
+
+#define AD_MAX ((uint64_t)1 << 20) /* the model file's largest size */
+
+typedef struct adapter_model {
+    uint8_t *m;   /* the file as it must read */
+    uint64_t size;
+    uint64_t rng;
+    unsigned long bad;
+} adapter_model;
+
+/* An offset for the next write: at the end, right after the last write,
+ * inside, past the end, or at a sector's start. */
+static uint64_t ad_off(adapter_model *a, uint64_t last)
+{
+    uint64_t r = rnd(&a->rng) % 100, off;
+    if (r < 40)
+        off = last;
+    else if (r < 55)
+        off = a->size;
+    else if (r < 75)
+        off = a->size ? rnd(&a->rng) % a->size : 0;
+    else if (r < 90)
+        off = a->size + rnd(&a->rng) % 3000;
+    else
+        off = (rnd(&a->rng) % (a->size / 512 + 2)) * 512;
+    return off < AD_MAX - 8192 ? off : 0;
+}
+
+static size_t ad_len(adapter_model *a)
+{
+    uint64_t r = rnd(&a->rng) % 100;
+    if (r < 45)
+        return (size_t)(1 + rnd(&a->rng) % 40);
+    if (r < 80)
+        return (size_t)(1 + rnd(&a->rng) % 700);
+    if (r < 90)
+        return (size_t)(512 * (1 + rnd(&a->rng) % 8));
+    return (size_t)(1 + rnd(&a->rng) % 8192);
+}
+
+/* One write (write_at, or write at the end), taken in as many calls as the
+ * adapter wants, and the model updated. */
+static int ad_write(adapter_model *a, upq_sink *s, uint64_t *last)
+{
+    static uint8_t buf[8192];
+    int append = rnd(&a->rng) % 8 == 0 && a->size < AD_MAX - 8192;
+    uint64_t off = append ? a->size : ad_off(a, *last);
+    size_t len = ad_len(a), i, done = 0;
+    for (i = 0; i < len; i++)
+        buf[i] = (uint8_t)rnd(&a->rng);
+    while (done < len) {
+        size_t n = 0;
+        upq_status st = append ? s->write(s->ctx, buf + done, len - done, &n)
+                               : s->write_at(s->ctx, off + done, buf + done, len - done, &n);
+        if (st != UPQ_OK || n == 0 || n > len - done)
+            return 0;
+        done += n;
+    }
+    if (off > a->size)
+        memset(a->m + a->size, 0, (size_t)(off - a->size));
+    memcpy(a->m + off, buf, len);
+    if (off + len > a->size)
+        a->size = off + len;
+    *last = off + len;
+    return 1;
+}
+
+/* A read anywhere (past the end too), compared with the model. */
+static int ad_read(adapter_model *a, upq_sink *s)
+{
+    static uint8_t got[8192];
+    uint64_t off = rnd(&a->rng) % (a->size + 600);
+    size_t len = ad_len(a), have = 0, want;
+    want = off >= a->size ? 0 : (size_t)(a->size - off < len ? a->size - off : len);
+    for (;;) {
+        size_t n = 0;
+        if (s->read_at(s->ctx, off + have, got + have, len - have, &n) != UPQ_OK)
+            return 0;
+        if (n == 0 || have + n >= len) {
+            have += n;
+            break;
+        }
+        have += n;
+    }
+    if (!(have == want && memcmp(got, a->m + off, want) == 0)) {
+        size_t k = 0;
+        while (k < want && k < have && got[k] == a->m[off + k])
+            k++;
+        printf("# read at %llu, %zu bytes: got %zu, want %zu; first difference at %llu (%02x, want %02x)\n",
+                (unsigned long long)off, len, have, want, (unsigned long long)(off + k), got[k], a->m[off + k]);
+    }
+    return have == want && memcmp(got, a->m + off, want) == 0;
+}
+
+/* frag: the file starts as 12 clusters interleaved with another file's,
+ * more fragments than the adapter's fast seek map holds */
+static void adapter_test(int frag)
+{
+    static FIL fil, old, other;
+    static upq_fatfs fa;
+    static uint8_t junk[4096];
+    adapter_model a;
+    upq_sink s;
+    uint64_t i, last = 0;
+    UINT bw;
+    memset(&a, 0, sizeof a);
+    a.m = calloc(1, (size_t)AD_MAX);
+    a.rng = O.seed * UINT64_C(0x9E3779B97F4A7C15) + 7u;
+    memset(junk, 0xA5, sizeof junk);
+    if (!a.m || volume_new() != 0 || f_open(&old, "0:old.bin", FA_WRITE | FA_CREATE_NEW) != FR_OK) {
+        result(0, "fatfs adapter: cannot make the volume");
+        free(a.m);
+        return;
+    }
+    /* a deleted file's clusters under the new one: gaps must not show them */
+    for (i = 0; i < AD_MAX / sizeof junk; i++)
+        (void)f_write(&old, junk, sizeof junk, &bw);
+    if (f_close(&old) != FR_OK || volume_delete("old.bin") != 0 ||
+        f_open(&fil, "0:adapter.bin", FA_READ | FA_WRITE | FA_CREATE_NEW) != FR_OK) {
+        result(0, "fatfs adapter: cannot make the files");
+        free(a.m);
+        return;
+    }
+    if (frag) {
+        static uint8_t cl[32768];
+        size_t k;
+        if (f_open(&other, "0:other.bin", FA_WRITE | FA_CREATE_NEW) != FR_OK) {
+            result(0, "fatfs adapter: cannot make the files");
+            free(a.m);
+            return;
+        }
+        for (i = 0; i < 12; i++) {
+            for (k = 0; k < sizeof cl; k++)
+                cl[k] = (uint8_t)rnd(&a.rng);
+            memcpy(a.m + a.size, cl, sizeof cl);
+            a.size += sizeof cl;
+            if (f_write(&fil, cl, sizeof cl, &bw) != FR_OK || bw != sizeof cl ||
+                f_write(&other, junk, sizeof junk, &bw) != FR_OK || f_sync(&other) != FR_OK)
+                a.bad = 1;
+            for (k = sizeof junk; k < sizeof cl; k += sizeof junk)
+                (void)f_write(&other, junk, sizeof junk, &bw);
+        }
+        (void)f_close(&other);
+        last = a.size;
+    }
+    upq_fatfs_init(&fa, &fil);
+    upq_fatfs_sink(&fa, &s);
+    for (i = 0; i < O.adapter && !a.bad; i++) {
+        uint64_t r = rnd(&a.rng) % 100;
+        int ok = 1;
+        if (r < 60)
+            ok = ad_write(&a, &s, &last);
+        else if (r < 90)
+            ok = ad_read(&a, &s);
+        else if (r < 96)
+            ok = s.sync(s.ctx) == UPQ_OK;
+        else if (a.size) {
+            uint64_t to = a.size - rnd(&a.rng) % (a.size < 2000 ? a.size : 2000);
+            ok = s.truncate(s.ctx, to) == UPQ_OK;
+            a.size = to;
+        }
+        if (!ok || upq_fatfs_size(&fa) != a.size) {
+            result(0, "fatfs adapter: call %llu (kind %llu): %s, size %llu, want %llu", (unsigned long long)i,
+                   (unsigned long long)r, ok ? "size differs" : "failed or read other bytes",
+                   (unsigned long long)upq_fatfs_size(&fa), (unsigned long long)a.size);
+            a.bad = 1;
+        }
+    }
+    if (!a.bad) {
+        uint64_t writes = fa.writes;
+        if (upq_fatfs_flush(&fa) != UPQ_OK || f_close(&fil) != FR_OK ||
+            f_open(&fil, "0:adapter.bin", FA_READ) != FR_OK) {
+            result(0, "fatfs adapter: cannot close and reopen the file");
+        } else {
+            uint8_t *back = malloc((size_t)a.size + 1);
+            UINT br = 0;
+            int same = back && (uint64_t)f_size(&fil) == a.size &&
+                       f_read(&fil, back, (UINT)a.size, &br) == FR_OK && br == a.size &&
+                       memcmp(back, a.m, (size_t)a.size) == 0;
+            unsigned long maps = 0;
+            int maps_ok = 1;
+#if FF_USE_FASTSEEK
+            maps = fa.maps;
+            maps_ok = frag ? maps == 0 : maps > 0; /* the map used, or refused for its fragments */
+#endif
+            result(same && fa.padded > 0 && maps_ok,
+                   "fatfs adapter%s: %llu random calls, each read and the size as the model says; the file after "
+                   "f_close holds the model's %llu bytes (%llu f_write calls, %lu sectors padded with zeros, "
+                   "%lu fast seek maps)",
+                   frag ? " (a fragmented file)" : "", (unsigned long long)O.adapter, (unsigned long long)a.size,
+                   (unsigned long long)writes, fa.padded, maps);
+            free(back);
+            (void)f_close(&fil);
+        }
+    }
+    free(a.m);
+}
+
 /* ---- main ------------------------------------------------------------------------------- */
 
 static int usage(void)
 {
     fputs("usage: test_storage --fs fatfs|littlefs [--rows N] [--cuts N] [--seed S] [--jobs J]\n"
           "                    [--resume-rows N] [--row-group-rows N] [--samples DIR] [--reused]\n"
-          "                    [--keep-gaps]\n",
+          "                    [--keep-gaps]\n"
+          "       test_storage --fs fatfs --adapter N [--seed S]\n",
           stderr);
     return 2;
 }
@@ -678,6 +886,8 @@ static int parse(int argc, char **argv)
             O.samples = argv[++i];
         } else if (!strcmp(a, "--keep-gaps")) {
             O.keep_gaps = 1;
+        } else if (!strcmp(a, "--adapter") && v) {
+            O.adapter = strtoull(argv[++i], NULL, 0);
         } else if (!strcmp(a, "--reused")) {
             O.reused = 1;
         } else {
@@ -686,7 +896,8 @@ static int parse(int argc, char **argv)
     }
     if (O.jobs == 0)
         O.jobs = 1;
-    return O.fs != 0 && O.rows > 0 && O.rg_rows > 0 && ((!O.reused && !O.keep_gaps) || O.fs == FS_FATFS);
+    return O.fs != 0 && O.rows > 0 && O.rg_rows > 0 &&
+           ((!O.reused && !O.keep_gaps && !O.adapter) || O.fs == FS_FATFS);
 }
 
 /* The volume as the cut run starts: new, and for --reused holding an old
@@ -761,7 +972,10 @@ int main(int argc, char **argv)
     read_arena = malloc(READ_ARENA);
     file_id = O.seed ^ UINT64_C(0x5EED5EED5EED5EED);
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-    if (!O.reused) {
+    if (O.adapter) {
+        adapter_test(0);
+        adapter_test(1);
+    } else if (!O.reused) {
         run(0, "");
     } else {
         /* the same readings, then other ones, under the same file id */

@@ -11,18 +11,131 @@
 /* The most one f_read/f_write call takes (UINT may be 16 bits). */
 #define FATFS_MAX_CALL ((size_t)((UINT)-1 >> 1))
 
+/* The volume's sector size. */
+#if FF_MAX_SS == FF_MIN_SS
+#define SECTOR(f) ((uint32_t)FF_MAX_SS)
+#else
+#define SECTOR(f) ((uint32_t)(f)->fp->obj.fs->ssize)
+#endif
+
 void upq_fatfs_init(upq_fatfs *f, FIL *fp)
 {
+    uint32_t i;
     f->fp = fp;
     f->fr = FR_OK;
     f->zero_gaps = 1;
-    f->reads = f->writes = f->syncs = f->truncates = 0;
+    f->reads = f->writes = f->syncs = f->truncates = f->padded = 0;
     f->bytes_read = f->bytes_written = 0;
+    f->goff = 0;
+    f->glen = 0;
+    f->zone_next = 0;
+    for (i = 0; i < UPQ_FATFS_ZONES; i++)
+        f->zone[i][0] = f->zone[i][1] = 0;
+#if FF_USE_FASTSEEK
+    f->clmt_ok = 0;
+    f->maps = 0;
+    fp->cltbl = 0;
+#endif
+}
+
+#if FF_USE_FASTSEEK
+/* Up to `end` inside the file: FatFs's fast seek, through a map of the
+ * chain made when it does not reach `end` (growing the file only adds
+ * clusters after those it maps; truncate drops it). A chain in more
+ * fragments than the map holds is tried again only once it has grown past
+ * what was tried. Past the end the chain grows: the slow way. */
+static void chain_mode(upq_fatfs *f, uint64_t end)
+{
+    FSIZE_t bcs = (FSIZE_t)f->fp->obj.fs->csize * SECTOR(f);
+    f->fp->cltbl = 0;
+    if (end > (uint64_t)f_size(f->fp))
+        return;
+    if (f->clmt_ok == 0 || end > f->clmt_end) {
+        f->clmt[0] = UPQ_FATFS_CLMT;
+        f->fp->cltbl = f->clmt;
+        f->clmt_ok = (uint8_t)(f_lseek(f->fp, CREATE_LINKMAP) == FR_OK ? 1u : 2u);
+        f->clmt_end = ((uint64_t)f_size(f->fp) + bcs - 1u) / bcs * bcs;
+        f->fp->cltbl = 0;
+        if (f->clmt_ok == 1)
+            f->maps++;
+    }
+    if (f->clmt_ok == 1)
+        f->fp->cltbl = f->clmt;
+}
+#else
+static void chain_mode(upq_fatfs *f, uint64_t end)
+{
+    (void)f;
+    (void)end;
+}
+#endif
+
+/* [lo, hi) is written: no zone holds it any more. A zone it splits keeps
+ * its upper part, where a region's next pages go. */
+static void zone_cut(upq_fatfs *f, uint64_t lo, uint64_t hi)
+{
+    uint32_t i;
+    for (i = 0; i < UPQ_FATFS_ZONES; i++) {
+        uint64_t *z = f->zone[i];
+        if (hi <= z[0] || lo >= z[1])
+            continue;
+        if (hi < z[1])
+            z[0] = hi;
+        else if (lo > z[0])
+            z[1] = lo;
+        else
+            z[0] = z[1] = 0;
+    }
+}
+
+/* The file ends at `size`: no zone lies past it. */
+static void zone_clip(upq_fatfs *f, uint64_t size)
+{
+    uint32_t i;
+    for (i = 0; i < UPQ_FATFS_ZONES; i++) {
+        uint64_t *z = f->zone[i];
+        if (z[1] > size)
+            z[1] = size;
+        if (z[0] >= z[1])
+            z[0] = z[1] = 0;
+    }
+}
+
+static void zone_add(upq_fatfs *f, uint64_t lo, uint64_t hi)
+{
+    f->zone[f->zone_next][0] = lo;
+    f->zone[f->zone_next][1] = hi;
+    f->zone_next = (f->zone_next + 1u) % UPQ_FATFS_ZONES;
+}
+
+static int zone_holds(const upq_fatfs *f, uint64_t lo, uint64_t hi)
+{
+    uint32_t i;
+    for (i = 0; i < UPQ_FATFS_ZONES; i++)
+        if (f->zone[i][0] <= lo && hi <= f->zone[i][1])
+            return 1;
+    return 0;
+}
+
+/* (no libc here: the adapter builds with the library's flags) */
+static void copy(uint8_t *d, const uint8_t *s, size_t n)
+{
+    while (n--)
+        *d++ = *s++;
+}
+
+/* The file's end with the gathered bytes. */
+static uint64_t end_of(const upq_fatfs *f)
+{
+    uint64_t end = (uint64_t)f_size(f->fp);
+    if (f->glen && f->goff + f->glen > end)
+        end = f->goff + f->glen;
+    return end;
 }
 
 uint64_t upq_fatfs_size(const upq_fatfs *f)
 {
-    return (uint64_t)f_size(f->fp);
+    return end_of(f);
 }
 
 static upq_status failed(upq_fatfs *f, FRESULT fr)
@@ -33,11 +146,12 @@ static upq_status failed(upq_fatfs *f, FRESULT fr)
 
 /* Puts the file pointer at `off`; in write mode past the end the file grows
  * (FatFs stops at the end instead when the volume is full). */
-static upq_status seek(upq_fatfs *f, uint64_t off)
+static upq_status seek(upq_fatfs *f, uint64_t off, uint64_t end)
 {
     FRESULT fr;
     if (off > (uint64_t)(FSIZE_t)-1)
         return failed(f, FR_INVALID_PARAMETER);
+    chain_mode(f, end);
     if ((uint64_t)f_tell(f->fp) == off)
         return UPQ_OK;
     fr = f_lseek(f->fp, (FSIZE_t)off);
@@ -52,10 +166,12 @@ static upq_status put(upq_fatfs *f, const void *buf, size_t len, size_t *written
 {
     UINT bw = 0;
     FRESULT fr;
+    uint64_t at = (uint64_t)f_tell(f->fp);
     if (len > FATFS_MAX_CALL)
         len = FATFS_MAX_CALL;
     fr = f_write(f->fp, buf, (UINT)len, &bw);
     f->writes++;
+    zone_cut(f, at, at + bw);
     if (fr != FR_OK)
         return failed(f, fr);
     if (bw == 0)
@@ -68,47 +184,101 @@ static upq_status put(upq_fatfs *f, const void *buf, size_t len, size_t *written
 /* Zeros from the end of the file up to `off`, a piece per call. */
 static upq_status zero_gap(upq_fatfs *f, uint64_t off)
 {
-    static const uint8_t zeros[64];
-    uint64_t end = (uint64_t)f_size(f->fp);
+    static const uint8_t zeros[FF_MIN_SS];
+    uint64_t end = (uint64_t)f_size(f->fp), from = end;
     while (end < off) {
         size_t n = sizeof zeros, w = 0;
         upq_status st;
         if (off - end < n)
             n = (size_t)(off - end);
-        st = seek(f, end);
+        st = seek(f, end, end + n);
         if (st == UPQ_OK)
             st = put(f, zeros, n, &w);
         if (st != UPQ_OK)
             return st;
         end += w;
     }
+    zone_add(f, from, off);
     return UPQ_OK;
 }
 
+/* f_write at `off`, the gap before it zeroed first. */
+static upq_status write_direct(upq_fatfs *f, uint64_t off, const void *buf, size_t len, size_t *written)
+{
+    upq_status st;
+    *written = 0;
+    if (f->zero_gaps && off > (uint64_t)f_size(f->fp)) {
+        st = zero_gap(f, off);
+        if (st != UPQ_OK)
+            return st;
+    }
+    st = seek(f, off, off + len);
+    if (st != UPQ_OK)
+        return st;
+    return put(f, buf, len, written);
+}
+
+upq_status upq_fatfs_flush(upq_fatfs *f)
+{
+    uint32_t ss = SECTOR(f);
+    uint64_t end = f->goff + f->glen, pad = ss - end % ss;
+    if (f->glen && f->goff % ss == 0 && pad < ss && zone_holds(f, end, end + pad)) {
+        /* the sector's rest is zeros already: written whole, not read */
+        uint32_t i;
+        for (i = f->glen; i < ss; i++)
+            f->gbuf[i] = 0;
+        f->glen = ss;
+        f->padded++;
+    }
+    while (f->glen) {
+        size_t n = 0;
+        upq_status st = write_direct(f, f->goff, f->gbuf, f->glen, &n);
+        if (st != UPQ_OK)
+            return st;
+        f->goff += n;
+        f->glen -= (uint32_t)n;
+        if (f->glen)
+            copy(f->gbuf, f->gbuf + n, f->glen);
+    }
+    return UPQ_OK;
+}
+
+/* Whole sectors at a sector's start go to FatFs at once (it writes them
+ * to the medium without its buffer); the rest is gathered up to the end of
+ * its sector, which hands it over. */
 static upq_status fat_write_at(void *ctx, uint64_t off, const void *buf, size_t len, size_t *written)
 {
     upq_fatfs *f = (upq_fatfs *)ctx;
+    uint32_t ss = SECTOR(f), at;
     upq_status st;
     *written = 0;
     if (len == 0)
         return UPQ_OK;
     if (off > (uint64_t)(FSIZE_t)-1 - len)
         return failed(f, FR_INVALID_PARAMETER);
-    if (f->zero_gaps && off > (uint64_t)f_size(f->fp)) {
-        st = zero_gap(f, off);
+    if (f->glen && off != f->goff + f->glen) {
+        st = upq_fatfs_flush(f);
         if (st != UPQ_OK)
             return st;
     }
-    st = seek(f, off);
-    if (st != UPQ_OK)
-        return st;
-    return put(f, buf, len, written);
+    if (!f->glen) {
+        if (off % ss == 0 && len >= ss)
+            return write_direct(f, off, buf, len - len % ss, written);
+        f->goff = off;
+    }
+    at = (uint32_t)((f->goff + f->glen) % ss);
+    if (len > ss - at)
+        len = ss - at;
+    copy(f->gbuf + f->glen, (const uint8_t *)buf, len);
+    f->glen += (uint32_t)len;
+    *written = len;
+    return at + len == ss ? upq_fatfs_flush(f) : UPQ_OK;
 }
 
 static upq_status fat_write(void *ctx, const void *buf, size_t len, size_t *written)
 {
     upq_fatfs *f = (upq_fatfs *)ctx;
-    return fat_write_at(ctx, (uint64_t)f_size(f->fp), buf, len, written);
+    return fat_write_at(ctx, end_of(f), buf, len, written);
 }
 
 upq_status upq_fatfs_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
@@ -118,13 +288,22 @@ upq_status upq_fatfs_read_at(void *ctx, uint64_t off, void *buf, size_t len, siz
     FRESULT fr;
     upq_status st;
     *got = 0;
-    if (off >= (uint64_t)f_size(f->fp) || len == 0)
+    if (len == 0)
+        return UPQ_OK;
+    /* a read reaching the gathered bytes, or FatFs's end while they lie
+     * past it (the gap before them reads as zeros), hands them over first */
+    if (f->glen && (off + len > f->goff || off + len > (uint64_t)f_size(f->fp))) {
+        st = upq_fatfs_flush(f);
+        if (st != UPQ_OK)
+            return st;
+    }
+    if (off >= (uint64_t)f_size(f->fp))
         return UPQ_OK;
     if (len > (uint64_t)f_size(f->fp) - off)
         len = (size_t)((uint64_t)f_size(f->fp) - off);
     if (len > FATFS_MAX_CALL)
         len = FATFS_MAX_CALL;
-    st = seek(f, off);
+    st = seek(f, off, off + len);
     if (st != UPQ_OK)
         return st;
     fr = f_read(f->fp, buf, (UINT)len, &br);
@@ -139,7 +318,10 @@ upq_status upq_fatfs_read_at(void *ctx, uint64_t off, void *buf, size_t len, siz
 static upq_status fat_sync(void *ctx)
 {
     upq_fatfs *f = (upq_fatfs *)ctx;
-    FRESULT fr = f_sync(f->fp);
+    FRESULT fr;
+    if (upq_fatfs_flush(f) != UPQ_OK)
+        return UPQ_ERR_IO;
+    fr = f_sync(f->fp);
     f->syncs++;
     return fr == FR_OK ? UPQ_OK : failed(f, fr);
 }
@@ -150,11 +332,17 @@ static upq_status fat_truncate(void *ctx, uint64_t size)
     upq_fatfs *f = (upq_fatfs *)ctx;
     FRESULT fr;
     f->truncates++;
+    if (upq_fatfs_flush(f) != UPQ_OK)
+        return UPQ_ERR_IO;
     if (size >= (uint64_t)f_size(f->fp))
         return UPQ_OK; /* the writer only ever shortens */
-    if (seek(f, size) != UPQ_OK)
+    if (seek(f, size, (uint64_t)(FSIZE_t)-1) != UPQ_OK) /* the slow way: the chain shrinks */
         return UPQ_ERR_IO;
+#if FF_USE_FASTSEEK
+    f->clmt_ok = 0;
+#endif
     fr = f_truncate(f->fp);
+    zone_clip(f, (uint64_t)f_size(f->fp));
     return fr == FR_OK ? UPQ_OK : failed(f, fr);
 }
 #endif
@@ -177,7 +365,7 @@ void upq_fatfs_io(upq_fatfs *f, upq_io *io)
 {
     io->ctx = f;
     io->read_at = upq_fatfs_read_at;
-    io->size = (uint64_t)f_size(f->fp);
+    io->size = end_of(f);
 #if UPQ_WITH_LEND
     io->lend = 0;
 #endif

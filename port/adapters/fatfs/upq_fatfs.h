@@ -11,6 +11,8 @@
  *                       or 2 the sink has no truncate: files keep that space
  *                       as unused bytes. 3 removes f_lseek: refused.
  *   FF_USE_EXPAND       not needed (the adapter never calls f_expand).
+ *   FF_USE_FASTSEEK     1 recommended: seeks backwards no longer read the FAT
+ *                       from the file's start (below).
  *   FF_FS_TINY          either; 0 gives each FIL its own sector buffer, which
  *                       the many small writes of checkpoint mode's regions
  *                       need: with 1 every file write goes through the
@@ -21,11 +23,26 @@
  *
  * What FatFs does with what it is given (see the design notes):
  *   a write that does not cover whole sectors is a read-modify-write through
- *   the file's one sector buffer; f_sync writes that buffer, the FAT and the
- *   directory entry (the file's size as recovery will see it after a cut);
- *   f_lseek past the end in write mode allocates clusters without clearing
- *   them, so a gap the writer leaves holds whatever the medium held before,
- *   unless zero_gaps is set (below, the default).
+ *   the file's one sector buffer, and f_lseek to the middle of a sector
+ *   other than the buffered one writes the buffer back and reads that
+ *   sector. So the adapter gathers writes at consecutive offsets in a sector
+ *   of its own (`gbuf`) and hands FatFs whole sectors where it can: one
+ *   write per sector, not one per piece; a gathered sector whose rest the
+ *   adapter zeroed itself goes whole, padded with zeros, and is not read.
+ *   f_sync writes that buffer, the FAT and the directory entry (the file's
+ *   size as recovery will see it after a cut); f_lseek past the end in
+ *   write mode allocates clusters without clearing them, so a gap the
+ *   writer leaves holds whatever the medium held before, unless zero_gaps
+ *   is set (below, the default); f_lseek backwards follows the cluster
+ *   chain from the file's start, reading the FAT a sector per 128 clusters
+ *   (FAT32), unless FF_USE_FASTSEEK is 1: then the adapter keeps a map of
+ *   the chain (UPQ_FATFS_CLMT) for seeks inside the file, made again when
+ *   one goes past what it maps (the file grew since), which is far less
+ *   often than the regions' seeks.
+ *
+ * Memory: the struct holds a sector (FF_MAX_SS), UPQ_FATFS_ZONES ranges
+ * (16 bytes each) and with FF_USE_FASTSEEK UPQ_FATFS_CLMT DWORDs, beside
+ * the FIL's own sector buffer.
  *
  * Errors: every FatFs failure (and a full volume) is UPQ_ERR_IO; the
  * FRESULT is kept in `fr` (FR_DENIED for a full volume). The callbacks never
@@ -46,6 +63,18 @@
 extern "C" {
 #endif
 
+/* FatFs's fast seek table, in DWORDs (FF_USE_FASTSEEK 1): 2 per fragment
+ * of the file's cluster chain and 2 more. A file with more fragments
+ * seeks the slow way. */
+#ifndef UPQ_FATFS_CLMT
+#define UPQ_FATFS_CLMT 16
+#endif
+
+/* Zeroed ranges remembered (a column's region each in checkpoint mode). */
+#ifndef UPQ_FATFS_ZONES
+#define UPQ_FATFS_ZONES 16
+#endif
+
 typedef struct upq_fatfs {
     FIL *fp;                 /* open with FA_READ (reading), FA_READ | FA_WRITE (writing) */
     FRESULT fr;              /* the last FatFs failure (FR_OK: none) */
@@ -56,8 +85,30 @@ typedef struct upq_fatfs {
      * init; set 0 to save those writes. */
     uint8_t zero_gaps;
     /* what went through: calls and bytes, for figures and tests */
-    unsigned long reads, writes, syncs, truncates;
+    unsigned long reads, writes, syncs, truncates, padded; /* padded: sectors written whole, not read */
     uint64_t bytes_read, bytes_written;
+    /* Written bytes not yet handed to FatFs: [goff, goff + glen), within one
+     * sector. Handed over when a write goes elsewhere or the sector is
+     * full, before a read that overlaps them, and by sync, truncate and
+     * upq_fatfs_flush(). */
+    uint64_t goff;
+    uint32_t glen;
+    uint8_t gbuf[FF_MAX_SS];
+    /* Ranges of the file the adapter zeroed and nothing has written since
+     * (the regions ahead of checkpoint mode's pages): a gathered sector
+     * whose rest lies in one is written whole, padded with zeros, so FatFs
+     * need not read it first. */
+    uint64_t zone[UPQ_FATFS_ZONES][2];
+    uint32_t zone_next;
+#if FF_USE_FASTSEEK
+    /* The cluster chain's map for seeks inside the file: it covers the
+     * file's first clmt_end bytes (clmt_ok 1; 0: none; 2: the chain up to
+     * clmt_end has more fragments than it holds). */
+    DWORD clmt[UPQ_FATFS_CLMT];
+    uint64_t clmt_end;
+    uint8_t clmt_ok;
+    unsigned long maps; /* maps made */
+#endif
 } upq_fatfs;
 
 /* Takes `fp` (an open FIL that must stay open while the adapter is used);
@@ -65,17 +116,22 @@ typedef struct upq_fatfs {
  * zero_gaps at 1. */
 void upq_fatfs_init(upq_fatfs *f, FIL *fp);
 
-/* Fills *sink with write (at the end), write_at (f_lseek + f_write),
- * read_at (f_lseek + f_read), sync (f_sync) and, with FF_FS_MINIMIZE 0,
- * truncate (f_lseek + f_truncate). The size recovery and resume start from
+/* Fills *sink with write (at the end), write_at (gathered, then f_lseek +
+ * f_write), read_at (f_lseek + f_read), sync (f_sync) and, with
+ * FF_FS_MINIMIZE 0, truncate (f_lseek + f_truncate). The size recovery and resume start from
  * is the file's: upq_fatfs_size(). */
 void upq_fatfs_sink(upq_fatfs *f, upq_sink *sink);
 
 /* Fills *io to read the file (size: as it is now). */
 void upq_fatfs_io(upq_fatfs *f, upq_io *io);
 
-/* The file's size (f_size). */
+/* The file's size (f_size, and the gathered bytes past it). */
 uint64_t upq_fatfs_size(const upq_fatfs *f);
+
+/* Hands the gathered bytes to FatFs (f_write; f_sync is the sink's sync).
+ * Call it before f_close when the last call on the sink was not a sync:
+ * the writer's close and recovery end with one. */
+upq_status upq_fatfs_flush(upq_fatfs *f);
 
 /* The upq_read_at_fn; `ctx` is a upq_fatfs. 0 bytes at or past the end. */
 upq_status upq_fatfs_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got);
