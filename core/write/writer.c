@@ -1024,6 +1024,15 @@ static uint32_t staged_size(const upq_wcol *c, uint32_t off)
 /* Moves c's commit point to row `rows` of the row group. */
 static void commit_to(upq_wcol *c, uint64_t rows)
 {
+    if (rows == c->rows && !c->pending) {
+        /* every staged entry is of a whole row up to `rows` (the rows as
+         * every column has them, row-wise after each row): nothing to count */
+        c->crows = rows;
+        c->clev = c->nlev;
+        c->cval = c->nval;
+        c->cbytes = c->vbytes;
+        return;
+    }
     if (UPQ_W_FAST && !c->max_rep && c->crows < rows) {
         /* a level is a row: count the values of the rows at once */
         uint32_t k = (uint32_t)(rows - c->crows), nv, i;
