@@ -1405,6 +1405,8 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
  * values), the column's maximum. */
 static uint16_t def_at(const upq_wcol *c, const uint16_t *def, size_t i)
 {
+    if (!UPQ_WITH_RUNS)
+        return c->max_def ? def[i] : 0u; /* def is only NULL where max_def is 0 */
     return def && c->max_def ? def[i] : c->max_def;
 }
 
@@ -1413,7 +1415,7 @@ static uint16_t def_at(const upq_wcol *c, const uint16_t *def, size_t i)
 static void lev_put(uint8_t *lv, uint32_t at, unsigned lg, const uint16_t *src, size_t m, uint16_t v)
 {
     size_t i = 0;
-    if (!src) {
+    if (UPQ_WITH_RUNS && !src) {
         /* a run of values: whole bytes of them at once */
         unsigned per = 3u - lg;
         uint8_t fill = (uint8_t)(v ? 0xFFu : 0u);
@@ -1459,7 +1461,7 @@ static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint
     /* the rows whose values fit */
     if (UPQ_W_FAST && c->vsize) {
         size_t fit = room / c->vsize;
-        if (!c->max_def || !def) {
+        if (!c->max_def || (UPQ_WITH_RUNS && !def)) {
             m = m < fit ? m : fit;
             nv = m;
         } else {
@@ -1540,7 +1542,7 @@ static int levels_fine(const upq_wcol *c, const uint16_t *def, const uint8_t *vp
     size_t i, nv = 0, vs = upq_w_input_stride(c);
     uint32_t bad = 0;
     int ba = c->type == UPQ_TYPE_BYTE_ARRAY, fl = c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY;
-    if (c->max_def && def) {
+    if (c->max_def && (!UPQ_WITH_RUNS || def)) {
         for (i = 0; i < levels; i++) {
             bad |= def[i] > c->max_def;
             nv += def[i] == c->max_def;
@@ -1567,9 +1569,9 @@ static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
     size_t i, nv = 0, vs = upq_w_input_stride(c);
     size_t row_lev = 0, row_bytes = 0;
     const uint8_t *vp = (const uint8_t *)values;
-    if (run && c->max_rep)
+    if (UPQ_WITH_RUNS && run && c->max_rep)
         return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "a run is of a column without repetition");
-    if ((c->max_def && !def && !run) || (c->max_rep && !rep))
+    if ((c->max_def && !def && !(UPQ_WITH_RUNS && run)) || (c->max_rep && !rep))
         return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "levels missing");
     if (c->max_rep && rep[0] != 0)
         return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "a call must start a row (rep[0] == 0)");
@@ -1702,11 +1704,13 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
     return write_col(w, column, def, rep, values, levels, consumed, 0);
 }
 
+#if UPQ_WITH_RUNS
 upq_status upq_writer_put_run(upq_writer *w, uint32_t column, const void *values,
                               const uint16_t *def, size_t n, size_t *taken)
 {
     return write_col(w, column, def, (const uint16_t *)0, values, n, taken, 1);
 }
+#endif
 
 /* ---- row-wise ------------------------------------------------------------------ */
 
@@ -1820,10 +1824,11 @@ upq_status upq_writer_end_row(upq_writer *w)
     upq_status st = row_call(w, 0);
     if (st != UPQ_OK)
         return st;
-    for (i = 0; i < w->ncols; i++)
+    for (i = 0; i < w->ncols; i++) {
+        /* (a null staged before a required column is found unset is the
+         * row's entry, which a later set replaces: the row is kept) */
         if (!w->cols[i].pending && w->cols[i].max_def == 0)
             return bad_input(w, UPQ_ERR_INVAL, (int32_t)i, "required column not set");
-    for (i = 0; i < w->ncols; i++) {
         if (!w->cols[i].pending) {
             st = set_entry(w, &w->cols[i], (const void *)0);
             if (st != UPQ_OK)
