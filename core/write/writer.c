@@ -1400,6 +1400,12 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
 
 /* ---- column-wise ------------------------------------------------------------- */
 
+/* The column-wise paths that take a run of rows at once (checked in one
+ * pass, sized by division, levels a byte at a time): in builds for speed,
+ * and wherever runs are built (UPQ_WITH_RUNS), for which they are the point;
+ * not in writer-min, where flash counts most. */
+#define W_RUNS_FAST (UPQ_W_FAST || UPQ_WITH_RUNS)
+
 /* The definition level of entry i: the caller's, or, where it gave none (a
  * required column, or a run of an optional one whose entries are all
  * values), the column's maximum. */
@@ -1428,7 +1434,7 @@ static void lev_put(uint8_t *lv, uint32_t at, unsigned lg, const uint16_t *src, 
             upq_lev_set(lv, at + (uint32_t)i, lg, v);
         return;
     }
-    if (UPQ_W_FAST && lg == 0) {
+    if (W_RUNS_FAST && lg == 0) {
         /* a bit a level (the checked levels are 0 or 1): whole bytes at once */
         for (; i < m && ((at + i) & 7u); i++)
             upq_lev_set(lv, at + (uint32_t)i, 0, src[i]);
@@ -1459,7 +1465,7 @@ static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint
     if (m > c->lcap - c->nlev)
         m = c->lcap - c->nlev;
     /* the rows whose values fit */
-    if (UPQ_W_FAST && c->vsize) {
+    if (W_RUNS_FAST && c->vsize) {
         size_t fit = room / c->vsize;
         if (!c->max_def || (UPQ_WITH_RUNS && !def)) {
             m = m < fit ? m : fit;
@@ -1498,13 +1504,13 @@ static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint
         lev_put(c->def, c->nlev, c->dlg, def ? def + pos : def, m, c->max_def);
     nv0 = c->nval;
     dst = c->vals + c->vbytes;
-    if (UPQ_W_FAST && c->type == UPQ_TYPE_BOOLEAN) {
+    if (W_RUNS_FAST && c->type == UPQ_TYPE_BOOLEAN) {
         /* a loop here, not a call per value */
         for (i = 0; i < nv; i++)
             dst[i] = vp[i] != 0;
         c->vbytes += (uint32_t)nv;
         c->nval += (uint32_t)nv;
-    } else if (UPQ_W_FAST && c->type == UPQ_TYPE_BYTE_ARRAY) {
+    } else if (W_RUNS_FAST && c->type == UPQ_TYPE_BYTE_ARRAY) {
         uint32_t o = 0;
         for (i = 0; i < nv; i++) {
             upq_bytes bv;
@@ -1575,7 +1581,7 @@ static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
         return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "levels missing");
     if (c->max_rep && rep[0] != 0)
         return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "a call must start a row (rep[0] == 0)");
-    if (UPQ_W_FAST && !c->max_rep && levels_fine(c, def, vp, levels))
+    if (W_RUNS_FAST && !c->max_rep && levels_fine(c, def, vp, levels))
         return UPQ_OK;
     for (i = 0; i < levels; i++) {
         uint16_t d = def_at(c, def, i), r = c->max_rep ? rep[i] : 0;
