@@ -563,8 +563,10 @@ static upq_status write_flat(const wcfg *k, sink_buf *s, size_t rows, upq_writer
     return st;
 }
 
-/* Writes the flat data column-wise in batches of `batch` rows. */
-static upq_status write_flat_columns(const wcfg *k, sink_buf *s, size_t batch, uint8_t **arena_out)
+/* Writes the flat data column-wise in batches of `batch` rows (runs: as
+ * runs, upq_writer_put_run, of `batch` entries). */
+static upq_status write_flat_columns(const wcfg *k, sink_buf *s, size_t batch, uint8_t **arena_out,
+                                     int runs)
 {
     upq_writer_opts o;
     upq_writer w;
@@ -586,7 +588,8 @@ static upq_status write_flat_columns(const wcfg *k, sink_buf *s, size_t batch, u
     st = upq_writer_init(&w, &sink, flat_elems, flat_n, *arena_out, need, &o);
     if (!TU_CHECK_STATUS(st, UPQ_OK))
         return st;
-    st = wu_write_columns(&w, flat, NFLAT, types, flat_def, reps, batch);
+    st = runs ? wu_put_runs(&w, flat, NFLAT, types, flat_def, batch)
+              : wu_write_columns(&w, flat, NFLAT, types, flat_def, reps, batch);
     if (!TU_CHECK_MSG(st == UPQ_OK, "%s: column-wise: %s (%s)", k->name, upq_strerror(st),
                       upq_writer_error(&w)->what ? upq_writer_error(&w)->what : ""))
         return st;
@@ -603,84 +606,6 @@ static upq_status write_flat_columns(const wcfg *k, sink_buf *s, size_t batch, u
         check_durable_at_end(k, s, durable, flat_rows, k->name);
         TU_CHECK_UINT(upq_writer_rows_durable(&w), flat_rows);
     }
-    return st;
-}
-
-/* Writes the flat data as runs (upq_writer_put_run), round-robin, each of
- * up to `batch` entries; a run without nulls passes no levels. A column that
- * says UPQ_AGAIN is called again at once with the rest, one that says
- * UPQ_DONE waits for the next round. */
-static upq_status put_runs(upq_writer *w, size_t batch)
-{
-    size_t pos[NFLAT] = {0}, vpos[NFLAT] = {0};
-    unsigned long idle = 0;
-    int c;
-    for (;;) {
-        int left = 0, progress = 0;
-        for (c = 0; c < NFLAT; c++) {
-            const col_data *d = &flat[c];
-            size_t end = pos[c] + batch < d->n ? pos[c] + batch : d->n, took = 0, k;
-            size_t vs = wu_value_size(flat_elems[1 + c].type);
-            upq_status st;
-            if (pos[c] == d->n)
-                continue;
-            left = 1;
-            do {
-                const uint16_t *def = NULL;
-                for (k = pos[c]; flat_def[c] && k < end; k++)
-                    if (d->def[k] != flat_def[c])
-                        def = d->def + pos[c];
-                st = upq_writer_put_run(w, (uint32_t)c, (const uint8_t *)d->vals + vpos[c] * vs,
-                                        def, end - pos[c], &took);
-                if (st < 0)
-                    return st;
-                for (k = pos[c]; k < pos[c] + took; k++)
-                    if (!flat_def[c] || d->def[k] == flat_def[c])
-                        vpos[c]++;
-                pos[c] += took;
-                progress |= took > 0;
-            } while (st == UPQ_AGAIN);
-        }
-        if (!left)
-            return UPQ_OK;
-        if (!progress) {
-            upq_status st = upq_writer_poll(w);
-            if (st < 0)
-                return st;
-            if (++idle > 1000000ul)
-                return UPQ_ERR_STATE;
-        } else {
-            idle = 0;
-        }
-    }
-}
-
-/* The flat data through upq_writer_put_run in runs of `batch` entries. */
-static upq_status write_flat_runs(const wcfg *k, sink_buf *s, size_t batch, uint8_t **arena_out)
-{
-    upq_writer_opts o;
-    upq_writer w;
-    upq_sink sink = sink_of(s, k->read_at);
-    size_t need = 0;
-    upq_status st;
-    fill_opts(&o, k);
-    st = upq_writer_workspace_size(flat_elems, flat_n, &o, k->read_at && k->checkpoint ? 0 : 300,
-                                   &need);
-    if (!TU_CHECK_STATUS(st, UPQ_OK))
-        return st;
-    *arena_out = (uint8_t *)malloc(need);
-    st = upq_writer_init(&w, &sink, flat_elems, flat_n, *arena_out, need, &o);
-    if (!TU_CHECK_STATUS(st, UPQ_OK))
-        return st;
-    st = put_runs(&w, batch);
-    if (!TU_CHECK_MSG(st == UPQ_OK, "%s: runs of %zu: %s (%s)", k->name, batch, upq_strerror(st),
-                      upq_writer_error(&w)->what ? upq_writer_error(&w)->what : ""))
-        return st;
-    TU_CHECK_UINT(upq_writer_rows(&w), flat_rows);
-    WU_RETRY(st, upq_writer_close(&w));
-    TU_CHECK_STATUS(st, UPQ_OK);
-    if (st == UPQ_OK && k->checkpoint)
-        TU_CHECK_UINT(upq_writer_rows_durable(&w), flat_rows);
     return st;
 }
 
@@ -783,7 +708,7 @@ static void test_flat(void)
                         continue; /* thinned under emulation (UPQ_TEST_REPEAT) */
                     sink_init(&alt, batch == 1 ? SINK_WHOLE : SINK_AGAIN, tu_seed() + k);
                     arena = NULL;
-                    if (write_flat_columns(cfg, &alt, batch, &arena) == UPQ_OK) {
+                    if (write_flat_columns(cfg, &alt, batch, &arena, 0) == UPQ_OK) {
                         compare_flat(&alt, rows, name);
                         check_footer_canonical(alt.p, alt.n, name);
                         if (cfg->checkpoint)
@@ -806,7 +731,7 @@ static void test_flat(void)
                         continue;
                     sink_init(&alt, batch == 1 ? SINK_WHOLE : SINK_AGAIN, tu_seed() + k * 5u);
                     arena = NULL;
-                    if (write_flat_runs(cfg, &alt, batch, &arena) == UPQ_OK) {
+                    if (write_flat_columns(cfg, &alt, batch, &arena, 1) == UPQ_OK) {
                         compare_flat(&alt, rows, name);
                         check_footer_canonical(alt.p, alt.n, name);
                         if (batch == 1 && !cfg->checkpoint)
