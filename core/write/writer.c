@@ -1307,6 +1307,13 @@ static uint32_t input_size(const upq_wcol *c, const void *v)
     return 4u + b.len;
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+#define W_WORDS 1
+typedef uint32_t __attribute__((__may_alias__)) w_word;
+#else
+#define W_WORDS 0
+#endif
+
 static void stage_value(upq_wcol *c, const void *v)
 {
     uint8_t *dst = c->vals + c->vbytes;
@@ -1324,7 +1331,22 @@ static void stage_value(upq_wcol *c, const void *v)
         upq_w_in_bytes(v, &b);
         upq_memcpy(dst, b.ptr, c->vsize);
         break;
-    default: upq_memcpy(dst, v, c->vsize); break;
+    default:
+#if W_WORDS
+        /* 4 and 8 bytes in words (the staging is 8-aligned, a value
+         * aligned as its type): a call of upq_memcpy cost more than the copy */
+        if (c->vsize == 4) {
+            *(w_word *)(void *)dst = *(const w_word *)v;
+            break;
+        }
+        if (c->vsize == 8) {
+            ((w_word *)(void *)dst)[0] = ((const w_word *)v)[0];
+            ((w_word *)(void *)dst)[1] = ((const w_word *)v)[1];
+            break;
+        }
+#endif
+        upq_memcpy(dst, v, c->vsize);
+        break;
     }
     c->vbytes += c->vsize;
     c->nval++;
@@ -1763,7 +1785,8 @@ static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
     upq_status st;
     for (;;) {
         int restart = 0;
-        unstage_pending(c, UPQ_W_DX(w, c));
+        if (c->pending)
+            unstage_pending(c, UPQ_W_DX(w, c));
         st = make_room(w, c, 1, b);
         if (st == UPQ_DONE)
             return upq_w_fail(w, UPQ_ERR_STATE, -1, "staging full of uncommitted rows");
