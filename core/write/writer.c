@@ -1307,7 +1307,7 @@ static uint32_t input_size(const upq_wcol *c, const void *v)
     return 4u + b.len;
 }
 
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && UPQ_MEM_WORDS
 #define W_WORDS 1
 typedef uint32_t __attribute__((__may_alias__)) w_word;
 #else
@@ -1317,38 +1317,32 @@ typedef uint32_t __attribute__((__may_alias__)) w_word;
 static void stage_value(upq_wcol *c, const void *v)
 {
     uint8_t *dst = c->vals + c->vbytes;
+    uint32_t n = c->vsize;
     upq_bytes b;
-    switch (c->type) {
-    case UPQ_TYPE_BOOLEAN: *dst = *(const uint8_t *)v != 0; break;
-    case UPQ_TYPE_BYTE_ARRAY:
+    if (c->type == UPQ_TYPE_BOOLEAN) {
+        *dst = *(const uint8_t *)v != 0;
+    } else if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
+        /* (a FIXED_LEN_BYTE_ARRAY value's length was checked: vsize) */
         upq_w_in_bytes(v, &b);
-        upq_store_le32(dst, b.len);
-        copy_value(dst + 4, b.ptr, b.len);
-        c->vbytes += 4u + b.len;
-        c->nval++;
-        return;
-    case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY:
-        upq_w_in_bytes(v, &b);
-        upq_memcpy(dst, b.ptr, c->vsize);
-        break;
-    default:
+        if (!n) {
+            upq_store_le32(dst, b.len);
+            dst += 4;
+            n = 4u + b.len;
+        }
+        copy_value(dst, b.ptr, b.len);
 #if W_WORDS
+    } else if (n == 4) {
         /* 4 and 8 bytes in words (the staging is 8-aligned, a value
          * aligned as its type): a call of upq_memcpy cost more than the copy */
-        if (c->vsize == 4) {
-            *(w_word *)(void *)dst = *(const w_word *)v;
-            break;
-        }
-        if (c->vsize == 8) {
-            ((w_word *)(void *)dst)[0] = ((const w_word *)v)[0];
-            ((w_word *)(void *)dst)[1] = ((const w_word *)v)[1];
-            break;
-        }
+        *(w_word *)(void *)dst = *(const w_word *)v;
+    } else if (n == 8) {
+        ((w_word *)(void *)dst)[0] = ((const w_word *)v)[0];
+        ((w_word *)(void *)dst)[1] = ((const w_word *)v)[1];
 #endif
-        upq_memcpy(dst, v, c->vsize);
-        break;
+    } else {
+        upq_memcpy(dst, v, n);
     }
-    c->vbytes += c->vsize;
+    c->vbytes += n;
     c->nval++;
 }
 
@@ -1785,8 +1779,7 @@ static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
     upq_status st;
     for (;;) {
         int restart = 0;
-        if (c->pending)
-            unstage_pending(c, UPQ_W_DX(w, c));
+        unstage_pending(c, UPQ_W_DX(w, c));
         st = make_room(w, c, 1, b);
         if (st == UPQ_DONE)
             return upq_w_fail(w, UPQ_ERR_STATE, -1, "staging full of uncommitted rows");
