@@ -93,9 +93,12 @@
  *                                     entries it uses (0: looked up again; the files
  *                                     are the same)
  * UPQ_WITH_RUNS              1        upq_writer_put_run, runs of one column's entries
- *                                     with levels only where some are null (0: not
- *                                     built, upq_writer_write_column stays; about 200 B
- *                                     of code on Cortex-M4)
+ *                                     with levels only where some are null, and the
+ *                                     column-wise paths that take a run at once in
+ *                                     builds for size (0: not built, and
+ *                                     upq_writer_write_column takes rows one by one
+ *                                     under -Os; about 800 B of code on Cortex-M4 in
+ *                                     an image that writes column-wise)
  * UPQ_WITH_OPEN_TOTAL        1        after UPQ_ERR_NOMEM, upq_reader_open names the total
  *                                     the open takes (the footer's decode counts what
  *                                     does not fit, the schema is sized), so one retry
