@@ -311,6 +311,34 @@ static void page_ieee(upq_minmax *m, const uint8_t *vals, size_t n, size_t w, in
         n = 0;
     }
 #endif
+    if (w == 4) {
+        /* FLOAT in 32-bit words: the 64-bit keys are calls or register
+         * pairs on 32-bit cores, and loggers' pages are mostly FLOAT */
+        int32_t kmn = INT32_MAX, kmx = INT32_MIN;
+        uint32_t bmn = 0, bmx = 0;
+        for (i = 0; i < n; i++) {
+            uint32_t u = upq_f32_bits(((const float *)(const void *)vals)[i]), mag = u & 0x7FFFFFFFu;
+            int32_t k = (u >> 31) ? -(int32_t)mag : (int32_t)mag;
+            if (mag > 0x7F800000u) {
+                (*nans)++;
+                continue;
+            }
+            if (k < kmn) {
+                kmn = k;
+                bmn = u;
+            }
+            if (k > kmx) {
+                kmx = k;
+                bmx = u;
+            }
+        }
+        if (kmn <= kmx) {
+            seen = 1;
+            mn = bmn;
+            mx = bmx;
+        }
+        n = 0;
+    }
     for (i = 0; i < n; i++) {
         uint64_t u = ieee_bits(vals, i, w);
         if ((u & (sign - 1u)) > inf) {

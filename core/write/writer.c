@@ -1024,6 +1024,15 @@ static uint32_t staged_size(const upq_wcol *c, uint32_t off)
 /* Moves c's commit point to row `rows` of the row group. */
 static void commit_to(upq_wcol *c, uint64_t rows)
 {
+    if (rows == c->rows && !c->pending) {
+        /* every staged entry is of a whole row up to `rows` (the rows as
+         * every column has them, row-wise after each row): nothing to count */
+        c->crows = rows;
+        c->clev = c->nlev;
+        c->cval = c->nval;
+        c->cbytes = c->vbytes;
+        return;
+    }
     if (UPQ_W_FAST && !c->max_rep && c->crows < rows) {
         /* a level is a row: count the values of the rows at once */
         uint32_t k = (uint32_t)(rows - c->crows), nv, i;
@@ -1298,26 +1307,42 @@ static uint32_t input_size(const upq_wcol *c, const void *v)
     return 4u + b.len;
 }
 
+#if (defined(__GNUC__) || defined(__clang__)) && UPQ_MEM_WORDS
+#define W_WORDS 1
+typedef uint32_t __attribute__((__may_alias__)) w_word;
+#else
+#define W_WORDS 0
+#endif
+
 static void stage_value(upq_wcol *c, const void *v)
 {
     uint8_t *dst = c->vals + c->vbytes;
+    uint32_t n = c->vsize;
     upq_bytes b;
-    switch (c->type) {
-    case UPQ_TYPE_BOOLEAN: *dst = *(const uint8_t *)v != 0; break;
-    case UPQ_TYPE_BYTE_ARRAY:
+    if (c->type == UPQ_TYPE_BOOLEAN) {
+        *dst = *(const uint8_t *)v != 0;
+    } else if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
+        /* (a FIXED_LEN_BYTE_ARRAY value's length was checked: vsize) */
         upq_w_in_bytes(v, &b);
-        upq_store_le32(dst, b.len);
-        copy_value(dst + 4, b.ptr, b.len);
-        c->vbytes += 4u + b.len;
-        c->nval++;
-        return;
-    case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY:
-        upq_w_in_bytes(v, &b);
-        upq_memcpy(dst, b.ptr, c->vsize);
-        break;
-    default: upq_memcpy(dst, v, c->vsize); break;
+        if (!n) {
+            upq_store_le32(dst, b.len);
+            dst += 4;
+            n = 4u + b.len;
+        }
+        copy_value(dst, b.ptr, b.len);
+#if W_WORDS
+    } else if (n == 4) {
+        /* 4 and 8 bytes in words (the staging is 8-aligned, a value
+         * aligned as its type): a call of upq_memcpy cost more than the copy */
+        *(w_word *)(void *)dst = *(const w_word *)v;
+    } else if (n == 8) {
+        ((w_word *)(void *)dst)[0] = ((const w_word *)v)[0];
+        ((w_word *)(void *)dst)[1] = ((const w_word *)v)[1];
+#endif
+    } else {
+        upq_memcpy(dst, v, n);
     }
-    c->vbytes += c->vsize;
+    c->vbytes += n;
     c->nval++;
 }
 
@@ -1391,11 +1416,41 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
 
 /* ---- column-wise ------------------------------------------------------------- */
 
-/* Stages levels src[0..m) at level `at` of lv (packed 1 << lg bits). */
-static void lev_put(uint8_t *lv, uint32_t at, unsigned lg, const uint16_t *src, size_t m)
+/* The column-wise paths that take a run of rows at once (checked in one
+ * pass, sized by division, levels a byte at a time): in builds for speed,
+ * and wherever runs are built (UPQ_WITH_RUNS), for which they are the point;
+ * not in writer-min, where flash counts most. */
+#define W_RUNS_FAST (UPQ_W_FAST || UPQ_WITH_RUNS)
+
+/* The definition level of entry i: the caller's, or, where it gave none (a
+ * required column, or a run of an optional one whose entries are all
+ * values), the column's maximum. */
+static uint16_t def_at(const upq_wcol *c, const uint16_t *def, size_t i)
+{
+    if (!UPQ_WITH_RUNS)
+        return c->max_def ? def[i] : 0u; /* def is only NULL where max_def is 0 */
+    return def && c->max_def ? def[i] : c->max_def;
+}
+
+/* Stages levels src[0..m) at level `at` of lv (packed 1 << lg bits); src
+ * NULL: m levels of value v. */
+static void lev_put(uint8_t *lv, uint32_t at, unsigned lg, const uint16_t *src, size_t m, uint16_t v)
 {
     size_t i = 0;
-    if (UPQ_W_FAST && lg == 0) {
+    if (UPQ_WITH_RUNS && !src) {
+        /* a run of values: whole bytes of them at once */
+        unsigned per = 3u - lg;
+        uint8_t fill = (uint8_t)(v ? 0xFFu : 0u);
+        for (; i < m && ((at + i) & ((1u << per) - 1u)); i++)
+            upq_lev_set(lv, at + (uint32_t)i, lg, v);
+        if (lg == 0 || v == 0)
+            for (; m - i >= (1u << per); i += 1u << per)
+                lv[(at + i) >> per] = fill;
+        for (; i < m; i++)
+            upq_lev_set(lv, at + (uint32_t)i, lg, v);
+        return;
+    }
+    if (W_RUNS_FAST && lg == 0) {
         /* a bit a level (the checked levels are 0 or 1): whole bytes at once */
         for (; i < m && ((at + i) & 7u); i++)
             upq_lev_set(lv, at + (uint32_t)i, 0, src[i]);
@@ -1426,14 +1481,14 @@ static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint
     if (m > c->lcap - c->nlev)
         m = c->lcap - c->nlev;
     /* the rows whose values fit */
-    if (UPQ_W_FAST && c->vsize) {
+    if (W_RUNS_FAST && c->vsize) {
         size_t fit = room / c->vsize;
-        if (!c->max_def) {
+        if (!c->max_def || (UPQ_WITH_RUNS && !def)) {
             m = m < fit ? m : fit;
             nv = m;
         } else {
             for (i = 0; i < m; i++)
-                if (def[pos + i] == c->max_def && nv++ == fit) {
+                if (def_at(c, def, pos + i) == c->max_def && nv++ == fit) {
                     nv--;
                     break;
                 }
@@ -1441,7 +1496,7 @@ static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint
         }
     } else {
         for (i = 0; i < m; i++) {
-            if (c->max_def == 0 || def[pos + i] == c->max_def) {
+            if (def_at(c, def, pos + i) == c->max_def) {
                 uint32_t sz = input_size(c, vp + nv * vs);
                 if (sz > room - b)
                     break;
@@ -1455,23 +1510,23 @@ static size_t take_flat(upq_wcol *c, upq_wdx *x, const uint16_t *def, const uint
         size_t t = upq_w_dict_run(c, x, vp, nv);
         if (t < nv) {
             /* only the rows before the value that did not fit */
-            for (i = 0, nv = 0; nv < t || (c->max_def && def[pos + i] != c->max_def); i++)
-                if (c->max_def == 0 || def[pos + i] == c->max_def)
+            for (i = 0, nv = 0; nv < t || def_at(c, def, pos + i) != c->max_def; i++)
+                if (def_at(c, def, pos + i) == c->max_def)
                     nv++;
             m = i;
         }
     }
     if (c->def)
-        lev_put(c->def, c->nlev, c->dlg, def + pos, m);
+        lev_put(c->def, c->nlev, c->dlg, def ? def + pos : def, m, c->max_def);
     nv0 = c->nval;
     dst = c->vals + c->vbytes;
-    if (UPQ_W_FAST && c->type == UPQ_TYPE_BOOLEAN) {
+    if (W_RUNS_FAST && c->type == UPQ_TYPE_BOOLEAN) {
         /* a loop here, not a call per value */
         for (i = 0; i < nv; i++)
             dst[i] = vp[i] != 0;
         c->vbytes += (uint32_t)nv;
         c->nval += (uint32_t)nv;
-    } else if (UPQ_W_FAST && c->type == UPQ_TYPE_BYTE_ARRAY) {
+    } else if (W_RUNS_FAST && c->type == UPQ_TYPE_BYTE_ARRAY) {
         uint32_t o = 0;
         for (i = 0; i < nv; i++) {
             upq_bytes bv;
@@ -1509,7 +1564,7 @@ static int levels_fine(const upq_wcol *c, const uint16_t *def, const uint8_t *vp
     size_t i, nv = 0, vs = upq_w_input_stride(c);
     uint32_t bad = 0;
     int ba = c->type == UPQ_TYPE_BYTE_ARRAY, fl = c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY;
-    if (c->max_def) {
+    if (c->max_def && (!UPQ_WITH_RUNS || def)) {
         for (i = 0; i < levels; i++) {
             bad |= def[i] > c->max_def;
             nv += def[i] == c->max_def;
@@ -1531,19 +1586,21 @@ static int levels_fine(const upq_wcol *c, const uint16_t *def, const uint8_t *vp
 /* Checks a whole call before anything is taken. */
 static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
                                const uint16_t *def, const uint16_t *rep, const void *values,
-                               size_t levels)
+                               size_t levels, int run)
 {
     size_t i, nv = 0, vs = upq_w_input_stride(c);
     size_t row_lev = 0, row_bytes = 0;
     const uint8_t *vp = (const uint8_t *)values;
-    if ((c->max_def && !def) || (c->max_rep && !rep))
+    if (UPQ_WITH_RUNS && run && c->max_rep)
+        return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "a run is of a column without repetition");
+    if ((c->max_def && !def && !(UPQ_WITH_RUNS && run)) || (c->max_rep && !rep))
         return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "levels missing");
     if (c->max_rep && rep[0] != 0)
         return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "a call must start a row (rep[0] == 0)");
-    if (UPQ_W_FAST && !c->max_rep && levels_fine(c, def, vp, levels))
+    if (W_RUNS_FAST && !c->max_rep && levels_fine(c, def, vp, levels))
         return UPQ_OK;
     for (i = 0; i < levels; i++) {
-        uint16_t d = c->max_def ? def[i] : 0, r = c->max_rep ? rep[i] : 0;
+        uint16_t d = def_at(c, def, i), r = c->max_rep ? rep[i] : 0;
         if (d > c->max_def || r > c->max_rep)
             return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "level above the column's maximum");
         if (r > 0 && d < c->rep_def[r])
@@ -1554,7 +1611,7 @@ static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
             row_bytes = 0;
         }
         row_lev++;
-        if (c->max_def == 0 || d == c->max_def) {
+        if (d == c->max_def) {
             uint32_t sz;
             if (!values)
                 return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "values missing");
@@ -1582,9 +1639,11 @@ static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
     return UPQ_OK;
 }
 
-upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_t *def,
-                                   const uint16_t *rep, const void *values, size_t levels,
-                                   size_t *consumed)
+/* upq_writer_write_column, and upq_writer_put_run (`run`: a column without
+ * repetition, whose def may be NULL when every entry is a value). */
+static upq_status write_col(upq_writer *w, uint32_t column, const uint16_t *def,
+                            const uint16_t *rep, const void *values, size_t levels,
+                            size_t *consumed, int run)
 {
     upq_wcol *c;
     size_t pos = 0, vpos = 0, vs;
@@ -1601,7 +1660,7 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
     c = &w->cols[column];
     if (levels == 0)
         return upq_writer_poll(w);
-    st = check_levels(w, c, column, def, rep, values, levels);
+    st = check_levels(w, c, column, def, rep, values, levels, run);
     if (st != UPQ_OK)
         return st;
     w->mode = UPQ_WM_COLUMNS;
@@ -1627,7 +1686,7 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
             k++;
         nv = 0;
         for (i = pos; i < pos + k; i++)
-            if (c->max_def == 0 || def[i] == c->max_def) {
+            if (def_at(c, def, i) == c->max_def) {
                 b += input_size(c, value_at(values, vpos + nv, vs));
                 nv++;
             }
@@ -1643,7 +1702,7 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
         }
         for (i = 0; i < k; i++) {
             if (c->def)
-                upq_lev_set(c->def, c->nlev, c->dlg, def[pos + i]);
+                upq_lev_set(c->def, c->nlev, c->dlg, def_at(c, def, pos + i));
             if (c->rep)
                 upq_lev_set(c->rep, c->nlev, c->rlg, rep[pos + i]);
             c->nlev++;
@@ -1659,6 +1718,21 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
     advance_after(w, column);
     return after(w);
 }
+
+upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_t *def,
+                                   const uint16_t *rep, const void *values, size_t levels,
+                                   size_t *consumed)
+{
+    return write_col(w, column, def, rep, values, levels, consumed, 0);
+}
+
+#if UPQ_WITH_RUNS
+upq_status upq_writer_put_run(upq_writer *w, uint32_t column, const void *values,
+                              const uint16_t *def, size_t n, size_t *taken)
+{
+    return write_col(w, column, def, (const uint16_t *)0, values, n, taken, 1);
+}
+#endif
 
 /* ---- row-wise ------------------------------------------------------------------ */
 
@@ -1772,10 +1846,11 @@ upq_status upq_writer_end_row(upq_writer *w)
     upq_status st = row_call(w, 0);
     if (st != UPQ_OK)
         return st;
-    for (i = 0; i < w->ncols; i++)
+    for (i = 0; i < w->ncols; i++) {
+        /* (a null staged before a required column is found unset is the
+         * row's entry, which a later set replaces: the row is kept) */
         if (!w->cols[i].pending && w->cols[i].max_def == 0)
             return bad_input(w, UPQ_ERR_INVAL, (int32_t)i, "required column not set");
-    for (i = 0; i < w->ncols; i++) {
         if (!w->cols[i].pending) {
             st = set_entry(w, &w->cols[i], (const void *)0);
             if (st != UPQ_OK)

@@ -4,6 +4,16 @@
  * SysTick, under qemu with -icount (test/bench/fw_ipv.sh, `make bench`).
  *
  *   fw_ipv.elf IN.parquet [REPS [--no-crc]]  (the semihosting command line)
+ *   fw_ipv.elf --runs ROWS OUT.parquet
+ *
+ * --runs logs instead: 8 FLOAT channels (BYTE_STREAM_SPLIT, page CRC on, no
+ * dictionary) in checkpoint mode, a checkpoint every 4,096 rows, each
+ * channel's samples appended as runs of 256 (upq_writer_put_run, as from a
+ * DMA buffer of ADC samples), into a file in RAM; counted from init through
+ * close (checkpoints, the close's page index and footer included), then the
+ * file is copied out over semihosting. Channel k's sample of row i is
+ * (i % 256) * 0.25 + k (the buffers are reused: what is counted is the
+ * writer, not making samples). Prints "values N", "per value X.Y".
  *
  * --no-crc leaves page CRCs unchecked (upq_reader_opts.no_crc_check), to
  * show what the check costs.
@@ -21,6 +31,8 @@
 
 #include "uparquet/uparquet.h"
 #include "uparquet/column.h"
+#include "uparquet/writer.h"
+#include "uparquet/schema_builder.h"
 #include "upq_port.h"
 
 #define FILE_MAX (1536u * 1024u)
@@ -52,6 +64,116 @@ static upq_status ram_read_at(void *ctx, uint64_t off, void *buf, size_t len, si
     return UPQ_OK;
 }
 
+/* ---- --runs: logging runs of samples ------------------------------------------- */
+
+#define RUN_CHANNELS 8u
+#define RUN_LEN 256u
+static float run_buf[RUN_CHANNELS][RUN_LEN];
+static upq_writer run_w;
+static upq_schema_element run_elems[RUN_CHANNELS + 1];
+
+static upq_status ram_write_at(void *ctx, uint64_t off, const void *buf, size_t len, size_t *written)
+{
+    ram_file *f = (ram_file *)ctx;
+    *written = 0;
+    if (off > FILE_MAX || len > FILE_MAX - (size_t)off)
+        return UPQ_ERR_IO;
+    upq_memcpy(file_buf + off, buf, len);
+    if ((size_t)off + len > f->n)
+        f->n = (size_t)off + len;
+    *written = len;
+    return UPQ_OK;
+}
+
+static void run_fail(const char *what)
+{
+    fw_puts(fw_console(), "error: ");
+    fw_puts(fw_console(), what);
+    fw_putc(fw_console(), '\n');
+    fw_exit(1);
+}
+
+static void run_log(uint64_t rows, const char *out, uint32_t cal)
+{
+    static const char *const names[RUN_CHANNELS] = {"ch0", "ch1", "ch2", "ch3",
+                                                    "ch4", "ch5", "ch6", "ch7"};
+    upq_schema_builder b;
+    upq_column_opts co[RUN_CHANNELS];
+    upq_writer_opts o;
+    upq_sink sink;
+    upq_sh_file f;
+    ram_file rf;
+    uint32_t nel = 0, k, i;
+    uint64_t done = 0;
+    upq_status st;
+    size_t off;
+    for (k = 0; k < RUN_CHANNELS; k++)
+        for (i = 0; i < RUN_LEN; i++)
+            run_buf[k][i] = (float)i * 0.25f + (float)k;
+    upq_sb_init(&b, run_elems, RUN_CHANNELS + 1, "adc");
+    for (k = 0; k < RUN_CHANNELS; k++)
+        upq_sb_column(&b, names[k], UPQ_REP_REQUIRED, UPQ_TYPE_FLOAT, 0, 0);
+    if (upq_sb_finish(&b, &nel) != UPQ_OK)
+        run_fail("schema");
+    upq_memset(&o, 0, sizeof o);
+    upq_memset(co, 0, sizeof co);
+    for (k = 0; k < RUN_CHANNELS; k++) {
+        co[k].encoding = UPQ_ENC_BYTE_STREAM_SPLIT;
+        co[k].dictionary = 0;
+    }
+    o.columns = co;
+    o.ncolumns = RUN_CHANNELS;
+    o.page_size = 4096;
+    o.checkpoint = 1;
+    o.checkpoint_rows = 4096;
+    o.file_rows = rows;
+    rf.p = file_buf;
+    rf.n = 0;
+    upq_memset(&sink, 0, sizeof sink);
+    sink.ctx = &rf;
+    sink.read_at = ram_read_at;
+    sink.write_at = ram_write_at;
+    fw_count_start();
+    if (upq_writer_init(&run_w, &sink, run_elems, nel, arena, sizeof arena, &o) != UPQ_OK)
+        run_fail("writer init");
+    while (done < rows) {
+        uint32_t n = rows - done < RUN_LEN ? (uint32_t)(rows - done) : RUN_LEN;
+        for (k = 0; k < RUN_CHANNELS; k++) {
+            size_t at = 0, took;
+            /* the sink never blocks: UPQ_DONE (staging full of rows another
+             * channel lacks) cannot happen with runs this short */
+            while (at < n) {
+                st = upq_writer_put_run(&run_w, k, run_buf[k] + at, NULL, n - at, &took);
+                if (st != UPQ_OK)
+                    run_fail("put_run");
+                at += took;
+            }
+            fw_count_take();
+        }
+        done += n;
+    }
+    while ((st = upq_writer_close(&run_w)) == UPQ_AGAIN)
+        ;
+    fw_count_take();
+    if (st != UPQ_OK)
+        run_fail("close");
+    if (upq_sh_open(&f, out, UPQ_SH_WRITE) != UPQ_OK)
+        run_fail("cannot create the output file");
+    for (off = 0; off < rf.n;) {
+        size_t w = 0;
+        if (upq_sh_write_at(&f, off, file_buf + off, rf.n - off, &w) != UPQ_OK || w == 0)
+            run_fail("write failed");
+        off += w;
+    }
+    upq_sh_close(&f);
+    fw_puts(fw_console(), "values ");
+    fw_put_u64(fw_console(), rows * RUN_CHANNELS);
+    fw_puts(fw_console(), "\nper value ");
+    fw_put_per(fw_console(), fw_count_ticks(), cal, rows * RUN_CHANNELS);
+    fw_putc(fw_console(), '\n');
+    fw_exit(0);
+}
+
 int main(void)
 {
     char *argv[4];
@@ -63,6 +185,13 @@ int main(void)
     size_t n = 0;
     fw_console_open();
     argc = fw_args(argv, 4);
+    if (argc == 4 && fw_streq(argv[1], "--runs")) {
+        if (!fw_parse_u64(argv[2], &reps) || reps == 0 || reps > 32768u) {
+            fw_puts(fw_console(), "usage: fw_ipv.elf --runs ROWS (1..32768) OUT.parquet\n");
+            fw_exit(2);
+        }
+        run_log(reps, argv[3], fw_count_calibrate());
+    }
     if (argc < 2 || (argc > 2 && !fw_parse_u64(argv[2], &reps)) || reps == 0) {
         fw_puts(fw_console(), "usage: fw_ipv.elf IN.parquet [REPS [--no-crc]]\n");
         fw_exit(2);

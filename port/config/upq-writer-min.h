@@ -59,6 +59,9 @@
 #ifndef UPQ_WITH_DICT_INDEX
 #define UPQ_WITH_DICT_INDEX 0
 #endif
+#ifndef UPQ_WITH_RUNS
+#define UPQ_WITH_RUNS 0
+#endif
 #ifndef UPQ_WITH_CRC
 #define UPQ_WITH_CRC 0
 #endif

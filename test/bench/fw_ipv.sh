@@ -7,7 +7,10 @@
 # CRC checked (the default) and without. Then the sensor logger's
 # instructions per row (examples/firmware/logger_main.c --count): an hour at
 # 10 Hz with its default row groups, pages and checkpoints, and of that the
-# synthetic sample alone. With RV_IPV (and RV_LOGGER) set, the same figures
+# synthetic sample alone. And logging through runs (ipv_main.c --runs): 8
+# FLOAT channels of 32,768 samples each, appended 256 at a time in
+# checkpoint mode with the page CRC, instructions per value from init
+# through close. With RV_IPV (and RV_LOGGER) set, the same figures
 # for the RV32IMAC images under qemu-system-riscv32 (instret counts them).
 #
 #   [RV_IPV=ELF RV_LOGGER=ELF] fw_ipv.sh UPQ FW_IPV_ELF WORKDIR [LOGGER_ELF]
@@ -60,6 +63,20 @@ table() {
         [ -n "$a" ] && [ -n "$b" ] || { echo "fw_ipv: $title: $file: no figure" >&2; exit 1; }
         printf '%-34s %14s %14s\n' "$name" "$a" "$b"
     done
+    # logging runs: 8 FLOAT channels x 32,768 samples appended as runs of 256
+    rm -f runs.parquet
+    # shellcheck disable=SC2046
+    out=$(timeout 300 $(machine "$m") -nographic -monitor none -icount shift=0 \
+        -semihosting-config enable=on,target=native -kernel "$ipv" -append "--runs 32768 runs.parquet")
+    per=$(printf '%s\n' "$out" | sed -n 's/^per value //p')
+    [ -n "$per" ] || { echo "fw_ipv: $title: runs: no figure" >&2; printf '%s\n' "$out" >&2; exit 1; }
+    # the file it wrote must read: its rows, and row 257's samples (i % 256 = 1)
+    rows=$("$upq" meta runs.parquet | sed -n 's/^num_rows: *//p')
+    [ "$rows" = 32768 ] || { echo "fw_ipv: $title: runs: the file holds '$rows' rows, not 32768" >&2; exit 1; }
+    row=$("$upq" cat --json runs.parquet | sed -n 258p)
+    [ "$row" = '{"ch0":0.25,"ch1":1.25,"ch2":2.25,"ch3":3.25,"ch4":4.25,"ch5":5.25,"ch6":6.25,"ch7":7.25}' ] ||
+        { echo "fw_ipv: $title: runs: row 257 reads $row" >&2; exit 1; }
+    printf '%-34s %14s\n' "runs of 8 x 32,768 FLOAT samples" "$per"
     [ -n "$lg" ] || return 0
     # the logger refuses to write over a file (it would resume it): the last
     # run's goes first, so the benchmark runs again without a clean

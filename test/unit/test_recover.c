@@ -27,7 +27,8 @@
  * written); garbage, a damaged FILE record, a Parquet file written without
  * checkpoint mode and a corpus file (UPQ_ERR_CORRUPT, nothing written); a
  * page whose CRC fails in the middle of the data (cut back to the checkpoint
- * before that page, bad_pages set).
+ * before that page, bad_pages set). The cuts are made again of files whose
+ * columns were written as runs (upq_writer_put_run).
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -228,6 +229,57 @@ typedef struct run_result {
     uint64_t durable;    /* upq_writer_rows_durable() at the end (the cut) */
 } run_result;
 
+/* 0: run_writer writes row by row; else each column's rows as runs of this
+ * many entries (upq_writer_put_run), the columns in turn. */
+static size_t run_len;
+
+/* The rows as runs of run_len: a column that says UPQ_DONE waits for the
+ * next round; *taken follows the rows every column has. */
+static upq_status put_runs(upq_writer *w, run_result *rr, const tu_sd *sd, int record)
+{
+    size_t pos[NCOL] = {0}, vpos[NCOL] = {0};
+    upq_status st = UPQ_OK;
+    uint32_t c;
+    unsigned long idle = 0;
+    while (pos[0] < ROWS || pos[1] < ROWS || pos[2] < ROWS) {
+        int progress = 0;
+        for (c = 0; c < NCOL; c++) {
+            size_t end = pos[c] + run_len < ROWS ? pos[c] + run_len : ROWS, took, i;
+            if (pos[c] == ROWS)
+                continue;
+            /* UPQ_AGAIN: called again at once with the rest */
+            do {
+                took = 0;
+                st = upq_writer_put_run(w, c,
+                                        (const uint8_t *)data[c].vals + vpos[c] * wu_value_size(types[c]),
+                                        maxdef[c] ? data[c].def + pos[c] : NULL, end - pos[c], &took);
+                for (i = pos[c]; i < pos[c] + took; i++)
+                    vpos[c] += maxdef[c] == 0 || data[c].def[i];
+                pos[c] += took;
+                progress |= took > 0;
+                /* a failing call may have taken rows, and checkpointed them */
+                rr->taken = upq_writer_rows(w);
+                if (record && upq_writer_rows_durable(w) != (nck ? ck_rows[nck - 1] : 0)) {
+                    ck_rows[nck] = upq_writer_rows_durable(w);
+                    ck_bytes[nck++] = sd ? sd->st.bytes_written : 0;
+                }
+            } while (st == UPQ_AGAIN && ++idle < SPIN_LIMIT);
+            if (st < 0 || st == UPQ_AGAIN)
+                return st < 0 ? st : UPQ_ERR_STATE;
+        }
+        WU_RETRY(st, upq_writer_poll(w));
+        if (st != UPQ_OK)
+            return st;
+        if (record && upq_writer_rows_durable(w) != (nck ? ck_rows[nck - 1] : 0)) {
+            ck_rows[nck] = upq_writer_rows_durable(w);
+            ck_bytes[nck++] = sd ? sd->st.bytes_written : 0;
+        }
+        if (!progress && ++idle > SPIN_LIMIT)
+            return UPQ_ERR_STATE;
+    }
+    return UPQ_OK;
+}
+
 /* Writes the rows through `sink` and closes, stopping at the first error.
  * sd (may be NULL): the card, whose byte count is noted at each new
  * checkpoint when `record`. */
@@ -241,7 +293,9 @@ static void run_writer(const upq_sink *sink, const tu_sd *sd, int record, run_re
     if (record)
         nck = 0;
     st = upq_writer_init(&w, sink, elems, nelems, warena, warena_len, &wopts);
-    for (i = 0; i < ROWS && st == UPQ_OK; i++) {
+    if (st == UPQ_OK && run_len)
+        st = put_runs(&w, rr, sd, record);
+    for (i = 0; i < ROWS && st == UPQ_OK && !run_len; i++) {
         for (c = 0; c < NCOL && st == UPQ_OK; c++) {
             if (maxdef[c] && !data[c].def[i]) {
                 WU_RETRY(st, upq_writer_set_null(&w, c));
@@ -539,7 +593,9 @@ static void test_cuts(const rcfg *k, uint64_t seed)
         return;
     }
     TU_CHECK_UINT(rr.durable, ROWS);
-    TU_CHECK(nck >= (k->ckpt_rows ? ROWS / k->ckpt_rows : ROWS / k->rg_rows));
+    /* (runs: a checkpoint falls due at the end of a round of runs at most) */
+    TU_CHECK(nck >= (k->ckpt_rows ? ROWS / (k->ckpt_rows > run_len ? k->ckpt_rows : run_len)
+                                  : ROWS / k->rg_rows));
     calls = sd.st.write_taken;
     bytes = sd.st.bytes_written;
     {
@@ -1361,6 +1417,15 @@ int main(void)
         test_reused(&cfgs[k], tu_seed() + k * 107u);
         test_rewritten(&cfgs[k]);
     }
+    /* the same rows as runs of 7 and of 64 entries (upq_writer_put_run):
+     * every cut recovers to a checkpoint of the uncut run of runs */
+    for (k = 0; k < 2; k++) {
+        rcfg rk = cfgs[k];
+        run_len = k ? 64 : 7;
+        rk.name = k ? "runs-of-64-v2-snappy-plain-strings-short-again" : "runs-of-7-v1";
+        test_cuts(&rk, tu_seed() + k * 109u);
+    }
+    run_len = 0;
     test_not_ours();
     free(other_file);
     free(warena);

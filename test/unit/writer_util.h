@@ -264,9 +264,30 @@ WU_FN size_t wu_value_size(int32_t type)
  * the rest (so a flaky sink does not change the order of the data); one that
  * says UPQ_DONE waits for the next round. Returns the first error.
  */
+WU_FN upq_status wu_write_columns_as(upq_writer *w, const col_data *cols, uint32_t ncols,
+                                     const int32_t *types, const uint16_t *max_def,
+                                     const uint16_t *max_rep, size_t batch, int runs);
 WU_FN upq_status wu_write_columns(upq_writer *w, const col_data *cols, uint32_t ncols,
                                   const int32_t *types, const uint16_t *max_def,
                                   const uint16_t *max_rep, size_t batch)
+{
+    return wu_write_columns_as(w, cols, ncols, types, max_def, max_rep, batch, 0);
+}
+
+#if UPQ_WITH_RUNS
+/* The same as runs (upq_writer_put_run; columns without repetition) of up
+ * to `batch` entries: a run without nulls passes no levels. */
+WU_FN upq_status wu_put_runs(upq_writer *w, const col_data *cols, uint32_t ncols,
+                             const int32_t *types, const uint16_t *max_def, size_t batch)
+{
+    static const uint16_t no_rep[64];
+    return wu_write_columns_as(w, cols, ncols, types, max_def, no_rep, batch, 1);
+}
+#endif
+
+WU_FN upq_status wu_write_columns_as(upq_writer *w, const col_data *cols, uint32_t ncols,
+                                     const int32_t *types, const uint16_t *max_def,
+                                     const uint16_t *max_rep, size_t batch, int runs)
 {
     size_t pos[64] = {0}, vpos[64] = {0};
     unsigned long idle = 0;
@@ -288,10 +309,19 @@ WU_FN upq_status wu_write_columns(upq_writer *w, const col_data *cols, uint32_t 
                 rows++;
             }
             do {
-                st = upq_writer_write_column(w, c, max_def[c] ? d->def + pos[c] : NULL,
-                                             max_rep[c] ? d->rep + pos[c] : NULL,
-                                             (const uint8_t *)d->vals + vpos[c] * vs, end - pos[c],
-                                             &took);
+                const uint16_t *def = max_def[c] ? d->def + pos[c] : NULL;
+                if (UPQ_WITH_RUNS && runs) {
+#if UPQ_WITH_RUNS
+                    for (k = pos[c]; def && k < end && d->def[k] == max_def[c]; k++)
+                        ;
+                    st = upq_writer_put_run(w, c, (const uint8_t *)d->vals + vpos[c] * vs,
+                                            def && k < end ? def : NULL, end - pos[c], &took);
+#endif
+                } else {
+                    st = upq_writer_write_column(w, c, def, max_rep[c] ? d->rep + pos[c] : NULL,
+                                                 (const uint8_t *)d->vals + vpos[c] * vs,
+                                                 end - pos[c], &took);
+                }
                 if (st < 0)
                     return st;
                 for (k = pos[c]; k < pos[c] + took; k++)

@@ -349,6 +349,30 @@ upq_status upq_writer_write_column(upq_writer *w, uint32_t column, const uint16_
                                    const uint16_t *rep, const void *values, size_t levels,
                                    size_t *consumed);
 
+/*
+ * Column-wise, a run: appends `n` entries of leaf `column`, which has no
+ * repeated field on its path, so each entry is a row (the shape of a DMA
+ * buffer of samples). `values` holds the entries' values packed (nulls take
+ * no place); `def` their definition levels, or NULL when every entry is a
+ * value (a required column always passes NULL). *taken gets the entries
+ * taken. Levels, statistics and the page CRC are worked out per page, not
+ * per entry. The writer may be in any mode (checkpoint mode too: a
+ * checkpoint falls due on the rows every column has). Built with
+ * UPQ_WITH_RUNS (on but in the writer-min option set).
+ *
+ * Returns what upq_writer_write_column does, and continues as it does:
+ * UPQ_OK when all were taken; UPQ_DONE when this column's page staging
+ * holds only rows some other column has not reached (put the other
+ * columns' runs, then the rest of this one); UPQ_AGAIN when output is
+ * blocked (*taken may be > 0: call again with the rest, or upq_writer_poll).
+ * UPQ_ERR_INVAL (a repeated column, a level above the maximum, values
+ * missing, row-wise calls in progress) takes nothing.
+ */
+#if UPQ_WITH_RUNS
+upq_status upq_writer_put_run(upq_writer *w, uint32_t column, const void *values,
+                              const uint16_t *def, size_t n, size_t *taken);
+#endif
+
 /* Row-wise (flat schemas: no repeated fields): set each column's value of
  * the current row (or null), then end the row. A column left unset is null;
  * for a required one upq_writer_end_row returns UPQ_ERR_INVAL and keeps the
