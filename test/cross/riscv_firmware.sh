@@ -32,19 +32,10 @@ work=$fw/check
 rm -rf "$work"
 mkdir -p "$work"
 
-passed=0
-failed=0
-pass() {
-    echo "PASS riscv: $1"
-    passed=$((passed + 1))
-}
-fail() {
-    echo "FAIL riscv: $1"
-    shift
-    local l
-    for l in "$@"; do [ -n "$l" ] && echo "    $l"; done
-    failed=$((failed + 1))
-}
+# pass, fail, stack_of and compare (test/firmware/compare.sh)
+label=riscv
+# shellcheck source=../firmware/compare.sh
+source "$lists/compare.sh"
 
 if ! command -v "$qemu" >/dev/null 2>&1; then
     echo "SKIP riscv: $qemu is not installed (Debian package qemu-system-misc)"
@@ -62,7 +53,6 @@ qemu_run() {
         </dev/null >"$console" 2>&1
 }
 
-stack_of() { sed -n 's/^stack: \([0-9]*\) bytes used.*/\1/p' "$1"; }
 t0=$(date +%s)
 
 # ---- logger -------------------------------------------------------------------------
@@ -112,9 +102,6 @@ t1=$(date +%s)
 declare -A nomem=()
 while read -r f _; do nomem[$f]=1; done < <(sed -e 's/#.*//' "$lists/nomem.txt" | awk 'NF')
 
-# compare REL IMAGE TAG [OPTIONS] (test/firmware/compare.sh)
-# shellcheck source=../firmware/compare.sh
-source "$lists/compare.sh"
 
 n_same=0 n_err=0 n_nomem=0 n_skip=0 stack=0
 while read -r file; do

@@ -1,3 +1,24 @@
+# Sourced by test/firmware/run.sh (Cortex-M4) and test/cross/riscv_firmware.sh
+# (RV32IMAC), after setting $label (the stage's name in its PASS and FAIL lines).
+
+# pass MSG / fail MSG [DETAIL...]: a check passed or failed, counted
+passed=0
+failed=0
+pass() {
+    echo "PASS $label: $1"
+    passed=$((passed + 1))
+}
+fail() {
+    echo "FAIL $label: $1"
+    shift
+    local l
+    for l in "$@"; do [ -n "$l" ] && echo "    $l"; done
+    failed=$((failed + 1))
+}
+
+# stack_of CONSOLE: the stack an image says it used
+stack_of() { sed -n 's/^stack: \([0-9]*\) bytes used.*/\1/p' "$1"; }
+
 # compare REL IMAGE TAG [OPTIONS]: runs IMAGE on the corpus file REL (with
 # the caller's qemu_run, into $work); 0 when it gives the host's output (the
 # same bytes as `upq cat --raw`, and where the host fails, its error line),

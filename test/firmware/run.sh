@@ -42,19 +42,10 @@ work=$fw/check
 rm -rf "$work"
 mkdir -p "$work"
 
-passed=0
-failed=0
-pass() {
-    echo "PASS firmware: $1"
-    passed=$((passed + 1))
-}
-fail() {
-    echo "FAIL firmware: $1"
-    shift
-    local l
-    for l in "$@"; do [ -n "$l" ] && echo "    $l"; done
-    failed=$((failed + 1))
-}
+# pass, fail, stack_of and compare (test/firmware/compare.sh)
+label=firmware
+# shellcheck source=compare.sh
+source "$here/compare.sh"
 
 if ! command -v "$qemu" >/dev/null 2>&1; then
     echo "SKIP firmware: $qemu is not installed (.ci/run installs qemu-system-arm)"
@@ -72,7 +63,6 @@ qemu_run() {
         </dev/null >"$console" 2>&1
 }
 
-stack_of() { sed -n 's/^stack: \([0-9]*\) bytes used.*/\1/p' "$1"; }
 
 t0=$(date +%s)
 
@@ -161,9 +151,6 @@ t1=$(date +%s)
 declare -A nomem=()
 while read -r f _; do nomem[$f]=1; done < <(sed -e 's/#.*//' "$here/nomem.txt" | awk 'NF')
 
-# compare REL IMAGE TAG [OPTIONS] (test/firmware/compare.sh)
-# shellcheck source=compare.sh
-source "$here/compare.sh"
 
 n_same=0 n_err=0 n_nomem=0 n_skip=0
 reader_stack=0 reader_stack_file=
