@@ -39,6 +39,20 @@ check-storage-pending: $(STORAGE_BIN) $(BENCH_STORAGE)
 	$(STORAGE_BIN) --fs littlefs --rows 100000 --cuts 300 --resume-rows 100 | tail -1 || rc=1; \
 	exit $$rc
 
+# What the append layout would cost on littlefs, modelled before it is built
+# (docs/writer.md, "Append layout"): `make append-model`, or the program's
+# options for other rates and sizes
+APPEND_MODEL := $(HOST)/test/storage/append_model
+$(HOST)/test/storage/append_model.o: test/storage/append_model.c $(FATFS_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(FS_CFLAGS) -MMD -MP -c $< -o $@
+$(APPEND_MODEL): $(HOST)/test/storage/append_model.o $(STORAGE_LINK)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(HOST)/test/storage/volume.o $(SENSOR_CORE_OBJ) $(SENSOR_CLI_OBJ) $(FS_OBJ) $(call TEST_LIBS,$(LIB))
+.PHONY: append-model
+append-model: $(APPEND_MODEL)
+	@for r in 10000 100000; do $(APPEND_MODEL) --rows $$r; done
+	@$(APPEND_MODEL) --rows 100000 --checkpoint-rows 100
+
 # `make bench`: the device-level figures
 bench-storage: $(BENCH_STORAGE)
 	@echo "== logging through FatFs and littlefs: device operations per byte of the file"
