@@ -50,8 +50,10 @@ $(APPEND_MODEL): $(HOST)/test/storage/append_model.o $(STORAGE_LINK)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(HOST)/test/storage/volume.o $(SENSOR_CORE_OBJ) $(SENSOR_CLI_OBJ) $(FS_OBJ) $(call TEST_LIBS,$(LIB))
 .PHONY: append-model
 append-model: $(APPEND_MODEL)
-	@for r in 10000 100000; do $(APPEND_MODEL) --rows $$r; done
-	@$(APPEND_MODEL) --rows 100000 --checkpoint-rows 100
+	@for r in 10000 100000 864000; do $(APPEND_MODEL) --rows $$r; done
+	@for c in 300 1200; do $(APPEND_MODEL) --rows 100000 --checkpoint-rows $$c; done
+	@for l in columns one; do $(APPEND_MODEL) --rows 100000 --layout $$l; done
+	@$(APPEND_MODEL) --rows 100000 --no-seek
 
 # `make bench`: the device-level figures
 bench-storage: $(BENCH_STORAGE)
