@@ -513,6 +513,14 @@ static upq_status rc_replay(upq_recover_state *st, const upq_recover_opts *opts,
     info->row_groups = w->num_rg;
     info->cut_at = w->jr->next;
     if (f->closed && f->close_size == st->size) {
+        if (w->sink.seal) {
+            /* an append-only sink may hold the closed file's end in its
+             * journal still: it goes into place */
+            w->seal_to = st->size;
+            s = upq_w_sync(w);
+            if (s != UPQ_OK)
+                return s;
+        }
         info->was_closed = 1;
         info->file_size = st->size;
         return UPQ_DONE;

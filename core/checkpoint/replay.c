@@ -950,6 +950,13 @@ static upq_status st_resume(upq_writer *w)
     uint64_t at = f->in_rg ? f->cand_next : jr->next;
     uint32_t i;
     upq_status st;
+    if (!f->in_rg && w->sink.seal && w->sink.truncate) {
+        /* an append-only sink: what follows (a closed file's page indexes
+         * and footer) would be written over in place; it goes first */
+        st = w->sink.truncate(w->sink.ctx, at);
+        if (st != UPQ_OK)
+            return st == UPQ_AGAIN ? st : upq_w_fail(w, UPQ_ERR_IO, -1, "truncate failed");
+    }
     if (!f->in_rg) {
         /* a new row group comes next: nothing of the records read stays in
          * the columns */
