@@ -44,20 +44,16 @@ void upq_w_src(upq_writer *w, const uint8_t *p, size_t n)
 
 upq_status upq_w_sync(upq_writer *w)
 {
-    upq_status st = UPQ_OK;
-    if (w->sink.sync)
-        st = w->sink.sync(w->sink.ctx);
-    if (st != UPQ_OK)
-        return st == UPQ_AGAIN ? st : upq_w_fail(w, UPQ_ERR_IO, -1, "sync failed");
+    upq_status st = w->sink.sync ? w->sink.sync(w->sink.ctx) : UPQ_OK;
     /* an append-only sink moves a complete row group or file into place */
-    if (!w->sink.seal || w->seal_to <= w->sealed)
-        return UPQ_OK;
-    st = w->sink.seal(w->sink.ctx, w->seal_to);
-    if (st == UPQ_OK)
-        w->sealed = w->seal_to;
+    if (st == UPQ_OK && w->sink.seal && w->seal_to > w->sealed) {
+        st = w->sink.seal(w->sink.ctx, w->seal_to);
+        if (st == UPQ_OK)
+            w->sealed = w->seal_to;
+    }
     if (st == UPQ_OK || st == UPQ_AGAIN)
         return st;
-    return upq_w_fail(w, UPQ_ERR_IO, -1, "seal failed");
+    return upq_w_fail(w, UPQ_ERR_IO, -1, "sync failed");
 }
 
 #endif /* UPQ_WITH_WRITER */

@@ -110,7 +110,8 @@ typedef struct upq_sink {
     upq_write_at_fn write_at; /* positional writes: checkpoint mode needs them */
     upq_truncate_fn truncate; /* optional: lets close and recovery give back the space a
                                  cut-short last row group had reserved */
-    upq_seal_fn seal;         /* optional: an append-only sink's (see upq_seal_fn) */
+    upq_seal_fn seal;         /* optional: an append-only sink's (see upq_seal_fn); NULL
+                                 otherwise (zero the struct, or set every member) */
 } upq_sink;
 
 /* ---- options ------------------------------------------------------------ */

@@ -137,6 +137,7 @@ void upq_littlefs_sink(upq_littlefs *f, upq_sink *sink)
     sink->read_at = upq_littlefs_read_at;
     sink->sync = ad_sync;
     sink->truncate = ad_truncate;
+    sink->seal = 0; /* one file: upq_littlefs_append is the append-only sink */
 }
 
 void upq_littlefs_io(upq_littlefs *f, upq_io *io)
