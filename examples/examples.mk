@@ -59,7 +59,7 @@ $(LITTLEFS_OBJ): $(HOST)/third_party/littlefs/%.o: $(LITTLEFS_DIR)/%.c
 	$(CC) -std=c99 $(OPT) -w -I$(LITTLEFS_DIR) -DLFS_NO_DEBUG -DLFS_NO_WARN $(EXTRA_CFLAGS) -c $< -o $@
 # the adapters and the sensor logger's volumes: library warnings, freestanding
 FS_ADAPTER_SRC := $(if $(HAVE_FATFS),port/adapters/fatfs/upq_fatfs.c examples/sensor_logger/fatfs_disk.c) \
-                  $(if $(HAVE_LITTLEFS),port/adapters/littlefs/upq_littlefs.c examples/sensor_logger/lfs_disk.c) \
+                  $(if $(HAVE_LITTLEFS),port/adapters/littlefs/upq_littlefs.c port/adapters/append/upq_append.c examples/sensor_logger/lfs_disk.c) \
                   examples/sensor_logger/ramdisk.c examples/sensor_logger/fs_stores.c
 FS_ADAPTER_OBJ := $(patsubst %.c,$(HOST)/%.o,$(FS_ADAPTER_SRC))
 $(FS_ADAPTER_OBJ): CFLAGS_USE = $(LIB_CFLAGS) $(FS_CFLAGS)

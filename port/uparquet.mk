@@ -36,6 +36,7 @@
 #                        (UPQ_TARGET: cortex-m4 unless set)
 #   UPQ_FATFS_SRC        the FatFs file adapter (upq_fatfs.h: a upq_sink and
 #   UPQ_LITTLEFS_SRC     upq_io over a FIL), the littlefs one (upq_littlefs.h,
+#                        with port/adapters/append for checkpoint mode,
 #   UPQ_ADAPTER_CFLAGS   over an lfs_file_t), and the include directories of
 #                        their headers: compile them with your own FatFs or
 #                        littlefs on the include path (ff.h, lfs.h)
@@ -99,7 +100,7 @@ UPQ_PKGS := $(if $(UPQ_SET_H),$(foreach p,lz4 zstd mbedtls zlib brotli libdeflat
 # The file adapters: the caller's side, compiled against the caller's FatFs
 # or littlefs (port/adapters/).
 UPQ_FATFS_SRC := $(UPQ_DIR)/port/adapters/fatfs/upq_fatfs.c
-UPQ_LITTLEFS_SRC := $(UPQ_DIR)/port/adapters/littlefs/upq_littlefs.c
+UPQ_LITTLEFS_SRC := $(UPQ_DIR)/port/adapters/littlefs/upq_littlefs.c $(UPQ_DIR)/port/adapters/append/upq_append.c
 UPQ_ADAPTER_CFLAGS := -I$(UPQ_DIR)/port/adapters/fatfs -I$(UPQ_DIR)/port/adapters/littlefs
 
 UPQ_LIB_CFLAGS := -ffreestanding -fno-builtin $(UPQ_NOLOOP) -I$(UPQ_DIR)/core -I$(UPQ_DIR)/codecs \

@@ -501,6 +501,16 @@ static upq_status rc_setup(upq_recover_state *st, const upq_sink *sink, void *ar
 
 /* RC_REPLAY: the replay; then a file closed already (and intact) is left as
  * it is, a dry run stops, and the rest is finished. */
+/* An append-only sink may hold a closed file's end in its journal still:
+ * it goes into place (a call of its own, off recovery's deepest path). */
+static UPQ_NOINLINE upq_status seal_closed(upq_writer *w, uint64_t size)
+{
+    if (!w->sink.seal)
+        return UPQ_OK;
+    w->seal_to = size;
+    return upq_w_sync(w);
+}
+
 static upq_status rc_replay(upq_recover_state *st, const upq_recover_opts *opts, upq_recover_info *info)
 {
     upq_writer *w = &st->w;
@@ -513,6 +523,9 @@ static upq_status rc_replay(upq_recover_state *st, const upq_recover_opts *opts,
     info->row_groups = w->num_rg;
     info->cut_at = w->jr->next;
     if (f->closed && f->close_size == st->size) {
+        s = seal_closed(w, st->size);
+        if (s != UPQ_OK)
+            return s;
         info->was_closed = 1;
         info->file_size = st->size;
         return UPQ_DONE;

@@ -942,6 +942,20 @@ static upq_status st_restore(upq_writer *w)
     return UPQ_OK;
 }
 
+/* An append-only sink (it has seal): what follows `at` (a closed file's
+ * page indexes and footer) would be written over in place; it goes first.
+ * A call of its own, off replay's deepest path. */
+static UPQ_NOINLINE upq_status cut_for_append(upq_writer *w, uint64_t at)
+{
+    upq_status st;
+    if (!w->sink.seal || !w->sink.truncate)
+        return UPQ_OK;
+    st = w->sink.truncate(w->sink.ctx, at);
+    if (st == UPQ_OK || st == UPQ_AGAIN)
+        return st;
+    return upq_w_fail(w, UPQ_ERR_IO, -1, "truncate failed");
+}
+
 /* RP_RESUME: RESUME where the next record goes, synced before any page. */
 static upq_status st_resume(upq_writer *w)
 {
@@ -950,6 +964,11 @@ static upq_status st_resume(upq_writer *w)
     uint64_t at = f->in_rg ? f->cand_next : jr->next;
     uint32_t i;
     upq_status st;
+    if (!f->in_rg) {
+        st = cut_for_append(w, at);
+        if (st != UPQ_OK)
+            return st;
+    }
     if (!f->in_rg) {
         /* a new row group comes next: nothing of the records read stays in
          * the columns */

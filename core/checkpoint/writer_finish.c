@@ -1317,6 +1317,7 @@ upq_status upq_wf_close_next(upq_writer *w)
         w->src_len = w->src_pos = 0;
         return UPQ_OK;
     case 1:
+        w->seal_to = f->end; /* the file is complete */
         st = upq_w_sync(w);
         if (st != UPQ_OK)
             return st;

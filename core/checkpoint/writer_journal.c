@@ -1499,6 +1499,8 @@ static upq_status job_rg(upq_writer *w, int end)
             return no_piece(w);
         }
         case JS_SYNC:
+            if (end)
+                w->seal_to = jr->blob; /* the row group is complete */
             st = upq_w_sync(w);
             if (st != UPQ_OK)
                 return st;

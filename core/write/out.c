@@ -44,10 +44,13 @@ void upq_w_src(upq_writer *w, const uint8_t *p, size_t n)
 
 upq_status upq_w_sync(upq_writer *w)
 {
-    upq_status st;
-    if (!w->sink.sync)
-        return UPQ_OK;
-    st = w->sink.sync(w->sink.ctx);
+    upq_status st = w->sink.sync ? w->sink.sync(w->sink.ctx) : UPQ_OK;
+    /* an append-only sink moves a complete row group or file into place */
+    if (st == UPQ_OK && w->sink.seal && w->seal_to > w->sealed) {
+        st = w->sink.seal(w->sink.ctx, w->seal_to);
+        if (st == UPQ_OK)
+            w->sealed = w->seal_to;
+    }
     if (st == UPQ_OK || st == UPQ_AGAIN)
         return st;
     return upq_w_fail(w, UPQ_ERR_IO, -1, "sync failed");

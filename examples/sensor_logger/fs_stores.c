@@ -76,14 +76,37 @@ void fatfs_store_init(fatfs_store *s, const char *drive, const sensor_out *err, 
 #endif
 
 #if SENSOR_WITH_LITTLEFS
+const char *littlefs_store_journal(littlefs_store *s, const char *name)
+{
+    const char *b = sensor_base_name(name);
+    size_t n = 0;
+    for (; b[n]; n++) {
+        if (n + 3 >= sizeof s->jname)
+            return NULL;
+        s->jname[n] = b[n];
+    }
+    s->jname[n] = '.';
+    s->jname[n + 1] = 'j';
+    s->jname[n + 2] = 0;
+    return s->jname;
+}
+
 static upq_status lfs_store_open(void *ctx, const char *name, int create, upq_sink *sink, uint64_t *size)
 {
     littlefs_store *s = (littlefs_store *)ctx;
     int flags = LFS_O_RDWR | (create ? LFS_O_CREAT | LFS_O_EXCL : 0);
+    const char *jname = littlefs_store_journal(s, name);
+    upq_status st;
     int err;
+    if (!jname) {
+        complain(&s->err, name, ": the name is too long\n");
+        return UPQ_ERR_IO;
+    }
     s->fcfg.buffer = s->buf;
     s->fcfg.attrs = 0;
     s->fcfg.attr_count = 0;
+    s->jcfg = s->fcfg;
+    s->jcfg.buffer = s->jbuf;
     err = lfs_file_opencfg(s->lfs, &s->file, sensor_base_name(name), flags, &s->fcfg);
     if (err == LFS_ERR_EXIST) {
         complain(&s->err, name, " exists: resume the log's last file instead\n");
@@ -93,20 +116,33 @@ static upq_status lfs_store_open(void *ctx, const char *name, int create, upq_si
         complain(&s->err, name, create ? ": cannot create it on littlefs\n" : ": cannot open it on littlefs\n");
         return UPQ_ERR_IO;
     }
+    /* a new log's journal starts empty; a resumed one's is read */
+    err = lfs_file_opencfg(s->lfs, &s->jfile, jname, LFS_O_RDWR | LFS_O_CREAT | (create ? LFS_O_TRUNC : 0),
+                           &s->jcfg);
+    if (err != 0) {
+        lfs_file_close(s->lfs, &s->file);
+        complain(&s->err, name, ": cannot open its journal on littlefs\n");
+        return UPQ_ERR_IO;
+    }
     s->open = 1;
     upq_littlefs_init(&s->ad, s->lfs, &s->file);
-    upq_littlefs_sink(&s->ad, sink);
-    *size = upq_littlefs_size(&s->ad);
-    return UPQ_OK;
+    upq_littlefs_init(&s->jad, s->lfs, &s->jfile);
+    st = upq_littlefs_append(&s->ap, &s->ad, &s->jad, create, s->copy, sizeof s->copy, sink, size);
+    if (st != UPQ_OK)
+        complain(&s->err, name, ": its journal cannot be taken up\n");
+    return st;
 }
 
 static upq_status lfs_store_close(void *ctx)
 {
     littlefs_store *s = (littlefs_store *)ctx;
+    int e1, e2;
     if (!s->open)
         return UPQ_OK;
     s->open = 0;
-    return lfs_file_close(s->lfs, &s->file) == 0 ? UPQ_OK : UPQ_ERR_IO;
+    e1 = lfs_file_close(s->lfs, &s->jfile);
+    e2 = lfs_file_close(s->lfs, &s->file);
+    return e1 == 0 && e2 == 0 ? UPQ_OK : UPQ_ERR_IO;
 }
 
 void littlefs_store_init(littlefs_store *s, lfs_t *lfs, const sensor_out *err, sensor_store *out)

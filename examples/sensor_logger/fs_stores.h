@@ -38,19 +38,27 @@ const char *fatfs_store_path(fatfs_store *s, const char *name);
 
 #if SENSOR_WITH_LITTLEFS
 #include "littlefs/upq_littlefs.h"
+#include "../../port/adapters/append/upq_append.h"
 
+/* littlefs only appends cheaply: a log is its data file ("log.parquet") and
+ * a journal beside it ("log.parquet.j"), through port/adapters/append. */
 typedef struct littlefs_store {
     lfs_t *lfs;
-    lfs_file_t file;
-    struct lfs_file_config fcfg;
-    uint8_t buf[256];    /* the file's cache (cache_size of the mount) */
-    upq_littlefs ad;
+    lfs_file_t file, jfile;
+    struct lfs_file_config fcfg, jcfg;
+    uint8_t buf[256], jbuf[256]; /* the files' caches (cache_size of the mount) */
+    upq_littlefs ad, jad;
+    upq_append ap;
+    uint8_t copy[512];   /* the journal's copy buffer */
     uint8_t open;
+    char jname[64];
     sensor_out err;
 } littlefs_store;
 
 /* Files on the mounted `lfs` (cache_size at most 256); messages to `err`. */
 void littlefs_store_init(littlefs_store *s, lfs_t *lfs, const sensor_out *err, sensor_store *out);
+/* The journal's name of a log file's name (in s->jname), NULL when too long. */
+const char *littlefs_store_journal(littlefs_store *s, const char *name);
 #endif
 
 /* "dir/log.parquet" -> "log.parquet" */

@@ -263,6 +263,12 @@ static upq_status pass_truncate(void *ctx, uint64_t size)
     return c->inner.truncate(c->inner.ctx, size);
 }
 
+static upq_status pass_seal(void *ctx, uint64_t off)
+{
+    sensor_cli *c = (sensor_cli *)ctx;
+    return c->inner.seal(c->inner.ctx, off);
+}
+
 static upq_status cli_open(void *ctx, uint32_t n, int resume, upq_sink *sink, uint64_t *size)
 {
     sensor_cli *c = (sensor_cli *)ctx;
@@ -276,6 +282,7 @@ static upq_status cli_open(void *ctx, uint32_t n, int resume, upq_sink *sink, ui
     sink->read_at = c->inner.read_at ? pass_read_at : 0;
     sink->sync = c->inner.sync ? pass_sync : 0;
     sink->truncate = c->inner.truncate ? pass_truncate : 0;
+    sink->seal = c->inner.seal ? pass_seal : 0;
     return UPQ_OK;
 }
 

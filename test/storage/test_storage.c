@@ -133,6 +133,11 @@ static int volume_delete(const char *name)
             return -1;
         return f_unlink(path) == FR_OK ? 0 : -1;
     }
+    {
+        int err = lfs_remove(V.lstore.lfs, littlefs_store_journal(&V.lstore, name));
+        if (err != 0 && err != LFS_ERR_NOENT)
+            return -1;
+    }
     return lfs_remove(V.lstore.lfs, name) == 0 ? 0 : -1;
 }
 
@@ -196,10 +201,14 @@ static upq_status log_run(uint64_t seed, uint64_t rows, int resume)
 typedef struct vfile {
     FIL fil;
     upq_fatfs fa;
-    lfs_file_t lf;
-    struct lfs_file_config lfc;
-    uint8_t lbuf[LFS_DISK_CACHE];
-    upq_littlefs la;
+    lfs_file_t lf, jf;
+    struct lfs_file_config lfc, jfc;
+    uint8_t lbuf[LFS_DISK_CACHE], jbuf[LFS_DISK_CACHE];
+    upq_littlefs la, ja;
+    upq_append ap;           /* littlefs: the data file and its journal... */
+    upq_sink asink;          /* ... as one sink */
+    uint64_t asize;
+    uint8_t copy[512];
     int open;
 } vfile;
 
@@ -223,6 +232,22 @@ static int vfile_open(vfile *v, const char *name)
         if (err != 0)
             return -1;
         upq_littlefs_init(&v->la, V.lstore.lfs, &v->lf);
+        /* what the journal holds goes into the data file, as the logger's
+         * store does when it opens a log */
+        v->jfc.buffer = v->jbuf;
+        err = lfs_file_opencfg(V.lstore.lfs, &v->jf, littlefs_store_journal(&V.lstore, name),
+                               LFS_O_RDWR | LFS_O_CREAT, &v->jfc);
+        if (err != 0) {
+            lfs_file_close(V.lstore.lfs, &v->lf);
+            return -1;
+        }
+        upq_littlefs_init(&v->ja, V.lstore.lfs, &v->jf);
+        if (upq_littlefs_append(&v->ap, &v->la, &v->ja, 0, v->copy, sizeof v->copy, &v->asink, &v->asize) !=
+            UPQ_OK) {
+            lfs_file_close(V.lstore.lfs, &v->jf);
+            lfs_file_close(V.lstore.lfs, &v->lf);
+            return -1;
+        }
     }
     v->open = 1;
     return 0;
@@ -234,8 +259,10 @@ static void vfile_close(vfile *v)
         return;
     if (O.fs == FS_FATFS)
         f_close(&v->fil);
-    else
+    else {
+        lfs_file_close(V.lstore.lfs, &v->jf);
         lfs_file_close(V.lstore.lfs, &v->lf);
+    }
     v->open = 0;
 }
 
@@ -254,8 +281,8 @@ static void vfile_sink(vfile *v, upq_sink *s, uint64_t *size)
         upq_fatfs_sink(&v->fa, s);
         *size = upq_fatfs_size(&v->fa);
     } else {
-        upq_littlefs_sink(&v->la, s);
-        *size = upq_littlefs_size(&v->la);
+        *s = v->asink;
+        *size = v->asize;
     }
 }
 

@@ -94,6 +94,12 @@ typedef upq_status (*upq_sync_fn)(void *ctx);
 /* Cuts the file to `size` bytes (ftruncate, f_truncate). UPQ_OK, UPQ_AGAIN
  * or UPQ_ERR_IO. */
 typedef upq_status (*upq_truncate_fn)(void *ctx, uint64_t size);
+/* Checkpoint mode, after a sync: no byte before `off` will be written again
+ * (a row group, or the file, is complete). A sink over storage that can only
+ * append cheaply (port/adapters/append: littlefs, raw flash) moves what it
+ * journaled into place then. UPQ_OK, UPQ_AGAIN (asked again) or
+ * UPQ_ERR_IO. */
+typedef upq_status (*upq_seal_fn)(void *ctx, uint64_t off);
 
 typedef struct upq_sink {
     void *ctx;
@@ -104,6 +110,8 @@ typedef struct upq_sink {
     upq_write_at_fn write_at; /* positional writes: checkpoint mode needs them */
     upq_truncate_fn truncate; /* optional: lets close and recovery give back the space a
                                  cut-short last row group had reserved */
+    upq_seal_fn seal;         /* optional: an append-only sink's (see upq_seal_fn); NULL
+                                 otherwise (zero the struct, or set every member) */
 } upq_sink;
 
 /* ---- options ------------------------------------------------------------ */
@@ -297,6 +305,7 @@ typedef struct upq_writer {
     /* checkpoint mode */
     struct upq_wjournal *jr;  /* journal state (arena), NULL in the other modes */
     uint64_t dst;             /* file offset of src[0] (pieces are written at offsets) */
+    uint64_t seal_to, sealed; /* the sink's seal: where the next sync seals to, and did */
 } upq_writer;
 
 /*

@@ -359,6 +359,7 @@ void upq_fatfs_sink(upq_fatfs *f, upq_sink *sink)
 #else
     sink->truncate = 0;
 #endif
+    sink->seal = 0; /* writes at offsets are cheap: no append-only journal */
 }
 
 void upq_fatfs_io(upq_fatfs *f, upq_io *io)

@@ -137,6 +137,7 @@ void upq_littlefs_sink(upq_littlefs *f, upq_sink *sink)
     sink->read_at = upq_littlefs_read_at;
     sink->sync = ad_sync;
     sink->truncate = ad_truncate;
+    sink->seal = 0; /* one file: upq_littlefs_append is the append-only sink */
 }
 
 void upq_littlefs_io(upq_littlefs *f, upq_io *io)
@@ -147,4 +148,19 @@ void upq_littlefs_io(upq_littlefs *f, upq_io *io)
 #if UPQ_WITH_LEND
     io->lend = 0;
 #endif
+}
+
+upq_status upq_littlefs_append(upq_append *a, upq_littlefs *data, upq_littlefs *journal, int create, void *buf,
+                               size_t cap, upq_sink *sink, uint64_t *size)
+{
+    upq_sink ds, js;
+    upq_status st;
+    upq_littlefs_sink(data, &ds);
+    upq_littlefs_sink(journal, &js);
+    st = upq_append_open(a, &ds, &js, upq_littlefs_size(data), upq_littlefs_size(journal), create, buf, cap);
+    if (st != UPQ_OK)
+        return st;
+    upq_append_sink(a, sink);
+    *size = upq_append_size(a);
+    return UPQ_OK;
 }

@@ -20,6 +20,11 @@
  * fills the gap with zeros. lfs_file_sync makes the file's new contents and
  * size durable at once: after a power cut the file is as of its last sync.
  *
+ * For checkpoint mode, give the writer upq_littlefs_append's sink instead:
+ * the file and a journal file beside it through port/adapters/append, where
+ * every write is an append (about 2.1x the file programmed and erased with
+ * a checkpoint every 600 rows of the sensor logger, at any length).
+ *
  * Errors: every littlefs error is UPQ_ERR_IO, its code kept in `err`
  * (LFS_ERR_NOSPC for a full volume). The callbacks never say UPQ_AGAIN.
  */
@@ -57,6 +62,17 @@ void upq_littlefs_sink(upq_littlefs *f, upq_sink *sink);
 
 /* Fills *io to read the file (size: as it is now). */
 void upq_littlefs_io(upq_littlefs *f, upq_io *io);
+
+/* Checkpoint mode on littlefs: the log's file `data` and its journal file
+ * `journal` (both open, LFS_O_RDWR) through port/adapters/append, which
+ * fills *sink (with its seal: the sink says it only appends) and *size (the
+ * file's size for upq_recover and upq_writer_resume). `create` 1: a new log
+ * (both emptied); 0: a log cut or closed before. buf: the copy buffer (at
+ * least 64 bytes; 512 is plenty). Compile port/adapters/append/upq_append.c
+ * too. */
+#include "../append/upq_append.h"
+upq_status upq_littlefs_append(upq_append *a, upq_littlefs *data, upq_littlefs *journal, int create, void *buf,
+                               size_t cap, upq_sink *sink, uint64_t *size);
 
 /* The file's size (lfs_file_size), 0 after an error (kept in err). */
 uint64_t upq_littlefs_size(upq_littlefs *f);

@@ -245,6 +245,7 @@ void upq_posix_sink_init(upq_posix_sink *s, upq_sink *sink)
     sink->read_at = sink_read_at;
     sink->sync = sink_sync;
     sink->truncate = sink_truncate;
+    sink->seal = 0;
 }
 
 void upq_posix_sink_close(upq_posix_sink *s)

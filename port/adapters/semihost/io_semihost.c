@@ -210,6 +210,7 @@ void upq_sh_sink(upq_sh_file *f, upq_sink *sink)
     sink->sync = upq_sh_sync;
     sink->read_at = upq_sh_read_at;
     sink->truncate = 0; /* semihosting cannot shorten a file */
+    sink->seal = 0;
 }
 
 void upq_sh_write0(const char *s)

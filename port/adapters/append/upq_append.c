@@ -1,0 +1,712 @@
+/* A sink over a data file and a journal file that only grow (see upq_append.h). */
+#include "upq_append.h"
+
+enum { FRAME_HEAD = 1, FRAME_DATA = 2 };
+
+/* the largest frame (the writer's pieces are far smaller) */
+#define FRAME_MAX ((uint32_t)1 << 30)
+
+/* CRC-32 (IEEE, reflected), a nibble at a time */
+static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
+{
+    static const uint32_t t[16] = {0x00000000u, 0x1db71064u, 0x3b6e20c8u, 0x26d930acu,
+                                   0x76dc4190u, 0x6b6b51f4u, 0x4db26158u, 0x5005713cu,
+                                   0xedb88320u, 0xf00f9344u, 0xd6d6a3e8u, 0xcb61b38cu,
+                                   0x9b64c2b0u, 0x86d3d2d4u, 0xa00ae278u, 0xbdbdf21cu};
+    crc = ~crc;
+    while (n--) {
+        crc ^= *p++;
+        crc = (crc >> 4) ^ t[crc & 15u];
+        crc = (crc >> 4) ^ t[crc & 15u];
+    }
+    return ~crc;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static upq_status fail(upq_append *a, upq_status st, const char *what)
+{
+    a->what = what;
+    return st;
+}
+
+/* all of p[0..n) appended to a file */
+static upq_status put_all(upq_append *a, const upq_sink *s, const void *p, size_t n)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    while (n) {
+        size_t w = 0;
+        upq_status st = s->write(s->ctx, b, n, &w);
+        if (st != UPQ_OK || w == 0 || w > n)
+            return fail(a, UPQ_ERR_IO, "write failed");
+        b += w;
+        n -= w;
+    }
+    return UPQ_OK;
+}
+
+/* all of [off, off + n) of a file */
+static upq_status get_all(upq_append *a, const upq_sink *s, uint64_t off, void *p, size_t n)
+{
+    uint8_t *b = (uint8_t *)p;
+    while (n) {
+        size_t got = 0;
+        upq_status st = s->read_at(s->ctx, off, b, n, &got);
+        if (st != UPQ_OK)
+            return fail(a, UPQ_ERR_IO, "read failed");
+        if (got == 0 || got > n)
+            return fail(a, UPQ_ERR_CORRUPT, "the journal ends inside a frame");
+        b += got;
+        off += got;
+        n -= got;
+    }
+    return UPQ_OK;
+}
+
+static void frame_hdr(uint8_t h[UPQ_APPEND_FRAME], int type, uint64_t voff, uint32_t len)
+{
+    uint32_t i;
+    h[0] = 'U';
+    h[1] = 'P';
+    h[2] = 'Q';
+    h[3] = 'A';
+    h[4] = (uint8_t)type;
+    h[5] = h[6] = h[7] = 0;
+    put32(h + 8, len);
+    put32(h + 12, (uint32_t)voff);
+    put32(h + 16, (uint32_t)(voff >> 32));
+    for (i = 20; i < UPQ_APPEND_FRAME; i++)
+        h[i] = 0;
+}
+
+/* a frame of p[0..n) then q[0..m) for voff, at the journal's end */
+static upq_status frame_put(upq_append *a, int type, uint64_t voff, const uint8_t *p, uint32_t n,
+                            const uint8_t *q, uint32_t m)
+{
+    uint8_t h[UPQ_APPEND_FRAME];
+    uint32_t crc;
+    upq_status st;
+    frame_hdr(h, type, voff, n + m);
+    crc = crc32_update(0, h, 20);
+    crc = crc32_update(crc, p, n);
+    crc = crc32_update(crc, q, m);
+    put32(h + 20, crc);
+    st = put_all(a, &a->journal, h, sizeof h);
+    if (st == UPQ_OK && n)
+        st = put_all(a, &a->journal, p, n);
+    if (st == UPQ_OK && m)
+        st = put_all(a, &a->journal, q, m);
+    if (st != UPQ_OK)
+        return st;
+    a->jsize += UPQ_APPEND_FRAME + (uint64_t)n + m;
+    a->jdirty = 1;
+    if (type == FRAME_DATA) {
+        a->jbytes += (uint64_t)n + m;
+        a->frames++;
+    }
+    return UPQ_OK;
+}
+
+static upq_status gather_flush(upq_append *a)
+{
+    upq_status st;
+    if (!a->glen)
+        return UPQ_OK;
+    st = frame_put(a, FRAME_DATA, a->gvoff, a->gather, a->glen, 0, 0);
+    a->glen = 0;
+    return st;
+}
+
+static upq_status sync_file(upq_append *a, const upq_sink *s)
+{
+    if (s->sync && s->sync(s->ctx) != UPQ_OK)
+        return fail(a, UPQ_ERR_IO, "sync failed");
+    return UPQ_OK;
+}
+
+static upq_status truncate_file(upq_append *a, const upq_sink *s, uint64_t size)
+{
+    if (!s->truncate || s->truncate(s->ctx, size) != UPQ_OK)
+        return fail(a, UPQ_ERR_IO, "truncate failed");
+    return UPQ_OK;
+}
+
+/* The journal starts over: the data file's first `base` bytes are the file
+ * up to there. Synced: from here on a cut finds this. */
+static upq_status journal_reset(upq_append *a, uint64_t base)
+{
+    upq_status st = truncate_file(a, &a->journal, 0);
+    if (st != UPQ_OK)
+        return st;
+    a->jsize = 0;
+    a->jbytes = 0;
+    a->nruns = 0;
+    a->last_ok = 0;
+    st = frame_put(a, FRAME_HEAD, base, 0, 0, 0, 0);
+    if (st != UPQ_OK)
+        return st;
+    a->base = base;
+    a->jdirty = 0;
+    return sync_file(a, &a->journal);
+}
+
+/* ---- frames read back -------------------------------------------------------------- */
+
+typedef upq_append_frame frame;
+
+/* The frame header at pos (not its CRC: the journal was checked when opened
+ * and is written by this sink since). */
+static upq_status frame_at(upq_append *a, uint64_t pos, frame *f)
+{
+    uint8_t h[UPQ_APPEND_FRAME];
+    upq_status st = get_all(a, &a->journal, pos, h, sizeof h);
+    if (st != UPQ_OK)
+        return st;
+    if (h[0] != 'U' || h[1] != 'P' || h[2] != 'Q' || h[3] != 'A')
+        return fail(a, UPQ_ERR_CORRUPT, "not a journal frame");
+    f->pos = pos;
+    f->type = h[4];
+    f->len = get32(h + 8);
+    f->voff = (uint64_t)get32(h + 12) | (uint64_t)get32(h + 16) << 32;
+    return UPQ_OK;
+}
+
+/* The frame that begins at voff (one at most: the journal holds no byte
+ * twice), looked for from the journal offset `from` on, where a run's next
+ * piece usually is, then from the journal's start: 1 found, 0 not. */
+static upq_status find_frame(upq_append *a, uint64_t from, uint64_t voff, frame *f, int *found)
+{
+    uint64_t pos = from, stop = a->jsize;
+    int pass;
+    *found = 0;
+    for (pass = 0; pass < 2; pass++) {
+        while (pos < stop) {
+            upq_status st = frame_at(a, pos, f);
+            if (st != UPQ_OK)
+                return st;
+            if (f->type == FRAME_DATA && f->voff == voff && f->len) {
+                *found = 1;
+                return UPQ_OK;
+            }
+            pos += UPQ_APPEND_FRAME + (uint64_t)f->len;
+        }
+        pos = UPQ_APPEND_FRAME;
+        stop = from;
+    }
+    return UPQ_OK;
+}
+
+/* ---- runs ------------------------------------------------------------------------- */
+
+/* [o, e) joins the runs: 1, or 0 when it overlaps one (or no run is left
+ * for it), and the journal must be sealed first */
+static int run_add(upq_append *a, uint64_t o, uint64_t e)
+{
+    uint32_t i, ext = a->nruns, next = a->nruns;
+    for (i = 0; i < a->nruns; i++) {
+        upq_append_run *r = &a->runs[i];
+        if (o < r->end && e > r->start)
+            return 0;
+        if (r->end == o)
+            ext = i;
+        if (r->start == e)
+            next = i;
+    }
+    if (ext < a->nruns && next < a->nruns) {
+        /* it joins two runs */
+        a->runs[ext].end = a->runs[next].end;
+        a->runs[next] = a->runs[--a->nruns];
+        return 1;
+    }
+    if (ext < a->nruns) {
+        a->runs[ext].end = e;
+        return 1;
+    }
+    if (next < a->nruns) {
+        a->runs[next].start = o;
+        return 1;
+    }
+    if (a->nruns == UPQ_APPEND_RUNS)
+        return 0;
+    a->runs[a->nruns].start = o;
+    a->runs[a->nruns].end = e;
+    a->nruns++;
+    return 1;
+}
+
+static void runs_sort(upq_append *a)
+{
+    uint32_t i, j;
+    for (i = 1; i < a->nruns; i++) {
+        upq_append_run r = a->runs[i];
+        for (j = i; j > 0 && a->runs[j - 1].start > r.start; j--)
+            a->runs[j] = a->runs[j - 1];
+        a->runs[j] = r;
+    }
+}
+
+/* n zero bytes at the data file's end (a gap the writer left) */
+static upq_status put_zeros(upq_append *a, uint64_t n)
+{
+    size_t i;
+    for (i = 0; i < a->cap; i++)
+        a->buf[i] = 0;
+    while (n) {
+        size_t k = n < a->cap ? (size_t)n : a->cap;
+        upq_status st = put_all(a, &a->data, a->buf, k);
+        if (st != UPQ_OK)
+            return st;
+        n -= k;
+    }
+    return UPQ_OK;
+}
+
+/* frame f's data appended to the data file */
+static upq_status copy_frame(upq_append *a, const frame *f)
+{
+    uint64_t pos = f->pos + UPQ_APPEND_FRAME, left = f->len;
+    while (left) {
+        size_t k = left < a->cap ? (size_t)left : a->cap;
+        upq_status st = get_all(a, &a->journal, pos, a->buf, k);
+        if (st == UPQ_OK)
+            st = put_all(a, &a->data, a->buf, k);
+        if (st != UPQ_OK)
+            return st;
+        pos += k;
+        left -= k;
+    }
+    return UPQ_OK;
+}
+
+/* Everything the journal holds goes to the data file, in offset order (gaps
+ * as zeros); the data file syncs; the journal starts over after it. A cut
+ * anywhere in here leaves the journal as it was, and the copy is made again
+ * from the sealed end. */
+static upq_status seal_all(upq_append *a)
+{
+    uint64_t at, from = UPQ_APPEND_FRAME, copied = 0;
+    uint32_t i;
+    upq_status st = gather_flush(a);
+    if (st != UPQ_OK)
+        return st;
+    if (a->vsize <= a->base && !a->jbytes)
+        return a->ddirty ? sync_file(a, &a->data) : UPQ_OK;
+    if (a->jdirty) {
+        st = sync_file(a, &a->journal);
+        if (st != UPQ_OK)
+            return st;
+        a->jdirty = 0;
+    }
+    if (a->dsize != a->base) {
+        /* a copy cut short before: what it wrote goes */
+        st = truncate_file(a, &a->data, a->base);
+        if (st != UPQ_OK)
+            return st;
+        a->dsize = a->base;
+    }
+    runs_sort(a);
+    at = a->base;
+    for (i = 0; i < a->nruns; i++) {
+        const upq_append_run *r = &a->runs[i];
+        st = put_zeros(a, r->start - at);
+        if (st != UPQ_OK)
+            return st;
+        at = r->start;
+        while (at < r->end) {
+            frame f;
+            int found;
+            st = find_frame(a, from, at, &f, &found);
+            if (st == UPQ_OK && (!found || f.voff + f.len > r->end))
+                st = fail(a, UPQ_ERR_CORRUPT, "a journal frame is missing");
+            if (st == UPQ_OK)
+                st = copy_frame(a, &f);
+            if (st != UPQ_OK)
+                return st;
+            at += f.len;
+            copied += f.len;
+            from = f.pos + UPQ_APPEND_FRAME + f.len;
+        }
+    }
+    st = put_zeros(a, a->vsize - at);
+    if (st != UPQ_OK)
+        return st;
+    if (copied != a->jbytes)
+        return fail(a, UPQ_ERR_CORRUPT, "journal frames overlap");
+    a->dsize = a->vsize;
+    st = sync_file(a, &a->data);
+    if (st != UPQ_OK)
+        return st;
+    a->ddirty = 0;
+    a->seals++;
+    a->bytes_sealed += a->vsize - a->base;
+    return journal_reset(a, a->vsize);
+}
+
+/* ---- the sink ---------------------------------------------------------------------- */
+
+static upq_status ap_write_at(void *ctx, uint64_t off, const void *buf, size_t len, size_t *written)
+{
+    upq_append *a = (upq_append *)ctx;
+    const uint8_t *b = (const uint8_t *)buf;
+    uint32_t n = len > FRAME_MAX ? FRAME_MAX : (uint32_t)len;
+    upq_status st;
+    *written = 0;
+    if (len == 0)
+        return UPQ_OK;
+    if (off < a->base) {
+        /* before the sealed end: in place */
+        size_t w = 0;
+        if (n > a->base - off)
+            n = (uint32_t)(a->base - off);
+        st = a->data.write_at(a->data.ctx, off, b, n, &w);
+        if (st != UPQ_OK || w == 0 || w > n)
+            return fail(a, UPQ_ERR_IO, "write failed");
+        a->ddirty = 1;
+        a->inplace++;
+        *written = w;
+        return UPQ_OK;
+    }
+    if (!run_add(a, off, off + n)) {
+        /* over a byte the journal holds, or a run too many: seal, then
+         * this write goes where it belongs (in place, or a new run) */
+        a->early++;
+        st = seal_all(a);
+        if (st != UPQ_OK)
+            return st;
+        if (off < a->base)
+            return ap_write_at(ctx, off, buf, len, written);
+        if (!run_add(a, off, off + n))
+            return fail(a, UPQ_ERR_IO, "no run left");
+    }
+    if (a->glen && off == a->gvoff + a->glen) {
+        if (a->glen + n <= UPQ_APPEND_GATHER) {
+            uint32_t i;
+            for (i = 0; i < n; i++)
+                a->gather[a->glen + i] = b[i];
+            a->glen += n;
+        } else {
+            st = frame_put(a, FRAME_DATA, a->gvoff, a->gather, a->glen, b, n);
+            a->glen = 0;
+            if (st != UPQ_OK)
+                return st;
+        }
+    } else {
+        st = gather_flush(a);
+        if (st != UPQ_OK)
+            return st;
+        if (n < UPQ_APPEND_GATHER / 2) {
+            uint32_t i;
+            for (i = 0; i < n; i++)
+                a->gather[i] = b[i];
+            a->gvoff = off;
+            a->glen = n;
+        } else {
+            st = frame_put(a, FRAME_DATA, off, b, n, 0, 0);
+            if (st != UPQ_OK)
+                return st;
+        }
+    }
+    if (off + n > a->vsize)
+        a->vsize = off + n;
+    *written = n;
+    return UPQ_OK;
+}
+
+static upq_status ap_write(void *ctx, const void *buf, size_t len, size_t *written)
+{
+    upq_append *a = (upq_append *)ctx;
+    return ap_write_at(ctx, a->vsize, buf, len, written);
+}
+
+/* The frame holding voff, which a run holds (exactly one: the journal holds
+ * no byte twice): the last one read, the one after it in its run (found
+ * from where the last one ended: the next read usually continues), or any */
+static upq_status frame_holding(upq_append *a, uint64_t voff, frame *f)
+{
+    frame *c = &a->last;
+    uint64_t pos;
+    int found;
+    upq_status st;
+    if (a->last_ok && c->voff <= voff && voff < c->voff + c->len) {
+        *f = *c;
+        return UPQ_OK;
+    }
+    if (a->last_ok && voff == c->voff + c->len) {
+        st = find_frame(a, c->pos + UPQ_APPEND_FRAME + c->len, voff, f, &found);
+        if (st != UPQ_OK)
+            return st;
+        if (found)
+            goto hit;
+    }
+    for (pos = UPQ_APPEND_FRAME; pos < a->jsize; pos += UPQ_APPEND_FRAME + (uint64_t)f->len) {
+        st = frame_at(a, pos, f);
+        if (st != UPQ_OK)
+            return st;
+        if (f->type == FRAME_DATA && f->voff <= voff && voff < f->voff + f->len)
+            goto hit;
+    }
+    return fail(a, UPQ_ERR_CORRUPT, "a journal frame is missing");
+hit:
+    a->last = *f;
+    a->last_ok = 1;
+    return UPQ_OK;
+}
+
+/* [off, off + n) at or after the sealed end: each run's bytes from its
+ * frames, zeros between runs */
+static upq_status read_frames(upq_append *a, uint64_t off, uint8_t *out, size_t n)
+{
+    uint64_t at = off, end = off + n;
+    while (at < end) {
+        uint64_t stop = end;
+        uint32_t i;
+        int in = 0;
+        for (i = 0; i < a->nruns; i++) {
+            const upq_append_run *r = &a->runs[i];
+            if (r->start <= at && at < r->end) {
+                in = 1;
+                break;
+            }
+            if (r->start > at && r->start < stop)
+                stop = r->start;
+        }
+        if (in) {
+            frame f;
+            upq_status st = frame_holding(a, at, &f);
+            if (st != UPQ_OK)
+                return st;
+            stop = f.voff + f.len < end ? f.voff + f.len : end;
+            st = get_all(a, &a->journal, f.pos + UPQ_APPEND_FRAME + (at - f.voff), out + (at - off),
+                         (size_t)(stop - at));
+            if (st != UPQ_OK)
+                return st;
+        } else {
+            for (i = 0; i < stop - at; i++)
+                out[at - off + i] = 0;
+        }
+        at = stop;
+    }
+    return UPQ_OK;
+}
+
+static upq_status ap_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    upq_append *a = (upq_append *)ctx;
+    uint8_t *b = (uint8_t *)buf;
+    upq_status st;
+    size_t n;
+    *got = 0;
+    if (off >= a->vsize || len == 0)
+        return UPQ_OK;
+    n = a->vsize - off < len ? (size_t)(a->vsize - off) : len;
+    if (off < a->base) {
+        size_t m = a->base - off < n ? (size_t)(a->base - off) : n;
+        st = get_all(a, &a->data, off, b, m);
+        if (st != UPQ_OK)
+            return st;
+        *got = m;
+        return UPQ_OK;
+    }
+    st = gather_flush(a);
+    if (st == UPQ_OK)
+        st = read_frames(a, off, b, n);
+    if (st != UPQ_OK)
+        return st;
+    *got = n;
+    return UPQ_OK;
+}
+
+static upq_status ap_sync(void *ctx)
+{
+    upq_append *a = (upq_append *)ctx;
+    upq_status st = gather_flush(a);
+    if (st == UPQ_OK && a->jdirty) {
+        st = sync_file(a, &a->journal);
+        a->jdirty = 0;
+    }
+    if (st == UPQ_OK && a->ddirty) {
+        st = sync_file(a, &a->data);
+        a->ddirty = 0;
+    }
+    return st;
+}
+
+static upq_status ap_truncate(void *ctx, uint64_t size)
+{
+    upq_append *a = (upq_append *)ctx;
+    upq_status st = gather_flush(a);
+    if (st != UPQ_OK)
+        return st;
+    if (size >= a->vsize) {
+        a->vsize = size; /* what is past the old end reads as zeros */
+        return UPQ_OK;
+    }
+    if (size > a->base) {
+        st = seal_all(a);
+        if (st != UPQ_OK)
+            return st;
+    }
+    /* the journal first: a cut before the data file is cut finds the new
+     * end already */
+    st = journal_reset(a, size);
+    if (st == UPQ_OK)
+        st = truncate_file(a, &a->data, size);
+    if (st == UPQ_OK)
+        st = sync_file(a, &a->data);
+    if (st != UPQ_OK)
+        return st;
+    a->ddirty = 0;
+    a->dsize = a->vsize = size;
+    return UPQ_OK;
+}
+
+static upq_status ap_seal(void *ctx, uint64_t off)
+{
+    upq_append *a = (upq_append *)ctx;
+    if (off <= a->base && !a->glen && !a->jbytes)
+        return UPQ_OK;
+    return seal_all(a);
+}
+
+upq_status upq_append_seal_all(upq_append *a)
+{
+    return seal_all(a);
+}
+
+void upq_append_sink(upq_append *a, upq_sink *sink)
+{
+    sink->ctx = a;
+    sink->write = ap_write;
+    sink->write_at = ap_write_at;
+    sink->read_at = ap_read_at;
+    sink->sync = ap_sync;
+    sink->truncate = ap_truncate;
+    sink->seal = ap_seal;
+}
+
+uint64_t upq_append_size(const upq_append *a)
+{
+    return a->vsize;
+}
+
+/* ---- opening ----------------------------------------------------------------------- */
+
+/* Frame at pos whole and with its CRC: 1, else 0 (a cut's torn end). */
+static upq_status frame_check(upq_append *a, uint64_t pos, frame *f, int *ok)
+{
+    uint8_t h[UPQ_APPEND_FRAME];
+    uint64_t left, at;
+    uint32_t crc;
+    upq_status st;
+    *ok = 0;
+    if (a->jsize - pos < UPQ_APPEND_FRAME)
+        return UPQ_OK;
+    st = get_all(a, &a->journal, pos, h, sizeof h);
+    if (st != UPQ_OK)
+        return st;
+    if (h[0] != 'U' || h[1] != 'P' || h[2] != 'Q' || h[3] != 'A' || (h[4] != FRAME_HEAD && h[4] != FRAME_DATA))
+        return UPQ_OK;
+    f->pos = pos;
+    f->type = h[4];
+    f->len = get32(h + 8);
+    f->voff = (uint64_t)get32(h + 12) | (uint64_t)get32(h + 16) << 32;
+    if (f->len > FRAME_MAX || f->len > a->jsize - pos - UPQ_APPEND_FRAME || f->voff > UINT64_MAX - f->len)
+        return UPQ_OK;
+    crc = crc32_update(0, h, 20);
+    for (left = f->len, at = pos + UPQ_APPEND_FRAME; left;) {
+        size_t k = left < a->cap ? (size_t)left : a->cap;
+        st = get_all(a, &a->journal, at, a->buf, k);
+        if (st != UPQ_OK)
+            return st;
+        crc = crc32_update(crc, a->buf, k);
+        at += k;
+        left -= k;
+    }
+    *ok = crc == get32(h + 20);
+    return UPQ_OK;
+}
+
+/* The journal as a cut left it: its head (the sealed end), then the frames
+ * up to the first that is not whole. */
+static upq_status journal_scan(upq_append *a)
+{
+    uint64_t pos = 0;
+    frame f;
+    int ok;
+    upq_status st = frame_check(a, 0, &f, &ok);
+    if (st != UPQ_OK)
+        return st;
+    if (!ok || f.type != FRAME_HEAD || f.len) {
+        /* no journal (or not one written here): the data file is the file */
+        a->vsize = a->dsize;
+        return journal_reset(a, a->dsize);
+    }
+    if (f.voff > a->dsize)
+        return fail(a, UPQ_ERR_CORRUPT, "the journal begins after the data file's end");
+    a->base = a->vsize = f.voff;
+    pos = UPQ_APPEND_FRAME;
+    for (;;) {
+        st = frame_check(a, pos, &f, &ok);
+        if (st != UPQ_OK)
+            return st;
+        if (!ok || f.type != FRAME_DATA || f.voff < a->base || !run_add(a, f.voff, f.voff + f.len))
+            break;
+        a->jbytes += f.len;
+        if (f.voff + f.len > a->vsize)
+            a->vsize = f.voff + f.len;
+        pos += UPQ_APPEND_FRAME + (uint64_t)f.len;
+    }
+    if (pos < a->jsize) {
+        st = truncate_file(a, &a->journal, pos);
+        if (st != UPQ_OK)
+            return st;
+        a->jsize = pos;
+    }
+    return UPQ_OK;
+}
+
+upq_status upq_append_open(upq_append *a, const upq_sink *data, const upq_sink *journal, uint64_t dsize,
+                           uint64_t jsize, int create, void *buf, size_t cap)
+{
+    upq_status st;
+    a->data = *data;
+    a->journal = *journal;
+    a->buf = (uint8_t *)buf;
+    a->cap = cap;
+    a->base = a->vsize = 0;
+    a->dsize = dsize;
+    a->jsize = jsize;
+    a->jbytes = 0;
+    a->ddirty = a->jdirty = 0;
+    a->gvoff = 0;
+    a->glen = 0;
+    a->what = 0;
+    a->frames = a->seals = a->inplace = a->early = 0;
+    a->nruns = 0;
+    a->last_ok = 0;
+    a->bytes_sealed = 0;
+    if (!buf || cap < 64)
+        return fail(a, UPQ_ERR_INVAL, "the copy buffer is under 64 bytes");
+    if (!create)
+        return journal_scan(a);
+    if (dsize) {
+        st = truncate_file(a, &a->data, 0);
+        if (st == UPQ_OK)
+            st = sync_file(a, &a->data);
+        if (st != UPQ_OK)
+            return st;
+        a->dsize = 0;
+    }
+    return journal_reset(a, 0);
+}

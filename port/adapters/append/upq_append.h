@@ -1,0 +1,119 @@
+/*
+ * A checkpoint-mode sink over two files that can only be appended to
+ * cheaply (littlefs and other copy-on-write or log-structured filesystems;
+ * raw flash partitions): the data file, which ends up as the Parquet file,
+ * and a journal file beside it.
+ *
+ * The writer's region layout writes at offsets inside the open row group.
+ * Here every byte at or after the data file's sealed end goes to the end of
+ * the journal file instead, as a frame (its offset, its length, a CRC);
+ * when the writer says a row group, or the file, is complete (upq_sink's
+ * seal, after a sync), the frames are copied in offset order to the end of
+ * the data file, the data file syncs, and the journal starts over. So every
+ * byte is programmed once into the journal and once into the data file,
+ * each appended; the data file holds the Parquet file and nothing else.
+ * Reading back sees the data file up to the sealed end and the frames after
+ * it. The journal never holds a byte twice: a write over a journaled byte
+ * (the writer rewrites a few, such as the byte that extends a new file)
+ * seals first. A write before the sealed end goes into the data file where it
+ * belongs (a resumed row group, a record rewritten by recovery): correct,
+ * at the filesystem's cost for writing inside a file.
+ *
+ * Power cuts: the data file is synced before the journal starts over, and
+ * the journal before each checkpoint's sync returns, so after a cut the two
+ * files give the file as of the last sync. upq_append_open takes the
+ * journal up as it is: recovery and resume read through it and write after
+ * its last checkpoint (in what was never written), and the next seal copies
+ * it.
+ *
+ * The two files' sinks need write (append at the end), read_at, sync and
+ * truncate, and the data file's write_at; none may say UPQ_AGAIN, and the
+ * callbacks here never do. The seal copies a whole row group in one call.
+ * Freestanding: no libc, no allocation (the caller gives the state and a
+ * copy buffer).
+ */
+#ifndef UPQ_APPEND_H
+#define UPQ_APPEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uparquet/writer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Small writes that continue one another are gathered up to this many
+ * bytes before they become a frame. */
+#define UPQ_APPEND_GATHER 256u
+/* A frame's header: "UPQA", type, 3 zero bytes, u32 length, u64 offset,
+ * u32 CRC-32 of the header's first 20 bytes and the data; little-endian. */
+#define UPQ_APPEND_FRAME 24u
+/* Runs of contiguous bytes the journal can hold at once (the writer's
+ * region layout has one per column, its records and its blobs). A write
+ * that overlaps a journaled byte, or would start a run past this many,
+ * seals first. */
+#ifndef UPQ_APPEND_RUNS
+#define UPQ_APPEND_RUNS 48u
+#endif
+
+/* A frame as read back: where its header is, where its data goes. */
+typedef struct upq_append_frame {
+    uint64_t pos, voff;
+    uint32_t len;
+    int type;
+} upq_append_frame;
+
+typedef struct upq_append_run {
+    uint64_t start, end;
+} upq_append_run;
+
+typedef struct upq_append {
+    upq_sink data, journal;
+    uint64_t base;           /* the data file's sealed end: bytes before it are in it */
+    uint64_t vsize;          /* the file's size as the writer sees it */
+    uint64_t dsize;          /* the data file's size */
+    uint64_t jsize;          /* the journal's size */
+    uint64_t jbytes;         /* data bytes in the journal's frames */
+    uint8_t ddirty, jdirty;  /* written since their last sync */
+    uint8_t *buf;            /* the copy buffer */
+    size_t cap;
+    uint64_t gvoff;          /* gathered small writes: where they go... */
+    uint32_t glen;           /* ... their bytes */
+    uint8_t gather[UPQ_APPEND_GATHER];
+    upq_append_run runs[UPQ_APPEND_RUNS]; /* what the journal holds, run by run */
+    uint32_t nruns;
+    upq_append_frame last;   /* the frame the last read came from... */
+    uint8_t last_ok;         /* ... when it is still in the journal */
+    const char *what;        /* what failed (NULL: nothing) */
+    /* what went through, for figures and tests */
+    unsigned long frames, seals, inplace, early; /* early: seals for an overlap or runs */
+    uint64_t bytes_sealed;
+} upq_append;
+
+/* Starts on the two files: `create` 1 empties both (a new file); 0 takes
+ * them as a cut or closed file left them (sizes dsize and jsize) and copies
+ * what the journal holds into the data file. buf (at least 64 bytes) is the
+ * copy buffer; larger copies in fewer calls. UPQ_OK, UPQ_ERR_IO, or
+ * UPQ_ERR_CORRUPT when the journal does not belong to the data file. */
+upq_status upq_append_open(upq_append *a, const upq_sink *data, const upq_sink *journal, uint64_t dsize,
+                           uint64_t jsize, int create, void *buf, size_t cap);
+
+/* Fills *sink: write_at, write, read_at, sync, truncate and seal over the
+ * pair (ctx is a). */
+void upq_append_sink(upq_append *a, upq_sink *sink);
+
+/* The file's size as the writer sees it (its `size` for upq_recover and
+ * upq_writer_resume). */
+uint64_t upq_append_size(const upq_append *a);
+
+/* Seals everything (as the writer's close does): the data file is then the
+ * whole file and the journal empty. */
+upq_status upq_append_seal_all(upq_append *a);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
