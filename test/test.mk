@@ -629,10 +629,13 @@ bench-where: $(INTEROP_STAMP) $(UPQ)
 # figures. JSON: $(BUILD)/bench/vs_duckdb.json. Many short rounds rather than
 # a few long ones: this machine runs codec-bound code up to 1.5x slower for
 # spells of 0.5-3 s, and a side's best has to come from a fast spell.
+# BENCH_CASES=codec/column,... times only those cases (for example
+# `make bench-vs-duckdb BENCH_ROWS=2000000 BENCH_CASES=lz4_raw/i64_seq`).
 BENCH_ROWS ?= 1000000
 BENCH_REPS ?= 3
 BENCH_ROUNDS ?= 7
-export BENCH_ROUNDS
+BENCH_CASES ?=
+export BENCH_ROUNDS BENCH_CASES
 .PHONY: bench-vs-duckdb
 bench-vs-duckdb: $(INTEROP_STAMP) $(HOST)/test/bench/bench_sum $(HOST)/test/bench/bench_write
 	@echo "== decode + sum against DuckDB ($(BENCH_ROWS) rows)"

@@ -25,7 +25,10 @@
 //   (bench_write is taken from BENCH_SUM's directory)
 //
 // ROWS defaults to 1,000,000 (BENCH_ROWS=10000000 in make bench for the
-// 10M-row figures). The files stay in OUT_DIR.
+// 10M-row figures). The files stay in OUT_DIR. BENCH_CASES=codec/column,...
+// (environment; e.g. lz4_raw/i64_seq) times only those read cases, with
+// the same rounds and checks, and skips the row API and writing parts: one
+// figure measured at a size without the hour the whole matrix takes there.
 import { DuckDBInstance } from '@duckdb/node-api';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -36,6 +39,7 @@ const arrowScript = new URL('arrow_sum.mjs', import.meta.url).pathname;
 const rows = Number(rowsArg || 1000000);
 const reps = Number(repsArg || 3);
 const rounds = Number(process.env.BENCH_ROUNDS || 7);
+const only = process.env.BENCH_CASES ? new Set(process.env.BENCH_CASES.split(',')) : null;
 mkdirSync(outDir, { recursive: true });
 
 const codecs = ['uncompressed', 'lz4_raw', 'zstd', 'snappy', 'gzip'];
@@ -82,6 +86,8 @@ console.log(`${'codec'.padEnd(13)}${'column'.padEnd(12)}${'upq ms'.padStart(10)}
 for (const codec of codecs) {
   const file = `${outDir}/${codec}.parquet`;
   for (const [col, , expr] of kinds) {
+    if (only && !only.has(`${codec}/${col}`))
+      continue;
     // the column name in the expression: sum(c) -> sum(i64_seq)
     const e = expr.replace(/\bc\b/g, col);
     // ROUNDS interleaved rounds of best-of-REPS per side, the best of all:
@@ -138,6 +144,14 @@ function arrowSum(file, col, withSum) {
 // interleaved rounds, like the DuckDB cases
 const rowApi = [];
 const rowFetch = [];
+if (only) {
+  if (!results.length) {
+    console.log(`BENCH_CASES names no case (codec/column: ${codecs.join(', ')} / ${kinds.map((k) => k[0]).join(', ')})`);
+    process.exit(1);
+  }
+  console.log(`${results.length} case(s) of BENCH_CASES; the row API and writing are not timed`);
+  process.exit(mismatches ? 1 : 0);
+}
 console.log('row API / column API (uncompressed file), CPU ms:');
 console.log(`  ${'column'.padEnd(12)}${'column'.padStart(9)}${'events'.padStart(9)}${'ratio'.padStart(7)}${'fetch'.padStart(9)}${'ratio'.padStart(7)}`);
 for (const [col] of kinds) {
