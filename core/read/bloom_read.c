@@ -139,15 +139,15 @@ static upq_status check_header(upq_bloom_reader *b)
     return UPQ_OK;
 }
 
-/* Reads b->mod[b->fill .. b->mod_len) from b->pos on (resumable). */
-static upq_status read_module_bytes(upq_bloom_reader *b)
+/* Reads dst[b->fill .. len) from b->pos + b->fill on (resumable: b->fill
+ * counts what has arrived). */
+static upq_status read_bytes(upq_bloom_reader *b, uint8_t *dst, uint32_t len)
 {
-    while (b->fill < b->mod_len) {
+    while (b->fill < len) {
         size_t got = 0;
         const char *what = "";
         uint64_t at = b->pos + b->fill;
-        upq_status st = upq_io_read(&b->r->io, at, b->mod + b->fill, b->mod_len - b->fill, &got,
-                                    &what);
+        upq_status st = upq_io_read(&b->r->io, at, dst + b->fill, len - b->fill, &got, &what);
         if (st == UPQ_AGAIN)
             return UPQ_AGAIN;
         if (st != UPQ_OK)
@@ -155,6 +155,12 @@ static upq_status read_module_bytes(upq_bloom_reader *b)
         b->fill += (uint32_t)got;
     }
     return UPQ_OK;
+}
+
+/* Reads b->mod[b->fill .. b->mod_len) from b->pos on (resumable). */
+static upq_status read_module_bytes(upq_bloom_reader *b)
+{
+    return read_bytes(b, b->mod, b->mod_len);
 }
 
 /* Decrypts the module in b->mod; *plain gets its plaintext (in place). */
@@ -301,19 +307,7 @@ static upq_status read_modules(upq_bloom_reader *b)
         b->fill = 0;
         b->stage = BR_BITSET;
     }
-    while (b->fill < b->filter.num_bytes) {
-        size_t got = 0;
-        const char *what = "";
-        uint64_t at = b->pos + b->fill;
-        st = upq_io_read(&r->io, at, b->filter.bits + b->fill, b->filter.num_bytes - b->fill, &got,
-                         &what);
-        if (st == UPQ_AGAIN)
-            return UPQ_AGAIN;
-        if (st != UPQ_OK)
-            return bfail(b, st, at, what);
-        b->fill += (uint32_t)got;
-    }
-    return UPQ_OK;
+    return read_bytes(b, b->filter.bits, b->filter.num_bytes);
 }
 
 upq_status upq_bloom_load(upq_bloom_reader *b)

@@ -222,6 +222,30 @@ static upq_status stage_head(upq_reader *r)
     return UPQ_OK;
 }
 
+/* Refills the footer window with the bytes from r->pos up to END (at most
+ * the window): UPQ_AGAIN while the medium says so, the reader failed with
+ * SHORT when nothing is left before END. */
+static upq_status win_refill(upq_reader *r, uint64_t end, const char *short_msg)
+{
+    size_t got = 0;
+    const char *what = "";
+    uint64_t want = end - r->pos;
+    upq_status st;
+    if (want > r->win_len)
+        want = r->win_len;
+    if (want == 0)
+        return upq_reader_fail(r, UPQ_ERR_CORRUPT, end, short_msg);
+    st = upq_io_read(&r->io, r->pos, r->win, (size_t)want, &got, &what);
+    if (st == UPQ_AGAIN)
+        return UPQ_AGAIN;
+    if (st != UPQ_OK)
+        return upq_reader_fail(r, st, r->pos, what);
+    r->win_fill = (uint32_t)got;
+    r->win_used = 0;
+    r->pos += got;
+    return UPQ_OK;
+}
+
 static upq_status stage_footer(upq_reader *r)
 {
     uint64_t end = r->footer_start + r->footer_len;
@@ -229,21 +253,9 @@ static upq_status stage_footer(upq_reader *r)
         size_t used = 0;
         upq_status st;
         if (r->win_used == r->win_fill) {
-            size_t got = 0;
-            const char *what = "";
-            uint64_t want = end - r->pos;
-            if (want > r->win_len)
-                want = r->win_len;
-            if (want == 0)
-                return upq_reader_fail(r, UPQ_ERR_CORRUPT, end, UPQ_MSG("footer ends inside its metadata"));
-            st = upq_io_read(&r->io, r->pos, r->win, (size_t)want, &got, &what);
-            if (st == UPQ_AGAIN)
-                return UPQ_AGAIN;
+            st = win_refill(r, end, UPQ_MSG("footer ends inside its metadata"));
             if (st != UPQ_OK)
-                return upq_reader_fail(r, st, r->pos, what);
-            r->win_fill = (uint32_t)got;
-            r->win_used = 0;
-            r->pos += got;
+                return st;
         }
         st = upq_tdec_feed(&r->tdec, r->win + r->win_used, r->win_fill - r->win_used, &used);
         r->win_used += (uint32_t)used;
@@ -644,21 +656,9 @@ static upq_status rg_feed(upq_reader *r)
         size_t used = 0;
         upq_status st;
         if (r->win_used == r->win_fill) {
-            size_t got = 0;
-            const char *what = "";
-            uint64_t want = r->rg_end - r->pos;
-            if (want > r->win_len)
-                want = r->win_len;
-            if (want == 0)
-                return upq_reader_fail(r, UPQ_ERR_CORRUPT, r->rg_end, UPQ_MSG("footer ends inside a row group"));
-            st = upq_io_read(&r->io, r->pos, r->win, (size_t)want, &got, &what);
-            if (st == UPQ_AGAIN)
-                return UPQ_AGAIN;
+            st = win_refill(r, r->rg_end, UPQ_MSG("footer ends inside a row group"));
             if (st != UPQ_OK)
-                return upq_reader_fail(r, st, r->pos, what);
-            r->win_fill = (uint32_t)got;
-            r->win_used = 0;
-            r->pos += got;
+                return st;
         }
         /* only the loaded row group lives at the high end; callers'
          * allocations between calls go to the low end as usual */
