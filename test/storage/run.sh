@@ -12,6 +12,8 @@
 # alone, 200,000 random calls against a model of the file (under a second),
 # and built against FatFs as it ships (FF_USE_FASTSEEK 0) when given, with a
 # 20,000-row log cut 40 times (a second or two).
+# The littlefs adapter alone: 3,000 random calls against a model of the
+# file, without buffers and with 64-byte and 1 KiB ones (a few seconds).
 # littlefs (through port/adapters/append: the log and its journal file):
 # STORAGE_LITTLEFS_ROWS (2,000) rows with STORAGE_CUTS cuts (dense over the
 # first row group and the close, and the samples for the other readers),
@@ -61,6 +63,7 @@ run littlefs --fs littlefs --rows "$lfs_rows" --cuts "$cuts" --seed "$seed" --re
 run littlefs-100k --fs littlefs --rows 100000 --cuts "$lfs_big_cuts" --seed "$seed" --resume-rows 100
 run fatfs-reused --fs fatfs --reused --rows 20000 --cuts 60 --seed "$seed" --resume-rows 100
 run fatfs-adapter --fs fatfs --adapter 200000 --seed "$seed"
+run littlefs-adapter --fs littlefs --adapter 3000 --seed "$seed"
 if [ -n "$bin0" ]; then
     bin_fast=$bin
     bin=$bin0

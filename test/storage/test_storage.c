@@ -27,7 +27,7 @@
  *   test_storage --fs fatfs|littlefs [--rows N] [--cuts N] [--seed S] [--jobs J]
  *                [--resume-rows N] [--row-group-rows N] [--samples DIR] [--reused]
  *                [--keep-gaps]
- *   test_storage --fs fatfs --adapter N [--seed S]
+ *   test_storage --fs fatfs|littlefs --adapter N [--seed S]
  *
  * --samples DIR keeps the closed file and a sample of recovered and resumed
  * ones (NAME.parquet) for other readers (test/storage/run.sh).
@@ -42,6 +42,10 @@
  * over a deleted one's clusters, each read and the size checked against a
  * model of the file in memory (gaps zero), and the whole file after f_close;
  * then again on a file in more fragments than the fast seek map holds.
+ * (littlefs): the same calls through upq_littlefs without buffers, with
+ * 64-byte and with 1 KiB ones (read-ahead, held-back writes), each read and
+ * the size checked against the model, and the whole file after
+ * upq_littlefs_flush and lfs_file_close.
  * Ends with `N passed, N failed`.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -204,6 +208,7 @@ typedef struct vfile {
     lfs_file_t lf, jf;
     struct lfs_file_config lfc, jfc;
     uint8_t lbuf[LFS_DISK_CACHE], jbuf[LFS_DISK_CACHE];
+    uint8_t ab[4][SENSOR_LFS_BUF]; /* the adapters' buffers, as the logger's store gives them */
     upq_littlefs la, ja;
     upq_append ap;           /* littlefs: the data file and its journal... */
     upq_sink asink;          /* ... as one sink */
@@ -232,6 +237,7 @@ static int vfile_open(vfile *v, const char *name)
         if (err != 0)
             return -1;
         upq_littlefs_init(&v->la, V.lstore.lfs, &v->lf);
+        upq_littlefs_buffers(&v->la, v->ab[0], sizeof v->ab[0], v->ab[1], sizeof v->ab[1]);
         /* what the journal holds goes into the data file, as the logger's
          * store does when it opens a log */
         v->jfc.buffer = v->jbuf;
@@ -242,6 +248,7 @@ static int vfile_open(vfile *v, const char *name)
             return -1;
         }
         upq_littlefs_init(&v->ja, V.lstore.lfs, &v->jf);
+        upq_littlefs_buffers(&v->ja, v->ab[2], sizeof v->ab[2], v->ab[3], sizeof v->ab[3]);
         if (upq_littlefs_append(&v->ap, &v->la, &v->ja, 0, v->copy, sizeof v->copy, &v->asink, &v->asize) !=
             UPQ_OK) {
             lfs_file_close(V.lstore.lfs, &v->jf);
@@ -260,6 +267,8 @@ static void vfile_close(vfile *v)
     if (O.fs == FS_FATFS)
         f_close(&v->fil);
     else {
+        (void)upq_littlefs_flush(&v->ja);
+        (void)upq_littlefs_flush(&v->la);
         lfs_file_close(V.lstore.lfs, &v->jf);
         lfs_file_close(V.lstore.lfs, &v->lf);
     }
@@ -675,10 +684,13 @@ static int old_log(uint64_t old_seed)
 /* ---- the FatFs adapter alone (--adapter) ------------------------------------------------- */
 
 #define AD_MAX ((uint64_t)1 << 20) /* the model file's largest size */
+/* ... on littlefs, where each write inside the file rewrites the rest of it
+ * at the next sync */
+#define AD_MAX_LFS ((uint64_t)96 << 10)
 
 typedef struct adapter_model {
     uint8_t *m;   /* the file as it must read */
-    uint64_t size;
+    uint64_t size, max;
     uint64_t rng;
     unsigned long bad;
 } adapter_model;
@@ -698,7 +710,7 @@ static uint64_t ad_off(adapter_model *a, uint64_t last)
         off = a->size + rnd(&a->rng) % 3000;
     else
         off = (rnd(&a->rng) % (a->size / 512 + 2)) * 512;
-    return off < AD_MAX - 8192 ? off : 0;
+    return off < a->max - 8192 ? off : 0;
 }
 
 static size_t ad_len(adapter_model *a)
@@ -718,7 +730,7 @@ static size_t ad_len(adapter_model *a)
 static int ad_write(adapter_model *a, upq_sink *s, uint64_t *last)
 {
     static uint8_t buf[8192];
-    int append = rnd(&a->rng) % 8 == 0 && a->size < AD_MAX - 8192;
+    int append = rnd(&a->rng) % 8 == 0 && a->size < a->max - 8192;
     uint64_t off = append ? a->size : ad_off(a, *last);
     size_t len = ad_len(a), i, done = 0;
     for (i = 0; i < len; i++)
@@ -779,6 +791,7 @@ static void adapter_test(int frag)
     uint64_t i, last = 0;
     UINT bw;
     memset(&a, 0, sizeof a);
+    a.max = AD_MAX;
     a.m = calloc(1, (size_t)AD_MAX);
     a.rng = O.seed * UINT64_C(0x9E3779B97F4A7C15) + 7u;
     memset(junk, 0xA5, sizeof junk);
@@ -871,6 +884,75 @@ static void adapter_test(int frag)
     free(a.m);
 }
 
+/* The littlefs adapter alone with its buffers (--fs littlefs --adapter N):
+ * the same random calls against the model, through a read-ahead and
+ * held-back writes of `cap` bytes each; the whole file after
+ * upq_littlefs_flush and lfs_file_close. */
+static void adapter_test_lfs(size_t cap)
+{
+    static lfs_file_t lf;
+    static struct lfs_file_config cfg;
+    static uint8_t cache[LFS_DISK_CACHE], rbuf[4096], wbuf[4096];
+    static upq_littlefs la;
+    adapter_model a;
+    upq_sink s;
+    uint64_t i, last = 0;
+    memset(&a, 0, sizeof a);
+    a.max = AD_MAX_LFS;
+    a.m = calloc(1, (size_t)AD_MAX);
+    a.rng = O.seed * UINT64_C(0x9E3779B97F4A7C15) + cap;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.buffer = cache;
+    if (!a.m || cap > sizeof rbuf || volume_new() != 0 ||
+        lfs_file_opencfg(V.lstore.lfs, &lf, "adapter.bin", LFS_O_RDWR | LFS_O_CREAT, &cfg) != 0) {
+        result(0, "littlefs adapter: cannot make the file");
+        free(a.m);
+        return;
+    }
+    upq_littlefs_init(&la, V.lstore.lfs, &lf);
+    upq_littlefs_buffers(&la, cap ? rbuf : NULL, cap, cap ? wbuf : NULL, cap);
+    upq_littlefs_sink(&la, &s);
+    for (i = 0; i < O.adapter && !a.bad; i++) {
+        uint64_t r = rnd(&a.rng) % 100;
+        int ok = 1;
+        if (r < 60)
+            ok = ad_write(&a, &s, &last);
+        else if (r < 90)
+            ok = ad_read(&a, &s);
+        else if (r < 96)
+            ok = s.sync(s.ctx) == UPQ_OK;
+        else if (a.size) {
+            uint64_t to = a.size - rnd(&a.rng) % (a.size < 2000 ? a.size : 2000);
+            ok = s.truncate(s.ctx, to) == UPQ_OK;
+            a.size = to;
+        }
+        if (!ok || upq_littlefs_size(&la) != a.size) {
+            result(0, "littlefs adapter (buffers %zu): call %llu (kind %llu): %s, size %llu, want %llu", cap,
+                   (unsigned long long)i, (unsigned long long)r, ok ? "size differs" : "failed or read other bytes",
+                   (unsigned long long)upq_littlefs_size(&la), (unsigned long long)a.size);
+            a.bad = 1;
+        }
+    }
+    if (!a.bad) {
+        unsigned long reads = la.reads, writes = la.writes;
+        uint8_t *back = malloc((size_t)a.size + 1);
+        lfs_ssize_t got = -1;
+        int same = 0;
+        if (upq_littlefs_flush(&la) == UPQ_OK && lfs_file_close(V.lstore.lfs, &lf) == 0 &&
+            lfs_file_opencfg(V.lstore.lfs, &lf, "adapter.bin", LFS_O_RDONLY, &cfg) == 0) {
+            got = back ? lfs_file_read(V.lstore.lfs, &lf, back, (lfs_size_t)a.size) : -1;
+            same = got >= 0 && (uint64_t)got == a.size && lfs_file_size(V.lstore.lfs, &lf) == (lfs_soff_t)a.size &&
+                   memcmp(back, a.m, (size_t)a.size) == 0;
+            lfs_file_close(V.lstore.lfs, &lf);
+        }
+        result(same, "littlefs adapter (buffers %zu): %llu random calls, each read and the size as the model says; "
+               "the file after lfs_file_close holds the model's %llu bytes (%lu lfs_file_read, %lu lfs_file_write)",
+               cap, (unsigned long long)O.adapter, (unsigned long long)a.size, reads, writes);
+        free(back);
+    }
+    free(a.m);
+}
+
 /* ---- main ------------------------------------------------------------------------------- */
 
 static int usage(void)
@@ -878,7 +960,7 @@ static int usage(void)
     fputs("usage: test_storage --fs fatfs|littlefs [--rows N] [--cuts N] [--seed S] [--jobs J]\n"
           "                    [--resume-rows N] [--row-group-rows N] [--samples DIR] [--reused]\n"
           "                    [--keep-gaps]\n"
-          "       test_storage --fs fatfs --adapter N [--seed S]\n",
+          "       test_storage --fs fatfs|littlefs --adapter N [--seed S]\n",
           stderr);
     return 2;
 }
@@ -924,7 +1006,7 @@ static int parse(int argc, char **argv)
     if (O.jobs == 0)
         O.jobs = 1;
     return O.fs != 0 && O.rows > 0 && O.rg_rows > 0 &&
-           ((!O.reused && !O.keep_gaps && !O.adapter) || O.fs == FS_FATFS);
+           ((!O.reused && !O.keep_gaps) || O.fs == FS_FATFS);
 }
 
 /* The volume as the cut run starts: new, and for --reused holding an old
@@ -999,7 +1081,11 @@ int main(int argc, char **argv)
     read_arena = malloc(READ_ARENA);
     file_id = O.seed ^ UINT64_C(0x5EED5EED5EED5EED);
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-    if (O.adapter) {
+    if (O.adapter && O.fs == FS_LITTLEFS) {
+        adapter_test_lfs(0);
+        adapter_test_lfs(64);
+        adapter_test_lfs(1024);
+    } else if (O.adapter) {
         adapter_test(0);
         adapter_test(1);
     } else if (!O.reused) {

@@ -152,7 +152,6 @@ static upq_status journal_reset(upq_append *a, uint64_t base)
     a->jsize = 0;
     a->jbytes = 0;
     a->nruns = 0;
-    a->last_ok = 0;
     st = frame_put(a, FRAME_HEAD, base, 0, 0, 0, 0);
     if (st != UPQ_OK)
         return st;
@@ -182,36 +181,12 @@ static upq_status frame_at(upq_append *a, uint64_t pos, frame *f)
     return UPQ_OK;
 }
 
-/* The frame that begins at voff (one at most: the journal holds no byte
- * twice), looked for from the journal offset `from` on, where a run's next
- * piece usually is, then from the journal's start: 1 found, 0 not. */
-static upq_status find_frame(upq_append *a, uint64_t from, uint64_t voff, frame *f, int *found)
-{
-    uint64_t pos = from, stop = a->jsize;
-    int pass;
-    *found = 0;
-    for (pass = 0; pass < 2; pass++) {
-        while (pos < stop) {
-            upq_status st = frame_at(a, pos, f);
-            if (st != UPQ_OK)
-                return st;
-            if (f->type == FRAME_DATA && f->voff == voff && f->len) {
-                *found = 1;
-                return UPQ_OK;
-            }
-            pos += UPQ_APPEND_FRAME + (uint64_t)f->len;
-        }
-        pos = UPQ_APPEND_FRAME;
-        stop = from;
-    }
-    return UPQ_OK;
-}
-
 /* ---- runs ------------------------------------------------------------------------- */
 
-/* [o, e) joins the runs: 1, or 0 when it overlaps one (or no run is left
- * for it), and the journal must be sealed first */
-static int run_add(upq_append *a, uint64_t o, uint64_t e)
+/* [o, e) joins the runs, its frame at journal offset `pos` or later: 1,
+ * or 0 when it overlaps one (or no run is left for it), and the journal
+ * must be sealed first */
+static int run_add(upq_append *a, uint64_t o, uint64_t e, uint64_t pos)
 {
     uint32_t i, ext = a->nruns, next = a->nruns;
     for (i = 0; i < a->nruns; i++) {
@@ -226,6 +201,8 @@ static int run_add(upq_append *a, uint64_t o, uint64_t e)
     if (ext < a->nruns && next < a->nruns) {
         /* it joins two runs */
         a->runs[ext].end = a->runs[next].end;
+        if (a->runs[next].first < a->runs[ext].first)
+            a->runs[ext].first = a->runs[next].first;
         a->runs[next] = a->runs[--a->nruns];
         return 1;
     }
@@ -241,8 +218,44 @@ static int run_add(upq_append *a, uint64_t o, uint64_t e)
         return 0;
     a->runs[a->nruns].start = o;
     a->runs[a->nruns].end = e;
+    a->runs[a->nruns].first = pos;
+    a->runs[a->nruns].cur.len = 0;
     a->nruns++;
     return 1;
+}
+
+/* The frame of run r holding voff (exactly one: the journal holds no byte
+ * twice): the run's last one found, or the first holding it from there on
+ * (the next read, or the next frame to seal, usually follows it), or from
+ * the run's first frame on. */
+static upq_status run_frame(upq_append *a, upq_append_run *r, uint64_t voff, frame *f)
+{
+    frame *c = &r->cur;
+    uint64_t pos = r->first, from;
+    int pass;
+    if (c->len && c->voff <= voff) {
+        if (voff < c->voff + c->len) {
+            *f = *c;
+            return UPQ_OK;
+        }
+        pos = c->pos + UPQ_APPEND_FRAME + c->len;
+    }
+    from = pos;
+    for (pass = 0; pass < 2; pass++) {
+        for (; pos < a->jsize; pos += UPQ_APPEND_FRAME + (uint64_t)f->len) {
+            upq_status st = frame_at(a, pos, f);
+            if (st != UPQ_OK)
+                return st;
+            if (f->type == FRAME_DATA && f->voff <= voff && voff < f->voff + f->len) {
+                *c = *f;
+                return UPQ_OK;
+            }
+        }
+        if (from == r->first)
+            break;
+        pos = r->first;
+    }
+    return fail(a, UPQ_ERR_CORRUPT, "a journal frame is missing");
 }
 
 static void runs_sort(upq_append *a)
@@ -295,7 +308,7 @@ static upq_status copy_frame(upq_append *a, const frame *f)
  * from the sealed end. */
 static upq_status seal_all(upq_append *a)
 {
-    uint64_t at, from = UPQ_APPEND_FRAME, copied = 0;
+    uint64_t at, copied = 0;
     uint32_t i;
     upq_status st = gather_flush(a);
     if (st != UPQ_OK)
@@ -318,16 +331,15 @@ static upq_status seal_all(upq_append *a)
     runs_sort(a);
     at = a->base;
     for (i = 0; i < a->nruns; i++) {
-        const upq_append_run *r = &a->runs[i];
+        upq_append_run *r = &a->runs[i];
         st = put_zeros(a, r->start - at);
         if (st != UPQ_OK)
             return st;
         at = r->start;
         while (at < r->end) {
             frame f;
-            int found;
-            st = find_frame(a, from, at, &f, &found);
-            if (st == UPQ_OK && (!found || f.voff + f.len > r->end))
+            st = run_frame(a, r, at, &f);
+            if (st == UPQ_OK && (f.voff != at || f.voff + f.len > r->end))
                 st = fail(a, UPQ_ERR_CORRUPT, "a journal frame is missing");
             if (st == UPQ_OK)
                 st = copy_frame(a, &f);
@@ -335,7 +347,6 @@ static upq_status seal_all(upq_append *a)
                 return st;
             at += f.len;
             copied += f.len;
-            from = f.pos + UPQ_APPEND_FRAME + f.len;
         }
     }
     st = put_zeros(a, a->vsize - at);
@@ -377,7 +388,7 @@ static upq_status ap_write_at(void *ctx, uint64_t off, const void *buf, size_t l
         *written = w;
         return UPQ_OK;
     }
-    if (!run_add(a, off, off + n)) {
+    if (!run_add(a, off, off + n, a->jsize)) {
         /* over a byte the journal holds, or a run too many: seal, then
          * this write goes where it belongs (in place, or a new run) */
         a->early++;
@@ -386,7 +397,7 @@ static upq_status ap_write_at(void *ctx, uint64_t off, const void *buf, size_t l
             return st;
         if (off < a->base)
             return ap_write_at(ctx, off, buf, len, written);
-        if (!run_add(a, off, off + n))
+        if (!run_add(a, off, off + n, a->jsize))
             return fail(a, UPQ_ERR_IO, "no run left");
     }
     if (a->glen && off == a->gvoff + a->glen) {
@@ -429,40 +440,6 @@ static upq_status ap_write(void *ctx, const void *buf, size_t len, size_t *writt
     return ap_write_at(ctx, a->vsize, buf, len, written);
 }
 
-/* The frame holding voff, which a run holds (exactly one: the journal holds
- * no byte twice): the last one read, the one after it in its run (found
- * from where the last one ended: the next read usually continues), or any */
-static upq_status frame_holding(upq_append *a, uint64_t voff, frame *f)
-{
-    frame *c = &a->last;
-    uint64_t pos;
-    int found;
-    upq_status st;
-    if (a->last_ok && c->voff <= voff && voff < c->voff + c->len) {
-        *f = *c;
-        return UPQ_OK;
-    }
-    if (a->last_ok && voff == c->voff + c->len) {
-        st = find_frame(a, c->pos + UPQ_APPEND_FRAME + c->len, voff, f, &found);
-        if (st != UPQ_OK)
-            return st;
-        if (found)
-            goto hit;
-    }
-    for (pos = UPQ_APPEND_FRAME; pos < a->jsize; pos += UPQ_APPEND_FRAME + (uint64_t)f->len) {
-        st = frame_at(a, pos, f);
-        if (st != UPQ_OK)
-            return st;
-        if (f->type == FRAME_DATA && f->voff <= voff && voff < f->voff + f->len)
-            goto hit;
-    }
-    return fail(a, UPQ_ERR_CORRUPT, "a journal frame is missing");
-hit:
-    a->last = *f;
-    a->last_ok = 1;
-    return UPQ_OK;
-}
-
 /* [off, off + n) at or after the sealed end: each run's bytes from its
  * frames, zeros between runs */
 static upq_status read_frames(upq_append *a, uint64_t off, uint8_t *out, size_t n)
@@ -483,7 +460,7 @@ static upq_status read_frames(upq_append *a, uint64_t off, uint8_t *out, size_t 
         }
         if (in) {
             frame f;
-            upq_status st = frame_holding(a, at, &f);
+            upq_status st = run_frame(a, &a->runs[i], at, &f);
             if (st != UPQ_OK)
                 return st;
             stop = f.voff + f.len < end ? f.voff + f.len : end;
@@ -660,7 +637,7 @@ static upq_status journal_scan(upq_append *a)
         st = frame_check(a, pos, &f, &ok);
         if (st != UPQ_OK)
             return st;
-        if (!ok || f.type != FRAME_DATA || f.voff < a->base || !run_add(a, f.voff, f.voff + f.len))
+        if (!ok || f.type != FRAME_DATA || f.voff < a->base || !run_add(a, f.voff, f.voff + f.len, pos))
             break;
         a->jbytes += f.len;
         if (f.voff + f.len > a->vsize)
@@ -694,7 +671,6 @@ upq_status upq_append_open(upq_append *a, const upq_sink *data, const upq_sink *
     a->what = 0;
     a->frames = a->seals = a->inplace = a->early = 0;
     a->nruns = 0;
-    a->last_ok = 0;
     a->bytes_sealed = 0;
     if (!buf || cap < 64)
         return fail(a, UPQ_ERR_INVAL, "the copy buffer is under 64 bytes");

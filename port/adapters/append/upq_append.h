@@ -65,8 +65,15 @@ typedef struct upq_append_frame {
     int type;
 } upq_append_frame;
 
+/* A run of contiguous bytes in the journal: [start, end) of the file, in
+ * frames at journal offsets from `first` on; `cur` the frame last found in
+ * it (len 0: none), where the next look-up starts: reads and the seal go
+ * through a run in order, its frames in journal order between other runs'
+ * frames. */
 typedef struct upq_append_run {
     uint64_t start, end;
+    uint64_t first;
+    upq_append_frame cur;
 } upq_append_run;
 
 typedef struct upq_append {
@@ -84,8 +91,6 @@ typedef struct upq_append {
     uint8_t gather[UPQ_APPEND_GATHER];
     upq_append_run runs[UPQ_APPEND_RUNS]; /* what the journal holds, run by run */
     uint32_t nruns;
-    upq_append_frame last;   /* the frame the last read came from... */
-    uint8_t last_ok;         /* ... when it is still in the journal */
     const char *what;        /* what failed (NULL: nothing) */
     /* what went through, for figures and tests */
     unsigned long frames, seals, inplace, early; /* early: seals for an overlap or runs */
