@@ -17,8 +17,8 @@
 # littlefs (through port/adapters/append: the log and its journal file):
 # STORAGE_LITTLEFS_ROWS (2,000) rows with STORAGE_CUTS cuts (dense over the
 # first row group and the close, and the samples for the other readers),
-# then 100,000 rows (two row groups) with STORAGE_LITTLEFS_BIG_CUTS (30)
-# cuts; `make check-storage-littlefs-full` runs the 300 cuts of issue 27.
+# then 100,000 rows (two row groups) with STORAGE_LITTLEFS_BIG_CUTS (300,
+# issue 27's count) cuts.
 # One line per check, then "N passed, N failed".
 set -u
 bin=${1:?test_storage}
@@ -29,7 +29,7 @@ bin0=${5:-}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fat_rows=${STORAGE_FATFS_ROWS:-100000}
 lfs_rows=${STORAGE_LITTLEFS_ROWS:-2000}
-lfs_big_cuts=${STORAGE_LITTLEFS_BIG_CUTS:-30}
+lfs_big_cuts=${STORAGE_LITTLEFS_BIG_CUTS:-300}
 cuts=${STORAGE_CUTS:-300}
 seed=${UPQ_TEST_SEED:-1}
 rm -rf "$work"
