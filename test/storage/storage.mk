@@ -69,13 +69,9 @@ CHECK_EXTRA_TARGETS += check-storage-held
 
 # What waits for issue 27's other items (run.sh lists them on every run):
 # the device-level targets (FatFs; littlefs's calls per KiB at close and
-# recovery), a reused card without the FatFs adapter's gap zeroing (records
-# bound to their file). Fails today.
-check-storage-pending: $(STORAGE_BIN) $(BENCH_STORAGE)
-	@rc=0; \
-	$(STORAGE_BIN) --fs fatfs --reused --keep-gaps --rows 20000 --cuts 60 --resume-rows 100 | tail -1 || rc=1; \
-	$(BENCH_STORAGE) --check --fatfs-rows 864000 --littlefs-rows 10000 || rc=1; \
-	exit $$rc
+# recovery). Fails today.
+check-storage-pending: $(BENCH_STORAGE)
+	$(BENCH_STORAGE) --check --fatfs-rows 864000 --littlefs-rows 10000
 
 # littlefs at 100,000 rows with issue 27's 300 cuts: make check-storage runs
 # them now (STORAGE_LITTLEFS_BIG_CUTS in test/storage/run.sh); kept as a name
