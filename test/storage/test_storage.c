@@ -779,6 +779,25 @@ static int ad_read(adapter_model *a, upq_sink *s)
     return have == want && memcmp(got, a->m + off, want) == 0;
 }
 
+/* One random call (kind *r: write, read, sync or truncate), the model
+ * updated: 1, or 0 when it failed or read other bytes than the model's. */
+static int ad_call(adapter_model *a, upq_sink *s, uint64_t *last, uint64_t *r)
+{
+    *r = rnd(&a->rng) % 100;
+    if (*r < 60)
+        return ad_write(a, s, last);
+    if (*r < 90)
+        return ad_read(a, s);
+    if (*r < 96)
+        return s->sync(s->ctx) == UPQ_OK;
+    if (a->size) {
+        uint64_t to = a->size - rnd(&a->rng) % (a->size < 2000 ? a->size : 2000);
+        a->size = to;
+        return s->truncate(s->ctx, to) == UPQ_OK;
+    }
+    return 1;
+}
+
 /* frag: the file starts as 12 clusters interleaved with another file's,
  * more fragments than the adapter's fast seek map holds */
 static void adapter_test(int frag)
@@ -834,19 +853,8 @@ static void adapter_test(int frag)
     upq_fatfs_init(&fa, &fil);
     upq_fatfs_sink(&fa, &s);
     for (i = 0; i < O.adapter && !a.bad; i++) {
-        uint64_t r = rnd(&a.rng) % 100;
-        int ok = 1;
-        if (r < 60)
-            ok = ad_write(&a, &s, &last);
-        else if (r < 90)
-            ok = ad_read(&a, &s);
-        else if (r < 96)
-            ok = s.sync(s.ctx) == UPQ_OK;
-        else if (a.size) {
-            uint64_t to = a.size - rnd(&a.rng) % (a.size < 2000 ? a.size : 2000);
-            ok = s.truncate(s.ctx, to) == UPQ_OK;
-            a.size = to;
-        }
+        uint64_t r;
+        int ok = ad_call(&a, &s, &last, &r);
         if (!ok || upq_fatfs_size(&fa) != a.size) {
             result(0, "fatfs adapter: call %llu (kind %llu): %s, size %llu, want %llu", (unsigned long long)i,
                    (unsigned long long)r, ok ? "size differs" : "failed or read other bytes",
@@ -913,19 +921,8 @@ static void adapter_test_lfs(size_t cap)
     upq_littlefs_buffers(&la, cap ? rbuf : NULL, cap, cap ? wbuf : NULL, cap);
     upq_littlefs_sink(&la, &s);
     for (i = 0; i < O.adapter && !a.bad; i++) {
-        uint64_t r = rnd(&a.rng) % 100;
-        int ok = 1;
-        if (r < 60)
-            ok = ad_write(&a, &s, &last);
-        else if (r < 90)
-            ok = ad_read(&a, &s);
-        else if (r < 96)
-            ok = s.sync(s.ctx) == UPQ_OK;
-        else if (a.size) {
-            uint64_t to = a.size - rnd(&a.rng) % (a.size < 2000 ? a.size : 2000);
-            ok = s.truncate(s.ctx, to) == UPQ_OK;
-            a.size = to;
-        }
+        uint64_t r;
+        int ok = ad_call(&a, &s, &last, &r);
         if (!ok || upq_littlefs_size(&la) != a.size) {
             result(0, "littlefs adapter (buffers %zu): call %llu (kind %llu): %s, size %llu, want %llu", cap,
                    (unsigned long long)i, (unsigned long long)r, ok ? "size differs" : "failed or read other bytes",
