@@ -124,7 +124,9 @@ static upq_status log_rows(uint64_t rows, uint64_t stop_at, phase *before_close)
     do {
         if (stop_at && lg.row >= stop_at)
             return UPQ_OK;
-        if (before_close && lg.row >= rows && !before_close->wr)
+        /* before the last row's step: the writer ends the last row group
+         * (its copy into place on littlefs) in the step that takes it */
+        if (before_close && lg.row + 1 >= rows && !before_close->wr)
             mark(before_close);
         st = sensor_logger_step(&lg);
     } while (st == UPQ_OK || st == UPQ_AGAIN);
