@@ -12,7 +12,9 @@
  *
  * One uncut run counts the device's writes (T, close included) and checks
  * the closed file; K is then sampled over 1..T (seeded: a share in the
- * first row group, a share in the close, the rest spread), and one run
+ * first row group, a share in the close, on littlefs a share inside the
+ * first row group's copy from the journal into place, which the sink's
+ * seal makes over several calls, the rest spread), and one run
  * cuts at each K in turn: at the K-th write the process forks, and the
  * child powers up on the device as the cut left it. It remounts, opens the
  * log and recovers it through the adapter (upq_recover in a 32 KiB arena),
@@ -462,6 +464,9 @@ typedef struct cutter {
     uint64_t ops;            /* writes and erases so far */
     uint64_t ops_rg1;        /* ... when the first row group was complete */
     uint64_t ops_close;      /* ... when every row was taken */
+    uint64_t seal_lo, seal_hi; /* littlefs: the writes of the first row group's seal
+                              * that said UPQ_AGAIN (the copy over several calls) */
+    unsigned long seal_again; /* ... calls of the seal that said UPQ_AGAIN */
     uint64_t *ks;            /* where to cut, ascending */
     size_t nk, next;
     unsigned running;
@@ -490,6 +495,12 @@ static void count_hook(void *ctx, ramdisk *d, int kind, uint64_t off, const void
         C.ops_rg1 = C.ops;
     if (!C.ops_close && lg.row >= lg.end && lg.end)
         C.ops_close = C.ops;
+    if (O.fs == FS_LITTLEFS && V.lstore.open && V.lstore.ap.sealing && !C.ops_close &&
+        (!C.seal_lo || C.seal_hi + 1 == C.ops)) {
+        if (!C.seal_lo)
+            C.seal_lo = C.ops;
+        C.seal_hi = C.ops;
+    }
 }
 
 /* The part of write K that lands before the power goes. */
@@ -657,7 +668,10 @@ static void choose_cuts(uint64_t total, int first_rg_only)
             hi = rg1;
         else if (i % 6 == 1)
             lo = close;
-        else
+        else if (i % 6 == 2 && C.seal_lo) {
+            lo = C.seal_lo; /* inside a row group's copy from the journal */
+            hi = C.seal_hi;
+        } else
             hi = close; /* spread over the rows (the close is most of the writes) */
         C.ks[n++] = lo + rnd(&C.rng) % (hi - lo + 1);
     }
@@ -1039,6 +1053,15 @@ static void run(uint64_t old_seed, const char *what)
     vfile_close(&v);
     result(1, "%s%s: uncut run of %llu rows read back; %llu device writes%s", fs_name(), what,
            (unsigned long long)O.rows, (unsigned long long)C.ops, O.fs == FS_LITTLEFS ? " and erases" : "");
+    if (O.fs == FS_LITTLEFS && O.rows > O.rg_rows) {
+        /* the first row group's copy into place went over several calls of
+         * the sink's seal (UPQ_AGAIN), each of them a device write or more */
+        unsigned long steps = V.lstore.ap.seal_steps, seals = V.lstore.ap.seals;
+        result(C.seal_lo && C.seal_hi > C.seal_lo && steps > seals,
+               "%s: the first row group's copy from the journal said UPQ_AGAIN (device writes %llu..%llu; "
+               "%lu seal calls for %lu seals)", fs_name(), (unsigned long long)C.seal_lo,
+               (unsigned long long)C.seal_hi, steps, seals);
+    }
     if (!O.reused) {
         char name[64];
         snprintf(name, sizeof name, "%s-closed", fs_name());

@@ -269,52 +269,75 @@ static void runs_sort(upq_append *a)
     }
 }
 
-/* n zero bytes at the data file's end (a gap the writer left) */
-static upq_status put_zeros(upq_append *a, uint64_t n)
+/* Up to `budget` bytes of the seal's copy: zeros up to the next run, the
+ * frame being copied, then the next frame of the run (in offset order).
+ * Moves a->sat (the data file's end as the copy goes) and the budget. */
+static upq_status seal_copy(upq_append *a, uint64_t *budget)
 {
-    size_t i;
-    for (i = 0; i < a->cap; i++)
-        a->buf[i] = 0;
-    while (n) {
-        size_t k = n < a->cap ? (size_t)n : a->cap;
-        upq_status st = put_all(a, &a->data, a->buf, k);
-        if (st != UPQ_OK)
-            return st;
-        n -= k;
-    }
-    return UPQ_OK;
-}
-
-/* frame f's data appended to the data file */
-static upq_status copy_frame(upq_append *a, const frame *f)
-{
-    uint64_t pos = f->pos + UPQ_APPEND_FRAME, left = f->len;
-    while (left) {
-        size_t k = left < a->cap ? (size_t)left : a->cap;
-        upq_status st = get_all(a, &a->journal, pos, a->buf, k);
+    upq_append_run *r = &a->runs[a->si];
+    uint64_t stop = a->si < a->nruns ? r->start : a->vsize, k;
+    upq_status st;
+    if (a->sleft) {
+        /* the frame being copied: from the journal through the copy buffer */
+        k = a->sleft < a->cap ? a->sleft : a->cap;
+        if (k > *budget)
+            k = *budget;
+        st = get_all(a, &a->journal, a->spos, a->buf, (size_t)k);
         if (st == UPQ_OK)
-            st = put_all(a, &a->data, a->buf, k);
+            st = put_all(a, &a->data, a->buf, (size_t)k);
         if (st != UPQ_OK)
             return st;
-        pos += k;
-        left -= k;
+        a->spos += k;
+        a->sleft -= k;
+    } else if (a->sat < stop) {
+        /* a gap the writer left: zeros */
+        size_t i;
+        k = stop - a->sat < a->cap ? stop - a->sat : a->cap;
+        if (k > *budget)
+            k = *budget;
+        for (i = 0; i < (size_t)k; i++)
+            a->buf[i] = 0;
+        st = put_all(a, &a->data, a->buf, (size_t)k);
+        if (st != UPQ_OK)
+            return st;
+        a->sat += k;
+    } else if (a->si < a->nruns && a->sat < r->end) {
+        frame f;
+        st = run_frame(a, r, a->sat, &f);
+        if (st == UPQ_OK && (f.voff != a->sat || f.voff + f.len > r->end))
+            st = fail(a, UPQ_ERR_CORRUPT, "a journal frame is missing");
+        if (st != UPQ_OK)
+            return st;
+        a->spos = f.pos + UPQ_APPEND_FRAME;
+        a->sleft = f.len;
+        a->sat += f.len;
+        a->scopied += f.len;
+        return UPQ_OK;
+    } else {
+        a->si++;
+        return UPQ_OK;
     }
+    a->dsize += k;
+    *budget -= k;
     return UPQ_OK;
 }
 
-/* Everything the journal holds goes to the data file, in offset order (gaps
- * as zeros); the data file syncs; the journal starts over after it. A cut
- * anywhere in here leaves the journal as it was, and the copy is made again
- * from the sealed end. */
-static upq_status seal_all(upq_append *a)
+/* The seal's start: what is gathered goes to the journal, which syncs; a
+ * copy cut short before goes; the runs in offset order. 1 in *more when
+ * there is something to copy. */
+static upq_status seal_begin(upq_append *a, int *more)
 {
-    uint64_t at, copied = 0;
-    uint32_t i;
     upq_status st = gather_flush(a);
+    *more = 0;
     if (st != UPQ_OK)
         return st;
-    if (a->vsize <= a->base && !a->jbytes)
-        return a->ddirty ? sync_file(a, &a->data) : UPQ_OK;
+    if (a->vsize <= a->base && !a->jbytes) {
+        if (a->ddirty) {
+            st = sync_file(a, &a->data);
+            a->ddirty = 0;
+        }
+        return st;
+    }
     if (a->jdirty) {
         st = sync_file(a, &a->journal);
         if (st != UPQ_OK)
@@ -329,39 +352,56 @@ static upq_status seal_all(upq_append *a)
         a->dsize = a->base;
     }
     runs_sort(a);
-    at = a->base;
-    for (i = 0; i < a->nruns; i++) {
-        upq_append_run *r = &a->runs[i];
-        st = put_zeros(a, r->start - at);
-        if (st != UPQ_OK)
+    a->si = 0;
+    a->sat = a->base;
+    a->sleft = 0;
+    a->scopied = 0;
+    a->ddirty = 1;
+    *more = 1;
+    return UPQ_OK;
+}
+
+/* Everything the journal holds goes to the data file, in offset order (gaps
+ * as zeros), `budget` bytes of it a call (UPQ_AGAIN until it is all
+ * there); the data file syncs; the journal starts over after it. A cut
+ * anywhere in here leaves the journal as it was, and the copy is made again
+ * from the sealed end. */
+static upq_status seal_step(upq_append *a, uint64_t budget)
+{
+    upq_status st = UPQ_OK;
+    if (!a->sealing) {
+        int more;
+        st = seal_begin(a, &more);
+        if (st != UPQ_OK || !more)
             return st;
-        at = r->start;
-        while (at < r->end) {
-            frame f;
-            st = run_frame(a, r, at, &f);
-            if (st == UPQ_OK && (f.voff != at || f.voff + f.len > r->end))
-                st = fail(a, UPQ_ERR_CORRUPT, "a journal frame is missing");
-            if (st == UPQ_OK)
-                st = copy_frame(a, &f);
-            if (st != UPQ_OK)
-                return st;
-            at += f.len;
-            copied += f.len;
-        }
+        a->sealing = 1;
     }
-    st = put_zeros(a, a->vsize - at);
+    while (st == UPQ_OK && budget && (a->si < a->nruns || a->sat < a->vsize || a->sleft))
+        st = seal_copy(a, &budget);
+    if (st == UPQ_OK && (a->si < a->nruns || a->sat < a->vsize || a->sleft)) {
+        a->seal_steps++;
+        return UPQ_AGAIN;
+    }
+    a->sealing = 0;
     if (st != UPQ_OK)
         return st;
-    if (copied != a->jbytes)
+    if (a->scopied != a->jbytes)
         return fail(a, UPQ_ERR_CORRUPT, "journal frames overlap");
-    a->dsize = a->vsize;
     st = sync_file(a, &a->data);
     if (st != UPQ_OK)
         return st;
     a->ddirty = 0;
     a->seals++;
+    a->seal_steps++;
     a->bytes_sealed += a->vsize - a->base;
     return journal_reset(a, a->vsize);
+}
+
+/* The whole seal in one call (a write over a journaled byte, a truncate,
+ * upq_append_seal_all). */
+static upq_status seal_all(upq_append *a)
+{
+    return seal_step(a, UINT64_MAX);
 }
 
 /* ---- the sink ---------------------------------------------------------------------- */
@@ -375,6 +415,12 @@ static upq_status ap_write_at(void *ctx, uint64_t off, const void *buf, size_t l
     *written = 0;
     if (len == 0)
         return UPQ_OK;
+    if (a->sealing) {
+        /* a seal under way is finished first */
+        st = seal_all(a);
+        if (st != UPQ_OK)
+            return st;
+    }
     if (off < a->base) {
         /* before the sealed end: in place */
         size_t w = 0;
@@ -512,7 +558,8 @@ static upq_status ap_sync(void *ctx)
         st = sync_file(a, &a->journal);
         a->jdirty = 0;
     }
-    if (st == UPQ_OK && a->ddirty) {
+    if (st == UPQ_OK && a->ddirty && !a->sealing) {
+        /* (a seal under way syncs the data file when its copy is done) */
         st = sync_file(a, &a->data);
         a->ddirty = 0;
     }
@@ -522,7 +569,9 @@ static upq_status ap_sync(void *ctx)
 static upq_status ap_truncate(void *ctx, uint64_t size)
 {
     upq_append *a = (upq_append *)ctx;
-    upq_status st = gather_flush(a);
+    upq_status st = a->sealing ? seal_all(a) : UPQ_OK;
+    if (st == UPQ_OK)
+        st = gather_flush(a);
     if (st != UPQ_OK)
         return st;
     if (size >= a->vsize) {
@@ -551,9 +600,9 @@ static upq_status ap_truncate(void *ctx, uint64_t size)
 static upq_status ap_seal(void *ctx, uint64_t off)
 {
     upq_append *a = (upq_append *)ctx;
-    if (off <= a->base && !a->glen && !a->jbytes)
+    if (!a->sealing && off <= a->base && !a->glen && !a->jbytes)
         return UPQ_OK;
-    return seal_all(a);
+    return seal_step(a, UPQ_APPEND_SEAL_STEP);
 }
 
 upq_status upq_append_seal_all(upq_append *a)
@@ -669,7 +718,8 @@ upq_status upq_append_open(upq_append *a, const upq_sink *data, const upq_sink *
     a->gvoff = 0;
     a->glen = 0;
     a->what = 0;
-    a->frames = a->seals = a->inplace = a->early = 0;
+    a->frames = a->seals = a->inplace = a->early = a->seal_steps = 0;
+    a->sealing = 0;
     a->nruns = 0;
     a->bytes_sealed = 0;
     if (!buf || cap < 64)

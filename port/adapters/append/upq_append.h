@@ -27,8 +27,10 @@
  * it.
  *
  * The two files' sinks need write (append at the end), read_at, sync and
- * truncate, and the data file's write_at; none may say UPQ_AGAIN, and the
- * callbacks here never do. The seal copies a whole row group in one call.
+ * truncate, and the data file's write_at; none may say UPQ_AGAIN. The
+ * sink's seal copies UPQ_APPEND_SEAL_STEP bytes a call and says UPQ_AGAIN
+ * until the row group is in place (the writer calls it again); the other
+ * callbacks never say UPQ_AGAIN, and finish a seal under way first.
  * Freestanding: no libc, no allocation (the caller gives the state and a
  * copy buffer).
  */
@@ -58,6 +60,13 @@ extern "C" {
 #define UPQ_APPEND_RUNS 48u
 #endif
 
+/* The most the sink's seal copies a call (journal bytes to the data file,
+ * or zeros for a gap): it says UPQ_AGAIN until the row group is in place.
+ * A look-up of a run's next frame may read frame headers beyond it. */
+#ifndef UPQ_APPEND_SEAL_STEP
+#define UPQ_APPEND_SEAL_STEP ((uint64_t)16 << 10)
+#endif
+
 /* A frame as read back: where its header is, where its data goes. */
 typedef struct upq_append_frame {
     uint64_t pos, voff;
@@ -84,6 +93,11 @@ typedef struct upq_append {
     uint64_t jsize;          /* the journal's size */
     uint64_t jbytes;         /* data bytes in the journal's frames */
     uint8_t ddirty, jdirty;  /* written since their last sync */
+    uint8_t sealing;         /* a seal under way (the sink's seal said UPQ_AGAIN): */
+    uint32_t si;             /* ... the run it copies, */
+    uint64_t sat;            /* ... the data file's end as it goes, */
+    uint64_t spos, sleft;    /* ... the frame being copied: where, what is left, */
+    uint64_t scopied;        /* ... the journal's bytes copied */
     uint8_t *buf;            /* the copy buffer */
     size_t cap;
     uint64_t gvoff;          /* gathered small writes: where they go... */
@@ -94,6 +108,7 @@ typedef struct upq_append {
     const char *what;        /* what failed (NULL: nothing) */
     /* what went through, for figures and tests */
     unsigned long frames, seals, inplace, early; /* early: seals for an overlap or runs */
+    unsigned long seal_steps; /* calls of the sink's seal that copied (UPQ_AGAIN or done) */
     uint64_t bytes_sealed;
 } upq_append;
 
