@@ -218,9 +218,9 @@ static void bench(int fat, uint64_t rows)
     else
         printf("  the FS's own buffers (this host): lfs_t %zu bytes, read + program caches %u, lookahead %u, "
                "lfs_file_t %zu + its cache %u, two of them; the adapters' buffers %zu (read-ahead and held-back "
-               "writes, 1 KiB each per file), upq_append %zu, its copy buffer %zu\n", sizeof(lfs_t),
+               "writes, %zu bytes each per file), upq_append %zu, its copy buffer %zu\n", sizeof(lfs_t),
                2 * LFS_DISK_CACHE, LFS_DISK_LOOKAHEAD, sizeof(lfs_file_t), LFS_DISK_CACHE,
-               4 * (size_t)SENSOR_LFS_BUF, sizeof(upq_append), sizeof V.lstore.copy);
+               4 * (size_t)SENSOR_LFS_BUF, (size_t)SENSOR_LFS_BUF, sizeof(upq_append), sizeof V.lstore.copy);
 }
 
 int main(int argc, char **argv)
