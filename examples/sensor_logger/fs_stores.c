@@ -127,6 +127,8 @@ static upq_status lfs_store_open(void *ctx, const char *name, int create, upq_si
     s->open = 1;
     upq_littlefs_init(&s->ad, s->lfs, &s->file);
     upq_littlefs_init(&s->jad, s->lfs, &s->jfile);
+    upq_littlefs_buffers(&s->ad, s->rbuf, sizeof s->rbuf, s->wbuf, sizeof s->wbuf);
+    upq_littlefs_buffers(&s->jad, s->jrbuf, sizeof s->jrbuf, s->jwbuf, sizeof s->jwbuf);
     st = upq_littlefs_append(&s->ap, &s->ad, &s->jad, create, s->copy, sizeof s->copy, sink, size);
     if (st != UPQ_OK)
         complain(&s->err, name, ": its journal cannot be taken up\n");
@@ -140,8 +142,10 @@ static upq_status lfs_store_close(void *ctx)
     if (!s->open)
         return UPQ_OK;
     s->open = 0;
-    e1 = lfs_file_close(s->lfs, &s->jfile);
-    e2 = lfs_file_close(s->lfs, &s->file);
+    e1 = upq_littlefs_flush(&s->jad) == UPQ_OK ? 0 : -1;
+    e2 = upq_littlefs_flush(&s->ad) == UPQ_OK ? 0 : -1;
+    e1 |= lfs_file_close(s->lfs, &s->jfile);
+    e2 |= lfs_file_close(s->lfs, &s->file);
     return e1 == 0 && e2 == 0 ? UPQ_OK : UPQ_ERR_IO;
 }
 

@@ -40,6 +40,10 @@ const char *fatfs_store_path(fatfs_store *s, const char *name);
 #include "littlefs/upq_littlefs.h"
 #include "../../port/adapters/append/upq_append.h"
 
+#ifndef SENSOR_LFS_BUF
+#define SENSOR_LFS_BUF 1024
+#endif
+
 /* littlefs only appends cheaply: a log is its data file ("log.parquet") and
  * a journal beside it ("log.parquet.j"), through port/adapters/append. */
 typedef struct littlefs_store {
@@ -47,6 +51,8 @@ typedef struct littlefs_store {
     lfs_file_t file, jfile;
     struct lfs_file_config fcfg, jcfg;
     uint8_t buf[256], jbuf[256]; /* the files' caches (cache_size of the mount) */
+    /* the adapters' read-ahead and held-back writes (upq_littlefs_buffers) */
+    uint8_t rbuf[SENSOR_LFS_BUF], wbuf[SENSOR_LFS_BUF], jrbuf[SENSOR_LFS_BUF], jwbuf[SENSOR_LFS_BUF];
     upq_littlefs ad, jad;
     upq_append ap;
     uint8_t copy[512];   /* the journal's copy buffer */

@@ -24,6 +24,7 @@ static uint8_t *at(ramdisk *d, uint64_t off, int make)
  * reads, 1 writes, 2 fills with d->fill. */
 static int move(ramdisk *d, uint64_t off, uint8_t *buf, uint32_t len, int dir)
 {
+    const uint8_t fill = d->fill;
     if (off > d->size || len > d->size - off)
         return -1;
     while (len > 0) {
@@ -34,12 +35,20 @@ static int move(ramdisk *d, uint64_t off, uint8_t *buf, uint32_t len, int dir)
         p = at(d, off, dir != 0);
         if (!p && dir != 0)
             return -1;
-        for (i = 0; i < n; i++) {
-            if (dir == 0)
-                buf[i] = p ? p[i] : d->fill;
-            else
-                p[i] = dir == 1 ? buf[i] : d->fill;
-        }
+        /* a loop per case, which compilers make block copies of (the
+         * storage tests move gigabytes through here) */
+        if (dir == 0 && p)
+            for (i = 0; i < n; i++)
+                buf[i] = p[i];
+        else if (dir == 0)
+            for (i = 0; i < n; i++)
+                buf[i] = fill;
+        else if (dir == 1)
+            for (i = 0; i < n; i++)
+                p[i] = buf[i];
+        else
+            for (i = 0; i < n; i++)
+                p[i] = fill;
         if (buf)
             buf += n;
         off += n;

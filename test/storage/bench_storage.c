@@ -7,9 +7,10 @@
  *
  * Prints per filesystem: the closed file; FatFs sectors written and read
  * while logging and at close, per byte of the file; littlefs bytes
- * programmed and erased per byte of the file; the adapter's read and write
- * calls per KiB of the file at close, and for recovering the log cut 1,000
- * rows before its end; the FS's own buffers; each against its target.
+ * programmed and erased per byte of the file; the filesystem's read and
+ * write calls through the adapters (littlefs: on the data file and its
+ * journal) per KiB of the file at close, and for recovering the log cut
+ * 1,000 rows before its end; the FS's own buffers; each against its target.
  *
  *   bench_storage [--fatfs-rows N] [--littlefs-rows N] [--check] [--check-held]
  *
@@ -64,10 +65,12 @@ static upq_status files_close(void *ctx, uint32_t n)
     return V.store.close(V.store.ctx);
 }
 
-/* adapter calls so far on the open file */
+/* the filesystem's read and write calls so far on the open log (littlefs:
+ * its data file and its journal) */
 static unsigned long calls(void)
 {
-    return is_fat ? V.fstore.ad.reads + V.fstore.ad.writes : V.lstore.ad.reads + V.lstore.ad.writes;
+    return is_fat ? V.fstore.ad.reads + V.fstore.ad.writes
+                  : V.lstore.ad.reads + V.lstore.ad.writes + V.lstore.jad.reads + V.lstore.jad.writes;
 }
 
 typedef struct phase {
@@ -121,7 +124,9 @@ static upq_status log_rows(uint64_t rows, uint64_t stop_at, phase *before_close)
     do {
         if (stop_at && lg.row >= stop_at)
             return UPQ_OK;
-        if (before_close && lg.row >= rows && !before_close->wr)
+        /* before the last row's step: the writer ends the last row group
+         * (its copy into place on littlefs) in the step that takes it */
+        if (before_close && lg.row + 1 >= rows && !before_close->wr)
             mark(before_close);
         st = sensor_logger_step(&lg);
     } while (st == UPQ_OK || st == UPQ_AGAIN);
@@ -143,7 +148,7 @@ static void bench(int fat, uint64_t rows)
         return;
     }
     mark(&end);
-    end.calls = fat ? V.fstore.ad.reads + V.fstore.ad.writes : V.lstore.ad.reads + V.lstore.ad.writes;
+    end.calls = calls();
     size = upq_writer_file_size(&lg.w);
     kib = (double)size / 1024.0;
     printf("%s, %llu rows (64K-row row groups, a checkpoint every 600 rows): file %llu bytes\n",
@@ -212,8 +217,10 @@ static void bench(int fat, uint64_t rows)
                "cluster map)\n", sizeof(FATFS), sizeof(FIL), sizeof(upq_fatfs));
     else
         printf("  the FS's own buffers (this host): lfs_t %zu bytes, read + program caches %u, lookahead %u, "
-               "lfs_file_t %zu + its cache %u\n", sizeof(lfs_t), 2 * LFS_DISK_CACHE, LFS_DISK_LOOKAHEAD,
-               sizeof(lfs_file_t), LFS_DISK_CACHE);
+               "lfs_file_t %zu + its cache %u, two of them; the adapters' buffers %zu (read-ahead and held-back "
+               "writes, %zu bytes each per file), upq_append %zu, its copy buffer %zu\n", sizeof(lfs_t),
+               2 * LFS_DISK_CACHE, LFS_DISK_LOOKAHEAD, sizeof(lfs_file_t), LFS_DISK_CACHE,
+               4 * (size_t)SENSOR_LFS_BUF, (size_t)SENSOR_LFS_BUF, sizeof(upq_append), sizeof V.lstore.copy);
 }
 
 int main(int argc, char **argv)

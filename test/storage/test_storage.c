@@ -12,7 +12,9 @@
  *
  * One uncut run counts the device's writes (T, close included) and checks
  * the closed file; K is then sampled over 1..T (seeded: a share in the
- * first row group, a share in the close, the rest spread), and one run
+ * first row group, a share in the close, on littlefs a share inside the
+ * first row group's copy from the journal into place, which the sink's
+ * seal makes over several calls, the rest spread), and one run
  * cuts at each K in turn: at the K-th write the process forks, and the
  * child powers up on the device as the cut left it. It remounts, opens the
  * log and recovers it through the adapter (upq_recover in a 32 KiB arena),
@@ -27,7 +29,7 @@
  *   test_storage --fs fatfs|littlefs [--rows N] [--cuts N] [--seed S] [--jobs J]
  *                [--resume-rows N] [--row-group-rows N] [--samples DIR] [--reused]
  *                [--keep-gaps]
- *   test_storage --fs fatfs --adapter N [--seed S]
+ *   test_storage --fs fatfs|littlefs --adapter N [--seed S]
  *
  * --samples DIR keeps the closed file and a sample of recovered and resumed
  * ones (NAME.parquet) for other readers (test/storage/run.sh).
@@ -42,6 +44,10 @@
  * over a deleted one's clusters, each read and the size checked against a
  * model of the file in memory (gaps zero), and the whole file after f_close;
  * then again on a file in more fragments than the fast seek map holds.
+ * (littlefs): the same calls through upq_littlefs without buffers, with
+ * 64-byte and with 1 KiB ones (read-ahead, held-back writes), each read and
+ * the size checked against the model, and the whole file after
+ * upq_littlefs_flush and lfs_file_close.
  * Ends with `N passed, N failed`.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -204,6 +210,7 @@ typedef struct vfile {
     lfs_file_t lf, jf;
     struct lfs_file_config lfc, jfc;
     uint8_t lbuf[LFS_DISK_CACHE], jbuf[LFS_DISK_CACHE];
+    uint8_t ab[4][SENSOR_LFS_BUF]; /* the adapters' buffers, as the logger's store gives them */
     upq_littlefs la, ja;
     upq_append ap;           /* littlefs: the data file and its journal... */
     upq_sink asink;          /* ... as one sink */
@@ -232,6 +239,7 @@ static int vfile_open(vfile *v, const char *name)
         if (err != 0)
             return -1;
         upq_littlefs_init(&v->la, V.lstore.lfs, &v->lf);
+        upq_littlefs_buffers(&v->la, v->ab[0], sizeof v->ab[0], v->ab[1], sizeof v->ab[1]);
         /* what the journal holds goes into the data file, as the logger's
          * store does when it opens a log */
         v->jfc.buffer = v->jbuf;
@@ -242,6 +250,7 @@ static int vfile_open(vfile *v, const char *name)
             return -1;
         }
         upq_littlefs_init(&v->ja, V.lstore.lfs, &v->jf);
+        upq_littlefs_buffers(&v->ja, v->ab[2], sizeof v->ab[2], v->ab[3], sizeof v->ab[3]);
         if (upq_littlefs_append(&v->ap, &v->la, &v->ja, 0, v->copy, sizeof v->copy, &v->asink, &v->asize) !=
             UPQ_OK) {
             lfs_file_close(V.lstore.lfs, &v->jf);
@@ -260,6 +269,8 @@ static void vfile_close(vfile *v)
     if (O.fs == FS_FATFS)
         f_close(&v->fil);
     else {
+        (void)upq_littlefs_flush(&v->ja);
+        (void)upq_littlefs_flush(&v->la);
         lfs_file_close(V.lstore.lfs, &v->jf);
         lfs_file_close(V.lstore.lfs, &v->lf);
     }
@@ -453,6 +464,9 @@ typedef struct cutter {
     uint64_t ops;            /* writes and erases so far */
     uint64_t ops_rg1;        /* ... when the first row group was complete */
     uint64_t ops_close;      /* ... when every row was taken */
+    uint64_t seal_lo, seal_hi; /* littlefs: the writes of the first row group's seal
+                              * that said UPQ_AGAIN (the copy over several calls) */
+    unsigned long seal_again; /* ... calls of the seal that said UPQ_AGAIN */
     uint64_t *ks;            /* where to cut, ascending */
     size_t nk, next;
     unsigned running;
@@ -481,6 +495,12 @@ static void count_hook(void *ctx, ramdisk *d, int kind, uint64_t off, const void
         C.ops_rg1 = C.ops;
     if (!C.ops_close && lg.row >= lg.end && lg.end)
         C.ops_close = C.ops;
+    if (O.fs == FS_LITTLEFS && V.lstore.open && V.lstore.ap.sealing && !C.ops_close &&
+        (!C.seal_lo || C.seal_hi + 1 == C.ops)) {
+        if (!C.seal_lo)
+            C.seal_lo = C.ops;
+        C.seal_hi = C.ops;
+    }
 }
 
 /* The part of write K that lands before the power goes. */
@@ -648,7 +668,10 @@ static void choose_cuts(uint64_t total, int first_rg_only)
             hi = rg1;
         else if (i % 6 == 1)
             lo = close;
-        else
+        else if (i % 6 == 2 && C.seal_lo) {
+            lo = C.seal_lo; /* inside a row group's copy from the journal */
+            hi = C.seal_hi;
+        } else
             hi = close; /* spread over the rows (the close is most of the writes) */
         C.ks[n++] = lo + rnd(&C.rng) % (hi - lo + 1);
     }
@@ -675,10 +698,13 @@ static int old_log(uint64_t old_seed)
 /* ---- the FatFs adapter alone (--adapter) ------------------------------------------------- */
 
 #define AD_MAX ((uint64_t)1 << 20) /* the model file's largest size */
+/* ... on littlefs, where each write inside the file rewrites the rest of it
+ * at the next sync */
+#define AD_MAX_LFS ((uint64_t)96 << 10)
 
 typedef struct adapter_model {
     uint8_t *m;   /* the file as it must read */
-    uint64_t size;
+    uint64_t size, max;
     uint64_t rng;
     unsigned long bad;
 } adapter_model;
@@ -698,7 +724,7 @@ static uint64_t ad_off(adapter_model *a, uint64_t last)
         off = a->size + rnd(&a->rng) % 3000;
     else
         off = (rnd(&a->rng) % (a->size / 512 + 2)) * 512;
-    return off < AD_MAX - 8192 ? off : 0;
+    return off < a->max - 8192 ? off : 0;
 }
 
 static size_t ad_len(adapter_model *a)
@@ -718,7 +744,7 @@ static size_t ad_len(adapter_model *a)
 static int ad_write(adapter_model *a, upq_sink *s, uint64_t *last)
 {
     static uint8_t buf[8192];
-    int append = rnd(&a->rng) % 8 == 0 && a->size < AD_MAX - 8192;
+    int append = rnd(&a->rng) % 8 == 0 && a->size < a->max - 8192;
     uint64_t off = append ? a->size : ad_off(a, *last);
     size_t len = ad_len(a), i, done = 0;
     for (i = 0; i < len; i++)
@@ -767,6 +793,25 @@ static int ad_read(adapter_model *a, upq_sink *s)
     return have == want && memcmp(got, a->m + off, want) == 0;
 }
 
+/* One random call (kind *r: write, read, sync or truncate), the model
+ * updated: 1, or 0 when it failed or read other bytes than the model's. */
+static int ad_call(adapter_model *a, upq_sink *s, uint64_t *last, uint64_t *r)
+{
+    *r = rnd(&a->rng) % 100;
+    if (*r < 60)
+        return ad_write(a, s, last);
+    if (*r < 90)
+        return ad_read(a, s);
+    if (*r < 96)
+        return s->sync(s->ctx) == UPQ_OK;
+    if (a->size) {
+        uint64_t to = a->size - rnd(&a->rng) % (a->size < 2000 ? a->size : 2000);
+        a->size = to;
+        return s->truncate(s->ctx, to) == UPQ_OK;
+    }
+    return 1;
+}
+
 /* frag: the file starts as 12 clusters interleaved with another file's,
  * more fragments than the adapter's fast seek map holds */
 static void adapter_test(int frag)
@@ -779,6 +824,7 @@ static void adapter_test(int frag)
     uint64_t i, last = 0;
     UINT bw;
     memset(&a, 0, sizeof a);
+    a.max = AD_MAX;
     a.m = calloc(1, (size_t)AD_MAX);
     a.rng = O.seed * UINT64_C(0x9E3779B97F4A7C15) + 7u;
     memset(junk, 0xA5, sizeof junk);
@@ -821,19 +867,8 @@ static void adapter_test(int frag)
     upq_fatfs_init(&fa, &fil);
     upq_fatfs_sink(&fa, &s);
     for (i = 0; i < O.adapter && !a.bad; i++) {
-        uint64_t r = rnd(&a.rng) % 100;
-        int ok = 1;
-        if (r < 60)
-            ok = ad_write(&a, &s, &last);
-        else if (r < 90)
-            ok = ad_read(&a, &s);
-        else if (r < 96)
-            ok = s.sync(s.ctx) == UPQ_OK;
-        else if (a.size) {
-            uint64_t to = a.size - rnd(&a.rng) % (a.size < 2000 ? a.size : 2000);
-            ok = s.truncate(s.ctx, to) == UPQ_OK;
-            a.size = to;
-        }
+        uint64_t r;
+        int ok = ad_call(&a, &s, &last, &r);
         if (!ok || upq_fatfs_size(&fa) != a.size) {
             result(0, "fatfs adapter: call %llu (kind %llu): %s, size %llu, want %llu", (unsigned long long)i,
                    (unsigned long long)r, ok ? "size differs" : "failed or read other bytes",
@@ -871,6 +906,64 @@ static void adapter_test(int frag)
     free(a.m);
 }
 
+/* The littlefs adapter alone with its buffers (--fs littlefs --adapter N):
+ * the same random calls against the model, through a read-ahead and
+ * held-back writes of `cap` bytes each; the whole file after
+ * upq_littlefs_flush and lfs_file_close. */
+static void adapter_test_lfs(size_t cap)
+{
+    static lfs_file_t lf;
+    static struct lfs_file_config cfg;
+    static uint8_t cache[LFS_DISK_CACHE], rbuf[4096], wbuf[4096];
+    static upq_littlefs la;
+    adapter_model a;
+    upq_sink s;
+    uint64_t i, last = 0;
+    memset(&a, 0, sizeof a);
+    a.max = AD_MAX_LFS;
+    a.m = calloc(1, (size_t)AD_MAX);
+    a.rng = O.seed * UINT64_C(0x9E3779B97F4A7C15) + cap;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.buffer = cache;
+    if (!a.m || cap > sizeof rbuf || volume_new() != 0 ||
+        lfs_file_opencfg(V.lstore.lfs, &lf, "adapter.bin", LFS_O_RDWR | LFS_O_CREAT, &cfg) != 0) {
+        result(0, "littlefs adapter: cannot make the file");
+        free(a.m);
+        return;
+    }
+    upq_littlefs_init(&la, V.lstore.lfs, &lf);
+    upq_littlefs_buffers(&la, cap ? rbuf : NULL, cap, cap ? wbuf : NULL, cap);
+    upq_littlefs_sink(&la, &s);
+    for (i = 0; i < O.adapter && !a.bad; i++) {
+        uint64_t r;
+        int ok = ad_call(&a, &s, &last, &r);
+        if (!ok || upq_littlefs_size(&la) != a.size) {
+            result(0, "littlefs adapter (buffers %zu): call %llu (kind %llu): %s, size %llu, want %llu", cap,
+                   (unsigned long long)i, (unsigned long long)r, ok ? "size differs" : "failed or read other bytes",
+                   (unsigned long long)upq_littlefs_size(&la), (unsigned long long)a.size);
+            a.bad = 1;
+        }
+    }
+    if (!a.bad) {
+        unsigned long reads = la.reads, writes = la.writes;
+        uint8_t *back = malloc((size_t)a.size + 1);
+        lfs_ssize_t got = -1;
+        int same = 0;
+        if (upq_littlefs_flush(&la) == UPQ_OK && lfs_file_close(V.lstore.lfs, &lf) == 0 &&
+            lfs_file_opencfg(V.lstore.lfs, &lf, "adapter.bin", LFS_O_RDONLY, &cfg) == 0) {
+            got = back ? lfs_file_read(V.lstore.lfs, &lf, back, (lfs_size_t)a.size) : -1;
+            same = got >= 0 && (uint64_t)got == a.size && lfs_file_size(V.lstore.lfs, &lf) == (lfs_soff_t)a.size &&
+                   memcmp(back, a.m, (size_t)a.size) == 0;
+            lfs_file_close(V.lstore.lfs, &lf);
+        }
+        result(same, "littlefs adapter (buffers %zu): %llu random calls, each read and the size as the model says; "
+               "the file after lfs_file_close holds the model's %llu bytes (%lu lfs_file_read, %lu lfs_file_write)",
+               cap, (unsigned long long)O.adapter, (unsigned long long)a.size, reads, writes);
+        free(back);
+    }
+    free(a.m);
+}
+
 /* ---- main ------------------------------------------------------------------------------- */
 
 static int usage(void)
@@ -878,7 +971,7 @@ static int usage(void)
     fputs("usage: test_storage --fs fatfs|littlefs [--rows N] [--cuts N] [--seed S] [--jobs J]\n"
           "                    [--resume-rows N] [--row-group-rows N] [--samples DIR] [--reused]\n"
           "                    [--keep-gaps]\n"
-          "       test_storage --fs fatfs --adapter N [--seed S]\n",
+          "       test_storage --fs fatfs|littlefs --adapter N [--seed S]\n",
           stderr);
     return 2;
 }
@@ -924,7 +1017,7 @@ static int parse(int argc, char **argv)
     if (O.jobs == 0)
         O.jobs = 1;
     return O.fs != 0 && O.rows > 0 && O.rg_rows > 0 &&
-           ((!O.reused && !O.keep_gaps && !O.adapter) || O.fs == FS_FATFS);
+           ((!O.reused && !O.keep_gaps) || O.fs == FS_FATFS);
 }
 
 /* The volume as the cut run starts: new, and for --reused holding an old
@@ -960,6 +1053,15 @@ static void run(uint64_t old_seed, const char *what)
     vfile_close(&v);
     result(1, "%s%s: uncut run of %llu rows read back; %llu device writes%s", fs_name(), what,
            (unsigned long long)O.rows, (unsigned long long)C.ops, O.fs == FS_LITTLEFS ? " and erases" : "");
+    if (O.fs == FS_LITTLEFS && O.rows > O.rg_rows) {
+        /* the first row group's copy into place went over several calls of
+         * the sink's seal (UPQ_AGAIN), each of them a device write or more */
+        unsigned long steps = V.lstore.ap.seal_steps, seals = V.lstore.ap.seals;
+        result(C.seal_lo && C.seal_hi > C.seal_lo && steps > seals,
+               "%s: the first row group's copy from the journal said UPQ_AGAIN (device writes %llu..%llu; "
+               "%lu seal calls for %lu seals)", fs_name(), (unsigned long long)C.seal_lo,
+               (unsigned long long)C.seal_hi, steps, seals);
+    }
     if (!O.reused) {
         char name[64];
         snprintf(name, sizeof name, "%s-closed", fs_name());
@@ -999,7 +1101,11 @@ int main(int argc, char **argv)
     read_arena = malloc(READ_ARENA);
     file_id = O.seed ^ UINT64_C(0x5EED5EED5EED5EED);
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-    if (O.adapter) {
+    if (O.adapter && O.fs == FS_LITTLEFS) {
+        adapter_test_lfs(0);
+        adapter_test_lfs(64);
+        adapter_test_lfs(1024);
+    } else if (O.adapter) {
         adapter_test(0);
         adapter_test(1);
     } else if (!O.reused) {

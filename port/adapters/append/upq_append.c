@@ -152,7 +152,6 @@ static upq_status journal_reset(upq_append *a, uint64_t base)
     a->jsize = 0;
     a->jbytes = 0;
     a->nruns = 0;
-    a->last_ok = 0;
     st = frame_put(a, FRAME_HEAD, base, 0, 0, 0, 0);
     if (st != UPQ_OK)
         return st;
@@ -182,36 +181,12 @@ static upq_status frame_at(upq_append *a, uint64_t pos, frame *f)
     return UPQ_OK;
 }
 
-/* The frame that begins at voff (one at most: the journal holds no byte
- * twice), looked for from the journal offset `from` on, where a run's next
- * piece usually is, then from the journal's start: 1 found, 0 not. */
-static upq_status find_frame(upq_append *a, uint64_t from, uint64_t voff, frame *f, int *found)
-{
-    uint64_t pos = from, stop = a->jsize;
-    int pass;
-    *found = 0;
-    for (pass = 0; pass < 2; pass++) {
-        while (pos < stop) {
-            upq_status st = frame_at(a, pos, f);
-            if (st != UPQ_OK)
-                return st;
-            if (f->type == FRAME_DATA && f->voff == voff && f->len) {
-                *found = 1;
-                return UPQ_OK;
-            }
-            pos += UPQ_APPEND_FRAME + (uint64_t)f->len;
-        }
-        pos = UPQ_APPEND_FRAME;
-        stop = from;
-    }
-    return UPQ_OK;
-}
-
 /* ---- runs ------------------------------------------------------------------------- */
 
-/* [o, e) joins the runs: 1, or 0 when it overlaps one (or no run is left
- * for it), and the journal must be sealed first */
-static int run_add(upq_append *a, uint64_t o, uint64_t e)
+/* [o, e) joins the runs, its frame at journal offset `pos` or later: 1,
+ * or 0 when it overlaps one (or no run is left for it), and the journal
+ * must be sealed first */
+static int run_add(upq_append *a, uint64_t o, uint64_t e, uint64_t pos)
 {
     uint32_t i, ext = a->nruns, next = a->nruns;
     for (i = 0; i < a->nruns; i++) {
@@ -226,6 +201,8 @@ static int run_add(upq_append *a, uint64_t o, uint64_t e)
     if (ext < a->nruns && next < a->nruns) {
         /* it joins two runs */
         a->runs[ext].end = a->runs[next].end;
+        if (a->runs[next].first < a->runs[ext].first)
+            a->runs[ext].first = a->runs[next].first;
         a->runs[next] = a->runs[--a->nruns];
         return 1;
     }
@@ -241,8 +218,44 @@ static int run_add(upq_append *a, uint64_t o, uint64_t e)
         return 0;
     a->runs[a->nruns].start = o;
     a->runs[a->nruns].end = e;
+    a->runs[a->nruns].first = pos;
+    a->runs[a->nruns].cur.len = 0;
     a->nruns++;
     return 1;
+}
+
+/* The frame of run r holding voff (exactly one: the journal holds no byte
+ * twice): the run's last one found, or the first holding it from there on
+ * (the next read, or the next frame to seal, usually follows it), or from
+ * the run's first frame on. */
+static upq_status run_frame(upq_append *a, upq_append_run *r, uint64_t voff, frame *f)
+{
+    frame *c = &r->cur;
+    uint64_t pos = r->first, from;
+    int pass;
+    if (c->len && c->voff <= voff) {
+        if (voff < c->voff + c->len) {
+            *f = *c;
+            return UPQ_OK;
+        }
+        pos = c->pos + UPQ_APPEND_FRAME + c->len;
+    }
+    from = pos;
+    for (pass = 0; pass < 2; pass++) {
+        for (; pos < a->jsize; pos += UPQ_APPEND_FRAME + (uint64_t)f->len) {
+            upq_status st = frame_at(a, pos, f);
+            if (st != UPQ_OK)
+                return st;
+            if (f->type == FRAME_DATA && f->voff <= voff && voff < f->voff + f->len) {
+                *c = *f;
+                return UPQ_OK;
+            }
+        }
+        if (from == r->first)
+            break;
+        pos = r->first;
+    }
+    return fail(a, UPQ_ERR_CORRUPT, "a journal frame is missing");
 }
 
 static void runs_sort(upq_append *a)
@@ -256,52 +269,75 @@ static void runs_sort(upq_append *a)
     }
 }
 
-/* n zero bytes at the data file's end (a gap the writer left) */
-static upq_status put_zeros(upq_append *a, uint64_t n)
+/* Up to `budget` bytes of the seal's copy: zeros up to the next run, the
+ * frame being copied, then the next frame of the run (in offset order).
+ * Moves a->sat (the data file's end as the copy goes) and the budget. */
+static upq_status seal_copy(upq_append *a, uint64_t *budget)
 {
-    size_t i;
-    for (i = 0; i < a->cap; i++)
-        a->buf[i] = 0;
-    while (n) {
-        size_t k = n < a->cap ? (size_t)n : a->cap;
-        upq_status st = put_all(a, &a->data, a->buf, k);
-        if (st != UPQ_OK)
-            return st;
-        n -= k;
-    }
-    return UPQ_OK;
-}
-
-/* frame f's data appended to the data file */
-static upq_status copy_frame(upq_append *a, const frame *f)
-{
-    uint64_t pos = f->pos + UPQ_APPEND_FRAME, left = f->len;
-    while (left) {
-        size_t k = left < a->cap ? (size_t)left : a->cap;
-        upq_status st = get_all(a, &a->journal, pos, a->buf, k);
+    upq_append_run *r = &a->runs[a->si];
+    uint64_t stop = a->si < a->nruns ? r->start : a->vsize, k;
+    upq_status st;
+    if (a->sleft) {
+        /* the frame being copied: from the journal through the copy buffer */
+        k = a->sleft < a->cap ? a->sleft : a->cap;
+        if (k > *budget)
+            k = *budget;
+        st = get_all(a, &a->journal, a->spos, a->buf, (size_t)k);
         if (st == UPQ_OK)
-            st = put_all(a, &a->data, a->buf, k);
+            st = put_all(a, &a->data, a->buf, (size_t)k);
         if (st != UPQ_OK)
             return st;
-        pos += k;
-        left -= k;
+        a->spos += k;
+        a->sleft -= k;
+    } else if (a->sat < stop) {
+        /* a gap the writer left: zeros */
+        size_t i;
+        k = stop - a->sat < a->cap ? stop - a->sat : a->cap;
+        if (k > *budget)
+            k = *budget;
+        for (i = 0; i < (size_t)k; i++)
+            a->buf[i] = 0;
+        st = put_all(a, &a->data, a->buf, (size_t)k);
+        if (st != UPQ_OK)
+            return st;
+        a->sat += k;
+    } else if (a->si < a->nruns && a->sat < r->end) {
+        frame f;
+        st = run_frame(a, r, a->sat, &f);
+        if (st == UPQ_OK && (f.voff != a->sat || f.voff + f.len > r->end))
+            st = fail(a, UPQ_ERR_CORRUPT, "a journal frame is missing");
+        if (st != UPQ_OK)
+            return st;
+        a->spos = f.pos + UPQ_APPEND_FRAME;
+        a->sleft = f.len;
+        a->sat += f.len;
+        a->scopied += f.len;
+        return UPQ_OK;
+    } else {
+        a->si++;
+        return UPQ_OK;
     }
+    a->dsize += k;
+    *budget -= k;
     return UPQ_OK;
 }
 
-/* Everything the journal holds goes to the data file, in offset order (gaps
- * as zeros); the data file syncs; the journal starts over after it. A cut
- * anywhere in here leaves the journal as it was, and the copy is made again
- * from the sealed end. */
-static upq_status seal_all(upq_append *a)
+/* The seal's start: what is gathered goes to the journal, which syncs; a
+ * copy cut short before goes; the runs in offset order. 1 in *more when
+ * there is something to copy. */
+static upq_status seal_begin(upq_append *a, int *more)
 {
-    uint64_t at, from = UPQ_APPEND_FRAME, copied = 0;
-    uint32_t i;
     upq_status st = gather_flush(a);
+    *more = 0;
     if (st != UPQ_OK)
         return st;
-    if (a->vsize <= a->base && !a->jbytes)
-        return a->ddirty ? sync_file(a, &a->data) : UPQ_OK;
+    if (a->vsize <= a->base && !a->jbytes) {
+        if (a->ddirty) {
+            st = sync_file(a, &a->data);
+            a->ddirty = 0;
+        }
+        return st;
+    }
     if (a->jdirty) {
         st = sync_file(a, &a->journal);
         if (st != UPQ_OK)
@@ -316,41 +352,56 @@ static upq_status seal_all(upq_append *a)
         a->dsize = a->base;
     }
     runs_sort(a);
-    at = a->base;
-    for (i = 0; i < a->nruns; i++) {
-        const upq_append_run *r = &a->runs[i];
-        st = put_zeros(a, r->start - at);
-        if (st != UPQ_OK)
+    a->si = 0;
+    a->sat = a->base;
+    a->sleft = 0;
+    a->scopied = 0;
+    a->ddirty = 1;
+    *more = 1;
+    return UPQ_OK;
+}
+
+/* Everything the journal holds goes to the data file, in offset order (gaps
+ * as zeros), `budget` bytes of it a call (UPQ_AGAIN until it is all
+ * there); the data file syncs; the journal starts over after it. A cut
+ * anywhere in here leaves the journal as it was, and the copy is made again
+ * from the sealed end. */
+static upq_status seal_step(upq_append *a, uint64_t budget)
+{
+    upq_status st = UPQ_OK;
+    if (!a->sealing) {
+        int more;
+        st = seal_begin(a, &more);
+        if (st != UPQ_OK || !more)
             return st;
-        at = r->start;
-        while (at < r->end) {
-            frame f;
-            int found;
-            st = find_frame(a, from, at, &f, &found);
-            if (st == UPQ_OK && (!found || f.voff + f.len > r->end))
-                st = fail(a, UPQ_ERR_CORRUPT, "a journal frame is missing");
-            if (st == UPQ_OK)
-                st = copy_frame(a, &f);
-            if (st != UPQ_OK)
-                return st;
-            at += f.len;
-            copied += f.len;
-            from = f.pos + UPQ_APPEND_FRAME + f.len;
-        }
+        a->sealing = 1;
     }
-    st = put_zeros(a, a->vsize - at);
+    while (st == UPQ_OK && budget && (a->si < a->nruns || a->sat < a->vsize || a->sleft))
+        st = seal_copy(a, &budget);
+    if (st == UPQ_OK && (a->si < a->nruns || a->sat < a->vsize || a->sleft)) {
+        a->seal_steps++;
+        return UPQ_AGAIN;
+    }
+    a->sealing = 0;
     if (st != UPQ_OK)
         return st;
-    if (copied != a->jbytes)
+    if (a->scopied != a->jbytes)
         return fail(a, UPQ_ERR_CORRUPT, "journal frames overlap");
-    a->dsize = a->vsize;
     st = sync_file(a, &a->data);
     if (st != UPQ_OK)
         return st;
     a->ddirty = 0;
     a->seals++;
+    a->seal_steps++;
     a->bytes_sealed += a->vsize - a->base;
     return journal_reset(a, a->vsize);
+}
+
+/* The whole seal in one call (a write over a journaled byte, a truncate,
+ * upq_append_seal_all). */
+static upq_status seal_all(upq_append *a)
+{
+    return seal_step(a, UINT64_MAX);
 }
 
 /* ---- the sink ---------------------------------------------------------------------- */
@@ -364,6 +415,12 @@ static upq_status ap_write_at(void *ctx, uint64_t off, const void *buf, size_t l
     *written = 0;
     if (len == 0)
         return UPQ_OK;
+    if (a->sealing) {
+        /* a seal under way is finished first */
+        st = seal_all(a);
+        if (st != UPQ_OK)
+            return st;
+    }
     if (off < a->base) {
         /* before the sealed end: in place */
         size_t w = 0;
@@ -377,7 +434,7 @@ static upq_status ap_write_at(void *ctx, uint64_t off, const void *buf, size_t l
         *written = w;
         return UPQ_OK;
     }
-    if (!run_add(a, off, off + n)) {
+    if (!run_add(a, off, off + n, a->jsize)) {
         /* over a byte the journal holds, or a run too many: seal, then
          * this write goes where it belongs (in place, or a new run) */
         a->early++;
@@ -386,7 +443,7 @@ static upq_status ap_write_at(void *ctx, uint64_t off, const void *buf, size_t l
             return st;
         if (off < a->base)
             return ap_write_at(ctx, off, buf, len, written);
-        if (!run_add(a, off, off + n))
+        if (!run_add(a, off, off + n, a->jsize))
             return fail(a, UPQ_ERR_IO, "no run left");
     }
     if (a->glen && off == a->gvoff + a->glen) {
@@ -429,40 +486,6 @@ static upq_status ap_write(void *ctx, const void *buf, size_t len, size_t *writt
     return ap_write_at(ctx, a->vsize, buf, len, written);
 }
 
-/* The frame holding voff, which a run holds (exactly one: the journal holds
- * no byte twice): the last one read, the one after it in its run (found
- * from where the last one ended: the next read usually continues), or any */
-static upq_status frame_holding(upq_append *a, uint64_t voff, frame *f)
-{
-    frame *c = &a->last;
-    uint64_t pos;
-    int found;
-    upq_status st;
-    if (a->last_ok && c->voff <= voff && voff < c->voff + c->len) {
-        *f = *c;
-        return UPQ_OK;
-    }
-    if (a->last_ok && voff == c->voff + c->len) {
-        st = find_frame(a, c->pos + UPQ_APPEND_FRAME + c->len, voff, f, &found);
-        if (st != UPQ_OK)
-            return st;
-        if (found)
-            goto hit;
-    }
-    for (pos = UPQ_APPEND_FRAME; pos < a->jsize; pos += UPQ_APPEND_FRAME + (uint64_t)f->len) {
-        st = frame_at(a, pos, f);
-        if (st != UPQ_OK)
-            return st;
-        if (f->type == FRAME_DATA && f->voff <= voff && voff < f->voff + f->len)
-            goto hit;
-    }
-    return fail(a, UPQ_ERR_CORRUPT, "a journal frame is missing");
-hit:
-    a->last = *f;
-    a->last_ok = 1;
-    return UPQ_OK;
-}
-
 /* [off, off + n) at or after the sealed end: each run's bytes from its
  * frames, zeros between runs */
 static upq_status read_frames(upq_append *a, uint64_t off, uint8_t *out, size_t n)
@@ -483,7 +506,7 @@ static upq_status read_frames(upq_append *a, uint64_t off, uint8_t *out, size_t 
         }
         if (in) {
             frame f;
-            upq_status st = frame_holding(a, at, &f);
+            upq_status st = run_frame(a, &a->runs[i], at, &f);
             if (st != UPQ_OK)
                 return st;
             stop = f.voff + f.len < end ? f.voff + f.len : end;
@@ -535,7 +558,8 @@ static upq_status ap_sync(void *ctx)
         st = sync_file(a, &a->journal);
         a->jdirty = 0;
     }
-    if (st == UPQ_OK && a->ddirty) {
+    if (st == UPQ_OK && a->ddirty && !a->sealing) {
+        /* (a seal under way syncs the data file when its copy is done) */
         st = sync_file(a, &a->data);
         a->ddirty = 0;
     }
@@ -545,7 +569,9 @@ static upq_status ap_sync(void *ctx)
 static upq_status ap_truncate(void *ctx, uint64_t size)
 {
     upq_append *a = (upq_append *)ctx;
-    upq_status st = gather_flush(a);
+    upq_status st = a->sealing ? seal_all(a) : UPQ_OK;
+    if (st == UPQ_OK)
+        st = gather_flush(a);
     if (st != UPQ_OK)
         return st;
     if (size >= a->vsize) {
@@ -574,9 +600,9 @@ static upq_status ap_truncate(void *ctx, uint64_t size)
 static upq_status ap_seal(void *ctx, uint64_t off)
 {
     upq_append *a = (upq_append *)ctx;
-    if (off <= a->base && !a->glen && !a->jbytes)
+    if (!a->sealing && off <= a->base && !a->glen && !a->jbytes)
         return UPQ_OK;
-    return seal_all(a);
+    return seal_step(a, UPQ_APPEND_SEAL_STEP);
 }
 
 upq_status upq_append_seal_all(upq_append *a)
@@ -660,7 +686,7 @@ static upq_status journal_scan(upq_append *a)
         st = frame_check(a, pos, &f, &ok);
         if (st != UPQ_OK)
             return st;
-        if (!ok || f.type != FRAME_DATA || f.voff < a->base || !run_add(a, f.voff, f.voff + f.len))
+        if (!ok || f.type != FRAME_DATA || f.voff < a->base || !run_add(a, f.voff, f.voff + f.len, pos))
             break;
         a->jbytes += f.len;
         if (f.voff + f.len > a->vsize)
@@ -692,9 +718,9 @@ upq_status upq_append_open(upq_append *a, const upq_sink *data, const upq_sink *
     a->gvoff = 0;
     a->glen = 0;
     a->what = 0;
-    a->frames = a->seals = a->inplace = a->early = 0;
+    a->frames = a->seals = a->inplace = a->early = a->seal_steps = 0;
+    a->sealing = 0;
     a->nruns = 0;
-    a->last_ok = 0;
     a->bytes_sealed = 0;
     if (!buf || cap < 64)
         return fail(a, UPQ_ERR_INVAL, "the copy buffer is under 64 bytes");

@@ -27,8 +27,10 @@
  * it.
  *
  * The two files' sinks need write (append at the end), read_at, sync and
- * truncate, and the data file's write_at; none may say UPQ_AGAIN, and the
- * callbacks here never do. The seal copies a whole row group in one call.
+ * truncate, and the data file's write_at; none may say UPQ_AGAIN. The
+ * sink's seal copies UPQ_APPEND_SEAL_STEP bytes a call and says UPQ_AGAIN
+ * until the row group is in place (the writer calls it again); the other
+ * callbacks never say UPQ_AGAIN, and finish a seal under way first.
  * Freestanding: no libc, no allocation (the caller gives the state and a
  * copy buffer).
  */
@@ -58,6 +60,13 @@ extern "C" {
 #define UPQ_APPEND_RUNS 48u
 #endif
 
+/* The most the sink's seal copies a call (journal bytes to the data file,
+ * or zeros for a gap): it says UPQ_AGAIN until the row group is in place.
+ * A look-up of a run's next frame may read frame headers beyond it. */
+#ifndef UPQ_APPEND_SEAL_STEP
+#define UPQ_APPEND_SEAL_STEP ((uint64_t)16 << 10)
+#endif
+
 /* A frame as read back: where its header is, where its data goes. */
 typedef struct upq_append_frame {
     uint64_t pos, voff;
@@ -65,8 +74,15 @@ typedef struct upq_append_frame {
     int type;
 } upq_append_frame;
 
+/* A run of contiguous bytes in the journal: [start, end) of the file, in
+ * frames at journal offsets from `first` on; `cur` the frame last found in
+ * it (len 0: none), where the next look-up starts: reads and the seal go
+ * through a run in order, its frames in journal order between other runs'
+ * frames. */
 typedef struct upq_append_run {
     uint64_t start, end;
+    uint64_t first;
+    upq_append_frame cur;
 } upq_append_run;
 
 typedef struct upq_append {
@@ -77,6 +93,11 @@ typedef struct upq_append {
     uint64_t jsize;          /* the journal's size */
     uint64_t jbytes;         /* data bytes in the journal's frames */
     uint8_t ddirty, jdirty;  /* written since their last sync */
+    uint8_t sealing;         /* a seal under way (the sink's seal said UPQ_AGAIN): */
+    uint32_t si;             /* ... the run it copies, */
+    uint64_t sat;            /* ... the data file's end as it goes, */
+    uint64_t spos, sleft;    /* ... the frame being copied: where, what is left, */
+    uint64_t scopied;        /* ... the journal's bytes copied */
     uint8_t *buf;            /* the copy buffer */
     size_t cap;
     uint64_t gvoff;          /* gathered small writes: where they go... */
@@ -84,11 +105,10 @@ typedef struct upq_append {
     uint8_t gather[UPQ_APPEND_GATHER];
     upq_append_run runs[UPQ_APPEND_RUNS]; /* what the journal holds, run by run */
     uint32_t nruns;
-    upq_append_frame last;   /* the frame the last read came from... */
-    uint8_t last_ok;         /* ... when it is still in the journal */
     const char *what;        /* what failed (NULL: nothing) */
     /* what went through, for figures and tests */
     unsigned long frames, seals, inplace, early; /* early: seals for an overlap or runs */
+    unsigned long seal_steps; /* calls of the sink's seal that copied (UPQ_AGAIN or done) */
     uint64_t bytes_sealed;
 } upq_append;
 

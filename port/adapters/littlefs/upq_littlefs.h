@@ -46,14 +46,41 @@ typedef struct upq_littlefs {
     lfs_t *lfs;
     lfs_file_t *file;
     int err;                 /* the last littlefs error (0: none) */
-    /* what went through: calls and bytes, for figures and tests */
+    uint8_t *rbuf, *wbuf;    /* upq_littlefs_buffers: the read-ahead... */
+    size_t rcap, wcap;
+    uint64_t roff;           /* ... holds [roff, roff + rlen) of the file */
+    size_t rlen, wlen;       /* wbuf: the file's last wlen bytes, not yet given to littlefs */
+    /* what went through to littlefs: lfs_file_read and lfs_file_write
+     * calls, syncs, truncates and bytes, for figures and tests */
     unsigned long reads, writes, syncs, truncates;
     uint64_t bytes_read, bytes_written;
 } upq_littlefs;
 
 /* Takes a mounted `lfs` and an open `file` (both must stay valid while the
- * adapter is used); counters start at 0. */
+ * adapter is used); counters start at 0; no buffers. */
 void upq_littlefs_init(upq_littlefs *f, lfs_t *lfs, lfs_file_t *file);
+
+/* Optional buffers in caller memory (after init, before any call; NULL or 0
+ * for none), each a multiple of cache_size at best:
+ *   rbuf: read-ahead. A read smaller than rcap reads rcap bytes from littlefs
+ *     and the next reads inside them cost no littlefs call (recovery, close
+ *     and the reader read a page header or a record at a time).
+ *   wbuf: writes at the file's end are held back until wcap bytes are
+ *     gathered, a sync, a truncate, a write elsewhere or upq_littlefs_flush:
+ *     littlefs is given the file's growth in large writes. This also matters
+ *     for cost: littlefs flushes its file cache before a read of a file it
+ *     is writing, and its next write at the end then copies the file's last,
+ *     partly written block anew; held back, reads and appends alternate
+ *     without it. Bytes held back are lost in a power cut, as littlefs's own
+ *     unsynced writes are: durability is still at sync.
+ * The sensor logger's store gives 1 KiB of each per file (4 KiB in all,
+ * beside littlefs's own: its read and program caches and lookahead, and
+ * each open file's cache_size buffer). */
+void upq_littlefs_buffers(upq_littlefs *f, void *rbuf, size_t rcap, void *wbuf, size_t wcap);
+
+/* What wbuf holds goes to littlefs: call before lfs_file_close (a sync
+ * does it too). */
+upq_status upq_littlefs_flush(upq_littlefs *f);
 
 /* Fills *sink with write (at the end), write_at (lfs_file_seek +
  * lfs_file_write), read_at (lfs_file_seek + lfs_file_read), sync
@@ -74,7 +101,8 @@ void upq_littlefs_io(upq_littlefs *f, upq_io *io);
 upq_status upq_littlefs_append(upq_append *a, upq_littlefs *data, upq_littlefs *journal, int create, void *buf,
                                size_t cap, upq_sink *sink, uint64_t *size);
 
-/* The file's size (lfs_file_size), 0 after an error (kept in err). */
+/* The file's size (lfs_file_size and what wbuf holds), 0 after an error
+ * (kept in err). */
 uint64_t upq_littlefs_size(upq_littlefs *f);
 
 /* The upq_read_at_fn; `ctx` is a upq_littlefs. 0 bytes at or past the end. */
