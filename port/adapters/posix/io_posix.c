@@ -96,33 +96,41 @@ upq_status upq_posix_lend(void *ctx, uint64_t off, size_t len, const void **p, s
     return UPQ_OK;
 }
 
-upq_status upq_posix_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+/* pread of [off, off + len) of a file of SIZE bytes, clamped to its end;
+ * *got 0 at or past it. SIZE came from a non-negative off_t, so any offset
+ * below it fits one. */
+static upq_status read_clamped(int fd, uint64_t size, uint64_t off, void *buf, size_t len, size_t *got)
 {
-    upq_posix_file *f = (upq_posix_file *)ctx;
     ssize_t n;
-
     *got = 0;
-    f->calls++;
-    if (f->again_alternate && (f->calls & 1u))
-        return UPQ_AGAIN;
-    if (f->fd < 0)
+    if (fd < 0)
         return UPQ_ERR_IO;
-    if (off >= f->size || len == 0)
+    if (off >= size || len == 0)
         return UPQ_OK;
-    if (len > f->size - off)
-        len = (size_t)(f->size - off);
-    if (f->max_read && len > f->max_read)
-        len = f->max_read;
+    if (len > size - off)
+        len = (size_t)(size - off);
     if (len > (size_t)SSIZE_MAX)
         len = (size_t)SSIZE_MAX;
-    /* off < size, and size came from a non-negative off_t, so it fits */
     do {
-        n = pread(f->fd, buf, len, (off_t)off);
+        n = pread(fd, buf, len, (off_t)off);
     } while (n < 0 && errno == EINTR);
     if (n < 0)
         return UPQ_ERR_IO;
     *got = (size_t)n;
     return UPQ_OK;
+}
+
+upq_status upq_posix_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    upq_posix_file *f = (upq_posix_file *)ctx;
+
+    *got = 0;
+    f->calls++;
+    if (f->again_alternate && (f->calls & 1u))
+        return UPQ_AGAIN;
+    if (f->max_read && len > f->max_read)
+        len = f->max_read;
+    return read_clamped(f->fd, f->size, off, buf, len, got);
 }
 
 void upq_posix_close(upq_posix_file *f)
@@ -201,24 +209,9 @@ static upq_status sink_write(void *ctx, const void *buf, size_t len, size_t *wri
 static upq_status sink_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
 {
     upq_posix_sink *s = (upq_posix_sink *)ctx;
-    ssize_t n;
-    *got = 0;
-    if (s->fd < 0)
-        return UPQ_ERR_IO;
-    if (off >= s->size || len == 0)
-        return UPQ_OK;
-    if (len > s->size - off)
-        len = (size_t)(s->size - off);
-    if (len > (size_t)SSIZE_MAX)
-        len = (size_t)SSIZE_MAX;
-    do {
-        n = pread(s->fd, buf, len, (off_t)off);
-    } while (n < 0 && errno == EINTR);
-    if (n < 0)
-        return UPQ_ERR_IO;
-    *got = (size_t)n;
-    s->bytes_read += (uint64_t)n;
-    return UPQ_OK;
+    upq_status st = read_clamped(s->fd, s->size, off, buf, len, got);
+    s->bytes_read += (uint64_t)*got;
+    return st;
 }
 
 static upq_status sink_sync(void *ctx)
