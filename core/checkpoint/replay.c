@@ -710,7 +710,7 @@ static upq_status st_end_walk(upq_writer *w)
     /* what is written next (dictionary pages, records, page indexes,
      * footer) has a session of its own, whose nonces differ from every
      * earlier session's */
-    jr->session = (uint16_t)(f->session + 1u);
+    w->session = (uint16_t)(f->session + 1u);
     if (f->session == UINT16_MAX && !f->dry && (f->resume || f->in_rg || !f->closed))
         return upq_w_fail(w, UPQ_ERR_LIMIT, -1, "the file was resumed 65535 times: start a new one");
     f->cand = 0;
@@ -877,7 +877,7 @@ static upq_status st_rgend(upq_writer *w)
         }
     }
     jr->seq = f->seq;
-    jr->session = (uint16_t)(f->session + 1u);
+    w->session = (uint16_t)(f->session + 1u);
     upq_wj_rec_begin(w, UPQ_J_RG_END, 0, &upq_journal_descs[UPQ_JDESC_CKPT], ck, f->cand_next);
     f->seq++;
     f->rstage = RP_RGEND_SYNC;
@@ -982,7 +982,7 @@ static upq_status st_resume(upq_writer *w)
         jr->open = 0;
     }
     jr->seq = f->seq;
-    jr->session = (uint16_t)(f->session + 1u);
+    w->session = (uint16_t)(f->session + 1u);
     upq_memset(&jr->rsm, 0, sizeof jr->rsm);
     jr->rsm.isset = 1u << UPQ_JRESUME_ROWS;
     jr->rsm.rows = (int64_t)(w->rows_done + w->rs);
@@ -1015,7 +1015,7 @@ static upq_status st_done(upq_writer *w)
     upq_wjournal *jr = w->jr;
     if (jr->rec.stage == 0 && !f->resume) {
         jr->seq = f->seq;
-        jr->session = (uint16_t)(f->session + 1u);
+        w->session = (uint16_t)(f->session + 1u);
     }
     return UPQ_DONE;
 }
@@ -1079,7 +1079,6 @@ void upq_wr_start(upq_writer *w, uint64_t first_j, uint64_t file_id, uint16_t se
     f->in_rg = f->closed = f->bad_pages = 0;
     w->rows_done = 0;
     w->num_rg = 0;
-    upq_wj_start(w, UPQ_WJ_REPLAY);
 }
 
 upq_status upq_wr_adopt_file(upq_writer *w, const upq_jfile *fj)

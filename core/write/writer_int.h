@@ -31,9 +31,6 @@ enum { UPQ_WM_NONE = 0, UPQ_WM_ROWS = 1, UPQ_WM_COLUMNS = 2 };
  * re-indexes the rows carried over into the next row group. */
 void upq_w_rg_reset(upq_writer *w);
 
-/* Clears every column's chunk state (pages, counts, dictionary). */
-void upq_w_chunks_clear(upq_writer *w);
-
 /* Recomputes the rows every column has and commits them. */
 void upq_w_advance(upq_writer *w);
 
@@ -110,7 +107,6 @@ typedef struct upq_wjournal {
                                 (their hash in nonce until it is drawn)... */
     uint8_t probe_ext;       /* ... and the file extended once to show them */
     uint32_t seq;            /* the next record's sequence number */
-    uint16_t session;
     uint8_t file_done;       /* the FILE record is written */
     uint8_t open;            /* a row group's regions are planned */
     uint8_t rgstart_due;     /* its RG_START is still to be written */
@@ -129,6 +125,7 @@ typedef struct upq_wjournal {
     uint64_t rg_meta;        /* bound of a RowGroup in the footer, with its index framing */
     uint8_t mshift;          /* regions' margin: 1 / 2^mshift of the estimate */
     uint8_t region_full;     /* a region of the open row group ended it early */
+    uint8_t rg_ended;        /* the job that ended has ended a row group */
     uint32_t nlev, nrep;     /* level histogram entries of all columns, repeated columns (the
                                 finisher's scratch) */
     uint64_t rg_limit;       /* rows the open (or next) row group may take */
@@ -172,18 +169,22 @@ uint64_t upq_wj_next_ckpt(const upq_writer *w, uint64_t rows);
 uint64_t upq_wj_next_limit(const upq_writer *w);
 /* Row bookkeeping after rows were committed (checkpoint due?). */
 void upq_wj_advanced(upq_writer *w);
-/* After a row group: measured rates, the next row group's limits. */
+/* After a row group: measured rates, the next row group's margins
+ * (rg_ended set: the driver then moves the staging on and sets the next
+ * row group's rows limit). */
 void upq_wj_rg_done(upq_writer *w);
 
 /* Bytes a dictionary page of c can take in checkpoint mode (its budget's
  * page); a row group planned for fewer rows may have a smaller slot. */
 uint32_t upq_wj_dict_slot(const upq_writer *w, const upq_wcol *c);
+/* ... and when its entries take `plain` bytes (at most its budget). */
+uint32_t upq_wj_dict_slot_n(const upq_writer *w, const upq_wcol *c, size_t plain);
 
 /* Syncs the sink when it can: UPQ_OK (also without a sync callback),
  * UPQ_AGAIN, or the writer's failure (writer_out.c). */
 upq_status upq_w_sync(upq_writer *w);
 
-/* Records (writer_journal.c), used by the finisher and recovery too. */
+/* Records (record.c): written by the region layout, the finisher and replay. */
 void upq_wj_rec_begin(upq_writer *w, uint8_t type, uint8_t flags, const upq_tstruct *desc,
                       const void *obj, uint64_t pos);
 /* The record's next piece (UPQ_OK) or UPQ_DONE. */
@@ -354,20 +355,10 @@ upq_status upq_wf_next(upq_writer *w);
 /* The CLOSE job: its record, then sync. */
 upq_status upq_wf_close_next(upq_writer *w);
 
-/* The finisher's part of the footer: the next piece of the row groups
- * (UPQ_OK), UPQ_DONE after the last, UPQ_AGAIN, or an error. */
-upq_status upq_wf_footer_rgs(upq_writer *w);
-void upq_wf_footer_rgs_start(upq_writer *w);
+/* The finisher's part of the footer, the footer generator's row groups
+ * (an upq_w_rgs_fn): start, then the next piece (UPQ_OK), UPQ_DONE after
+ * the last, UPQ_AGAIN, or an error. */
+upq_status upq_wf_footer_rgs(upq_writer *w, int start);
 
-/* writer_out.c, for checkpoint mode: the footer's RowGroup generator over
- * w->cols (start, then pieces into out: UPQ_OK when complete, UPQ_AGAIN
- * when out is full); the bloom filter header model of c; the footer
- * generator (tmpl: the FILE record's FileMetaData, no row groups), whose
- * pieces go to the file from w->file_pos on (UPQ_OK: a piece; UPQ_DONE). */
-upq_status upq_w_rg_gen(upq_writer *w, uint8_t *out, size_t cap, size_t *produced);
-void upq_w_rg_gen_start(upq_writer *w);
-void upq_w_build_bf(upq_writer *w, const upq_wcol *c);
-void upq_w_footer_begin(upq_writer *w, int tmpl);
-upq_status upq_w_footer_piece(upq_writer *w);
 
 #endif

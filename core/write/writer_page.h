@@ -73,4 +73,12 @@ void upq_w_bloom_take(upq_wcol *c, uint32_t nv);
  * Returns UPQ_OK, or a final error. */
 upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len);
 
+/* A column's chunk state the pages add up (counts, statistics, histograms,
+ * bloom bits, dictionary entries) cleared for a new chunk; every column's,
+ * with the geospatial statistics and the staged values' dictionary indices
+ * (upq_w_chunks_clear). upq_w_geo_clear: the geospatial statistics alone. */
+void upq_w_chunk_clear(upq_wcol *c);
+void upq_w_chunks_clear(upq_writer *w);
+void upq_w_geo_clear(upq_writer *w);
+
 #endif
