@@ -6,7 +6,7 @@
  * the finisher, replay): a column's counts, a region's running CRC, the
  * room of a dictionary page. Nothing here decides when a record is due.
  */
-#include "write/writer_int.h"
+#include "checkpoint.h"
 
 #if UPQ_WITH_WRITER
 

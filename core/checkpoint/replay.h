@@ -8,7 +8,7 @@
 #ifndef UPQ_REPLAY_H
 #define UPQ_REPLAY_H
 
-#include "write/writer_int.h"
+#include "checkpoint.h"
 
 /* Sets the replay job up on w: the file's first row group's journal area at
  * first_j, its file id, the highest session seen in FILE, resume or

@@ -19,7 +19,7 @@
  *   [room for the CLOSE record][per row group: ColumnIndexes, OffsetIndexes]
  *   [footer]
  */
-#include "write/writer_int.h"
+#include "checkpoint.h"
 #include "crypto/crypto_int.h"
 
 #if UPQ_WITH_WRITER

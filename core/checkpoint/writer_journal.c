@@ -20,7 +20,7 @@
  * again and nothing is read back. The footer is written once, at close
  * (writer_finish.c), or by recovery (recover.c).
  */
-#include "write/writer_int.h"
+#include "checkpoint.h"
 
 #if UPQ_WITH_WRITER
 

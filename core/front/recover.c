@@ -12,7 +12,8 @@
  * anything but an I/O error leaves the file as it was.
  */
 #include "uparquet/recover.h"
-#include "replay.h"
+#include "checkpoint/replay.h"
+#include "front.h"
 #include "crypto/crypto_int.h"
 #include "upq_aes.h"
 

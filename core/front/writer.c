@@ -18,8 +18,8 @@
  * the chunk uses the column's other encoding. Indices are looked up again
  * when a page is encoded, so the staging holds only values.
  */
-#include "writer_int.h"
-#include "geo.h"
+#include "front.h"
+#include "write/geo.h"
 
 #if UPQ_WITH_WRITER
 

@@ -8,7 +8,8 @@
  * row group up again. Nothing is written before the replay has read and
  * checked everything it keeps.
  */
-#include "replay.h"
+#include "checkpoint/replay.h"
+#include "front.h"
 #include "crypto/crypto_int.h"
 
 #if UPQ_WITH_WRITER
