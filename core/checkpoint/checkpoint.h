@@ -51,7 +51,7 @@ typedef struct upq_wrec {
     uint64_t pos;            /* file offset of the next byte */
     uint32_t len;            /* whole record */
     uint32_t crc;
-    uint8_t stage, type, flags;
+    uint8_t stage, type;
     uint8_t hdr[UPQ_J_HDR];
 } upq_wrec;
 
@@ -157,8 +157,10 @@ uint32_t upq_wj_dict_slot_n(const upq_writer *w, const upq_wcol *c, size_t plain
 upq_status upq_w_sync(upq_writer *w);
 
 /* Records (record.c): written by the region layout, the finisher and replay. */
-void upq_wj_rec_begin(upq_writer *w, uint8_t type, uint8_t flags, const upq_tstruct *desc,
-                      const void *obj, uint64_t pos);
+/* A record of this type and payload begins at file offset pos (then
+ * upq_wj_rec_piece until UPQ_DONE). */
+void upq_wj_rec_begin(upq_writer *w, uint8_t type, const upq_tstruct *desc, const void *obj,
+                      uint64_t pos);
 /* The record's next piece (UPQ_OK) or UPQ_DONE. */
 upq_status upq_wj_rec_piece(upq_writer *w);
 /* Bytes of a record with this payload. */

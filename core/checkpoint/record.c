@@ -31,15 +31,14 @@ upq_status upq_wj_rec_size(upq_writer *w, const upq_tstruct *desc, const void *o
     return UPQ_OK;
 }
 
-void upq_wj_rec_begin(upq_writer *w, uint8_t type, uint8_t flags, const upq_tstruct *desc,
-                      const void *obj, uint64_t pos)
+void upq_wj_rec_begin(upq_writer *w, uint8_t type, const upq_tstruct *desc, const void *obj,
+                      uint64_t pos)
 {
     upq_wrec *r = &w->jr->rec;
     r->desc = desc;
     r->obj = obj;
     r->pos = pos;
     r->type = type;
-    r->flags = flags;
     r->stage = 1;
 }
 
@@ -59,7 +58,7 @@ upq_status upq_wj_rec_piece(upq_writer *w)
             return st;
         h.len = r->len;
         h.type = r->type;
-        h.flags = (uint8_t)(r->flags | (sealed ? UPQ_J_SEALED : 0u));
+        h.flags = (uint8_t)(sealed ? UPQ_J_SEALED : 0u);
         h.session = w->session;
         h.seq = jr->seq++;
         h.file_id = jr->file_id;

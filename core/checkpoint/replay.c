@@ -878,7 +878,7 @@ static upq_status st_rgend(upq_writer *w)
     }
     jr->seq = f->seq;
     w->session = (uint16_t)(f->session + 1u);
-    upq_wj_rec_begin(w, UPQ_J_RG_END, 0, &upq_journal_descs[UPQ_JDESC_CKPT], ck, f->cand_next);
+    upq_wj_rec_begin(w, UPQ_J_RG_END, &upq_journal_descs[UPQ_JDESC_CKPT], ck, f->cand_next);
     f->seq++;
     f->rstage = RP_RGEND_SYNC;
     w->src_len = w->src_pos = 0;
@@ -986,7 +986,7 @@ static upq_status st_resume(upq_writer *w)
     upq_memset(&jr->rsm, 0, sizeof jr->rsm);
     jr->rsm.isset = 1u << UPQ_JRESUME_ROWS;
     jr->rsm.rows = (int64_t)(w->rows_done + w->rs);
-    upq_wj_rec_begin(w, UPQ_J_RESUME, 0, &upq_journal_descs[UPQ_JDESC_RESUME], &jr->rsm, at);
+    upq_wj_rec_begin(w, UPQ_J_RESUME, &upq_journal_descs[UPQ_JDESC_RESUME], &jr->rsm, at);
     st = upq_wj_rec_size(w, &upq_journal_descs[UPQ_JDESC_RESUME], &jr->rsm, &jr->rec.len);
     if (st != UPQ_OK)
         return st;

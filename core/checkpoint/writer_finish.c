@@ -1224,7 +1224,7 @@ upq_status upq_wf_next(upq_writer *w)
                 upq_w_footer_begin(w, 0);
                 f->footer_on = 1;
             }
-            st = upq_w_footer_piece(w, upq_wf_footer_rgs);
+            st = upq_w_footer_piece_rgs(w, upq_wf_footer_rgs);
             if (st == UPQ_OK)
                 return UPQ_OK;
             if (st != UPQ_DONE)
@@ -1316,7 +1316,7 @@ upq_status upq_wf_close_next(upq_writer *w)
         jr->cl.size = (int64_t)f->end;
         jr->cl.rows = (int64_t)f->rows;
         jr->cl.row_groups = (int32_t)f->nrg;
-        upq_wj_rec_begin(w, UPQ_J_CLOSE, 0, &upq_journal_descs[UPQ_JDESC_CLOSE], &jr->cl, jr->next);
+        upq_wj_rec_begin(w, UPQ_J_CLOSE, &upq_journal_descs[UPQ_JDESC_CLOSE], &jr->cl, jr->next);
         f->cstage = 1;
         w->src_len = w->src_pos = 0;
         return UPQ_OK;

@@ -235,7 +235,7 @@ static upq_status fmd_count(upq_writer *w, uint64_t *len)
     upq_status st;
     upq_w_footer_begin(w, 1);
     for (;;) {
-        st = upq_w_footer_piece(w, (upq_w_rgs_fn)0);
+        st = upq_w_footer_piece(w);
         if (st != UPQ_OK)
             break;
         n += w->src_len;
@@ -418,7 +418,7 @@ static upq_status file_piece(upq_writer *w)
 #endif
     case FS_FMD: {
         uint64_t at = w->file_pos;
-        st = upq_w_footer_piece(w, (upq_w_rgs_fn)0);
+        st = upq_w_footer_piece(w);
         if (st == UPQ_OK) {
             if (UPQ_W_ENCRYPTING(w))
                 upq_wc_stream_piece(w, (uint8_t *)(uintptr_t)w->src, w->src_len);
@@ -470,7 +470,7 @@ upq_status upq_wj_file_crc(upq_writer *w, uint32_t *settings, uint32_t *fmd)
     c = 0;
     upq_w_footer_begin(w, 1);
     for (;;) {
-        st = upq_w_footer_piece(w, (upq_w_rgs_fn)0);
+        st = upq_w_footer_piece(w);
         if (st != UPQ_OK)
             break;
         c = upq_crc32_update(c, w->src, w->src_len);
@@ -976,7 +976,7 @@ static upq_status journal_record(upq_writer *w, uint8_t type, const upq_tstruct 
     if (jr->jpos + len > end || (type != UPQ_J_RG_END && end - jr->jpos - len < jr->reserve))
         return type == UPQ_J_RG_END ? upq_w_fail(w, UPQ_ERR_STATE, -1, "journal area overrun")
                                     : UPQ_DONE;
-    upq_wj_rec_begin(w, type, 0, desc, obj, jr->jpos);
+    upq_wj_rec_begin(w, type, desc, obj, jr->jpos);
     jr->jpos += len;
     return UPQ_OK;
 }
@@ -1384,8 +1384,7 @@ upq_status upq_wj_next(upq_writer *w)
         }
         if (jr->rgstart_due) {
             jr->rgstart_due = 0;
-            upq_wj_rec_begin(w, UPQ_J_RG_START, 0, &upq_journal_descs[UPQ_JDESC_RG_START], &jr->rs,
-                             jr->jstart);
+            upq_wj_rec_begin(w, UPQ_J_RG_START, &upq_journal_descs[UPQ_JDESC_RG_START], &jr->rs, jr->jstart);
             /* the rest of the area is for the records after it */
             st = upq_wj_rec_size(w, &upq_journal_descs[UPQ_JDESC_RG_START], &jr->rs, &jr->rec.len);
             if (st != UPQ_OK)

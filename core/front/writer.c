@@ -1133,6 +1133,16 @@ static void out_done(upq_writer *w)
     }
 }
 
+/* A journal job ended a row group (RG_END is durable): the staging moves to
+ * the next one, which gets its rows limit. Apart from the driver's loop,
+ * whose frame is on the deepest path of every call. */
+static UPQ_NOINLINE void journal_rg_done(upq_writer *w)
+{
+    w->jr->rg_ended = 0;
+    upq_w_rg_reset(w); /* may commit rows of the next row group */
+    w->jr->rg_limit = upq_wj_next_limit(w);
+}
+
 /* The driver: the current piece to the sink, then the running job's next
  * (a buffered row group or footer, or the journal's job), until none is
  * left. Each job only sets pieces; what its end means is decided here. */
@@ -1149,11 +1159,8 @@ upq_status upq_w_pump(upq_writer *w)
             st = upq_wj_next(w);
             if (st == UPQ_DONE) {
                 w->ostage = UPQ_OS_IDLE;
-                if (w->jr->rg_ended) {
-                    w->jr->rg_ended = 0;
-                    upq_w_rg_reset(w); /* may commit rows of the next row group */
-                    w->jr->rg_limit = upq_wj_next_limit(w);
-                }
+                if (w->jr->rg_ended)
+                    journal_rg_done(w);
                 return UPQ_OK;
             }
         } else {

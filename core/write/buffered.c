@@ -495,7 +495,7 @@ static upq_status out_oi(upq_writer *w, upq_wcol *c)
  * written once since checkpoints are off; or only signed). */
 static upq_status out_footer(upq_writer *w)
 {
-    upq_status st = upq_w_footer_piece(w, (upq_w_rgs_fn)0);
+    upq_status st = upq_w_footer_piece(w);
     if (st != UPQ_DONE)
         return st;
     return go(w, UPQ_OS_SYNC, w->oc);

@@ -608,13 +608,25 @@ void upq_w_footer_begin(upq_writer *w, int tmpl)
     w->gstage = upq_w_enc_footer(w) && !tmpl ? G_FCM : G_HEAD;
 }
 
-upq_status upq_w_footer_piece(upq_writer *w, upq_w_rgs_fn rgs)
+static upq_status footer_next(upq_writer *w, upq_w_rgs_fn rgs)
 {
     upq_status st = footer_piece(w, rgs);
     if (st == UPQ_OK && UPQ_W_WC(w) && w->wc->in_fmd && w->wc->mode != UPQ_WS_NONE)
         upq_wc_stream_piece(w, (uint8_t *)(uintptr_t)w->src, w->src_len);
     return st;
 }
+
+upq_status upq_w_footer_piece(upq_writer *w)
+{
+    return footer_next(w, (upq_w_rgs_fn)0);
+}
+
+#if UPQ_WITH_CHECKPOINT
+upq_status upq_w_footer_piece_rgs(upq_writer *w, upq_w_rgs_fn rgs)
+{
+    return footer_next(w, rgs);
+}
+#endif
 
 /* The footer's head: version and the schema list's header (and, for a
  * plaintext footer of an encrypted file, the start of its signature). */

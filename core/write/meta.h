@@ -94,11 +94,13 @@ typedef upq_status (*upq_w_rgs_fn)(upq_writer *w, int start);
 
 /* The footer generator: begin (tmpl: the FILE record's FileMetaData, no
  * row groups), then each piece (UPQ_OK: a piece is set; UPQ_DONE; UPQ_AGAIN
- * while the row groups are read back; an error). rgs: the row groups'
- * source in checkpoint mode (NULL when there are none to describe: the
- * buffered layout's footer, a template). */
+ * while the row groups are read back; an error): upq_w_footer_piece for
+ * the buffered layout's footer (its RowGroups in the RAM log) and for a
+ * template; upq_w_footer_piece_rgs with the source of the row groups in
+ * checkpoint mode. */
 void upq_w_footer_begin(upq_writer *w, int tmpl);
-upq_status upq_w_footer_piece(upq_writer *w, upq_w_rgs_fn rgs);
+upq_status upq_w_footer_piece(upq_writer *w);
+upq_status upq_w_footer_piece_rgs(upq_writer *w, upq_w_rgs_fn rgs);
 /* The footer generator's first stage (upq_writer.gstage). */
 #define UPQ_W_FOOTER_FIRST 0
 

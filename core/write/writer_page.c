@@ -652,17 +652,6 @@ void upq_w_chunk_clear(upq_wcol *c)
     upq_w_dict_clear(c);
 }
 
-void upq_w_geo_clear(upq_writer *w)
-{
-#if UPQ_WITH_CHUNK_META
-    upq_geo_acc *g;
-    for (g = w->geo; g; g = g->next)
-        upq_geo_reset(g);
-#else
-    (void)w;
-#endif
-}
-
 void upq_w_chunks_clear(upq_writer *w)
 {
     uint32_t i;
