@@ -118,6 +118,28 @@ static upq_status piece(upq_writer *w, uint32_t *n)
     return upq_wf_rd(w, f->bpos, *n);
 }
 
+/* The rest of a blob, [f->bpos, f->bpos + f->bleft), read through the
+ * window into its CRC (f->bcrc), and the dictionary entries of c counted
+ * in it (c NULL: none counted). UPQ_OK once read, UPQ_AGAIN or UPQ_ERR_IO
+ * (called again the same way), or another error: a piece that cannot be
+ * read, or entries that do not parse. */
+static upq_status blob_read(upq_writer *w, const upq_wcol *c)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    uint32_t n;
+    while (f->bleft) {
+        upq_status st = piece(w, &n);
+        if (st != UPQ_OK)
+            return st;
+        f->bcrc = upq_crc32_update(f->bcrc, upq_wf_at(w, f->bpos), n);
+        if (c && !upq_wr_count_entries(w, c, upq_wf_at(w, f->bpos), n))
+            return UPQ_ERR_CORRUPT;
+        f->bpos += n;
+        f->bleft -= n;
+    }
+    return UPQ_OK;
+}
+
 /* The record at f->walk (its header in f->jh) is taken. */
 static void take_record(upq_writer *w)
 {
@@ -375,7 +397,7 @@ static upq_status st_blobs(upq_writer *w)
     while (f->vcol < w->ncols) {
         const upq_jcol *t = &w->jr->jc[f->vcol];
         const upq_wcol *c = &w->cols[f->vcol];
-        uint32_t grow = (uint32_t)t->dict_n - c->dict_n, n;
+        uint32_t grow = (uint32_t)t->dict_n - c->dict_n;
         upq_status st;
         if (f->vstage == 0) {
             if (!UPQ_ISSET(*t, UPQ_JCOL_DICT)) {
@@ -393,18 +415,11 @@ static upq_status st_blobs(upq_writer *w)
             f->ehave = 0;
             f->vstage = 1;
         }
-        while (f->bleft) {
-            st = piece(w, &n);
-            if (st == UPQ_AGAIN || st == UPQ_ERR_IO)
-                return st;
-            if (st != UPQ_OK)
-                return chain_end(w);
-            f->bcrc = upq_crc32_update(f->bcrc, upq_wf_at(w, f->bpos), n);
-            if (!UPQ_W_KEY(c) && !upq_wr_count_entries(w, c, upq_wf_at(w, f->bpos), n))
-                return chain_end(w);
-            f->bpos += n;
-            f->bleft -= n;
-        }
+        st = blob_read(w, UPQ_W_KEY(c) ? (const upq_wcol *)0 : c);
+        if (st == UPQ_AGAIN || st == UPQ_ERR_IO)
+            return st;
+        if (st != UPQ_OK)
+            return chain_end(w);
         if (f->bcrc != (uint32_t)t->dict.crc ||
             (!UPQ_W_KEY(c) && (!upq_wr_entries_whole(w) || f->ents != grow)))
             return chain_end(w); /* this checkpoint's dictionary did not survive */
@@ -615,7 +630,6 @@ static upq_status st_bloom(upq_writer *w)
     while (f->vcol < w->ncols) {
         const upq_jcol *t = &w->jr->jc[f->vcol];
         const upq_wcol *c = &w->cols[f->vcol];
-        uint32_t n;
         upq_status st;
         if (f->vstage == 0) {
             if (!UPQ_ISSET(*t, UPQ_JCOL_BLOOM)) {
@@ -631,16 +645,11 @@ static upq_status st_bloom(upq_writer *w)
             f->bcrc = 0;
             f->vstage = 1;
         }
-        while (f->bleft) {
-            st = piece(w, &n);
-            if (st == UPQ_AGAIN || st == UPQ_ERR_IO)
-                return st;
-            if (st != UPQ_OK)
-                return pages_bad(w);
-            f->bcrc = upq_crc32_update(f->bcrc, upq_wf_at(w, f->bpos), n);
-            f->bpos += n;
-            f->bleft -= n;
-        }
+        st = blob_read(w, (const upq_wcol *)0);
+        if (st == UPQ_AGAIN || st == UPQ_ERR_IO)
+            return st;
+        if (st != UPQ_OK)
+            return pages_bad(w);
         if (f->bcrc != (uint32_t)t->bloom.crc)
             return pages_bad(w);
         w->jr->blob += (uint64_t)t->bloom.len;
