@@ -19,7 +19,7 @@
 #                        and link with --gc-sections.
 #   UPQ_SRC_<component>  one component's (a folder): port common format codecs
 #                        crypto decode encode bloom read predicate write
-#                        checkpoint variant (port/sources.txt)
+#                        checkpoint front variant (port/sources.txt)
 #   UPQ_OBJ              $(UPQ_SRC) with .o for .c (rename if your objects live
 #                        elsewhere: $(patsubst $(UPQ_DIR)/%.c,obj/%.o,$(UPQ_SRC)))
 #   UPQ_CFLAGS           public include directories and the set: the same

@@ -118,6 +118,28 @@ static upq_status piece(upq_writer *w, uint32_t *n)
     return upq_wf_rd(w, f->bpos, *n);
 }
 
+/* The rest of a blob, [f->bpos, f->bpos + f->bleft), read through the
+ * window into its CRC (f->bcrc), and the dictionary entries of c counted
+ * in it (c NULL: none counted). UPQ_OK once read, UPQ_AGAIN or UPQ_ERR_IO
+ * (called again the same way), or another error: a piece that cannot be
+ * read, or entries that do not parse. */
+static upq_status blob_read(upq_writer *w, const upq_wcol *c)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    uint32_t n;
+    while (f->bleft) {
+        upq_status st = piece(w, &n);
+        if (st != UPQ_OK)
+            return st;
+        f->bcrc = upq_crc32_update(f->bcrc, upq_wf_at(w, f->bpos), n);
+        if (c && !upq_wr_count_entries(w, c, upq_wf_at(w, f->bpos), n))
+            return UPQ_ERR_CORRUPT;
+        f->bpos += n;
+        f->bleft -= n;
+    }
+    return UPQ_OK;
+}
+
 /* The record at f->walk (its header in f->jh) is taken. */
 static void take_record(upq_writer *w)
 {
@@ -375,7 +397,7 @@ static upq_status st_blobs(upq_writer *w)
     while (f->vcol < w->ncols) {
         const upq_jcol *t = &w->jr->jc[f->vcol];
         const upq_wcol *c = &w->cols[f->vcol];
-        uint32_t grow = (uint32_t)t->dict_n - c->dict_n, n;
+        uint32_t grow = (uint32_t)t->dict_n - c->dict_n;
         upq_status st;
         if (f->vstage == 0) {
             if (!UPQ_ISSET(*t, UPQ_JCOL_DICT)) {
@@ -393,18 +415,11 @@ static upq_status st_blobs(upq_writer *w)
             f->ehave = 0;
             f->vstage = 1;
         }
-        while (f->bleft) {
-            st = piece(w, &n);
-            if (st == UPQ_AGAIN || st == UPQ_ERR_IO)
-                return st;
-            if (st != UPQ_OK)
-                return chain_end(w);
-            f->bcrc = upq_crc32_update(f->bcrc, upq_wf_at(w, f->bpos), n);
-            if (!UPQ_W_KEY(c) && !upq_wr_count_entries(w, c, upq_wf_at(w, f->bpos), n))
-                return chain_end(w);
-            f->bpos += n;
-            f->bleft -= n;
-        }
+        st = blob_read(w, UPQ_W_KEY(c) ? (const upq_wcol *)0 : c);
+        if (st == UPQ_AGAIN || st == UPQ_ERR_IO)
+            return st;
+        if (st != UPQ_OK)
+            return chain_end(w);
         if (f->bcrc != (uint32_t)t->dict.crc ||
             (!UPQ_W_KEY(c) && (!upq_wr_entries_whole(w) || f->ents != grow)))
             return chain_end(w); /* this checkpoint's dictionary did not survive */
@@ -615,7 +630,6 @@ static upq_status st_bloom(upq_writer *w)
     while (f->vcol < w->ncols) {
         const upq_jcol *t = &w->jr->jc[f->vcol];
         const upq_wcol *c = &w->cols[f->vcol];
-        uint32_t n;
         upq_status st;
         if (f->vstage == 0) {
             if (!UPQ_ISSET(*t, UPQ_JCOL_BLOOM)) {
@@ -631,16 +645,11 @@ static upq_status st_bloom(upq_writer *w)
             f->bcrc = 0;
             f->vstage = 1;
         }
-        while (f->bleft) {
-            st = piece(w, &n);
-            if (st == UPQ_AGAIN || st == UPQ_ERR_IO)
-                return st;
-            if (st != UPQ_OK)
-                return pages_bad(w);
-            f->bcrc = upq_crc32_update(f->bcrc, upq_wf_at(w, f->bpos), n);
-            f->bpos += n;
-            f->bleft -= n;
-        }
+        st = blob_read(w, (const upq_wcol *)0);
+        if (st == UPQ_AGAIN || st == UPQ_ERR_IO)
+            return st;
+        if (st != UPQ_OK)
+            return pages_bad(w);
         if (f->bcrc != (uint32_t)t->bloom.crc)
             return pages_bad(w);
         w->jr->blob += (uint64_t)t->bloom.len;
@@ -710,7 +719,7 @@ static upq_status st_end_walk(upq_writer *w)
     /* what is written next (dictionary pages, records, page indexes,
      * footer) has a session of its own, whose nonces differ from every
      * earlier session's */
-    jr->session = (uint16_t)(f->session + 1u);
+    w->session = (uint16_t)(f->session + 1u);
     if (f->session == UINT16_MAX && !f->dry && (f->resume || f->in_rg || !f->closed))
         return upq_w_fail(w, UPQ_ERR_LIMIT, -1, "the file was resumed 65535 times: start a new one");
     f->cand = 0;
@@ -877,8 +886,8 @@ static upq_status st_rgend(upq_writer *w)
         }
     }
     jr->seq = f->seq;
-    jr->session = (uint16_t)(f->session + 1u);
-    upq_wj_rec_begin(w, UPQ_J_RG_END, 0, &upq_journal_descs[UPQ_JDESC_CKPT], ck, f->cand_next);
+    w->session = (uint16_t)(f->session + 1u);
+    upq_wj_rec_begin(w, UPQ_J_RG_END, &upq_journal_descs[UPQ_JDESC_CKPT], ck, f->cand_next);
     f->seq++;
     f->rstage = RP_RGEND_SYNC;
     w->src_len = w->src_pos = 0;
@@ -982,11 +991,11 @@ static upq_status st_resume(upq_writer *w)
         jr->open = 0;
     }
     jr->seq = f->seq;
-    jr->session = (uint16_t)(f->session + 1u);
+    w->session = (uint16_t)(f->session + 1u);
     upq_memset(&jr->rsm, 0, sizeof jr->rsm);
     jr->rsm.isset = 1u << UPQ_JRESUME_ROWS;
     jr->rsm.rows = (int64_t)(w->rows_done + w->rs);
-    upq_wj_rec_begin(w, UPQ_J_RESUME, 0, &upq_journal_descs[UPQ_JDESC_RESUME], &jr->rsm, at);
+    upq_wj_rec_begin(w, UPQ_J_RESUME, &upq_journal_descs[UPQ_JDESC_RESUME], &jr->rsm, at);
     st = upq_wj_rec_size(w, &upq_journal_descs[UPQ_JDESC_RESUME], &jr->rsm, &jr->rec.len);
     if (st != UPQ_OK)
         return st;
@@ -1015,7 +1024,7 @@ static upq_status st_done(upq_writer *w)
     upq_wjournal *jr = w->jr;
     if (jr->rec.stage == 0 && !f->resume) {
         jr->seq = f->seq;
-        jr->session = (uint16_t)(f->session + 1u);
+        w->session = (uint16_t)(f->session + 1u);
     }
     return UPQ_DONE;
 }
@@ -1079,7 +1088,6 @@ void upq_wr_start(upq_writer *w, uint64_t first_j, uint64_t file_id, uint16_t se
     f->in_rg = f->closed = f->bad_pages = 0;
     w->rows_done = 0;
     w->num_rg = 0;
-    upq_wj_start(w, UPQ_WJ_REPLAY);
 }
 
 upq_status upq_wr_adopt_file(upq_writer *w, const upq_jfile *fj)

@@ -8,12 +8,13 @@
 #ifndef UPQ_REPLAY_H
 #define UPQ_REPLAY_H
 
-#include "write/writer_int.h"
+#include "checkpoint.h"
 
 /* Sets the replay job up on w: the file's first row group's journal area at
  * first_j, its file id, the highest session seen in FILE, resume or
  * recovery, the file's size. The file's journal version and nonce are the
- * writer's (upq_wr_adopt_file). */
+ * writer's (upq_wr_adopt_file). The caller then starts the job
+ * (upq_wj_start(w, UPQ_WJ_REPLAY)). */
 void upq_wr_start(upq_writer *w, uint64_t first_j, uint64_t file_id, uint16_t session, int resume,
                   uint64_t size);
 

@@ -19,7 +19,7 @@
  *   [room for the CLOSE record][per row group: ColumnIndexes, OffsetIndexes]
  *   [footer]
  */
-#include "write/writer_int.h"
+#include "checkpoint.h"
 #include "crypto/crypto_int.h"
 
 #if UPQ_WITH_WRITER
@@ -1059,7 +1059,7 @@ static upq_status chunk_index(upq_writer *w)
 /* ---- the footer's row groups ------------------------------------------------------ */
 
 /* Phase 1 starts (again, after an encrypted footer was counted). */
-void upq_wf_footer_rgs_start(upq_writer *w)
+static void footer_rgs_start(upq_writer *w)
 {
     upq_wfinish *f = UPQ_WF(w);
     f->pi = f->area;
@@ -1077,13 +1077,17 @@ void upq_wf_footer_rgs_start(upq_writer *w)
  * scan every chunk (totals and index sizes), place the indexes as phase 0
  * did, then generate the RowGroup through w->win.
  */
-upq_status upq_wf_footer_rgs(upq_writer *w)
+upq_status upq_wf_footer_rgs(upq_writer *w, int start)
 {
     upq_wfinish *f = UPQ_WF(w);
     upq_wjournal *jr = w->jr;
     upq_status st;
     uint32_t i;
     size_t got = 0;
+    if (start) {
+        footer_rgs_start(w);
+        return UPQ_OK;
+    }
     for (;;) {
         switch (f->fstage) {
         case 0: /* the next row group */
@@ -1220,7 +1224,7 @@ upq_status upq_wf_next(upq_writer *w)
                 upq_w_footer_begin(w, 0);
                 f->footer_on = 1;
             }
-            st = upq_w_footer_piece(w);
+            st = upq_w_footer_piece_rgs(w, upq_wf_footer_rgs);
             if (st == UPQ_OK)
                 return UPQ_OK;
             if (st != UPQ_DONE)
@@ -1312,7 +1316,7 @@ upq_status upq_wf_close_next(upq_writer *w)
         jr->cl.size = (int64_t)f->end;
         jr->cl.rows = (int64_t)f->rows;
         jr->cl.row_groups = (int32_t)f->nrg;
-        upq_wj_rec_begin(w, UPQ_J_CLOSE, 0, &upq_journal_descs[UPQ_JDESC_CLOSE], &jr->cl, jr->next);
+        upq_wj_rec_begin(w, UPQ_J_CLOSE, &upq_journal_descs[UPQ_JDESC_CLOSE], &jr->cl, jr->next);
         f->cstage = 1;
         w->src_len = w->src_pos = 0;
         return UPQ_OK;

@@ -12,7 +12,6 @@
  * mode), or as the FILE record's template without row groups.
  */
 #include "meta.h"
-/* checkpoint mode: the finisher describes the row groups again (G_JRGS) */
 #include "writer_int.h"
 #include "upq_aes.h"
 #include "geo.h"
@@ -537,7 +536,7 @@ upq_status upq_w_tenc_piece(upq_writer *w, const upq_tstruct *d, const void *obj
     return UPQ_OK;
 }
 
-static upq_status footer_step(upq_writer *w);
+static upq_status footer_step(upq_writer *w, upq_w_rgs_fn rgs);
 
 /* Bytes of the FileMetaData about to be written, by generating it once
  * without output (the encrypted footer's length comes before it). In
@@ -545,7 +544,7 @@ static upq_status footer_step(upq_writer *w);
  * UPQ_AGAIN and is called again until done (wc->counting stays set). The
  * stages from G_HEAD to G_CEND are footer_step's alone, so this does not
  * come back here. */
-static upq_status count_fmd(upq_writer *w, uint32_t *len)
+static upq_status count_fmd(upq_writer *w, upq_w_rgs_fn rgs, uint32_t *len)
 {
     upq_wcrypto *wc = w->wc;
     upq_status st = UPQ_OK;
@@ -556,7 +555,7 @@ static upq_status count_fmd(upq_writer *w, uint32_t *len)
         wc->counted = 0;
     }
     while (w->gstage != G_CEND) {
-        st = footer_step(w);
+        st = footer_step(w, rgs);
         if (st != UPQ_OK)
             break;
         wc->counted += w->src_len;
@@ -579,12 +578,12 @@ static upq_status count_fmd(upq_writer *w, uint32_t *len)
 
 /* Sets the next piece of the footer as the source. UPQ_OK, UPQ_DONE when the
  * footer is complete, UPQ_AGAIN (reading back blocked) or an error. */
-static upq_status footer_piece(upq_writer *w)
+static upq_status footer_piece(upq_writer *w, upq_w_rgs_fn rgs)
 {
     if (UPQ_WITH_CRYPTO && (w->gstage == G_FHEAD || (UPQ_W_WC(w) && w->wc->counting))) {
         /* the encrypted footer's module head: its length counted first */
         uint32_t len = 0;
-        upq_status st = count_fmd(w, &len);
+        upq_status st = count_fmd(w, rgs, &len);
         if (st == UPQ_OK)
             st = upq_wc_stream_begin(w, &w->wc->footer, UPQ_MODULE_FOOTER, -1, len,
                                      UPQ_WS_ENCRYPT);
@@ -594,7 +593,7 @@ static upq_status footer_piece(upq_writer *w)
         w->gstage = G_HEAD;
         return UPQ_OK;
     }
-    return footer_step(w);
+    return footer_step(w, rgs);
 }
 
 void upq_w_rg_gen_start(upq_writer *w)
@@ -609,13 +608,25 @@ void upq_w_footer_begin(upq_writer *w, int tmpl)
     w->gstage = upq_w_enc_footer(w) && !tmpl ? G_FCM : G_HEAD;
 }
 
-upq_status upq_w_footer_piece(upq_writer *w)
+static upq_status footer_next(upq_writer *w, upq_w_rgs_fn rgs)
 {
-    upq_status st = footer_piece(w);
+    upq_status st = footer_piece(w, rgs);
     if (st == UPQ_OK && UPQ_W_WC(w) && w->wc->in_fmd && w->wc->mode != UPQ_WS_NONE)
         upq_wc_stream_piece(w, (uint8_t *)(uintptr_t)w->src, w->src_len);
     return st;
 }
+
+upq_status upq_w_footer_piece(upq_writer *w)
+{
+    return footer_next(w, (upq_w_rgs_fn)0);
+}
+
+#if UPQ_WITH_CHECKPOINT
+upq_status upq_w_footer_piece_rgs(upq_writer *w, upq_w_rgs_fn rgs)
+{
+    return footer_next(w, rgs);
+}
+#endif
 
 /* The footer's head: version and the schema list's header (and, for a
  * plaintext footer of an encrypted file, the start of its signature). */
@@ -762,7 +773,7 @@ static upq_status footer_tail(upq_writer *w)
 }
 
 /* Every footer stage but G_FHEAD. */
-static upq_status footer_step(upq_writer *w)
+static upq_status footer_step(upq_writer *w, upq_w_rgs_fn rgs)
 {
     int done = 0;
     size_t k;
@@ -786,7 +797,11 @@ static upq_status footer_step(upq_writer *w)
                 continue;
             }
             if (UPQ_W_AT(w)) {
-                upq_wf_footer_rgs_start(w);
+                if (!rgs)
+                    return UPQ_ERR_STATE;
+                st = rgs(w, 1);
+                if (st != UPQ_OK)
+                    return st;
                 w->gstage = G_JRGS;
                 continue;
             }
@@ -794,10 +809,11 @@ static upq_status footer_step(upq_writer *w)
             w->gstage = G_KV0;
             return UPQ_OK;
         case G_JRGS:
-            /* the finisher describes each row group again (writer_finish.c) */
-            if (!UPQ_WITH_CHECKPOINT)
+            /* the caller's source (the finisher describes each row group
+             * again from the file) */
+            if (!UPQ_WITH_CHECKPOINT || !rgs)
                 return UPQ_ERR_STATE;
-            st = upq_wf_footer_rgs(w);
+            st = rgs(w, 0);
             if (st != UPQ_DONE)
                 return st;
             w->gstage = G_KV0;

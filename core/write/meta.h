@@ -85,11 +85,22 @@ UPQ_INLINE void upq_w_rg_gen_reset(upq_writer *w)
 void upq_w_rg_gen_start(upq_writer *w);
 upq_status upq_w_rg_gen(upq_writer *w, uint8_t *out, size_t cap, size_t *produced);
 
+/* Where a footer's row groups come from when they are not the RAM log of
+ * the buffered layout (checkpoint mode: the finisher describes each again
+ * from the file): called with start 1 before the first (UPQ_OK or an
+ * error), then for each next piece (UPQ_OK: a piece is set), UPQ_DONE after
+ * the last, UPQ_AGAIN, or an error. */
+typedef upq_status (*upq_w_rgs_fn)(upq_writer *w, int start);
+
 /* The footer generator: begin (tmpl: the FILE record's FileMetaData, no
  * row groups), then each piece (UPQ_OK: a piece is set; UPQ_DONE; UPQ_AGAIN
- * while the row groups are read back; an error). */
+ * while the row groups are read back; an error): upq_w_footer_piece for
+ * the buffered layout's footer (its RowGroups in the RAM log) and for a
+ * template; upq_w_footer_piece_rgs with the source of the row groups in
+ * checkpoint mode. */
 void upq_w_footer_begin(upq_writer *w, int tmpl);
 upq_status upq_w_footer_piece(upq_writer *w);
+upq_status upq_w_footer_piece_rgs(upq_writer *w, upq_w_rgs_fn rgs);
 /* The footer generator's first stage (upq_writer.gstage). */
 #define UPQ_W_FOOTER_FIRST 0
 

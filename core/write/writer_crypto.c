@@ -5,8 +5,6 @@
  * the encrypted footer, the plaintext footer's signature).
  */
 #include "writer_crypto.h"
-/* the checkpoint-mode session number salts nonces (the journal's state) */
-#include "writer_int.h"
 #include "crypto/crypto_int.h"
 #include "upq_aes.h"
 
@@ -140,7 +138,7 @@ upq_status upq_wc_nonce(upq_writer *w, upq_wkey *k, uint8_t nonce[12])
      * a nonce used before in the file */
     {
         uint32_t n = (uint32_t)k->uses;
-        uint16_t s = UPQ_W_JOURNAL(w) ? w->jr->session : 0u;
+        uint16_t s = w->session;
         nonce[0] ^= (uint8_t)n;
         nonce[1] ^= (uint8_t)(n >> 8);
         nonce[2] ^= (uint8_t)(n >> 16);

@@ -628,4 +628,40 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
     return UPQ_OK;
 }
 
+/* ---- a chunk's state ----------------------------------------------------------- */
+
+void upq_w_chunk_clear(upq_wcol *c)
+{
+    c->chunk_used = 0;
+    c->npages = 0;
+    c->ci_ok = 1;
+    if (UPQ_WITH_STATISTICS)
+        upq_minmax_reset(&c->st); /* the chunk statistics, read by them alone */
+    c->nulls = c->nans = c->num_values = c->unc_bytes = c->comp_bytes = c->ba_bytes = 0;
+    if (c->def_hist)
+        upq_memset(c->def_hist, 0, ((size_t)c->max_def + 1u) * sizeof(int64_t));
+    if (c->rep_hist)
+        upq_memset(c->rep_hist, 0, ((size_t)c->max_rep + 1u) * sizeof(int64_t));
+    c->enc_mask = 0;
+    c->pages_dict = c->pages_plain = 0;
+    c->dict_hdr = c->dict_stored = c->dict_unc = c->ci_len = c->oi_len = c->bf_hdr = 0;
+    if (UPQ_WITH_CRYPTO)
+        c->dict_nonce_set = 0;
+    if (UPQ_WITH_BLOOM && c->bloom)
+        upq_memset(c->bloom, 0, c->bloom_bytes);
+    upq_w_dict_clear(c);
+}
+
+void upq_w_chunks_clear(upq_writer *w)
+{
+    uint32_t i;
+    for (i = 0; i < w->ncols; i++) {
+        upq_wdx *x = UPQ_W_DX(w, &w->cols[i]);
+        upq_w_chunk_clear(&w->cols[i]);
+        if (x)
+            x->n = 0; /* indices into the dictionary cleared */
+    }
+    upq_w_geo_clear(w);
+}
+
 #endif /* UPQ_WITH_WRITER */

@@ -10,6 +10,7 @@
 #include "out.h"
 #include "writer_crypto.h"
 #include "dict.h"
+#include "geo.h"
 
 /* Bytes an encoded page header can take at most, without the statistics'
  * min/max bounds (upq_w_stats_bounds adds them): SIZE_MAX if it cannot be
@@ -72,5 +73,25 @@ void upq_w_bloom_take(upq_wcol *c, uint32_t nv);
  * its CRC and encodes its header into w->hbuf; sets c->dict_* sizes.
  * Returns UPQ_OK, or a final error. */
 upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len);
+
+/* A column's chunk state the pages add up (counts, statistics, histograms,
+ * bloom bits, dictionary entries) cleared for a new chunk; every column's,
+ * with the geospatial statistics and the staged values' dictionary indices
+ * (upq_w_chunks_clear). */
+void upq_w_chunk_clear(upq_wcol *c);
+void upq_w_chunks_clear(upq_writer *w);
+
+/* The geospatial statistics alone, for a new chunk of every GEOMETRY /
+ * GEOGRAPHY column. */
+UPQ_INLINE void upq_w_geo_clear(upq_writer *w)
+{
+#if UPQ_WITH_CHUNK_META
+    upq_geo_acc *g;
+    for (g = w->geo; g; g = g->next)
+        upq_geo_reset(g);
+#else
+    (void)w;
+#endif
+}
 
 #endif

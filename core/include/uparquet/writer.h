@@ -302,6 +302,8 @@ typedef struct upq_writer {
     int64_t rg_unc, rg_comp, rg_off;
     struct upq_wcrypto *wc;   /* encryption state (arena), NULL for a plain file */
     uint8_t mstage;           /* an encrypted page-index module: head, body, tag */
+    uint16_t session;         /* checkpoint mode: the writing session, in each record's
+                                 header and salting the nonces (0 otherwise) */
     /* checkpoint mode */
     struct upq_wjournal *jr;  /* journal state (arena), NULL in the other modes */
     uint64_t dst;             /* file offset of src[0] (pieces are written at offsets) */

@@ -18,8 +18,8 @@
  * the chunk uses the column's other encoding. Indices are looked up again
  * when a page is encoded, so the staging holds only values.
  */
-#include "writer_int.h"
-#include "geo.h"
+#include "front.h"
+#include "write/geo.h"
 
 #if UPQ_WITH_WRITER
 
@@ -508,29 +508,6 @@ static void col_take(wtake *t, upq_wcol *c, uint32_t path_len, upq_wdx *x)
         c->rep_hist = (int64_t *)take(t, ((size_t)c->max_rep + 1u) * sizeof(int64_t));
 }
 
-/* Clears a column's chunk state: pages, statistics, counters. */
-static void chunk_clear(upq_wcol *c)
-{
-    c->chunk_used = 0;
-    c->npages = 0;
-    c->ci_ok = 1;
-    if (UPQ_WITH_STATISTICS)
-        upq_minmax_reset(&c->st); /* the chunk statistics, read by them alone */
-    c->nulls = c->nans = c->num_values = c->unc_bytes = c->comp_bytes = c->ba_bytes = 0;
-    if (c->def_hist)
-        upq_memset(c->def_hist, 0, ((size_t)c->max_def + 1u) * sizeof(int64_t));
-    if (c->rep_hist)
-        upq_memset(c->rep_hist, 0, ((size_t)c->max_rep + 1u) * sizeof(int64_t));
-    c->enc_mask = 0;
-    c->pages_dict = c->pages_plain = 0;
-    c->dict_hdr = c->dict_stored = c->dict_unc = c->ci_len = c->oi_len = c->bf_hdr = 0;
-    if (UPQ_WITH_CRYPTO)
-        c->dict_nonce_set = 0;
-    if (UPQ_WITH_BLOOM && c->bloom)
-        upq_memset(c->bloom, 0, c->bloom_bytes);
-    upq_w_dict_clear(c);
-}
-
 /* What setup finds walking the schema, pass by pass. */
 typedef struct wplan {
     upq_wmodels *m;
@@ -627,7 +604,7 @@ static void leaf_take(upq_writer *w, wtake *t, upq_wcol *c, uint32_t i, const le
     p->nlev += (uint32_t)c->max_def + c->max_rep + 2u;
     if (real && !t->fail) {
         leaf_path(it, leaf, c->max_def, c->max_rep, c->path, c->rep_def);
-        chunk_clear(c);
+        upq_w_chunk_clear(c);
     } else if (rg_bound) {
         size_t cb = upq_w_cc_bound(c, it->depth, leaf_path_bytes(it, leaf));
         size_t kb = upq_w_kv_bound(&w->o, i);
@@ -1118,40 +1095,16 @@ static void advance_after(upq_writer *w, uint32_t col)
         upq_wj_advanced(w);
 }
 
-/* A new chunk for every GEOMETRY / GEOGRAPHY column. */
-static void geo_clear(upq_writer *w)
-{
-#if UPQ_WITH_CHUNK_META
-    upq_geo_acc *g;
-    for (g = w->geo; g; g = g->next)
-        upq_geo_reset(g);
-#else
-    (void)w;
-#endif
-}
-
-void upq_w_chunks_clear(upq_writer *w)
-{
-    uint32_t i;
-    for (i = 0; i < w->ncols; i++) {
-        upq_wdx *x = UPQ_W_DX(w, &w->cols[i]);
-        chunk_clear(&w->cols[i]);
-        if (x)
-            x->n = 0; /* indices into the dictionary cleared */
-    }
-    geo_clear(w);
-}
-
 void upq_w_rg_reset(upq_writer *w)
 {
     uint32_t i;
     uint64_t b = w->rg_rows;
     w->rows_done += b;
     w->num_rg++;
-    geo_clear(w);
+    upq_w_geo_clear(w);
     for (i = 0; i < w->ncols; i++) {
         upq_wcol *c = &w->cols[i];
-        chunk_clear(c);
+        upq_w_chunk_clear(c);
         if (UPQ_W_DX(w, c))
             UPQ_W_DX(w, c)->n = 0; /* dict_reinsert indexes the carried rows */
         c->rows -= b;
@@ -1180,6 +1133,16 @@ static void out_done(upq_writer *w)
     }
 }
 
+/* A journal job ended a row group (RG_END is durable): the staging moves to
+ * the next one, which gets its rows limit. Apart from the driver's loop,
+ * whose frame is on the deepest path of every call. */
+static UPQ_NOINLINE void journal_rg_done(upq_writer *w)
+{
+    w->jr->rg_ended = 0;
+    upq_w_rg_reset(w); /* may commit rows of the next row group */
+    w->jr->rg_limit = upq_wj_next_limit(w);
+}
+
 /* The driver: the current piece to the sink, then the running job's next
  * (a buffered row group or footer, or the journal's job), until none is
  * left. Each job only sets pieces; what its end means is decided here. */
@@ -1196,6 +1159,8 @@ upq_status upq_w_pump(upq_writer *w)
             st = upq_wj_next(w);
             if (st == UPQ_DONE) {
                 w->ostage = UPQ_OS_IDLE;
+                if (w->jr->rg_ended)
+                    journal_rg_done(w);
                 return UPQ_OK;
             }
         } else {

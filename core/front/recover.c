@@ -12,7 +12,8 @@
  * anything but an I/O error leaves the file as it was.
  */
 #include "uparquet/recover.h"
-#include "replay.h"
+#include "checkpoint/replay.h"
+#include "front.h"
 #include "crypto/crypto_int.h"
 #include "upq_aes.h"
 
@@ -494,6 +495,7 @@ static upq_status rc_setup(upq_recover_state *st, const upq_sink *sink, void *ar
         return s;
     }
     upq_wr_start(&st->w, 4u + st->len, st->file_id, st->session, 0, st->size);
+    upq_wj_start(&st->w, UPQ_WJ_REPLAY);
     if (opts && opts->dry_run)
         UPQ_WF(&st->w)->dry = 1;
     return UPQ_OK;

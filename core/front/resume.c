@@ -8,7 +8,8 @@
  * row group up again. Nothing is written before the replay has read and
  * checked everything it keeps.
  */
-#include "replay.h"
+#include "checkpoint/replay.h"
+#include "front.h"
 #include "crypto/crypto_int.h"
 
 #if UPQ_WITH_WRITER
@@ -148,6 +149,7 @@ static upq_status rs_cmp(upq_writer *w, uint64_t size)
     if (sc != f->scrc || fc != f->fcrc)
         return upq_w_fail(w, UPQ_ERR_INVAL, -1, "the file was written with another schema or other options");
     upq_wr_start(w, jr->first_j, jr->file_id, f->session, 1, size);
+    upq_wj_start(w, UPQ_WJ_REPLAY);
     return UPQ_OK;
 }
 
