@@ -230,6 +230,7 @@ typedef struct upq_wfinish {
     uint64_t frow;          /* first row of the next page */
     uint32_t npages, page;
     uint8_t ci_ok, in_scan, dict_done;
+    uint8_t null_free;      /* no page of the chunk has a null or is all nulls */
     int32_t boundary;
     uint32_t ci_len, oi_len; /* index sizes of the chunk scanned */
     upq_fpage pg;

@@ -747,6 +747,7 @@ static void scan_reset(upq_writer *w, uint32_t col)
     f->npages = 0;
     f->ci_ok = !UPQ_W_NO_PI(w) && c->order != UPQ_SO_NONE;
     f->prev_has = 0;
+    f->null_free = 1;
     f->asc = f->desc = 1;
     f->ci_len = f->oi_len = 0;
     c->num_values = c->nulls = c->nans = c->unc_bytes = c->comp_bytes = 0;
@@ -768,6 +769,8 @@ static void scan_page(upq_writer *w)
     f->npages++;
     if (p->nulls < 0)
         f->ci_ok = 0;
+    if (p->nulls != 0 || page_is_null(p))
+        f->null_free = 0;
     if (!page_is_null(p) && f->ci_ok) {
         if (!p->mm.has || !p->mm.min_ok || !p->mm.max_ok) {
             f->ci_ok = 0;
@@ -981,7 +984,21 @@ static upq_status chunk_index(upq_writer *w)
                 f->pos += entry_len(p, f->xstage == X_MAXS);
                 return UPQ_OK;
             }
-            st = page_next(w);
+            if (f->null_free && (f->xstage == X_NULL_PAGES || f->xstage == X_NULL_COUNTS)) {
+                /* the scan saw no null: every entry is false, or 0, and
+                 * the pages need not be read again for them */
+                if (f->page < f->npages) {
+                    uint32_t n = f->npages - f->page;
+                    if (n > sizeof f->lit)
+                        n = sizeof f->lit;
+                    upq_memset(f->lit, f->xstage == X_NULL_PAGES ? 2 : 0, n);
+                    f->page += n;
+                    return lit_piece(w, n);
+                }
+                st = UPQ_DONE;
+            } else {
+                st = page_next(w);
+            }
             if (st == UPQ_OK) {
                 const upq_fpage *p = &f->pg;
                 if (f->xstage == X_NULL_PAGES) {
