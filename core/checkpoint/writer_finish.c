@@ -9,8 +9,9 @@
  * each chunk's pages say the rest in their headers: sizes, value and null
  * counts, statistics, encodings. A chunk is read as a run of page headers
  * (the bodies are skipped), once per list its ColumnIndex needs (null pages,
- * minima, maxima, null counts: Thrift stores them column-wise) and once for
- * its OffsetIndex; then once more, with every row group's chunks, to make
+ * minima, maxima, null counts: Thrift stores them column-wise; the two null
+ * lists of a chunk whose scan saw no null are written without reading) and
+ * once for its OffsetIndex; then once more, with every row group's chunks, to make
  * the footer, whose ColumnChunks need the totals and where each index went.
  * Memory is a read window, a page header and the column states the writer
  * has anyway; time is linear in the number of pages.
