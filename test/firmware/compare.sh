@@ -2,19 +2,8 @@
 # (RV32IMAC), after setting $label (the stage's name in its PASS and FAIL lines).
 
 # pass MSG / fail MSG [DETAIL...]: a check passed or failed, counted
-passed=0
-failed=0
-pass() {
-    echo "PASS $label: $1"
-    passed=$((passed + 1))
-}
-fail() {
-    echo "FAIL $label: $1"
-    shift
-    local l
-    for l in "$@"; do [ -n "$l" ] && echo "    $l"; done
-    failed=$((failed + 1))
-}
+# shellcheck source=../checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../checks.sh"
 
 # stack_of CONSOLE: the stack an image says it used
 stack_of() { sed -n 's/^stack: \([0-9]*\) bytes used.*/\1/p' "$1"; }

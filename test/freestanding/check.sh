@@ -20,21 +20,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=${FS_OUT:?FS_OUT: output directory}
 mkdir -p "$out"
 
-passed=0
-failed=0
-pass() {
-    echo "PASS freestanding: $1"
-    passed=$((passed + 1))
-}
-fail() {
-    echo "FAIL freestanding: $1"
-    shift
-    local l
-    for l in "$@"; do
-        [ -n "$l" ] && echo "    $l"
-    done
-    failed=$((failed + 1))
-}
+label=freestanding
+# shellcheck source=../checks.sh
+source "$here/../checks.sh"
 skip() { echo "SKIP freestanding: $1"; }
 
 # Allowlist patterns: one per line, # comments.

@@ -22,10 +22,9 @@ set -u
 upq=${1:?UPQ} node=${2:?NODE} work=${3:?WORKDIR} rows=${4:-100000} arena=${5:-32K}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$work"
-passed=0
-failed=0
-pass() { echo "PASS lazy-rg: $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL lazy-rg: $1"; [ -n "${2:-}" ] && echo "    $2"; failed=$((failed + 1)); }
+label=lazy-rg
+# shellcheck source=../checks.sh
+source "$here/../checks.sh"
 
 # make_file N: the N-row file, or a failure
 make_file() {
