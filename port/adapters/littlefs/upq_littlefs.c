@@ -115,6 +115,15 @@ static upq_status flush_tail(upq_littlefs *f)
     return UPQ_OK;
 }
 
+/* The adapter copies bytes itself: it builds against the public headers
+ * only, not the port's upq_memcpy. */
+static void copy_bytes(uint8_t *to, const uint8_t *from, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        to[i] = from[i];
+}
+
 /* A write at the end is held back in wbuf (when given) until it fills, a
  * sync, or a write elsewhere: littlefs then takes the file's growth in
  * large writes, and a read between two small appends does not make it
@@ -132,8 +141,7 @@ static upq_status ad_write_at(void *ctx, uint64_t off, const void *buf, size_t l
         if (end < 0)
             return UPQ_ERR_IO;
         if (off >= (uint64_t)end && off <= (uint64_t)end + f->wlen && (f->wlen || len < f->wcap)) {
-            size_t at = (size_t)(off - (uint64_t)end), n = f->wcap - at, i;
-            const uint8_t *b = (const uint8_t *)buf;
+            size_t at = (size_t)(off - (uint64_t)end), n = f->wcap - at;
             if (at == f->wcap) {
                 st = flush_tail(f);
                 if (st != UPQ_OK)
@@ -144,8 +152,7 @@ static upq_status ad_write_at(void *ctx, uint64_t off, const void *buf, size_t l
                 n = len;
             if ((uint64_t)end + at + n > (uint64_t)LFS_FILE_MAX)
                 return failed(f, LFS_ERR_FBIG);
-            for (i = 0; i < n; i++)
-                f->wbuf[at + i] = b[i];
+            copy_bytes(f->wbuf + at, (const uint8_t *)buf, n);
             if (at + n > f->wlen)
                 f->wlen = at + n;
             *written = n;
@@ -187,13 +194,6 @@ static upq_status fs_read(upq_littlefs *f, uint64_t off, void *buf, size_t len, 
     return UPQ_OK;
 }
 
-static void copy_out(uint8_t *to, const uint8_t *from, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        to[i] = from[i];
-}
-
 /* A read smaller than rbuf fills it from off on (read-ahead), and the next
  * reads that fall in it cost no littlefs call: recovery and the reader read
  * a page header or a record at a time. */
@@ -211,7 +211,7 @@ upq_status upq_littlefs_read_at(void *ctx, uint64_t off, void *buf, size_t len, 
         /* in the bytes held back */
         size_t at = (size_t)(off - (uint64_t)end);
         *got = f->wlen - at < len ? f->wlen - at : len;
-        copy_out((uint8_t *)buf, f->wbuf + at, *got);
+        copy_bytes((uint8_t *)buf, f->wbuf + at, *got);
         return UPQ_OK;
     }
     if (len > (uint64_t)end - off)
@@ -219,7 +219,7 @@ upq_status upq_littlefs_read_at(void *ctx, uint64_t off, void *buf, size_t len, 
     if (f->rlen && off >= f->roff && off < f->roff + f->rlen) {
         size_t at = (size_t)(off - f->roff);
         *got = f->rlen - at < len ? f->rlen - at : len;
-        copy_out((uint8_t *)buf, f->rbuf + at, *got);
+        copy_bytes((uint8_t *)buf, f->rbuf + at, *got);
         return UPQ_OK;
     }
     if (len >= f->rcap)
@@ -233,7 +233,7 @@ upq_status upq_littlefs_read_at(void *ctx, uint64_t off, void *buf, size_t len, 
         f->roff = off;
         f->rlen = have;
         *got = have < len ? have : len;
-        copy_out((uint8_t *)buf, f->rbuf, *got);
+        copy_bytes((uint8_t *)buf, f->rbuf, *got);
     }
     return UPQ_OK;
 }
