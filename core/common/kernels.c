@@ -308,27 +308,20 @@ void upq_fill_bytes(upq_bytes *out, upq_bytes v, size_t n)
     }
 }
 
-uint32_t upq_delta_sum32(uint32_t *out, const uint32_t *d, size_t n, uint32_t min_delta,
-                         uint32_t last)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        last += min_delta + d[i];
-        out[i] = last;
+/* The prefix sums of DELTA_BINARY_PACKED, one per width: each value is the
+ * last plus min_delta plus its unpacked delta, wrapping as the format says. */
+#define UPQ_DELTA_SUM(name, T)                                                  \
+    T name(T *out, const T *d, size_t n, T min_delta, T last)                   \
+    {                                                                           \
+        size_t i;                                                               \
+        for (i = 0; i < n; i++) {                                               \
+            last += min_delta + d[i];                                           \
+            out[i] = last;                                                      \
+        }                                                                       \
+        return last;                                                            \
     }
-    return last;
-}
-
-uint64_t upq_delta_sum64(uint64_t *out, const uint64_t *d, size_t n, uint64_t min_delta,
-                         uint64_t last)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        last += min_delta + d[i];
-        out[i] = last;
-    }
-    return last;
-}
+UPQ_DELTA_SUM(upq_delta_sum32, uint32_t)
+UPQ_DELTA_SUM(upq_delta_sum64, uint64_t)
 
 uint64_t upq_delta_sum64_32(uint64_t *out, const uint32_t *d, size_t n, uint64_t min_delta,
                             uint64_t last)
@@ -349,23 +342,18 @@ uint64_t upq_delta_sum64_32(uint64_t *out, const uint32_t *d, size_t n, uint64_t
     return last;
 }
 
-uint64_t upq_sum32(const uint32_t *d, size_t n)
-{
-    uint64_t s = 0;
-    size_t i;
-    for (i = 0; i < n; i++)
-        s += d[i];
-    return s;
-}
-
-uint64_t upq_sum64(const uint64_t *d, size_t n)
-{
-    uint64_t s = 0;
-    size_t i;
-    for (i = 0; i < n; i++)
-        s += d[i];
-    return s;
-}
+/* The sum of n deltas (a skip over DELTA_BINARY_PACKED values). */
+#define UPQ_SUM(name, T)                                                        \
+    uint64_t name(const T *d, size_t n)                                         \
+    {                                                                           \
+        uint64_t s = 0;                                                         \
+        size_t i;                                                               \
+        for (i = 0; i < n; i++)                                                 \
+            s += d[i];                                                          \
+        return s;                                                               \
+    }
+UPQ_SUM(upq_sum32, uint32_t)
+UPQ_SUM(upq_sum64, uint64_t)
 
 #if UPQ_UNALIGNED_LOAD32 && UPQ_NATIVE_LE && UINTPTR_MAX == 0xFFFFFFFFu && UPQ_FAST_KERNELS && \
     defined(__GNUC__)

@@ -95,6 +95,32 @@ static upq_status next_miniblock(upq_delta_dec *d)
     return UPQ_OK;
 }
 
+/* What every read of values starts with: the count checked against the
+ * values left (-1 when it is more), and the first value (the header's) given
+ * to o32 or o64 (none: skipped) when it is still to come. Returns the values
+ * given, 0 or 1. */
+static int start_take(upq_delta_dec *d, size_t *n, uint32_t *o32, uint64_t *o64)
+{
+    if (*n > d->left)
+        return -1;
+    if (!*n || !d->first_pending)
+        return 0;
+    if (o32)
+        *o32 = (uint32_t)d->last;
+    else if (o64)
+        *o64 = d->last;
+    (*n)--;
+    d->left--;
+    d->first_pending = 0;
+    return 1;
+}
+
+/* The current miniblock, or the next one when it is used up. */
+UPQ_INLINE upq_status mini_ready(upq_delta_dec *d)
+{
+    return d->mini_left ? UPQ_OK : next_miniblock(d);
+}
+
 /* Moves past k values of the current miniblock. */
 static void advance(upq_delta_dec *d, size_t k)
 {
@@ -177,22 +203,16 @@ upq_status upq_delta_init(upq_delta_dec *d, const uint8_t *p, const uint8_t *end
 upq_status upq_delta_get32(upq_delta_dec *d, uint32_t *out, size_t n)
 {
     uint32_t last = (uint32_t)d->last;
-    if (n > d->left)
+    upq_status st;
+    int first = start_take(d, &n, out, (uint64_t *)0);
+    if (first < 0)
         return UPQ_ERR_CORRUPT;
-    if (n && d->first_pending) {
-        *out++ = last;
-        n--;
-        d->left--;
-        d->first_pending = 0;
-    }
+    out += first;
     while (n) {
         size_t k;
         unsigned bit;
-        if (d->mini_left == 0) {
-            upq_status st = next_miniblock(d);
-            if (st != UPQ_OK)
-                return st;
-        }
+        if ((st = mini_ready(d)) != UPQ_OK)
+            return st;
         k = n < d->mini_left ? n : d->mini_left;
         if (k > MAX_RUN)
             k = MAX_RUN;
@@ -268,22 +288,16 @@ upq_status upq_delta_get64(upq_delta_dec *d, uint64_t *out, size_t n)
 {
     uint32_t tmp[CHUNK];
     uint64_t last = d->last;
-    if (n > d->left)
+    upq_status st;
+    int first = start_take(d, &n, (uint32_t *)0, out);
+    if (first < 0)
         return UPQ_ERR_CORRUPT;
-    if (n && d->first_pending) {
-        *out++ = last;
-        n--;
-        d->left--;
-        d->first_pending = 0;
-    }
+    out += first;
     while (n) {
         size_t k;
         unsigned bit, bw;
-        if (d->mini_left == 0) {
-            upq_status st = next_miniblock(d);
-            if (st != UPQ_OK)
-                return st;
-        }
+        if ((st = mini_ready(d)) != UPQ_OK)
+            return st;
         bw = d->bit_width;
         bit = d->group_pos * bw;
         k = n < d->mini_left ? n : d->mini_left;
@@ -345,22 +359,15 @@ upq_status upq_delta_skip(upq_delta_dec *d, size_t n)
         uint32_t w32[CHUNK];
         uint64_t w64[CHUNK];
     } tmp;
-    if (n > d->left)
+    upq_status st;
+    if (start_take(d, &n, (uint32_t *)0, (uint64_t *)0) < 0)
         return UPQ_ERR_CORRUPT;
-    if (n && d->first_pending) {
-        n--;
-        d->left--;
-        d->first_pending = 0;
-    }
     while (n) {
         size_t k;
         unsigned bit, bw;
         uint64_t sum;
-        if (d->mini_left == 0) {
-            upq_status st = next_miniblock(d);
-            if (st != UPQ_OK)
-                return st;
-        }
+        if ((st = mini_ready(d)) != UPQ_OK)
+            return st;
         bw = d->bit_width;
         bit = d->group_pos * bw;
         k = n < d->mini_left ? n : d->mini_left;

@@ -279,6 +279,16 @@ static uint64_t cursor(const upq_column_reader *c)
     return c->pos - (c->win_fill - c->win_used);
 }
 
+/* The page just read is done with: the next one's header is to come, its
+ * decoding started when `start`. */
+static void next_header(upq_column_reader *c, int start)
+{
+    c->stage = CS_HEADER;
+    c->page_off = cursor(c);
+    if (start)
+        header_start(c);
+}
+
 /* An encrypted page: its module's framing, its ordinal for the AAD. */
 static upq_status body_crypto(upq_column_reader *c, uint64_t body_start)
 {
@@ -764,12 +774,28 @@ static upq_status dict_page(upq_column_reader *c, const uint8_t *body)
     return UPQ_DONE;
 }
 
-/* A data page set up: its levels are to be read. */
-static upq_status data_ready(upq_column_reader *c, uint32_t levels)
+/* A data page's values set up (nvals of them, from p): its levels (one a
+ * row slot) are to be read. */
+static upq_status data_ready(upq_column_reader *c, int32_t enc, const uint8_t *p, size_t len,
+                             uint32_t nvals, uint32_t levels)
 {
+    upq_status st = setup_values(c, enc, p, len, nvals);
+    if (st != UPQ_OK)
+        return st;
     c->levels_left = levels;
     c->values_left -= levels;
     c->stage = CS_DATA;
+    return UPQ_OK;
+}
+
+/* len stored bytes from src decompressed into c->page (ulen of them). */
+static upq_status inflate(upq_column_reader *c, const uint8_t *src, size_t len, size_t ulen)
+{
+    upq_status st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, src, len, c->page, ulen,
+                                        &c->r->arena);
+    if (st != UPQ_OK)
+        return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
+                                                                : UPQ_MSG("page does not decompress"));
     return UPQ_OK;
 }
 
@@ -777,7 +803,6 @@ static upq_status data_ready(upq_column_reader *c, uint32_t levels)
 static upq_status data_page_v1(upq_column_reader *c)
 {
     const upq_page_header *ph = &c->ph;
-    upq_arena *a = &c->r->arena;
     size_t ulen = (size_t)ph->uncompressed_page_size;
     upq_status st;
     const upq_data_page_header *h = &ph->data_page_header;
@@ -786,11 +811,8 @@ static upq_status data_page_v1(upq_column_reader *c)
         if (c->body_len != ulen)
             return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
         c->page = c->raw;
-    } else {
-        st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, c->raw, c->body_len, c->page, ulen, a);
-        if (st != UPQ_OK)
-            return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
-                                                                    : UPQ_MSG("page does not decompress"));
+    } else if ((st = inflate(c, c->raw, c->body_len, ulen)) != UPQ_OK) {
+        return st;
     }
     p = c->page;
     end = p + ulen;
@@ -807,17 +829,14 @@ static upq_status data_page_v1(upq_column_reader *c)
         if (st != UPQ_OK)
             return st;
     }
-    st = setup_values(c, h->encoding, p, (size_t)(end - p), (uint32_t)h->num_values);
-    if (st != UPQ_OK)
-        return st;
-    return data_ready(c, (uint32_t)h->num_values);
+    return data_ready(c, h->encoding, p, (size_t)(end - p), (uint32_t)h->num_values,
+                      (uint32_t)h->num_values);
 }
 
 /* A v2 data page's body: levels as stored, values decompressed and set up. */
 static upq_status data_page_v2(upq_column_reader *c)
 {
     const upq_page_header *ph = &c->ph;
-    upq_arena *a = &c->r->arena;
     size_t ulen = (size_t)ph->uncompressed_page_size;
     upq_status st;
     const upq_data_page_header_v2 *h = &ph->data_page_header_v2;
@@ -839,19 +858,16 @@ static upq_status data_page_v2(upq_column_reader *c)
      * byte of SNAPPY): only a stored empty section skips the codec, and
      * a stored non-empty one must inflate to nothing. */
     if (compressed && c->m->codec != UPQ_CODEC_UNCOMPRESSED && (vlen > 0 || vlen_stored > 0)) {
-        st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, vals, vlen_stored, c->page, vlen, a);
+        st = inflate(c, vals, vlen_stored, vlen);
         if (st != UPQ_OK)
-            return col_fail(c, st, c->page_off, st == UPQ_ERR_NOMEM ? UPQ_MSG("arena too small for the codec")
-                                                                    : UPQ_MSG("page does not decompress"));
+            return st;
         vals = c->page;
     } else if (vlen_stored != vlen) {
         /* uncompressed, or stored empty: stored and stated sizes agree */
         return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
     }
-    st = setup_values(c, h->encoding, vals, vlen, (uint32_t)(h->num_values - h->num_nulls));
-    if (st != UPQ_OK)
-        return st;
-    return data_ready(c, (uint32_t)h->num_values);
+    return data_ready(c, h->encoding, vals, vlen, (uint32_t)(h->num_values - h->num_nulls),
+                      (uint32_t)h->num_values);
 }
 
 /* The page body is complete: verify, decompress and prepare decoding. */
@@ -1031,22 +1047,15 @@ static upq_status next_page(upq_column_reader *c)
         }
         case CS_BODY:
             st = read_body(c);
-            if (st == UPQ_DONE) { /* skipped page: next header */
-                c->stage = CS_HEADER;
-                c->page_off = cursor(c);
-                if (c->values_left)
-                    header_start(c);
-                break;
-            }
-            if (st != UPQ_OK)
+            if (st == UPQ_DONE) /* skipped page: next header */
+                next_header(c, c->values_left != 0);
+            else if (st != UPQ_OK)
                 return st;
             break;
         case CS_PAGE:
             st = process_page(c);
             if (st == UPQ_DONE) { /* dictionary page */
-                c->stage = CS_HEADER;
-                c->page_off = cursor(c);
-                header_start(c);
+                next_header(c, 1);
                 break;
             }
             return st;

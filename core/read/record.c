@@ -674,6 +674,18 @@ static upq_status finish_row(upq_rows *w)
     }
 }
 
+/* Where a call that moves to another row starts: a failed reader gives its
+ * error, a closed one (or one in the middle of a skip, when `busy`) refuses,
+ * and the row in progress is passed over. */
+static upq_status leave_row(upq_rows *w, int busy)
+{
+    if (w->stage == RS_FAILED)
+        return w->failed;
+    if (w->stage == RS_CLOSED || busy)
+        return UPQ_ERR_STATE;
+    return IN_ROW(w) ? finish_row(w) : UPQ_OK;
+}
+
 #if UPQ_WITH_FLAT_ROWS
 /* upq_rows_next but for the next row of top-level columns already buffered */
 static UPQ_NOINLINE upq_status next_row(upq_rows *w)
@@ -681,17 +693,10 @@ static UPQ_NOINLINE upq_status next_row(upq_rows *w)
 upq_status upq_rows_next(upq_rows *w)
 #endif
 {
-    upq_status st;
+    upq_status st = leave_row(w, w->skipping);
     uint32_t i;
-    if (w->stage == RS_FAILED)
-        return w->failed;
-    if (w->stage == RS_CLOSED || w->skipping)
-        return UPQ_ERR_STATE;
-    if (IN_ROW(w)) {
-        st = finish_row(w);
-        if (st != UPQ_OK)
-            return st;
-    }
+    if (st != UPQ_OK)
+        return st;
     if (w->stage == RS_DONE)
         return UPQ_DONE;
     if (w->row >= w->num_rows) {
@@ -808,18 +813,11 @@ static UPQ_NOINLINE upq_status skip_leaf(upq_rows *w, upq_rows_leaf *lf)
 
 upq_status upq_rows_skip(upq_rows *w, uint64_t rows, uint64_t *skipped)
 {
-    upq_status st;
+    upq_status st = leave_row(w, 0);
     uint32_t i;
     *skipped = 0;
-    if (w->stage == RS_FAILED)
-        return w->failed;
-    if (w->stage == RS_CLOSED)
-        return UPQ_ERR_STATE;
-    if (IN_ROW(w)) {
-        st = finish_row(w);
-        if (st != UPQ_OK)
-            return st;
-    }
+    if (st != UPQ_OK)
+        return st;
     if (w->stage == RS_DONE)
         return UPQ_OK;
 #if UPQ_WITH_FLAT_ROWS
