@@ -358,20 +358,6 @@ void upq_gcm_ctr0(const upq_gcm *g, uint8_t ctr0[16])
     upq_memset(ctr0, 0, 16);
 }
 
-void upq_gcm_encrypt(const upq_aes_key *k, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
-                     size_t aad_len, const uint8_t *in, uint8_t *out, size_t len, uint8_t tag[16])
-{
-    (void)k;
-    (void)iv;
-    (void)iv_len;
-    (void)aad;
-    (void)aad_len;
-    (void)in;
-    (void)out;
-    (void)len;
-    upq_memset(tag, 0, 16);
-}
-
 upq_status upq_gcm_decrypt(const upq_aes_key *k, const uint8_t *iv, size_t iv_len,
                            const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out,
                            size_t len, const uint8_t *tag, size_t tag_len)
@@ -387,6 +373,15 @@ upq_status upq_gcm_decrypt(const upq_aes_key *k, const uint8_t *iv, size_t iv_le
     (void)tag;
     (void)tag_len;
     return UPQ_ERR_UNSUPPORTED;
+}
+
+void upq_gcm_encrypt(const upq_aes_key *k, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                     size_t aad_len, const uint8_t *in, uint8_t *out, size_t len, uint8_t tag[16])
+{
+    /* no cipher: encryption is refused as decryption is, and says so with
+     * a tag of zeros that no reader authenticates */
+    (void)upq_gcm_decrypt(k, iv, iv_len, aad, aad_len, in, out, len, tag, 16);
+    upq_memset(tag, 0, 16);
 }
 
 #endif

@@ -218,6 +218,27 @@ static upq_status fill_small(upq_cstream *s, const upq_io *io, uint64_t off, uin
     return UPQ_OK;
 }
 
+/* The next piece of the module's ciphertext (from s->pos, at most
+ * min(ctlen - s->pos, win_len) bytes) read into win and taken into the GCM
+ * tag; *got says how much. */
+static upq_status text_piece(upq_cstream *s, const upq_io *io, const struct upq_aes_key *k,
+                             uint8_t *win, uint32_t win_len, uint32_t ctlen, size_t *got,
+                             uint64_t *at, const char **what)
+{
+    size_t want = ctlen - s->pos;
+    upq_status st;
+    if (want > win_len)
+        want = win_len;
+    *got = 0;
+    st = upq_io_read(io, s->off + 16u + s->pos, win, want, got, what);
+    if (st != UPQ_OK) {
+        *at = s->off + 16u + s->pos;
+        return st;
+    }
+    upq_gcm_text(&s->g, k, win, *got);
+    return UPQ_OK;
+}
+
 upq_status upq_cstream_next(upq_cstream *s, const upq_io *io, const upq_file_crypto *fc,
                             const struct upq_aes_key *k, uint8_t *win, uint32_t win_len,
                             const uint8_t **out, size_t *out_len, uint64_t *at, const char **what)
@@ -253,15 +274,10 @@ upq_status upq_cstream_next(upq_cstream *s, const upq_io *io, const upq_file_cry
             break;
         case CM_MAC:
             while (s->pos < ctlen) {
-                size_t got = 0, want = ctlen - s->pos;
-                if (want > win_len)
-                    want = win_len;
-                st = upq_io_read(io, s->off + 16u + s->pos, win, want, &got, what);
-                if (st != UPQ_OK) {
-                    *at = s->off + 16u + s->pos;
+                size_t got;
+                st = text_piece(s, io, k, win, win_len, ctlen, &got, at, what);
+                if (st != UPQ_OK)
                     return st;
-                }
-                upq_gcm_text(&s->g, k, win, got);
                 s->pos += (uint32_t)got;
             }
             s->stage = CM_TAG;
@@ -287,9 +303,9 @@ upq_status upq_cstream_next(upq_cstream *s, const upq_io *io, const upq_file_cry
             break;
         }
         case CM_PLAIN: {
-            size_t got = 0, want = ctlen - s->pos;
+            size_t got;
             uint8_t ctr0[16], mine[16];
-            if (want == 0) {
+            if (s->pos == ctlen) {
                 upq_gcm_finish(&s->g, k, mine);
                 if (!upq_ct_equal(mine, s->tag, 16)) {
                     *at = s->off;
@@ -299,14 +315,9 @@ upq_status upq_cstream_next(upq_cstream *s, const upq_io *io, const upq_file_cry
                 s->stage = CM_END;
                 return UPQ_DONE;
             }
-            if (want > win_len)
-                want = win_len;
-            st = upq_io_read(io, s->off + 16u + s->pos, win, want, &got, what);
-            if (st != UPQ_OK) {
-                *at = s->off + 16u + s->pos;
+            st = text_piece(s, io, k, win, win_len, ctlen, &got, at, what);
+            if (st != UPQ_OK)
                 return st;
-            }
-            upq_gcm_text(&s->g, k, win, got);
             upq_gcm_ctr0(&s->g, ctr0);
             upq_aes_ctr_xor(k, ctr0, s->pos, win, win, got);
             s->pos += (uint32_t)got;

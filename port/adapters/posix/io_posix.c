@@ -12,42 +12,43 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-upq_status upq_posix_open(upq_posix_file *f, const char *path)
+/* Opens a regular file (flags as open(2) takes them), retrying an
+ * interrupted open; errno says why not: EISDIR for a directory, ESPIPE for a
+ * pipe or device (no size to find a footer with). */
+static upq_status open_regular(const char *path, int flags, int *fd_out, uint64_t *size)
 {
     struct stat st;
     int fd, saved;
+    do {
+        fd = open(path, flags, 0666);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return UPQ_ERR_IO;
+    if (fstat(fd, &st) != 0)
+        saved = errno;
+    else if (S_ISDIR(st.st_mode))
+        saved = EISDIR;
+    else if (!S_ISREG(st.st_mode) || st.st_size < 0)
+        saved = ESPIPE;
+    else {
+        *fd_out = fd;
+        *size = (uint64_t)st.st_size;
+        return UPQ_OK;
+    }
+    close(fd);
+    errno = saved;
+    return UPQ_ERR_IO;
+}
 
+upq_status upq_posix_open(upq_posix_file *f, const char *path)
+{
     f->fd = -1;
     f->size = 0;
     f->max_read = 0;
     f->again_alternate = 0;
     f->calls = 0;
     f->map = NULL;
-    do {
-        fd = open(path, O_RDONLY);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return UPQ_ERR_IO;
-    if (fstat(fd, &st) != 0) {
-        saved = errno;
-        close(fd);
-        errno = saved;
-        return UPQ_ERR_IO;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        close(fd);
-        errno = EISDIR;
-        return UPQ_ERR_IO;
-    }
-    if (!S_ISREG(st.st_mode) || st.st_size < 0) {
-        /* pipes and devices have no size to find the footer with */
-        close(fd);
-        errno = ESPIPE;
-        return UPQ_ERR_IO;
-    }
-    f->fd = fd;
-    f->size = (uint64_t)st.st_size;
-    return UPQ_OK;
+    return open_regular(path, O_RDONLY, &f->fd, &f->size);
 }
 
 void upq_posix_io(upq_posix_file *f, upq_io *io)
@@ -147,28 +148,13 @@ void upq_posix_close(upq_posix_file *f)
 
 upq_status upq_posix_sink_open(upq_posix_sink *s, const char *path, int create)
 {
-    struct stat st;
-    int fd;
     s->fd = -1;
     s->size = 0;
     s->again_alternate = 0;
     s->calls = 0;
     s->bytes_written = s->bytes_read = 0;
     s->syncs = 0;
-    do {
-        fd = open(path, O_RDWR | (create ? O_CREAT | O_TRUNC : 0), 0666);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return UPQ_ERR_IO;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0) {
-        int saved = errno ? errno : EINVAL;
-        close(fd);
-        errno = saved;
-        return UPQ_ERR_IO;
-    }
-    s->fd = fd;
-    s->size = (uint64_t)st.st_size;
-    return UPQ_OK;
+    return open_regular(path, O_RDWR | (create ? O_CREAT | O_TRUNC : 0), &s->fd, &s->size);
 }
 
 static int sink_again(upq_posix_sink *s)

@@ -131,33 +131,6 @@ upq_status upq_sh_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t
     return UPQ_OK;
 }
 
-upq_status upq_sh_write(void *ctx, const void *buf, size_t len, size_t *written)
-{
-    upq_sh_file *f = (upq_sh_file *)ctx;
-    uint32_t a[3];
-    *written = 0;
-    if (f->handle < 0)
-        return UPQ_ERR_IO;
-    if (len == 0)
-        return UPQ_OK;
-    if (len > MAX_CHUNK)
-        len = MAX_CHUNK;
-    if (f->size + len > MAX_POS || seek_to(f, f->size) != UPQ_OK)
-        return UPQ_ERR_IO;
-    a[0] = (uint32_t)f->handle;
-    a[1] = (uint32_t)(uintptr_t)buf;
-    a[2] = (uint32_t)len;
-    /* SYS_WRITE answers with the number of bytes NOT written */
-    if (upq_sh_call(UPQ_SH_SYS_WRITE, a) != 0) {
-        f->pos = UINT64_MAX;
-        return UPQ_ERR_IO;
-    }
-    f->size += len;
-    f->pos = f->size;
-    *written = len;
-    return UPQ_OK;
-}
-
 upq_status upq_sh_write_at(void *ctx, uint64_t off, const void *buf, size_t len, size_t *written)
 {
     upq_sh_file *f = (upq_sh_file *)ctx;
@@ -184,6 +157,13 @@ upq_status upq_sh_write_at(void *ctx, uint64_t off, const void *buf, size_t len,
         f->size = f->pos;
     *written = len;
     return UPQ_OK;
+}
+
+upq_status upq_sh_write(void *ctx, const void *buf, size_t len, size_t *written)
+{
+    /* appending is writing at the end */
+    const upq_sh_file *f = (const upq_sh_file *)ctx;
+    return upq_sh_write_at(ctx, f->size, buf, len, written);
 }
 
 upq_status upq_sh_sync(void *ctx)
