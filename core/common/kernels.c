@@ -5,6 +5,40 @@
 #include "upq_kernels.h"
 #include "upq_port.h"
 
+#if defined(__OPTIMIZE_SIZE__)
+#define UNPACK_UNROLLED 0
+#else
+#define UNPACK_UNROLLED 1
+#endif
+/* unrolled where the groups of 32 are (the generic loop keeps its loop) */
+#if UNPACK_UNROLLED && (defined(__GNUC__) || defined(__clang__))
+#define UNROLL_32 _Pragma("GCC unroll 32")
+#else
+#define UNROLL_32
+#endif
+
+/* 32 values of bw bits from `acc` (holding *have unread bits) and the words
+ * at in, a word loaded only when the next value needs it. Returns where the
+ * words go on. With bw a constant, the compiler resolves every refill and
+ * shift. */
+UPQ_INLINE const uint8_t *take32(const uint8_t *in, uint32_t *out, unsigned bw, uint32_t mask,
+                                 uint64_t *acc, unsigned *have)
+{
+    unsigned i;
+    UNROLL_32
+    for (i = 0; i < 32; i++) {
+        if (*have < bw) {
+            *acc |= (uint64_t)upq_load_le32(in) << *have;
+            in += 4;
+            *have += 32;
+        }
+        out[i] = (uint32_t)*acc & mask;
+        *acc >>= bw;
+        *have -= bw;
+    }
+    return in;
+}
+
 static void unpack32_loop(const uint8_t *in, unsigned shift, uint32_t *out, unsigned bw, size_t n)
 {
     uint64_t acc;
@@ -20,18 +54,8 @@ static void unpack32_loop(const uint8_t *in, unsigned shift, uint32_t *out, unsi
      * bytewise, touching nothing past the last value's byte. */
     acc = (uint64_t)(*in++ >> shift);
     have = 8u - shift;
-    for (; n >= 32 && (n - 32) * bw >= 32; n -= 32, out += 32) {
-        for (i = 0; i < 32; i++) {
-            if (have < bw) {
-                acc |= (uint64_t)upq_load_le32(in) << have;
-                in += 4;
-                have += 32;
-            }
-            out[i] = (uint32_t)acc & mask;
-            acc >>= bw;
-            have -= bw;
-        }
-    }
+    for (; n >= 32 && (n - 32) * bw >= 32; n -= 32, out += 32)
+        in = take32(in, out, bw, mask, &acc, &have);
     for (i = 0; i < n; i++) {
         while (have < bw) {
             acc |= (uint64_t)*in++ << have;
@@ -53,37 +77,15 @@ static void unpack32_loop(const uint8_t *in, unsigned shift, uint32_t *out, unsi
  * the loop takes 23), for about 1.7 KB. Levels, dictionary indices of up to
  * 65,536 entries and most delta miniblocks have such widths.
  */
-#if defined(__OPTIMIZE_SIZE__)
-#define UNPACK_UNROLLED 0
-#else
-#define UNPACK_UNROLLED 1
-#endif
 #define UNPACK_GROUP8 UPQ_UNPACK_GROUP8
 
 #if UNPACK_UNROLLED
-#if defined(__GNUC__) || defined(__clang__)
-#define UNROLL_32 _Pragma("GCC unroll 32")
-#else
-#define UNROLL_32
-#endif
 
-/* With bw a constant, the compiler resolves every refill and shift. */
 UPQ_INLINE void unpack32_group(const uint8_t *in, uint32_t *out, unsigned bw)
 {
     uint64_t acc = 0;
-    uint32_t mask = bw == 32 ? 0xFFFFFFFFu : ((uint32_t)1 << bw) - 1u;
-    unsigned have = 0, i;
-    UNROLL_32
-    for (i = 0; i < 32; i++) {
-        if (have < bw) {
-            acc |= (uint64_t)upq_load_le32(in) << have;
-            in += 4;
-            have += 32;
-        }
-        out[i] = (uint32_t)acc & mask;
-        acc >>= bw;
-        have -= bw;
-    }
+    unsigned have = 0;
+    (void)take32(in, out, bw, bw == 32 ? 0xFFFFFFFFu : ((uint32_t)1 << bw) - 1u, &acc, &have);
 }
 
 #define UNPACK_CASE(b)                                         \
