@@ -525,7 +525,7 @@ static upq_status check_chunks(upq_reader *r)
         return upq_reader_fail(r, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the column map"));
     for (c = 0; c < s->num_columns; c++) {
         int keep = !r->opts.projection ||
-                   (c < r->opts.projection_bits && ((r->opts.projection[c >> 3] >> (c & 7)) & 1u));
+                   (c < r->opts.projection_bits && (((unsigned)r->opts.projection[c >> 3] >> (c & 7)) & 1u));
         r->chunk_slot[c] = keep ? kept++ : UPQ_NONE;
     }
     r->kept = kept;
