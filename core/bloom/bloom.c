@@ -7,6 +7,7 @@
  */
 #include "uparquet/bloom.h"
 #include "upq_port.h"
+#include "format/stats.h"
 
 #if UPQ_WITH_BLOOM
 
@@ -49,42 +50,26 @@ upq_status upq_bloom_hash_value(int32_t physical_type, int32_t type_length, cons
                                 uint64_t *hash)
 {
     uint8_t tmp[12];
+    const uint8_t *p;
+    size_t len;
     upq_bytes b;
-    if (!value)
+    if (!value || physical_type == UPQ_TYPE_BOOLEAN)
+        return UPQ_ERR_INVAL; /* BOOLEAN has no filter in the format */
+    len = upq_plain_value(physical_type, value, tmp, &p);
+    if (len) {
+        *hash = upq_xxh64(p, len, 0);
+        return UPQ_OK;
+    }
+    if (physical_type != UPQ_TYPE_BYTE_ARRAY && physical_type != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY)
         return UPQ_ERR_INVAL;
-    switch (physical_type) {
-    case UPQ_TYPE_INT32:
-    case UPQ_TYPE_FLOAT: {
-        uint32_t x;
-        upq_memcpy(&x, value, 4);
-        upq_store_le32(tmp, x);
-        *hash = upq_xxh64(tmp, 4, 0);
-        return UPQ_OK;
-    }
-    case UPQ_TYPE_INT64:
-    case UPQ_TYPE_DOUBLE: {
-        uint64_t x;
-        upq_memcpy(&x, value, 8);
-        upq_store_le64(tmp, x);
-        *hash = upq_xxh64(tmp, 8, 0);
-        return UPQ_OK;
-    }
-    case UPQ_TYPE_INT96:
-        /* stored as its 12 PLAIN bytes already */
-        *hash = upq_xxh64(value, 12, 0);
-        return UPQ_OK;
-    case UPQ_TYPE_BYTE_ARRAY:
-    case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY:
-        upq_memcpy(&b, value, sizeof b);
-        if (b.len && !b.ptr)
-            return UPQ_ERR_INVAL;
-        if (physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && type_length > 0 &&
-            b.len != (uint32_t)type_length)
-            return UPQ_ERR_INVAL;
-        *hash = upq_xxh64(b.ptr, b.len, 0);
-        return UPQ_OK;
-    default: return UPQ_ERR_INVAL; /* BOOLEAN has no filter in the format */
-    }
+    upq_memcpy(&b, value, sizeof b);
+    if (b.len && !b.ptr)
+        return UPQ_ERR_INVAL;
+    if (physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && type_length > 0 &&
+        b.len != (uint32_t)type_length)
+        return UPQ_ERR_INVAL;
+    *hash = upq_xxh64(b.ptr, b.len, 0);
+    return UPQ_OK;
 }
 
 /* ---- sizing ---------------------------------------------------------------- */

@@ -52,6 +52,11 @@ enum {
  * its ConvertedType or -1. */
 int upq_stats_order(int32_t physical_type, const upq_logical_type *lt, int32_t converted);
 
+/* The PLAIN bytes of a fixed-width value in the reader's representation
+ * (BOOLEAN one byte, INT96 its own 12): *p gets buf or the value's bytes.
+ * Returns their length; 0 for a type of no fixed width (the byte arrays). */
+size_t upq_plain_value(int32_t physical_type, const void *val, uint8_t buf[12], const uint8_t **p);
+
 /* Bytes one stored bound needs for this column (0: no min/max are kept):
  * the value width for fixed types, `max_binary` for BYTE_ARRAY. */
 uint32_t upq_stats_cap(int order, int32_t physical_type, int32_t type_length,

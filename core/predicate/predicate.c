@@ -8,6 +8,7 @@
 #include "uparquet/predicate.h"
 #include "upq_port.h"
 #include "common/upq_internal.h"
+#include "format/stats.h"
 #include "pred_int.h"
 
 #if UPQ_WITH_PREDICATE && UPQ_WITH_READER
@@ -39,55 +40,22 @@ int upq_pred_order(const upq_schema *s, uint32_t col)
     return o;
 }
 
-static void store_le(uint8_t *b, uint64_t x, unsigned n)
-{
-    unsigned i;
-    for (i = 0; i < n; i++)
-        b[i] = (uint8_t)(x >> (8 * i));
-}
-
 /* A value in the column reader's representation as a typed value; buf
  * holds the PLAIN bytes of fixed-width values. Returns 1, or 0 when it does
  * not decode. */
 int upq_pred_to_stat(const upq_column_desc *cd, int order, const void *val, uint8_t buf[12],
                      upq_stat_value *out)
 {
-    const uint8_t *p = buf;
-    size_t len;
-    switch (cd->physical_type) {
-    case UPQ_TYPE_BOOLEAN:
-        buf[0] = *(const uint8_t *)val ? 1 : 0;
-        len = 1;
-        break;
-    case UPQ_TYPE_INT32:
-    case UPQ_TYPE_FLOAT: {
-        uint32_t x;
-        upq_memcpy(&x, val, 4);
-        store_le(buf, x, 4);
-        len = 4;
-        break;
-    }
-    case UPQ_TYPE_INT64:
-    case UPQ_TYPE_DOUBLE: {
-        uint64_t x;
-        upq_memcpy(&x, val, 8);
-        store_le(buf, x, 8);
-        len = 8;
-        break;
-    }
-    case UPQ_TYPE_INT96:
-        p = ((const upq_int96 *)val)->b;
-        len = 12;
-        break;
-    case UPQ_TYPE_BYTE_ARRAY:
-    case UPQ_TYPE_FIXED_LEN_BYTE_ARRAY:
+    const uint8_t *p;
+    size_t len = upq_plain_value(cd->physical_type, val, buf, &p);
+    if (!len) {
+        if (cd->physical_type != UPQ_TYPE_BYTE_ARRAY &&
+            cd->physical_type != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY)
+            return 0;
         p = ((const upq_bytes *)val)->ptr;
         len = ((const upq_bytes *)val)->len;
         if (!p && len)
             return 0;
-        break;
-    default:
-        return 0;
     }
     return upq_stats_decode_value(order, cd->type_length, p, len, 0, out) == UPQ_OK;
 }
