@@ -272,37 +272,30 @@ static const upq_tfield bloom_filter_header_fields[] = {
 
 /* ---- page header ------------------------------------------------------ */
 
+/* The same fields twice: as written and read in full, and as the column
+ * reader decodes them. There page statistics are skipped, so a header takes
+ * no arena memory however many pages a chunk has (the page index and chunk
+ * statistics are the places to read them). Statistics is the last field of
+ * both data page headers: the lean descriptions are the full field tables
+ * without it (entries at the end). */
 #define S upq_page_header
-static const upq_tfield page_header_fields[] = {
-    F_I32(1, REQ, type, "type"),
-    F_I32(2, REQ, uncompressed_page_size, "uncompressed_page_size"),
-    F_I32(3, REQ, compressed_page_size, "compressed_page_size"),
-    F_I32(4, OPT, crc, "crc"),
-    F_STRUCT(5, OPT, data_page_header, DATA_PAGE_HEADER, "data_page_header"),
-    F_STRUCT(6, OPT, index_page_header, INDEX_PAGE_HEADER, "index_page_header"),
-    F_STRUCT(7, OPT, dictionary_page_header, DICTIONARY_PAGE_HEADER,
-             "dictionary_page_header"),
-    F_STRUCT(8, OPT, data_page_header_v2, DATA_PAGE_HEADER_V2, "data_page_header_v2"),
-};
-#undef S
-
-/* Page headers as the column reader decodes them: page statistics are
- * skipped, so a header takes no arena memory however many pages a chunk has
- * (the page index and chunk statistics are the places to read them).
- * Statistics is the last field of both data page headers: the lean
- * descriptions are the full field tables without it (entries at the end). */
-#define S upq_page_header
-static const upq_tfield page_header_lean_fields[] = {
-    F_I32(1, REQ, type, "type"),
-    F_I32(2, REQ, uncompressed_page_size, "uncompressed_page_size"),
-    F_I32(3, REQ, compressed_page_size, "compressed_page_size"),
-    F_I32(4, OPT, crc, "crc"),
-    F_STRUCT(5, OPT, data_page_header, DATA_PAGE_HEADER_LEAN, "data_page_header"),
-    F_STRUCT(6, OPT, index_page_header, INDEX_PAGE_HEADER, "index_page_header"),
-    F_STRUCT(7, OPT, dictionary_page_header, DICTIONARY_PAGE_HEADER,
-             "dictionary_page_header"),
-    F_STRUCT(8, OPT, data_page_header_v2, DATA_PAGE_HEADER_V2_LEAN, "data_page_header_v2"),
-};
+#define PAGE_HEADER_FIELDS(DPH, DPH2)                                                        \
+    {                                                                                        \
+        F_I32(1, REQ, type, "type"),                                                         \
+        F_I32(2, REQ, uncompressed_page_size, "uncompressed_page_size"),                     \
+        F_I32(3, REQ, compressed_page_size, "compressed_page_size"),                         \
+        F_I32(4, OPT, crc, "crc"),                                                           \
+        F_STRUCT(5, OPT, data_page_header, DPH, "data_page_header"),                         \
+        F_STRUCT(6, OPT, index_page_header, INDEX_PAGE_HEADER, "index_page_header"),         \
+        F_STRUCT(7, OPT, dictionary_page_header, DICTIONARY_PAGE_HEADER,                     \
+                 "dictionary_page_header"),                                                  \
+        F_STRUCT(8, OPT, data_page_header_v2, DPH2, "data_page_header_v2"),                  \
+    }
+static const upq_tfield page_header_fields[] =
+    PAGE_HEADER_FIELDS(DATA_PAGE_HEADER, DATA_PAGE_HEADER_V2);
+static const upq_tfield page_header_lean_fields[] =
+    PAGE_HEADER_FIELDS(DATA_PAGE_HEADER_LEAN, DATA_PAGE_HEADER_V2_LEAN);
+#undef PAGE_HEADER_FIELDS
 #undef S
 
 /* ---- column chunk metadata -------------------------------------------- */
