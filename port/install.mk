@@ -81,7 +81,7 @@ UPQ_LIB_CFLAGS.$(TARGET) = -std=c99 $(TOPT.$(TARGET)) -g $(TFLAGS.$(TARGET)) -ff
     $(TNOLOOP.$(TARGET)) $(WARN_LIB) $(INCLUDES) \
     $(if $(UPQ_SET),$(call UPQ_SET_FLAGS,$(UPQ_SET)),$(CODEC_DEFS)) $(EXTRA_CFLAGS) $(TSYSINC.$(TARGET))
 UPQ_LIB_OBJ := $(patsubst %.c,$(UPQ_OUT)/%.o,$(LIB_SRC))
-$(UPQ_LIB_OBJ): $(UPQ_OUT)/%.o: %.c $(DEPS_STAMPS) port/install.mk $(wildcard port/config/upq-$(UPQ_SET).h)
+$(UPQ_LIB_OBJ): $(UPQ_OUT)/%.o: %.c $(DEPS_STAMPS) port/install.mk $(wildcard port/config/upq-$(UPQ_SET).h port/config/upq_*.h)
 	@mkdir -p $(dir $@)
 	$(UPQ_LIB_CC.$(TARGET)) $(UPQ_LIB_CFLAGS.$(TARGET)) -MMD -MP -c $< -o $@
 $(UPQ_LIB): $(UPQ_LIB_OBJ)

@@ -789,7 +789,7 @@ static upq_status data_ready(upq_column_reader *c, int32_t enc, const uint8_t *p
 }
 
 /* len stored bytes from src decompressed into c->page (ulen of them). */
-static upq_status inflate(upq_column_reader *c, const uint8_t *src, size_t len, size_t ulen)
+static upq_status decompress_body(upq_column_reader *c, const uint8_t *src, size_t len, size_t ulen)
 {
     upq_status st = upq_decompress_with(&c->r->crc_kernel, c->m->codec, src, len, c->page, ulen,
                                         &c->r->arena);
@@ -811,7 +811,7 @@ static upq_status data_page_v1(upq_column_reader *c)
         if (c->body_len != ulen)
             return col_fail(c, UPQ_ERR_CORRUPT, c->page_off, UPQ_MSG("uncompressed page sizes differ"));
         c->page = c->raw;
-    } else if ((st = inflate(c, c->raw, c->body_len, ulen)) != UPQ_OK) {
+    } else if ((st = decompress_body(c, c->raw, c->body_len, ulen)) != UPQ_OK) {
         return st;
     }
     p = c->page;
@@ -858,7 +858,7 @@ static upq_status data_page_v2(upq_column_reader *c)
      * byte of SNAPPY): only a stored empty section skips the codec, and
      * a stored non-empty one must inflate to nothing. */
     if (compressed && c->m->codec != UPQ_CODEC_UNCOMPRESSED && (vlen > 0 || vlen_stored > 0)) {
-        st = inflate(c, vals, vlen_stored, vlen);
+        st = decompress_body(c, vals, vlen_stored, vlen);
         if (st != UPQ_OK)
             return st;
         vals = c->page;

@@ -105,6 +105,15 @@ def is_bool(name, default):
         or name == 'UPQ_WITH_NEON'
 
 
+def set_blocks(text):
+    """blocks() of a set and of the headers it includes (upq_small.h, upq_min.h:
+    what several sets share), its own first: the first definition holds."""
+    out = blocks(text)
+    for inc in re.findall(r'^#include "([a-z_]+\.h)"', text, re.M):
+        out += set_blocks(open(os.path.join(SETS_DIR, inc)).read())
+    return out
+
+
 def sets():
     """{set name: ({option: value}, description, path)} of port/config/upq-*.h."""
     config_blocks = dict(blocks(open(CONFIG_H).read()))
@@ -117,7 +126,7 @@ def sets():
         desc = re.search(r'/\*\n \* µparquet option set `[^`]+`\.\n \*\n((?: \*.*\n)+?) \*\n', text)
         desc = ' '.join(l[3:].strip() for l in desc.group(1).split('\n') if l) if desc else m.group(1)
         vals = {}
-        for name, body in blocks(text):
+        for name, body in set_blocks(text):
             v = simple_value(name, body)
             if v is None:
                 if body != config_blocks.get(name):

@@ -73,7 +73,7 @@ define upq_size_set
 ifneq ($(1).$(2),cortex-m4.full)
 SIZE_OBJ.$(1).$(2) := $$(patsubst %.c,$$(SIZE)/$(1)/$(2)/%.o,$$(LIB_SRC))
 SIZE_LIB.$(1).$(2) := $$(SIZE)/$(1)/$(2)/libuparquet.a
-$$(SIZE)/$(1)/$(2)/%.o: %.c $$(DEPS_STAMPS) test/freestanding/size.mk $$(wildcard port/config/upq-*.h)
+$$(SIZE)/$(1)/$(2)/%.o: %.c $$(DEPS_STAMPS) test/freestanding/size.mk $$(wildcard port/config/upq-*.h port/config/upq_*.h)
 	@mkdir -p $$(dir $$@)
 	$$(TCC.$(1)) $$(call SIZE_CFLAGS,$(1),$(2)) -MMD -MP -c $$< -o $$@
 $$(SIZE)/$(1)/$(2)/libuparquet.a: $$(SIZE_OBJ.$(1).$(2))
@@ -184,7 +184,7 @@ $(SIZE_FIXTURE).o: test/freestanding/stack_fixture.c
 # UPQ_ERR_UNSUPPORTED (test/freestanding/options_off.c).
 SIZE_OPTIONS_OFF := $(SIZE)/host/options_off
 $(SIZE_OPTIONS_OFF): test/freestanding/options_off.c $(LIB_SRC) port/adapters/posix/io_posix.c \
-        $(wildcard core/include/uparquet/*.h core/*/*.h port/config/upq-*.h) test/freestanding/size.mk
+        $(wildcard core/include/uparquet/*.h core/*/*.h port/config/upq-*.h port/config/upq_*.h) test/freestanding/size.mk
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -O1 $(WARN_LIB) -Wno-missing-prototypes -Werror $(INCLUDES) $(SIZE_MIN_OFF) \
 	    -o $@ test/freestanding/options_off.c $(LIB_SRC) port/adapters/posix/io_posix.c
