@@ -237,6 +237,24 @@ void upq_neon_minmax_i64(const int64_t *v, size_t n, upq_minmax64 *r)
     }
 }
 
+/* The vector loop's bounds (a, b; nans NaNs) with those of the rest of the
+ * values (the scalar kernel's), the NaNs of both counted. */
+#define MINMAX_FINISH(name, T, scalar)                                                   \
+    static size_t name(const T *v, size_t n, T a, T b, size_t nans, T *mn, T *mx)         \
+    {                                                                                    \
+        T tmn = 0, tmx = 0;                                                              \
+        size_t tn = scalar(v, n, &tmn, &tmx);                                            \
+        if (tn < n) {                                                                    \
+            a = tmn < a ? tmn : a;                                                       \
+            b = tmx > b ? tmx : b;                                                       \
+        }                                                                                \
+        *mn = a;                                                                         \
+        *mx = b;                                                                         \
+        return nans + tn;                                                                \
+    }
+MINMAX_FINISH(finish_f32, float, upq_minmax_f32)
+MINMAX_FINISH(finish_f64, double, upq_minmax_f64)
+
 #if UPQ_NEON_A64
 /*
  * FMINNM/FMAXNM take the number when one side is NaN, so NaN lanes leave the
@@ -247,8 +265,8 @@ size_t upq_neon_minmax_f32(const float *v, size_t n, float *mn, float *mx)
 {
     float32x4_t lo = vdupq_n_f32(__builtin_inff()), hi = vdupq_n_f32(-__builtin_inff());
     uint32x4_t nan = vdupq_n_u32(0);
-    float tmn = 0, tmx = 0, a, b;
-    size_t i = 0, nans, tn;
+    float a, b;
+    size_t i = 0, nans;
     for (; i + 4 <= n; i += 4) {
         float32x4_t x = vld1q_f32(v + i);
         nan = vsubq_u32(nan, vmvnq_u32(vceqq_f32(x, x)));
@@ -258,22 +276,15 @@ size_t upq_neon_minmax_f32(const float *v, size_t n, float *mn, float *mx)
     nans = vaddvq_u32(nan);
     a = vminnmvq_f32(lo);
     b = vmaxnmvq_f32(hi);
-    tn = upq_minmax_f32(v + i, n - i, &tmn, &tmx);
-    if (tn < n - i) {
-        a = tmn < a ? tmn : a;
-        b = tmx > b ? tmx : b;
-    }
-    *mn = a;
-    *mx = b;
-    return nans + tn;
+    return finish_f32(v + i, n - i, a, b, nans, mn, mx);
 }
 
 size_t upq_neon_minmax_f64(const double *v, size_t n, double *mn, double *mx)
 {
     float64x2_t lo = vdupq_n_f64(__builtin_inf()), hi = vdupq_n_f64(-__builtin_inf());
     uint64x2_t nan = vdupq_n_u64(0);
-    double tmn = 0, tmx = 0, a, b;
-    size_t i = 0, nans, tn;
+    double a, b;
+    size_t i = 0, nans;
     for (; i + 2 <= n; i += 2) {
         float64x2_t x = vld1q_f64(v + i);
         nan = vsubq_u64(nan, vreinterpretq_u64_u32(vmvnq_u32(vreinterpretq_u32_u64(vceqq_f64(x, x)))));
@@ -283,14 +294,7 @@ size_t upq_neon_minmax_f64(const double *v, size_t n, double *mn, double *mx)
     nans = (size_t)vaddvq_u64(nan);
     a = vminnmvq_f64(lo);
     b = vmaxnmvq_f64(hi);
-    tn = upq_minmax_f64(v + i, n - i, &tmn, &tmx);
-    if (tn < n - i) {
-        a = tmn < a ? tmn : a;
-        b = tmx > b ? tmx : b;
-    }
-    *mn = a;
-    *mx = b;
-    return nans + tn;
+    return finish_f64(v + i, n - i, a, b, nans, mn, mx);
 }
 
 #else
@@ -341,8 +345,8 @@ size_t upq_neon_minmax_f32(const float *v, size_t n, float *mn, float *mx)
     int32x4_t big = mag, small = vdupq_n_s32(INT32_MIN);
     int32x4_t lo = inf, hi = vdupq_n_s32(INT32_MIN + 0x007FFFFF); /* key of -inf */
     uint32x4_t nan = vdupq_n_u32(0);
-    float tmn = 0, tmx = 0, a, b;
-    size_t i = 0, nans, tn;
+    float a, b;
+    size_t i = 0, nans;
     for (; i + 4 <= n; i += 4) {
         int32x4_t x = vreinterpretq_s32_f32(vld1q_f32(v + i)); /* a load: no arithmetic */
         uint32x4_t isnan = vcgtq_s32(vandq_s32(x, mag), inf);
@@ -354,14 +358,7 @@ size_t upq_neon_minmax_f32(const float *v, size_t n, float *mn, float *mx)
     nans = upq_v_addv_u32(nan);
     a = f32_of_key(upq_v_minv_s32(lo));
     b = f32_of_key(upq_v_maxv_s32(hi));
-    tn = upq_minmax_f32(v + i, n - i, &tmn, &tmx);
-    if (tn < n - i) {
-        a = tmn < a ? tmn : a;
-        b = tmx > b ? tmx : b;
-    }
-    *mn = a;
-    *mx = b;
-    return nans + tn;
+    return finish_f32(v + i, n - i, a, b, nans, mn, mx);
 }
 
 size_t upq_neon_minmax_f64(const double *v, size_t n, double *mn, double *mx)
@@ -370,9 +367,9 @@ size_t upq_neon_minmax_f64(const double *v, size_t n, double *mn, double *mx)
     int64x2_t big = mag, small = vdupq_n_s64(INT64_MIN);
     int64x2_t lo = inf, hi = vdupq_n_s64(INT64_MIN + 0x000FFFFFFFFFFFFF); /* key of -inf */
     uint64x2_t nan = vdupq_n_u64(0);
-    double tmn = 0, tmx = 0, a, b;
+    double a, b;
     int64_t l0, l1;
-    size_t i = 0, nans, tn;
+    size_t i = 0, nans;
     for (; i + 2 <= n; i += 2) {
         int64x2_t x = vreinterpretq_s64_u8(vld1q_u8((const uint8_t *)(v + i)));
         uint64x2_t isnan = upq_v_clt_s64(inf, vandq_s64(x, mag));
@@ -388,14 +385,7 @@ size_t upq_neon_minmax_f64(const double *v, size_t n, double *mn, double *mx)
     l0 = vgetq_lane_s64(hi, 0);
     l1 = vgetq_lane_s64(hi, 1);
     b = f64_of_key(l1 > l0 ? l1 : l0);
-    tn = upq_minmax_f64(v + i, n - i, &tmn, &tmx);
-    if (tn < n - i) {
-        a = tmn < a ? tmn : a;
-        b = tmx > b ? tmx : b;
-    }
-    *mn = a;
-    *mx = b;
-    return nans + tn;
+    return finish_f64(v + i, n - i, a, b, nans, mn, mx);
 }
 #endif
 
