@@ -985,6 +985,16 @@ static int unjump(upq_column_reader *c, upq_status st)
 #define unjump(c, st) 0
 #endif
 
+/* A page's header read, with outcome st: its body begun. A page that cannot
+ * be begun is jumped over where the reader may (unjump): UPQ_OK then too,
+ * and the caller's loop goes on. */
+static upq_status after_header(upq_column_reader *c, upq_status st)
+{
+    if (st == UPQ_OK)
+        st = begin_body(c);
+    return st < 0 && unjump(c, st) ? UPQ_OK : st;
+}
+
 /* Moves to the next data page (reading headers, bodies, dictionaries).
  * UPQ_OK: a data page is ready (CS_DATA); UPQ_DONE: the chunk is finished. */
 static upq_status next_page(upq_column_reader *c)
@@ -1009,11 +1019,7 @@ static upq_status next_page(upq_column_reader *c)
                 return UPQ_DONE;
             }
             if (ENCRYPTED(c)) {
-                st = encrypted_header(c);
-                if (st == UPQ_OK)
-                    st = begin_body(c);
-                if (st < 0 && unjump(c, st))
-                    break;
+                st = after_header(c, encrypted_header(c));
                 if (st != UPQ_OK)
                     return st;
                 break;
@@ -1038,9 +1044,7 @@ static upq_status next_page(upq_column_reader *c)
                     break;
                 return c->r->err.status;
             }
-            st = begin_body(c);
-            if (st < 0 && unjump(c, st))
-                break;
+            st = after_header(c, UPQ_OK);
             if (st != UPQ_OK)
                 return st;
             break;
