@@ -232,12 +232,38 @@ upq_status upq_values_init(upq_values_dec *d, int32_t encoding, int32_t physical
     return st;
 }
 
-upq_status upq_values_get(upq_values_dec *d, void *out, size_t n, size_t *got, upq_vbuf *vb)
+/* n values into out, or passed over when out is null; *k says how many
+ * (the byte-array decoders may give fewer, to fit vb). */
+static upq_status take(upq_values_dec *d, void *out, size_t n, size_t *k, upq_vbuf *vb)
+{
+    int skip = out == (void *)0;
+    (void)k; /* for the encodings that copy values, when built */
+    (void)vb;
+    switch (d->encoding) {
+    case UPQ_ENC_PLAIN: return skip ? upq_plain_skip(d, n) : upq_plain_get(d, out, n);
+    case UPQ_ENC_PLAIN_DICTIONARY:
+    case UPQ_ENC_RLE_DICTIONARY: return dict_take(d, out, n);
+    case UPQ_ENC_RLE: return rle_bool_take(d, (uint8_t *)out, n);
+#if UPQ_WITH_DELTA
+    case UPQ_ENC_DELTA_BINARY_PACKED: return skip ? upq_dbp_skip(d, n) : upq_dbp_get(d, out, n);
+    case UPQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
+        return skip ? upq_dlba_skip(d, n) : upq_dlba_get(d, (upq_bytes *)out, n);
+    case UPQ_ENC_DELTA_BYTE_ARRAY:
+        return skip ? upq_dba_skip(d, n) : upq_dba_get(d, (upq_bytes *)out, n, k, vb);
+#endif
+#if UPQ_WITH_BSS
+    case UPQ_ENC_BYTE_STREAM_SPLIT: return skip ? upq_bss_skip(d, n) : upq_bss_get(d, out, n, k, vb);
+#endif
+    default: return UPQ_ERR_STATE;
+    }
+}
+
+/* upq_values_get and upq_values_skip (out null): the count checked against
+ * the values left, and what was taken counted. */
+static upq_status values_take(upq_values_dec *d, void *out, size_t n, size_t *got, upq_vbuf *vb)
 {
     size_t k = n;
     upq_status st;
-    (void)vb; /* for the encodings that copy values, when built */
-
     *got = 0;
     if (d->encoding < 0)
         return UPQ_ERR_STATE;
@@ -245,26 +271,17 @@ upq_status upq_values_get(upq_values_dec *d, void *out, size_t n, size_t *got, u
         return UPQ_ERR_CORRUPT;
     if (n == 0)
         return UPQ_OK;
-    switch (d->encoding) {
-    case UPQ_ENC_PLAIN: st = upq_plain_get(d, out, n); break;
-    case UPQ_ENC_PLAIN_DICTIONARY:
-    case UPQ_ENC_RLE_DICTIONARY: st = dict_take(d, out, n); break;
-    case UPQ_ENC_RLE: st = rle_bool_take(d, (uint8_t *)out, n); break;
-#if UPQ_WITH_DELTA
-    case UPQ_ENC_DELTA_BINARY_PACKED: st = upq_dbp_get(d, out, n); break;
-    case UPQ_ENC_DELTA_LENGTH_BYTE_ARRAY: st = upq_dlba_get(d, (upq_bytes *)out, n); break;
-    case UPQ_ENC_DELTA_BYTE_ARRAY: st = upq_dba_get(d, (upq_bytes *)out, n, &k, vb); break;
-#endif
-#if UPQ_WITH_BSS
-    case UPQ_ENC_BYTE_STREAM_SPLIT: st = upq_bss_get(d, out, n, &k, vb); break;
-#endif
-    default: return UPQ_ERR_STATE;
-    }
+    st = take(d, out, n, &k, vb);
     if (st != UPQ_OK)
         return st;
     d->produced += (uint32_t)k;
     *got = k;
     return UPQ_OK;
+}
+
+upq_status upq_values_get(upq_values_dec *d, void *out, size_t n, size_t *got, upq_vbuf *vb)
+{
+    return values_take(d, out, n, got, vb);
 }
 
 const void *upq_values_lend(upq_values_dec *d, size_t n)
@@ -280,32 +297,8 @@ const void *upq_values_lend(upq_values_dec *d, size_t n)
 
 upq_status upq_values_skip(upq_values_dec *d, size_t n)
 {
-    upq_status st;
-    if (d->encoding < 0)
-        return UPQ_ERR_STATE;
-    if (n > (size_t)(d->num_values - d->produced))
-        return UPQ_ERR_CORRUPT;
-    if (n == 0)
-        return UPQ_OK;
-    switch (d->encoding) {
-    case UPQ_ENC_PLAIN: st = upq_plain_skip(d, n); break;
-    case UPQ_ENC_PLAIN_DICTIONARY:
-    case UPQ_ENC_RLE_DICTIONARY: st = dict_take(d, (void *)0, n); break;
-    case UPQ_ENC_RLE: st = rle_bool_take(d, (uint8_t *)0, n); break;
-#if UPQ_WITH_DELTA
-    case UPQ_ENC_DELTA_BINARY_PACKED: st = upq_dbp_skip(d, n); break;
-    case UPQ_ENC_DELTA_LENGTH_BYTE_ARRAY: st = upq_dlba_skip(d, n); break;
-    case UPQ_ENC_DELTA_BYTE_ARRAY: st = upq_dba_skip(d, n); break;
-#endif
-#if UPQ_WITH_BSS
-    case UPQ_ENC_BYTE_STREAM_SPLIT: st = upq_bss_skip(d, n); break;
-#endif
-    default: return UPQ_ERR_STATE;
-    }
-    if (st != UPQ_OK)
-        return st;
-    d->produced += (uint32_t)n;
-    return UPQ_OK;
+    size_t got;
+    return values_take(d, (void *)0, n, &got, (upq_vbuf *)0);
 }
 
 uint32_t upq_values_left(const upq_values_dec *d)
