@@ -4,7 +4,9 @@
  * options): bloom filters, Variant, predicates, DATA_PAGE_V2 written, chunk
  * metadata kept, lent buffers, flat-row and dictionary-index reading, lazy
  * row groups, the CRC table, error texts and the speed kernels.
- * Each is set only when not defined already, as in a set.
+ * Each is set only when not defined already, as in a set. The packages'
+ * options (UPQ_WITH_LZ4 ... UPQ_WITH_CRYPTO) stay in each set's own header:
+ * port/uparquet.mk and the CMake build read them there to link the packages.
  */
 #ifndef UPQ_SET_SMALL_H
 #define UPQ_SET_SMALL_H
