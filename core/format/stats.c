@@ -79,26 +79,27 @@ uint32_t upq_stats_cap(int order, int32_t physical_type, int32_t type_length,
 
 size_t upq_plain_value(int32_t physical_type, const void *val, uint8_t buf[12], const uint8_t **p)
 {
+    uint64_t x = 0;
+    size_t n, i;
     *p = buf;
     switch (physical_type) {
     case UPQ_TYPE_BOOLEAN: buf[0] = *(const uint8_t *)val ? 1 : 0; return 1;
     case UPQ_TYPE_INT32:
     case UPQ_TYPE_FLOAT: {
-        uint32_t x;
-        upq_memcpy(&x, val, 4);
-        upq_store_le32(buf, x);
-        return 4;
+        uint32_t y;
+        upq_memcpy(&y, val, 4);
+        x = y;
+        n = 4;
+        break;
     }
     case UPQ_TYPE_INT64:
-    case UPQ_TYPE_DOUBLE: {
-        uint64_t x;
-        upq_memcpy(&x, val, 8);
-        upq_store_le64(buf, x);
-        return 8;
-    }
+    case UPQ_TYPE_DOUBLE: upq_memcpy(&x, val, 8); n = 8; break;
     case UPQ_TYPE_INT96: *p = ((const upq_int96 *)val)->b; return 12;
     default: return 0;
     }
+    for (i = 0; i < n; i++) /* little-endian whatever the target's order */
+        buf[i] = (uint8_t)(x >> (8u * i));
+    return n;
 }
 
 #if UPQ_WITH_WRITER
