@@ -43,46 +43,76 @@ static uint8_t *block_head(upq_wbuf *w, uint64_t zz_min, const unsigned *bw, uns
     return at;
 }
 
-/* One block: the k (1..block) values v[0..k) that follow `prev`. */
-static void block32(upq_wbuf *w, const uint32_t *v, size_t k, uint32_t prev, unsigned per,
-                    unsigned minis)
+/* Where block32 takes its values: an array, or the length sequence `kind`
+ * (byte arrays below) made a miniblock at a time, so that no block of them
+ * is kept on the stack. */
+typedef struct src32 {
+    const uint32_t *v;  /* NULL: lengths of b */
+    const upq_bytes *b;
+    int kind;
+} src32;
+
+static void seq_fill(int kind, const upq_bytes *v, size_t from, size_t k, uint32_t *out);
+
+/* Values [from, from + k) of s into out. */
+static void src_get(const src32 *s, size_t from, size_t k, uint32_t *out)
 {
-    uint32_t hi[UPQ_DELTA_MINIS], tmp[MAX_PER], lo = 0xFFFFFFFFu, p = prev, min;
+    size_t j;
+    if (!s->v) {
+        seq_fill(s->kind, s->b, from, k, out);
+        return;
+    }
+    for (j = 0; j < k; j++)
+        out[j] = s->v[from + j];
+}
+
+/* One block: the k (1..block) values of s from `from` on, which follow
+ * *prev; *prev becomes the last of them. Returns their sum. */
+static uint64_t block32(upq_wbuf *w, const src32 *s, size_t from, size_t k, uint32_t *prev,
+                        unsigned per, unsigned minis)
+{
+    uint32_t hi[UPQ_DELTA_MINIS], tmp[MAX_PER], lo = 0xFFFFFFFFu, p = *prev, min, last;
     unsigned bw[UPQ_DELTA_MINIS], used = (unsigned)((k + per - 1u) / per), m;
+    uint64_t sum = 0;
     size_t j;
     uint8_t *at;
 
     /* every entry, the unused ones (no values) left 0: the compiler then
      * sees hi[] set wherever it is read (gcc for 32-bit ARM did not) */
     for (m = 0; m < UPQ_DELTA_MINIS; m++) {
-        size_t end = k < (size_t)(m + 1u) * per ? k : (size_t)(m + 1u) * per;
+        size_t base = (size_t)m * per, cnt = m < used ? (k - base < per ? k - base : per) : 0u;
         uint32_t mhi = 0;
-        for (j = (size_t)m * per; j < end; j++) {
-            uint32_t f = (v[j] - p) ^ SIGN32;
-            p = v[j];
+        src_get(s, from + base, cnt, tmp);
+        for (j = 0; j < cnt; j++) {
+            uint32_t f = (tmp[j] - p) ^ SIGN32;
+            p = tmp[j];
+            sum += p;
             lo = f < lo ? f : lo;
             mhi = f > mhi ? f : mhi;
         }
         hi[m] = mhi;
     }
+    last = p;
     for (m = 0; m < UPQ_DELTA_MINIS; m++)
         bw[m] = m < used ? upq_bit_width32(hi[m] - lo) : 0u;
     min = lo ^ SIGN32;
     at = block_head(w, (uint64_t)((min << 1) ^ (0u - (min >> 31))), bw, minis, per);
-    if (!at)
-        return;
-    p = prev;
-    for (m = 0; m < used; m++) {
+    p = *prev;
+    for (m = 0; at && m < used; m++) {
         size_t base = (size_t)m * per, cnt = k - base < per ? k - base : per;
+        src_get(s, from + base, cnt, tmp);
         for (j = 0; j < cnt; j++) {
-            tmp[j] = v[base + j] - p - min;
-            p = v[base + j];
+            uint32_t x = tmp[j];
+            tmp[j] = x - p - min;
+            p = x;
         }
         for (; j < per; j++)
             tmp[j] = 0;
         upq_pack32(tmp, per, bw[m], at);
         at += (size_t)per / 8u * bw[m];
     }
+    *prev = last;
+    return sum;
 }
 
 static void block64(upq_wbuf *w, const uint64_t *v, size_t k, uint64_t prev, unsigned per,
@@ -148,12 +178,15 @@ void upq_enc_dbp(upq_wbuf *w, int is64, const void *values, size_t n, unsigned b
             block64(w, v + i, k, v[i - 1], per, minis);
         }
     } else {
-        const uint32_t *v = (const uint32_t *)values; /* int32_t storage */
-        uint32_t first = n ? v[0] : 0u;
-        dbp_header(w, block, minis, n, (uint64_t)((first << 1) ^ (0u - (first >> 31))));
+        src32 s;
+        uint32_t prev = n ? ((const uint32_t *)values)[0] : 0u; /* int32_t storage */
+        s.v = (const uint32_t *)values;
+        s.b = (const upq_bytes *)0;
+        s.kind = 0;
+        dbp_header(w, block, minis, n, (uint64_t)((prev << 1) ^ (0u - (prev >> 31))));
         for (i = 1; i < n; i += k) {
             k = n - i < block ? n - i : block;
-            block32(w, v + i, k, v[i - 1], per, minis);
+            (void)block32(w, &s, i, k, &prev, per, minis);
         }
     }
 }
@@ -196,22 +229,21 @@ static void seq_fill(int kind, const upq_bytes *v, size_t from, size_t k, uint32
  * their sum. */
 static uint64_t dbp_lengths(upq_wbuf *w, int kind, const upq_bytes *v, size_t n)
 {
-    uint32_t buf[UPQ_DELTA_BLOCK], prev;
+    src32 s;
+    uint32_t prev = 0;
     uint64_t sum;
-    size_t i, k, j;
+    size_t i, k;
 
-    seq_fill(kind, v, 0, n ? 1u : 0u, buf);
-    prev = n ? buf[0] : 0u;
+    s.v = (const uint32_t *)0;
+    s.b = v;
+    s.kind = kind;
+    seq_fill(kind, v, 0, n ? 1u : 0u, &prev);
     sum = prev;
     dbp_header(w, UPQ_DELTA_BLOCK, UPQ_DELTA_MINIS, n,
                (uint64_t)((prev << 1) ^ (0u - (prev >> 31))));
     for (i = 1; i < n; i += k) {
         k = n - i < UPQ_DELTA_BLOCK ? n - i : UPQ_DELTA_BLOCK;
-        seq_fill(kind, v, i, k, buf);
-        block32(w, buf, k, prev, UPQ_DELTA_BLOCK / UPQ_DELTA_MINIS, UPQ_DELTA_MINIS);
-        for (j = 0; j < k; j++)
-            sum += buf[j];
-        prev = buf[k - 1];
+        sum += block32(w, &s, i, k, &prev, UPQ_DELTA_BLOCK / UPQ_DELTA_MINIS, UPQ_DELTA_MINIS);
     }
     return sum;
 }

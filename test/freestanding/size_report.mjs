@@ -278,6 +278,21 @@ if (stackMax) {
   say(`  ${pad(`max of ${entries.length} public functions`, 28)} ${lpad(stackMax.bytes, 6)}   ` +
       `(${stackMax.name}) budget ${b} ${v}`);
 }
+// UPQ_STACK_DETAIL=N: every entry point of N bytes or more, its whole chain
+// with each frame's own bytes (what to shrink first)
+if (process.env.UPQ_STACK_DETAIL) {
+  const min = Number(process.env.UPQ_STACK_DETAIL) || 0;
+  const frame = (name) => {
+    const t = globals.get(name) || [...nodes.keys()].find((k) => nodes.get(k).name === name);
+    return t && nodes.get(t) ? nodes.get(t).stack : '?';
+  };
+  for (const e of entries) {
+    const t = globals.get(e);
+    if (!t) continue;
+    const w = worst(t);
+    if (w.bytes >= min) say(`  ${pad(e, 28)} ${lpad(w.bytes, 6)}   ${w.chain.map((c) => `${c}(${frame(c)})`).join(' > ')}`);
+  }
+}
 say(`  recursion in library code: ${problems.some((p) => p.includes('recursion')) ? 'FOUND' : 'none'}` +
     ` (${[...nodes.values()].filter((n) => n.own).length} functions checked)`);
 if (unresolved.size) say(`  not resolved (package code; not counted): ${[...unresolved].sort().join(', ')}`);
