@@ -336,33 +336,28 @@ static void page_ieee(upq_minmax *m, const uint8_t *vals, size_t n, size_t w, in
         n = 0;
     }
 #endif
-    if (w == 4) {
-        /* FLOAT in 32-bit words: the 64-bit keys are calls or register
-         * pairs on 32-bit cores, and loggers' pages are mostly FLOAT */
+    if (w == 4 && n) {
+        /* FLOAT in 32-bit words (the 64-bit keys below are calls or
+         * register pairs on 32-bit cores, and loggers' pages are mostly
+         * FLOAT), without looking for NaNs: a value's bits as a signed key
+         * that orders as the values do (negative ones with their magnitude
+         * bits flipped), a compare and a select each for the bounds. NaNs
+         * sort beyond the infinities, so a page that has one shows it in
+         * its bounds and is walked again below. Zeros' two keys differ
+         * here, which the zeros rule after the walk makes the same. */
         int32_t kmn = INT32_MAX, kmx = INT32_MIN;
-        uint32_t bmn = 0, bmx = 0;
         for (i = 0; i < n; i++) {
-            uint32_t u = upq_f32_bits(((const float *)(const void *)vals)[i]), mag = u & 0x7FFFFFFFu;
-            int32_t k = (u >> 31) ? -(int32_t)mag : (int32_t)mag;
-            if (mag > 0x7F800000u) {
-                (*nans)++;
-                continue;
-            }
-            if (k < kmn) {
-                kmn = k;
-                bmn = u;
-            }
-            if (k > kmx) {
-                kmx = k;
-                bmx = u;
-            }
+            int32_t s = (int32_t)upq_f32_bits(((const float *)(const void *)vals)[i]);
+            int32_t k = s ^ (int32_t)((uint32_t)(s >> 31) >> 1);
+            kmn = k < kmn ? k : kmn;
+            kmx = k > kmx ? k : kmx;
         }
-        if (kmn <= kmx) {
+        if (kmx <= 0x7F800000 && kmn >= -0x7F800001) {
             seen = 1;
-            mn = bmn;
-            mx = bmx;
+            mn = (uint32_t)(kmn ^ (int32_t)((uint32_t)(kmn >> 31) >> 1));
+            mx = (uint32_t)(kmx ^ (int32_t)((uint32_t)(kmx >> 31) >> 1));
+            n = 0;
         }
-        n = 0;
     }
     for (i = 0; i < n; i++) {
         uint64_t u = ieee_bits(vals, i, w);
