@@ -17,6 +17,15 @@
 UPQ_STATIC_ASSERT(sizeof(float) == 4 && sizeof(int32_t) == 4, four_byte_values);
 UPQ_STATIC_ASSERT(sizeof(double) == 8 && sizeof(int64_t) == 8, eight_byte_values);
 
+/* Four values a step, unless the build is for size without the
+ * flash-for-speed kernels (the -min and logger sets). */
+#if UPQ_FAST_KERNELS || !defined(__OPTIMIZE_SIZE__)
+#define SPLIT_WORDS 1
+#else
+#define SPLIT_WORDS 0
+#endif
+
+#if SPLIT_WORDS
 /* A stream word stored whole where the core takes unaligned words (the
  * byte stores of upq_store_le32 are not merged at -Os). */
 #if (defined(__GNUC__) || defined(__clang__)) && UPQ_UNALIGNED_LOAD32 && UPQ_NATIVE_LE
@@ -42,6 +51,7 @@ static void split4x4(const uint32_t *u, uint8_t *o, size_t n)
     STORE32(o + 2 * n, (t0 >> 16) | (v0 & 0xFFFF0000u));
     STORE32(o + 3 * n, (t1 >> 16) | (v1 & 0xFFFF0000u));
 }
+#endif
 
 static void split4(const void *values, size_t n, uint8_t *o)
 {
@@ -50,8 +60,11 @@ static void split4(const void *values, size_t n, uint8_t *o)
     for (i = 0; i < n; i += k) {
         k = n - i < CHUNK ? n - i : CHUNK;
         upq_memcpy(u, (const uint8_t *)values + 4 * i, 4 * k);
-        for (j = 0; j + 4 <= k; j += 4)
+        j = 0;
+#if SPLIT_WORDS
+        for (; j + 4 <= k; j += 4)
             split4x4(u + j, o + i + j, n);
+#endif
         for (; j < k; j++) {
             o[i + j] = (uint8_t)u[j];
             o[n + i + j] = (uint8_t)(u[j] >> 8);
