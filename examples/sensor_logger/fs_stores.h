@@ -25,7 +25,6 @@ typedef struct fatfs_store {
     upq_fatfs ad;
     uint8_t open;
     const char *drive;   /* "0:" */
-    uint8_t keep_gaps;   /* 1: the adapter's zero_gaps off (tests of what old bytes do) */
     char path[64];
     sensor_out err;
 } fatfs_store;

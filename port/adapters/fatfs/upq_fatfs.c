@@ -23,7 +23,7 @@ void upq_fatfs_init(upq_fatfs *f, FIL *fp)
     uint32_t i;
     f->fp = fp;
     f->fr = FR_OK;
-    f->zero_gaps = 1;
+    f->zero_gaps = 0;
     f->reads = f->writes = f->syncs = f->truncates = f->padded = 0;
     f->bytes_read = f->bytes_written = 0;
     f->goff = 0;
@@ -207,10 +207,17 @@ static upq_status write_direct(upq_fatfs *f, uint64_t off, const void *buf, size
 {
     upq_status st;
     *written = 0;
-    if (f->zero_gaps && off > (uint64_t)f_size(f->fp)) {
-        st = zero_gap(f, off);
-        if (st != UPQ_OK)
-            return st;
+    if (off > (uint64_t)f_size(f->fp)) {
+        /* zeroed, or left for the writer to write or zero (checkpoint
+         * mode does): either way no byte there need be kept, so a
+         * gathered sector whose rest lies there goes whole */
+        if (f->zero_gaps) {
+            st = zero_gap(f, off);
+            if (st != UPQ_OK)
+                return st;
+        } else {
+            zone_add(f, (uint64_t)f_size(f->fp), off);
+        }
     }
     st = seek(f, off, off + len);
     if (st != UPQ_OK)

@@ -31,9 +31,14 @@
  *   adapter zeroed itself goes whole, padded with zeros, and is not read.
  *   f_sync writes that buffer, the FAT and the directory entry (the file's
  *   size as recovery will see it after a cut); f_lseek past the end in
- *   write mode allocates clusters without clearing them, so a gap the
- *   writer leaves holds whatever the medium held before, unless zero_gaps
- *   is set (below, the default); f_lseek backwards follows the cluster
+ *   write mode allocates clusters without clearing them, so a gap holds
+ *   whatever the medium held before until it is written: checkpoint mode
+ *   writes zeros into what its row groups leave unused (a region's end,
+ *   a dictionary slot's start, the journal area's rest) before it says the
+ *   row group is complete, and recovery into what a cut left, so no byte
+ *   of a closed or recovered file is the card's; zero_gaps (below, off by
+ *   default) zeros a gap ahead of the write instead, for a writer that
+ *   leaves gaps of its own; f_lseek backwards follows the cluster
  *   chain from the file's start, reading the FAT a sector per 128 clusters
  *   (FAT32), unless FF_USE_FASTSEEK is 1: then the adapter keeps a map of
  *   the chain (UPQ_FATFS_CLMT) for seeks inside the file, made again when
@@ -81,8 +86,9 @@ typedef struct upq_fatfs {
     /* Write zeros over a gap before a write past the end, so that no byte of
      * the file is left as the medium held it (another file's, or data the
      * user erased), nor as FatFs's sector buffer held it. Costs the gap's
-     * sectors once more (none for a layout that leaves no gap). On after
-     * init; set 0 to save those writes. */
+     * sectors once more. Off after init: the writer's checkpoint mode
+     * zeros its own gaps, in fewer writes (once, when a row group ends);
+     * set 1 for a writer that leaves gaps and does not. */
     uint8_t zero_gaps;
     /* what went through: calls and bytes, for figures and tests */
     unsigned long reads, writes, syncs, truncates, padded; /* padded: sectors written whole, not read */
@@ -94,10 +100,11 @@ typedef struct upq_fatfs {
     uint64_t goff;
     uint32_t glen;
     uint8_t gbuf[FF_MAX_SS];
-    /* Ranges of the file the adapter zeroed and nothing has written since
-     * (the regions ahead of checkpoint mode's pages): a gathered sector
-     * whose rest lies in one is written whole, padded with zeros, so FatFs
-     * need not read it first. */
+    /* Ranges of the file that grew over a gap (zeroed by zero_gaps, or
+     * left for the writer to write or zero) and that nothing has written
+     * since (the regions ahead of checkpoint mode's pages): no byte there
+     * need be kept, so a gathered sector whose rest lies in one is written
+     * whole, padded with zeros, and FatFs need not read it first. */
     uint64_t zone[UPQ_FATFS_ZONES][2];
     uint32_t zone_next;
 #if FF_USE_FASTSEEK
@@ -112,8 +119,7 @@ typedef struct upq_fatfs {
 } upq_fatfs;
 
 /* Takes `fp` (an open FIL that must stay open while the adapter is used);
- * counters start at 0,
- * zero_gaps at 1. */
+ * counters start at 0, zero_gaps at 0. */
 void upq_fatfs_init(upq_fatfs *f, FIL *fp);
 
 /* Fills *sink with write (at the end), write_at (gathered, then f_lseek +
