@@ -46,6 +46,7 @@ static upq_status fat_open(void *ctx, const char *name, int create, upq_sink *si
     }
     s->open = 1;
     upq_fatfs_init(&s->ad, &s->fil);
+    upq_fatfs_gather(&s->ad, s->gather, sizeof s->gather);
     upq_fatfs_sink(&s->ad, sink);
     *size = upq_fatfs_size(&s->ad);
     return UPQ_OK;

@@ -832,15 +832,18 @@ typedef struct adapter_model {
     uint64_t size, max;
     uint64_t rng;
     unsigned long bad;
+    uint64_t ends[12]; /* where recent writes ended: streams that go on, as regions do */
 } adapter_model;
 
-/* An offset for the next write: at the end, right after the last write,
- * inside, past the end, or at a sector's start. */
+/* An offset for the next write: at the end, right after the last write or
+ * one of the recent ones, inside, past the end, or at a sector's start. */
 static uint64_t ad_off(adapter_model *a, uint64_t last)
 {
     uint64_t r = rnd(&a->rng) % 100, off;
-    if (r < 40)
+    if (r < 25)
         off = last;
+    else if (r < 40)
+        off = a->ends[rnd(&a->rng) % 12];
     else if (r < 55)
         off = a->size;
     else if (r < 75)
@@ -888,6 +891,7 @@ static int ad_write(adapter_model *a, upq_sink *s, uint64_t *last)
     if (off + len > a->size)
         a->size = off + len;
     *last = off + len;
+    a->ends[rnd(&a->rng) % 12] = off + len;
     return 1;
 }
 
@@ -938,9 +942,11 @@ static int ad_call(adapter_model *a, upq_sink *s, uint64_t *last, uint64_t *r)
 }
 
 /* frag: the file starts as 12 clusters interleaved with another file's,
- * more fragments than the adapter's fast seek map holds */
-static void adapter_test(int frag)
+ * more fragments than the adapter's fast seek map holds; gather: the
+ * adapter gathers up to 8 sectors at once (upq_fatfs_gather) */
+static void adapter_test(int frag, int gather)
 {
+    static uint8_t gmem[7 * FF_MAX_SS];
     static FIL fil, old, other;
     static upq_fatfs fa;
     static uint8_t junk[4096];
@@ -991,6 +997,8 @@ static void adapter_test(int frag)
     }
     upq_fatfs_init(&fa, &fil);
     fa.zero_gaps = 1; /* the model's gaps are zeros: the adapter's own zeroing is what is checked */
+    if (gather)
+        upq_fatfs_gather(&fa, gmem, sizeof gmem);
     upq_fatfs_sink(&fa, &s);
     for (i = 0; i < O.adapter && !a.bad; i++) {
         uint64_t r;
@@ -1020,10 +1028,11 @@ static void adapter_test(int frag)
             maps_ok = frag ? maps == 0 : maps > 0; /* the map used, or refused for its fragments */
 #endif
             result(same && fa.padded > 0 && maps_ok,
-                   "fatfs adapter%s: %llu random calls, each read and the size as the model says; the file after "
+                   "fatfs adapter%s%s: %llu random calls, each read and the size as the model says; the file after "
                    "f_close holds the model's %llu bytes (%llu f_write calls, %lu sectors padded with zeros, "
                    "%lu fast seek maps)",
-                   frag ? " (a fragmented file)" : "", (unsigned long long)O.adapter, (unsigned long long)a.size,
+                   frag ? " (a fragmented file)" : "", gather ? " (8 sectors gathered)" : "",
+                   (unsigned long long)O.adapter, (unsigned long long)a.size,
                    (unsigned long long)writes, fa.padded, maps);
             free(back);
             (void)f_close(&fil);
@@ -1241,8 +1250,10 @@ int main(int argc, char **argv)
         adapter_test_lfs(64);
         adapter_test_lfs(1024);
     } else if (O.adapter) {
-        adapter_test(0);
-        adapter_test(1);
+        adapter_test(0, 0);
+        adapter_test(1, 0);
+        adapter_test(0, 1);
+        adapter_test(1, 1);
     } else if (!O.reused) {
         run(0, "");
     } else {

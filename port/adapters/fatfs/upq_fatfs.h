@@ -75,6 +75,12 @@ extern "C" {
 #define UPQ_FATFS_CLMT 16
 #endif
 
+/* Sectors gathered at once at most: the adapter's own and, with
+ * upq_fatfs_gather, the caller's. */
+#ifndef UPQ_FATFS_SLOTS
+#define UPQ_FATFS_SLOTS 16
+#endif
+
 /* Zeroed ranges remembered (a column's region each in checkpoint mode). */
 #ifndef UPQ_FATFS_ZONES
 #define UPQ_FATFS_ZONES 16
@@ -93,12 +99,18 @@ typedef struct upq_fatfs {
     /* what went through: calls and bytes, for figures and tests */
     unsigned long reads, writes, syncs, truncates, padded; /* padded: sectors written whole, not read */
     uint64_t bytes_read, bytes_written;
-    /* Written bytes not yet handed to FatFs: [goff, goff + glen), within one
-     * sector. Handed over when a write goes elsewhere or the sector is
-     * full, before a read that overlaps them, and by sync, truncate and
-     * upq_fatfs_flush(). */
-    uint64_t goff;
-    uint32_t glen;
+    /* Written bytes not yet handed to FatFs, in slots of one sector each:
+     * slot i holds [soff[i], soff[i] + slen[i]) within one sector (slot 0
+     * in gbuf, the others in the caller's sectors: upq_fatfs_gather). A
+     * slot is handed over when its sector is full, when a write overlaps
+     * it other than by going on from its end, when a write needs a slot
+     * and none is free (the one used longest ago), before a read that
+     * overlaps it, and by sync, truncate and upq_fatfs_flush(). */
+    uint64_t soff[UPQ_FATFS_SLOTS];
+    uint32_t slen[UPQ_FATFS_SLOTS];
+    uint32_t sused[UPQ_FATFS_SLOTS]; /* when each was last written to */
+    uint32_t nslots, clock;
+    uint8_t *sbuf;           /* the caller's sectors (nslots - 1 of FF_MAX_SS bytes) */
     uint8_t gbuf[FF_MAX_SS];
     /* Ranges of the file that grew over a gap (zeroed by zero_gaps, or
      * left for the writer to write or zero) and that nothing has written
@@ -122,6 +134,17 @@ typedef struct upq_fatfs {
  * counters start at 0, zero_gaps at 0. */
 void upq_fatfs_init(upq_fatfs *f, FIL *fp);
 
+/* More sectors gathered at once: `mem` (len bytes, FF_MAX_SS each, up to
+ * UPQ_FATFS_SLOTS - 1 of them; the caller keeps it while the adapter is
+ * used). Checkpoint mode writes each column's pages to a region of its
+ * own, a page ending inside a sector the column's next page goes on
+ * with: with a sector for each column's region and two more (the
+ * journal's records, the blobs), every sector goes to FatFs once and
+ * whole, instead of written partly, then read back and written again
+ * when the next page comes (about 1x of the file in writes and in reads
+ * while logging). The sensor logger's 11 columns: 15 sectors, 7.5 KiB.
+ * Call it after upq_fatfs_init, before the first write. */
+void upq_fatfs_gather(upq_fatfs *f, uint8_t *mem, size_t len);
 /* Fills *sink with write (at the end), write_at (gathered, then f_lseek +
  * f_write), read_at (f_lseek + f_read), sync (f_sync) and, with
  * FF_FS_MINIMIZE 0, truncate (f_lseek + f_truncate). The size recovery and resume start from
