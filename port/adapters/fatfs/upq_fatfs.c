@@ -30,6 +30,7 @@ void upq_fatfs_init(upq_fatfs *f, FIL *fp)
         f->soff[i] = 0;
         f->slen[i] = 0;
         f->sused[i] = 0;
+        f->sdirty[i] = 0;
     }
     f->nslots = 1;
     f->clock = 0;
@@ -247,44 +248,47 @@ static upq_status write_direct(upq_fatfs *f, uint64_t off, const void *buf, size
     return put(f, buf, len, written);
 }
 
-/* Hands slot k's bytes to FatFs. */
-static upq_status slot_flush(upq_fatfs *f, uint32_t k)
+/* Hands slot k's bytes to FatFs (when it has not got them); `keep`: the
+ * slot keeps them unless its sector is full (a write may go on from
+ * them), else it is freed. */
+static upq_status slot_flush(upq_fatfs *f, uint32_t k, int keep)
 {
-    uint32_t ss = SECTOR(f);
+    uint32_t ss = SECTOR(f), len = f->slen[k], done = 0;
     uint8_t *b = slot_buf(f, k);
-    uint64_t end = f->soff[k] + f->slen[k], pad = ss - end % ss;
-    if (f->slen[k] && f->soff[k] % ss == 0 && pad < ss && zone_holds(f, end, end + pad)) {
+    uint64_t end = f->soff[k] + len, pad = ss - end % ss;
+    if (f->sdirty[k] && len && f->soff[k] % ss == 0 && pad < ss && zone_holds(f, end, end + pad)) {
         /* the sector's rest is a gap no byte of which need be kept:
          * written whole, padded with zeros, not read */
         uint32_t i;
-        for (i = f->slen[k]; i < ss; i++)
+        for (i = len; i < ss; i++)
             b[i] = 0;
-        f->slen[k] = ss;
+        len = ss;
         f->padded++;
     }
-    while (f->slen[k]) {
+    while (f->sdirty[k] && done < len) {
         size_t n = 0;
-        upq_status st = write_direct(f, f->soff[k], b, f->slen[k], &n);
+        upq_status st = write_direct(f, f->soff[k] + done, b + done, len - done, &n);
         if (st != UPQ_OK)
             return st;
-        f->soff[k] += n;
-        f->slen[k] -= (uint32_t)n;
-        if (f->slen[k])
-            copy(b, b + n, f->slen[k]);
+        done += (uint32_t)n;
     }
+    f->sdirty[k] = 0;
+    if (!keep || end % ss == 0)
+        f->slen[k] = 0;
     return UPQ_OK;
 }
 
-/* Hands over the slots that hold bytes of [lo, hi) (all: hi 0), but slot
- * `keep`. */
-static upq_status slots_flush(upq_fatfs *f, uint64_t lo, uint64_t hi, uint32_t keep)
+/* The slots that hold bytes of [lo, hi) (all: hi 0), but slot `but`:
+ * handed over, and kept (`keep`: a read, a sync) or freed (a write over
+ * them). */
+static upq_status slots_flush(upq_fatfs *f, uint64_t lo, uint64_t hi, uint32_t but, int keep)
 {
     uint32_t i;
     for (i = 0; i < f->nslots; i++) {
         upq_status st;
-        if (i == keep || !f->slen[i] || (hi && (f->soff[i] >= hi || f->soff[i] + f->slen[i] <= lo)))
+        if (i == but || !f->slen[i] || (hi && (f->soff[i] >= hi || f->soff[i] + f->slen[i] <= lo)))
             continue;
-        st = slot_flush(f, i);
+        st = slot_flush(f, i, keep);
         if (st != UPQ_OK)
             return st;
     }
@@ -293,12 +297,13 @@ static upq_status slots_flush(upq_fatfs *f, uint64_t lo, uint64_t hi, uint32_t k
 
 upq_status upq_fatfs_flush(upq_fatfs *f)
 {
-    return slots_flush(f, 0, 0, UPQ_FATFS_SLOTS);
+    return slots_flush(f, 0, 0, UPQ_FATFS_SLOTS, 0);
 }
 
 /* A slot for a write at off: the one whose bytes it goes on from
- * (*fresh 0), else a free one, else the one written to longest ago,
- * handed over first (*fresh 1). UPQ_OK or an error. */
+ * (*fresh 0), else a free one, else one FatFs has the bytes of, else the
+ * one written to longest ago, handed over first (*fresh 1). UPQ_OK or an
+ * error. */
 static upq_status slot_for(upq_fatfs *f, uint64_t off, uint32_t *k, int *fresh)
 {
     uint32_t i, old = 0;
@@ -311,7 +316,7 @@ static upq_status slot_for(upq_fatfs *f, uint64_t off, uint32_t *k, int *fresh)
         }
     }
     for (i = 0; i < f->nslots; i++) {
-        if (!f->slen[i]) {
+        if (!f->slen[i] || !f->sdirty[i]) {
             *k = i;
             return UPQ_OK;
         }
@@ -319,7 +324,7 @@ static upq_status slot_for(upq_fatfs *f, uint64_t off, uint32_t *k, int *fresh)
             old = i;
     }
     *k = old;
-    return slot_flush(f, old);
+    return slot_flush(f, old, 0);
 }
 
 /* Whole sectors at a sector's start go to FatFs at once (it writes them
@@ -339,7 +344,7 @@ static upq_status fat_write_at(void *ctx, uint64_t off, const void *buf, size_t 
     if (off % ss == 0 && len >= ss) {
         /* whole sectors: after what is gathered of them (the later write wins) */
         len -= len % ss;
-        st = slots_flush(f, off, off + len, UPQ_FATFS_SLOTS);
+        st = slots_flush(f, off, off + len, UPQ_FATFS_SLOTS, 0);
         return st != UPQ_OK ? st : write_direct(f, off, buf, len, written);
     }
     at = (uint32_t)(off % ss);
@@ -347,7 +352,7 @@ static upq_status fat_write_at(void *ctx, uint64_t off, const void *buf, size_t 
         len = ss - at;
     st = slot_for(f, off, &k, &fresh);
     if (st == UPQ_OK)
-        st = slots_flush(f, off, off + len, k);
+        st = slots_flush(f, off, off + len, k, 0);
     if (st != UPQ_OK)
         return st;
     if (fresh) {
@@ -357,8 +362,9 @@ static upq_status fat_write_at(void *ctx, uint64_t off, const void *buf, size_t 
     copy(slot_buf(f, k) + f->slen[k], (const uint8_t *)buf, len);
     f->slen[k] += (uint32_t)len;
     f->sused[k] = ++f->clock;
+    f->sdirty[k] = 1;
     *written = len;
-    return at + len == ss ? slot_flush(f, k) : UPQ_OK;
+    return at + len == ss ? slot_flush(f, k, 0) : UPQ_OK;
 }
 
 static upq_status fat_write(void *ctx, const void *buf, size_t len, size_t *written)
@@ -378,7 +384,7 @@ upq_status upq_fatfs_read_at(void *ctx, uint64_t off, void *buf, size_t len, siz
         return UPQ_OK;
     /* a read reaching gathered bytes, or FatFs's end while some lie past
      * it, hands them over first */
-    st = off + len > (uint64_t)f_size(f->fp) ? upq_fatfs_flush(f) : slots_flush(f, off, off + len, UPQ_FATFS_SLOTS);
+    st = slots_flush(f, off, off + len > (uint64_t)f_size(f->fp) ? 0 : off + len, UPQ_FATFS_SLOTS, 1);
     if (st != UPQ_OK)
         return st;
     if (off >= (uint64_t)f_size(f->fp))
@@ -403,7 +409,9 @@ static upq_status fat_sync(void *ctx)
 {
     upq_fatfs *f = (upq_fatfs *)ctx;
     FRESULT fr;
-    if (upq_fatfs_flush(f) != UPQ_OK)
+    /* the slots keep what they hand over: the next page of a region
+     * fills its sector, which then goes whole */
+    if (slots_flush(f, 0, 0, UPQ_FATFS_SLOTS, 1) != UPQ_OK)
         return UPQ_ERR_IO;
     fr = f_sync(f->fp);
     f->syncs++;

@@ -109,6 +109,10 @@ typedef struct upq_fatfs {
     uint64_t soff[UPQ_FATFS_SLOTS];
     uint32_t slen[UPQ_FATFS_SLOTS];
     uint32_t sused[UPQ_FATFS_SLOTS]; /* when each was last written to */
+    /* 0: FatFs has the slot's bytes already (a sync handed them over and
+     * the slot kept them, so the next write that goes on from them fills
+     * the sector, which then goes whole without a read) */
+    uint8_t sdirty[UPQ_FATFS_SLOTS];
     uint32_t nslots, clock;
     uint8_t *sbuf;           /* the caller's sectors (nslots - 1 of FF_MAX_SS bytes) */
     uint8_t gbuf[FF_MAX_SS];
@@ -142,7 +146,9 @@ void upq_fatfs_init(upq_fatfs *f, FIL *fp);
  * journal's records, the blobs), every sector goes to FatFs once and
  * whole, instead of written partly, then read back and written again
  * when the next page comes (about 1x of the file in writes and in reads
- * while logging). The sensor logger's 11 columns: 15 sectors, 7.5 KiB.
+ * while logging). A sync hands a slot's bytes over and the slot keeps
+ * them, so the page after a checkpoint fills the sector without FatFs
+ * reading it. The sensor logger's 11 columns: 15 sectors, 7.5 KiB.
  * Call it after upq_fatfs_init, before the first write. */
 void upq_fatfs_gather(upq_fatfs *f, uint8_t *mem, size_t len);
 /* Fills *sink with write (at the end), write_at (gathered, then f_lseek +
