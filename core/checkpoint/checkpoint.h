@@ -26,6 +26,8 @@ enum {
     UPQ_WJ_REPLAY    /* reading the journal back: resume and recovery (recover.c) */
 };
 
+/* The sector the gaps' zeros are aligned to (an SD card's, a FAT volume's). */
+#define UPQ_WJ_SECTOR 512u
 /* Bytes kept for the CLOSE record ahead of the page indexes: its header
  * and CRC, four fields at their widest, and a module's framing when sealed. */
 #define UPQ_WJ_CLOSE_ROOM(w) (UPQ_J_MIN + 48u + (UPQ_W_ENCRYPTING(w) ? (uint32_t)UPQ_W_CRYPTO_OVER : 0u))
@@ -168,6 +170,14 @@ upq_status upq_wj_rec_size(upq_writer *w, const upq_tstruct *desc, const void *o
                            uint32_t *len);
 /* Sets the next output piece: n bytes at p to file offset off. */
 void upq_wj_src(upq_writer *w, const uint8_t *p, size_t n, uint64_t off);
+/* The open row group's gaps as zeros, so that no byte of a closed or
+ * recovered file keeps what the medium held before: the journal area after
+ * jr->jpos, each slot before its dictionary page (c->dict_hdr) and each
+ * region after its fill. Start, then take pieces (output set, from w->pbuf,
+ * ending on UPQ_WJ_SECTOR boundaries) until UPQ_DONE. Uses jr->jcol and
+ * jr->ppos. Not for a sink with seal: it writes its gaps as zeros itself. */
+void upq_wj_gaps_start(upq_writer *w);
+upq_status upq_wj_gaps_next(upq_writer *w);
 /* A region's running CRC (the records' `crc`) after one more page: its
  * header's bytes, then its stored body's CRC (4 bytes, little-endian). */
 uint32_t upq_wj_region_crc(uint32_t crc, const uint8_t *hdr, size_t hl, uint32_t body_crc);

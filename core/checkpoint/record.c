@@ -113,6 +113,60 @@ upq_status upq_wj_rec_piece(upq_writer *w)
     }
 }
 
+/* ---- gaps ---------------------------------------------------------------------- */
+
+/* Gap g of the open row group: 0 the journal area after jr->jpos, then per
+ * column the slot before its dictionary page (c->dict_hdr bytes at the
+ * slot's end, 0 before it is written) and the region after its fill. */
+static void gap(const upq_writer *w, uint32_t g, uint64_t *lo, uint64_t *hi)
+{
+    const upq_wjournal *jr = w->jr;
+    const upq_wjcol *j = &jr->cols[(g - 1u) / 2u];
+    if (g == 0) {
+        *lo = jr->jpos;
+        *hi = jr->cols[0].off;
+    } else if (g % 2u) {
+        int32_t d = w->cols[(g - 1u) / 2u].dict_hdr;
+        *lo = j->off;
+        *hi = j->off + j->slot - (d > 0 && (uint32_t)d <= j->slot ? (uint32_t)d : 0u);
+    } else {
+        *lo = j->off + j->slot + j->fill;
+        *hi = j->off + j->cap;
+    }
+}
+
+void upq_wj_gaps_start(upq_writer *w)
+{
+    w->jr->jcol = 0;
+    w->jr->ppos = 0;
+}
+
+upq_status upq_wj_gaps_next(upq_writer *w)
+{
+    upq_wjournal *jr = w->jr;
+    /* the piece ends on a sector boundary, so a FAT driver takes whole sectors */
+    size_t cap = w->pbuf_cap >= UPQ_WJ_SECTOR ? w->pbuf_cap / UPQ_WJ_SECTOR * UPQ_WJ_SECTOR : w->pbuf_cap;
+    while (jr->jcol <= 2u * w->ncols) {
+        uint64_t lo, hi;
+        size_t n;
+        gap(w, jr->jcol, &lo, &hi);
+        if (jr->ppos < lo)
+            jr->ppos = lo;
+        if (jr->ppos >= hi) {
+            jr->jcol++;
+            continue;
+        }
+        n = cap >= UPQ_WJ_SECTOR ? cap - (size_t)(jr->ppos % UPQ_WJ_SECTOR) : cap;
+        if (n > hi - jr->ppos)
+            n = (size_t)(hi - jr->ppos);
+        upq_memset(w->pbuf, 0, n);
+        upq_wj_src(w, w->pbuf, n, jr->ppos);
+        jr->ppos += n;
+        return UPQ_OK;
+    }
+    return UPQ_DONE;
+}
+
 /* ---- figures the records state ------------------------------------------------- */
 
 void upq_wj_col_counts(upq_jcol *j, const upq_wcol *c, int64_t fill, int32_t pages, int64_t ba)

@@ -65,6 +65,8 @@ enum {
     RP_TAIL,         /* the chosen checkpoint of the cut row group */
     RP_DICT_CHECK,   /* ... its dictionaries, before anything is written */
     RP_DICT,         /* recovery: the cut row group's dictionary pages */
+    RP_GAPS,         /* ... zeros in its gaps, synced */
+    RP_GAPS_SYNC,
     RP_RGEND,        /* ... and its RG_END */
     RP_RGEND_SYNC,
     RP_RESTORE,      /* resume: the cut row group taken up again */
@@ -849,8 +851,30 @@ static upq_status st_dict(upq_writer *w)
         f->vcol++;
         f->vstage = 0;
     }
-    f->rstage = RP_RGEND;
+    /* the journal area from where RG_END goes */
+    w->jr->jpos = f->cand_next;
+    upq_wj_gaps_start(w);
+    f->rstage = w->sink.seal ? RP_RGEND : RP_GAPS;
     return UPQ_OK;
+}
+
+/* RP_GAPS: what the cut left in the row group's gaps (pages and records
+ * after the checkpoint, bytes never written) becomes zeros, durable before
+ * RG_END. */
+static upq_status st_gaps(upq_writer *w)
+{
+    upq_status st = upq_wj_gaps_next(w);
+    if (st == UPQ_DONE)
+        UPQ_WF(w)->rstage = RP_GAPS_SYNC;
+    return st == UPQ_DONE ? UPQ_OK : st;
+}
+
+static upq_status st_gaps_sync(upq_writer *w)
+{
+    upq_status st = upq_w_sync(w);
+    if (st == UPQ_OK)
+        UPQ_WF(w)->rstage = RP_RGEND;
+    return st;
 }
 
 /* RP_RGEND: RG_END after the chosen checkpoint (over whatever the cut left
@@ -1051,6 +1075,8 @@ upq_status upq_wr_next(upq_writer *w)
         case RP_TAIL: st = st_tail(w); break;
         case RP_DICT_CHECK: st = st_dict_check(w); break;
         case RP_DICT: st = st_dict(w); break;
+        case RP_GAPS: st = st_gaps(w); break;
+        case RP_GAPS_SYNC: st = st_gaps_sync(w); break;
         case RP_RGEND: st = st_rgend(w); break;
         case RP_RGEND_SYNC: st = st_rgend_sync(w); break;
         case RP_RESTORE: st = st_restore(w); break;

@@ -1188,7 +1188,13 @@ upq_status upq_wf_next(upq_writer *w)
             f->rows = 0;
             f->rec = 0;
             f->stage = F_RG_LOAD;
-            continue;
+            if (w->sink.seal)
+                continue; /* an append-only sink writes its gaps as zeros itself */
+            /* CLOSE's room as zeros: the record may not fill it */
+            upq_memset(f->buf, 0, UPQ_WJ_CLOSE_ROOM(w));
+            f->have = 0;
+            upq_wj_src(w, f->buf, UPQ_WJ_CLOSE_ROOM(w), jr->next);
+            return UPQ_OK;
         case F_RG_LOAD:
             /* phase 0: the page indexes, a row group at a time */
             if (f->rg_j == jr->next) {

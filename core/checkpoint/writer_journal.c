@@ -1063,6 +1063,7 @@ enum {
     JS_PAGE_HDR,
     JS_PAGE_BODY,
     JS_DICT_BLOBS,
+    JS_GAPS,
     JS_DICT_PAGES,
     JS_DICT_BODY,
     JS_BLOOM,
@@ -1130,6 +1131,21 @@ static upq_status job_page(upq_writer *w)
     }
 }
 
+/* Zeros in what the row group leaves unused, synced before RG_END says the
+ * row group is complete (an append-only sink writes its gaps as zeros
+ * itself). UPQ_DONE when done. */
+static upq_status rg_gaps(upq_writer *w)
+{
+    upq_status st;
+    if (w->sink.seal)
+        return UPQ_DONE;
+    st = upq_wj_gaps_next(w);
+    if (st != UPQ_DONE)
+        return st; /* a piece, or an error */
+    st = upq_w_sync(w); /* the gaps stay done: a sync that said "again" comes here again */
+    return st == UPQ_OK ? UPQ_DONE : st;
+}
+
 /* CKPT and RGEND. */
 static upq_status job_rg(upq_writer *w, int end)
 {
@@ -1142,7 +1158,8 @@ static upq_status job_rg(upq_writer *w, int end)
         case JS_PAGES:
             if (!c) {
                 jr->jcol = 0;
-                jr->jst = end ? JS_DICT_PAGES : JS_DICT_BLOBS;
+                jr->jst = end ? JS_GAPS : JS_DICT_BLOBS;
+                upq_wj_gaps_start(w);
                 continue;
             }
             if (c->clev == 0) {
@@ -1199,6 +1216,13 @@ static upq_status job_rg(upq_writer *w, int end)
             jr->blob += n;
             return UPQ_OK;
         }
+        case JS_GAPS:
+            st = rg_gaps(w);
+            if (st != UPQ_DONE)
+                return st;
+            jr->jcol = 0;
+            jr->jst = JS_DICT_PAGES;
+            continue;
         case JS_DICT_PAGES: {
             upq_wjcol *wj;
             upq_jcol *j;
@@ -1334,8 +1358,8 @@ static upq_status job_rg(upq_writer *w, int end)
                 /* the journal area is full: this checkpoint ends the row group */
                 end = 1;
                 jr->job = UPQ_WJ_RGEND;
-                jr->jst = JS_DICT_PAGES;
-                jr->jcol = 0;
+                jr->jst = JS_GAPS;
+                upq_wj_gaps_start(w);
                 continue;
             }
             if (st != UPQ_OK)

@@ -46,7 +46,7 @@ static upq_status fat_open(void *ctx, const char *name, int create, upq_sink *si
     }
     s->open = 1;
     upq_fatfs_init(&s->ad, &s->fil);
-    s->ad.zero_gaps = (uint8_t)!s->keep_gaps;
+    upq_fatfs_gather(&s->ad, s->gather, sizeof s->gather);
     upq_fatfs_sink(&s->ad, sink);
     *size = upq_fatfs_size(&s->ad);
     return UPQ_OK;
@@ -66,7 +66,6 @@ static upq_status fat_close(void *ctx)
 void fatfs_store_init(fatfs_store *s, const char *drive, const sensor_out *err, sensor_store *out)
 {
     s->open = 0;
-    s->keep_gaps = 0;
     s->drive = drive;
     s->err = *err;
     out->open = fat_open;

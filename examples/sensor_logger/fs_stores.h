@@ -20,12 +20,19 @@
 #if SENSOR_WITH_FATFS
 #include "fatfs/upq_fatfs.h"
 
+/* Sectors the FatFs adapter gathers beside its own (upq_fatfs_gather): one
+ * for each of the logger's 11 columns' regions, the journal's records and
+ * the blobs, and one more. */
+#ifndef SENSOR_FAT_GATHER
+#define SENSOR_FAT_GATHER 15
+#endif
+
 typedef struct fatfs_store {
     FIL fil;
     upq_fatfs ad;
+    uint8_t gather[SENSOR_FAT_GATHER * FF_MAX_SS];
     uint8_t open;
     const char *drive;   /* "0:" */
-    uint8_t keep_gaps;   /* 1: the adapter's zero_gaps off (tests of what old bytes do) */
     char path[64];
     sensor_out err;
 } fatfs_store;

@@ -213,8 +213,10 @@ static void bench(int fat, uint64_t rows)
     }
     if (fat)
         printf("  the FS's own buffers (this host): FATFS %zu bytes (one 512-byte window), FIL %zu (one "
-               "512-byte sector buffer), the adapter's upq_fatfs %zu (a sector gathered, zeroed ranges, the "
-               "cluster map)\n", sizeof(FATFS), sizeof(FIL), sizeof(upq_fatfs));
+               "512-byte sector buffer), the adapter's upq_fatfs %zu (a sector gathered, the slots of the "
+               "others, zeroed ranges, the cluster map) and %u more sectors gathered (upq_fatfs_gather, "
+               "%zu bytes)\n", sizeof(FATFS), sizeof(FIL), sizeof(upq_fatfs), (unsigned)SENSOR_FAT_GATHER,
+               (size_t)SENSOR_FAT_GATHER * FF_MAX_SS);
     else
         printf("  the FS's own buffers (this host): lfs_t %zu bytes, read + program caches %u, lookahead %u, "
                "lfs_file_t %zu + its cache %u, two of them; the adapters' buffers %zu (read-ahead and held-back "

@@ -28,16 +28,19 @@
  *
  *   test_storage --fs fatfs|littlefs [--rows N] [--cuts N] [--seed S] [--jobs J]
  *                [--resume-rows N] [--row-group-rows N] [--samples DIR] [--reused]
- *                [--keep-gaps]
  *   test_storage --fs fatfs|littlefs --adapter N [--seed S]
  *
  * --samples DIR keeps the closed file and a sample of recovered and resumed
  * ones (NAME.parquet) for other readers (test/storage/run.sh).
  * --reused (FatFs): the volume first holds a closed log of the same file id,
  * with the same readings and with other ones, deleted; the new log is cut
- * at many points in its first row group (issue 27 item 4). --keep-gaps
- * turns the FatFs adapter's zero_gaps off: gaps then keep the card's old
- * bytes, the old log's among them.
+ * at many points in its first row group (issue 27 item 4). The adapter
+ * leaves the gaps it skips as the card held them (its zero_gaps off, the
+ * default), so the old log's bytes lie in the new file's gaps until the
+ * writer zeroes them: its records must still not be taken for this file's.
+ * On FatFs every closed, recovered and resumed file must hold exactly the
+ * bytes the writer (and recovery, and resume) last handed the sink at each
+ * offset, and no byte it never handed it: no gap keeps what the card held.
  * --adapter N (FatFs): the adapter alone, N random calls (write_at at the
  * end, just after the last write, inside and past the end, in pieces of 1
  * byte to whole sectors; write; read_at; sync; truncate) on a file made
@@ -80,7 +83,6 @@ typedef struct opts {
     uint64_t seed;
     const char *samples;
     int reused;
-    int keep_gaps;
     uint64_t adapter;
 } opts;
 
@@ -103,7 +105,6 @@ static int volume_new(void)
     if (storage_volume_new(&V, O.fs == FS_FATFS, O.fs == FS_FATFS ? (uint64_t)2 << 30 : (uint64_t)64 << 20,
                            &err_out) != 0)
         return -1;
-    V.fstore.keep_gaps = (uint8_t)O.keep_gaps;
     return 0;
 }
 
@@ -115,7 +116,6 @@ static int volume_remount(void)
         if (f_mount(&again, "0:", 1) != FR_OK)
             return -1;
         fatfs_store_init(&V.fstore, "0:", &err_out, &V.store);
-        V.fstore.keep_gaps = (uint8_t)O.keep_gaps;
         return 0;
     }
     {
@@ -147,6 +147,118 @@ static int volume_delete(const char *name)
     return lfs_remove(V.lstore.lfs, name) == 0 ? 0 : -1;
 }
 
+/* ---- what a FatFs file must hold ---------------------------------------------------- */
+
+/* Each byte as the writer, recovery or resume last handed it to the sink
+ * (shadow), and whether one did (handed): a file must hold exactly these,
+ * and no byte none of them handed (the card's old bytes). Copied into each
+ * cut's child with the rest of the process: writes the cut dropped stay
+ * here, so a file that kept one of them fails too. */
+static uint8_t *shadow, *handed;
+static uint64_t shadow_cap, shadow_end;
+static int shadow_over;
+static upq_sink shadow_real; /* the adapter's callbacks under the shim */
+
+static void shadow_reset(void)
+{
+    if (handed)
+        memset(handed, 0, (size_t)(shadow_end < shadow_cap ? shadow_end : shadow_cap));
+    shadow_end = 0;
+    shadow_over = 0;
+}
+
+static void shadow_put(uint64_t off, const void *buf, size_t n)
+{
+    if (!shadow || off + n > shadow_cap) {
+        shadow_over = 1;
+        return;
+    }
+    memcpy(shadow + off, buf, n);
+    memset(handed + off, 1, n);
+    if (off + n > shadow_end)
+        shadow_end = off + n;
+}
+
+static upq_status shim_write_at(void *ctx, uint64_t off, const void *buf, size_t len, size_t *written)
+{
+    upq_status st = shadow_real.write_at(ctx, off, buf, len, written);
+    if (st == UPQ_OK)
+        shadow_put(off, buf, *written);
+    return st;
+}
+
+static upq_status shim_write(void *ctx, const void *buf, size_t len, size_t *written)
+{
+    return shim_write_at(ctx, upq_fatfs_size((const upq_fatfs *)ctx), buf, len, written);
+}
+
+static upq_status shim_truncate(void *ctx, uint64_t size)
+{
+    upq_status st = shadow_real.truncate(ctx, size);
+    if (st == UPQ_OK && size < shadow_end) {
+        memset(handed + size, 0, (size_t)(shadow_end - size));
+        shadow_end = size;
+    }
+    return st;
+}
+
+/* The FatFs sink *s with what it is handed recorded. */
+static void shadow_shim(upq_sink *s)
+{
+    if (O.fs != FS_FATFS || !shadow)
+        return;
+    shadow_real = *s;
+    s->write = shim_write;
+    s->write_at = shim_write_at;
+    if (s->truncate)
+        s->truncate = shim_truncate;
+}
+
+/* 1 when FatFs file `name` holds exactly the bytes handed for it; else 0
+ * and why. */
+static int shadow_check(const char *name, char *why, size_t cap)
+{
+    static uint8_t buf[65536];
+    FIL f;
+    uint64_t off = 0, size;
+    if (O.fs != FS_FATFS || !shadow)
+        return 1;
+    if (shadow_over) {
+        snprintf(why, cap, "written past the %llu bytes the test keeps", (unsigned long long)shadow_cap);
+        return 0;
+    }
+    if (f_open(&f, fatfs_store_path(&V.fstore, name), FA_READ) != FR_OK) {
+        snprintf(why, cap, "cannot open it");
+        return 0;
+    }
+    size = (uint64_t)f_size(&f);
+    while (off < size) {
+        UINT br = 0, i;
+        if (f_read(&f, buf, sizeof buf, &br) != FR_OK || br == 0 || off + br > shadow_cap)
+            break;
+        if (!memchr(handed + off, 0, br) && memcmp(shadow + off, buf, br) == 0) {
+            off += br;
+            continue;
+        }
+        for (i = 0; i < br; i++) {
+            if (!handed[off + i] || shadow[off + i] != buf[i]) {
+                snprintf(why, cap, "byte %llu of %llu: %s", (unsigned long long)(off + i),
+                         (unsigned long long)size,
+                         handed[off + i] ? "not what was written there" : "never written: the card's old byte");
+                f_close(&f);
+                return 0;
+            }
+        }
+        off += br;
+    }
+    f_close(&f);
+    if (off != size) {
+        snprintf(why, cap, "cannot read it all");
+        return 0;
+    }
+    return 1;
+}
+
 /* ---- logging ------------------------------------------------------------------------- */
 
 static sensor_logger lg;
@@ -154,8 +266,12 @@ static sensor_cli cli; /* names the files, as the logger program does */
 
 static upq_status files_open(void *ctx, uint32_t n, int resume, upq_sink *sink, uint64_t *size)
 {
+    upq_status st;
     (void)ctx;
-    return V.store.open(V.store.ctx, sensor_cli_file_name(&cli, n), !resume, sink, size);
+    st = V.store.open(V.store.ctx, sensor_cli_file_name(&cli, n), !resume, sink, size);
+    if (st == UPQ_OK)
+        shadow_shim(sink);
+    return st;
 }
 
 static upq_status files_close(void *ctx, uint32_t n)
@@ -545,6 +661,7 @@ static int after_cut(uint64_t k, size_t idx, uint64_t durable, uint64_t taken)
         return ok;
     }
     vfile_sink(&v, &sink, &size);
+    shadow_shim(&sink);
     memset(&rs, 0, sizeof rs);
     memset(&info, 0, sizeof info);
     do
@@ -571,6 +688,10 @@ static int after_cut(uint64_t k, size_t idx, uint64_t durable, uint64_t taken)
         return 0;
     }
     vfile_close(&v);
+    if (!shadow_check(LOG_NAME, why, sizeof why)) {
+        result(0, "%s cut %llu: recovered file: %s", fs_name(), (unsigned long long)k, why);
+        return 0;
+    }
     if (sample) {
         snprintf(name, sizeof name, "%s-cut%llu-recovered", fs_name(), (unsigned long long)k);
         keep_sample(LOG_NAME, name);
@@ -590,6 +711,10 @@ static int after_cut(uint64_t k, size_t idx, uint64_t durable, uint64_t taken)
         return 0;
     }
     vfile_close(&v);
+    if (!shadow_check(LOG_NAME, why, sizeof why)) {
+        result(0, "%s cut %llu: resumed file: %s", fs_name(), (unsigned long long)k, why);
+        return 0;
+    }
     if (sample) {
         snprintf(name, sizeof name, "%s-cut%llu-resumed", fs_name(), (unsigned long long)k);
         keep_sample(LOG_NAME, name);
@@ -707,15 +832,18 @@ typedef struct adapter_model {
     uint64_t size, max;
     uint64_t rng;
     unsigned long bad;
+    uint64_t ends[12]; /* where recent writes ended: streams that go on, as regions do */
 } adapter_model;
 
-/* An offset for the next write: at the end, right after the last write,
- * inside, past the end, or at a sector's start. */
+/* An offset for the next write: at the end, right after the last write or
+ * one of the recent ones, inside, past the end, or at a sector's start. */
 static uint64_t ad_off(adapter_model *a, uint64_t last)
 {
     uint64_t r = rnd(&a->rng) % 100, off;
-    if (r < 40)
+    if (r < 25)
         off = last;
+    else if (r < 40)
+        off = a->ends[rnd(&a->rng) % 12];
     else if (r < 55)
         off = a->size;
     else if (r < 75)
@@ -763,6 +891,7 @@ static int ad_write(adapter_model *a, upq_sink *s, uint64_t *last)
     if (off + len > a->size)
         a->size = off + len;
     *last = off + len;
+    a->ends[rnd(&a->rng) % 12] = off + len;
     return 1;
 }
 
@@ -813,9 +942,11 @@ static int ad_call(adapter_model *a, upq_sink *s, uint64_t *last, uint64_t *r)
 }
 
 /* frag: the file starts as 12 clusters interleaved with another file's,
- * more fragments than the adapter's fast seek map holds */
-static void adapter_test(int frag)
+ * more fragments than the adapter's fast seek map holds; gather: the
+ * adapter gathers up to 8 sectors at once (upq_fatfs_gather) */
+static void adapter_test(int frag, int gather)
 {
+    static uint8_t gmem[7 * FF_MAX_SS];
     static FIL fil, old, other;
     static upq_fatfs fa;
     static uint8_t junk[4096];
@@ -865,6 +996,9 @@ static void adapter_test(int frag)
         last = a.size;
     }
     upq_fatfs_init(&fa, &fil);
+    fa.zero_gaps = 1; /* the model's gaps are zeros: the adapter's own zeroing is what is checked */
+    if (gather)
+        upq_fatfs_gather(&fa, gmem, sizeof gmem);
     upq_fatfs_sink(&fa, &s);
     for (i = 0; i < O.adapter && !a.bad; i++) {
         uint64_t r;
@@ -894,10 +1028,11 @@ static void adapter_test(int frag)
             maps_ok = frag ? maps == 0 : maps > 0; /* the map used, or refused for its fragments */
 #endif
             result(same && fa.padded > 0 && maps_ok,
-                   "fatfs adapter%s: %llu random calls, each read and the size as the model says; the file after "
+                   "fatfs adapter%s%s: %llu random calls, each read and the size as the model says; the file after "
                    "f_close holds the model's %llu bytes (%llu f_write calls, %lu sectors padded with zeros, "
                    "%lu fast seek maps)",
-                   frag ? " (a fragmented file)" : "", (unsigned long long)O.adapter, (unsigned long long)a.size,
+                   frag ? " (a fragmented file)" : "", gather ? " (8 sectors gathered)" : "",
+                   (unsigned long long)O.adapter, (unsigned long long)a.size,
                    (unsigned long long)writes, fa.padded, maps);
             free(back);
             (void)f_close(&fil);
@@ -970,7 +1105,6 @@ static int usage(void)
 {
     fputs("usage: test_storage --fs fatfs|littlefs [--rows N] [--cuts N] [--seed S] [--jobs J]\n"
           "                    [--resume-rows N] [--row-group-rows N] [--samples DIR] [--reused]\n"
-          "                    [--keep-gaps]\n"
           "       test_storage --fs fatfs|littlefs --adapter N [--seed S]\n",
           stderr);
     return 2;
@@ -1004,8 +1138,6 @@ static int parse(int argc, char **argv)
             O.rg_rows = (uint32_t)strtoul(argv[++i], NULL, 0);
         } else if (!strcmp(a, "--samples") && v) {
             O.samples = argv[++i];
-        } else if (!strcmp(a, "--keep-gaps")) {
-            O.keep_gaps = 1;
         } else if (!strcmp(a, "--adapter") && v) {
             O.adapter = strtoull(argv[++i], NULL, 0);
         } else if (!strcmp(a, "--reused")) {
@@ -1017,16 +1149,19 @@ static int parse(int argc, char **argv)
     if (O.jobs == 0)
         O.jobs = 1;
     return O.fs != 0 && O.rows > 0 && O.rg_rows > 0 &&
-           ((!O.reused && !O.keep_gaps) || O.fs == FS_FATFS);
+           (!O.reused || O.fs == FS_FATFS);
 }
 
 /* The volume as the cut run starts: new, and for --reused holding an old
  * log of the same file id (readings `old`). */
 static int prepare(uint64_t old)
 {
+    int r;
     if (volume_new() != 0)
         return -1;
-    return O.reused ? old_log(old) : 0;
+    r = O.reused ? old_log(old) : 0;
+    shadow_reset(); /* the old log's bytes are the card's now */
+    return r;
 }
 
 static void run(uint64_t old_seed, const char *what)
@@ -1053,6 +1188,9 @@ static void run(uint64_t old_seed, const char *what)
     vfile_close(&v);
     result(1, "%s%s: uncut run of %llu rows read back; %llu device writes%s", fs_name(), what,
            (unsigned long long)O.rows, (unsigned long long)C.ops, O.fs == FS_LITTLEFS ? " and erases" : "");
+    if (O.fs == FS_FATFS)
+        result(shadow_check(LOG_NAME, why, sizeof why), "%s%s: the closed file holds exactly the bytes written, "
+               "none of the card's old ones %s", fs_name(), what, why);
     if (O.fs == FS_LITTLEFS && O.rows > O.rg_rows) {
         /* the first row group's copy into place went over several calls of
          * the sink's seal (UPQ_AGAIN), each of them a device write or more */
@@ -1099,6 +1237,12 @@ int main(int argc, char **argv)
     if (!parse(argc, argv))
         return usage();
     read_arena = malloc(READ_ARENA);
+    if (O.fs == FS_FATFS && !O.adapter) {
+        /* the logger's file: about 48 bytes a row, its regions' margins */
+        shadow_cap = O.rows * 64u + ((uint64_t)4 << 20);
+        shadow = malloc((size_t)shadow_cap);
+        handed = calloc(1, (size_t)shadow_cap);
+    }
     file_id = O.seed ^ UINT64_C(0x5EED5EED5EED5EED);
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
     if (O.adapter && O.fs == FS_LITTLEFS) {
@@ -1106,8 +1250,10 @@ int main(int argc, char **argv)
         adapter_test_lfs(64);
         adapter_test_lfs(1024);
     } else if (O.adapter) {
-        adapter_test(0);
-        adapter_test(1);
+        adapter_test(0, 0);
+        adapter_test(1, 0);
+        adapter_test(0, 1);
+        adapter_test(1, 1);
     } else if (!O.reused) {
         run(0, "");
     } else {
@@ -1117,6 +1263,8 @@ int main(int argc, char **argv)
     }
     storage_volume_free(&V);
     free(read_arena);
+    free(shadow);
+    free(handed);
     printf("%u passed, %u failed\n", passed, failed);
     return failed ? 1 : 0;
 }

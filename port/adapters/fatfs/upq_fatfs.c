@@ -23,11 +23,18 @@ void upq_fatfs_init(upq_fatfs *f, FIL *fp)
     uint32_t i;
     f->fp = fp;
     f->fr = FR_OK;
-    f->zero_gaps = 1;
+    f->zero_gaps = 0;
     f->reads = f->writes = f->syncs = f->truncates = f->padded = 0;
     f->bytes_read = f->bytes_written = 0;
-    f->goff = 0;
-    f->glen = 0;
+    for (i = 0; i < UPQ_FATFS_SLOTS; i++) {
+        f->soff[i] = 0;
+        f->slen[i] = 0;
+        f->sused[i] = 0;
+        f->sdirty[i] = 0;
+    }
+    f->nslots = 1;
+    f->clock = 0;
+    f->sbuf = 0;
     f->zone_next = 0;
     for (i = 0; i < UPQ_FATFS_ZONES; i++)
         f->zone[i][0] = f->zone[i][1] = 0;
@@ -36,6 +43,20 @@ void upq_fatfs_init(upq_fatfs *f, FIL *fp)
     f->maps = 0;
     fp->cltbl = 0;
 #endif
+}
+
+void upq_fatfs_gather(upq_fatfs *f, uint8_t *mem, size_t len)
+{
+    size_t n = mem ? len / FF_MAX_SS : 0u;
+    if (n > UPQ_FATFS_SLOTS - 1u)
+        n = UPQ_FATFS_SLOTS - 1u;
+    f->sbuf = mem;
+    f->nslots = 1u + (uint32_t)n;
+}
+
+static uint8_t *slot_buf(upq_fatfs *f, uint32_t i)
+{
+    return i == 0 ? f->gbuf : f->sbuf + (size_t)(i - 1u) * FF_MAX_SS;
 }
 
 #if FF_USE_FASTSEEK
@@ -128,8 +149,10 @@ static void copy(uint8_t *d, const uint8_t *s, size_t n)
 static uint64_t end_of(const upq_fatfs *f)
 {
     uint64_t end = (uint64_t)f_size(f->fp);
-    if (f->glen && f->goff + f->glen > end)
-        end = f->goff + f->glen;
+    uint32_t i;
+    for (i = 0; i < f->nslots; i++)
+        if (f->slen[i] && f->soff[i] + f->slen[i] > end)
+            end = f->soff[i] + f->slen[i];
     return end;
 }
 
@@ -207,10 +230,17 @@ static upq_status write_direct(upq_fatfs *f, uint64_t off, const void *buf, size
 {
     upq_status st;
     *written = 0;
-    if (f->zero_gaps && off > (uint64_t)f_size(f->fp)) {
-        st = zero_gap(f, off);
-        if (st != UPQ_OK)
-            return st;
+    if (off > (uint64_t)f_size(f->fp)) {
+        /* zeroed, or left for the writer to write or zero (checkpoint
+         * mode does): either way no byte there need be kept, so a
+         * gathered sector whose rest lies there goes whole */
+        if (f->zero_gaps) {
+            st = zero_gap(f, off);
+            if (st != UPQ_OK)
+                return st;
+        } else {
+            zone_add(f, (uint64_t)f_size(f->fp), off);
+        }
     }
     st = seek(f, off, off + len);
     if (st != UPQ_OK)
@@ -218,29 +248,83 @@ static upq_status write_direct(upq_fatfs *f, uint64_t off, const void *buf, size
     return put(f, buf, len, written);
 }
 
-upq_status upq_fatfs_flush(upq_fatfs *f)
+/* Hands slot k's bytes to FatFs (when it has not got them); `keep`: the
+ * slot keeps them unless its sector is full (a write may go on from
+ * them), else it is freed. */
+static upq_status slot_flush(upq_fatfs *f, uint32_t k, int keep)
 {
-    uint32_t ss = SECTOR(f);
-    uint64_t end = f->goff + f->glen, pad = ss - end % ss;
-    if (f->glen && f->goff % ss == 0 && pad < ss && zone_holds(f, end, end + pad)) {
-        /* the sector's rest is zeros already: written whole, not read */
+    uint32_t ss = SECTOR(f), len = f->slen[k], done = 0;
+    uint8_t *b = slot_buf(f, k);
+    uint64_t end = f->soff[k] + len, pad = ss - end % ss;
+    if (f->sdirty[k] && len && f->soff[k] % ss == 0 && pad < ss && zone_holds(f, end, end + pad)) {
+        /* the sector's rest is a gap no byte of which need be kept:
+         * written whole, padded with zeros, not read */
         uint32_t i;
-        for (i = f->glen; i < ss; i++)
-            f->gbuf[i] = 0;
-        f->glen = ss;
+        for (i = len; i < ss; i++)
+            b[i] = 0;
+        len = ss;
         f->padded++;
     }
-    while (f->glen) {
+    while (f->sdirty[k] && done < len) {
         size_t n = 0;
-        upq_status st = write_direct(f, f->goff, f->gbuf, f->glen, &n);
+        upq_status st = write_direct(f, f->soff[k] + done, b + done, len - done, &n);
         if (st != UPQ_OK)
             return st;
-        f->goff += n;
-        f->glen -= (uint32_t)n;
-        if (f->glen)
-            copy(f->gbuf, f->gbuf + n, f->glen);
+        done += (uint32_t)n;
+    }
+    f->sdirty[k] = 0;
+    if (!keep || end % ss == 0)
+        f->slen[k] = 0;
+    return UPQ_OK;
+}
+
+/* The slots that hold bytes of [lo, hi) (all: hi 0), but slot `but`:
+ * handed over, and kept (`keep`: a read, a sync) or freed (a write over
+ * them). */
+static upq_status slots_flush(upq_fatfs *f, uint64_t lo, uint64_t hi, uint32_t but, int keep)
+{
+    uint32_t i;
+    for (i = 0; i < f->nslots; i++) {
+        upq_status st;
+        if (i == but || !f->slen[i] || (hi && (f->soff[i] >= hi || f->soff[i] + f->slen[i] <= lo)))
+            continue;
+        st = slot_flush(f, i, keep);
+        if (st != UPQ_OK)
+            return st;
     }
     return UPQ_OK;
+}
+
+upq_status upq_fatfs_flush(upq_fatfs *f)
+{
+    return slots_flush(f, 0, 0, UPQ_FATFS_SLOTS, 0);
+}
+
+/* A slot for a write at off: the one whose bytes it goes on from
+ * (*fresh 0), else a free one, else one FatFs has the bytes of, else the
+ * one written to longest ago, handed over first (*fresh 1). UPQ_OK or an
+ * error. */
+static upq_status slot_for(upq_fatfs *f, uint64_t off, uint32_t *k, int *fresh)
+{
+    uint32_t i, old = 0;
+    *fresh = 1;
+    for (i = 0; i < f->nslots; i++) {
+        if (f->slen[i] && f->soff[i] + f->slen[i] == off) {
+            *k = i;
+            *fresh = 0;
+            return UPQ_OK;
+        }
+    }
+    for (i = 0; i < f->nslots; i++) {
+        if (!f->slen[i] || !f->sdirty[i]) {
+            *k = i;
+            return UPQ_OK;
+        }
+        if (f->sused[i] < f->sused[old])
+            old = i;
+    }
+    *k = old;
+    return slot_flush(f, old, 0);
 }
 
 /* Whole sectors at a sector's start go to FatFs at once (it writes them
@@ -249,30 +333,38 @@ upq_status upq_fatfs_flush(upq_fatfs *f)
 static upq_status fat_write_at(void *ctx, uint64_t off, const void *buf, size_t len, size_t *written)
 {
     upq_fatfs *f = (upq_fatfs *)ctx;
-    uint32_t ss = SECTOR(f), at;
+    uint32_t ss = SECTOR(f), at = 0, k = 0;
+    int fresh = 1;
     upq_status st;
     *written = 0;
     if (len == 0)
         return UPQ_OK;
     if (off > (uint64_t)(FSIZE_t)-1 - len)
         return failed(f, FR_INVALID_PARAMETER);
-    if (f->glen && off != f->goff + f->glen) {
-        st = upq_fatfs_flush(f);
-        if (st != UPQ_OK)
-            return st;
+    if (off % ss == 0 && len >= ss) {
+        /* whole sectors: after what is gathered of them (the later write wins) */
+        len -= len % ss;
+        st = slots_flush(f, off, off + len, UPQ_FATFS_SLOTS, 0);
+        return st != UPQ_OK ? st : write_direct(f, off, buf, len, written);
     }
-    if (!f->glen) {
-        if (off % ss == 0 && len >= ss)
-            return write_direct(f, off, buf, len - len % ss, written);
-        f->goff = off;
-    }
-    at = (uint32_t)((f->goff + f->glen) % ss);
+    at = (uint32_t)(off % ss);
     if (len > ss - at)
         len = ss - at;
-    copy(f->gbuf + f->glen, (const uint8_t *)buf, len);
-    f->glen += (uint32_t)len;
+    st = slot_for(f, off, &k, &fresh);
+    if (st == UPQ_OK)
+        st = slots_flush(f, off, off + len, k, 0);
+    if (st != UPQ_OK)
+        return st;
+    if (fresh) {
+        f->soff[k] = off;
+        f->slen[k] = 0;
+    }
+    copy(slot_buf(f, k) + f->slen[k], (const uint8_t *)buf, len);
+    f->slen[k] += (uint32_t)len;
+    f->sused[k] = ++f->clock;
+    f->sdirty[k] = 1;
     *written = len;
-    return at + len == ss ? upq_fatfs_flush(f) : UPQ_OK;
+    return at + len == ss ? slot_flush(f, k, 0) : UPQ_OK;
 }
 
 static upq_status fat_write(void *ctx, const void *buf, size_t len, size_t *written)
@@ -290,13 +382,11 @@ upq_status upq_fatfs_read_at(void *ctx, uint64_t off, void *buf, size_t len, siz
     *got = 0;
     if (len == 0)
         return UPQ_OK;
-    /* a read reaching the gathered bytes, or FatFs's end while they lie
-     * past it (the gap before them reads as zeros), hands them over first */
-    if (f->glen && (off + len > f->goff || off + len > (uint64_t)f_size(f->fp))) {
-        st = upq_fatfs_flush(f);
-        if (st != UPQ_OK)
-            return st;
-    }
+    /* a read reaching gathered bytes, or FatFs's end while some lie past
+     * it, hands them over first */
+    st = slots_flush(f, off, off + len > (uint64_t)f_size(f->fp) ? 0 : off + len, UPQ_FATFS_SLOTS, 1);
+    if (st != UPQ_OK)
+        return st;
     if (off >= (uint64_t)f_size(f->fp))
         return UPQ_OK;
     if (len > (uint64_t)f_size(f->fp) - off)
@@ -319,7 +409,9 @@ static upq_status fat_sync(void *ctx)
 {
     upq_fatfs *f = (upq_fatfs *)ctx;
     FRESULT fr;
-    if (upq_fatfs_flush(f) != UPQ_OK)
+    /* the slots keep what they hand over: the next page of a region
+     * fills its sector, which then goes whole */
+    if (slots_flush(f, 0, 0, UPQ_FATFS_SLOTS, 1) != UPQ_OK)
         return UPQ_ERR_IO;
     fr = f_sync(f->fp);
     f->syncs++;

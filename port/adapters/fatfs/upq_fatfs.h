@@ -31,9 +31,14 @@
  *   adapter zeroed itself goes whole, padded with zeros, and is not read.
  *   f_sync writes that buffer, the FAT and the directory entry (the file's
  *   size as recovery will see it after a cut); f_lseek past the end in
- *   write mode allocates clusters without clearing them, so a gap the
- *   writer leaves holds whatever the medium held before, unless zero_gaps
- *   is set (below, the default); f_lseek backwards follows the cluster
+ *   write mode allocates clusters without clearing them, so a gap holds
+ *   whatever the medium held before until it is written: checkpoint mode
+ *   writes zeros into what its row groups leave unused (a region's end,
+ *   a dictionary slot's start, the journal area's rest) before it says the
+ *   row group is complete, and recovery into what a cut left, so no byte
+ *   of a closed or recovered file is the card's; zero_gaps (below, off by
+ *   default) zeros a gap ahead of the write instead, for a writer that
+ *   leaves gaps of its own; f_lseek backwards follows the cluster
  *   chain from the file's start, reading the FAT a sector per 128 clusters
  *   (FAT32), unless FF_USE_FASTSEEK is 1: then the adapter keeps a map of
  *   the chain (UPQ_FATFS_CLMT) for seeks inside the file, made again when
@@ -70,6 +75,12 @@ extern "C" {
 #define UPQ_FATFS_CLMT 16
 #endif
 
+/* Sectors gathered at once at most: the adapter's own and, with
+ * upq_fatfs_gather, the caller's. */
+#ifndef UPQ_FATFS_SLOTS
+#define UPQ_FATFS_SLOTS 16
+#endif
+
 /* Zeroed ranges remembered (a column's region each in checkpoint mode). */
 #ifndef UPQ_FATFS_ZONES
 #define UPQ_FATFS_ZONES 16
@@ -81,23 +92,35 @@ typedef struct upq_fatfs {
     /* Write zeros over a gap before a write past the end, so that no byte of
      * the file is left as the medium held it (another file's, or data the
      * user erased), nor as FatFs's sector buffer held it. Costs the gap's
-     * sectors once more (none for a layout that leaves no gap). On after
-     * init; set 0 to save those writes. */
+     * sectors once more. Off after init: the writer's checkpoint mode
+     * zeros its own gaps, in fewer writes (once, when a row group ends);
+     * set 1 for a writer that leaves gaps and does not. */
     uint8_t zero_gaps;
     /* what went through: calls and bytes, for figures and tests */
     unsigned long reads, writes, syncs, truncates, padded; /* padded: sectors written whole, not read */
     uint64_t bytes_read, bytes_written;
-    /* Written bytes not yet handed to FatFs: [goff, goff + glen), within one
-     * sector. Handed over when a write goes elsewhere or the sector is
-     * full, before a read that overlaps them, and by sync, truncate and
-     * upq_fatfs_flush(). */
-    uint64_t goff;
-    uint32_t glen;
+    /* Written bytes not yet handed to FatFs, in slots of one sector each:
+     * slot i holds [soff[i], soff[i] + slen[i]) within one sector (slot 0
+     * in gbuf, the others in the caller's sectors: upq_fatfs_gather). A
+     * slot is handed over when its sector is full, when a write overlaps
+     * it other than by going on from its end, when a write needs a slot
+     * and none is free (the one used longest ago), before a read that
+     * overlaps it, and by sync, truncate and upq_fatfs_flush(). */
+    uint64_t soff[UPQ_FATFS_SLOTS];
+    uint32_t slen[UPQ_FATFS_SLOTS];
+    uint32_t sused[UPQ_FATFS_SLOTS]; /* when each was last written to */
+    /* 0: FatFs has the slot's bytes already (a sync handed them over and
+     * the slot kept them, so the next write that goes on from them fills
+     * the sector, which then goes whole without a read) */
+    uint8_t sdirty[UPQ_FATFS_SLOTS];
+    uint32_t nslots, clock;
+    uint8_t *sbuf;           /* the caller's sectors (nslots - 1 of FF_MAX_SS bytes) */
     uint8_t gbuf[FF_MAX_SS];
-    /* Ranges of the file the adapter zeroed and nothing has written since
-     * (the regions ahead of checkpoint mode's pages): a gathered sector
-     * whose rest lies in one is written whole, padded with zeros, so FatFs
-     * need not read it first. */
+    /* Ranges of the file that grew over a gap (zeroed by zero_gaps, or
+     * left for the writer to write or zero) and that nothing has written
+     * since (the regions ahead of checkpoint mode's pages): no byte there
+     * need be kept, so a gathered sector whose rest lies in one is written
+     * whole, padded with zeros, and FatFs need not read it first. */
     uint64_t zone[UPQ_FATFS_ZONES][2];
     uint32_t zone_next;
 #if FF_USE_FASTSEEK
@@ -112,10 +135,22 @@ typedef struct upq_fatfs {
 } upq_fatfs;
 
 /* Takes `fp` (an open FIL that must stay open while the adapter is used);
- * counters start at 0,
- * zero_gaps at 1. */
+ * counters start at 0, zero_gaps at 0. */
 void upq_fatfs_init(upq_fatfs *f, FIL *fp);
 
+/* More sectors gathered at once: `mem` (len bytes, FF_MAX_SS each, up to
+ * UPQ_FATFS_SLOTS - 1 of them; the caller keeps it while the adapter is
+ * used). Checkpoint mode writes each column's pages to a region of its
+ * own, a page ending inside a sector the column's next page goes on
+ * with: with a sector for each column's region and two more (the
+ * journal's records, the blobs), every sector goes to FatFs once and
+ * whole, instead of written partly, then read back and written again
+ * when the next page comes (about 1x of the file in writes and in reads
+ * while logging). A sync hands a slot's bytes over and the slot keeps
+ * them, so the page after a checkpoint fills the sector without FatFs
+ * reading it. The sensor logger's 11 columns: 15 sectors, 7.5 KiB.
+ * Call it after upq_fatfs_init, before the first write. */
+void upq_fatfs_gather(upq_fatfs *f, uint8_t *mem, size_t len);
 /* Fills *sink with write (at the end), write_at (gathered, then f_lseek +
  * f_write), read_at (f_lseek + f_read), sync (f_sync) and, with
  * FF_FS_MINIMIZE 0, truncate (f_lseek + f_truncate). The size recovery and resume start from
