@@ -122,6 +122,7 @@ typedef struct outcome {
     upq_status status;
     uint64_t hash;      /* of every event from row `from` of each row group on */
     uint64_t events;    /* ... and their number, which the limits apply to */
+    int capped;         /* a row group was left at MAX_RG_EVENTS, its rest unread */
 } outcome;
 
 /* Every column's bloom filter in every row group, loaded and asked about a
@@ -330,6 +331,8 @@ static void run(const uint8_t *data, size_t size, size_t chunk, size_t batch, ui
             st = st == UPQ_DONE ? UPQ_OK : st;
             row++;
         }
+        if (st == UPQ_OK && out->events >= limit)
+            out->capped = 1;
         upq_rows_close(&rows);
         if (upq_arena_save(&r.arena) != mark) {
             fprintf(stderr, "fuzz_rows: closing the rows did not give the arena back\n");
@@ -427,7 +430,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (b.status == UPQ_ERR_NOMEM)
         return 0;
     /* after an error the runs may have stopped at different points (a batch
-     * reads ahead), so then both must fail, not necessarily alike */
+     * reads ahead), so then both must fail, not necessarily alike; but the
+     * first run's batch of 256 reads further ahead than the second's, so an
+     * error it met may lie past where the second stopped at a row group's
+     * event limit */
+    if (a.status < 0 && b.status == UPQ_OK && b.capped)
+        return 0;
     if ((a.status < 0) != (b.status < 0) ||
         (a.status == UPQ_OK && (b.status != UPQ_OK || a.hash != b.hash || a.events != b.events))) {
         fprintf(stderr, "fuzz_rows: chunked run differs: status %d vs %d, %llu vs %llu events\n",
