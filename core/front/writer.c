@@ -866,48 +866,74 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     return UPQ_OK;
 }
 
-upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n,
-                                     const upq_writer_opts *o, uint32_t max_row_groups,
-                                     size_t *need)
+UPQ_INLINE upq_status plan_configure(upq_writer *w, const upq_schema_element *elems, uint32_t n,
+                                     const upq_writer_opts *o)
 {
-    upq_writer w;
+    upq_memset(w, 0, sizeof *w);
+    if (!elems)
+        return UPQ_ERR_INVAL;
+    w->elems = elems;
+    w->nelems = n;
+    return configure(w, o);
+}
+
+UPQ_INLINE upq_status plan(upq_writer *w, uint32_t max_row_groups, size_t *need)
+{
     wtake t;
     size_t rg = 0, total, log;
     upq_status st;
 
-    upq_memset(&w, 0, sizeof w);
     upq_memset(&t, 0, sizeof t);
-    *need = 0;
-    if (!elems)
-        return UPQ_ERR_INVAL;
-    w.elems = elems;
-    w.nelems = n;
-    st = configure(&w, o);
-    if (st != UPQ_OK)
-        return st;
-    st = setup(&w, &t, upq_w_header_bound(), max_row_groups ? &rg : (size_t *)0);
+    st = setup(w, &t, upq_w_header_bound(), max_row_groups ? &rg : (size_t *)0);
     if (st != UPQ_OK)
         return st;
     if (max_row_groups) {
         /* after setup, not in it: the encoder's frame is not on top of the
          * schema walk's */
-        size_t rest = upq_w_rg_bound(w.ncols, &w.o);
+        size_t rest = upq_w_rg_bound(w->ncols, &w->o);
         rg = sat_add(rg, rest);
     }
     total = t.need;
-    if (w.o.checkpoint)
+    if (w->o.checkpoint)
         log = 0; /* finished row groups are described in the file */
-    else if (w.o.footer_size)
-        log = upq_w_align8(w.o.footer_size);
+    else if (w->o.footer_size)
+        log = upq_w_align8(w->o.footer_size);
     else if (max_row_groups && rg > SIZE_MAX / max_row_groups)
         return UPQ_ERR_LIMIT;
     else
         log = (size_t)max_row_groups * rg;
     total = sat_add(total, log);
-    log = UPQ_W_COMPRESSING(&w) ? upq_w_align8(upq_compress_workspace(w.o.codec)) : 0u;
+    log = UPQ_W_COMPRESSING(w) ? upq_w_align8(upq_compress_workspace(w->o.codec)) : 0u;
     total = sat_add(total, log);
     *need = total;
     return total == SIZE_MAX ? UPQ_ERR_LIMIT : UPQ_OK;
+}
+
+upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n,
+                                     const upq_writer_opts *o, uint32_t max_row_groups,
+                                     size_t *need)
+{
+    upq_writer w;
+    upq_status st;
+
+    *need = 0;
+    st = plan_configure(&w, elems, n, o);
+    if (st != UPQ_OK)
+        return st;
+    return plan(&w, max_row_groups, need);
+}
+
+/* the two steps for recovery's planner (not in builds without it: the
+ * linker drops them) */
+upq_status upq_w_plan_configure(upq_writer *w, const upq_schema_element *elems, uint32_t n,
+                                const upq_writer_opts *o)
+{
+    return plan_configure(w, elems, n, o);
+}
+
+upq_status upq_w_plan(upq_writer *w, uint32_t max_row_groups, size_t *need)
+{
+    return plan(w, max_row_groups, need);
 }
 
 upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema_element *elems,
