@@ -22,4 +22,13 @@ void upq_w_advance(upq_writer *w);
  * is left, UPQ_AGAIN, or a final error. */
 upq_status upq_w_pump(upq_writer *w);
 
+/* The arena plan of upq_writer_workspace_size in two steps, so that a
+ * caller that derives the options (recovery) holds them only while they
+ * are copied into w, not under the schema walk: w cleared and configured
+ * (w->o), then the bytes its setup and log need (max_row_groups as in
+ * upq_writer_workspace_size). */
+upq_status upq_w_plan_configure(upq_writer *w, const upq_schema_element *elems, uint32_t n,
+                                const upq_writer_opts *o);
+upq_status upq_w_plan(upq_writer *w, uint32_t max_row_groups, size_t *need);
+
 #endif

@@ -659,10 +659,24 @@ static UPQ_NOINLINE size_t plan_head(const upq_schema_element *elems, uint32_t n
     return t;
 }
 
+/* The finishing writer, configured with the options FILE gives it: in a
+ * frame of its own, which returns before the writer's plan runs. */
+static UPQ_NOINLINE upq_status rc_plan_writer(upq_writer *w, const upq_schema_element *elems, uint32_t n,
+                                              const upq_writer_opts *o)
+{
+    upq_writer_opts ro;
+    rc_opts((o->data_page_v2 ? UPQ_JF_V2 : 0) | (UPQ_WITH_CRC && !o->no_crc ? UPQ_JF_CRC : 0) |
+                (!o->no_statistics ? UPQ_JF_STATS : 0) | (!o->no_page_index ? UPQ_JF_PAGE_INDEX : 0) |
+                (o->column_order == UPQ_ORDER_IEEE754 ? UPQ_JF_IEEE_ORDER : 0),
+            (int32_t)o->stats_max_binary, o->kv, o->nkv, o->sorting, o->nsorting, &ro);
+    ro.encrypt = o->encrypt;
+    return upq_w_plan_configure(w, elems, n, &ro);
+}
+
 upq_status upq_recover_workspace_size(const upq_schema_element *elems, uint32_t n, const upq_writer_opts *o,
                                       size_t *need)
 {
-    upq_writer_opts ro;
+    upq_writer w;
     size_t head, wneed = 0;
     upq_status s;
     if (!elems || !n || !o || !need)
@@ -670,13 +684,10 @@ upq_status upq_recover_workspace_size(const upq_schema_element *elems, uint32_t 
     head = plan_head(elems, n, o);
     if (head == SIZE_MAX)
         return UPQ_ERR_LIMIT;
-    /* the finishing writer, with the options FILE gives it, after that */
-    rc_opts((o->data_page_v2 ? UPQ_JF_V2 : 0) | (UPQ_WITH_CRC && !o->no_crc ? UPQ_JF_CRC : 0) |
-                (!o->no_statistics ? UPQ_JF_STATS : 0) | (!o->no_page_index ? UPQ_JF_PAGE_INDEX : 0) |
-                (o->column_order == UPQ_ORDER_IEEE754 ? UPQ_JF_IEEE_ORDER : 0),
-            (int32_t)o->stats_max_binary, o->kv, o->nkv, o->sorting, o->nsorting, &ro);
-    ro.encrypt = o->encrypt;
-    s = upq_writer_workspace_size(elems, n, &ro, 0, &wneed);
+    /* the finishing writer after that */
+    s = rc_plan_writer(&w, elems, n, o);
+    if (s == UPQ_OK)
+        s = upq_w_plan(&w, 0, &wneed);
     if (s != UPQ_OK)
         return s;
     *need = head + wneed;

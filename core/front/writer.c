@@ -39,25 +39,28 @@
 
 /* ---- the schema's leaves ---------------------------------------------------- */
 
+/* The open groups: each one's element and children still to come; the
+ * levels are the innermost one's, undone as it closes (a group's own levels
+ * follow from its repetition type), so that the walk's stack stays small. */
 typedef struct leaf_iter {
     const upq_schema_element *e;
     uint32_t n, i, depth;
-    struct {
-        uint32_t idx, left;
-        uint16_t def, rep;
-    } st[UPQ_SCHEMA_MAX_DEPTH + 1];
+    uint16_t def, rep;
+    uint32_t idx[UPQ_SCHEMA_MAX_DEPTH + 1], left[UPQ_SCHEMA_MAX_DEPTH + 1];
 } leaf_iter;
 
 static upq_status leaf_begin(leaf_iter *it, const upq_schema_element *e, uint32_t n)
 {
-    upq_memset(it, 0, sizeof *it);
+    /* what the walk reads before it writes: the open groups' entries are
+     * set as each one opens */
     it->e = e;
     it->n = n;
+    it->def = it->rep = 0;
+    it->idx[0] = 0;
     if (n < 2 || UPQ_ISSET(e[0], UPQ_SCHEMA_ELEMENT_TYPE) || !UPQ_ISSET(e[0], UPQ_SCHEMA_ELEMENT_NAME) ||
         !UPQ_ISSET(e[0], UPQ_SCHEMA_ELEMENT_NUM_CHILDREN) || e[0].num_children < 1)
         return UPQ_ERR_INVAL;
-    it->st[0].idx = 0;
-    it->st[0].left = (uint32_t)e[0].num_children;
+    it->left[0] = (uint32_t)e[0].num_children;
     it->depth = 1;
     it->i = 1;
     return UPQ_OK;
@@ -65,14 +68,18 @@ static upq_status leaf_begin(leaf_iter *it, const upq_schema_element *e, uint32_
 
 /* The next leaf: UPQ_OK with *leaf and its levels, UPQ_DONE after the last,
  * UPQ_ERR_INVAL for a malformed list (UPQ_ERR_LIMIT: nested too deeply). */
-static upq_status leaf_next(leaf_iter *it, uint32_t *leaf, uint16_t *def, uint16_t *rep)
+static UPQ_NOINLINE upq_status leaf_next(leaf_iter *it, uint32_t *leaf, uint16_t *def, uint16_t *rep)
 {
     for (;;) {
         const upq_schema_element *x;
         uint16_t d, r;
         int32_t rt;
-        while (it->depth > 0 && it->st[it->depth - 1].left == 0)
-            it->depth--;
+        while (it->depth > 0 && it->left[it->depth - 1] == 0) {
+            /* closing the root (idx 0) ends the walk: its levels are not used */
+            int32_t gt = it->e[it->idx[--it->depth]].repetition_type;
+            it->def = (uint16_t)(it->def - (gt != UPQ_REP_REQUIRED));
+            it->rep = (uint16_t)(it->rep - (gt == UPQ_REP_REPEATED));
+        }
         if (it->i >= it->n)
             return it->depth == 0 ? UPQ_DONE : UPQ_ERR_INVAL;
         if (it->depth == 0)
@@ -80,13 +87,13 @@ static upq_status leaf_next(leaf_iter *it, uint32_t *leaf, uint16_t *def, uint16
         x = &it->e[it->i];
         if (!UPQ_ISSET(*x, UPQ_SCHEMA_ELEMENT_NAME))
             return UPQ_ERR_INVAL; /* a required field of the footer */
-        it->st[it->depth - 1].left--;
+        it->left[it->depth - 1]--;
         rt = x->repetition_type;
         if (!UPQ_ISSET(*x, UPQ_SCHEMA_ELEMENT_REPETITION_TYPE) || rt < UPQ_REP_REQUIRED ||
             rt > UPQ_REP_REPEATED)
             return UPQ_ERR_INVAL;
-        d = (uint16_t)(it->st[it->depth - 1].def + (rt != UPQ_REP_REQUIRED));
-        r = (uint16_t)(it->st[it->depth - 1].rep + (rt == UPQ_REP_REPEATED));
+        d = (uint16_t)(it->def + (rt != UPQ_REP_REQUIRED));
+        r = (uint16_t)(it->rep + (rt == UPQ_REP_REPEATED));
         if (d > 255 || r > 255)
             return UPQ_ERR_LIMIT;
         if (!UPQ_ISSET(*x, UPQ_SCHEMA_ELEMENT_TYPE)) {
@@ -95,10 +102,10 @@ static upq_status leaf_next(leaf_iter *it, uint32_t *leaf, uint16_t *def, uint16
                 return UPQ_ERR_INVAL; /* empty groups are not readable everywhere */
             if (it->depth > UPQ_SCHEMA_MAX_DEPTH)
                 return UPQ_ERR_LIMIT;
-            it->st[it->depth].idx = it->i;
-            it->st[it->depth].left = (uint32_t)x->num_children;
-            it->st[it->depth].def = d;
-            it->st[it->depth].rep = r;
+            it->idx[it->depth] = it->i;
+            it->left[it->depth] = (uint32_t)x->num_children;
+            it->def = d;
+            it->rep = r;
             it->depth++;
             it->i++;
             continue;
@@ -122,12 +129,14 @@ static void leaf_path(const leaf_iter *it, uint32_t leaf, uint16_t def, uint16_t
                       upq_bytes *path, uint16_t *rep_def)
 {
     uint32_t k, p = 0;
+    uint16_t d = 0, r = 0;
     rep_def[0] = 0;
     for (k = 1; k < it->depth; k++) {
-        const upq_schema_element *g = &it->e[it->st[k].idx];
+        const upq_schema_element *g = &it->e[it->idx[k]];
         path[p++] = g->name;
+        d = (uint16_t)(d + (g->repetition_type != UPQ_REP_REQUIRED));
         if (g->repetition_type == UPQ_REP_REPEATED)
-            rep_def[it->st[k].rep] = it->st[k].def;
+            rep_def[++r] = d;
     }
     path[p] = it->e[leaf].name;
     if (it->e[leaf].repetition_type == UPQ_REP_REPEATED)
@@ -140,7 +149,7 @@ static size_t leaf_path_bytes(const leaf_iter *it, uint32_t leaf)
     size_t b = upq_w_path_bytes(it->e[leaf].name.len);
     uint32_t k;
     for (k = 1; k < it->depth; k++)
-        b += upq_w_path_bytes(it->e[it->st[k].idx].name.len);
+        b += upq_w_path_bytes(it->e[it->idx[k]].name.len);
     return b;
 }
 
@@ -413,9 +422,7 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
     c->type = e->type;
     c->type_length = e->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ? e->type_length : 0;
     c->max_def = def;
-    c->max_rep = rep;
-    if (def > 255 || rep > 255)
-        return upq_w_fail(w, UPQ_ERR_LIMIT, (int32_t)index, "nesting deeper than 255 levels");
+    c->max_rep = rep; /* at most 255 each: leaf_next refuses more */
     col_staging(c, &w->o);
     st = col_encoding(w, c, index);
     if (st != UPQ_OK)
@@ -866,48 +873,74 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     return UPQ_OK;
 }
 
-upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n,
-                                     const upq_writer_opts *o, uint32_t max_row_groups,
-                                     size_t *need)
+UPQ_INLINE upq_status plan_configure(upq_writer *w, const upq_schema_element *elems, uint32_t n,
+                                     const upq_writer_opts *o)
 {
-    upq_writer w;
+    upq_memset(w, 0, sizeof *w);
+    if (!elems)
+        return UPQ_ERR_INVAL;
+    w->elems = elems;
+    w->nelems = n;
+    return configure(w, o);
+}
+
+UPQ_INLINE upq_status plan(upq_writer *w, uint32_t max_row_groups, size_t *need)
+{
     wtake t;
     size_t rg = 0, total, log;
     upq_status st;
 
-    upq_memset(&w, 0, sizeof w);
     upq_memset(&t, 0, sizeof t);
-    *need = 0;
-    if (!elems)
-        return UPQ_ERR_INVAL;
-    w.elems = elems;
-    w.nelems = n;
-    st = configure(&w, o);
-    if (st != UPQ_OK)
-        return st;
-    st = setup(&w, &t, upq_w_header_bound(), max_row_groups ? &rg : (size_t *)0);
+    st = setup(w, &t, upq_w_header_bound(), max_row_groups ? &rg : (size_t *)0);
     if (st != UPQ_OK)
         return st;
     if (max_row_groups) {
         /* after setup, not in it: the encoder's frame is not on top of the
          * schema walk's */
-        size_t rest = upq_w_rg_bound(w.ncols, &w.o);
+        size_t rest = upq_w_rg_bound(w->ncols, &w->o);
         rg = sat_add(rg, rest);
     }
     total = t.need;
-    if (w.o.checkpoint)
+    if (w->o.checkpoint)
         log = 0; /* finished row groups are described in the file */
-    else if (w.o.footer_size)
-        log = upq_w_align8(w.o.footer_size);
+    else if (w->o.footer_size)
+        log = upq_w_align8(w->o.footer_size);
     else if (max_row_groups && rg > SIZE_MAX / max_row_groups)
         return UPQ_ERR_LIMIT;
     else
         log = (size_t)max_row_groups * rg;
     total = sat_add(total, log);
-    log = UPQ_W_COMPRESSING(&w) ? upq_w_align8(upq_compress_workspace(w.o.codec)) : 0u;
+    log = UPQ_W_COMPRESSING(w) ? upq_w_align8(upq_compress_workspace(w->o.codec)) : 0u;
     total = sat_add(total, log);
     *need = total;
     return total == SIZE_MAX ? UPQ_ERR_LIMIT : UPQ_OK;
+}
+
+upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n,
+                                     const upq_writer_opts *o, uint32_t max_row_groups,
+                                     size_t *need)
+{
+    upq_writer w;
+    upq_status st;
+
+    *need = 0;
+    st = plan_configure(&w, elems, n, o);
+    if (st != UPQ_OK)
+        return st;
+    return plan(&w, max_row_groups, need);
+}
+
+/* the two steps for recovery's planner (not in builds without it: the
+ * linker drops them) */
+upq_status upq_w_plan_configure(upq_writer *w, const upq_schema_element *elems, uint32_t n,
+                                const upq_writer_opts *o)
+{
+    return plan_configure(w, elems, n, o);
+}
+
+upq_status upq_w_plan(upq_writer *w, uint32_t max_row_groups, size_t *need)
+{
+    return plan(w, max_row_groups, need);
 }
 
 upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema_element *elems,
