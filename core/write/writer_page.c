@@ -26,6 +26,180 @@ size_t upq_w_stats_bounds(uint32_t scap)
     return scap ? 2u * (1u + vlen + (size_t)scap) + 2u : 0u;
 }
 
+#if UPQ_FAST_KERNELS
+/* ---- page headers, encoded by hand --------------------------------------
+ * The bytes upq_thrift_encode gives for the same model (test_page_header
+ * compares them): every field id delta here is below 16, so each field
+ * header is one byte. The descriptor-driven encoder takes some thousands of
+ * instructions per header; a page costs this once per column and flush. */
+
+typedef struct hput {
+    uint8_t *p;      /* NULL: only counted */
+    size_t cap, n;   /* n may pass cap: the size needed */
+    unsigned last;   /* the last field id of the struct being written */
+} hput;
+
+static void hp_bytes(hput *h, const uint8_t *src, size_t len)
+{
+    if (h->p && h->n <= h->cap && len <= h->cap - h->n)
+        upq_memcpy(h->p + h->n, src, len);
+    h->n += len;
+}
+
+/* Field `id`'s header with wire type ct, then v as a zigzag varint
+ * (`with_v`), written in place when there is room. */
+static void hp_field(hput *h, unsigned id, unsigned ct, int with_v, int64_t v)
+{
+    uint8_t t[11], *q = h->p && h->n + sizeof t <= h->cap ? h->p + h->n : t;
+    size_t k = 1;
+    q[0] = (uint8_t)(((id - h->last) << 4) | ct);
+    h->last = id;
+    if (with_v)
+        k += upq_tc_varint(q + 1, upq_tc_zz(v));
+    if (q == t)
+        hp_bytes(h, t, k);
+    else
+        h->n += k;
+}
+
+/* The i32 fields 1..k of a struct, held in order at v[0..k). */
+static void hp_i32s(hput *h, uint32_t isset, const int32_t *v, unsigned k)
+{
+    unsigned id;
+    for (id = 1; id <= k; id++)
+        if ((isset >> id) & 1u)
+            hp_field(h, id, UPQ_CT_I32, 1, v[id - 1]);
+}
+
+/* A struct field's header; the nested struct's ids start again. */
+static void hp_open(hput *h, unsigned id)
+{
+    hp_field(h, id, UPQ_CT_STRUCT, 0, 0);
+    h->last = 0;
+}
+
+/* The struct's end; back in the enclosing struct after field `id`. */
+static void hp_close(hput *h, unsigned id)
+{
+    static const uint8_t stop = UPQ_CT_STOP;
+    hp_bytes(h, &stop, 1);
+    h->last = id;
+}
+
+#if UPQ_WITH_STATISTICS
+static void hp_bin(hput *h, unsigned id, const upq_bytes *b)
+{
+    hp_field(h, id, UPQ_CT_BINARY, 0, 0);
+    /* the length's varint */
+    {
+        uint8_t t[5];
+        hp_bytes(h, t, upq_tc_varint(t, b->len));
+    }
+    hp_bytes(h, b->ptr, b->len);
+}
+
+static void hp_stats(hput *h, unsigned id, const upq_statistics *s)
+{
+    uint32_t is = s->isset;
+    hp_open(h, id);
+    if (is & (1u << UPQ_STATISTICS_MAX))
+        hp_bin(h, UPQ_STATISTICS_MAX, &s->max);
+    if (is & (1u << UPQ_STATISTICS_MIN))
+        hp_bin(h, UPQ_STATISTICS_MIN, &s->min);
+    if (is & (1u << UPQ_STATISTICS_NULL_COUNT))
+        hp_field(h, UPQ_STATISTICS_NULL_COUNT, UPQ_CT_I64, 1, s->null_count);
+    if (is & (1u << UPQ_STATISTICS_DISTINCT_COUNT))
+        hp_field(h, UPQ_STATISTICS_DISTINCT_COUNT, UPQ_CT_I64, 1, s->distinct_count);
+    if (is & (1u << UPQ_STATISTICS_MAX_VALUE))
+        hp_bin(h, UPQ_STATISTICS_MAX_VALUE, &s->max_value);
+    if (is & (1u << UPQ_STATISTICS_MIN_VALUE))
+        hp_bin(h, UPQ_STATISTICS_MIN_VALUE, &s->min_value);
+    if (is & (1u << UPQ_STATISTICS_IS_MAX_VALUE_EXACT))
+        hp_field(h, UPQ_STATISTICS_IS_MAX_VALUE_EXACT,
+                 s->is_max_value_exact ? UPQ_CT_TRUE : UPQ_CT_FALSE, 0, 0);
+    if (is & (1u << UPQ_STATISTICS_IS_MIN_VALUE_EXACT))
+        hp_field(h, UPQ_STATISTICS_IS_MIN_VALUE_EXACT,
+                 s->is_min_value_exact ? UPQ_CT_TRUE : UPQ_CT_FALSE, 0, 0);
+    if (is & (1u << UPQ_STATISTICS_NAN_COUNT))
+        hp_field(h, UPQ_STATISTICS_NAN_COUNT, UPQ_CT_I64, 1, s->nan_count);
+    hp_close(h, id);
+}
+#endif
+
+/* The required fields of PageHeader and of the headers in it (ids 1..3;
+ * 1..4; 1..2; 1..6), as the descriptions mark them. */
+#define PH_REQ 0x0Eu
+#define DPH_REQ 0x1Eu
+#define DICT_REQ 0x06u
+#define DPH2_REQ 0x7Eu
+#define HAS(isset, req) (((isset) & (req)) == (req))
+
+upq_status upq_w_page_header_put(const upq_page_header *ph, uint8_t *buf, size_t cap, size_t *len)
+{
+    hput h;
+    uint32_t is = ph->isset;
+    int ok = HAS(is, PH_REQ);
+    h.p = buf;
+    h.cap = buf ? cap : 0;
+    h.n = 0;
+    h.last = 0;
+    /* type, uncompressed_page_size, compressed_page_size, crc */
+    hp_i32s(&h, is, &ph->type, 4);
+    if (is & (1u << UPQ_PAGE_HEADER_DATA_PAGE_HEADER)) {
+        const upq_data_page_header *d = &ph->data_page_header;
+        hp_open(&h, UPQ_PAGE_HEADER_DATA_PAGE_HEADER);
+        hp_i32s(&h, d->isset, &d->num_values, 4);
+        ok &= HAS(d->isset, DPH_REQ);
+#if UPQ_WITH_STATISTICS
+        if (d->isset & (1u << UPQ_DATA_PAGE_HEADER_STATISTICS))
+            hp_stats(&h, UPQ_DATA_PAGE_HEADER_STATISTICS, &d->statistics);
+#else
+        ok &= !(d->isset & (1u << UPQ_DATA_PAGE_HEADER_STATISTICS));
+#endif
+        hp_close(&h, UPQ_PAGE_HEADER_DATA_PAGE_HEADER);
+    }
+    if (is & (1u << UPQ_PAGE_HEADER_INDEX_PAGE_HEADER)) {
+        hp_open(&h, UPQ_PAGE_HEADER_INDEX_PAGE_HEADER);
+        hp_close(&h, UPQ_PAGE_HEADER_INDEX_PAGE_HEADER);
+    }
+    if (is & (1u << UPQ_PAGE_HEADER_DICTIONARY_PAGE_HEADER)) {
+        const upq_dictionary_page_header *d = &ph->dictionary_page_header;
+        hp_open(&h, UPQ_PAGE_HEADER_DICTIONARY_PAGE_HEADER);
+        hp_i32s(&h, d->isset, &d->num_values, 2);
+        ok &= HAS(d->isset, DICT_REQ);
+        if (d->isset & (1u << UPQ_DICTIONARY_PAGE_HEADER_IS_SORTED))
+            hp_field(&h, UPQ_DICTIONARY_PAGE_HEADER_IS_SORTED,
+                     d->is_sorted ? UPQ_CT_TRUE : UPQ_CT_FALSE, 0, 0);
+        hp_close(&h, UPQ_PAGE_HEADER_DICTIONARY_PAGE_HEADER);
+    }
+    if (is & (1u << UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2)) {
+#if UPQ_WITH_DATA_PAGE_V2
+        const upq_data_page_header_v2 *d = &ph->data_page_header_v2;
+        hp_open(&h, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2);
+        hp_i32s(&h, d->isset, &d->num_values, 6);
+        ok &= HAS(d->isset, DPH2_REQ);
+        if (d->isset & (1u << UPQ_DATA_PAGE_HEADER_V2_IS_COMPRESSED))
+            hp_field(&h, UPQ_DATA_PAGE_HEADER_V2_IS_COMPRESSED,
+                     d->is_compressed ? UPQ_CT_TRUE : UPQ_CT_FALSE, 0, 0);
+#if UPQ_WITH_STATISTICS
+        if (d->isset & (1u << UPQ_DATA_PAGE_HEADER_V2_STATISTICS))
+            hp_stats(&h, UPQ_DATA_PAGE_HEADER_V2_STATISTICS, &d->statistics);
+#else
+        ok &= !(d->isset & (1u << UPQ_DATA_PAGE_HEADER_V2_STATISTICS));
+#endif
+        hp_close(&h, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2);
+#else
+        ok = 0;
+#endif
+    }
+    hp_close(&h, 0);
+    *len = h.n;
+    if (!ok)
+        return UPQ_ERR_INVAL;
+    return buf && h.n <= cap ? UPQ_OK : buf ? UPQ_ERR_BUFFER : UPQ_OK;
+}
+#endif /* UPQ_FAST_KERNELS */
+
 size_t upq_w_header_bound(void)
 {
     upq_page_header ph;
@@ -56,7 +230,7 @@ size_t upq_w_header_bound(void)
         }
         s->isset = (1u << UPQ_STATISTICS_NULL_COUNT) | (1u << UPQ_STATISTICS_NAN_COUNT);
         s->null_count = s->nan_count = INT64_MIN;
-        if (upq_thrift_encode(&upq_page_header_desc, &ph, (uint8_t *)0, 0, k ? &v2 : &v1) != UPQ_OK)
+        if (upq_w_page_header_put(&ph, (uint8_t *)0, 0, k ? &v2 : &v1) != UPQ_OK)
             return SIZE_MAX;
     }
     /* a dictionary page header is smaller: no statistics */
@@ -390,13 +564,13 @@ UPQ_INLINE upq_status header_out(upq_writer *w, upq_wcol *c, int dry, size_t *hl
     upq_status st;
     if (UPQ_W_KEY(c) && dry) {
         /* a model the encoder refuses fails when the page is made */
-        (void)upq_thrift_encode(&upq_page_header_desc, ph, (uint8_t *)0, 0, hl);
+        (void)upq_w_page_header_put(ph, (uint8_t *)0, 0, hl);
         *hl += UPQ_W_CRYPTO_OVER;
     } else if (UPQ_W_KEY(c)) {
         /* sealed: the header module goes to w->hbuf (length, nonce, tag
          * counted in UPQ_W_CRYPTO_OVER) */
         size_t hm = 0, pl = 0;
-        st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf + 16,
+        st = upq_w_page_header_put(ph, w->hbuf + 16,
                                w->hbuf_cap - 16u - UPQ_W_CRYPTO_OVER, &pl);
         if (st != UPQ_OK)
             return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
@@ -406,7 +580,7 @@ UPQ_INLINE upq_status header_out(upq_writer *w, upq_wcol *c, int dry, size_t *hl
             return st;
         *hl = hm;
     } else {
-        st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf, w->hbuf_cap, hl);
+        st = upq_w_page_header_put(ph, w->hbuf, w->hbuf_cap, hl);
         if (st != UPQ_OK)
             return upq_w_fail(w, UPQ_ERR_STATE, col, "page header larger than its bound");
     }
@@ -612,7 +786,7 @@ upq_status upq_w_dict_page(upq_writer *w, upq_wcol *c, size_t *hdr_len)
     ph->dictionary_page_header.num_values = (int32_t)c->dict_n;
     ph->dictionary_page_header.encoding =
         UPQ_W_V2(w) ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY;
-    st = upq_thrift_encode(&upq_page_header_desc, ph, w->hbuf + at, w->hbuf_cap - at - tail, hdr_len);
+    st = upq_w_page_header_put(ph, w->hbuf + at, w->hbuf_cap - at - tail, hdr_len);
     if (st != UPQ_OK)
         return upq_w_fail(w, UPQ_ERR_STATE, col, "dictionary page header larger than its bound");
     if (UPQ_W_KEY(c)) {

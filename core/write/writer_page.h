@@ -12,6 +12,19 @@
 #include "dict.h"
 #include "geo.h"
 
+/* Encodes a PageHeader model into buf[0..cap) (buf NULL: only counts), the
+ * same bytes and statuses as upq_thrift_encode with upq_page_header_desc:
+ * *len gets the size (needed, on UPQ_ERR_BUFFER); UPQ_ERR_INVAL for a model
+ * missing a required field. */
+#if UPQ_FAST_KERNELS
+upq_status upq_w_page_header_put(const upq_page_header *ph, uint8_t *buf, size_t cap, size_t *len);
+#else
+/* without it the descriptor-driven encoder does it: the footer needs that
+ * one anyway, and the hand-written one costs about 550 B of flash */
+#define upq_w_page_header_put(ph, buf, cap, len) \
+    upq_thrift_encode(&upq_page_header_desc, (ph), (buf), (cap), (len))
+#endif
+
 /* Bytes an encoded page header can take at most, without the statistics'
  * min/max bounds (upq_w_stats_bounds adds them): SIZE_MAX if it cannot be
  * encoded. Apart from the bounds so that it is counted once, before the
