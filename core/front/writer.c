@@ -1777,7 +1777,9 @@ static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
     upq_status st;
     for (;;) {
         int restart = 0;
-        unstage_pending(c, UPQ_W_DX(w, c));
+        /* a column is set once a row, mostly: the call only when it was */
+        if (c->pending)
+            unstage_pending(c, UPQ_W_DX(w, c));
         st = make_room(w, c, 1, b);
         if (st == UPQ_DONE)
             return upq_w_fail(w, UPQ_ERR_STATE, -1, "staging full of uncommitted rows");
