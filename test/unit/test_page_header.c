@@ -9,23 +9,12 @@
  */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format/meta_desc.h"
+#include "util/check.h"
 #include "write/writer_page.h"
-
-static int passed, failed;
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (cond) {                                                          \
-            passed++;                                                        \
-        } else {                                                             \
-            failed++;                                                        \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);           \
-        }                                                                    \
-    } while (0)
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint64_t rnd(void)
@@ -171,13 +160,13 @@ static void test_random(unsigned rounds)
             (st == UPQ_OK && (!same(&ph, 0, need) || (need && !same(&ph, 0, need - 1)) ||
                               !same(&ph, 0, need / 2)))) {
             if (bad++ < 5)
-                printf("  model %u differs (isset %#x)\n", i, (unsigned)ph.isset);
+                tu_note("model %u differs (isset %#x)", i, (unsigned)ph.isset);
         }
     }
-    CHECK(bad == 0);
+    TU_CHECK(bad == 0);
     /* both kinds of model were drawn */
-    CHECK(ok_models > rounds / 4);
-    CHECK(refused > rounds / 20);
+    TU_CHECK(ok_models > rounds / 4);
+    TU_CHECK(refused > rounds / 20);
 }
 
 /* A data page header written out from the compact protocol's rules. */
@@ -229,17 +218,17 @@ static void test_known(void)
     s->min_value.len = 1;
     s->is_max_value_exact = 1;
     s->is_min_value_exact = 0;
-    CHECK(upq_w_page_header_put(&ph, out, sizeof out, &len) == UPQ_OK);
-    CHECK(len == sizeof expect);
-    CHECK(len == sizeof expect && memcmp(out, expect, len) == 0);
+    TU_CHECK(upq_w_page_header_put(&ph, out, sizeof out, &len) == UPQ_OK);
+    TU_CHECK(len == sizeof expect);
+    TU_CHECK(len == sizeof expect && memcmp(out, expect, len) == 0);
     /* too small by one: the size needed, no byte past the window */
     memset(out, 0xA5, sizeof out);
-    CHECK(upq_w_page_header_put(&ph, out, sizeof expect - 1, &len) == UPQ_ERR_BUFFER);
-    CHECK(len == sizeof expect);
-    CHECK(out[sizeof expect - 1] == 0xA5);
+    TU_CHECK(upq_w_page_header_put(&ph, out, sizeof expect - 1, &len) == UPQ_ERR_BUFFER);
+    TU_CHECK(len == sizeof expect);
+    TU_CHECK(out[sizeof expect - 1] == 0xA5);
     /* a required field missing */
     ph.data_page_header.isset &= ~(1u << UPQ_DATA_PAGE_HEADER_ENCODING);
-    CHECK(upq_w_page_header_put(&ph, out, sizeof out, &len) == UPQ_ERR_INVAL);
+    TU_CHECK(upq_w_page_header_put(&ph, out, sizeof out, &len) == UPQ_ERR_INVAL);
 }
 
 int main(int argc, char **argv)
@@ -248,12 +237,13 @@ int main(int argc, char **argv)
     size_t i;
     for (i = 0; i < sizeof pool; i++)
         pool[i] = (uint8_t)rnd();
+    tu_case("a header encoded by hand");
     test_known();
 #if !UPQ_FAST_KERNELS
-    printf("UPQ_FAST_KERNELS 0: the writer's headers go through upq_thrift_encode itself; "
-           "only the header encoded by hand checks it\n");
+    tu_note("UPQ_FAST_KERNELS 0: the writer's headers go through upq_thrift_encode itself; "
+            "only the header encoded by hand checks it");
 #endif
+    tu_case("%u random models against upq_thrift_encode", rounds);
     test_random(rounds);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return tu_summary();
 }
