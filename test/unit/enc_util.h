@@ -18,6 +18,7 @@
 
 #include "decode/encoding.h"
 #include "upq_kernels.h"
+#include "util/check.h"
 #include "uparquet/status.h"
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -74,11 +75,7 @@ EU_FN int eu_summary(void)
 static uint64_t eu_rng_state = 0x9E3779B97F4A7C15ull;
 EU_FN uint64_t eu_rand(void)
 {
-    uint64_t x = eu_rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return eu_rng_state = x;
+    return tu_xorshift(&eu_rng_state);
 }
 /* 0..n-1 (n > 0) */
 EU_FN size_t eu_below(size_t n)

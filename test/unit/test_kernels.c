@@ -20,10 +20,7 @@
 static uint64_t rng = 0x9E3779B97F4A7C15u;
 static uint64_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return tu_xorshift(&rng);
 }
 static void fill_random(void *p, size_t n)
 {

@@ -19,10 +19,7 @@
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint64_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return tu_xorshift(&rng);
 }
 
 static int32_t rnd_i32(void)

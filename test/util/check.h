@@ -37,6 +37,17 @@ int tu_check_status(int got, int want, const char *file, int line, const char *g
 int tu_check_mem(const void *got, const void *want, size_t n, const char *file, int line,
                  const char *got_expr, const char *want_expr);
 
+/* The tests' random numbers: xorshift64 on *state (never 0), the same
+ * sequence on every platform, so a failure repeats. */
+static inline uint64_t tu_xorshift(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *state = x;
+}
+
 #define TU_CHECK(cond) tu_check(!!(cond), __FILE__, __LINE__, "%s", #cond)
 #define TU_CHECK_MSG(cond, ...) tu_check(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 #define TU_CHECK_INT(got, want) \
