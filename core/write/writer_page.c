@@ -62,7 +62,16 @@ static void hp_field(hput *h, unsigned id, unsigned ct, int with_v, int64_t v)
         h->n += k;
 }
 
-/* The i32 fields 1..k of a struct, held in order at v[0..k). */
+/* The i32 fields 1..k of a struct, held in order at v[0..k): the models
+ * declare them one after another, which these hold the layout to. */
+#define I32_RUN(T, first, last, k)                                                         \
+    UPQ_STATIC_ASSERT(offsetof(T, last) - offsetof(T, first) == ((k) - 1) * sizeof(int32_t), \
+                      T##_i32_run)
+I32_RUN(upq_page_header, type, crc, 4);
+I32_RUN(upq_data_page_header, num_values, repetition_level_encoding, 4);
+I32_RUN(upq_dictionary_page_header, num_values, encoding, 2);
+I32_RUN(upq_data_page_header_v2, num_values, repetition_levels_byte_length, 6);
+#undef I32_RUN
 static void hp_i32s(hput *h, uint32_t isset, const int32_t *v, unsigned k)
 {
     unsigned id;
