@@ -121,11 +121,14 @@ upq_status upq_wj_rec_piece(upq_writer *w)
 static void gap(const upq_writer *w, uint32_t g, uint64_t *lo, uint64_t *hi)
 {
     const upq_wjournal *jr = w->jr;
-    const upq_wjcol *j = &jr->cols[(g - 1u) / 2u];
+    const upq_wjcol *j;
     if (g == 0) {
         *lo = jr->jpos;
         *hi = jr->cols[0].off;
-    } else if (g % 2u) {
+        return;
+    }
+    j = &jr->cols[(g - 1u) / 2u]; /* formed only for a column's gap */
+    if (g % 2u) {
         int32_t d = w->cols[(g - 1u) / 2u].dict_hdr;
         *lo = j->off;
         *hi = j->off + j->slot - (d > 0 && (uint32_t)d <= j->slot ? (uint32_t)d : 0u);
