@@ -121,7 +121,7 @@ typedef struct upq_wjournal {
 
 /* Arena bytes checkpoint mode adds for ncols columns, nrep of them
  * repeated (counted by setup). */
-size_t upq_wj_need(const upq_writer *w, uint32_t ncols, uint32_t nrep);
+size_t upq_wj_need(const upq_writer_opts *o, uint32_t ncols, uint32_t nrep);
 /* Sets it up in mem (upq_wj_need bytes). */
 upq_status upq_wj_init(upq_writer *w, void *mem);
 
@@ -333,7 +333,7 @@ upq_status upq_wf_module(upq_writer *w, uint64_t off, uint64_t end, int module, 
 /* The replay job of resume and recovery (recover.c). */
 upq_status upq_wr_next(upq_writer *w);
 
-size_t upq_wf_need(const upq_writer *w, uint32_t ncols, uint32_t nrep, uint32_t nlev);
+size_t upq_wf_need(const upq_writer_opts *o, size_t hbuf_cap, uint32_t ncols, uint32_t nrep, uint32_t nlev);
 void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nrep, uint32_t nlev);
 void upq_wf_start(upq_writer *w);
 upq_status upq_wf_next(upq_writer *w);

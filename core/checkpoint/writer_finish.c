@@ -71,20 +71,20 @@ static size_t a8(size_t n)
 }
 
 /* The bytes of one stored bound: the widest column's. */
-static uint32_t bound_cap(const upq_writer *w)
+static uint32_t bound_cap(const upq_writer_opts *o)
 {
     uint32_t m = 16;
-    if (w->o.stats_max_binary > m)
-        m = w->o.stats_max_binary;
+    if (o->stats_max_binary > m)
+        m = o->stats_max_binary;
     return m;
 }
 
 /* Scratch for decoding: one page header (its two bounds, each as long as
  * stats_max_binary), or one journal record of ncols columns whose level
  * histograms have nlev entries in all. */
-static size_t scratch_need(const upq_writer *w, uint32_t ncols, uint32_t nrep, uint32_t nlev)
+static size_t scratch_need(const upq_writer_opts *o, uint32_t ncols, uint32_t nrep, uint32_t nlev)
 {
-    size_t ph = 2u * a8(bound_cap(w)) + 64u;
+    size_t ph = 2u * a8(bound_cap(o)) + 64u;
     /* a record's lists, one record at a time: RG_START's regions, or a
      * checkpoint's columns with their histograms and repeated columns' page
      * rows */
@@ -95,7 +95,7 @@ static size_t scratch_need(const upq_writer *w, uint32_t ncols, uint32_t nrep, u
     size_t fs = a8(sizeof(upq_jfile)) + a8(UPQ_J_NONCE) + 64u;
     if (rs > rec)
         rec = rs;
-    const upq_encrypt_opts *e = w->o.encrypt;
+    const upq_encrypt_opts *e = o->encrypt;
     uint32_t i;
     if (e) {
         fs += a8(e->aad_prefix_len) + a8(e->footer_key_metadata_len) + 32u +
@@ -108,19 +108,19 @@ static size_t scratch_need(const upq_writer *w, uint32_t ncols, uint32_t nrep, u
     return ph > rec ? ph : rec;
 }
 
-size_t upq_wf_need(const upq_writer *w, uint32_t ncols, uint32_t nrep, uint32_t nlev)
+size_t upq_wf_need(const upq_writer_opts *o, size_t hbuf_cap, uint32_t ncols, uint32_t nrep, uint32_t nlev)
 {
-    size_t b = bound_cap(w), win = w->hbuf_cap > WIN_MIN ? w->hbuf_cap : WIN_MIN;
+    size_t b = bound_cap(o), win = hbuf_cap > WIN_MIN ? hbuf_cap : WIN_MIN;
     /* the state, the window, decoding scratch, two bound buffers */
-    return a8(sizeof(upq_wfinish)) + a8(win) + a8(scratch_need(w, ncols, nrep, nlev)) + 2u * a8(b);
+    return a8(sizeof(upq_wfinish)) + a8(win) + a8(scratch_need(o, ncols, nrep, nlev)) + 2u * a8(b);
 }
 
 void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nrep, uint32_t nlev)
 {
     upq_wfinish *f = (upq_wfinish *)mem;
     uint8_t *p = (uint8_t *)mem;
-    size_t b = bound_cap(w), win = w->hbuf_cap > WIN_MIN ? w->hbuf_cap : WIN_MIN;
-    size_t sc = a8(scratch_need(w, ncols, nrep, nlev));
+    size_t b = bound_cap(&w->o), win = w->hbuf_cap > WIN_MIN ? w->hbuf_cap : WIN_MIN;
+    size_t sc = a8(scratch_need(&w->o, ncols, nrep, nlev));
     upq_memset(f, 0, sizeof *f);
     f->ph = &UPQ_W_MODELS(w)->ph;
     p += a8(sizeof *f);

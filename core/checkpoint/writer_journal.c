@@ -53,9 +53,9 @@ static uint64_t umin(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
-size_t upq_wj_need(const upq_writer *w, uint32_t ncols, uint32_t nrep)
+size_t upq_wj_need(const upq_writer_opts *o, uint32_t ncols, uint32_t nrep)
 {
-    size_t keys = w->o.encrypt ? a8((size_t)w->o.encrypt->ncolumns * (sizeof(upq_jkey) + UPQ_JKEY_CHECK_LEN))
+    size_t keys = o->encrypt ? a8((size_t)o->encrypt->ncolumns * (sizeof(upq_jkey) + UPQ_JKEY_CHECK_LEN))
                                : 0u;
     return keys + a8(sizeof(upq_wjournal)) + a8((size_t)ncols * sizeof(upq_wjcol)) +
            a8((size_t)ncols * sizeof(upq_jcol)) + a8((size_t)ncols * sizeof(upq_jregion)) +

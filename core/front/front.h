@@ -22,13 +22,53 @@ void upq_w_advance(upq_writer *w);
  * is left, UPQ_AGAIN, or a final error. */
 upq_status upq_w_pump(upq_writer *w);
 
+/* What the writer's setup works on: the options and the parts of the
+ * writer it sizes and places (arena pointers; NULL while it only counts).
+ * The planners hold this and their options on their stack, not a whole
+ * upq_writer, under the schema walk; upq_writer_init's setup works on its
+ * writer's options and copies the rest into the writer. */
+typedef struct upq_wset {
+    upq_writer *owner;        /* takes the errors; NULL in a plan (returned only) */
+    upq_writer_opts *o;       /* filled in by setup */
+    /* upq_writer's fields from elems to ncols, then from models to stage,
+     * in its order: init copies them as two blocks (writer.c holds the
+     * layout to it) */
+    const upq_schema_element *elems;
+    uint32_t nelems;
+    upq_wcol *cols;
+    uint32_t ncols;
+    void *models;
+    uint8_t *pbuf;
+    size_t pbuf_cap;
+    uint8_t *hbuf;
+    size_t hbuf_cap;
+    uint16_t *idx;
+#if UPQ_WITH_DICT_INDEX
+    struct upq_wdx *dx;
+#endif
+    upq_bytes *bvals;
+    uint32_t lmax;
+    uint8_t *stage;
+    struct upq_wcrypto *wc;
+    struct upq_wjournal *jr;
+#if UPQ_WITH_CHUNK_META
+    struct upq_geo_acc *geo;
+#endif
+} upq_wset;
+
+/* A plan's setup and its options. */
+typedef struct upq_wplan {
+    upq_wset s;
+    upq_writer_opts o;
+} upq_wplan;
+
 /* The arena plan of upq_writer_workspace_size in two steps, so that a
  * caller that derives the options (recovery) holds them only while they
- * are copied into w, not under the schema walk: w cleared and configured
- * (w->o), then the bytes its setup and log need (max_row_groups as in
+ * are copied into p, not under the schema walk: p cleared and configured
+ * (p->o), then the bytes its setup and log need (max_row_groups as in
  * upq_writer_workspace_size). */
-upq_status upq_w_plan_configure(upq_writer *w, const upq_schema_element *elems, uint32_t n,
+upq_status upq_w_plan_configure(upq_wplan *p, const upq_schema_element *elems, uint32_t n,
                                 const upq_writer_opts *o);
-upq_status upq_w_plan(upq_writer *w, uint32_t max_row_groups, size_t *need);
+upq_status upq_w_plan(upq_wplan *p, uint32_t max_row_groups, size_t *need);
 
 #endif

@@ -661,7 +661,7 @@ static UPQ_NOINLINE size_t plan_head(const upq_schema_element *elems, uint32_t n
 
 /* The finishing writer, configured with the options FILE gives it: in a
  * frame of its own, which returns before the writer's plan runs. */
-static UPQ_NOINLINE upq_status rc_plan_writer(upq_writer *w, const upq_schema_element *elems, uint32_t n,
+static UPQ_NOINLINE upq_status rc_plan_writer(upq_wplan *w, const upq_schema_element *elems, uint32_t n,
                                               const upq_writer_opts *o)
 {
     upq_writer_opts ro;
@@ -676,7 +676,7 @@ static UPQ_NOINLINE upq_status rc_plan_writer(upq_writer *w, const upq_schema_el
 upq_status upq_recover_workspace_size(const upq_schema_element *elems, uint32_t n, const upq_writer_opts *o,
                                       size_t *need)
 {
-    upq_writer w;
+    upq_wplan w;
     size_t head, wneed = 0;
     upq_status s;
     if (!elems || !n || !o || !need)

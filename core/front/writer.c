@@ -34,6 +34,19 @@
 
 /* ---- errors --------------------------------------------------------------- */
 
+/* out.h's tests of the options, on setup's */
+#define S_COMPRESSING(s) (UPQ_W_CAN_COMPRESS && (s)->o->codec != UPQ_CODEC_UNCOMPRESSED)
+#define S_ENCRYPTING(s) (UPQ_WITH_CRYPTO && (s)->o->encrypt)
+#define S_NO_PI(s) (!UPQ_WITH_PAGE_INDEX || (s)->o->no_page_index)
+#define S_V2(s) (UPQ_WITH_DATA_PAGE_V2 && (s)->o->data_page_v2)
+
+/* A setup error: the writer's (init), or only returned (a plan). */
+static UPQ_NOINLINE upq_status sfail_(const upq_wset *s, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
+{
+    return s->owner ? upq_w_fail_(s->owner, st, column UPQ_W_WHAT(UPQ_W_WHAT_VALUE)) : st;
+}
+#define sfail(s, st, column, what) sfail_(s, st, column UPQ_W_WHAT(what))
+
 /* An input error: reported, but the writer stays usable (nothing was taken). */
 #define bad_input(w, st, column, what) upq_w_refuse(w, st, column, what)
 
@@ -211,25 +224,25 @@ static void size_defaults(upq_writer_opts *o)
 }
 
 /* Fills in defaults and checks the options. */
-static upq_status configure(upq_writer *w, const upq_writer_opts *in)
+static upq_status configure(upq_wset *w, const upq_writer_opts *in)
 {
-    upq_writer_opts *o = &w->o;
+    upq_writer_opts *o = w->o;
     if (in)
         upq_memcpy(o, in, sizeof *o);
     if (o->codec != UPQ_CODEC_UNCOMPRESSED &&
         (!UPQ_W_CAN_COMPRESS || upq_compress_bound(o->codec, 1) == 0))
-        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+        return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
                           o->codec == UPQ_CODEC_ZSTD
                               ? "ZSTD compression is not available (this build only decompresses it)"
                               : "codec not available for writing in this build");
     if (!UPQ_WITH_DATA_PAGE_V2 && o->data_page_v2)
-        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+        return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
                           "DATA_PAGE_V2 is not in this build (UPQ_WITH_DATA_PAGE_V2 0)");
     if (!UPQ_WITH_STATISTICS) {
         /* written without, like no_statistics; a bound length asked for is
          * refused */
         if (!o->no_statistics && o->stats_max_binary)
-            return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+            return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
                               "statistics are not in this build (UPQ_WITH_STATISTICS 0)");
         o->no_statistics = 1;
     }
@@ -237,19 +250,19 @@ static upq_status configure(upq_writer *w, const upq_writer_opts *in)
         /* written without one, like no_page_index; room for one asked
          * for is refused */
         if (!o->no_page_index && o->max_pages)
-            return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+            return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
                               "page index is not in this build (UPQ_WITH_PAGE_INDEX 0)");
         o->no_page_index = 1;
     }
     if (o->page_size == 0)
         o->page_size = DEFAULT_PAGE;
     if (o->page_size < MIN_PAGE || o->page_size > (1u << 30))
-        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "page_size out of range (64 bytes .. 1 GiB)");
+        return sfail(w, UPQ_ERR_INVAL, -1, "page_size out of range (64 bytes .. 1 GiB)");
     size_defaults(o);
     if (o->columns && o->ncolumns == 0)
         o->columns = (const upq_column_opts *)0;
     if (!UPQ_WITH_CHECKPOINT && o->checkpoint)
-        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+        return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
                           "checkpoint mode is not in this build (UPQ_WITH_CHECKPOINT 0)");
     if (o->checkpoint) {
         /* row groups sized by the user, never by RAM: chunks are written
@@ -261,34 +274,34 @@ static upq_status configure(upq_writer *w, const upq_writer_opts *in)
         o->footer_size = 0;
     }
     if (o->column_order > UPQ_ORDER_IEEE754)
-        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "column_order neither type nor IEEE 754");
+        return sfail(w, UPQ_ERR_INVAL, -1, "column_order neither type nor IEEE 754");
     if ((o->nkv && !o->kv) || (o->nsorting && !o->sorting))
-        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "key-value or sorting list missing");
+        return sfail(w, UPQ_ERR_INVAL, -1, "key-value or sorting list missing");
     return UPQ_OK;
 }
 
 /* The bitset size of a column that asked for a bloom filter. */
-static upq_status bloom_setup(upq_writer *w, upq_wcol *c, uint32_t index,
+static upq_status bloom_setup(upq_wset *w, upq_wcol *c, uint32_t index,
                               const upq_column_opts *co)
 {
 #if UPQ_WITH_BLOOM
-    const upq_writer_opts *o = &w->o;
+    const upq_writer_opts *o = w->o;
     uint64_t ndv = co->bloom_ndv;
     double fpp = co->bloom_fpp == 0.0 ? DEFAULT_BLOOM_FPP : co->bloom_fpp;
     if (co->bloom != 1)
-        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "bloom must be 0 or 1");
+        return sfail(w, UPQ_ERR_INVAL, (int32_t)index, "bloom must be 0 or 1");
     if (c->type == UPQ_TYPE_BOOLEAN)
-        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "BOOLEAN columns take no bloom filter");
+        return sfail(w, UPQ_ERR_INVAL, (int32_t)index, "BOOLEAN columns take no bloom filter");
     if (ndv == 0)
         ndv = o->row_group_rows ? o->row_group_rows : DEFAULT_BLOOM_NDV;
     c->bloom_bytes = upq_bloom_size(ndv, fpp, o->bloom_max_bytes);
     if (c->bloom_bytes == 0)
-        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "bloom_fpp outside (0, 1)");
+        return sfail(w, UPQ_ERR_INVAL, (int32_t)index, "bloom_fpp outside (0, 1)");
     return UPQ_OK;
 #else
     (void)c;
     (void)co;
-    return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, (int32_t)index,
+    return sfail(w, UPQ_ERR_UNSUPPORTED, (int32_t)index,
                       "bloom filters are not in this build (UPQ_WITH_BLOOM 0)");
 #endif
 }
@@ -297,16 +310,16 @@ static upq_status bloom_setup(upq_writer *w, upq_wcol *c, uint32_t index,
 /* A column's chunk key-value metadata: checked now, so that its encoding
  * cannot fail late; its bytes are counted without an encoder on the stack
  * (upq_w_kv_bound), as the rest of the footer's bounds are. */
-static upq_status kv_setup(upq_writer *w, uint32_t index, const upq_column_opts *co)
+static upq_status kv_setup(upq_wset *w, uint32_t index, const upq_column_opts *co)
 {
     uint32_t i;
     if (!co->kv)
-        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "key-value list missing");
+        return sfail(w, UPQ_ERR_INVAL, (int32_t)index, "key-value list missing");
     for (i = 0; i < co->nkv; i++)
         if (!UPQ_ISSET(co->kv[i], UPQ_KEY_VALUE_KEY))
-            return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "key-value entry without a key");
-    if (upq_w_kv_bound(&w->o, index) > (1u << 30))
-        return upq_w_fail(w, UPQ_ERR_LIMIT, (int32_t)index, "column key-value metadata over 1 GiB");
+            return sfail(w, UPQ_ERR_INVAL, (int32_t)index, "key-value entry without a key");
+    if (upq_w_kv_bound(w->o, index) > (1u << 30))
+        return sfail(w, UPQ_ERR_LIMIT, (int32_t)index, "column key-value metadata over 1 GiB");
     return UPQ_OK;
 }
 
@@ -337,9 +350,9 @@ static void col_staging(upq_wcol *c, const upq_writer_opts *o)
 }
 
 /* c's dictionary and encoding from its options. */
-static upq_status col_encoding(upq_writer *w, upq_wcol *c, uint32_t index)
+static upq_status col_encoding(upq_wset *w, upq_wcol *c, uint32_t index)
 {
-    const upq_writer_opts *o = &w->o;
+    const upq_writer_opts *o = w->o;
     int32_t enc = -1, dflt;
     int dict = -1, dict_enc;
     uint32_t width;
@@ -349,15 +362,15 @@ static upq_status col_encoding(upq_writer *w, upq_wcol *c, uint32_t index)
     }
     dict_enc = is_dict_enc(enc);
     if ((dict == 0 && dict_enc) || dict < -1 || dict > 1 || enc < -1)
-        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "contradictory dictionary options");
+        return sfail(w, UPQ_ERR_INVAL, (int32_t)index, "contradictory dictionary options");
     c->use_dict = (uint8_t)(dict == 1 || (dict == -1 && (dict_enc || (enc == -1 && c->type != UPQ_TYPE_BOOLEAN))));
     if (c->use_dict && c->type == UPQ_TYPE_BOOLEAN)
-        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index, "BOOLEAN columns take no dictionary");
+        return sfail(w, UPQ_ERR_INVAL, (int32_t)index, "BOOLEAN columns take no dictionary");
     dflt = (c->type == UPQ_TYPE_BOOLEAN && UPQ_WITH_DATA_PAGE_V2 && o->data_page_v2) ? UPQ_ENC_RLE
                                                                                      : UPQ_ENC_PLAIN;
     c->enc = (enc == -1 || dict_enc) ? dflt : enc;
     if (upq_encode_bound(c->enc, c->type, c->type_length, 1, 1) == 0)
-        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)index,
+        return sfail(w, UPQ_ERR_INVAL, (int32_t)index,
                           "encoding not allowed for the column's type");
     if (c->use_dict) {
         width = c->vsize ? c->vsize : 8u; /* strings: assume 4 bytes on average */
@@ -374,9 +387,9 @@ static upq_status col_encoding(upq_writer *w, upq_wcol *c, uint32_t index)
 }
 
 /* c's statistics order and the bytes a bound keeps (none: no order). */
-static void col_order(const upq_writer *w, upq_wcol *c, const upq_schema_element *e)
+static void col_order(const upq_wset *w, upq_wcol *c, const upq_schema_element *e)
 {
-    const upq_writer_opts *o = &w->o;
+    const upq_writer_opts *o = w->o;
     c->order = UPQ_SO_NONE;
     if (UPQ_WITH_STATISTICS && !(o->no_statistics && o->no_page_index)) {
         c->order = (uint8_t)upq_stats_order(
@@ -393,16 +406,16 @@ static void col_order(const upq_writer *w, upq_wcol *c, const upq_schema_element
 }
 
 /* c's chunk key-value metadata and bloom filter, when asked for. */
-static upq_status col_extras(upq_writer *w, upq_wcol *c, uint32_t index)
+static upq_status col_extras(upq_wset *w, upq_wcol *c, uint32_t index)
 {
-    const upq_writer_opts *o = &w->o;
+    const upq_writer_opts *o = w->o;
     if (o->columns && index < o->ncolumns && o->columns[index].nkv) {
 #if UPQ_WITH_CHUNK_META
         upq_status st = kv_setup(w, index, &o->columns[index]);
         if (st != UPQ_OK)
             return st;
 #else
-        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, (int32_t)index,
+        return sfail(w, UPQ_ERR_UNSUPPORTED, (int32_t)index,
                           "column key-value metadata is not in this build (UPQ_WITH_CHUNK_META 0)");
 #endif
     }
@@ -413,7 +426,7 @@ static upq_status col_extras(upq_writer *w, upq_wcol *c, uint32_t index)
 
 /* Schema facts and per-column settings (everything but memory) of leaf
  * `index`; rejects column options the type cannot take. */
-static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
+static upq_status col_setup(upq_wset *w, upq_wcol *c, uint32_t index,
                             const upq_schema_element *e, uint16_t def, uint16_t rep)
 {
     upq_status st;
@@ -423,12 +436,12 @@ static upq_status col_setup(upq_writer *w, upq_wcol *c, uint32_t index,
     c->type_length = e->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY ? e->type_length : 0;
     c->max_def = def;
     c->max_rep = rep; /* at most 255 each: leaf_next refuses more */
-    col_staging(c, &w->o);
+    col_staging(c, w->o);
     st = col_encoding(w, c, index);
     if (st != UPQ_OK)
         return st;
     col_order(w, c, e);
-    c->max_pages = UPQ_W_NO_PI(w) ? 0 : w->o.max_pages;
+    c->max_pages = S_NO_PI(w) ? 0 : w->o->max_pages;
     c->ci_ok = 1;
     return col_extras(w, c, index);
 }
@@ -527,14 +540,14 @@ typedef struct wplan {
 
 /* Checkpoint mode and direct mode: constants where the build has no
  * checkpoint mode, so that its paths go. */
-#define W_JM(w) (UPQ_WITH_CHECKPOINT && (w)->o.checkpoint != 0)
-#define W_DIRECT(w) ((w)->o.direct != 0)
+#define W_JM(w) (UPQ_WITH_CHECKPOINT && (w)->o->checkpoint != 0)
+#define W_DIRECT(w) ((w)->o->direct != 0)
 
 /* Pass 0, a leaf: the largest statistics bound; in direct mode the fewest
  * rows a flat column's staging holds (a level per row, and a required
  * fixed-width column a value per row: the first of them to fill ends the
  * row group). */
-static void leaf_limits(const upq_writer *w, const upq_wcol *c, wplan *p)
+static void leaf_limits(const upq_wset *w, const upq_wcol *c, wplan *p)
 {
     if (UPQ_WITH_STATISTICS && c->scap > p->max_scap)
         p->max_scap = c->scap;
@@ -550,7 +563,7 @@ static void leaf_limits(const upq_writer *w, const upq_wcol *c, wplan *p)
 /* Passes 1 and 2, a leaf: its staging (direct mode: no flat column stages
  * more rows than a row group takes) and its largest page as stored, header
  * and sealing included. */
-static size_t leaf_worst(const upq_writer *w, upq_wcol *c, wplan *p)
+static size_t leaf_worst(const upq_wset *w, upq_wcol *c, wplan *p)
 {
     if (W_DIRECT(w) && c->max_rep == 0) {
         if (c->lcap > p->rows_cap)
@@ -560,8 +573,8 @@ static size_t leaf_worst(const upq_writer *w, upq_wcol *c, wplan *p)
     }
     if (c->lcap > p->lmax)
         p->lmax = c->lcap;
-    return w->hbuf_cap + upq_w_stored_bound(c, w->o.codec, UPQ_W_V2(w)) +
-           (UPQ_W_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
+    return w->hbuf_cap + upq_w_stored_bound(c, w->o->codec, S_V2(w)) +
+           (S_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
 }
 
 /* Pass 1, a leaf: the largest page (wc) and body (b), and which scratch
@@ -580,11 +593,11 @@ static void leaf_sizes(const upq_wcol *c, size_t b, size_t wc, wplan *p)
 /* Pass 2, a leaf: its memory (`real`: c is the writer's column, not a
  * stand-in that only counts), then its path and clear chunk state, or in a
  * dry run its part of a RowGroup's bound. */
-static void leaf_take(upq_writer *w, wtake *t, upq_wcol *c, uint32_t i, const leaf_iter *it,
+static void leaf_take(upq_wset *w, wtake *t, upq_wcol *c, uint32_t i, const leaf_iter *it,
                       uint32_t leaf, int real, size_t wc, wplan *p, size_t *rg_bound)
 {
     c->worst = wc;
-    c->max_pages = UPQ_W_NO_PI(w) || W_JM(w) ? 0 : w->o.max_pages;
+    c->max_pages = S_NO_PI(w) || W_JM(w) ? 0 : w->o->max_pages;
     {
         /* a dictionary column's indices: counted in dry runs too */
         upq_wdx none, *x = (upq_wdx *)0;
@@ -604,7 +617,7 @@ static void leaf_take(upq_writer *w, wtake *t, upq_wcol *c, uint32_t i, const le
     }
 #endif
     p->stage = sat_add(p->stage, stage_size(c));
-    if ((W_DIRECT(w) || W_JM(w)) && (UPQ_W_COMPRESSING(w) || (W_JM(w) && UPQ_W_ENCRYPTING(w))))
+    if ((W_DIRECT(w) || W_JM(w)) && (S_COMPRESSING(w) || (W_JM(w) && S_ENCRYPTING(w))))
         c->chunk_cap = p->worst; /* the shared buffer, taken by take_buffers */
     if (c->max_rep)
         p->nrep++;
@@ -614,14 +627,14 @@ static void leaf_take(upq_writer *w, wtake *t, upq_wcol *c, uint32_t i, const le
         upq_w_chunk_clear(c);
     } else if (rg_bound) {
         size_t cb = upq_w_cc_bound(c, it->depth, leaf_path_bytes(it, leaf));
-        size_t kb = upq_w_kv_bound(&w->o, i);
+        size_t kb = upq_w_kv_bound(w->o, i);
         *rg_bound = sat_add(*rg_bound, sat_add(cb, kb));
     }
 }
 
 /* Before pass 2: the column array, the staged values' dictionary indices
  * and the models. */
-static void take_arrays(upq_writer *w, wtake *t, wplan *p, size_t *rg_bound)
+static void take_arrays(upq_wset *w, wtake *t, wplan *p, size_t *rg_bound)
 {
 #if UPQ_WITH_CHUNK_META
     w->geo = (struct upq_geo_acc *)0;
@@ -645,54 +658,54 @@ static void take_arrays(upq_writer *w, wtake *t, wplan *p, size_t *rg_bound)
 }
 
 /* Models encoded later must be complete now: a footer cannot fail late. */
-static upq_status check_models(upq_writer *w, uint32_t n)
+static upq_status check_models(upq_wset *w, uint32_t n)
 {
     uint32_t i;
-    for (i = 0; i < w->o.nsorting; i++) {
-        const upq_sorting_column *sc = &w->o.sorting[i];
+    for (i = 0; i < w->o->nsorting; i++) {
+        const upq_sorting_column *sc = &w->o->sorting[i];
         if ((sc->isset & 0xEu) != 0xEu)
-            return upq_w_fail(w, UPQ_ERR_INVAL, -1,
+            return sfail(w, UPQ_ERR_INVAL, -1,
                               "sorting column without column_idx, descending and nulls_first set");
         if (sc->column_idx < 0 || (uint32_t)sc->column_idx >= n)
-            return upq_w_fail(w, UPQ_ERR_INVAL, -1, "sorting column out of range");
+            return sfail(w, UPQ_ERR_INVAL, -1, "sorting column out of range");
     }
-    for (i = 0; i < w->o.nkv; i++)
-        if (!UPQ_ISSET(w->o.kv[i], UPQ_KEY_VALUE_KEY))
-            return upq_w_fail(w, UPQ_ERR_INVAL, -1, "key-value metadata without a key");
-    if (w->o.columns && w->o.ncolumns != n)
-        return upq_w_fail(w, UPQ_ERR_INVAL, -1, "column options do not match the leaf count");
-    if (w->o.encrypt && !UPQ_WITH_CRYPTO)
-        return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, -1,
+    for (i = 0; i < w->o->nkv; i++)
+        if (!UPQ_ISSET(w->o->kv[i], UPQ_KEY_VALUE_KEY))
+            return sfail(w, UPQ_ERR_INVAL, -1, "key-value metadata without a key");
+    if (w->o->columns && w->o->ncolumns != n)
+        return sfail(w, UPQ_ERR_INVAL, -1, "column options do not match the leaf count");
+    if (w->o->encrypt && !UPQ_WITH_CRYPTO)
+        return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
                           "encryption is not in this build (UPQ_WITH_CRYPTO 0)");
     return UPQ_OK;
 }
 
 /* Bytes of the shared page buffer: a page body, a compressed dictionary,
  * the window footers are copied through, sealed modules. */
-static upq_status pbuf_size(upq_writer *w, const wplan *p, size_t *size)
+static upq_status pbuf_size(upq_wset *w, const wplan *p, size_t *size)
 {
     size_t pbuf = p->body;
-    if (UPQ_W_COMPRESSING(w) && p->any_dict) {
-        size_t d = upq_compress_bound(w->o.codec, w->o.dict_size);
+    if (S_COMPRESSING(w) && p->any_dict) {
+        size_t d = upq_compress_bound(w->o->codec, w->o->dict_size);
         if (d == 0)
-            return upq_w_fail(w, UPQ_ERR_INVAL, -1, "dictionary too large for the codec");
+            return sfail(w, UPQ_ERR_INVAL, -1, "dictionary too large for the codec");
         if (d > pbuf)
             pbuf = d;
     }
     if (pbuf < 256)
         pbuf = 256; /* also the window footers are copied through */
-    if (UPQ_W_ENCRYPTING(w)) {
+    if (S_ENCRYPTING(w)) {
         /* a dictionary page (or column metadata) sealed in place */
-        size_t d = upq_w_align8(w->o.dict_size) + 2u * UPQ_W_CRYPTO_OVER;
-        if (UPQ_W_COMPRESSING(w) && p->any_dict)
-            d = upq_compress_bound(w->o.codec, w->o.dict_size) + 2u * UPQ_W_CRYPTO_OVER;
+        size_t d = upq_w_align8(w->o->dict_size) + 2u * UPQ_W_CRYPTO_OVER;
+        if (S_COMPRESSING(w) && p->any_dict)
+            d = upq_compress_bound(w->o->codec, w->o->dict_size) + 2u * UPQ_W_CRYPTO_OVER;
         pbuf = sat_add(pbuf, 2u * UPQ_W_CRYPTO_OVER);
         if (d > pbuf)
             pbuf = d;
         /* room for one column's encrypted ColumnMetaData: path, statistics
          * (two bounds) and level histograms */
-        if (pbuf < 4096u + 2u * (size_t)w->o.stats_max_binary)
-            pbuf = 4096u + 2u * (size_t)w->o.stats_max_binary;
+        if (pbuf < 4096u + 2u * (size_t)w->o->stats_max_binary)
+            pbuf = 4096u + 2u * (size_t)w->o->stats_max_binary;
     }
     *size = pbuf;
     return UPQ_OK;
@@ -701,9 +714,9 @@ static upq_status pbuf_size(upq_writer *w, const wplan *p, size_t *size)
 /* Every column's staging, in one block: checkpoint mode's finisher works
  * there, as it runs only when the staging is empty (at close, and reading
  * the file back before any row). */
-static void take_stagings(upq_writer *w, wtake *t, const wplan *p)
+static void take_stagings(upq_wset *w, wtake *t, const wplan *p)
 {
-    size_t fin = W_JM(w) ? upq_wf_need(w, p->n, p->nrep, p->nlev) : 0u;
+    size_t fin = W_JM(w) ? upq_wf_need(w->o, w->hbuf_cap, p->n, p->nrep, p->nlev) : 0u;
     size_t blk = p->stage > fin ? p->stage : fin;
     uint8_t *q = (uint8_t *)take(t, blk);
     uint32_t i;
@@ -722,15 +735,15 @@ static void take_stagings(upq_writer *w, wtake *t, const wplan *p)
 }
 
 /* After pass 2: the shared scratch, the journal, the stagings. */
-static void take_buffers(upq_writer *w, wtake *t, wplan *p, size_t pbuf)
+static void take_buffers(upq_wset *w, wtake *t, wplan *p, size_t pbuf)
 {
     uint32_t i, n = p->n;
-    if (UPQ_W_ENCRYPTING(w))
+    if (S_ENCRYPTING(w))
         /* the key state, then each column's dictionary page nonces */
-        w->wc = (struct upq_wcrypto *)take(t, upq_w_align8(upq_wc_need(&w->o)) + (size_t)n * 24u);
+        w->wc = (struct upq_wcrypto *)take(t, upq_w_align8(upq_wc_need(w->o)) + (size_t)n * 24u);
     w->pbuf_cap = pbuf;
     w->pbuf = (uint8_t *)take(t, pbuf);
-    if ((W_DIRECT(w) || W_JM(w)) && (UPQ_W_COMPRESSING(w) || (W_JM(w) && UPQ_W_ENCRYPTING(w)))) {
+    if ((W_DIRECT(w) || W_JM(w)) && (S_COMPRESSING(w) || (W_JM(w) && S_ENCRYPTING(w)))) {
         /* compressed (or, in checkpoint mode, encrypted) pages go through
          * one buffer, a column at a time */
         uint8_t *shared = (uint8_t *)take(t, p->worst);
@@ -739,7 +752,7 @@ static void take_buffers(upq_writer *w, wtake *t, wplan *p, size_t pbuf)
     }
     w->hbuf = (uint8_t *)take(t, w->hbuf_cap);
     if (W_JM(w)) {
-        void *jmem = take(t, upq_wj_need(w, n, p->nrep));
+        void *jmem = take(t, upq_wj_need(w->o, n, p->nrep));
         if (t->a && !t->fail)
             w->jr = (struct upq_wjournal *)jmem;
     }
@@ -768,10 +781,10 @@ static void take_buffers(upq_writer *w, wtake *t, wplan *p, size_t pbuf)
 /* After pass 0: a page header's bound, with its statistics' bounds and,
  * encrypted, the header's module framing and the page module's length and
  * nonce ahead of its body. */
-static void header_cap(upq_writer *w, size_t hdr, uint32_t max_scap)
+static void header_cap(upq_wset *w, size_t hdr, uint32_t max_scap)
 {
     w->hbuf_cap = hdr == SIZE_MAX ? SIZE_MAX : hdr + UPQ_W_STATS_BOUNDS(max_scap);
-    if (UPQ_W_ENCRYPTING(w) && w->hbuf_cap != SIZE_MAX)
+    if (S_ENCRYPTING(w) && w->hbuf_cap != SIZE_MAX)
         w->hbuf_cap += UPQ_W_CRYPTO_OVER + 16u;
 }
 
@@ -782,7 +795,7 @@ static void header_cap(upq_writer *w, size_t hdr, uint32_t max_scap)
  * bytes and, when rg_bound is given, add up the columns' own parts of a
  * RowGroup's bound (upq_w_cc_bound). hdr: upq_w_header_bound().
  */
-static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
+static upq_status setup(upq_wset *w, wtake *t, size_t hdr, size_t *rg_bound)
 {
     wplan p;
     leaf_iter it;
@@ -803,33 +816,33 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
         if (pass == 2 && W_JM(w)) {
             /* checkpoint mode: no chunk buffers, and the page index is
              * made at close from the pages' headers */
-            w->o.chunk_size = 0;
-            w->o.max_pages = 0;
+            w->o->chunk_size = 0;
+            w->o->max_pages = 0;
         } else if (pass == 2 && W_DIRECT(w)) {
-            w->o.chunk_size = 0;
-            w->o.max_pages = UPQ_W_NO_PI(w) ? 0u : 1u;
+            w->o->chunk_size = 0;
+            w->o->max_pages = S_NO_PI(w) ? 0u : 1u;
         } else if (pass == 2) {
             /* chunk buffers of two of the largest pages at least */
-            if (!w->o.chunk_size) {
-                size_t cs = 4u * (size_t)w->o.page_size;
+            if (!w->o->chunk_size) {
+                size_t cs = 4u * (size_t)w->o->page_size;
                 if (cs < 2u * p.worst)
                     cs = 2u * p.worst;
                 if (cs > UINT32_MAX)
-                    return upq_w_fail(w, UPQ_ERR_INVAL, -1, "pages too large for a chunk buffer");
-                w->o.chunk_size = (uint32_t)cs;
-            } else if (w->o.chunk_size < p.worst) {
-                return upq_w_fail(w, UPQ_ERR_INVAL, -1, "chunk_size smaller than one page");
+                    return sfail(w, UPQ_ERR_INVAL, -1, "pages too large for a chunk buffer");
+                w->o->chunk_size = (uint32_t)cs;
+            } else if (w->o->chunk_size < p.worst) {
+                return sfail(w, UPQ_ERR_INVAL, -1, "chunk_size smaller than one page");
             }
-            if (!UPQ_W_NO_PI(w) && !w->o.max_pages)
-                w->o.max_pages = 2u * (w->o.chunk_size / w->o.page_size) + 2u;
-            if (w->o.max_pages == 1)
-                w->o.max_pages = 2; /* a page, and room for the last one */
+            if (!S_NO_PI(w) && !w->o->max_pages)
+                w->o->max_pages = 2u * (w->o->chunk_size / w->o->page_size) + 2u;
+            if (w->o->max_pages == 1)
+                w->o->max_pages = 2; /* a page, and room for the last one */
         }
         if (pass == 2)
             take_arrays(w, t, &p, rg_bound);
         st = leaf_begin(&it, w->elems, w->nelems);
         if (st != UPQ_OK)
-            return upq_w_fail(w, st, -1, "malformed schema");
+            return sfail(w, st, -1, "malformed schema");
         for (i = 0;; i++) {
             upq_wcol *c = (pass == 2 && t->a && w->cols) ? &w->cols[i] : &tmp;
             size_t wc, b;
@@ -837,13 +850,13 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
             if (st == UPQ_DONE)
                 break;
             if (st != UPQ_OK)
-                return upq_w_fail(w, st, -1, "malformed schema");
+                return sfail(w, st, -1, "malformed schema");
             if (pass == 2 && t->fail)
                 c = &tmp; /* keep counting what init would need */
             st = col_setup(w, c, i, &w->elems[leaf], def, rep);
             if (st != UPQ_OK)
                 return st;
-            c->chunk_cap = w->o.chunk_size;
+            c->chunk_cap = w->o->chunk_size;
             if (pass == 0) {
                 leaf_limits(w, c, &p);
                 continue;
@@ -852,7 +865,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
             if (pass == 1) {
                 b = upq_w_body_bound(c);
                 if (b == SIZE_MAX || wc < w->hbuf_cap)
-                    return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)i, "page bounds overflow");
+                    return sfail(w, UPQ_ERR_INVAL, (int32_t)i, "page bounds overflow");
                 leaf_sizes(c, b, wc, &p);
                 continue;
             }
@@ -860,7 +873,7 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
         }
         p.n = i;
         if (i == 0)
-            return upq_w_fail(w, UPQ_ERR_INVAL, -1, "schema without columns");
+            return sfail(w, UPQ_ERR_INVAL, -1, "schema without columns");
         if (pass == 0)
             header_cap(w, hdr, p.max_scap);
     }
@@ -873,44 +886,47 @@ static upq_status setup(upq_writer *w, wtake *t, size_t hdr, size_t *rg_bound)
     return UPQ_OK;
 }
 
-UPQ_INLINE upq_status plan_configure(upq_writer *w, const upq_schema_element *elems, uint32_t n,
+UPQ_INLINE upq_status plan_configure(upq_wplan *p, const upq_schema_element *elems, uint32_t n,
                                      const upq_writer_opts *o)
 {
-    upq_memset(w, 0, sizeof *w);
+    upq_memset(p, 0, sizeof *p);
     if (!elems)
         return UPQ_ERR_INVAL;
-    w->elems = elems;
-    w->nelems = n;
-    return configure(w, o);
+    p->s.o = &p->o;
+    p->s.elems = elems;
+    p->s.nelems = n;
+    return configure(&p->s, o);
 }
 
-UPQ_INLINE upq_status plan(upq_writer *w, uint32_t max_row_groups, size_t *need)
+UPQ_INLINE upq_status plan(upq_wset *w, uint32_t max_row_groups, size_t *need)
 {
     wtake t;
     size_t rg = 0, total, log;
     upq_status st;
 
-    upq_memset(&t, 0, sizeof t);
+    t.a = (upq_arena *)0;
+    t.need = 0;
+    t.fail = 0;
     st = setup(w, &t, upq_w_header_bound(), max_row_groups ? &rg : (size_t *)0);
     if (st != UPQ_OK)
         return st;
     if (max_row_groups) {
         /* after setup, not in it: the encoder's frame is not on top of the
          * schema walk's */
-        size_t rest = upq_w_rg_bound(w->ncols, &w->o);
+        size_t rest = upq_w_rg_bound(w->ncols, w->o);
         rg = sat_add(rg, rest);
     }
     total = t.need;
-    if (w->o.checkpoint)
+    if (W_JM(w))
         log = 0; /* finished row groups are described in the file */
-    else if (w->o.footer_size)
-        log = upq_w_align8(w->o.footer_size);
+    else if (w->o->footer_size)
+        log = upq_w_align8(w->o->footer_size);
     else if (max_row_groups && rg > SIZE_MAX / max_row_groups)
         return UPQ_ERR_LIMIT;
     else
         log = (size_t)max_row_groups * rg;
     total = sat_add(total, log);
-    log = UPQ_W_COMPRESSING(w) ? upq_w_align8(upq_compress_workspace(w->o.codec)) : 0u;
+    log = S_COMPRESSING(w) ? upq_w_align8(upq_compress_workspace(w->o->codec)) : 0u;
     total = sat_add(total, log);
     *need = total;
     return total == SIZE_MAX ? UPQ_ERR_LIMIT : UPQ_OK;
@@ -920,32 +936,64 @@ upq_status upq_writer_workspace_size(const upq_schema_element *elems, uint32_t n
                                      const upq_writer_opts *o, uint32_t max_row_groups,
                                      size_t *need)
 {
-    upq_writer w;
+    upq_wplan p;
     upq_status st;
 
     *need = 0;
-    st = plan_configure(&w, elems, n, o);
+    st = plan_configure(&p, elems, n, o);
     if (st != UPQ_OK)
         return st;
-    return plan(&w, max_row_groups, need);
+    return plan(&p.s, max_row_groups, need);
 }
 
 /* the two steps for recovery's planner (not in builds without it: the
  * linker drops them) */
-upq_status upq_w_plan_configure(upq_writer *w, const upq_schema_element *elems, uint32_t n,
+upq_status upq_w_plan_configure(upq_wplan *p, const upq_schema_element *elems, uint32_t n,
                                 const upq_writer_opts *o)
 {
-    return plan_configure(w, elems, n, o);
+    return plan_configure(p, elems, n, o);
 }
 
-upq_status upq_w_plan(upq_writer *w, uint32_t max_row_groups, size_t *need)
+upq_status upq_w_plan(upq_wplan *p, uint32_t max_row_groups, size_t *need)
 {
-    return plan(w, max_row_groups, need);
+    return plan(&p->s, max_row_groups, need);
+}
+
+/* The blocks of upq_writer setup places, elems to ncols and models to
+ * stage, and upq_wset's copies of them: the same fields at the same
+ * distances. */
+#define WSET_AT(f, b) (offsetof(upq_wset, f) - offsetof(upq_wset, b))
+#define WRITER_AT(f, b) (offsetof(upq_writer, f) - offsetof(upq_writer, b))
+#define WSET_SAME(f, b) (WSET_AT(f, b) == WRITER_AT(f, b))
+#define WSET_HEAD (offsetof(upq_wset, ncols) + sizeof(uint32_t) - offsetof(upq_wset, elems))
+#define WSET_BLOCK (offsetof(upq_wset, stage) + sizeof(uint8_t *) - offsetof(upq_wset, models))
+UPQ_STATIC_ASSERT(WSET_SAME(nelems, elems) && WSET_SAME(cols, elems) && WSET_SAME(ncols, elems), wset_head);
+UPQ_STATIC_ASSERT(WSET_SAME(pbuf, models) && WSET_SAME(pbuf_cap, models) && WSET_SAME(hbuf, models) &&
+                      WSET_SAME(hbuf_cap, models) && WSET_SAME(idx, models) && WSET_SAME(bvals, models) &&
+                      WSET_SAME(lmax, models) && WSET_SAME(stage, models),
+                  wset_block);
+#if UPQ_WITH_DICT_INDEX
+UPQ_STATIC_ASSERT(WSET_SAME(dx, models), wset_block_dx);
+#endif
+
+/* Hands the writer what setup placed. */
+static void set_out(upq_writer *w, const upq_wset *s)
+{
+    upq_memcpy(&w->elems, &s->elems, WSET_HEAD);
+    upq_memcpy(&w->models, &s->models, WSET_BLOCK);
+    if (UPQ_WITH_CRYPTO)
+        w->wc = s->wc;
+    if (UPQ_WITH_CHECKPOINT)
+        w->jr = s->jr;
+#if UPQ_WITH_CHUNK_META
+    w->geo = s->geo;
+#endif
 }
 
 upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema_element *elems,
                            uint32_t n, void *arena, size_t len, const upq_writer_opts *o)
 {
+    upq_wset s;
     wtake t;
     upq_status st;
     size_t codec_ws, rest, hdr;
@@ -960,41 +1008,42 @@ upq_status upq_writer_init(upq_writer *w, const upq_sink *sink, const upq_schema
                           : !elems ? "no schema"
                                    : "the sink has neither write (appending) nor write_at (checkpoint mode)");
     upq_memcpy(&w->sink, sink, sizeof w->sink);
-    w->elems = elems;
-    w->nelems = n;
-    st = configure(w, o);
+    upq_memset(&s, 0, sizeof s);
+    s.owner = w;
+    s.o = &w->o;
+    s.elems = elems;
+    s.nelems = n;
+    st = configure(&s, o);
     if (st != UPQ_OK)
         return st;
-    if (w->o.checkpoint && !(sink->write_at && sink->read_at))
+    if (UPQ_WITH_CHECKPOINT && w->o.checkpoint && !(sink->write_at && sink->read_at))
         return upq_w_fail(w, UPQ_ERR_INVAL, -1,
                           !sink->write_at ? "checkpoint mode needs the sink's write_at (writes at offsets)"
                                           : "checkpoint mode needs the sink's read_at (close, recovery "
                                             "and resume read the file back)");
-    if (!w->o.checkpoint && !sink->write)
+    if (!(UPQ_WITH_CHECKPOINT && w->o.checkpoint) && !sink->write)
         return upq_w_fail(w, UPQ_ERR_INVAL, -1,
                           "the sink has no write callback (appending), which writing without "
                           "checkpoint mode needs");
-    /* a dry run first: on NOMEM it tells the whole size, not the first miss */
-    upq_memset(&t, 0, sizeof t);
-    hdr = upq_w_header_bound();
-    st = setup(w, &t, hdr, (size_t *)0);
-    if (st != UPQ_OK)
-        return st;
     /* 0 for pages stored as they are */
     codec_ws = UPQ_W_COMPRESSING(w) ? upq_w_align8(upq_compress_workspace(w->o.codec)) : 0u;
-    if (t.need > w->arena.cap || w->arena.cap - t.need < codec_ws) {
-        w->arena.needed = t.need + codec_ws;
-        return upq_w_fail(w, UPQ_ERR_NOMEM, -1, "arena too small for the writer");
+    /* a dry run first: on NOMEM it tells the whole size, not the first
+     * miss; then in the arena */
+    hdr = upq_w_header_bound();
+    for (t.a = (upq_arena *)0;; t.a = &w->arena) {
+        t.need = 0;
+        t.fail = 0;
+        st = setup(&s, &t, hdr, (size_t *)0);
+        if (st != UPQ_OK)
+            return st;
+        if (t.fail || t.need > w->arena.cap || w->arena.cap - t.need < codec_ws) {
+            w->arena.needed = t.need + codec_ws;
+            return upq_w_fail(w, UPQ_ERR_NOMEM, -1, "arena too small for the writer");
+        }
+        if (t.a)
+            break;
     }
-    upq_memset(&t, 0, sizeof t);
-    t.a = &w->arena;
-    st = setup(w, &t, hdr, (size_t *)0);
-    if (st != UPQ_OK)
-        return st;
-    if (t.fail) {
-        w->arena.needed = t.need + codec_ws;
-        return upq_w_fail(w, UPQ_ERR_NOMEM, -1, "arena too small for the writer");
-    }
+    set_out(w, &s);
     if (UPQ_W_ENCRYPTING(w)) {
         st = upq_wc_init(w, w->wc);
         if (st != UPQ_OK)
