@@ -941,7 +941,7 @@ upq_status upq_scan_bind(upq_scan *sc, const upq_row_binding *b, uint32_t n)
     return UPQ_OK;
 }
 
-static int binds_bytes(const upq_scan *sc)
+static UPQ_NOINLINE int binds_bytes(const upq_scan *sc)
 {
     uint32_t i;
     for (i = 0; i < sc->num_bind; i++) {
@@ -956,7 +956,7 @@ static int binds_bytes(const upq_scan *sc)
 /* Rows the output reader may give at once from its match: to the end of
  * the range without a filter, else one; no more than it has buffered once
  * rows are filled (`hold`). */
-static size_t fetch_count(const upq_scan *sc, size_t room, int hold)
+static UPQ_NOINLINE size_t fetch_count(const upq_scan *sc, size_t room, int hold)
 {
     uint64_t n = 1, buf;
     if (!filtering(sc)) {
@@ -969,18 +969,15 @@ static size_t fetch_count(const upq_scan *sc, size_t room, int hold)
     return (size_t)n;
 }
 
-/* Fills rows at the match the output reader stands at; *got grows. */
-UPQ_INLINE upq_status take(upq_scan *sc, uint8_t *rows, size_t stride, size_t max,
-                                    size_t *got, int hold)
+/* After upq_rows_fetch wrote its count over sc->f_got, which held `done`:
+ * the rows given, or the scan's end. */
+static UPQ_NOINLINE upq_status filled(upq_scan *sc, upq_status st, size_t done)
 {
-    size_t g = 0, n = fetch_count(sc, max - *got, hold);
-    upq_status st;
-    if (n == 0)
-        return HOLD;
-    st = upq_rows_fetch(&sc->out_rows, rows + *got * stride, stride, n, &g);
-    if (st == UPQ_OK && g > 0) {
-        given(sc, g);
-        *got += g;
+    size_t n = sc->f_got;
+    sc->f_got = done;
+    if (st == UPQ_OK && n > 0) {
+        given(sc, n);
+        sc->f_got = done + n;
         return UPQ_OK;
     }
     if (st == UPQ_OK || st == UPQ_DONE)
@@ -990,22 +987,39 @@ UPQ_INLINE upq_status take(upq_scan *sc, uint8_t *rows, size_t stride, size_t ma
     return st;
 }
 
+/* Fills rows at the match the output reader stands at; sc->f_got grows.
+ * Only the scan and `done` are held under the reads (the count lands in
+ * f_got): their stack is the deepest of the scan's. */
+static UPQ_NOINLINE upq_status fill(upq_scan *sc, int hold)
+{
+    size_t done = sc->f_got, n = fetch_count(sc, sc->f_max - done, hold);
+    upq_status st;
+    if (n == 0)
+        return HOLD;
+    st = upq_rows_fetch(&sc->out_rows, sc->f_rows + done * sc->f_stride, sc->f_stride, n, &sc->f_got);
+    return filled(sc, st, done);
+}
+
 upq_status upq_scan_fetch(upq_scan *sc, void *rows, size_t stride, size_t max, size_t *got)
 {
     upq_status st = UPQ_OK;
-    int hold = 0;
     *got = 0;
     if (!sc->bind || !rows || max == 0)
         return sc->stage == SC_FAILED ? sc->failed : UPQ_ERR_STATE;
-    while (*got < max) {
+    sc->f_rows = (uint8_t *)rows;
+    sc->f_stride = stride;
+    sc->f_max = max;
+    sc->f_got = 0;
+    while (sc->f_got < sc->f_max) {
         /* once rows are filled, byte arrays must not move: no refill */
+        int hold = sc->f_got && binds_bytes(sc);
         st = to_row(sc, hold);
         if (st == UPQ_OK)
-            st = take(sc, (uint8_t *)rows, stride, max, got, hold);
+            st = fill(sc, hold);
         if (st != UPQ_OK)
             break;
-        hold = binds_bytes(sc);
     }
+    *got = sc->f_got;
     if (*got)
         return UPQ_OK; /* an error comes again with the next call */
     return st == HOLD ? UPQ_OK : st;

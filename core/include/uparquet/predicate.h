@@ -372,6 +372,10 @@ typedef struct upq_scan {
 #if UPQ_WITH_FLAT_ROWS
     const upq_row_binding *bind; /* upq_scan_bind */
     uint32_t num_bind;
+    /* the upq_scan_fetch under way: where its rows go and how many it has
+     * filled (here, not on the stack under the reads) */
+    uint8_t *f_rows;
+    size_t f_stride, f_max, f_got;
 #endif
     upq_scan_stats stats;
     upq_arena_mark mark, work_mark;
