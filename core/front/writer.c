@@ -232,18 +232,21 @@ static upq_status configure(upq_wset *w, const upq_writer_opts *in)
     if (o->codec != UPQ_CODEC_UNCOMPRESSED &&
         (!UPQ_W_CAN_COMPRESS || upq_compress_bound(o->codec, 1) == 0))
         return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
-                          o->codec == UPQ_CODEC_ZSTD
-                              ? "ZSTD compression is not available (this build only decompresses it)"
-                              : "codec not available for writing in this build");
+                     o->codec == UPQ_CODEC_ZSTD
+                         ? "ZSTD compression is not available (this build only decompresses it)"
+                         : "codec not available for writing in this build");
+    if (!UPQ_WITH_DIRECT && o->direct)
+        return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
+                     "direct mode is not in this build (UPQ_WITH_DIRECT 0)");
     if (!UPQ_WITH_DATA_PAGE_V2 && o->data_page_v2)
         return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
-                          "DATA_PAGE_V2 is not in this build (UPQ_WITH_DATA_PAGE_V2 0)");
+                     "DATA_PAGE_V2 is not in this build (UPQ_WITH_DATA_PAGE_V2 0)");
     if (!UPQ_WITH_STATISTICS) {
         /* written without, like no_statistics; a bound length asked for is
          * refused */
         if (!o->no_statistics && o->stats_max_binary)
             return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
-                              "statistics are not in this build (UPQ_WITH_STATISTICS 0)");
+                         "statistics are not in this build (UPQ_WITH_STATISTICS 0)");
         o->no_statistics = 1;
     }
     if (!UPQ_WITH_PAGE_INDEX) {
@@ -251,7 +254,7 @@ static upq_status configure(upq_wset *w, const upq_writer_opts *in)
          * for is refused */
         if (!o->no_page_index && o->max_pages)
             return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
-                              "page index is not in this build (UPQ_WITH_PAGE_INDEX 0)");
+                         "page index is not in this build (UPQ_WITH_PAGE_INDEX 0)");
         o->no_page_index = 1;
     }
     if (o->page_size == 0)
@@ -263,7 +266,7 @@ static upq_status configure(upq_wset *w, const upq_writer_opts *in)
         o->columns = (const upq_column_opts *)0;
     if (!UPQ_WITH_CHECKPOINT && o->checkpoint)
         return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
-                          "checkpoint mode is not in this build (UPQ_WITH_CHECKPOINT 0)");
+                     "checkpoint mode is not in this build (UPQ_WITH_CHECKPOINT 0)");
     if (o->checkpoint) {
         /* row groups sized by the user, never by RAM: chunks are written
          * to their place in the file as their pages are made */
@@ -302,7 +305,7 @@ static upq_status bloom_setup(upq_wset *w, upq_wcol *c, uint32_t index,
     (void)c;
     (void)co;
     return sfail(w, UPQ_ERR_UNSUPPORTED, (int32_t)index,
-                      "bloom filters are not in this build (UPQ_WITH_BLOOM 0)");
+                 "bloom filters are not in this build (UPQ_WITH_BLOOM 0)");
 #endif
 }
 
@@ -371,7 +374,7 @@ static upq_status col_encoding(upq_wset *w, upq_wcol *c, uint32_t index)
     c->enc = (enc == -1 || dict_enc) ? dflt : enc;
     if (upq_encode_bound(c->enc, c->type, c->type_length, 1, 1) == 0)
         return sfail(w, UPQ_ERR_INVAL, (int32_t)index,
-                          "encoding not allowed for the column's type");
+                     "encoding not allowed for the column's type");
     if (c->use_dict) {
         width = c->vsize ? c->vsize : 8u; /* strings: assume 4 bytes on average */
         c->dict_cap = o->dict_size;
@@ -416,7 +419,7 @@ static upq_status col_extras(upq_wset *w, upq_wcol *c, uint32_t index)
             return st;
 #else
         return sfail(w, UPQ_ERR_UNSUPPORTED, (int32_t)index,
-                          "column key-value metadata is not in this build (UPQ_WITH_CHUNK_META 0)");
+                     "column key-value metadata is not in this build (UPQ_WITH_CHUNK_META 0)");
 #endif
     }
     if (o->columns && index < o->ncolumns && o->columns[index].bloom)
@@ -538,10 +541,10 @@ typedef struct wplan {
     int any_dict, any_bvals;
 } wplan;
 
-/* Checkpoint mode and direct mode: constants where the build has no
- * checkpoint mode, so that its paths go. */
+/* Checkpoint mode and direct mode: constants where the build has not the
+ * mode, so that its paths go. */
 #define W_JM(w) (UPQ_WITH_CHECKPOINT && (w)->o->checkpoint != 0)
-#define W_DIRECT(w) ((w)->o->direct != 0)
+#define W_DIRECT(w) (UPQ_WITH_DIRECT && (w)->o->direct != 0)
 
 /* Pass 0, a leaf: the largest statistics bound; in direct mode the fewest
  * rows a flat column's staging holds (a level per row, and a required
@@ -665,7 +668,7 @@ static upq_status check_models(upq_wset *w, uint32_t n)
         const upq_sorting_column *sc = &w->o->sorting[i];
         if ((sc->isset & 0xEu) != 0xEu)
             return sfail(w, UPQ_ERR_INVAL, -1,
-                              "sorting column without column_idx, descending and nulls_first set");
+                         "sorting column without column_idx, descending and nulls_first set");
         if (sc->column_idx < 0 || (uint32_t)sc->column_idx >= n)
             return sfail(w, UPQ_ERR_INVAL, -1, "sorting column out of range");
     }
@@ -676,7 +679,7 @@ static upq_status check_models(upq_wset *w, uint32_t n)
         return sfail(w, UPQ_ERR_INVAL, -1, "column options do not match the leaf count");
     if (w->o->encrypt && !UPQ_WITH_CRYPTO)
         return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
-                          "encryption is not in this build (UPQ_WITH_CRYPTO 0)");
+                     "encryption is not in this build (UPQ_WITH_CRYPTO 0)");
     return UPQ_OK;
 }
 
@@ -1412,7 +1415,7 @@ static upq_status make_room(upq_writer *w, upq_wcol *c, uint32_t k, uint32_t b)
                 continue;
             return UPQ_DONE;
         }
-        if (w->o.direct) {
+        if (UPQ_W_DIRECT(w)) {
             w->rg_due = 1; /* the page is the chunk: the row group ends */
             continue;
         }
@@ -1441,7 +1444,7 @@ static upq_status dict_take(upq_writer *w, upq_wcol *c, const uint8_t *vals, siz
 {
     *restart = 0;
     if (upq_w_dict_run(c, UPQ_W_DX(w, c), vals, n) < n) {
-        if (c->clev > 0 && w->o.direct) {
+        if (c->clev > 0 && UPQ_W_DIRECT(w)) {
             /* a new row group starts a new dictionary */
             w->rg_due = 1;
             *restart = 1;

@@ -51,7 +51,7 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     /* buffered: the stored form goes behind room for the largest header;
      * direct: into the shared buffer (compressed) or nowhere (w->pbuf) */
     room = c->chunk_cap - c->chunk_used;
-    if (w->o.direct) {
+    if (UPQ_W_DIRECT(w)) {
         dst = c->chunk;
     } else {
         if (room < w->hbuf_cap)
@@ -65,7 +65,7 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     hl = pg.hl;
     stored = pg.stored;
     nans = pg.nans;
-    if (!w->o.direct) {
+    if (!UPQ_W_DIRECT(w)) {
         /* pg.out: dst, or 16 bytes before it for a sealed module */
         upq_memmove(c->chunk + c->chunk_used + hl, pg.out, stored);
         upq_memcpy(c->chunk + c->chunk_used, w->hbuf, hl);
@@ -127,7 +127,7 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     c->npages++;
     c->frows = c->crows;
     /* direct: the staging stays until the page is encoded again for output */
-    if (!w->o.direct)
+    if (!UPQ_W_DIRECT(w))
         upq_w_drop_prefix(c, UPQ_W_DX(w, c), n, nv, vb);
 
     if (!final) {
@@ -420,7 +420,7 @@ static upq_status out_dict_hdr(upq_writer *w, upq_wcol *c)
  * encoded again (header first, then UPQ_OS_PAGE_BODY). */
 static upq_status out_chunk(upq_writer *w, upq_wcol *c)
 {
-    if (w->o.direct && c->chunk_used) {
+    if (UPQ_W_DIRECT(w) && c->chunk_used) {
         size_t hl = 0, stored = 0;
         const uint8_t *body = (const uint8_t *)0;
         upq_status st = upq_w_direct_page(w, c, &body, &hl, &stored);

@@ -93,6 +93,8 @@ UPQ_NOINLINE upq_status upq_w_refuse_(upq_writer *w, upq_status st, int32_t colu
  * index code goes. */
 #define UPQ_W_PI_PAGES(c) (UPQ_WITH_PAGE_INDEX ? (c)->max_pages : 0u)
 #define UPQ_W_NO_PI(w) (!UPQ_WITH_PAGE_INDEX || (w)->o.no_page_index)
+/* Direct mode: a constant 0 without UPQ_WITH_DIRECT (configure refuses it). */
+#define UPQ_W_DIRECT(w) (UPQ_WITH_DIRECT && (w)->o.direct)
 /* Pages and dictionaries compressed: a constant 0 in a build without a
  * codec that compresses (configure refuses the others). */
 #define UPQ_W_CAN_COMPRESS (UPQ_WITH_SNAPPY || UPQ_WITH_LZ4 || UPQ_WITH_GZIP)

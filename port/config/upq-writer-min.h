@@ -1,9 +1,10 @@
 /*
  * µparquet option set `writer-min`.
  *
- * A small writer: PLAIN, dictionary and RLE pages, UNCOMPRESSED, no CRC,
- * statistics, page index or DATA_PAGE_V2 written, no error texts (the reader
- * stays in: its code goes unless called). `make size` row writer-min.
+ * A small writer: buffered mode (no direct mode), PLAIN, dictionary and RLE
+ * pages, UNCOMPRESSED, no CRC, statistics, page index or DATA_PAGE_V2
+ * written, no error texts (the reader stays in: its code goes unless
+ * called). `make size` row writer-min.
  *
  * Pick it with -I<uparquet>/port/config -DUPQ_CONFIG_FILE='"upq-writer-min.h"'
  * (port/uparquet.mk: UPQ_SET=writer-min; port/cmake: -DUPQ_SET=writer-min;
@@ -22,6 +23,9 @@
 #endif
 #ifndef UPQ_WITH_RUNS
 #define UPQ_WITH_RUNS 0
+#endif
+#ifndef UPQ_WITH_DIRECT
+#define UPQ_WITH_DIRECT 0
 #endif
 
 /* and the bare format on a microcontroller */

@@ -99,6 +99,11 @@
  *                                     upq_writer_write_column takes rows one by one
  *                                     under -Os; about 800 B of code on Cortex-M4 in
  *                                     an image that writes column-wise)
+ * UPQ_WITH_DIRECT            1        the writer's direct mode (opts.direct: no chunk
+ *                                     buffers, a data page per column chunk) (0:
+ *                                     refused with UPQ_ERR_UNSUPPORTED; buffered and
+ *                                     checkpoint mode as before; about 380 B of code
+ *                                     on Cortex-M4)
  * UPQ_WITH_OPEN_TOTAL        1        after UPQ_ERR_NOMEM, upq_reader_open names the total
  *                                     the open takes (the footer's decode counts what
  *                                     does not fit, the schema is sized), so one retry
@@ -227,6 +232,9 @@
 #endif
 #ifndef UPQ_WITH_RUNS
 #define UPQ_WITH_RUNS 1
+#endif
+#ifndef UPQ_WITH_DIRECT
+#define UPQ_WITH_DIRECT 1
 #endif
 #ifndef UPQ_WITH_OPEN_TOTAL
 #define UPQ_WITH_OPEN_TOTAL 1
