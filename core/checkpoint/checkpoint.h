@@ -205,10 +205,18 @@ typedef struct upq_fpage {
     upq_minmax mm;         /* bounds (pointing into the scratch arena) */
 } upq_fpage;
 
+/* A list of an index being written in one pass: its next place in the
+ * file, and the bytes gathered for it (writer_finish.c). */
+typedef struct upq_wout {
+    uint64_t pos;
+    uint32_t n;
+} upq_wout;
+
 typedef struct upq_wfinish {
     uint8_t stage, lstage, xstage, fstage, cstage;
     uint8_t which;          /* phase 0: ColumnIndexes (0), then OffsetIndexes (1) */
     uint8_t footer_on, scanning, bytes_due, tdone;
+    uint8_t lk;             /* one pass: the next list a page's entry goes to (1..4; 0: read a page) */
     uint32_t col;           /* column of the chunk at work */
     uint32_t rg, nrg;       /* row group at work; row groups in all */
     uint64_t first_j;       /* journal area of row group 0 */
@@ -240,6 +248,8 @@ typedef struct upq_wfinish {
     uint64_t frow;          /* first row of the next page */
     uint32_t npages, page;
     uint8_t ci_ok, in_scan, dict_done;
+    uint8_t ra;             /* the chunk's pages are small: headers read a window ahead */
+    uint8_t seq_ci;         /* one pass, on an append-only sink: the ColumnIndex list by list */
     uint8_t null_free;      /* no page of the chunk has a null or is all nulls */
     int32_t boundary;
     uint32_t ci_len, oi_len; /* index sizes of the chunk scanned */
@@ -280,19 +290,29 @@ typedef struct upq_wfinish {
     uint32_t close_seq;     /* ... and its sequence number */
     uint64_t close_tail;    /* ... and where the page indexes begin */
     uint32_t close_crc;     /* ... and the CRC of [tail, size) */
-    uint64_t vpos, vend;    /* page verification: next page, target end */
     uint64_t bpos, bleft;   /* a page, body or blob being read */
     uint32_t bcrc, want_crc;
     uint32_t ents;          /* dictionary entries parsed in a blob... */
     uint32_t eskip;         /* ... the length prefix being read, then its bytes to skip */
     uint8_t ehave;          /* ... the prefix's bytes read (4: skipping) */
-    uint64_t dict_total;    /* dictionary rebuild: PLAIN bytes, entries */
-    uint32_t dict_n;
-    uint64_t dict_body;     /* where its stored body starts */
-    uint64_t dict_rec;      /* record whose blob is being copied */
-    upq_stored sc;          /* the stored form's cursor */
-    size_t srun;            /* plain bytes before the next framing */
-    uint32_t pp, plen;      /* plaintext of a module still in the window: where, how much */
+    uint32_t dict_n;        /* dictionary rebuild: entries */
+    /* what replay's dictionary rebuild and the finisher's index passes
+     * keep apart: never at work at once (upq_wf_init clears both) */
+    union {
+        struct {
+            uint64_t vpos, vend; /* page verification: next page, target end */
+            uint64_t dict_total; /* dictionary rebuild: PLAIN bytes */
+            uint64_t dict_body;  /* where its stored body starts */
+            uint64_t dict_rec;   /* record whose blob is being copied */
+            upq_stored sc;       /* the stored form's cursor */
+            size_t srun;         /* plain bytes before the next framing */
+            uint32_t pp, plen;   /* plaintext of a module still in the window: where, how much */
+        } rd;
+        struct {
+            upq_wout out[4];     /* the lists written in one pass (their bytes: index_out) */
+            uint32_t mins_len, maxs_len; /* the chunk's ColumnIndex's min and max entries */
+        } op;
+    } u;
 #if UPQ_WITH_CRYPTO
     /* an encrypted module read back: authenticated, then decrypted into
      * the window (upq_wf_module) */

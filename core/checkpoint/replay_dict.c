@@ -63,20 +63,20 @@ int upq_wr_entries_whole(const upq_writer *w)
 /* ---- the cut row group's dictionary pages -------------------------------------- */
 
 /* The next dictionary blob of column f->vcol in the row group's records
- * from f->dict_rec (up to the chosen checkpoint): UPQ_OK with it in
+ * from f->u.rd.dict_rec (up to the chosen checkpoint): UPQ_OK with it in
  * f->bpos / f->bleft, UPQ_DONE when there is none left, UPQ_AGAIN. */
 static upq_status next_dict_blob(upq_writer *w)
 {
     upq_wfinish *f = UPQ_WF(w);
     upq_jhdr h;
     upq_status st;
-    while (f->dict_rec <= f->cand) {
+    while (f->u.rd.dict_rec <= f->cand) {
         const upq_jcol *j;
-        uint64_t at = f->dict_rec;
+        uint64_t at = f->u.rd.dict_rec;
         st = upq_wf_record(w, at, &h);
         if (st != UPQ_OK)
             return st;
-        f->dict_rec += h.len;
+        f->u.rd.dict_rec += h.len;
         if (!is_ckpt(h.type) || f->ck.cols.n != w->ncols)
             continue;
         j = &f->ck.cols.v[f->vcol];
@@ -110,11 +110,11 @@ static upq_status dict_piece(upq_writer *w, uint64_t max, const uint8_t **p, uin
     upq_status st;
     for (;;) {
 #if UPQ_WITH_CRYPTO
-        if (f->plen) {
-            *p = f->buf + f->pp;
-            *n = f->plen < max ? f->plen : (uint32_t)max;
-            f->pp += *n;
-            f->plen -= *n;
+        if (f->u.rd.plen) {
+            *p = f->buf + f->u.rd.pp;
+            *n = f->u.rd.plen < max ? f->u.rd.plen : (uint32_t)max;
+            f->u.rd.pp += *n;
+            f->u.rd.plen -= *n;
             return UPQ_OK;
         }
 #endif
@@ -136,8 +136,8 @@ static upq_status dict_piece(upq_writer *w, uint64_t max, const uint8_t **p, uin
             }
             if (st != UPQ_OK)
                 return st;
-            f->pp = (uint32_t)(q - f->buf);
-            f->plen = (uint32_t)k;
+            f->u.rd.pp = (uint32_t)(q - f->buf);
+            f->u.rd.plen = (uint32_t)k;
             continue;
         }
 #endif
@@ -171,14 +171,14 @@ static size_t dict_stored(const upq_writer *w, const upq_wcol *c, size_t body)
     return body;
 }
 
-/* Stored bytes of the rebuilt dictionary page's body at f->vpos, into its
+/* Stored bytes of the rebuilt dictionary page's body at f->u.rd.vpos, into its
  * CRC. */
 static void dict_stored_out(upq_writer *w, const uint8_t *p, size_t n)
 {
     upq_wfinish *f = UPQ_WF(w);
     f->bcrc = upq_crc32_update(f->bcrc, p, n);
-    upq_wj_src(w, p, n, f->vpos);
-    f->vpos += n;
+    upq_wj_src(w, p, n, f->u.rd.vpos);
+    f->u.rd.vpos += n;
 }
 
 /* A piece of the rebuilt dictionary page's body: encrypted (in place) when
@@ -196,9 +196,9 @@ static void dict_out(upq_writer *w, uint8_t *p, size_t n)
 static void blobs_begin(upq_writer *w)
 {
     upq_wfinish *f = UPQ_WF(w);
-    f->dict_rec = f->rg_j;
+    f->u.rd.dict_rec = f->rg_j;
     f->bleft = 0;
-    f->plen = 0;
+    f->u.rd.plen = 0;
     f->ents = f->eskip = 0;
     f->ehave = 0;
 }
@@ -212,7 +212,7 @@ upq_status upq_wr_dict_check(upq_writer *w)
     upq_status st;
     if (f->vstage == 0) {
         blobs_begin(w);
-        f->dict_total = 0;
+        f->u.rd.dict_total = 0;
         f->vstage = 1;
     }
     for (;;) {
@@ -223,14 +223,14 @@ upq_status upq_wr_dict_check(upq_writer *w)
             break;
         if (st != UPQ_OK)
             return st;
-        f->dict_total += n;
+        f->u.rd.dict_total += n;
         if (!upq_wr_count_entries(w, c, p, n))
             return upq_wf_corrupt(w, j->off, "dictionary entries damaged");
     }
     if (!upq_wr_entries_whole(w) || f->ents != c->dict_n)
         return upq_wf_corrupt(w, j->off, "dictionary entries do not match their count");
-    body = upq_stored_size(w->o.codec, (size_t)f->dict_total);
-    if (!body || f->dict_total > INT32_MAX || dict_stored(w, c, body) + w->hbuf_cap > j->slot)
+    body = upq_stored_size(w->o.codec, (size_t)f->u.rd.dict_total);
+    if (!body || f->u.rd.dict_total > INT32_MAX || dict_stored(w, c, body) + w->hbuf_cap > j->slot)
         return upq_wf_corrupt(w, j->off, "dictionary larger than its slot");
     return UPQ_DONE;
 }
@@ -254,30 +254,30 @@ upq_status upq_wr_dict_rebuild(upq_writer *w)
     for (;;) {
         switch (f->vstage) {
         case D_START:
-            f->dict_total = 0;
+            f->u.rd.dict_total = 0;
             blobs_begin(w);
             f->vstage = D_COUNT;
             continue;
         case D_COUNT:
             st = next_dict_blob(w);
             if (st == UPQ_OK) {
-                f->dict_total += blob_plain(c, f->bleft);
+                f->u.rd.dict_total += blob_plain(c, f->bleft);
                 f->bleft = 0;
                 continue;
             }
             if (st != UPQ_DONE)
                 return st;
-            body = upq_stored_size(w->o.codec, (size_t)f->dict_total);
-            if (!body || f->dict_total > INT32_MAX || dict_stored(w, c, body) + w->hbuf_cap > j->slot)
+            body = upq_stored_size(w->o.codec, (size_t)f->u.rd.dict_total);
+            if (!body || f->u.rd.dict_total > INT32_MAX || dict_stored(w, c, body) + w->hbuf_cap > j->slot)
                 return upq_wf_corrupt(w, j->off, "dictionary larger than its slot");
-            if (upq_stored_begin(&f->sc, w->o.codec, (size_t)f->dict_total) != UPQ_OK)
+            if (upq_stored_begin(&f->u.rd.sc, w->o.codec, (size_t)f->u.rd.dict_total) != UPQ_OK)
                 return upq_w_fail(w, UPQ_ERR_UNSUPPORTED, (int32_t)f->vcol, "codec without a stored form");
-            f->dict_body = slot_end - dict_stored(w, c, body);
-            f->vpos = f->dict_body;
+            f->u.rd.dict_body = slot_end - dict_stored(w, c, body);
+            f->u.rd.vpos = f->u.rd.dict_body;
             f->bcrc = 0;     /* CRC of the stored bytes */
             f->want_crc = 0; /* CRC of the plain bytes (gzip's trailer) */
             blobs_begin(w);
-            f->srun = 0;
+            f->u.rd.srun = 0;
             f->vstage = D_FRAME;
 #if UPQ_WITH_CRYPTO
             if (UPQ_W_KEY(c)) {
@@ -293,12 +293,12 @@ upq_status upq_wr_dict_rebuild(upq_writer *w)
 #endif
             continue;
         case D_FRAME:
-            if (f->srun) {
+            if (f->u.rd.srun) {
                 f->vstage = D_BLOB;
                 continue;
             }
-            k = upq_stored_next(&f->sc, f->want_crc, f->lit, &f->srun);
-            if (k == 0 && f->srun == 0) {
+            k = upq_stored_next(&f->u.rd.sc, f->want_crc, f->lit, &f->u.rd.srun);
+            if (k == 0 && f->u.rd.srun == 0) {
                 /* every entry is in: the last blob's module ends (and is
                  * authenticated a second time) */
                 const uint8_t *p;
@@ -327,28 +327,28 @@ upq_status upq_wr_dict_rebuild(upq_writer *w)
         case D_BLOB: {
             const uint8_t *p;
             uint32_t n;
-            if (!f->srun) {
+            if (!f->u.rd.srun) {
                 f->vstage = D_FRAME;
                 continue;
             }
-            st = dict_piece(w, f->srun, &p, &n);
+            st = dict_piece(w, f->u.rd.srun, &p, &n);
             if (st == UPQ_DONE)
                 return upq_wf_corrupt(w, j->off, "dictionary entries missing");
             if (st != UPQ_OK)
                 return st;
             f->want_crc = upq_crc32_update(f->want_crc, p, n);
-            f->srun -= n;
+            f->u.rd.srun -= n;
             dict_out(w, (uint8_t *)(uintptr_t)p, n);
             return UPQ_OK;
         }
         case D_HEADER:
-            body = (size_t)(slot_end - f->dict_body);
+            body = (size_t)(slot_end - f->u.rd.dict_body);
             upq_memset(ph, 0, sizeof *ph);
             ph->isset = (1u << UPQ_PAGE_HEADER_TYPE) | (1u << UPQ_PAGE_HEADER_UNCOMPRESSED_PAGE_SIZE) |
                         (1u << UPQ_PAGE_HEADER_COMPRESSED_PAGE_SIZE) |
                         (1u << UPQ_PAGE_HEADER_DICTIONARY_PAGE_HEADER);
             ph->type = UPQ_PAGE_DICTIONARY;
-            ph->uncompressed_page_size = (int32_t)f->dict_total;
+            ph->uncompressed_page_size = (int32_t)f->u.rd.dict_total;
             ph->compressed_page_size = (int32_t)body;
             if (UPQ_WITH_CRC && !w->o.no_crc) {
                 ph->crc = (int32_t)f->bcrc;
@@ -374,7 +374,7 @@ upq_status upq_wr_dict_rebuild(upq_writer *w)
             c->dict_hdr = (int32_t)(hl + body);
             /* RG_END's CRC of the region goes on over the page */
             j->crc = upq_wj_region_crc(j->crc, w->hbuf, hl, f->bcrc);
-            upq_wj_src(w, w->hbuf, hl, f->dict_body - hl);
+            upq_wj_src(w, w->hbuf, hl, f->u.rd.dict_body - hl);
             f->vstage = D_NEXT;
             return UPQ_OK;
         default:
@@ -428,11 +428,11 @@ upq_status upq_wr_dict_restore(upq_writer *w)
             blobs_begin(w);
             f->vstage = 1;
             c->dict_bytes = c->dict_n = 0;
-            f->dict_body = 0;
+            f->u.rd.dict_body = 0;
         }
         st = dict_piece(w, UINT64_MAX, &p, &n);
         if (st == UPQ_DONE) {
-            if (!index_entries(c, (uint32_t)f->dict_body) || c->dict_n != f->dict_n)
+            if (!index_entries(c, (uint32_t)f->u.rd.dict_body) || c->dict_n != f->dict_n)
                 f->cut = 1; /* not a dictionary this writer can take up: end the row group */
             return UPQ_DONE;
         }

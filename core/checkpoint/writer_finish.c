@@ -8,16 +8,25 @@
  * group's regions are and how far each chunk was filled (RG_START, RG_END);
  * each chunk's pages say the rest in their headers: sizes, value and null
  * counts, statistics, encodings. A chunk is read as a run of page headers
- * (the bodies are skipped), once per list its ColumnIndex needs (null pages,
- * minima, maxima, null counts: Thrift stores them column-wise; the two null
- * lists of a chunk whose scan saw no null are written without reading) and
- * once for its OffsetIndex; then once more, with every row group's chunks, to make
- * the footer, whose ColumnChunks need the totals and where each index went.
- * Memory is a read window, a page header and the column states the writer
- * has anyway; time is linear in the number of pages.
+ * (the bodies are skipped): once to scan it (totals, the indexes' sizes,
+ * boundary order), writing its OffsetIndex as it goes, and once more to write
+ * its ColumnIndex, whose four lists (null pages, minima, maxima, null
+ * counts: Thrift stores them column-wise) each go to their own place, known
+ * from the scan, gathered in a buffer of their own (on an append-only sink,
+ * which frames only writes that continue one another, one list after the
+ * other, a pass each); then once more, with
+ * every row group's chunks, to make the footer, whose ColumnChunks need the
+ * totals and where each index went. An encrypted file's index modules state
+ * their length before their text, so there each list takes a pass of its
+ * own and each OffsetIndex one more. Memory is a read window, a page header
+ * and the column states the writer has anyway (the lists gather in buffers
+ * the finisher has: its literal bytes, the bound buffers of the scan); time
+ * is linear in the number of pages.
  *
  * Layout of what it writes, after the last row group's blobs:
- *   [room for the CLOSE record][per row group: ColumnIndexes, OffsetIndexes]
+ *   [room for the CLOSE record]
+ *   [per row group: per column its OffsetIndex, then its ColumnIndex
+ *    (encrypted: all ColumnIndexes, then all OffsetIndexes)]
  *   [footer]
  */
 #include "checkpoint.h"
@@ -26,7 +35,21 @@
 #if UPQ_WITH_WRITER
 
 #define WIN_MIN 256u
+/* The window at most: reads of page bodies (replay's checks) and of runs of
+ * small pages' headers come in pieces this large. */
+#define WIN_MAX 8192u
+/* Chunks whose pages average at most this (and half the window) are read
+ * ahead, a window at a time, their headers found in it: a header read alone
+ * costs a sector or two of the device anyway, and a call each. Larger
+ * pages' headers are read alone. */
+#define RA_PAGE 1024u
 #define HDR_READ 64u /* the first read of a page header */
+/* An OffsetIndex entry's bytes at most (three fields and STOP). */
+#define OI_MAX 29u
+/* A file not encrypted gets each chunk's indexes in one pass over its page
+ * headers each (chunk_index1); an encrypted index module's length is
+ * stated before its text, so those are written list by list (chunk_index). */
+#define ONE_PASS(w) (!UPQ_W_ENCRYPTING(w))
 
 /* Stages of the finisher. */
 enum {
@@ -111,29 +134,44 @@ static size_t scratch_need(const upq_writer_opts *o, uint32_t ncols, uint32_t nr
 size_t upq_wf_need(const upq_writer_opts *o, size_t hbuf_cap, uint32_t ncols, uint32_t nrep, uint32_t nlev)
 {
     size_t b = bound_cap(o), win = hbuf_cap > WIN_MIN ? hbuf_cap : WIN_MIN;
-    /* the state, the window, decoding scratch, two bound buffers */
+    /* the state, the window, decoding scratch, two bound buffers (the
+     * ColumnIndex's lists gathered there when written in one pass) */
     return a8(sizeof(upq_wfinish)) + a8(win) + a8(scratch_need(o, ncols, nrep, nlev)) + 2u * a8(b);
+}
+
+/* Bytes of the block the finisher works in: every column's staging, laid
+ * out in turn from w->stage (writer.c), or the finisher's need where that
+ * is larger. */
+static size_t block_bytes(const upq_writer *w, size_t need)
+{
+    const upq_wcol *c = w->ncols && w->cols ? &w->cols[w->ncols - 1u] : (const upq_wcol *)0;
+    size_t n = c && c->vals && w->stage ? (size_t)(c->vals - w->stage) + a8(c->vcap) : 0u;
+    return n > need ? n : need;
 }
 
 void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nrep, uint32_t nlev)
 {
     upq_wfinish *f = (upq_wfinish *)mem;
     uint8_t *p = (uint8_t *)mem;
-    size_t b = bound_cap(&w->o), win = w->hbuf_cap > WIN_MIN ? w->hbuf_cap : WIN_MIN;
+    size_t b = bound_cap(&w->o);
     size_t sc = a8(scratch_need(&w->o, ncols, nrep, nlev));
+    size_t blk = block_bytes(w, upq_wf_need(&w->o, w->hbuf_cap, ncols, nrep, nlev)), win;
     upq_memset(f, 0, sizeof *f);
     f->ph = &UPQ_W_MODELS(w)->ph;
     p += a8(sizeof *f);
-    f->buf = p;
-    f->cap = (uint32_t)win;
-    p += a8(win);
     f->smem = p;
     f->scap = (uint32_t)sc;
     p += sc;
     f->prev_min = p;
     p += a8(b);
     f->prev_max = p;
+    p += a8(b);
     f->cap_b = (uint32_t)b;
+    /* the window last: it takes what the staging leaves (the staging is
+     * empty whenever the finisher runs), up to WIN_MAX; at least its need */
+    win = blk - (size_t)(p - (uint8_t *)mem);
+    f->buf = p;
+    f->cap = (uint32_t)(win < WIN_MAX ? win : WIN_MAX);
 }
 
 void upq_wf_start(upq_writer *w)
@@ -176,6 +214,12 @@ upq_status upq_wf_rd(upq_writer *w, uint64_t off, uint32_t want)
         f->have += (uint32_t)got;
     }
     return UPQ_OK;
+}
+
+/* Bytes the window holds from file offset off on (0 when off is outside). */
+static uint32_t win_left(const upq_wfinish *f, uint64_t off)
+{
+    return off >= f->boff && off - f->boff < f->have ? f->have - (uint32_t)(off - f->boff) : 0u;
 }
 
 /* The window's bytes at file offset off (rd made them available). */
@@ -444,6 +488,8 @@ static void pages_begin(upq_writer *w, uint32_t col)
     f->col = col;
     f->ppos = j->off + j->slot;
     f->pend = f->ppos + j->fill;
+    f->ra = w->cols[col].npages && j->fill / w->cols[col].npages <= RA_PAGE &&
+            2u * (j->fill / w->cols[col].npages) <= f->cap;
     f->frow = 0;
     f->page = 0;
     f->in_scan = 0;
@@ -589,8 +635,14 @@ upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end, uint32_
         (void)page;
 #endif
         /* a header is a few dozen bytes: a small read first (the body
-         * after it is not wanted), the whole window only for a long one */
+         * after it is not wanted), the whole window only for a long one;
+         * small pages' headers from the window read ahead, a fresh window
+         * when too little of it is left */
         n = f->rdone ? f->cap : HDR_READ;
+        if (f->ra) {
+            uint32_t av = win_left(f, off + f->rdone);
+            n = av >= HDR_READ || av >= end - off - f->rdone ? av : f->cap;
+        }
         if (end - off - f->rdone < n)
             n = (uint32_t)(end - off - f->rdone);
         if (n == 0) {
@@ -751,6 +803,7 @@ static void scan_reset(upq_writer *w, uint32_t col)
     f->null_free = 1;
     f->asc = f->desc = 1;
     f->ci_len = f->oi_len = 0;
+    f->u.op.mins_len = f->u.op.maxs_len = 0;
     c->num_values = c->nulls = c->nans = c->unc_bytes = c->comp_bytes = 0;
     c->enc_mask = 0;
     c->pages_dict = c->pages_plain = c->dict_pages = 0;
@@ -792,6 +845,8 @@ static void scan_page(upq_writer *w)
         }
     }
     /* the indexes' list entries */
+    f->u.op.mins_len += (uint32_t)(upq_tc_varint_len(entry_len(p, 0)) + entry_len(p, 0));
+    f->u.op.maxs_len += (uint32_t)(upq_tc_varint_len(entry_len(p, 1)) + entry_len(p, 1));
     f->ci_len += (uint32_t)(1u + upq_tc_varint_len(entry_len(p, 0)) + entry_len(p, 0) +
                             upq_tc_varint_len(entry_len(p, 1)) + entry_len(p, 1) +
                             upq_tc_varint_len(upq_tc_zz(p->nulls < 0 ? 0 : p->nulls)));
@@ -879,11 +934,89 @@ static upq_status dict_page(upq_writer *w)
     return UPQ_OK;
 }
 
+/* ---- a list written in one pass ----------------------------------------------------- */
+
+/* The bytes each of the ColumnIndex's three lists after the first gathers
+ * at most: a third of the bound buffers (at least 10: an entry of the first
+ * or last list; a bound that does not fit goes out as a piece of its own). */
+static uint32_t out_room(const upq_wfinish *f)
+{
+    return 2u * (uint32_t)a8(f->cap_b) / 3u;
+}
+
+/* Where list i gathers its bytes, and how many at most: the OffsetIndex's
+ * in f->lit (the one list written during the scan, which uses the bound
+ * buffers); the ColumnIndex's three in turn in the bound buffers, which
+ * only the scan uses. */
+static uint8_t *out_b(upq_wfinish *f, unsigned i)
+{
+    return i == 0 ? f->lit : f->prev_min + (size_t)(i - 1u) * out_room(f);
+}
+
+static uint32_t out_cap(const upq_wfinish *f, unsigned i)
+{
+    return i == 0 ? (uint32_t)sizeof f->lit : out_room(f);
+}
+
+/* List i's gathered bytes go out as a piece at their place (the driver
+ * drains it before the next call gathers more). */
+static upq_status out_flush(upq_writer *w, unsigned i)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_wout *o = &f->u.op.out[i];
+    upq_wj_src(w, out_b(f, i), o->n, o->pos);
+    o->pos += o->n;
+    o->n = 0;
+    return UPQ_OK;
+}
+
+/* 1 when list i has no room left for n more bytes. */
+static int out_full(upq_wfinish *f, unsigned i, uint32_t n)
+{
+    return f->u.op.out[i].n + n > out_cap(f, i);
+}
+
+static void out_byte(upq_wfinish *f, unsigned i, uint8_t v)
+{
+    out_b(f, i)[f->u.op.out[i].n++] = v;
+}
+
+static void out_varint(upq_wfinish *f, unsigned i, uint64_t v)
+{
+    f->u.op.out[i].n += (uint32_t)upq_tc_varint(out_b(f, i) + f->u.op.out[i].n, v);
+}
+
+/* The STOP that ends the index list i closes, then stage `next`: UPQ_DONE,
+ * or UPQ_OK with the list's bytes out first to make room. */
+static upq_status out_stop(upq_writer *w, unsigned i, uint8_t next)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    if (out_full(f, i, 1))
+        return out_flush(w, i);
+    out_byte(f, i, 0);
+    f->xstage = next;
+    return UPQ_DONE;
+}
+
+/* Page f->pg's OffsetIndex entry joins list 0. */
+static void oi_entry(upq_wfinish *f)
+{
+    out_byte(f, 0, 0x16); /* offset: i64 */
+    out_varint(f, 0, upq_tc_zz((int64_t)f->pg.off));
+    out_byte(f, 0, 0x15); /* compressed_page_size: i32 */
+    out_varint(f, 0, upq_tc_zz((int64_t)f->pg.total));
+    out_byte(f, 0, 0x16); /* first_row_index: i64 */
+    out_varint(f, 0, upq_tc_zz((int64_t)f->frow));
+    out_byte(f, 0, 0); /* STOP */
+}
+
 /*
- * Scans column f->col's chunk: the dictionary page, then every data page.
- * UPQ_OK when done (totals and index sizes set), UPQ_AGAIN, or an error.
+ * Scans column f->col's chunk: the dictionary page, then every data page;
+ * with oi, its OffsetIndex entries go to list 0 as the pages are read.
+ * UPQ_DONE when done (totals and index sizes set), UPQ_OK with a piece of
+ * the OffsetIndex, UPQ_AGAIN, or an error.
  */
-static upq_status scan_chunk(upq_writer *w)
+static upq_status scan_chunk(upq_writer *w, int oi)
 {
     upq_wfinish *f = UPQ_WF(w);
     upq_status st;
@@ -900,11 +1033,15 @@ static upq_status scan_chunk(upq_writer *w)
         pages_begin(w, f->col);
     }
     for (;;) {
+        if (oi && out_full(f, 0, OI_MAX))
+            return out_flush(w, 0);
         st = page_next(w);
         if (st == UPQ_DONE)
             break;
         if (st != UPQ_OK)
             return st;
+        if (oi)
+            oi_entry(f);
         scan_page(w);
     }
     f->scanning = 0;
@@ -913,7 +1050,182 @@ static upq_status scan_chunk(upq_writer *w)
     if (f->frow != f->rg_rows)
         return upq_wf_corrupt(w, f->ppos, "the chunk's rows do not match its journal");
     scan_end(w);
-    return UPQ_OK;
+    return UPQ_DONE;
+}
+
+/* Stages of a chunk's indexes in one pass each (chunk_index1). */
+enum { Y_OI_OPEN = 0, Y_SCAN, Y_OI_STOP, Y_OI_END, Y_CI_OPEN, Y_CI_PAGES, Y_CI_END, Y_CI_OUT };
+
+/* The four lists of the ColumnIndex at f->pos: each list's place from the
+ * sizes the scan found, its header gathered. */
+static void ci_open(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    uint64_t at = f->pos;
+    unsigned i;
+    for (i = 0; i < 4u; i++) {
+        upq_wout *o = &f->u.op.out[i];
+        o->pos = at;
+        o->n = 0;
+        if (i == 3u) {
+            out_byte(f, 3, 0x15); /* boundary_order: i32 */
+            out_varint(f, 3, upq_tc_zz(f->boundary));
+            o->n += (uint32_t)put_list_field(out_b(f, 3) + o->n, 1, f->npages, UPQ_CT_I64);
+            break;
+        }
+        o->n = (uint32_t)put_list_field(out_b(f, i), 1, f->npages, i == 0 ? UPQ_CT_TRUE : UPQ_CT_BINARY);
+        at += o->n + (i == 0 ? f->npages : i == 1 ? f->u.op.mins_len : f->u.op.maxs_len);
+    }
+}
+
+/* The bytes of page f->pg's entry in list i of its ColumnIndex, and (lists
+ * 1 and 2) the bound's length in *n. */
+static uint32_t ci_entry_size(const upq_wfinish *f, unsigned i, uint32_t *n)
+{
+    const upq_fpage *p = &f->pg;
+    *n = 0;
+    if (i == 0)
+        return 1;
+    if (i == 3u)
+        return (uint32_t)upq_tc_varint_len(upq_tc_zz(p->nulls));
+    *n = entry_len(p, i == 2u);
+    return (uint32_t)upq_tc_varint_len(*n) + *n;
+}
+
+/*
+ * Page f->pg's ColumnIndex entries join the four lists, from list f->lk - 1
+ * on: UPQ_DONE when all have, UPQ_OK with a piece (a list that was full, or
+ * a bound longer than a list's buffer, which goes out from the decoded
+ * header: no page is read before it is drained).
+ */
+static upq_status ci_entries(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    const upq_fpage *p = &f->pg;
+    for (; f->lk <= 4u; f->lk++) {
+        unsigned i = f->lk - 1u;
+        upq_wout *o = &f->u.op.out[i];
+        uint32_t n, size = ci_entry_size(f, i, &n);
+        if (f->bytes_due) {
+            f->bytes_due = 0;
+            f->lk++;
+            upq_wj_src(w, i == 2u ? p->mm.max : p->mm.min, n, o->pos);
+            o->pos += n;
+            return UPQ_OK;
+        }
+        if (out_full(f, i, size)) {
+            if (o->n)
+                return out_flush(w, i);
+            out_varint(f, i, n);
+            f->bytes_due = 1;
+            return out_flush(w, i);
+        }
+        if (i == 0)
+            out_byte(f, 0, page_is_null(p) ? 1 : 2);
+        else if (i == 3u)
+            out_varint(f, 3, upq_tc_zz(p->nulls));
+        else {
+            out_varint(f, i, n);
+            if (n)
+                upq_memcpy(out_b(f, i) + o->n, i == 2u ? p->mm.max : p->mm.min, n);
+            o->n += n;
+        }
+    }
+    f->lk = 0;
+    return UPQ_DONE;
+}
+
+static upq_status chunk_index(upq_writer *w);
+
+/*
+ * Column f->col's indexes in a file not encrypted, one pass over its page
+ * headers each: the scan writes the OffsetIndex as it reads the pages (its
+ * place is known before: each column's OffsetIndex comes before its
+ * ColumnIndex), then one more pass writes the ColumnIndex's four lists, each
+ * at its place. UPQ_OK with a piece, UPQ_DONE when written, UPQ_AGAIN, or an
+ * error.
+ */
+static upq_status chunk_index1(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    const upq_wcol *c = &w->cols[f->col];
+    int oi = !UPQ_W_NO_PI(w);
+    unsigned i;
+    upq_status st;
+    for (;;) {
+        switch (f->xstage) {
+        case Y_OI_OPEN:
+            f->u.op.out[0].pos = f->pos;
+            f->u.op.out[0].n = oi ? (uint32_t)put_list_field(f->lit, 1, c->npages, UPQ_CT_STRUCT) : 0u;
+            f->xstage = Y_SCAN;
+            continue;
+        case Y_SCAN:
+            st = scan_chunk(w, oi);
+            if (st != UPQ_DONE)
+                return st;
+            f->xstage = oi ? Y_OI_STOP : Y_OI_END;
+            continue;
+        case Y_OI_STOP:
+            st = out_stop(w, 0, Y_OI_END);
+            return st == UPQ_DONE ? out_flush(w, 0) : st;
+        case Y_OI_END:
+            if (f->u.op.out[0].pos != f->pos + (uint32_t)c->oi_len)
+                return upq_wf_corrupt(w, f->pos, "offset index size changed");
+            f->pos = f->u.op.out[0].pos;
+            if (!f->ci_ok)
+                return UPQ_DONE;
+            f->xstage = Y_CI_OPEN;
+            continue;
+        case Y_CI_OPEN:
+            if (w->sink.seal) {
+                /* an append-only sink journals what comes after its sealed
+                 * end in frames, gathering only writes that continue one
+                 * another: the lists go one after the other, a pass each
+                 * (the same bytes) */
+                pages_begin(w, f->col);
+                f->seq_ci = 1;
+                f->xstage = X_CI_HEAD;
+                return chunk_index(w);
+            }
+            ci_open(w);
+            pages_begin(w, f->col);
+            f->lk = 0;
+            f->bytes_due = 0;
+            f->xstage = Y_CI_PAGES;
+            continue;
+        case Y_CI_PAGES:
+            if (f->lk) {
+                st = ci_entries(w);
+                if (st != UPQ_DONE)
+                    return st;
+                continue;
+            }
+            st = page_next(w);
+            if (st == UPQ_DONE) {
+                f->xstage = Y_CI_END;
+                continue;
+            }
+            if (st != UPQ_OK)
+                return st;
+            f->lk = 1;
+            continue;
+        case Y_CI_END:
+            st = out_stop(w, 3, Y_CI_OUT);
+            if (st != UPQ_DONE)
+                return st;
+            continue;
+        case Y_CI_OUT:
+            for (i = 0; i < 4u; i++)
+                if (f->u.op.out[i].n)
+                    return out_flush(w, i);
+            if (f->u.op.out[3].pos != f->pos + (uint32_t)c->ci_len)
+                return upq_wf_corrupt(w, f->pos, "column index size changed");
+            f->pos = f->u.op.out[3].pos;
+            return UPQ_DONE;
+        default:
+            return UPQ_DONE;
+        }
+    }
 }
 
 /*
@@ -939,8 +1251,8 @@ static upq_status chunk_index(upq_writer *w)
                 f->xstage = UPQ_W_KEY(c) ? X_OPEN : X_OI_HEAD;
                 continue;
             }
-            st = scan_chunk(w);
-            if (st != UPQ_OK)
+            st = scan_chunk(w, 0);
+            if (st != UPQ_DONE)
                 return st;
             if (f->which == 0 && !f->ci_ok)
                 return UPQ_DONE;
@@ -1124,24 +1436,35 @@ upq_status upq_wf_footer_rgs(upq_writer *w, int start)
             continue;
         case 1: /* scan its chunks */
             if (f->col < w->ncols) {
-                st = scan_chunk(w);
-                if (st != UPQ_OK)
+                st = scan_chunk(w, 0);
+                if (st != UPQ_DONE)
                     return st;
                 f->col++;
                 continue;
             }
-            /* where phase 0 put the indexes: ColumnIndexes, then OffsetIndexes */
+            /* where phase 0 put the indexes: per column its OffsetIndex
+             * and ColumnIndex, or (encrypted) ColumnIndexes, then
+             * OffsetIndexes */
             w->rg_unc = w->rg_comp = 0;
+            for (i = 0; ONE_PASS(w) && i < w->ncols; i++) {
+                upq_wcol *c = &w->cols[i];
+                c->oi_off = (int64_t)f->pi;
+                f->pi += (uint32_t)c->oi_len;
+                if (c->ci_len) {
+                    c->ci_off = (int64_t)f->pi;
+                    f->pi += (uint32_t)c->ci_len;
+                }
+            }
             for (i = 0; i < w->ncols; i++) {
                 upq_wcol *c = &w->cols[i];
-                if (c->ci_len) {
+                if (c->ci_len && !ONE_PASS(w)) {
                     c->ci_off = (int64_t)f->pi;
                     f->pi += (uint32_t)c->ci_len;
                 }
                 w->rg_unc += c->unc_bytes;
                 w->rg_comp += c->comp_bytes;
             }
-            for (i = 0; i < w->ncols; i++) {
+            for (i = 0; !ONE_PASS(w) && i < w->ncols; i++) {
                 upq_wcol *c = &w->cols[i];
                 c->oi_off = (int64_t)f->pi;
                 f->pi += (uint32_t)c->oi_len;
@@ -1218,7 +1541,7 @@ upq_status upq_wf_next(upq_writer *w)
             continue;
         case F_CHUNK:
             if (f->col == w->ncols) {
-                if (f->which == 0) {
+                if (f->which == 0 && !ONE_PASS(w)) {
                     f->which = 1;
                     f->col = 0;
                     f->xstage = X_SCAN;
@@ -1230,7 +1553,7 @@ upq_status upq_wf_next(upq_writer *w)
                 f->stage = F_RG_LOAD;
                 continue;
             }
-            st = chunk_index(w);
+            st = ONE_PASS(w) && !f->seq_ci ? chunk_index1(w) : chunk_index(w);
 #if UPQ_WITH_CRYPTO
             if (st == UPQ_OK && f->sealing && f->xstage != X_CI_HEAD && f->xstage != X_OI_HEAD)
                 upq_wc_stream_piece(w, (uint8_t *)(uintptr_t)w->src, w->src_len);
@@ -1238,6 +1561,7 @@ upq_status upq_wf_next(upq_writer *w)
             if (st != UPQ_DONE)
                 return st;
             f->col++;
+            f->seq_ci = 0;
             f->xstage = X_SCAN;
             continue;
         case F_FOOTER:
