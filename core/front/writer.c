@@ -1633,6 +1633,19 @@ static int levels_fine(const upq_wcol *c, const uint16_t *def, const uint8_t *vp
     return !bad;
 }
 
+/* A BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY value column col can take. Inlined:
+ * upq_writer_set checks every value. */
+UPQ_INLINE upq_status check_bytes(upq_writer *w, const upq_wcol *c, uint32_t col, const upq_bytes *b)
+{
+    if (b->len && !b->ptr)
+        return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "byte array without bytes");
+    if (c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && b->len != (uint32_t)c->type_length)
+        return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "FIXED_LEN_BYTE_ARRAY value of another length");
+    if (c->type == UPQ_TYPE_BYTE_ARRAY && b->len > c->vcap - 4u)
+        return bad_input(w, UPQ_ERR_LIMIT, (int32_t)col, "BYTE_ARRAY value longer than page_size - 4");
+    return UPQ_OK;
+}
+
 /* Checks a whole call before anything is taken. */
 static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
                                const uint16_t *def, const uint16_t *rep, const void *values,
@@ -1667,15 +1680,11 @@ static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
                 return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "values missing");
             if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
                 upq_bytes b;
+                upq_status st;
                 upq_w_in_bytes(vp + nv * vs, &b);
-                if (b.len && !b.ptr)
-                    return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "byte array without bytes");
-                if (c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && b.len != (uint32_t)c->type_length)
-                    return bad_input(w, UPQ_ERR_INVAL, (int32_t)col,
-                                     "FIXED_LEN_BYTE_ARRAY value of another length");
-                if (c->type == UPQ_TYPE_BYTE_ARRAY && b.len > c->vcap - 4u)
-                    return bad_input(w, UPQ_ERR_LIMIT, (int32_t)col,
-                                     "BYTE_ARRAY value longer than page_size - 4");
+                st = check_bytes(w, c, col, &b);
+                if (st != UPQ_OK)
+                    return st;
                 sz = c->vsize ? c->vsize : 4u + b.len;
             } else {
                 sz = c->vsize;
@@ -1689,6 +1698,39 @@ static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
     return UPQ_OK;
 }
 
+/* What every column and row call checks first: the writer is usable, the
+ * column exists, and the other way of writing is not under way (`way`:
+ * this call's, UPQ_WM_ROWS or UPQ_WM_COLUMNS). The first row call fixes
+ * the way; a column call, once it has taken something. Inlined, so that
+ * each way's check is only its own. */
+UPQ_INLINE upq_status call_check(upq_writer *w, uint32_t column, int way)
+{
+    uint32_t i;
+    if (w->failed)
+        return w->failed;
+    if (w->closed || w->closing)
+        return UPQ_ERR_STATE;
+    if (column >= w->ncols)
+        return bad_input(w, UPQ_ERR_INVAL, -1, "no such column");
+    if (w->mode == (way == UPQ_WM_ROWS ? UPQ_WM_COLUMNS : UPQ_WM_ROWS))
+        return bad_input(w, UPQ_ERR_INVAL, (int32_t)column,
+                         way == UPQ_WM_ROWS ? "column-wise writing in progress" : "row-wise writing in progress");
+    if (way == UPQ_WM_ROWS && w->mode == UPQ_WM_NONE) {
+        for (i = 0; i < w->ncols; i++)
+            if (w->cols[i].max_rep)
+                return bad_input(w, UPQ_ERR_INVAL, (int32_t)i,
+                                 "row-wise writing needs a schema without repeated fields");
+        w->mode = UPQ_WM_ROWS;
+    }
+    return UPQ_OK;
+}
+
+/* The row calls' check: a call of its own, made once per value. */
+static upq_status row_call(upq_writer *w, uint32_t column)
+{
+    return call_check(w, column, UPQ_WM_ROWS);
+}
+
 /* upq_writer_write_column, and upq_writer_put_run (`run`: a column without
  * repetition, whose def may be NULL when every entry is a value). */
 static upq_status write_col(upq_writer *w, uint32_t column, const uint16_t *def,
@@ -1699,14 +1741,9 @@ static upq_status write_col(upq_writer *w, uint32_t column, const uint16_t *def,
     size_t pos = 0, vpos = 0, vs;
     upq_status st;
     *consumed = 0;
-    if (w->failed)
-        return w->failed;
-    if (w->closed || w->closing)
-        return UPQ_ERR_STATE;
-    if (column >= w->ncols)
-        return bad_input(w, UPQ_ERR_INVAL, -1, "no such column");
-    if (w->mode == UPQ_WM_ROWS)
-        return bad_input(w, UPQ_ERR_INVAL, (int32_t)column, "row-wise writing in progress");
+    st = call_check(w, column, UPQ_WM_COLUMNS);
+    if (st != UPQ_OK)
+        return st;
     c = &w->cols[column];
     if (levels == 0)
         return upq_writer_poll(w);
@@ -1801,26 +1838,6 @@ static UPQ_NOINLINE void unstage_pending(upq_wcol *c, upq_wdx *x)
     c->pending = 0;
 }
 
-static upq_status row_call(upq_writer *w, uint32_t column)
-{
-    uint32_t i;
-    if (w->failed)
-        return w->failed;
-    if (w->closed || w->closing)
-        return UPQ_ERR_STATE;
-    if (column >= w->ncols)
-        return bad_input(w, UPQ_ERR_INVAL, -1, "no such column");
-    if (w->mode == UPQ_WM_COLUMNS)
-        return bad_input(w, UPQ_ERR_INVAL, (int32_t)column, "column-wise writing in progress");
-    if (w->mode == UPQ_WM_NONE) {
-        for (i = 0; i < w->ncols; i++)
-            if (w->cols[i].max_rep)
-                return bad_input(w, UPQ_ERR_INVAL, (int32_t)i,
-                                 "row-wise writing needs a schema without repeated fields");
-        w->mode = UPQ_WM_ROWS;
-    }
-    return UPQ_OK;
-}
 
 /* Stages c's entry of the current row: `v` a value, or NULL for null. */
 static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
@@ -1870,16 +1887,9 @@ upq_status upq_writer_set(upq_writer *w, uint32_t column, const void *value)
     if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
         upq_bytes b;
         upq_memcpy(&b, value, sizeof b);
-        if (b.len && !b.ptr)
-            return bad_input(w, UPQ_ERR_INVAL, (int32_t)column, "byte array without bytes");
-        if (c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && b.len != (uint32_t)c->type_length)
-            return bad_input(w, UPQ_ERR_INVAL, (int32_t)column,
-                             "FIXED_LEN_BYTE_ARRAY value of another length");
-        if (c->type == UPQ_TYPE_BYTE_ARRAY && b.len > c->vcap - 4u)
-            return bad_input(w, UPQ_ERR_LIMIT, (int32_t)column,
-                             "BYTE_ARRAY value longer than page_size - 4");
+        st = check_bytes(w, c, column, &b);
     }
-    return set_entry(w, c, value);
+    return st != UPQ_OK ? st : set_entry(w, c, value);
 }
 
 upq_status upq_writer_set_null(upq_writer *w, uint32_t column)
