@@ -842,14 +842,7 @@ static upq_status encode(upq_writer *w, upq_wcol *c)
         j->pfill += size;
         j->prows += (uint64_t)rows;
     }
-    if (UPQ_WITH_BLOOM && c->bloom)
-        upq_w_bloom_take(c, nv);
-    if (c->type == UPQ_TYPE_BYTE_ARRAY)
-        c->ba_bytes += (int64_t)vb - 4 * (int64_t)nv;
-    if (c->def_hist)
-        upq_w_hist_add(c->def_hist, c->def, c->dlg, n);
-    if (c->rep_hist)
-        upq_w_hist_add(c->rep_hist, c->rep, c->rlg, n);
+    upq_w_page_tally(c, n, nv, vb);
     if (c->dict_on)
         c->dict_pages++;
     if (c->max_rep) {

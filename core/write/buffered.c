@@ -70,10 +70,6 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
         upq_memmove(c->chunk + c->chunk_used + hl, pg.out, stored);
         upq_memcpy(c->chunk + c->chunk_used, w->hbuf, hl);
     }
-    /* once per page: direct mode encodes the page again at output */
-    if (UPQ_WITH_BLOOM && c->bloom)
-        upq_w_bloom_take(c, nv);
-
     /* page index entry */
     if (UPQ_W_PI_PAGES(c)) {
         uint32_t p = c->npages;
@@ -108,12 +104,8 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
     c->num_values += (int64_t)n;
     c->unc_bytes += (int64_t)(hl + pg.body);
     c->comp_bytes += (int64_t)(hl + stored);
-    if (c->type == UPQ_TYPE_BYTE_ARRAY)
-        c->ba_bytes += (int64_t)vb - 4 * (int64_t)nv;
-    if (c->def_hist)
-        upq_w_hist_add(c->def_hist, c->def, c->dlg, n);
-    if (c->rep_hist)
-        upq_w_hist_add(c->rep_hist, c->rep, c->rlg, n);
+    /* once per page: direct mode encodes the page again at output */
+    upq_w_page_tally(c, n, nv, vb);
     c->enc_mask |= 1u << (dict ? (v2 ? UPQ_ENC_RLE_DICTIONARY : UPQ_ENC_PLAIN_DICTIONARY) : c->enc);
     if (c->max_def || c->max_rep)
         c->enc_mask |= 1u << UPQ_ENC_RLE;
@@ -173,10 +165,16 @@ upq_status upq_w_direct_page(upq_writer *w, upq_wcol *c, const uint8_t **body, s
 
 /* ---- ending a row group -------------------------------------------------------- */
 
-static upq_status count_struct(upq_writer *w, const upq_tstruct *d, const void *obj, int32_t *len)
+/* The bytes of column c's structure d (model obj) in the file: sealed when
+ * the column is encrypted. */
+static upq_status count_struct(upq_writer *w, const upq_wcol *c, const upq_tstruct *d, const void *obj,
+                               int32_t *len)
 {
     size_t n = 0;
-    if (upq_thrift_encode(d, obj, (uint8_t *)0, 0, &n) != UPQ_OK || n > INT32_MAX)
+    upq_status st = upq_thrift_encode(d, obj, (uint8_t *)0, 0, &n);
+    if (UPQ_W_KEY(c))
+        n += UPQ_W_CRYPTO_OVER;
+    if (st != UPQ_OK || n > INT32_MAX)
         return upq_w_fail(w, UPQ_ERR_STATE, -1, "page index cannot be encoded");
     *len = (int32_t)n;
     return UPQ_OK;
@@ -230,15 +228,12 @@ upq_status upq_w_rg_finish(upq_writer *w)
         if (!UPQ_W_BLOOM(c))
             continue;
         upq_w_build_bf(w, c);
-        st = count_struct(w, &upq_bloom_filter_header_desc, &m->bf, &c->bf_hdr);
+        st = count_struct(w, c, &upq_bloom_filter_header_desc, &m->bf, &c->bf_hdr);
         if (st != UPQ_OK)
             return st;
         c->bf_off = (int64_t)pos;
-        pos += (uint64_t)c->bf_hdr + c->bloom_bytes;
-        if (UPQ_W_KEY(c)) { /* header and bitset: one GCM module each */
-            c->bf_hdr += (int32_t)UPQ_W_CRYPTO_OVER;
-            pos += 2u * UPQ_W_CRYPTO_OVER;
-        }
+        /* the bitset after the header: a GCM module of its own */
+        pos += (uint64_t)c->bf_hdr + c->bloom_bytes + (UPQ_W_KEY(c) ? UPQ_W_CRYPTO_OVER : 0u);
     }
     if (!UPQ_W_NO_PI(w)) {
         for (i = 0; i < w->ncols; i++) {
@@ -246,11 +241,9 @@ upq_status upq_w_rg_finish(upq_writer *w)
             c->ci_len = 0;
             if (c->ci_ok && c->npages) {
                 upq_w_build_ci(w, c);
-                st = count_struct(w, &upq_column_index_desc, &m->ci, &c->ci_len);
+                st = count_struct(w, c, &upq_column_index_desc, &m->ci, &c->ci_len);
                 if (st != UPQ_OK)
                     return st;
-                if (UPQ_W_KEY(c))
-                    c->ci_len += (int32_t)UPQ_W_CRYPTO_OVER;
                 c->ci_off = (int64_t)pos;
                 pos += (uint64_t)c->ci_len;
             }
@@ -258,11 +251,9 @@ upq_status upq_w_rg_finish(upq_writer *w)
         for (i = 0; i < w->ncols; i++) {
             upq_wcol *c = &w->cols[i];
             upq_w_build_oi(w, c);
-            st = count_struct(w, &upq_offset_index_desc, &m->oi, &c->oi_len);
+            st = count_struct(w, c, &upq_offset_index_desc, &m->oi, &c->oi_len);
             if (st != UPQ_OK)
                 return st;
-            if (UPQ_W_KEY(c))
-                c->oi_len += (int32_t)UPQ_W_CRYPTO_OVER;
             c->oi_off = (int64_t)pos;
             pos += (uint64_t)c->oi_len;
         }
@@ -302,29 +293,35 @@ void upq_w_footer_start(upq_writer *w)
 
 /* ---- the output state machine ----------------------------------------------------- */
 
-/* A page index structure of an encrypted column as a module streamed
- * through the window: length and nonce, the encoding encrypted piece by
- * piece, the tag. */
-static upq_status index_module(upq_writer *w, const upq_wcol *c, int module, const upq_tstruct *d,
-                               const void *obj, int32_t len, int *done)
+/* A structure d (model obj) of an encrypted column, or with no d its bloom
+ * filter's bitset, as a GCM module streamed through the window: length
+ * and nonce, the body of `body` bytes encrypted piece by piece (the bitset
+ * in place: it is cleared for the next row group anyway), the tag. */
+static upq_status module_piece(upq_writer *w, const upq_wcol *c, int module, const upq_tstruct *d,
+                               const void *obj, uint32_t body, int *done)
 {
     upq_status st;
     *done = 0;
     switch (w->mstage) {
     case 0:
-        st = upq_wc_stream_begin(w, c->key, module, (int32_t)(c - w->cols),
-                                 (uint32_t)len - (uint32_t)UPQ_W_CRYPTO_OVER, UPQ_WS_ENCRYPT);
+        st = upq_wc_stream_begin(w, c->key, module, (int32_t)(c - w->cols), body, UPQ_WS_ENCRYPT);
         if (st != UPQ_OK)
             return st;
         upq_w_src(w, w->wc->head, 16);
         w->mstage = 1;
         return UPQ_OK;
     case 1: {
-        int fin = 0;
-        st = upq_w_tenc_piece(w, d, obj, &fin);
-        if (st != UPQ_OK)
-            return st;
-        upq_wc_stream_piece(w, w->win, w->src_len);
+        int fin = 1;
+        if (!d) {
+            upq_wc_stream_piece(w, c->bloom, c->bloom_bytes);
+            upq_w_src(w, c->bloom, c->bloom_bytes);
+        } else {
+            fin = 0;
+            st = upq_w_tenc_piece(w, d, obj, &fin);
+            if (st != UPQ_OK)
+                return st;
+            upq_wc_stream_piece(w, w->win, w->src_len);
+        }
         if (fin)
             w->mstage = 2;
         return UPQ_OK;
@@ -338,47 +335,39 @@ static upq_status index_module(upq_writer *w, const upq_wcol *c, int module, con
     }
 }
 
-/* A structure of c's bloom filter or page index (len: its bytes, sealed):
- * a module when the column is encrypted, else Thrift through the window. */
-static upq_status index_piece(upq_writer *w, const upq_wcol *c, int module, const upq_tstruct *d,
-                              const void *obj, int32_t len, int *done)
+/* The next piece of column c's bloom filter header, ColumnIndex or
+ * OffsetIndex (module says which; len: its bytes, sealed): its model built
+ * as its encoding starts, a module when the column is encrypted, else
+ * Thrift through the window. Once it is whole, the bitset follows a bloom
+ * filter header, and an index the next column's. */
+static upq_status index_piece(upq_writer *w, upq_wcol *c, int module, int32_t len)
 {
-    if (UPQ_W_KEY(c))
-        return index_module(w, c, module, d, obj, len, done);
-    return upq_w_tenc_piece(w, d, obj, done);
-}
-
-#if UPQ_WITH_BLOOM
-/* The bitset of an encrypted column as its own GCM module: length and
- * nonce, the bitset encrypted in place (it is cleared for the next row
- * group anyway), the tag. */
-static upq_status bitset_module(upq_writer *w, upq_wcol *c)
-{
+    upq_wmodels *m = UPQ_W_MODELS(w);
+    const upq_tstruct *d = &upq_offset_index_desc;
+    const void *obj = &m->oi;
+    int done = 0;
     upq_status st;
-    switch (w->mstage) {
-    case 0:
-        st = upq_wc_stream_begin(w, c->key, UPQ_MODULE_BLOOM_BITSET, (int32_t)(c - w->cols),
-                                 c->bloom_bytes, UPQ_WS_ENCRYPT);
-        if (st != UPQ_OK)
-            return st;
-        upq_w_src(w, w->wc->head, 16);
-        w->mstage = 1;
-        return UPQ_OK;
-    case 1:
-        upq_wc_stream_piece(w, c->bloom, c->bloom_bytes);
-        upq_w_src(w, c->bloom, c->bloom_bytes);
-        w->mstage = 2;
-        return UPQ_OK;
-    default:
-        upq_wc_stream_tag(w, w->win);
-        upq_w_src(w, w->win, 16);
-        w->mstage = 0;
-        w->oc++;
-        w->ostage = UPQ_OS_BF_HDR;
-        return UPQ_OK;
+    if (module == UPQ_MODULE_BLOOM_HEADER) {
+        d = &upq_bloom_filter_header_desc;
+        obj = &m->bf;
+        if (!w->tenc_on)
+            upq_w_build_bf(w, c);
+    } else if (module == UPQ_MODULE_COLUMN_INDEX) {
+        d = &upq_column_index_desc;
+        obj = &m->ci;
+        if (!w->tenc_on)
+            upq_w_build_ci(w, c);
+    } else if (!w->tenc_on) {
+        upq_w_build_oi(w, c);
     }
+    st = UPQ_W_KEY(c) ? module_piece(w, c, module, d, obj, (uint32_t)len - (uint32_t)UPQ_W_CRYPTO_OVER, &done)
+                       : upq_w_tenc_piece(w, d, obj, &done);
+    if (done && module == UPQ_MODULE_BLOOM_HEADER)
+        w->ostage = UPQ_OS_BF_BITS;
+    else if (done)
+        w->oc++;
+    return st;
 }
-#endif
 
 /*
  * The stages of a row group's or the footer's output. Each sets the next
@@ -436,59 +425,53 @@ static upq_status out_chunk(upq_writer *w, upq_wcol *c)
     return UPQ_OK;
 }
 
-/* A column's bloom filter header (a module when the column is encrypted). */
+/* A column's bloom filter header. */
 static upq_status out_bf_hdr(upq_writer *w, upq_wcol *c)
 {
-    upq_wmodels *m = UPQ_W_MODELS(w);
-    int done = 0;
-    upq_status st;
     if (!UPQ_WITH_BLOOM || !c)
         return go(w, UPQ_OS_CI, 0);
     if (!UPQ_W_BLOOM(c))
         return go(w, UPQ_OS_BF_HDR, w->oc + 1u);
-    if (!w->tenc_on)
-        upq_w_build_bf(w, c);
-    st = index_piece(w, c, UPQ_MODULE_BLOOM_HEADER, &upq_bloom_filter_header_desc, &m->bf, c->bf_hdr,
-                     &done);
-    if (done)
-        w->ostage = UPQ_OS_BF_BITS;
+    return index_piece(w, c, UPQ_MODULE_BLOOM_HEADER, c->bf_hdr);
+}
+
+#if UPQ_WITH_BLOOM
+/* A column's bloom filter bitset (a module when the column is encrypted). */
+static upq_status out_bf_bits(upq_writer *w, upq_wcol *c)
+{
+    int done = 1;
+    upq_status st = UPQ_OK;
+    if (UPQ_W_KEY(c))
+        st = module_piece(w, c, UPQ_MODULE_BLOOM_BITSET, (const upq_tstruct *)0, (const void *)0,
+                          c->bloom_bytes, &done);
+    else
+        upq_w_src(w, c->bloom, c->bloom_bytes);
+    if (done) {
+        w->oc++;
+        w->ostage = UPQ_OS_BF_HDR;
+    }
     return st;
 }
+#endif
 
 /* A column's ColumnIndex (none: a chunk that cannot have one). */
 static upq_status out_ci(upq_writer *w, upq_wcol *c)
 {
-    upq_wmodels *m = UPQ_W_MODELS(w);
-    int done = 0;
-    upq_status st;
     if (!c || UPQ_W_NO_PI(w))
         return go(w, UPQ_OS_OI, 0);
     if (!c->ci_len)
         return go(w, UPQ_OS_CI, w->oc + 1u);
-    if (!w->tenc_on)
-        upq_w_build_ci(w, c);
-    st = index_piece(w, c, UPQ_MODULE_COLUMN_INDEX, &upq_column_index_desc, &m->ci, c->ci_len, &done);
-    if (done)
-        w->oc++;
-    return st;
+    return index_piece(w, c, UPQ_MODULE_COLUMN_INDEX, c->ci_len);
 }
 
 /* A column's OffsetIndex; after the last, the run ends. */
 static upq_status out_oi(upq_writer *w, upq_wcol *c)
 {
-    upq_wmodels *m = UPQ_W_MODELS(w);
-    int done = 0;
-    upq_status st;
     if (!c || UPQ_W_NO_PI(w)) {
         w->gstage = UPQ_W_FOOTER_FIRST;
         return go(w, UPQ_OS_END, w->oc);
     }
-    if (!w->tenc_on)
-        upq_w_build_oi(w, c);
-    st = index_piece(w, c, UPQ_MODULE_OFFSET_INDEX, &upq_offset_index_desc, &m->oi, c->oi_len, &done);
-    if (done)
-        w->oc++;
-    return st;
+    return index_piece(w, c, UPQ_MODULE_OFFSET_INDEX, c->oi_len);
 }
 
 /* The footer's next piece (encrypted in place: the window, or the RAM log,
@@ -520,13 +503,7 @@ upq_status upq_w_buf_next(upq_writer *w)
     case UPQ_OS_CHUNK: return out_chunk(w, c);
     case UPQ_OS_BF_HDR: return out_bf_hdr(w, c);
 #if UPQ_WITH_BLOOM
-    case UPQ_OS_BF_BITS:
-        if (UPQ_W_KEY(c))
-            return bitset_module(w, c);
-        upq_w_src(w, c->bloom, c->bloom_bytes);
-        w->oc++;
-        w->ostage = UPQ_OS_BF_HDR;
-        return UPQ_OK;
+    case UPQ_OS_BF_BITS: return out_bf_bits(w, c);
 #endif
     case UPQ_OS_PAGE_BODY:
         /* after the header (still src_len): the body, compressed in the

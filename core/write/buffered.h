@@ -11,6 +11,21 @@
 #include "writer_page.h"
 #include "meta.h"
 
+/* What a page of c (n levels, nv values of vb bytes, still staged) adds to
+ * its chunk beyond its counts: bloom filter bits, the BYTE_ARRAY value
+ * bytes, the level histograms. Every layout's page takes it once. */
+UPQ_INLINE void upq_w_page_tally(upq_wcol *c, uint32_t n, uint32_t nv, uint32_t vb)
+{
+    if (UPQ_WITH_BLOOM && c->bloom)
+        upq_w_bloom_take(c, nv);
+    if (c->type == UPQ_TYPE_BYTE_ARRAY)
+        c->ba_bytes += (int64_t)vb - 4 * (int64_t)nv;
+    if (c->def_hist)
+        upq_w_hist_add(c->def_hist, c->def, c->dlg, n);
+    if (c->rep_hist)
+        upq_w_hist_add(c->rep_hist, c->rep, c->rlg, n);
+}
+
 /* Output stages (upq_writer.ostage). UPQ_OS_JOURNAL: checkpoint mode, whose
  * pieces come from the journal's job machine (writer_journal.c). */
 enum {
