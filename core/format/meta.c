@@ -121,19 +121,18 @@ static const upq_tfield time_unit_fields[] = {
 };
 #undef S
 
+/* TimestampType and TimeType have the same fields, and their structs the
+ * same layout: one table serves both. */
 #define S upq_timestamp_type
 static const upq_tfield timestamp_type_fields[] = {
     F_BOOL(1, REQ, is_adjusted_to_utc, "isAdjustedToUTC"),
     F_STRUCT(2, REQ, unit, TIME_UNIT, "unit"),
 };
 #undef S
-
-#define S upq_time_type
-static const upq_tfield time_type_fields[] = {
-    F_BOOL(1, REQ, is_adjusted_to_utc, "isAdjustedToUTC"),
-    F_STRUCT(2, REQ, unit, TIME_UNIT, "unit"),
-};
-#undef S
+UPQ_STATIC_ASSERT(sizeof(upq_time_type) == sizeof(upq_timestamp_type), time_type_size);
+UPQ_STATIC_ASSERT(offsetof(upq_time_type, is_adjusted_to_utc) ==
+                      offsetof(upq_timestamp_type, is_adjusted_to_utc), time_type_utc);
+UPQ_STATIC_ASSERT(offsetof(upq_time_type, unit) == offsetof(upq_timestamp_type, unit), time_type_unit);
 
 #define S upq_int_type
 static const upq_tfield int_type_fields[] = {
@@ -527,7 +526,7 @@ const upq_tstruct upq_meta_descs[UPQ_DESC_COUNT] = {
     STRUCT(DECIMAL_TYPE, upq_decimal_type, "DecimalType", decimal_type_fields),
     UNION(TIME_UNIT, upq_time_unit, "TimeUnit", time_unit_fields),
     STRUCT(TIMESTAMP_TYPE, upq_timestamp_type, "TimestampType", timestamp_type_fields),
-    STRUCT(TIME_TYPE, upq_time_type, "TimeType", time_type_fields),
+    STRUCT(TIME_TYPE, upq_time_type, "TimeType", timestamp_type_fields),
     STRUCT(INT_TYPE, upq_int_type, "IntType", int_type_fields),
     STRUCT(VARIANT_TYPE, upq_variant_type, "VariantType", variant_type_fields),
     STRUCT(GEOMETRY_TYPE, upq_geometry_type, "GeometryType", geometry_type_fields),

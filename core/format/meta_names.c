@@ -72,47 +72,21 @@ static const char *lookup(const char *const *names, size_t count, int32_t v)
     return names[v];
 }
 
-#define LOOKUP(table, v) lookup(table, UPQ_COUNTOF(table), v)
+/* The public upq_<enum>_name functions: an enum value's name in its table. */
+#define NAME_OF(fn, table)                               \
+    const char *fn(int32_t v)                            \
+    {                                                    \
+        return lookup(table, UPQ_COUNTOF(table), v);     \
+    }
 
-const char *upq_type_name(int32_t type)
-{
-    return LOOKUP(type_names, type);
-}
-
-const char *upq_converted_type_name(int32_t converted_type)
-{
-    return LOOKUP(converted_type_names, converted_type);
-}
-
-const char *upq_repetition_name(int32_t repetition)
-{
-    return LOOKUP(repetition_names, repetition);
-}
-
-const char *upq_encoding_name(int32_t encoding)
-{
-    return LOOKUP(encoding_names, encoding);
-}
-
-const char *upq_codec_name(int32_t codec)
-{
-    return LOOKUP(codec_names, codec);
-}
-
-const char *upq_page_type_name(int32_t page_type)
-{
-    return LOOKUP(page_type_names, page_type);
-}
-
-const char *upq_boundary_order_name(int32_t boundary_order)
-{
-    return LOOKUP(boundary_order_names, boundary_order);
-}
-
-const char *upq_edge_algorithm_name(int32_t algorithm)
-{
-    return LOOKUP(edge_algorithm_names, algorithm);
-}
+NAME_OF(upq_type_name, type_names)
+NAME_OF(upq_converted_type_name, converted_type_names)
+NAME_OF(upq_repetition_name, repetition_names)
+NAME_OF(upq_encoding_name, encoding_names)
+NAME_OF(upq_codec_name, codec_names)
+NAME_OF(upq_page_type_name, page_type_names)
+NAME_OF(upq_boundary_order_name, boundary_order_names)
+NAME_OF(upq_edge_algorithm_name, edge_algorithm_names)
 
 /* Member ids a union's kind can be: a bit mask, not the name tables, so that
  * a build asking only for the kind links none of the names. LogicalType: 1..19

@@ -8,6 +8,19 @@
  */
 #include "uparquet/schema.h"
 #include "upq_port.h"
+#include "common/upq_internal.h"
+
+/* A TimeType's or TimestampType's fields (the two have the same): adjusted
+ * to UTC, in milliseconds or microseconds, as the converted types say. */
+static void utc_time(uint32_t *isset, uint8_t *adjusted, upq_time_unit *unit, int millis)
+{
+    *isset = (1u << UPQ_TIME_TYPE_IS_ADJUSTED_TO_UTC) | (1u << UPQ_TIME_TYPE_UNIT);
+    *adjusted = 1;
+    UPQ_SET(*unit, millis ? UPQ_TIME_UNIT_MILLIS : UPQ_TIME_UNIT_MICROS);
+}
+UPQ_STATIC_ASSERT((int)UPQ_TIME_TYPE_IS_ADJUSTED_TO_UTC == (int)UPQ_TIMESTAMP_TYPE_IS_ADJUSTED_TO_UTC &&
+                      (int)UPQ_TIME_TYPE_UNIT == (int)UPQ_TIMESTAMP_TYPE_UNIT,
+                  time_fields_alike);
 
 /* Legacy ConvertedType -> LogicalType, as LogicalTypes.md's compatibility
  * section specifies, for files that carry only the former. */
@@ -32,19 +45,14 @@ static void logical_from_converted(upq_logical_type *lt, int32_t ct, int32_t sca
     case UPQ_CONVERTED_TIME_MILLIS:
     case UPQ_CONVERTED_TIME_MICROS:
         UPQ_SET(*lt, UPQ_LOGICAL_TYPE_TIME);
-        lt->u.time.isset = (1u << UPQ_TIME_TYPE_IS_ADJUSTED_TO_UTC) | (1u << UPQ_TIME_TYPE_UNIT);
-        lt->u.time.is_adjusted_to_utc = 1;
-        UPQ_SET(lt->u.time.unit, ct == UPQ_CONVERTED_TIME_MILLIS ? UPQ_TIME_UNIT_MILLIS
-                                                                  : UPQ_TIME_UNIT_MICROS);
+        utc_time(&lt->u.time.isset, &lt->u.time.is_adjusted_to_utc, &lt->u.time.unit,
+                 ct == UPQ_CONVERTED_TIME_MILLIS);
         break;
     case UPQ_CONVERTED_TIMESTAMP_MILLIS:
     case UPQ_CONVERTED_TIMESTAMP_MICROS:
         UPQ_SET(*lt, UPQ_LOGICAL_TYPE_TIMESTAMP);
-        lt->u.timestamp.isset =
-            (1u << UPQ_TIMESTAMP_TYPE_IS_ADJUSTED_TO_UTC) | (1u << UPQ_TIMESTAMP_TYPE_UNIT);
-        lt->u.timestamp.is_adjusted_to_utc = 1;
-        UPQ_SET(lt->u.timestamp.unit, ct == UPQ_CONVERTED_TIMESTAMP_MILLIS ? UPQ_TIME_UNIT_MILLIS
-                                                                            : UPQ_TIME_UNIT_MICROS);
+        utc_time(&lt->u.timestamp.isset, &lt->u.timestamp.is_adjusted_to_utc, &lt->u.timestamp.unit,
+                 ct == UPQ_CONVERTED_TIMESTAMP_MILLIS);
         break;
     case UPQ_CONVERTED_UINT_8:
     case UPQ_CONVERTED_UINT_16:

@@ -212,15 +212,23 @@ void upq_minmax_reset(upq_minmax *m)
     m->min_exact = m->max_exact = 0;
 }
 
+/* A bound of len bytes at p kept whole in buf (m->cap bytes) when it
+ * fits: 1 then, and its length in *buf_len. */
+static uint8_t keep_whole(const upq_minmax *m, uint8_t *buf, uint32_t *buf_len, const uint8_t *p,
+                          size_t len)
+{
+    if (len > m->cap)
+        return 0;
+    if (len)
+        upq_memcpy(buf, p, len);
+    *buf_len = (uint32_t)len;
+    return 1;
+}
+
 static void set_min(upq_minmax *m, int order, const uint8_t *p, size_t len)
 {
-    m->min_ok = m->min_exact = 0;
-    if (len <= m->cap) {
-        if (len)
-            upq_memcpy(m->min, p, len);
-        m->min_len = (uint32_t)len;
-        m->min_ok = m->min_exact = 1;
-    } else if (order == UPQ_SO_BYTES && m->cap > 0) {
+    m->min_ok = m->min_exact = keep_whole(m, m->min, &m->min_len, p, len);
+    if (!m->min_ok && order == UPQ_SO_BYTES && m->cap > 0) {
         upq_memcpy(m->min, p, m->cap); /* a prefix sorts first */
         m->min_len = m->cap;
         m->min_ok = 1;
@@ -229,13 +237,8 @@ static void set_min(upq_minmax *m, int order, const uint8_t *p, size_t len)
 
 static void set_max(upq_minmax *m, int order, const uint8_t *p, size_t len)
 {
-    m->max_ok = m->max_exact = 0;
-    if (len <= m->cap) {
-        if (len)
-            upq_memcpy(m->max, p, len);
-        m->max_len = (uint32_t)len;
-        m->max_ok = m->max_exact = 1;
-    } else if (order == UPQ_SO_BYTES && m->cap > 0) {
+    m->max_ok = m->max_exact = keep_whole(m, m->max, &m->max_len, p, len);
+    if (!m->max_ok && order == UPQ_SO_BYTES && m->cap > 0) {
         /* the shortest prefix that sorts after every value starting with
          * the kept bytes: drop trailing 0xFF bytes, increment the last */
         uint32_t k = m->cap;
