@@ -7,10 +7,6 @@
 #include "upq_port.h"
 #include "common/upq_internal.h"
 
-/* Floats are moved as their bits through memcpy, a chunk per call: going
- * through a float register may quiet a signalling NaN on some FPUs (x87). */
-#define CHUNK 16u
-
 UPQ_STATIC_ASSERT(sizeof(upq_int96) == 12, int96_is_12_bytes);
 UPQ_STATIC_ASSERT(sizeof(float) == 4 && sizeof(double) == 8, ieee_sizes);
 
@@ -64,30 +60,17 @@ void upq_enc_plain(upq_wbuf *w, int32_t physical_type, int32_t type_length, cons
     case UPQ_TYPE_DOUBLE:
 #else
     case UPQ_TYPE_INT32:
-    case UPQ_TYPE_FLOAT: {
-        /* integers and floats alike as their bits */
-        const uint8_t *v = (const uint8_t *)values;
-        uint32_t u[CHUNK];
-        size_t k, j;
-        for (i = 0; i < n; i += k) {
-            k = n - i < CHUNK ? n - i : CHUNK;
-            upq_memcpy(u, v + 4 * i, k * sizeof u[0]);
-            for (j = 0; j < k; j++)
-                upq_store_le32(o + 4 * (i + j), u[j]);
-        }
-        break;
-    }
+    case UPQ_TYPE_FLOAT:
     case UPQ_TYPE_INT64:
     case UPQ_TYPE_DOUBLE: {
+        /* a big-endian host: each value's bytes reversed, integers and
+         * floats alike as bytes (a float register may quiet a signalling
+         * NaN on some FPUs, x87) */
         const uint8_t *v = (const uint8_t *)values;
-        uint64_t u[CHUNK];
-        size_t k, j;
-        for (i = 0; i < n; i += k) {
-            k = n - i < CHUNK ? n - i : CHUNK;
-            upq_memcpy(u, v + 8 * i, k * sizeof u[0]);
-            for (j = 0; j < k; j++)
-                upq_store_le64(o + 8 * (i + j), u[j]);
-        }
+        size_t k;
+        for (i = 0; i < n; i++)
+            for (k = 0; k < width; k++)
+                o[i * width + k] = v[i * width + width - 1u - k];
         break;
     }
 #endif

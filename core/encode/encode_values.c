@@ -192,28 +192,29 @@ upq_status upq_encode_dbp_shape(int32_t physical_type, const void *values, size_
 }
 #endif
 
-upq_status upq_encode_rle16(const uint16_t *v, size_t n, unsigned bit_width, uint8_t *out,
-                            size_t cap, size_t *len)
+/* The RLE/bit-packing hybrid of 16-bit (wide 0) or 32-bit levels or indices. */
+static upq_status encode_rle(const void *v, int wide, size_t n, unsigned bit_width, uint8_t *out, size_t cap,
+                             size_t *len)
 {
     upq_wbuf w;
     upq_status st;
     *len = 0;
-    if (bit_width > 16)
+    if (bit_width > (wide ? 32u : 16u))
         return UPQ_ERR_INVAL;
     upq_wb_init(&w, out, cap);
-    st = upq_enc_hybrid16(&w, v, n, bit_width);
+    st = wide ? upq_enc_hybrid32(&w, (const uint32_t *)v, n, bit_width)
+              : upq_enc_hybrid16(&w, (const uint16_t *)v, n, bit_width);
     return st != UPQ_OK ? st : upq_wb_finish(&w, len);
+}
+
+upq_status upq_encode_rle16(const uint16_t *v, size_t n, unsigned bit_width, uint8_t *out,
+                            size_t cap, size_t *len)
+{
+    return encode_rle(v, 0, n, bit_width, out, cap, len);
 }
 
 upq_status upq_encode_rle32(const uint32_t *v, size_t n, unsigned bit_width, uint8_t *out,
                             size_t cap, size_t *len)
 {
-    upq_wbuf w;
-    upq_status st;
-    *len = 0;
-    if (bit_width > 32)
-        return UPQ_ERR_INVAL;
-    upq_wb_init(&w, out, cap);
-    st = upq_enc_hybrid32(&w, v, n, bit_width);
-    return st != UPQ_OK ? st : upq_wb_finish(&w, len);
+    return encode_rle(v, 1, n, bit_width, out, cap, len);
 }
