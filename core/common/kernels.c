@@ -5,6 +5,13 @@
 #include "upq_kernels.h"
 #include "upq_port.h"
 
+/* A switch's cases, one per bit width, each from the macro M: a loop the
+ * compiler specialises to its constant width. */
+#define WIDTHS_1_TO_16(M) \
+    M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15) M(16)
+#define WIDTHS_17_TO_32(M) \
+    M(17) M(18) M(19) M(20) M(21) M(22) M(23) M(24) M(25) M(26) M(27) M(28) M(29) M(30) M(31) M(32)
+
 #if defined(__OPTIMIZE_SIZE__)
 #define UNPACK_UNROLLED 0
 #else
@@ -98,14 +105,7 @@ static void unpack32_groups(const uint8_t *in, uint32_t *out, unsigned bw, size_
 {
     size_t g;
     switch (bw) {
-        UNPACK_CASE(1) UNPACK_CASE(2) UNPACK_CASE(3) UNPACK_CASE(4)
-        UNPACK_CASE(5) UNPACK_CASE(6) UNPACK_CASE(7) UNPACK_CASE(8)
-        UNPACK_CASE(9) UNPACK_CASE(10) UNPACK_CASE(11) UNPACK_CASE(12)
-        UNPACK_CASE(13) UNPACK_CASE(14) UNPACK_CASE(15) UNPACK_CASE(16)
-        UNPACK_CASE(17) UNPACK_CASE(18) UNPACK_CASE(19) UNPACK_CASE(20)
-        UNPACK_CASE(21) UNPACK_CASE(22) UNPACK_CASE(23) UNPACK_CASE(24)
-        UNPACK_CASE(25) UNPACK_CASE(26) UNPACK_CASE(27) UNPACK_CASE(28)
-        UNPACK_CASE(29) UNPACK_CASE(30) UNPACK_CASE(31) UNPACK_CASE(32)
+        WIDTHS_1_TO_16(UNPACK_CASE) WIDTHS_17_TO_32(UNPACK_CASE)
     default: break;
     }
 }
@@ -142,10 +142,7 @@ static void unpack32_groups(const uint8_t *in, uint32_t *out, unsigned bw, size_
 {
     const uint8_t *end = in + groups * bw;
     switch (bw) {
-        UNPACK8_CASE(1) UNPACK8_CASE(2) UNPACK8_CASE(3) UNPACK8_CASE(4)
-        UNPACK8_CASE(5) UNPACK8_CASE(6) UNPACK8_CASE(7) UNPACK8_CASE(8)
-        UNPACK8_CASE(9) UNPACK8_CASE(10) UNPACK8_CASE(11) UNPACK8_CASE(12)
-        UNPACK8_CASE(13) UNPACK8_CASE(14) UNPACK8_CASE(15) UNPACK8_CASE(16)
+        WIDTHS_1_TO_16(UNPACK8_CASE)
     default: break;
     }
 }
@@ -183,10 +180,7 @@ uint64_t upq_delta8_sum64(const uint8_t *in, unsigned bw, size_t groups, uint64_
 {
     const uint8_t *end = in + groups * bw;
     switch (bw) {
-        DELTA8_CASE(1) DELTA8_CASE(2) DELTA8_CASE(3) DELTA8_CASE(4)
-        DELTA8_CASE(5) DELTA8_CASE(6) DELTA8_CASE(7) DELTA8_CASE(8)
-        DELTA8_CASE(9) DELTA8_CASE(10) DELTA8_CASE(11) DELTA8_CASE(12)
-        DELTA8_CASE(13) DELTA8_CASE(14) DELTA8_CASE(15) DELTA8_CASE(16)
+        WIDTHS_1_TO_16(DELTA8_CASE)
     default: break;
     }
     return last;
