@@ -13,6 +13,7 @@
 
 #if UPQ_WITH_WRITER
 
+/* each inner kind right after its outer one */
 enum { K_GROUP = 0, K_LIST_OUTER, K_LIST_INNER, K_MAP_OUTER, K_MAP_INNER };
 
 static upq_status sb_fail(upq_schema_builder *b, upq_status st)
@@ -412,14 +413,22 @@ upq_status upq_sb_column(upq_schema_builder *b, const char *name, int32_t repeti
     return UPQ_OK;
 }
 
-upq_status upq_sb_list(upq_schema_builder *b, const char *name, int32_t repetition)
+/* A LIST or MAP (outer: K_LIST_OUTER or K_MAP_OUTER): the group its
+ * logical type annotates, and the repeated group inside. */
+static upq_status add_nest(upq_schema_builder *b, const char *name, int32_t repetition, uint8_t outer)
 {
     upq_logical_type lt;
     upq_memset(&lt, 0, sizeof lt);
-    UPQ_SET(lt, UPQ_LOGICAL_TYPE_LIST);
-    if (add_group(b, name, repetition, &lt, K_LIST_OUTER) != UPQ_OK)
+    UPQ_SET(lt, outer == K_LIST_OUTER ? UPQ_LOGICAL_TYPE_LIST : UPQ_LOGICAL_TYPE_MAP);
+    if (add_group(b, name, repetition, &lt, outer) != UPQ_OK)
         return b->status;
-    return add_group(b, "list", UPQ_REP_REPEATED, (const upq_logical_type *)0, K_LIST_INNER);
+    return add_group(b, outer == K_LIST_OUTER ? "list" : "key_value", UPQ_REP_REPEATED,
+                     (const upq_logical_type *)0, (uint8_t)(outer + 1u));
+}
+
+upq_status upq_sb_list(upq_schema_builder *b, const char *name, int32_t repetition)
+{
+    return add_nest(b, name, repetition, K_LIST_OUTER);
 }
 
 upq_status upq_sb_end_list(upq_schema_builder *b)
@@ -434,12 +443,7 @@ upq_status upq_sb_end_list(upq_schema_builder *b)
 
 upq_status upq_sb_map(upq_schema_builder *b, const char *name, int32_t repetition)
 {
-    upq_logical_type lt;
-    upq_memset(&lt, 0, sizeof lt);
-    UPQ_SET(lt, UPQ_LOGICAL_TYPE_MAP);
-    if (add_group(b, name, repetition, &lt, K_MAP_OUTER) != UPQ_OK)
-        return b->status;
-    return add_group(b, "key_value", UPQ_REP_REPEATED, (const upq_logical_type *)0, K_MAP_INNER);
+    return add_nest(b, name, repetition, K_MAP_OUTER);
 }
 
 upq_status upq_sb_end_map(upq_schema_builder *b)
