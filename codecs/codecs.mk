@@ -43,6 +43,15 @@ OBJCOPY ?= objcopy
 $(foreach t,$(DEPS_TARGETS),$(eval TDIR.$(t) := $(BUILD)/$(t)))
 TDIR.host := $(HOST)
 
+# A GNU cross toolchain's programs for target $(1), by their prefix $(2).
+define CROSS_TOOLS
+TCC.$(1) = $(2)gcc
+TAR.$(1) = $(2)ar
+TNM.$(1) = $(2)nm
+TOBJCOPY.$(1) = $(2)objcopy
+TSIZE.$(1) = $(2)size
+endef
+
 TCC.host = $(CC)
 TAR.host = $(AR)
 TNM.host = $(NM)
@@ -50,32 +59,20 @@ TOBJCOPY.host = $(OBJCOPY)
 TOPT.host ?= -O2
 TFLAGS.host =
 
-TCC.cortex-m4 = $(CROSS_CM4)gcc
-TAR.cortex-m4 = $(CROSS_CM4)ar
-TNM.cortex-m4 = $(CROSS_CM4)nm
-TOBJCOPY.cortex-m4 = $(CROSS_CM4)objcopy
-TSIZE.cortex-m4 = $(CROSS_CM4)size
+$(eval $(call CROSS_TOOLS,cortex-m4,$$(CROSS_CM4)))
 TOPT.cortex-m4 ?= -Os
 TFLAGS.cortex-m4 = -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -nostdlib \
                    -ffunction-sections -fdata-sections
 
 # Cortex-M0+ (ARMv6-M, no FPU): built for `make size` only.
-TCC.cortex-m0plus = $(CROSS_CM4)gcc
-TAR.cortex-m0plus = $(CROSS_CM4)ar
-TNM.cortex-m0plus = $(CROSS_CM4)nm
-TOBJCOPY.cortex-m0plus = $(CROSS_CM4)objcopy
-TSIZE.cortex-m0plus = $(CROSS_CM4)size
+$(eval $(call CROSS_TOOLS,cortex-m0plus,$$(CROSS_CM4)))
 TOPT.cortex-m0plus ?= -Os
 TFLAGS.cortex-m0plus = -mcpu=cortex-m0plus -mthumb -nostdlib -ffunction-sections -fdata-sections
 
 # RISC-V microcontrollers (ESP32-C3, GD32VF103 class): RV32IMAC, no FPU,
 # Debian's riscv64-unknown-elf-gcc (its rv32imac/ilp32 multilib has the
 # libgcc the images link); run under qemu-system-riscv32 (firmware.mk).
-TCC.rv32imac = $(CROSS_RV)gcc
-TAR.rv32imac = $(CROSS_RV)ar
-TNM.rv32imac = $(CROSS_RV)nm
-TOBJCOPY.rv32imac = $(CROSS_RV)objcopy
-TSIZE.rv32imac = $(CROSS_RV)size
+$(eval $(call CROSS_TOOLS,rv32imac,$$(CROSS_RV)))
 TOPT.rv32imac ?= -Os
 TFLAGS.rv32imac = -march=rv32imac -mabi=ilp32 -nostdlib -ffunction-sections -fdata-sections
 # The packages' sources include C library headers (assert.h, string.h), which
@@ -87,27 +84,18 @@ DEPS_EXTRA_CFLAGS.rv32imac = -isystem $(PICOLIBC_RV)/include
 # arm-none-eabi's newlib serves them on Cortex-M): last in the search
 TSYSINC.rv32imac = -idirafter $(PICOLIBC_RV)/include
 
-TCC.aarch64 = $(CROSS_A64)gcc
-TAR.aarch64 = $(CROSS_A64)ar
-TNM.aarch64 = $(CROSS_A64)nm
-TOBJCOPY.aarch64 = $(CROSS_A64)objcopy
+$(eval $(call CROSS_TOOLS,aarch64,$$(CROSS_A64)))
 TOPT.aarch64 ?= -O2
 # ARMv8 with the CRC32 instructions (every ARMv8.1 core has them; qemu too)
 TFLAGS.aarch64 = -march=armv8-a+crc
 
 # 32-bit ARMv7-A with NEON: the kernels' ARMv7 forms, no CRC32 instructions.
-TCC.armv7 = $(CROSS_A32)gcc
-TAR.armv7 = $(CROSS_A32)ar
-TNM.armv7 = $(CROSS_A32)nm
-TOBJCOPY.armv7 = $(CROSS_A32)objcopy
+$(eval $(call CROSS_TOOLS,armv7,$$(CROSS_A32)))
 TOPT.armv7 ?= -O2
 TFLAGS.armv7 = -march=armv7-a -mfpu=neon -mfloat-abi=hard
 
 # Big-endian: the test that the code never assumes the host's byte order.
-TCC.powerpc = $(CROSS_PPC)gcc
-TAR.powerpc = $(CROSS_PPC)ar
-TNM.powerpc = $(CROSS_PPC)nm
-TOBJCOPY.powerpc = $(CROSS_PPC)objcopy
+$(eval $(call CROSS_TOOLS,powerpc,$$(CROSS_PPC)))
 TOPT.powerpc ?= -O2
 TFLAGS.powerpc =
 

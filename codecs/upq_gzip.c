@@ -115,6 +115,13 @@ typedef struct gz_block {
     size_t left;
 } gz_block;
 
+/* A zlib stream on an arena block, and where the arena stood before it. */
+typedef struct gz_job {
+    z_stream zs;
+    gz_block b;
+    upq_arena_mark mark;
+} gz_job;
+
 static size_t round_up8(size_t n)
 {
     return (n + 7u) & ~(size_t)7u;
@@ -142,18 +149,30 @@ static void gz_free(voidpf opaque, voidpf p)
     (void)p;
 }
 
-/* Reserves `size` bytes and points the stream's allocator at them. */
-static upq_status gz_begin(z_stream *zs, gz_block *b, size_t size, upq_arena *a)
+/* Reserves `size` bytes and points the stream's allocator at them,
+ * noting where the arena stood. */
+static upq_status gz_begin(gz_job *j, size_t size, upq_arena *a)
 {
-    b->next = (uint8_t *)upq_arena_alloc(a, size);
-    if (!b->next)
+    j->mark = upq_arena_save(a);
+    j->b.next = (uint8_t *)upq_arena_alloc(a, size);
+    if (!j->b.next)
         return UPQ_ERR_NOMEM;
-    b->left = size;
-    upq_memset(zs, 0, sizeof *zs);
-    zs->zalloc = gz_alloc;
-    zs->zfree = gz_free;
-    zs->opaque = b;
+    j->b.left = size;
+    upq_memset(&j->zs, 0, sizeof j->zs);
+    j->zs.zalloc = gz_alloc;
+    j->zs.zfree = gz_free;
+    j->zs.opaque = &j->b;
     return UPQ_OK;
+}
+
+/* What zlib's inflateInit2 or deflateInit2 (r) on j's stream says; the
+ * arena given back when it failed. */
+static upq_status gz_init(gz_job *j, int r, upq_arena *a)
+{
+    if (r == Z_OK)
+        return UPQ_OK;
+    upq_arena_rewind(a, j->mark);
+    return r == Z_MEM_ERROR ? UPQ_ERR_NOMEM : UPQ_ERR_UNSUPPORTED;
 }
 
 size_t upq_gzip_decompress_workspace(void)
@@ -187,43 +206,34 @@ size_t upq_gzip_compress_workspace(void)
 static upq_status gz_inflate(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
                              upq_arena *a)
 {
-    upq_arena_mark mark;
-    upq_status st;
-    gz_block b;
-    z_stream zs;
+    gz_job j;
+    z_stream *zs = &j.zs;
     uint8_t none = 0;
-    int r;
-
-    mark = upq_arena_save(a);
-    st = gz_begin(&zs, &b, upq_gzip_decompress_workspace(), a);
+    upq_status st = gz_begin(&j, upq_gzip_decompress_workspace(), a);
+    if (st == UPQ_OK)
+        st = gz_init(&j, inflateInit2(zs, GZ_INFLATE_BITS), a);
     if (st != UPQ_OK)
         return st;
-    r = inflateInit2(&zs, GZ_INFLATE_BITS);
-    if (r != Z_OK) {
-        upq_arena_rewind(a, mark);
-        return r == Z_MEM_ERROR ? UPQ_ERR_NOMEM : UPQ_ERR_UNSUPPORTED;
-    }
-    zs.next_in = src;
-    zs.avail_in = (uInt)src_len;
-    zs.next_out = dst ? dst : &none; /* zlib refuses a NULL output even when empty */
-    zs.avail_out = (uInt)dst_len;
+    zs->next_in = src;
+    zs->avail_in = (uInt)src_len;
+    zs->next_out = dst ? dst : &none; /* zlib refuses a NULL output even when empty */
+    zs->avail_out = (uInt)dst_len;
     for (;;) {
-        r = inflate(&zs, Z_FINISH);
-        if (r != Z_STREAM_END) {
+        if (inflate(zs, Z_FINISH) != Z_STREAM_END) {
             st = UPQ_ERR_CORRUPT;
             break;
         }
-        if (zs.avail_in == 0) {
-            st = zs.avail_out == 0 ? UPQ_OK : UPQ_ERR_CORRUPT;
+        if (zs->avail_in == 0) {
+            st = zs->avail_out == 0 ? UPQ_OK : UPQ_ERR_CORRUPT;
             break;
         }
         /* more input: the next member of a concatenated stream */
-        if (inflateReset(&zs) != Z_OK) {
+        if (inflateReset(zs) != Z_OK) {
             st = UPQ_ERR_CORRUPT;
             break;
         }
     }
-    upq_arena_rewind(a, mark);
+    upq_arena_rewind(a, j.mark);
     return st;
 }
 
@@ -386,11 +396,9 @@ size_t upq_gzip_bound(size_t src_len)
 upq_status upq_gzip_compress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_cap,
                              size_t *dst_len, upq_arena *a)
 {
-    upq_arena_mark mark;
-    upq_status st;
-    gz_block b;
-    z_stream zs;
+    gz_job j;
     uint8_t none = 0;
+    upq_status st;
     int r;
 
     if ((!src && src_len) || !dst || !dst_len)
@@ -399,26 +407,22 @@ upq_status upq_gzip_compress(const uint8_t *src, size_t src_len, uint8_t *dst, s
         return UPQ_ERR_LIMIT;
     if (dst_cap < upq_gzip_bound(src_len))
         return UPQ_ERR_BUFFER;
-    mark = upq_arena_save(a);
-    st = gz_begin(&zs, &b, upq_gzip_compress_workspace(), a);
+    st = gz_begin(&j, upq_gzip_compress_workspace(), a);
+    if (st == UPQ_OK)
+        st = gz_init(&j, deflateInit2(&j.zs, GZ_LEVEL, Z_DEFLATED, 16 + GZ_WINDOW_BITS, GZ_MEM_LEVEL,
+                                      Z_DEFAULT_STRATEGY), a);
     if (st != UPQ_OK)
         return st;
-    r = deflateInit2(&zs, GZ_LEVEL, Z_DEFLATED, 16 + GZ_WINDOW_BITS, GZ_MEM_LEVEL,
-                     Z_DEFAULT_STRATEGY);
-    if (r != Z_OK) {
-        upq_arena_rewind(a, mark);
-        return r == Z_MEM_ERROR ? UPQ_ERR_NOMEM : UPQ_ERR_UNSUPPORTED;
-    }
-    zs.next_in = src ? src : &none;
-    zs.avail_in = (uInt)src_len;
-    zs.next_out = dst;
-    zs.avail_out = dst_cap > UINT_MAX ? UINT_MAX : (uInt)dst_cap;
+    j.zs.next_in = src ? src : &none;
+    j.zs.avail_in = (uInt)src_len;
+    j.zs.next_out = dst;
+    j.zs.avail_out = dst_cap > UINT_MAX ? UINT_MAX : (uInt)dst_cap;
     /* one call finishes: the output has room for deflateBound's worst case */
-    r = deflate(&zs, Z_FINISH);
-    upq_arena_rewind(a, mark);
+    r = deflate(&j.zs, Z_FINISH);
+    upq_arena_rewind(a, j.mark);
     if (r != Z_STREAM_END)
         return UPQ_ERR_BUFFER;
-    *dst_len = (size_t)(zs.next_out - dst);
+    *dst_len = (size_t)(j.zs.next_out - dst);
     return UPQ_OK;
 }
 

@@ -107,62 +107,54 @@ static size_t compress_block(void *state, const uint8_t *src, size_t src_len, ui
     return n > 0 ? (size_t)n : 0;
 }
 
-upq_status upq_lz4_raw_compress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_cap,
-                                size_t *dst_len, upq_arena *a)
+/* Raw LZ4 (one block), or Hadoop's framing: blocks of at most
+ * HADOOP_FRAME_MAX input bytes, each behind its two sizes. */
+static upq_status lz4_compress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_cap,
+                               size_t *dst_len, upq_arena *a, int hadoop)
 {
-    upq_arena_mark mark;
-    void *state;
-    size_t n;
-    if ((!src && src_len) || !dst || !dst_len)
-        return UPQ_ERR_INVAL;
-    if (src_len > (size_t)LZ4_MAX_INPUT_SIZE)
-        return UPQ_ERR_LIMIT;
-    if (dst_cap < upq_lz4_raw_bound(src_len))
-        return UPQ_ERR_BUFFER;
-    mark = upq_arena_save(a);
-    state = upq_arena_alloc(a, upq_lz4_compress_workspace());
-    if (!state)
-        return UPQ_ERR_NOMEM;
-    n = compress_block(state, src, src_len, dst, dst_cap);
-    upq_arena_rewind(a, mark);
-    if (!n)
-        return UPQ_ERR_BUFFER; /* not reached: dst_cap covers the bound */
-    *dst_len = n;
-    return UPQ_OK;
-}
-
-upq_status upq_lz4_hadoop_compress(const uint8_t *src, size_t src_len, uint8_t *dst,
-                                   size_t dst_cap, size_t *dst_len, upq_arena *a)
-{
-    upq_arena_mark mark;
-    void *state;
+    size_t prefix = hadoop ? HADOOP_PREFIX : 0u, frame = hadoop ? HADOOP_FRAME_MAX : src_len;
     size_t in = 0, out = 0;
+    upq_arena_mark mark;
+    void *state;
     if ((!src && src_len) || !dst || !dst_len)
         return UPQ_ERR_INVAL;
     if (src_len > (size_t)LZ4_MAX_INPUT_SIZE)
         return UPQ_ERR_LIMIT;
-    if (dst_cap < upq_lz4_hadoop_bound(src_len))
+    if (dst_cap < (hadoop ? upq_lz4_hadoop_bound(src_len) : upq_lz4_raw_bound(src_len)))
         return UPQ_ERR_BUFFER;
     mark = upq_arena_save(a);
     state = upq_arena_alloc(a, upq_lz4_compress_workspace());
     if (!state)
         return UPQ_ERR_NOMEM;
-    do { /* an empty page is still one frame, as Hadoop and Arrow write it */
-        size_t n = src_len - in < HADOOP_FRAME_MAX ? src_len - in : HADOOP_FRAME_MAX;
-        size_t c = compress_block(state, src ? src + in : src, n, dst + out + HADOOP_PREFIX,
-                                  dst_cap - out - HADOOP_PREFIX);
+    do { /* an empty page is still one block, as Hadoop and Arrow write it */
+        size_t n = src_len - in < frame ? src_len - in : frame;
+        size_t c = compress_block(state, src ? src + in : src, n, dst + out + prefix, dst_cap - out - prefix);
         if (!c) {
             upq_arena_rewind(a, mark);
             return UPQ_ERR_BUFFER; /* not reached: dst_cap covers the bound */
         }
-        upq_store_be32(dst + out, (uint32_t)n);
-        upq_store_be32(dst + out + 4, (uint32_t)c);
-        out += HADOOP_PREFIX + c;
+        if (hadoop) {
+            upq_store_be32(dst + out, (uint32_t)n);
+            upq_store_be32(dst + out + 4, (uint32_t)c);
+        }
+        out += prefix + c;
         in += n;
     } while (in < src_len);
     upq_arena_rewind(a, mark);
     *dst_len = out;
     return UPQ_OK;
+}
+
+upq_status upq_lz4_raw_compress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_cap,
+                                size_t *dst_len, upq_arena *a)
+{
+    return lz4_compress(src, src_len, dst, dst_cap, dst_len, a, 0);
+}
+
+upq_status upq_lz4_hadoop_compress(const uint8_t *src, size_t src_len, uint8_t *dst,
+                                   size_t dst_cap, size_t *dst_len, upq_arena *a)
+{
+    return lz4_compress(src, src_len, dst, dst_cap, dst_len, a, 1);
 }
 
 #endif /* UPQ_WITH_LZ4 */
