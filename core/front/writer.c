@@ -1999,36 +1999,33 @@ upq_status upq_writer_checkpoint(upq_writer *w)
     return st;
 }
 
-/* Close in checkpoint mode: the last row group, then the finisher (page
- * indexes and footer from what the file holds), then the CLOSE record. */
-static upq_status close_journal(upq_writer *w)
+/* A step of closing in checkpoint mode: the last row group, then the
+ * finisher (page indexes and footer from what the file holds), then the
+ * CLOSE record (close_stage 2: closed). */
+static upq_status close_journal_step(upq_writer *w)
 {
-    upq_status st;
-    for (;;) {
-        st = upq_w_pump(w); /* idle: nothing to write */
-        if (st != UPQ_OK)
-            return st;
-        switch (w->close_stage) {
-        case 0:
-            if (w->rs > 0) {
-                st = end_rg(w);
-                if (st != UPQ_OK)
-                    return st;
-                continue;
-            }
-            w->close_stage = 1;
-            upq_wj_start(w, UPQ_WJ_FINISH);
-            continue;
-        case 1:
-            w->close_stage = 2;
-            upq_wj_start(w, UPQ_WJ_CLOSE);
-            continue;
-        default:
-            w->closed = 1;
-            w->rows_durable = w->rows_done;
-            return UPQ_OK;
-        }
+    if (w->close_stage == 0 && w->rs > 0)
+        return end_rg(w);
+    upq_wj_start(w, w->close_stage == 0 ? UPQ_WJ_FINISH : UPQ_WJ_CLOSE);
+    w->close_stage++;
+    return UPQ_OK;
+}
+
+/* A step of closing otherwise: the last row groups (with a row limit,
+ * tails may make several), then the footer (close_stage 1 on: closed). */
+static upq_status close_step(upq_writer *w)
+{
+    uint32_t i;
+    if (!w->log_full && w->rs > 0)
+        return upq_w_rg_finish(w);
+    if (!w->log_full) {
+        for (i = 0; i < w->ncols; i++)
+            if (w->cols[i].rows != 0)
+                return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)i, "columns hold different numbers of rows");
     }
+    w->close_stage = 1;
+    upq_w_footer_start(w);
+    return UPQ_OK;
 }
 
 upq_status upq_writer_close(upq_writer *w)
@@ -2056,35 +2053,18 @@ upq_status upq_writer_close(upq_writer *w)
         w->closing = 1;
         w->close_stage = 0;
     }
-    if (UPQ_W_JOURNAL(w))
-        return close_journal(w);
     for (;;) {
         st = upq_w_pump(w); /* idle: nothing to write */
         if (st != UPQ_OK)
             return st;
-        switch (w->close_stage) {
-        case 0:
-            /* the last row groups (with a row limit, tails may make several) */
-            if (!w->log_full && w->rs > 0) {
-                st = upq_w_rg_finish(w);
-                if (st != UPQ_OK)
-                    return st;
-                continue;
-            }
-            if (!w->log_full) {
-                for (i = 0; i < w->ncols; i++)
-                    if (w->cols[i].rows != 0)
-                        return upq_w_fail(w, UPQ_ERR_INVAL, (int32_t)i,
-                                          "columns hold different numbers of rows");
-            }
-            w->close_stage = 1;
-            upq_w_footer_start(w);
-            continue;
-        default:
+        if (w->close_stage >= (UPQ_W_JOURNAL(w) ? 2 : 1)) {
             w->closed = 1;
             w->rows_durable = w->rows_done;
             return UPQ_OK;
         }
+        st = UPQ_W_JOURNAL(w) ? close_journal_step(w) : close_step(w);
+        if (st != UPQ_OK)
+            return st;
     }
 }
 
