@@ -20,44 +20,26 @@
 #define UPQ_NEON_A64 0
 #endif
 
+/* A helper of one argument x that is an expression each way: the
+ * AArch64 one is never expanded on ARMv7. */
+#if UPQ_NEON_A64
+#define UPQ_V_SHIM(name, T, VT, a64, a32) \
+    UPQ_NEON_INLINE T name(VT x) { return a64; }
+#else
+#define UPQ_V_SHIM(name, T, VT, a64, a32) \
+    UPQ_NEON_INLINE T name(VT x) { return a32; }
+#endif
+
 /* every lane set to lane 3 / lane 1 (the top one) of x */
-UPQ_NEON_INLINE uint32x4_t upq_v_dup_top_u32(uint32x4_t x)
-{
-#if UPQ_NEON_A64
-    return vdupq_laneq_u32(x, 3);
-#else
-    return vdupq_lane_u32(vget_high_u32(x), 1);
-#endif
-}
-
-UPQ_NEON_INLINE uint64x2_t upq_v_dup_top_u64(uint64x2_t x)
-{
-#if UPQ_NEON_A64
-    return vdupq_laneq_u64(x, 1);
-#else
-    return vdupq_lane_u64(vget_high_u64(x), 0);
-#endif
-}
-
-UPQ_NEON_INLINE uint64x2_t upq_v_movl_high_u32(uint32x4_t x)
-{
-#if UPQ_NEON_A64
-    return vmovl_high_u32(x);
-#else
-    return vmovl_u32(vget_high_u32(x));
-#endif
-}
+UPQ_V_SHIM(upq_v_dup_top_u32, uint32x4_t, uint32x4_t, vdupq_laneq_u32(x, 3),
+           vdupq_lane_u32(vget_high_u32(x), 1))
+UPQ_V_SHIM(upq_v_dup_top_u64, uint64x2_t, uint64x2_t, vdupq_laneq_u64(x, 1),
+           vdupq_lane_u64(vget_high_u64(x), 0))
+UPQ_V_SHIM(upq_v_movl_high_u32, uint64x2_t, uint32x4_t, vmovl_high_u32(x), vmovl_u32(vget_high_u32(x)))
 
 /* ---- across the lanes ---------------------------------------------------- */
 
-UPQ_NEON_INLINE uint64_t upq_v_addv_u64(uint64x2_t x)
-{
-#if UPQ_NEON_A64
-    return vaddvq_u64(x);
-#else
-    return vgetq_lane_u64(x, 0) + vgetq_lane_u64(x, 1);
-#endif
-}
+UPQ_V_SHIM(upq_v_addv_u64, uint64_t, uint64x2_t, vaddvq_u64(x), vgetq_lane_u64(x, 0) + vgetq_lane_u64(x, 1))
 
 UPQ_NEON_INLINE uint32_t upq_v_addv_u32(uint32x4_t x)
 {
