@@ -133,30 +133,17 @@ UPQ_INLINE void upq_store_be32(void *p, uint32_t v)
 /* IEEE-754 bit casts without aliasing UB: through a union (C99 6.5.2.3,
  * which GCC and Clang document), not upq_memcpy, which -fno-builtin keeps a
  * call per value in the statistics' loops. */
-UPQ_INLINE double upq_f64_from_bits(uint64_t u)
-{
-    union { uint64_t u; double d; } x;
-    x.u = u;
-    return x.d;
-}
-UPQ_INLINE uint64_t upq_f64_bits(double d)
-{
-    union { uint64_t u; double d; } x;
-    x.d = d;
-    return x.u;
-}
-UPQ_INLINE float upq_f32_from_bits(uint32_t u)
-{
-    union { uint32_t u; float f; } x;
-    x.u = u;
-    return x.f;
-}
-UPQ_INLINE uint32_t upq_f32_bits(float f)
-{
-    union { uint32_t u; float f; } x;
-    x.f = f;
-    return x.u;
-}
+#define UPQ_BIT_CAST(name, From, To)      \
+    UPQ_INLINE To name(From v)            \
+    {                                     \
+        union { From from; To to; } x;    \
+        x.from = v;                       \
+        return x.to;                      \
+    }
+UPQ_BIT_CAST(upq_f64_from_bits, uint64_t, double)
+UPQ_BIT_CAST(upq_f64_bits, double, uint64_t)
+UPQ_BIT_CAST(upq_f32_from_bits, uint32_t, float)
+UPQ_BIT_CAST(upq_f32_bits, float, uint32_t)
 
 /* Bit helpers. The fallbacks are used when the compiler has no builtin
  * (or UPQ_NO_BUILTIN_BITS is set, which the tests use to check them). */
