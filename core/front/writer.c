@@ -1633,19 +1633,6 @@ static int levels_fine(const upq_wcol *c, const uint16_t *def, const uint8_t *vp
     return !bad;
 }
 
-/* A BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY value column col can take. Inlined:
- * upq_writer_set checks every value. */
-UPQ_INLINE upq_status check_bytes(upq_writer *w, const upq_wcol *c, uint32_t col, const upq_bytes *b)
-{
-    if (b->len && !b->ptr)
-        return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "byte array without bytes");
-    if (c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && b->len != (uint32_t)c->type_length)
-        return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "FIXED_LEN_BYTE_ARRAY value of another length");
-    if (c->type == UPQ_TYPE_BYTE_ARRAY && b->len > c->vcap - 4u)
-        return bad_input(w, UPQ_ERR_LIMIT, (int32_t)col, "BYTE_ARRAY value longer than page_size - 4");
-    return UPQ_OK;
-}
-
 /* Checks a whole call before anything is taken. */
 static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
                                const uint16_t *def, const uint16_t *rep, const void *values,
@@ -1680,11 +1667,15 @@ static upq_status check_levels(upq_writer *w, const upq_wcol *c, uint32_t col,
                 return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "values missing");
             if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
                 upq_bytes b;
-                upq_status st;
                 upq_w_in_bytes(vp + nv * vs, &b);
-                st = check_bytes(w, c, col, &b);
-                if (st != UPQ_OK)
-                    return st;
+                if (b.len && !b.ptr)
+                    return bad_input(w, UPQ_ERR_INVAL, (int32_t)col, "byte array without bytes");
+                if (c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && b.len != (uint32_t)c->type_length)
+                    return bad_input(w, UPQ_ERR_INVAL, (int32_t)col,
+                                     "FIXED_LEN_BYTE_ARRAY value of another length");
+                if (c->type == UPQ_TYPE_BYTE_ARRAY && b.len > c->vcap - 4u)
+                    return bad_input(w, UPQ_ERR_LIMIT, (int32_t)col,
+                                     "BYTE_ARRAY value longer than page_size - 4");
                 sz = c->vsize ? c->vsize : 4u + b.len;
             } else {
                 sz = c->vsize;
@@ -1887,9 +1878,16 @@ upq_status upq_writer_set(upq_writer *w, uint32_t column, const void *value)
     if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
         upq_bytes b;
         upq_memcpy(&b, value, sizeof b);
-        st = check_bytes(w, c, column, &b);
+        if (b.len && !b.ptr)
+            return bad_input(w, UPQ_ERR_INVAL, (int32_t)column, "byte array without bytes");
+        if (c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && b.len != (uint32_t)c->type_length)
+            return bad_input(w, UPQ_ERR_INVAL, (int32_t)column,
+                             "FIXED_LEN_BYTE_ARRAY value of another length");
+        if (c->type == UPQ_TYPE_BYTE_ARRAY && b.len > c->vcap - 4u)
+            return bad_input(w, UPQ_ERR_LIMIT, (int32_t)column,
+                             "BYTE_ARRAY value longer than page_size - 4");
     }
-    return st != UPQ_OK ? st : set_entry(w, c, value);
+    return set_entry(w, c, value);
 }
 
 upq_status upq_writer_set_null(upq_writer *w, uint32_t column)
