@@ -100,6 +100,7 @@ typedef struct upq_wjournal {
     uint8_t mshift;          /* regions' margin: 1 / 2^mshift of the estimate */
     uint8_t region_full;     /* a region of the open row group ended it early */
     uint8_t rg_ended;        /* the job that ended has ended a row group */
+    uint8_t sum_ok;          /* the open row group's totals are all in the columns (RG_SUM) */
     uint32_t nlev, nrep;     /* level histogram entries of all columns, repeated columns (the
                                 finisher's scratch) */
     uint64_t rg_limit;       /* rows the open (or next) row group may take */
@@ -257,6 +258,7 @@ typedef struct upq_wfinish {
     uint8_t *prev_min, *prev_max; /* the previous page's bounds (boundary order) */
     uint32_t prev_min_len, prev_max_len;
     uint8_t prev_has, asc, desc;
+    uint8_t has_sum;        /* the loaded row group's totals came from its RG_SUMs */
     uint32_t cap_b;         /* bytes of one bound buffer */
     uint8_t lit[32];
     /* page rows of repeated columns' v1 pages (page_rows_next) */
@@ -277,6 +279,7 @@ typedef struct upq_wfinish {
     uint8_t rstage, vstage, resume, in_rg, closed, cut, bad_pages;
     uint8_t has_crc, tfix, dry, crc_on, regcrc;
     uint16_t session;
+    uint8_t sum_bad;        /* the finisher: an RG_SUM disagreed with its pages, none is taken */
     uint32_t seq;           /* the next record's expected sequence number */
     uint32_t rg_seq;        /* ... that of the current row group's RG_START */
     uint32_t vcol;          /* column being verified / rebuilt */
@@ -291,7 +294,9 @@ typedef struct upq_wfinish {
     uint64_t close_tail;    /* ... and where the page indexes begin */
     uint32_t close_crc;     /* ... and the CRC of [tail, size) */
     uint64_t bpos, bleft;   /* a page, body or blob being read */
-    uint32_t bcrc, want_crc;
+    uint32_t bcrc;
+    uint32_t want_crc;      /* replay: a page's or stored form's CRC; the finisher's phase 0:
+                               the loaded RG_SUMs' (checked against its scan) */
     uint32_t ents;          /* dictionary entries parsed in a blob... */
     uint32_t eskip;         /* ... the length prefix being read, then its bytes to skip */
     uint8_t ehave;          /* ... the prefix's bytes read (4: skipping) */
@@ -324,6 +329,30 @@ typedef struct upq_wfinish {
 } upq_wfinish;
 
 #define UPQ_WF(w) ((upq_wfinish *)(void *)(w)->jr->fin)
+
+/* A chunk's totals (record.c), as the finisher reads them from the page
+ * headers and the region layout keeps them as it writes (RG_SUM). */
+/* The facts of data page header ph into p (all but off, hl, total):
+ * UPQ_OK, or UPQ_ERR_CORRUPT when it is no data page. */
+upq_status upq_wj_page_facts(const upq_page_header *ph, upq_fpage *p);
+/* 1 when page p has no value: its ColumnIndex entry has empty bounds; the
+ * bytes of its entry's minimum (max 0) or maximum (max 1). */
+int upq_wj_page_null(const upq_fpage *p);
+uint32_t upq_wj_entry_len(const upq_fpage *p, int max);
+/* 1 when page p leaves its chunk without a ColumnIndex. */
+int upq_wj_ci_breaks(const upq_fpage *p);
+/* Page p (its first row frow of the row group) joins c's totals, and its
+ * index entries' bytes the sums *ci and *oi. */
+void upq_wj_tally(upq_wcol *c, const upq_fpage *p, uint64_t frow, uint32_t *ci, uint32_t *oi);
+/* c's index sizes from those sums, for npages pages (ci_ok 0: no ColumnIndex). */
+void upq_wj_index_lens(const upq_writer *w, upq_wcol *c, uint32_t npages, int ci_ok, uint32_t ci,
+                       uint32_t oi, int32_t boundary);
+/* A field header (delta 1..15) and a list header of n elements of wire type ct. */
+size_t upq_wj_list_field(uint8_t *p, unsigned delta, uint32_t n, unsigned ct);
+/* Column i's totals as RG_SUM's payload (in a model that stays until the
+ * next call); the bytes of its RG_SUM at most. */
+const upq_jtot *upq_wj_tot_fill(upq_writer *w, uint32_t i);
+uint32_t upq_wj_sum_bound(const upq_writer *w, uint32_t i);
 
 /* Reading back (writer_finish.c): bytes [off, off + want) into the window
  * (want <= its cap) and where they are; a corruption error at off; a

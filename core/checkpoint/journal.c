@@ -147,6 +147,25 @@ static const upq_tfield resume_fields[] = {
 };
 #undef S
 
+#define S upq_jtot
+static const upq_tfield tot_fields[] = {
+    F_I64(1, REQ, unc, "unc"),
+    F_I64(2, REQ, comp, "comp"),
+    F_I64(3, REQ, values, "values"),
+    F_I64(4, REQ, nulls, "nulls"),
+    F_I64(5, REQ, nans, "nans"),
+    F_I32(6, REQ, enc_mask, "enc_mask"),
+    F_I32(7, REQ, pages_dict, "pages_dict"),
+    F_I32(8, REQ, ci_len, "ci_len"),
+    F_I32(9, REQ, oi_len, "oi_len"),
+    F_I32(10, REQ, mm, "mm"),
+    F_BIN(11, OPT, min, "min"),
+    F_BIN(12, OPT, max, "max"),
+    F_I32(13, REQ, rg, "rg"),
+    F_I32(14, REQ, col, "col"),
+};
+#undef S
+
 const upq_tstruct upq_journal_descs[UPQ_JDESC_COUNT] = {
     STRUCT(BLOB, upq_jblob, "JournalBlob", blob_fields),
     STRUCT(KEY, upq_jkey, "JournalKey", key_fields),
@@ -157,6 +176,7 @@ const upq_tstruct upq_journal_descs[UPQ_JDESC_COUNT] = {
     STRUCT(CKPT, upq_jckpt, "JournalCheckpoint", ckpt_fields),
     STRUCT(CLOSE, upq_jclose, "JournalClose", close_fields),
     STRUCT(RESUME, upq_jresume, "JournalResume", resume_fields),
+    STRUCT(TOT, upq_jtot, "JournalTotals", tot_fields),
 };
 
 const upq_tstruct *upq_j_desc(int type)
@@ -170,6 +190,7 @@ const upq_tstruct *upq_j_desc(int type)
     case UPQ_J_MOVE: return &upq_journal_descs[UPQ_JDESC_CKPT];
     case UPQ_J_CLOSE: return &upq_journal_descs[UPQ_JDESC_CLOSE];
     case UPQ_J_RESUME: return &upq_journal_descs[UPQ_JDESC_RESUME];
+    case UPQ_J_RG_SUM: return &upq_journal_descs[UPQ_JDESC_TOT];
     default: return (const upq_tstruct *)0;
     }
 }

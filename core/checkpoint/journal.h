@@ -47,6 +47,13 @@
  * it has one), at RG_END continued over the dictionary page the same way.
  * The page CRCs cover bodies only; a page header damaged after the fact
  * shows here.
+ *
+ * RG_SUMs (version 3), one a column just before RG_END, hold each chunk's totals as its
+ * ColumnChunk states them (sizes, counts, encodings, statistics, the sizes
+ * of its page indexes), so close and recovery make the footer's RowGroup
+ * from it instead of reading the chunk's page headers once more. A row
+ * group without one (version 2, an encrypted file, a row group that a
+ * resume or a recovery ended) is described from its page headers.
  */
 #ifndef UPQ_JOURNAL_H
 #define UPQ_JOURNAL_H
@@ -59,9 +66,11 @@
 #define UPQ_J_HDR 24u
 #define UPQ_J_CRC 4u
 #define UPQ_J_MIN (UPQ_J_HDR + UPQ_J_CRC)
-/* 1: the first layout; 2: the nonce, the regions' and dictionary pages' CRCs
- * (recovery takes both; resume continues version 2 only) */
-#define UPQ_J_VERSION 2
+/* 1: the first layout; 2: the nonce, the regions' and dictionary pages' CRCs;
+ * 3: RG_SUM (recovery takes all three; resume continues versions 2 and 3; a
+ * build that reads up to version 2 refuses a version 3 file, whose RG_SUM
+ * it would take for the end of the journal) */
+#define UPQ_J_VERSION 3
 #define UPQ_J_NONCE 8u
 /* Largest record accepted when reading (a FILE record holds the schema). */
 #define UPQ_J_MAX_RECORD (64u << 20)
@@ -77,7 +86,8 @@ enum {
     UPQ_J_ROWS = 5,
     UPQ_J_MOVE = 6,     /* reserved */
     UPQ_J_CLOSE = 7,
-    UPQ_J_RESUME = 8
+    UPQ_J_RESUME = 8,
+    UPQ_J_RG_SUM = 9    /* version 3: a chunk's totals, before RG_END */
 };
 
 /* Record flags. */
@@ -246,6 +256,41 @@ enum {
     UPQ_JCKPT_NEXT = 5
 };
 
+/* RG_SUM: a chunk's totals, what its ColumnChunk states beyond RG_END (a
+ * record a column, so that reading one takes no more memory than a page
+ * header). */
+typedef struct upq_jtot {
+    uint32_t isset;
+    int32_t rg, col;      /* whose totals */
+    int64_t unc;          /* total_uncompressed_size (dictionary page included) */
+    int64_t comp;         /* total_compressed_size */
+    int64_t values;       /* num_values */
+    int64_t nulls;        /* the statistics' null count */
+    int64_t nans;         /* ... and NaN count */
+    int32_t enc_mask;     /* 1 << encoding for every encoding used */
+    int32_t pages_dict;   /* data pages that use the dictionary */
+    int32_t ci_len;       /* bytes of the ColumnIndex (0: none) */
+    int32_t oi_len;       /* bytes of the OffsetIndex */
+    int32_t mm;           /* the bounds' flags: has, min_ok, max_ok, min_exact, max_exact */
+    upq_bytes min, max;   /* the chunk's bounds */
+} upq_jtot;
+enum {
+    UPQ_JTOT_UNC = 1,
+    UPQ_JTOT_COMP = 2,
+    UPQ_JTOT_VALUES = 3,
+    UPQ_JTOT_NULLS = 4,
+    UPQ_JTOT_NANS = 5,
+    UPQ_JTOT_ENC_MASK = 6,
+    UPQ_JTOT_PAGES_DICT = 7,
+    UPQ_JTOT_CI_LEN = 8,
+    UPQ_JTOT_OI_LEN = 9,
+    UPQ_JTOT_MM = 10,
+    UPQ_JTOT_MIN = 11,
+    UPQ_JTOT_MAX = 12,
+    UPQ_JTOT_RG = 13,
+    UPQ_JTOT_COL = 14
+};
+
 /* CLOSE: the file was finished; resuming writes the next row group over
  * the page indexes and footer, from `tail` on. */
 typedef struct upq_jclose {
@@ -276,6 +321,7 @@ enum {
     UPQ_JDESC_CKPT,
     UPQ_JDESC_CLOSE,
     UPQ_JDESC_RESUME,
+    UPQ_JDESC_TOT,
     UPQ_JDESC_COUNT
 };
 extern const upq_tstruct upq_journal_descs[UPQ_JDESC_COUNT];

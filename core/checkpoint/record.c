@@ -222,4 +222,170 @@ uint32_t upq_wj_dict_slot(const upq_writer *w, const upq_wcol *c)
     return upq_wj_dict_slot_n(w, c, c->dict_cap);
 }
 
+/* ---- a chunk's totals (RG_SUM) ------------------------------------------------- */
+
+/*
+ * What the finisher takes from a data page's header, and what the region
+ * layout takes from the same header as it writes it: one code, so that the
+ * totals RG_SUM states are those the finisher would read. Close and
+ * recovery read the headers of a row group without RG_SUM instead.
+ */
+upq_status upq_wj_page_facts(const upq_page_header *ph, upq_fpage *p)
+{
+    const upq_statistics *s = (const upq_statistics *)0;
+    p->type = ph->type;
+    p->unc = ph->uncompressed_page_size;
+    p->nulls = -1;
+    p->nans = -1;
+    if (ph->type == UPQ_PAGE_DATA && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER)) {
+        const upq_data_page_header *h = &ph->data_page_header;
+        p->values = h->num_values;
+        p->encoding = h->encoding;
+        p->rows = p->values;
+        if (UPQ_ISSET(*h, UPQ_DATA_PAGE_HEADER_STATISTICS))
+            s = &h->statistics;
+    } else if (ph->type == UPQ_PAGE_DATA_V2 && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2)) {
+        const upq_data_page_header_v2 *h = &ph->data_page_header_v2;
+        p->values = h->num_values;
+        p->encoding = h->encoding;
+        p->rows = h->num_rows;
+        p->nulls = h->num_nulls;
+        if (UPQ_ISSET(*h, UPQ_DATA_PAGE_HEADER_V2_STATISTICS))
+            s = &h->statistics;
+    } else {
+        return UPQ_ERR_CORRUPT;
+    }
+    upq_minmax_reset(&p->mm);
+    if (!s)
+        return UPQ_OK;
+    if (UPQ_ISSET(*s, UPQ_STATISTICS_NULL_COUNT))
+        p->nulls = s->null_count;
+    if (UPQ_ISSET(*s, UPQ_STATISTICS_NAN_COUNT))
+        p->nans = s->nan_count;
+    if (UPQ_ISSET(*s, UPQ_STATISTICS_MIN_VALUE)) {
+        p->mm.min = (uint8_t *)(uintptr_t)s->min_value.ptr;
+        p->mm.min_len = s->min_value.len;
+        p->mm.min_ok = 1;
+        p->mm.min_exact = UPQ_ISSET(*s, UPQ_STATISTICS_IS_MIN_VALUE_EXACT) ? s->is_min_value_exact : 0;
+        p->mm.has = 1;
+    }
+    if (UPQ_ISSET(*s, UPQ_STATISTICS_MAX_VALUE)) {
+        p->mm.max = (uint8_t *)(uintptr_t)s->max_value.ptr;
+        p->mm.max_len = s->max_value.len;
+        p->mm.max_ok = 1;
+        p->mm.max_exact = UPQ_ISSET(*s, UPQ_STATISTICS_IS_MAX_VALUE_EXACT) ? s->is_max_value_exact : 0;
+        p->mm.has = 1;
+    }
+    return UPQ_OK;
+}
+
+int upq_wj_page_null(const upq_fpage *p)
+{
+    return p->nulls == p->values;
+}
+
+uint32_t upq_wj_entry_len(const upq_fpage *p, int max)
+{
+    return upq_wj_page_null(p) ? 0u : max ? p->mm.max_len : p->mm.min_len;
+}
+
+int upq_wj_ci_breaks(const upq_fpage *p)
+{
+    return p->nulls < 0 || (!upq_wj_page_null(p) && (!p->mm.has || !p->mm.min_ok || !p->mm.max_ok));
+}
+
+void upq_wj_tally(upq_wcol *c, const upq_fpage *p, uint64_t frow, uint32_t *ci, uint32_t *oi)
+{
+    *ci += (uint32_t)(1u + upq_tc_varint_len(upq_wj_entry_len(p, 0)) + upq_wj_entry_len(p, 0) +
+                      upq_tc_varint_len(upq_wj_entry_len(p, 1)) + upq_wj_entry_len(p, 1) +
+                      upq_tc_varint_len(upq_tc_zz(p->nulls < 0 ? 0 : p->nulls)));
+    *oi += (uint32_t)(1u + upq_tc_varint_len(upq_tc_zz((int64_t)p->off)) + 1u +
+                      upq_tc_varint_len(upq_tc_zz((int64_t)p->total)) + 1u +
+                      upq_tc_varint_len(upq_tc_zz((int64_t)frow)) + 1u);
+    c->num_values += p->values;
+    if (p->nulls > 0)
+        c->nulls += p->nulls;
+    if (p->nans > 0)
+        c->nans += p->nans;
+    c->unc_bytes += (int64_t)p->hl + p->unc;
+    c->comp_bytes += (int64_t)p->total;
+    c->enc_mask |= 1u << (uint32_t)p->encoding;
+    if (c->max_def || c->max_rep)
+        c->enc_mask |= 1u << UPQ_ENC_RLE;
+    if (p->encoding == UPQ_ENC_PLAIN_DICTIONARY || p->encoding == UPQ_ENC_RLE_DICTIONARY)
+        c->pages_dict++;
+    else
+        c->pages_plain++;
+    if (UPQ_WITH_STATISTICS && c->st.cap)
+        upq_minmax_merge(&c->st, &p->mm, c->order);
+}
+
+size_t upq_wj_list_field(uint8_t *p, unsigned delta, uint32_t n, unsigned ct)
+{
+    p[0] = (uint8_t)((delta << 4) | UPQ_CT_LIST);
+    return 1 + upq_tc_list_hdr(p + 1, n, ct);
+}
+
+void upq_wj_index_lens(const upq_writer *w, upq_wcol *c, uint32_t npages, int ci_ok, uint32_t ci,
+                       uint32_t oi, int32_t boundary)
+{
+    uint8_t tmp[16];
+    uint32_t over = UPQ_W_KEY(c) ? UPQ_W_CRYPTO_OVER : 0u;
+    c->ci_len = c->oi_len = 0;
+    if (ci_ok && npages)
+        /* three list headers, boundary_order, a fourth list header, STOP */
+        c->ci_len = (int32_t)(ci + (uint32_t)(upq_wj_list_field(tmp, 1, npages, UPQ_CT_TRUE) +
+                                              2u * upq_wj_list_field(tmp, 1, npages, UPQ_CT_BINARY)) +
+                              1u + (uint32_t)upq_tc_varint_len(upq_tc_zz(boundary)) +
+                              (uint32_t)upq_wj_list_field(tmp, 1, npages, UPQ_CT_I64) + 1u + over);
+    if (!UPQ_W_NO_PI(w))
+        c->oi_len = (int32_t)(oi + upq_wj_list_field(tmp, 1, npages, UPQ_CT_STRUCT) + 1u + over);
+}
+
+/* The one column's totals RG_SUM is encoded from at a time: the footer's
+ * ColumnChunk model, idle while the region layout writes a row group. */
+UPQ_STATIC_ASSERT(sizeof(upq_jtot) <= sizeof(upq_column_chunk), jtot_fits_cc);
+
+static upq_jtot *tot_model(upq_writer *w)
+{
+    return (upq_jtot *)(void *)&UPQ_W_MODELS(w)->cc;
+}
+
+const upq_jtot *upq_wj_tot_fill(upq_writer *w, uint32_t i)
+{
+    const upq_wcol *c = &w->cols[i];
+    upq_jtot *t = tot_model(w);
+    upq_memset(t, 0, sizeof *t);
+    t->isset = 0x67FEu; /* fields 1..10, 13, 14 */
+    t->rg = (int32_t)w->num_rg;
+    t->col = (int32_t)i;
+    t->unc = c->unc_bytes;
+    t->comp = c->comp_bytes;
+    t->values = c->num_values;
+    t->nulls = c->nulls;
+    t->nans = c->nans;
+    t->enc_mask = (int32_t)c->enc_mask;
+    t->pages_dict = (int32_t)c->pages_dict;
+    t->ci_len = c->ci_len;
+    t->oi_len = c->oi_len;
+    t->mm = c->st.has | c->st.min_ok << 1 | c->st.max_ok << 2 | c->st.min_exact << 3 | c->st.max_exact << 4;
+    if (c->st.has && c->st.min_ok) {
+        t->min.ptr = c->st.min;
+        t->min.len = c->st.min_len;
+        UPQ_SET(*t, UPQ_JTOT_MIN);
+    }
+    if (c->st.has && c->st.max_ok) {
+        t->max.ptr = c->st.max;
+        t->max.len = c->st.max_len;
+        UPQ_SET(*t, UPQ_JTOT_MAX);
+    }
+    return t;
+}
+
+uint32_t upq_wj_sum_bound(const upq_writer *w, uint32_t i)
+{
+    /* five i64 and seven i32 fields at their widest, two bounds, STOP */
+    return UPQ_J_MIN + 5u * 11u + 7u * 6u + 2u * (6u + w->cols[i].scap) + 1u;
+}
+
 #endif /* UPQ_WITH_WRITER */

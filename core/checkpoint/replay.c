@@ -362,6 +362,17 @@ static upq_status on_resume(upq_writer *w)
     return UPQ_OK;
 }
 
+/* RG_SUM: the row group's totals, before its RG_END (the finisher takes
+ * them when it describes the row group; a cut row group's is left). */
+static upq_status on_sum(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    if (!f->in_rg || w->jr->version < 3)
+        return chain_end(w);
+    take_record(w);
+    return UPQ_OK;
+}
+
 /* RP_WALK: the record at f->walk. */
 static upq_status st_walk(upq_writer *w)
 {
@@ -381,6 +392,7 @@ static upq_status st_walk(upq_writer *w)
     case UPQ_J_RG_END: return on_ckpt(w);
     case UPQ_J_CLOSE: return on_close(w);
     case UPQ_J_RESUME: return on_resume(w);
+    case UPQ_J_RG_SUM: return on_sum(w);
     default: return chain_end(w);
     }
 }
@@ -963,6 +975,7 @@ static upq_status st_restore(upq_writer *w)
     }
     w->rs = f->rg_rows;
     jr->open = 1;
+    jr->sum_ok = 0; /* the totals of the pages before the checkpoint are not kept */
     jr->jpos = f->cand_next;
     /* a region without room for one more of this writer's pages ends the
      * row group first (or a dictionary slot sized for fewer rows) */

@@ -116,8 +116,12 @@ static size_t scratch_need(const upq_writer_opts *o, uint32_t ncols, uint32_t nr
                  (size_t)nrep * a8((UPQ_WF_K_ROWS + 1u) * sizeof(int32_t)) + (size_t)nlev * 8u + 64u;
     /* resume: the FILE record's settings */
     size_t fs = a8(sizeof(upq_jfile)) + a8(UPQ_J_NONCE) + 64u;
+    /* an RG_SUM: a column's totals and bounds */
+    size_t sum = a8(sizeof(upq_jtot)) + 2u * a8(bound_cap(o)) + 64u;
     if (rs > rec)
         rec = rs;
+    if (sum > rec)
+        rec = sum;
     const upq_encrypt_opts *e = o->encrypt;
     uint32_t i;
     if (e) {
@@ -272,6 +276,11 @@ static upq_status read_record(upq_writer *w, uint64_t off)
             f->rdone = UPQ_J_HDR;
             f->tdone = 0;
             upq_arena_init(&f->scratch, f->smem, f->scap);
+            if (f->jh.type == UPQ_J_RG_SUM) { /* at the scratch's start (sum_take) */
+                obj = upq_arena_alloc(&f->scratch, sizeof(upq_jtot));
+                if (!obj)
+                    return upq_wf_corrupt(w, off, "journal record damaged");
+            }
             upq_tdec_init(&f->tdec, f->tframes, UPQ_THRIFT_MAX_DEPTH, d, obj, &f->scratch,
                           f->jh.len - UPQ_J_MIN, (const upq_thrift_limits *)0);
             f->lstage = L_BODY;
@@ -383,6 +392,83 @@ upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h)
 /* ---- a row group's description --------------------------------------------------- */
 
 /*
+ * A record of the row group before RG_END, just read: an RG_SUM (in the
+ * scratch arena) holds column
+ * f->col's totals as its ColumnChunk states them. They are taken when the
+ * row group's RG_SUMs come one a column in order; f->col stops counting
+ * at the first that does not fit (its chunks are then scanned).
+ */
+static UPQ_NOINLINE void sum_take(upq_writer *w, uint8_t type)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    const upq_jtot *t = (const upq_jtot *)(void *)f->smem;
+    upq_wcol *c;
+    if (type != UPQ_J_RG_SUM)
+        return;
+    if (f->col >= w->ncols || t->rg != (int32_t)f->rg || t->col != (int32_t)f->col || UPQ_W_ENCRYPTING(w) ||
+        t->unc < 0 || t->comp < 0 || t->values < 0 || t->nulls < 0 || t->nans < 0 || t->pages_dict < 0 ||
+        t->ci_len < 0 || t->oi_len < 0 || t->min.len > w->cols[f->col].st.cap ||
+        t->max.len > w->cols[f->col].st.cap) {
+        f->col = UINT32_MAX;
+        return;
+    }
+    c = &w->cols[f->col++];
+    c->unc_bytes = t->unc;
+    c->comp_bytes = t->comp;
+    c->num_values = t->values;
+    c->nulls = t->nulls;
+    c->nans = t->nans;
+    c->enc_mask = (uint32_t)t->enc_mask;
+    c->pages_dict = c->dict_pages = (uint32_t)t->pages_dict;
+    c->ci_len = t->ci_len;
+    c->oi_len = t->oi_len;
+    upq_minmax_reset(&c->st);
+    c->st.has = (uint8_t)((uint32_t)t->mm & 1u);
+    c->st.min_ok = (uint8_t)(UPQ_ISSET(*t, UPQ_JTOT_MIN) && ((uint32_t)t->mm & 2u));
+    c->st.max_ok = (uint8_t)(UPQ_ISSET(*t, UPQ_JTOT_MAX) && ((uint32_t)t->mm & 4u));
+    c->st.min_exact = (uint8_t)((uint32_t)t->mm >> 3 & 1u);
+    c->st.max_exact = (uint8_t)((uint32_t)t->mm >> 4 & 1u);
+    if (c->st.min_ok && t->min.len)
+        upq_memcpy(c->st.min, t->min.ptr, t->min.len);
+    if (c->st.max_ok && t->max.len)
+        upq_memcpy(c->st.max, t->max.ptr, t->max.len);
+    c->st.min_len = c->st.min_ok ? t->min.len : 0u;
+    c->st.max_len = c->st.max_ok ? t->max.len : 0u;
+}
+
+/* A CRC of every column's totals as the footer takes them: phase 0 compares
+ * RG_SUM's with what its scan of the pages finds, and on a difference no
+ * RG_SUM of the file is taken. */
+static UPQ_NOINLINE uint32_t tot_crc(const upq_writer *w)
+{
+    uint32_t i, crc = 0;
+    for (i = 0; i < w->ncols; i++) {
+        const upq_wcol *c = &w->cols[i];
+        uint8_t b[64];
+        upq_store_le64(b, (uint64_t)c->unc_bytes);
+        upq_store_le64(b + 8, (uint64_t)c->comp_bytes);
+        upq_store_le64(b + 16, (uint64_t)c->num_values);
+        upq_store_le64(b + 24, (uint64_t)c->nulls);
+        upq_store_le64(b + 32, (uint64_t)c->nans);
+        upq_store_le32(b + 40, c->enc_mask);
+        upq_store_le32(b + 44, c->pages_dict);
+        upq_store_le32(b + 48, (uint32_t)c->ci_len);
+        upq_store_le32(b + 52, (uint32_t)c->oi_len);
+        b[56] = c->st.has;
+        b[57] = c->st.min_ok;
+        b[58] = c->st.max_ok;
+        b[59] = c->st.min_exact;
+        b[60] = c->st.max_exact;
+        crc = upq_crc32_update(crc, b, 61);
+        if (c->st.has && c->st.min_ok)
+            crc = upq_crc32_update(crc, c->st.min, c->st.min_len);
+        if (c->st.has && c->st.max_ok)
+            crc = upq_crc32_update(crc, c->st.max, c->st.max_len);
+    }
+    return crc;
+}
+
+/*
  * Loads row group fin->rg's regions (RG_START) and final state (RG_END)
  * from its journal area at f->rg_j into jr->cols and w->cols. UPQ_OK,
  * UPQ_AGAIN, or an error.
@@ -413,6 +499,7 @@ static upq_status rg_load(upq_writer *w)
             }
             if (h.type != UPQ_J_RG_START || rs->rg != (int32_t)f->rg || rs->regions.n != w->ncols)
                 return upq_wf_corrupt(w, f->rec, "row group start missing");
+            f->col = 0; /* RG_SUMs taken */
             for (i = 0; i < w->ncols; i++) {
                 const upq_jregion *r = &rs->regions.v[i];
                 jr->cols[i].off = (uint64_t)r->off;
@@ -430,13 +517,16 @@ static upq_status rg_load(upq_writer *w)
             if (st != UPQ_OK)
                 return st;
             f->rec += h.len;
-            if (h.type != UPQ_J_RG_END)
-                continue; /* CKPT, ROWS: the row group's end says it all */
+            if (h.type != UPQ_J_RG_END) {
+                sum_take(w, h.type); /* CKPT, ROWS: the row group's end says it all */
+                continue;
+            }
             if (ck->rg != (int32_t)f->rg || ck->cols.n != w->ncols || ck->rows <= 0 ||
                 !UPQ_ISSET(*ck, UPQ_JCKPT_NEXT))
                 return upq_wf_corrupt(w, f->rec, "row group end damaged");
             f->rg_rows = (uint64_t)ck->rows;
             f->next_j = (uint64_t)ck->next;
+            f->has_sum = (uint8_t)(f->col == w->ncols && w->ncols);
             for (i = 0; i < w->ncols; i++) {
                 const upq_jcol *j = &ck->cols.v[i];
                 upq_wcol *c = &w->cols[i];
@@ -674,34 +764,13 @@ upq_status upq_wf_page_facts(upq_writer *w, uint32_t col, uint64_t pend, int row
     upq_wfinish *f = UPQ_WF(w);
     const upq_wcol *c = &w->cols[col];
     const upq_page_header *ph = f->ph;
-    const upq_statistics *s = (const upq_statistics *)0;
     upq_fpage *p = &f->pg;
     if (ph->compressed_page_size < 0 || ph->uncompressed_page_size < 0 ||
         (uint64_t)ph->compressed_page_size > pend - p->off - p->hl)
         return upq_wf_corrupt(w, p->off, "page size outside its chunk");
     p->total = p->hl + (uint32_t)ph->compressed_page_size;
-    p->type = ph->type;
-    p->unc = ph->uncompressed_page_size;
-    p->nulls = -1;
-    p->nans = -1;
-    if (ph->type == UPQ_PAGE_DATA && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER)) {
-        const upq_data_page_header *h = &ph->data_page_header;
-        p->values = h->num_values;
-        p->encoding = h->encoding;
-        p->rows = p->values;
-        if (UPQ_ISSET(*h, UPQ_DATA_PAGE_HEADER_STATISTICS))
-            s = &h->statistics;
-    } else if (ph->type == UPQ_PAGE_DATA_V2 && UPQ_ISSET(*ph, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2)) {
-        const upq_data_page_header_v2 *h = &ph->data_page_header_v2;
-        p->values = h->num_values;
-        p->encoding = h->encoding;
-        p->rows = h->num_rows;
-        p->nulls = h->num_nulls;
-        if (UPQ_ISSET(*h, UPQ_DATA_PAGE_HEADER_V2_STATISTICS))
-            s = &h->statistics;
-    } else {
+    if (upq_wj_page_facts(ph, p) != UPQ_OK)
         return upq_wf_corrupt(w, p->off, "not a data page");
-    }
     if (p->values < 0 || p->rows < 0 || p->rows > p->values || p->encoding < 0 || p->encoding > 31)
         return upq_wf_corrupt(w, p->off, "page header damaged");
     if (c->max_rep && ph->type == UPQ_PAGE_DATA) {
@@ -712,30 +781,9 @@ upq_status upq_wf_page_facts(upq_writer *w, uint32_t col, uint64_t pend, int row
         else
             p->rows = f->pg_rows;
     }
-    upq_minmax_reset(&p->mm);
-    if (s) {
-        if (UPQ_ISSET(*s, UPQ_STATISTICS_NULL_COUNT))
-            p->nulls = s->null_count;
-        if (UPQ_ISSET(*s, UPQ_STATISTICS_NAN_COUNT))
-            p->nans = s->nan_count;
-        if (UPQ_ISSET(*s, UPQ_STATISTICS_MIN_VALUE)) {
-            p->mm.min = (uint8_t *)(uintptr_t)s->min_value.ptr;
-            p->mm.min_len = s->min_value.len;
-            p->mm.min_ok = 1;
-            p->mm.min_exact = UPQ_ISSET(*s, UPQ_STATISTICS_IS_MIN_VALUE_EXACT) ? s->is_min_value_exact : 0;
-            p->mm.has = 1;
-        }
-        if (UPQ_ISSET(*s, UPQ_STATISTICS_MAX_VALUE)) {
-            p->mm.max = (uint8_t *)(uintptr_t)s->max_value.ptr;
-            p->mm.max_len = s->max_value.len;
-            p->mm.max_ok = 1;
-            p->mm.max_exact = UPQ_ISSET(*s, UPQ_STATISTICS_IS_MAX_VALUE_EXACT) ? s->is_max_value_exact : 0;
-            p->mm.has = 1;
-        }
-        p->mm.cap = f->cap_b;
-        if (p->mm.min_len > f->cap_b || p->mm.max_len > f->cap_b)
-            return upq_wf_corrupt(w, p->off, "page statistics too long");
-    }
+    p->mm.cap = f->cap_b;
+    if (p->mm.min_len > f->cap_b || p->mm.max_len > f->cap_b)
+        return upq_wf_corrupt(w, p->off, "page statistics too long");
     if (p->nulls > p->values)
         return upq_wf_corrupt(w, p->off, "page header damaged");
     return UPQ_OK;
@@ -770,28 +818,7 @@ static upq_status page_next(upq_writer *w)
     return UPQ_OK;
 }
 
-/* ---- small encodings ------------------------------------------------------------- */
-
-/* A field header (delta 1..15) and a list header of n elements of wire
- * type ct. */
-static size_t put_list_field(uint8_t *p, unsigned delta, uint32_t n, unsigned ct)
-{
-    p[0] = (uint8_t)((delta << 4) | UPQ_CT_LIST);
-    return 1 + upq_tc_list_hdr(p + 1, n, ct);
-}
-
 /* ---- one chunk's page indexes ------------------------------------------------------- */
-
-/* A page with no value: its ColumnIndex entry has empty bounds. */
-static int page_is_null(const upq_fpage *p)
-{
-    return p->nulls == p->values;
-}
-
-static uint32_t entry_len(const upq_fpage *p, int max)
-{
-    return page_is_null(p) ? 0u : max ? p->mm.max_len : p->mm.min_len;
-}
 
 static void scan_reset(upq_writer *w, uint32_t col)
 {
@@ -821,81 +848,45 @@ static void scan_page(upq_writer *w)
     upq_wcol *c = &w->cols[f->col];
     int order = c->order;
     f->npages++;
-    if (p->nulls < 0)
+    if (upq_wj_ci_breaks(p))
         f->ci_ok = 0;
-    if (p->nulls != 0 || page_is_null(p))
+    if (p->nulls != 0 || upq_wj_page_null(p))
         f->null_free = 0;
-    if (!page_is_null(p) && f->ci_ok) {
-        if (!p->mm.has || !p->mm.min_ok || !p->mm.max_ok) {
-            f->ci_ok = 0;
-        } else {
-            if (f->prev_has) {
-                int a = upq_stats_cmp(order, p->mm.min, p->mm.min_len, f->prev_min, f->prev_min_len);
-                int b = upq_stats_cmp(order, p->mm.max, p->mm.max_len, f->prev_max, f->prev_max_len);
-                if (a < 0 || b < 0)
-                    f->asc = 0;
-                if (a > 0 || b > 0)
-                    f->desc = 0;
-            }
-            upq_memcpy(f->prev_min, p->mm.min, p->mm.min_len);
-            upq_memcpy(f->prev_max, p->mm.max, p->mm.max_len);
-            f->prev_min_len = p->mm.min_len;
-            f->prev_max_len = p->mm.max_len;
-            f->prev_has = 1;
+    if (!upq_wj_page_null(p) && f->ci_ok) {
+        if (f->prev_has) {
+            int a = upq_stats_cmp(order, p->mm.min, p->mm.min_len, f->prev_min, f->prev_min_len);
+            int b = upq_stats_cmp(order, p->mm.max, p->mm.max_len, f->prev_max, f->prev_max_len);
+            if (a < 0 || b < 0)
+                f->asc = 0;
+            if (a > 0 || b > 0)
+                f->desc = 0;
         }
+        upq_memcpy(f->prev_min, p->mm.min, p->mm.min_len);
+        upq_memcpy(f->prev_max, p->mm.max, p->mm.max_len);
+        f->prev_min_len = p->mm.min_len;
+        f->prev_max_len = p->mm.max_len;
+        f->prev_has = 1;
     }
-    /* the indexes' list entries */
-    f->u.op.mins_len += (uint32_t)(upq_tc_varint_len(entry_len(p, 0)) + entry_len(p, 0));
-    f->u.op.maxs_len += (uint32_t)(upq_tc_varint_len(entry_len(p, 1)) + entry_len(p, 1));
-    f->ci_len += (uint32_t)(1u + upq_tc_varint_len(entry_len(p, 0)) + entry_len(p, 0) +
-                            upq_tc_varint_len(entry_len(p, 1)) + entry_len(p, 1) +
-                            upq_tc_varint_len(upq_tc_zz(p->nulls < 0 ? 0 : p->nulls)));
-    f->oi_len += (uint32_t)(1u + upq_tc_varint_len(upq_tc_zz((int64_t)p->off)) + 1u + upq_tc_varint_len(upq_tc_zz((int64_t)p->total)) +
-                            1u + upq_tc_varint_len(upq_tc_zz((int64_t)f->frow)) + 1u);
+    /* the ColumnIndex's minima and maxima lists */
+    f->u.op.mins_len += (uint32_t)(upq_tc_varint_len(upq_wj_entry_len(p, 0)) + upq_wj_entry_len(p, 0));
+    f->u.op.maxs_len += (uint32_t)(upq_tc_varint_len(upq_wj_entry_len(p, 1)) + upq_wj_entry_len(p, 1));
+    upq_wj_tally(c, p, f->frow, &f->ci_len, &f->oi_len);
     f->frow += (uint64_t)p->rows;
-    /* totals for the footer's ColumnChunk */
-    c->num_values += p->values;
-    if (p->nulls > 0)
-        c->nulls += p->nulls;
-    if (p->nans > 0)
-        c->nans += p->nans;
-    c->unc_bytes += (int64_t)p->hl + p->unc;
-    c->comp_bytes += (int64_t)p->total;
-    c->enc_mask |= 1u << (uint32_t)p->encoding;
-    if (c->max_def || c->max_rep)
-        c->enc_mask |= 1u << UPQ_ENC_RLE;
-    if (p->encoding == UPQ_ENC_PLAIN_DICTIONARY || p->encoding == UPQ_ENC_RLE_DICTIONARY) {
-        c->pages_dict++;
+    if (p->encoding == UPQ_ENC_PLAIN_DICTIONARY || p->encoding == UPQ_ENC_RLE_DICTIONARY)
         c->dict_pages++;
-    } else {
-        c->pages_plain++;
+    else
         c->enc = p->encoding;
-    }
-    if (UPQ_WITH_STATISTICS && c->st.cap)
-        upq_minmax_merge(&c->st, &p->mm, order);
 }
 
 /* Ends the scan of column f->col: its index sizes and boundary order. */
 static void scan_end(upq_writer *w)
 {
     upq_wfinish *f = UPQ_WF(w);
-    upq_wcol *c = &w->cols[f->col];
-    uint8_t tmp[16];
     f->boundary = f->asc ? UPQ_BOUNDARY_ASCENDING : f->desc ? UPQ_BOUNDARY_DESCENDING
                                                         : UPQ_BOUNDARY_UNORDERED;
     if (!f->npages)
         f->ci_ok = 0;
-    if (f->ci_ok) {
-        /* three list headers, boundary_order, a fourth list header, STOP */
-        f->ci_len += (uint32_t)(put_list_field(tmp, 1, f->npages, UPQ_CT_TRUE) +
-                                2u * put_list_field(tmp, 1, f->npages, UPQ_CT_BINARY)) +
-                     1u + (uint32_t)upq_tc_varint_len(upq_tc_zz(f->boundary)) +
-                     (uint32_t)put_list_field(tmp, 1, f->npages, UPQ_CT_I64) + 1u;
-        c->ci_len = (int32_t)(f->ci_len + (UPQ_W_KEY(c) ? UPQ_W_CRYPTO_OVER : 0u));
-    }
-    if (!UPQ_W_NO_PI(w))
-        c->oi_len = (int32_t)(f->oi_len + put_list_field(tmp, 1, f->npages, UPQ_CT_STRUCT) + 1u +
-                              (UPQ_W_KEY(c) ? UPQ_W_CRYPTO_OVER : 0u));
+    upq_wj_index_lens(w, &w->cols[f->col], f->npages, f->ci_ok, f->ci_len, f->oi_len, f->boundary);
 }
 
 /* A piece of literal bytes at the next place of the page index area. */
@@ -1070,10 +1061,10 @@ static void ci_open(upq_writer *w)
         if (i == 3u) {
             out_byte(f, 3, 0x15); /* boundary_order: i32 */
             out_varint(f, 3, upq_tc_zz(f->boundary));
-            o->n += (uint32_t)put_list_field(out_b(f, 3) + o->n, 1, f->npages, UPQ_CT_I64);
+            o->n += (uint32_t)upq_wj_list_field(out_b(f, 3) + o->n, 1, f->npages, UPQ_CT_I64);
             break;
         }
-        o->n = (uint32_t)put_list_field(out_b(f, i), 1, f->npages, i == 0 ? UPQ_CT_TRUE : UPQ_CT_BINARY);
+        o->n = (uint32_t)upq_wj_list_field(out_b(f, i), 1, f->npages, i == 0 ? UPQ_CT_TRUE : UPQ_CT_BINARY);
         at += o->n + (i == 0 ? f->npages : i == 1 ? f->u.op.mins_len : f->u.op.maxs_len);
     }
 }
@@ -1088,7 +1079,7 @@ static uint32_t ci_entry_size(const upq_wfinish *f, unsigned i, uint32_t *n)
         return 1;
     if (i == 3u)
         return (uint32_t)upq_tc_varint_len(upq_tc_zz(p->nulls));
-    *n = entry_len(p, i == 2u);
+    *n = upq_wj_entry_len(p, i == 2u);
     return (uint32_t)upq_tc_varint_len(*n) + *n;
 }
 
@@ -1121,7 +1112,7 @@ static upq_status ci_entries(upq_writer *w)
             return out_flush(w, i);
         }
         if (i == 0)
-            out_byte(f, 0, page_is_null(p) ? 1 : 2);
+            out_byte(f, 0, upq_wj_page_null(p) ? 1 : 2);
         else if (i == 3u)
             out_varint(f, 3, upq_tc_zz(p->nulls));
         else {
@@ -1156,7 +1147,7 @@ static upq_status chunk_index1(upq_writer *w)
         switch (f->xstage) {
         case Y_OI_OPEN:
             f->u.op.out[0].pos = f->pos;
-            f->u.op.out[0].n = oi ? (uint32_t)put_list_field(f->lit, 1, c->npages, UPQ_CT_STRUCT) : 0u;
+            f->u.op.out[0].n = oi ? (uint32_t)upq_wj_list_field(f->lit, 1, c->npages, UPQ_CT_STRUCT) : 0u;
             f->xstage = Y_SCAN;
             continue;
         case Y_SCAN:
@@ -1283,7 +1274,7 @@ static upq_status chunk_index(upq_writer *w)
 #endif
         case X_CI_HEAD:
             f->xstage = X_NULL_PAGES;
-            return lit_piece(w, put_list_field(f->lit, 1, f->npages, UPQ_CT_TRUE));
+            return lit_piece(w, upq_wj_list_field(f->lit, 1, f->npages, UPQ_CT_TRUE));
         case X_NULL_PAGES:
         case X_MINS:
         case X_MAXS:
@@ -1293,8 +1284,8 @@ static upq_status chunk_index(upq_writer *w)
                 const upq_fpage *p = &f->pg;
                 const uint8_t *b = f->xstage == X_MAXS ? p->mm.max : p->mm.min;
                 f->bytes_due = 0;
-                upq_wj_src(w, b, entry_len(p, f->xstage == X_MAXS), f->pos);
-                f->pos += entry_len(p, f->xstage == X_MAXS);
+                upq_wj_src(w, b, upq_wj_entry_len(p, f->xstage == X_MAXS), f->pos);
+                f->pos += upq_wj_entry_len(p, f->xstage == X_MAXS);
                 return UPQ_OK;
             }
             if (f->null_free && (f->xstage == X_NULL_PAGES || f->xstage == X_NULL_COUNTS)) {
@@ -1315,31 +1306,31 @@ static upq_status chunk_index(upq_writer *w)
             if (st == UPQ_OK) {
                 const upq_fpage *p = &f->pg;
                 if (f->xstage == X_NULL_PAGES) {
-                    f->lit[0] = page_is_null(p) ? 1 : 2;
+                    f->lit[0] = upq_wj_page_null(p) ? 1 : 2;
                     return lit_piece(w, 1);
                 }
                 if (f->xstage == X_NULL_COUNTS)
                     return lit_piece(w, upq_tc_varint(f->lit, upq_tc_zz(p->nulls)));
-                f->bytes_due = entry_len(p, f->xstage == X_MAXS) != 0;
-                return lit_piece(w, upq_tc_varint(f->lit, entry_len(p, f->xstage == X_MAXS)));
+                f->bytes_due = upq_wj_entry_len(p, f->xstage == X_MAXS) != 0;
+                return lit_piece(w, upq_tc_varint(f->lit, upq_wj_entry_len(p, f->xstage == X_MAXS)));
             }
             if (st != UPQ_DONE)
                 return st;
             pages_begin(w, f->col);
             if (f->xstage == X_NULL_PAGES) {
                 f->xstage = X_MINS;
-                return lit_piece(w, put_list_field(f->lit, 1, f->npages, UPQ_CT_BINARY));
+                return lit_piece(w, upq_wj_list_field(f->lit, 1, f->npages, UPQ_CT_BINARY));
             }
             if (f->xstage == X_MINS) {
                 f->xstage = X_MAXS;
-                return lit_piece(w, put_list_field(f->lit, 1, f->npages, UPQ_CT_BINARY));
+                return lit_piece(w, upq_wj_list_field(f->lit, 1, f->npages, UPQ_CT_BINARY));
             }
             if (f->xstage == X_MAXS) {
                 f->xstage = X_NULL_COUNTS;
                 k = 0;
                 f->lit[k++] = 0x15; /* boundary_order: i32 */
                 k += upq_tc_varint(f->lit + k, upq_tc_zz(f->boundary));
-                k += put_list_field(f->lit + k, 1, f->npages, UPQ_CT_I64);
+                k += upq_wj_list_field(f->lit + k, 1, f->npages, UPQ_CT_I64);
                 return lit_piece(w, k);
             }
             f->xstage = X_CI_END;
@@ -1351,7 +1342,7 @@ static upq_status chunk_index(upq_writer *w)
         case X_OI_HEAD:
             f->frow = 0;
             f->xstage = X_OI_PAGES;
-            return lit_piece(w, put_list_field(f->lit, 1, f->npages, UPQ_CT_STRUCT));
+            return lit_piece(w, upq_wj_list_field(f->lit, 1, f->npages, UPQ_CT_STRUCT));
         case X_OI_PAGES:
             st = page_next(w);
             if (st == UPQ_OK) {
@@ -1387,6 +1378,20 @@ static upq_status chunk_index(upq_writer *w)
 }
 
 /* ---- the footer's row groups ------------------------------------------------------ */
+
+/* Column f->col's chunk, its totals taken from RG_SUM: 1, with where it
+ * begins; 0 when they do not match what RG_END says (the chunk is then
+ * scanned: a record is never taken over the pages it describes). */
+static int sum_chunk(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    upq_wcol *c = &w->cols[f->col];
+    const upq_wjcol *j = &w->jr->cols[f->col];
+    c->chunk_off = (int64_t)(j->off + j->slot - (uint32_t)c->dict_hdr);
+    c->data_off = (int64_t)(j->off + j->slot);
+    c->pages_plain = c->npages - c->pages_dict;
+    return c->pages_dict <= c->npages && c->comp_bytes == (int64_t)j->fill + c->dict_hdr;
+}
 
 /* Phase 1 starts (again, after an encrypted footer was counted). */
 static void footer_rgs_start(upq_writer *w)
@@ -1434,9 +1439,10 @@ upq_status upq_wf_footer_rgs(upq_writer *w, int start)
             f->col = 0;
             f->fstage = 1;
             continue;
-        case 1: /* scan its chunks */
+        case 1: /* scan its chunks, or take their totals from RG_SUM */
             if (f->col < w->ncols) {
-                st = scan_chunk(w, 0);
+                st = f->has_sum && !f->sum_bad && !f->scanning && sum_chunk(w) ? UPQ_DONE
+                                                                                 : scan_chunk(w, 0);
                 if (st != UPQ_DONE)
                     return st;
                 f->col++;
@@ -1533,6 +1539,8 @@ upq_status upq_wf_next(upq_writer *w)
             }
             if (st != UPQ_OK)
                 return st;
+            if (f->has_sum)
+                f->want_crc = tot_crc(w);
             w->num_rg = f->rg; /* the AADs' row group ordinal */
             f->col = 0;
             f->which = 0;
@@ -1547,6 +1555,8 @@ upq_status upq_wf_next(upq_writer *w)
                     f->xstage = X_SCAN;
                     continue;
                 }
+                if (f->has_sum && tot_crc(w) != f->want_crc)
+                    f->sum_bad = 1;
                 f->rows += f->rg_rows;
                 f->rg++;
                 f->rg_j = f->next_j;

@@ -555,6 +555,17 @@ static uint64_t index_entry(const upq_wcol *c)
     return 2u * (uint64_t)c->scap + 42u;
 }
 
+/* Bytes the row group's RG_SUMs take at most (0: it writes none). */
+static uint32_t sum_bound(const upq_writer *w)
+{
+    uint32_t i, n = 0;
+    if (w->jr->version < 3 || UPQ_W_ENCRYPTING(w))
+        return 0;
+    for (i = 0; i < w->ncols; i++)
+        n += upq_wj_sum_bound(w, i);
+    return n;
+}
+
 /* Bytes closing the file takes after its last row group's blobs, when it
  * has nrg row groups whose pages take `entries` bytes of index entries:
  * the CLOSE record's room, the entries, every row group's RowGroup and
@@ -583,7 +594,7 @@ static upq_status rows_fitting(upq_writer *w, uint64_t *rows)
     upq_status st = record_bound(w, UINT32_MAX, &rec_len);
     if (st != UPQ_OK)
         return st;
-    fixed = 6u * (uint64_t)rec_len + UPQ_WJ_CLOSE_ROOM(w);
+    fixed = 6u * (uint64_t)rec_len + UPQ_WJ_CLOSE_ROOM(w) + sum_bound(w);
     for (i = 0; i < w->ncols; i++) {
         const upq_wjcol *j = &jr->cols[i];
         const upq_wcol *c = &w->cols[i];
@@ -713,6 +724,11 @@ static upq_status plan(upq_writer *w)
     if (final)
         rows = w->rs;
     jr->rg_limit = rows;
+    /* the chunks' totals are kept as the pages are written, for RG_SUM (not
+     * in an encrypted file: its RowGroups are made from the page headers) */
+    jr->sum_ok = (uint8_t)(jr->version >= 3 && !UPQ_W_ENCRYPTING(w));
+    for (i = 0; i < w->ncols; i++)
+        w->cols[i].ci_ok = (uint8_t)(!UPQ_W_NO_PI(w) && w->cols[i].order != UPQ_SO_NONE);
     /* regions */
     for (i = 0; i < w->ncols; i++) {
         upq_wcol *c = &w->cols[i];
@@ -749,7 +765,7 @@ static upq_status plan(upq_writer *w)
         return st;
     nrec = final ? 0u : (w->o.checkpoint_rows ? rows / w->o.checkpoint_rows : 0u) + pages / K_ROWS + 2u;
     jr->rec_bound = rec_len;
-    jr->reserve = 2u * rec_len + UPQ_WJ_CLOSE_ROOM(w);
+    jr->reserve = 2u * rec_len + UPQ_WJ_CLOSE_ROOM(w) + sum_bound(w);
     /* RG_START itself */
     upq_memset(&jr->rs, 0, sizeof jr->rs);
     jr->rs.isset = (1u << UPQ_JRGSTART_RG) | (1u << UPQ_JRGSTART_JCAP) | (1u << UPQ_JRGSTART_ROWS) |
@@ -791,6 +807,72 @@ static upq_status plan(upq_writer *w)
 
 /* ---- pages ------------------------------------------------------------------------ */
 
+/* The page just encoded (its header in the models) joins c's totals, as
+ * the finisher would take it from its header at `off` (RG_SUM). */
+static UPQ_NOINLINE void tally(upq_writer *w, upq_wcol *c, const upq_wpage *pg, uint64_t off, int64_t rows)
+{
+    upq_fpage p;
+    uint32_t ci = (uint32_t)c->ci_len, oi = (uint32_t)c->oi_len;
+    if (upq_wj_page_facts(&UPQ_W_MODELS(w)->ph, &p) != UPQ_OK) {
+        w->jr->sum_ok = 0;
+        return;
+    }
+    p.off = off;
+    p.hl = (uint32_t)pg->hl;
+    p.total = (uint32_t)(pg->hl + pg->stored);
+    p.mm.cap = c->scap;
+    if (c->max_rep && p.type == UPQ_PAGE_DATA)
+        p.rows = rows; /* the records' page-rows lists say it */
+    if (upq_wj_ci_breaks(&p))
+        c->ci_ok = 0;
+    upq_wj_tally(c, &p, c->frows, &ci, &oi);
+    c->ci_len = (int32_t)ci;
+    c->oi_len = (int32_t)oi;
+}
+
+/* The dictionary page just encoded (hl header bytes, len in all) joins c's
+ * totals as the finisher would take it. */
+static void dict_tally(upq_writer *w, upq_wcol *c, size_t hl, size_t len)
+{
+    c->unc_bytes += (int64_t)hl + UPQ_W_MODELS(w)->ph.uncompressed_page_size;
+    c->comp_bytes += (int64_t)len;
+    c->enc_mask |= 1u << (UPQ_W_V2(w) ? UPQ_ENC_PLAIN : UPQ_ENC_PLAIN_DICTIONARY);
+}
+
+/* The RG_SUMs of the row group's columns, one a call, before RG_END, when
+ * its totals are whole and each fits with RG_END after it: UPQ_OK (a
+ * record started), UPQ_DONE (no more), or an error. Counts in jr->jcol. */
+static UPQ_NOINLINE upq_status sum_record(upq_writer *w)
+{
+    upq_wjournal *jr = w->jr;
+    uint32_t i, len = 0;
+    const upq_jtot *t;
+    upq_status st;
+    if (!jr->sum_ok || jr->jcol >= w->ncols) {
+        jr->sum_ok = 0;
+        jr->jcol = 0;
+        return UPQ_DONE;
+    }
+    if (jr->jcol == 0)
+        for (i = 0; i < w->ncols; i++) {
+            upq_wcol *c = &w->cols[i];
+            upq_wj_index_lens(w, c, c->npages, c->ci_ok, (uint32_t)c->ci_len, (uint32_t)c->oi_len, 0);
+        }
+    t = upq_wj_tot_fill(w, jr->jcol);
+    st = upq_wj_rec_size(w, &upq_journal_descs[UPQ_JDESC_TOT], t, &len);
+    if (st != UPQ_OK)
+        return st;
+    if (jr->jpos + len + jr->rec_bound > jr->jstart + jr->jcap) {
+        jr->sum_ok = 0; /* the footer reads this row group's page headers */
+        jr->jcol = 0;
+        return UPQ_DONE;
+    }
+    upq_wj_rec_begin(w, UPQ_J_RG_SUM, &upq_journal_descs[UPQ_JDESC_TOT], t, jr->jpos);
+    jr->jpos += len;
+    jr->jcol++;
+    return UPQ_OK;
+}
+
 /* Encodes c's committed staging as a page for its region (planning the row
  * group first when this is its first page) and books it. The page's pieces
  * are left in jr->pbody / phl / pstored / ppos. */
@@ -826,6 +908,8 @@ static upq_status encode(upq_writer *w, upq_wcol *c)
     size = pg.hl + pg.stored;
     if (size > j->cap - j->slot - j->fill)
         return upq_w_fail(w, UPQ_ERR_STATE, (int32_t)i, "region overrun");
+    if (jr->sum_ok)
+        tally(w, c, &pg, j->off + j->slot + j->fill, rows);
     jr->pc = c;
     jr->pbody = pg.out;
     jr->phl = pg.hl;
@@ -1139,6 +1223,31 @@ static upq_status rg_gaps(upq_writer *w)
     return st == UPQ_OK ? UPQ_DONE : st;
 }
 
+/* JS_RECORD: an RGEND's RG_SUMs, then the CKPT or RG_END, its sync next.
+ * UPQ_OK (a record started), UPQ_DONE when the journal area is full (this
+ * checkpoint then ends the row group: *end set, the gaps next), or an error. */
+static upq_status rg_record(upq_writer *w, int *end)
+{
+    upq_wjournal *jr = w->jr;
+    uint8_t type = *end ? UPQ_J_RG_END : UPQ_J_CKPT;
+    upq_status st = *end ? sum_record(w) : UPQ_DONE;
+    if (st != UPQ_DONE)
+        return st == UPQ_OK ? no_piece(w) : st; /* then the next, and RG_END, here again */
+    ckpt_model(w, type);
+    st = journal_record(w, type, &upq_journal_descs[UPQ_JDESC_CKPT], &jr->ck);
+    if (st == UPQ_DONE) {
+        *end = 1;
+        jr->job = UPQ_WJ_RGEND;
+        jr->jst = JS_GAPS;
+        upq_wj_gaps_start(w);
+        return UPQ_DONE;
+    }
+    if (st != UPQ_OK)
+        return st;
+    jr->jst = JS_SYNC;
+    return no_piece(w);
+}
+
 /* CKPT and RGEND. */
 static upq_status job_rg(upq_writer *w, int end)
 {
@@ -1245,6 +1354,7 @@ static upq_status job_rg(upq_writer *w, int end)
                                                         (size_t)c->dict_stored));
             j->dict_len = (int32_t)len;
             UPQ_SET(*j, UPQ_JCOL_DICT_LEN);
+            dict_tally(w, c, hl, len);
             /* right-aligned: the chunk begins with it */
             jr->ppos = wj->off + wj->slot - len;
             jr->phl = hl;
@@ -1343,23 +1453,11 @@ static upq_status job_rg(upq_writer *w, int end)
             jr->jst = JS_BLOOM;
             return UPQ_OK;
         }
-        case JS_RECORD: {
-            uint8_t type = end ? UPQ_J_RG_END : UPQ_J_CKPT;
-            ckpt_model(w, type);
-            st = journal_record(w, type, &upq_journal_descs[UPQ_JDESC_CKPT], &jr->ck);
-            if (st == UPQ_DONE) {
-                /* the journal area is full: this checkpoint ends the row group */
-                end = 1;
-                jr->job = UPQ_WJ_RGEND;
-                jr->jst = JS_GAPS;
-                upq_wj_gaps_start(w);
-                continue;
-            }
-            if (st != UPQ_OK)
+        case JS_RECORD:
+            st = rg_record(w, &end);
+            if (st != UPQ_DONE)
                 return st;
-            jr->jst = JS_SYNC;
-            return no_piece(w);
-        }
+            continue;
         case JS_SYNC:
             if (end)
                 w->seal_to = jr->blob; /* the row group is complete */

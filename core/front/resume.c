@@ -109,7 +109,7 @@ static upq_status rs_crc(upq_writer *w)
         return st;
     if (st != UPQ_OK || upq_load_le32(upq_wf_at(w, jr->first_j - UPQ_J_CRC)) != f->rcrc)
         return not_ours(w, st == UPQ_OK ? UPQ_ERR_CORRUPT : st);
-    if (f->fj->version != UPQ_J_VERSION)
+    if (f->fj->version < 2) /* 2 continues without RG_SUM (writer_journal.c) */
         return upq_w_fail(w, UPQ_ERR_INVAL, -1,
                           "the file's journal is of an older version: recover it and start a new file");
     if (upq_wr_adopt_file(w, f->fj) != UPQ_OK)
