@@ -10,7 +10,7 @@ import zlib from 'node:zlib';
 
 export const crc32 = (buf, seed = 0) => zlib.crc32(buf, seed) >>> 0;
 
-export const TYPES = { 1: 'FILE', 2: 'RG_START', 3: 'CKPT', 4: 'RG_END', 5: 'ROWS', 7: 'CLOSE', 8: 'RESUME' };
+export const TYPES = { 1: 'FILE', 2: 'RG_START', 3: 'CKPT', 4: 'RG_END', 5: 'ROWS', 7: 'CLOSE', 8: 'RESUME', 9: 'RG_SUM' };
 export const HDR = 24;
 
 // ---- Thrift compact ------------------------------------------------------------
