@@ -18,7 +18,10 @@
 //   file with the same file id and nonce) where this file's were;
 //   edited records: one field of a checkpoint, RG_START or RESUME changed
 //   (rows, fills, page counts, dictionary counts and lengths, blob places,
-//   region layout, histograms...) and the CRC made valid again.
+//   region layout, histograms...) and the CRC made valid again;
+//   edited totals: one field of an RG_SUM changed, its CRC valid again (a
+//   recovery that keeps every row must give the undamaged one's footer and
+//   page indexes: the totals are never taken over the pages).
 // For each copy:
 //   - `upq recover D OUT` exits 0 with OUT holding an exact prefix of the
 //     log's rows (never more than recovery keeps of the undamaged copy), or
@@ -241,6 +244,12 @@ function damages(st, log) {
     const e = editOne(b, recs, seed);
     if (e) add('edited record', e.what, e.bytes);
   }
+  // a row group's totals (RG_SUM) edited, its CRC valid: the finisher must
+  // not take them over the pages (the rows and statistics stay exact)
+  for (let k = 0; k < 8 * PER && recs.length > 1; k++) {
+    const e = editOne(b, recs, seed, [9]);
+    if (e) add('edited totals', e.what, e.bytes);
+  }
   return out;
 }
 
@@ -263,8 +272,8 @@ function cloneV(v) {
   return v;
 }
 
-function editOne(b, recs, seed) {
-  const cands = recs.filter((r) => r.body && [2, 3, 4, 5, 8].includes(r.type));
+function editOne(b, recs, seed, types = [2, 3, 4, 5, 8]) {
+  const cands = recs.filter((r) => r.body && types.includes(r.type));
   if (!cands.length) return null;
   const r = pick(cands);
   for (let tries = 0; tries < 8; tries++) {
@@ -300,6 +309,13 @@ function baseline(st, log) {
 
 const duckQueue = [];
 
+// `upq meta --page-index` of f as of the undamaged copy's recovery
+// (base.out.parquet, the state's baseline), the file's name aside.
+function sameMeta(f) {
+  const meta = (g) => run(UPQ, ['meta', '--page-index', g]).out.split('\n').filter((l) => !l.startsWith('file:')).join('\n');
+  return meta(f) === meta(path.join(WORK, 'base.out.parquet'));
+}
+
 function checkTimed(kind, what, r) {
   if (r.timedOut || r.signal) {
     fail(kind, `${what}: did not finish within ${TIMEOUT_S} s (${r.signal || 'timeout'})`);
@@ -329,7 +345,9 @@ function oneCopy(d, st, log, n, seen) {
       if (!lines) fail(d.kind, `${tag}: upq recover D OUT said "${r.out.trim()}" but upq cat cannot read OUT`);
       else if (!isPrefix(lines, log.rows)) fail(d.kind, `${tag}: OUT's ${lines.length} rows are not a prefix of the log's`);
       else if (lines.length > n) fail(d.kind, `${tag}: OUT keeps ${lines.length} rows, the undamaged file ${n}`);
-      else {
+      else if (d.kind === 'edited totals' && lines.length === n && !sameMeta(o)) {
+        fail(d.kind, `${tag}: OUT's footer or page indexes differ from the undamaged file's recovery`);
+      } else {
         kept = lines.length;
         passed++;
         queueDuck(o, lines, log, seen, `${tag} (OUT)`);
