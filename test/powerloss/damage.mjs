@@ -22,6 +22,8 @@
 //   edited totals: one field of an RG_SUM changed, its CRC valid again (a
 //   recovery that keeps every row must give the undamaged one's footer and
 //   page indexes: the totals are never taken over the pages).
+// Also a table of journal version 2 (table-journal-v2.parquet, from the build
+// before version 3, the same rows and options as upq write's table here).
 // For each copy:
 //   - `upq recover D OUT` exits 0 with OUT holding an exact prefix of the
 //     log's rows (never more than recovery keeps of the undamaged copy), or
@@ -166,6 +168,18 @@ function makeLogs() {
     if (!got || got.length !== 300) throw new Error(`${name}: upq cat reads ${got && got.length} rows`);
     logs.push({ name, file: path.join(WORK, `${name}.parquet`), rows: got, kind: 'table', v2, more,
                 sameId: fs.readFileSync(path.join(WORK, `${name}-other.parquet`)) });
+  }
+  // journal version 2, written by the build before RG_SUM from the same rows
+  // and options (table-journal-v2.parquet): recovered, damaged and resumed
+  // as then (resume continues it at version 2)
+  {
+    const name = 'table-journal-v2', file = path.join(WORK, `${name}.parquet`);
+    fs.copyFileSync(path.join(here, 'table-journal-v2.parquet'), file);
+    const got = catLines(file);
+    if (!got || got.join('\n') !== logs.find((l) => l.name === 'table').rows.join('\n'))
+      throw new Error(`${name}: upq cat does not read the table's rows`);
+    logs.push({ name, file, rows: got, kind: 'table', v2: false, more,
+                sameId: fs.readFileSync(path.join(WORK, 'table-other.parquet')) });
   }
   // another file id altogether: the first table's records under the logger's
   const foreignOtherId = fs.readFileSync(path.join(WORK, 'logger.parquet'));
@@ -429,6 +443,21 @@ function append(d, tag, log, kept, seen) {
   }
 }
 
+// The undamaged state appended to: it must take the rows (a journal of
+// version 2 too, which resume continues at version 2).
+function resumesUndamaged(st, log, n) {
+  const a = path.join(WORK, 'a.parquet');
+  fs.writeFileSync(a, st.bytes);
+  const table = log.kind === 'table';
+  const r = table ? run(UPQ, ['write', ...tableArgs(log.v2), '--append', 'more.jsonl', 'a.parquet'])
+                  : run(LOGGER, ['--rows', '50', '--resume', ...LOGGER_OPTS, 'a.parquet']);
+  const want = table ? [...log.rows.slice(0, n), ...log.more] : log.stream.slice(0, n + 50);
+  const lines = r.status === 0 ? catLines(a) : null;
+  if (!lines || lines.length !== want.length || !lines.every((l, i) => l === want[i]))
+    fail('undamaged', `${st.name}: appending (exit ${r.status}) does not give the ${n} rows kept and ${want.length - n} more: ${tail(r.err)}`);
+  else passed++;
+}
+
 // DuckDB reads the first file of each row count of a log, and every 10th other.
 function queueDuck(file, lines, log, seen, what) {
   const key = `${log.name}:${lines.length}`;
@@ -481,6 +510,7 @@ async function main() {
     const seen = { count: 0, duck: 0, counts: new Set() };
     for (const st of states(log)) {
       const n = baseline(st, log);
+      resumesUndamaged(st, log, n);
       const ds = damages(st, log);
       for (const d of ds) {
         const before = failed;
