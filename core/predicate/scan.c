@@ -17,6 +17,7 @@
 #include "upq_port.h"
 #include "common/upq_internal.h"
 #include "pred_int.h"
+#include "read/reader_int.h"
 
 #if UPQ_WITH_PREDICATE && UPQ_WITH_READER
 
@@ -39,16 +40,8 @@ enum { SS_PSKIP = 0, SS_PSKIP2, SS_PNEXT, SS_PEV, SS_OSKIP, SS_READY };
 
 static upq_status sc_fail(upq_scan *sc, upq_status st, const char *what)
 {
-    upq_error_info *e = &sc->r->err;
-    e->status = st;
-    e->needed = UPQ_ERR_NEEDED(st, &sc->r->arena);
-    e->offset = UINT64_MAX;
-    e->what = what;
-    e->in_struct = e->field = (const char *)0;
-    e->row_group = (int32_t)sc->rg;
-    e->column = -1;
-    e->page = -1;
-    e->schema_element = -1;
+    upq_reader_set_error(sc->r, st, UINT64_MAX, what, (int32_t)sc->rg, -1, -1);
+    sc->r->err.schema_element = -1; /* opened over a reader whose open failed */
     sc->stage = SC_FAILED;
     sc->failed = st;
     return st;

@@ -25,17 +25,8 @@ enum { BR_NONE = 0, BR_HEADER, BR_BITSET, BR_EHEADER, BR_EBITSET, BR_READY, BR_F
 
 static upq_status bfail(upq_bloom_reader *b, upq_status st, uint64_t off, const char *what)
 {
-    upq_error_info *e = &b->r->err;
-    e->status = st;
-    e->needed = UPQ_ERR_NEEDED(st, &b->r->arena);
-    e->offset = off;
-    e->what = what;
-    e->in_struct = e->field = (const char *)0;
-    e->row_group = (int32_t)b->rg;
-    e->column = (int32_t)b->col;
-    e->page = -1;
     b->stage = BR_FAILED;
-    return st;
+    return upq_reader_set_error(b->r, st, off, what, (int32_t)b->rg, (int32_t)b->col, -1);
 }
 
 upq_status upq_bloom_open(upq_bloom_reader *b, upq_reader *r, uint32_t rg, uint32_t column)
@@ -55,21 +46,10 @@ upq_status upq_bloom_open(upq_bloom_reader *b, upq_reader *r, uint32_t rg, uint3
     if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) || upq_reader_implicit_crypto(r)) {
         /* the key first, as the column reader takes it: without it the
          * column metadata (and the filter's place) may be unknown too */
-        upq_status st;
-        void *mem;
-        if (upq_crypto_key_size() == 0)
-            return bfail(b, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
-                         UPQ_MSG("encrypted column chunk: this build has no decryption"));
-        mem = upq_arena_alloc(&r->arena, upq_crypto_key_size());
-        if (!mem)
-            return bfail(b, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the column key"));
-        st = upq_reader_column_key(r, rg, column, mem, &b->key);
+        const char *what;
+        upq_status st = upq_reader_chunk_key(r, rg, column, b->mark, &b->key, &what);
         if (st != UPQ_OK)
-            return bfail(b, st, UINT64_MAX,
-                         st == UPQ_ERR_AUTH ? UPQ_MSG("no key for this encrypted column")
-                                            : UPQ_MSG("column key is not 16, 24 or 32 bytes"));
-        if (b->key != mem)
-            upq_arena_rewind(&r->arena, b->mark); /* the footer key serves */
+            return bfail(b, st, UINT64_MAX, what);
         b->rg_ord = upq_reader_rg_ordinal(r, rg);
     } else if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_ENCRYPTED_COLUMN_METADATA)) {
         return bfail(b, UPQ_ERR_CORRUPT, UINT64_MAX,

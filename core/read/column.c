@@ -41,17 +41,8 @@ enum {
 
 static upq_status col_fail(upq_column_reader *c, upq_status st, uint64_t off, const char *what)
 {
-    upq_error_info *e = &c->r->err;
-    e->status = st;
-    e->offset = off;
-    e->what = what;
-    e->in_struct = e->field = (const char *)0;
-    e->row_group = (int32_t)c->rg;
-    e->column = (int32_t)c->col;
-    e->page = c->page_no;
-    e->needed = UPQ_ERR_NEEDED(st, &c->r->arena);
     c->stage = CS_FAILED;
-    return st;
+    return upq_reader_set_error(c->r, st, off, what, (int32_t)c->rg, (int32_t)c->col, c->page_no);
 }
 
 #define MAX_DICT_HEADER 100u
@@ -99,21 +90,10 @@ upq_status upq_column_open(upq_column_reader *c, upq_reader *r, uint32_t rg, uin
     c->mark = upq_arena_save(&r->arena);
     if (UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_CRYPTO_METADATA) ||
         (UPQ_WITH_CRYPTO && upq_reader_implicit_crypto(r))) {
-        upq_status st;
-        void *mem;
-        if (!UPQ_WITH_CRYPTO || upq_crypto_key_size() == 0)
-            return col_fail(c, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
-                            UPQ_MSG("encrypted column chunk: this build has no decryption"));
-        mem = upq_arena_alloc(&r->arena, upq_crypto_key_size());
-        if (!mem)
-            return col_fail(c, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the column key"));
-        st = upq_reader_column_key(r, rg, column, mem, &c->key);
+        const char *what;
+        upq_status st = upq_reader_chunk_key(r, rg, column, c->mark, &c->key, &what);
         if (st != UPQ_OK)
-            return col_fail(c, st, UINT64_MAX,
-                            st == UPQ_ERR_AUTH ? UPQ_MSG("no key for this encrypted column")
-                                               : UPQ_MSG("column key is not 16, 24 or 32 bytes"));
-        if (c->key != mem)
-            upq_arena_rewind(&r->arena, c->mark); /* the footer key serves */
+            return col_fail(c, st, UINT64_MAX, what);
         /* the page header decryption state: only encrypted chunks pay for it */
         c->hs = (upq_cstream *)upq_arena_alloc(&r->arena, sizeof *c->hs);
         if (!c->hs)

@@ -24,16 +24,9 @@ enum { PI_NONE = 0, PI_READ, PI_READY, PI_FAILED };
 static upq_status pfail(upq_page_index *p, upq_status st, uint64_t off, const char *what,
                         int32_t page)
 {
-    upq_error_info *e = &p->r->err;
-    e->status = st;
-    e->needed = UPQ_ERR_NEEDED(st, &p->r->arena);
-    e->offset = off;
-    e->what = what;
-    e->in_struct = p->kind == UPQ_PAGE_INDEX_OFFSET ? UPQ_MSG("OffsetIndex") : UPQ_MSG("ColumnIndex");
-    e->field = (const char *)0;
-    e->row_group = (int32_t)p->rg;
-    e->column = (int32_t)p->col;
-    e->page = page;
+    upq_reader_set_error(p->r, st, off, what, (int32_t)p->rg, (int32_t)p->col, page);
+    p->r->err.in_struct =
+        p->kind == UPQ_PAGE_INDEX_OFFSET ? UPQ_MSG("OffsetIndex") : UPQ_MSG("ColumnIndex");
     p->stage = PI_FAILED;
     return st;
 }
@@ -74,21 +67,10 @@ upq_status upq_page_index_open(upq_page_index *p, upq_reader *r, uint32_t rg, ui
         (UPQ_WITH_CRYPTO && upq_reader_implicit_crypto(r))) {
         /* the key first, as the column reader takes it: the column's
          * metadata (and so its byte range) may be encrypted with it */
-        upq_status st;
-        void *mem;
-        if (!UPQ_WITH_CRYPTO || upq_crypto_key_size() == 0)
-            return pfail(p, UPQ_ERR_UNSUPPORTED, UINT64_MAX,
-                         UPQ_MSG("encrypted column chunk: this build has no decryption"), -1);
-        mem = upq_arena_alloc(&r->arena, upq_crypto_key_size());
-        if (!mem)
-            return pfail(p, UPQ_ERR_NOMEM, UINT64_MAX, UPQ_MSG("arena too small for the column key"), -1);
-        st = upq_reader_column_key(r, rg, column, mem, &p->key);
+        const char *what;
+        upq_status st = upq_reader_chunk_key(r, rg, column, p->mark, &p->key, &what);
         if (st != UPQ_OK)
-            return pfail(p, st, UINT64_MAX,
-                         st == UPQ_ERR_AUTH ? UPQ_MSG("no key for this encrypted column")
-                                            : UPQ_MSG("column key is not 16, 24 or 32 bytes"), -1);
-        if (p->key != mem)
-            upq_arena_rewind(&r->arena, p->mark); /* the footer key serves */
+            return pfail(p, st, UINT64_MAX, what, -1);
         p->rg_ord = upq_reader_rg_ordinal(r, rg);
     }
     if (!UPQ_ISSET(*ch, UPQ_COLUMN_CHUNK_META_DATA))

@@ -206,6 +206,32 @@ int upq_reader_implicit_crypto(const upq_reader *r)
     return r->enc == UPQ_CRYPT_FOOTER && r->fc.no_aad;
 }
 
+#if UPQ_WITH_CRYPTO
+upq_status upq_reader_chunk_key(upq_reader *r, uint32_t rg, uint32_t column, upq_arena_mark mark,
+                                const struct upq_aes_key **key, const char **what)
+{
+    void *mem;
+    upq_status st;
+    *what = UPQ_MSG_NO_DECRYPTION;
+    if (upq_crypto_key_size() == 0)
+        return UPQ_ERR_UNSUPPORTED;
+    mem = upq_arena_alloc(&r->arena, upq_crypto_key_size());
+    if (!mem) {
+        *what = UPQ_MSG("arena too small for the column key");
+        return UPQ_ERR_NOMEM;
+    }
+    st = upq_reader_column_key(r, rg, column, mem, key);
+    if (st != UPQ_OK) {
+        *what = st == UPQ_ERR_AUTH ? UPQ_MSG("no key for this encrypted column")
+                                   : UPQ_MSG("column key is not 16, 24 or 32 bytes");
+        return st;
+    }
+    if (*key != mem)
+        upq_arena_rewind(&r->arena, mark); /* the footer key serves */
+    return UPQ_OK;
+}
+#endif
+
 upq_status upq_reader_column_key(upq_reader *r, uint32_t rg, uint32_t column, void *mem,
                                  const struct upq_aes_key **key)
 {

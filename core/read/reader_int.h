@@ -7,6 +7,7 @@
 #define UPQ_READER_INT_H
 
 #include "uparquet/reader.h"
+#include "common/upq_internal.h"
 #include "format/meta_desc.h"
 
 /* upq_reader.enc: how the file is encrypted */
@@ -32,6 +33,28 @@ enum {
 /* Fails the reader with a located error (reader.c). */
 upq_status upq_reader_fail(upq_reader *r, upq_status st, uint64_t off, const char *what);
 
+/* Describes the failure of a part over the reader (a column reader, a row
+ * reader, a scan, a page index, a bloom filter) in the reader's error info:
+ * the part fails, the reader goes on. Returns `st`. schema_element is left
+ * as it is: only a failed open sets it. Inline: each part's own failure
+ * function is the one copy in its image (reader-min holds the column
+ * reader's alone, at the size it had). */
+static inline upq_status upq_reader_set_error(upq_reader *r, upq_status st, uint64_t off,
+                                              const char *what, int32_t row_group,
+                                              int32_t column, int32_t page)
+{
+    upq_error_info *e = &r->err;
+    e->status = st;
+    e->offset = off;
+    e->what = what;
+    e->in_struct = e->field = (const char *)0;
+    e->row_group = row_group;
+    e->column = column;
+    e->page = page;
+    e->needed = UPQ_ERR_NEEDED(st, &r->arena);
+    return st;
+}
+
 /* ---- decryption (reader_crypto.c) ---- */
 struct upq_encryption_algorithm;
 
@@ -46,6 +69,27 @@ upq_status upq_reader_crypto_column_meta(struct upq_reader *r);
 
 /* Are unmarked columns encrypted with the footer key (DuckDB's files)? */
 int upq_reader_implicit_crypto(const struct upq_reader *r);
+
+/* The key of an encrypted chunk that a column reader, a page index or a
+ * bloom filter opens: expanded into the arena, or the footer key (the arena
+ * then back at `mark`). On failure `*what` says why, for the part's error.
+ * A build without decryption refuses every encrypted chunk here, inline, so
+ * that its callers' key paths fold away. */
+#define UPQ_MSG_NO_DECRYPTION UPQ_MSG("encrypted column chunk: this build has no decryption")
+#if UPQ_WITH_CRYPTO
+upq_status upq_reader_chunk_key(struct upq_reader *r, uint32_t rg, uint32_t column,
+                                upq_arena_mark mark, const struct upq_aes_key **key,
+                                const char **what);
+#else
+static inline upq_status upq_reader_chunk_key(struct upq_reader *r, uint32_t rg, uint32_t column,
+                                              upq_arena_mark mark,
+                                              const struct upq_aes_key **key, const char **what)
+{
+    (void)r, (void)rg, (void)column, (void)mark, (void)key;
+    *what = UPQ_MSG_NO_DECRYPTION;
+    return UPQ_ERR_UNSUPPORTED;
+}
+#endif
 
 /* Row group ordinal for AADs. */
 int32_t upq_reader_rg_ordinal(const struct upq_reader *r, uint32_t rg);

@@ -24,19 +24,20 @@
 #include "uparquet/record.h"
 #include "upq_port.h"
 #include "common/upq_internal.h"
+#include "reader_int.h"
 
 #if UPQ_WITH_ROWS
 
 enum { RK_ROOT = 0, RK_STRUCT, RK_LIST, RK_MAP, RK_LEAF };
 
-/* RS_FLAT: in a row of top-level columns (upq_rows.flat), read without the
+/* RR_FLAT: in a row of top-level columns (upq_rows.flat), read without the
  * plan walk (UPQ_WITH_FLAT_ROWS) */
-enum { RS_IDLE = 0, RS_ROW, RS_DONE, RS_FAILED, RS_CLOSED, RS_FLAT };
+enum { RR_IDLE = 0, RR_ROW, RR_DONE, RR_FAILED, RR_CLOSED, RR_FLAT };
 
 #if UPQ_WITH_FLAT_ROWS
-#define IN_ROW(w) ((w)->stage == RS_ROW || (w)->stage == RS_FLAT)
+#define IN_ROW(w) ((w)->stage == RR_ROW || (w)->stage == RR_FLAT)
 #else
-#define IN_ROW(w) ((w)->stage == RS_ROW)
+#define IN_ROW(w) ((w)->stage == RR_ROW)
 #endif
 
 /* container frame states */
@@ -52,17 +53,9 @@ enum {
 static upq_status set_err(upq_rows *w, upq_status st, int32_t column, int32_t page, uint64_t off,
                           const char *what)
 {
-    upq_error_info *e = &w->r->err;
-    e->status = st;
-    e->needed = UPQ_ERR_NEEDED(st, &w->r->arena);
-    e->offset = off;
-    e->what = what;
-    e->in_struct = e->field = (const char *)0;
-    e->row_group = (int32_t)w->rg;
-    e->column = column;
-    e->page = page;
-    e->schema_element = -1;
-    w->stage = RS_FAILED;
+    upq_reader_set_error(w->r, st, off, what, (int32_t)w->rg, column, page);
+    w->r->err.schema_element = -1; /* opened over a reader whose open failed */
+    w->stage = RR_FAILED;
     w->failed = st;
     return st;
 }
@@ -253,7 +246,7 @@ void upq_rows_close(upq_rows *w)
         upq_column_close(&w->leaves[--w->num_open].col);
     upq_arena_rewind(&w->r->arena, w->mark);
     w->r = (upq_reader *)0;
-    w->stage = RS_CLOSED;
+    w->stage = RR_CLOSED;
 }
 
 static upq_status open_fail(upq_rows *w, upq_status st, const char *what)
@@ -261,7 +254,7 @@ static upq_status open_fail(upq_rows *w, upq_status st, const char *what)
     if (what)
         set_err(w, st, -1, -1, UINT64_MAX, what);
     upq_rows_close(w);
-    w->stage = RS_FAILED;
+    w->stage = RR_FAILED;
     w->failed = st;
     return st;
 }
@@ -375,7 +368,7 @@ upq_status upq_rows_open(upq_rows *w, upq_reader *r, uint32_t rg, const uint32_t
      * one entry each per row, and plan node i + 1 reads leaf i */
     w->flat = (uint8_t)(w->num_nodes == w->num_leaves + 1u);
 #endif
-    w->stage = RS_IDLE;
+    w->stage = RR_IDLE;
     return UPQ_OK;
 }
 
@@ -422,7 +415,7 @@ static upq_status ensure(upq_rows *w, upq_rows_leaf *lf)
         return set_err(w, UPQ_ERR_STATE, (int32_t)lf->col.col, lf->col.page_no, lf->col.page_off,
                        UPQ_MSG("column read made no progress"));
     if (st < 0) {
-        w->stage = RS_FAILED;
+        w->stage = RR_FAILED;
         w->failed = st;
     }
     return st;
@@ -548,11 +541,11 @@ static UPQ_NOINLINE upq_status next_event(upq_rows *w, upq_event *ev)
 upq_status upq_rows_event(upq_rows *w, upq_event *ev)
 #endif
 {
-    if (w->stage == RS_FAILED)
+    if (w->stage == RR_FAILED)
         return w->failed;
-    if (w->stage == RS_CLOSED)
+    if (w->stage == RR_CLOSED)
         return UPQ_ERR_STATE;
-    if (w->stage != RS_ROW)
+    if (w->stage != RR_ROW)
         return UPQ_DONE;
     for (;;) {
         upq_rows_frame *f = &w->stack[w->depth - 1];
@@ -570,7 +563,7 @@ upq_status upq_rows_event(upq_rows *w, upq_event *ev)
             }
             w->depth--;
             if (n->kind == RK_ROOT) {
-                w->stage = RS_IDLE;
+                w->stage = RR_IDLE;
                 return UPQ_DONE;
             }
             return end_event(ev, n, f->role, UPQ_EV_END_STRUCT);
@@ -629,12 +622,12 @@ upq_status upq_rows_event(upq_rows *w, upq_event *ev)
  */
 upq_status upq_rows_event(upq_rows *w, upq_event *ev)
 {
-    if (w->stage == RS_FLAT) {
+    if (w->stage == RR_FLAT) {
         uint32_t c = w->field;
         upq_rows_leaf *lf;
         size_t pos, vpos;
         if (c >= w->num_leaves) {
-            w->stage = RS_IDLE;
+            w->stage = RR_IDLE;
             return UPQ_DONE;
         }
         w->field = c + 1u;
@@ -679,9 +672,9 @@ static upq_status finish_row(upq_rows *w)
  * and the row in progress is passed over. */
 static upq_status leave_row(upq_rows *w, int busy)
 {
-    if (w->stage == RS_FAILED)
+    if (w->stage == RR_FAILED)
         return w->failed;
-    if (w->stage == RS_CLOSED || busy)
+    if (w->stage == RR_CLOSED || busy)
         return UPQ_ERR_STATE;
     return IN_ROW(w) ? finish_row(w) : UPQ_OK;
 }
@@ -697,7 +690,7 @@ upq_status upq_rows_next(upq_rows *w)
     uint32_t i;
     if (st != UPQ_OK)
         return st;
-    if (w->stage == RS_DONE)
+    if (w->stage == RR_DONE)
         return UPQ_DONE;
     if (w->row >= w->num_rows) {
         for (i = 0; i < w->num_leaves; i++) {
@@ -708,7 +701,7 @@ upq_status upq_rows_next(upq_rows *w)
             if (st != UPQ_DONE)
                 return st;
         }
-        w->stage = RS_DONE;
+        w->stage = RR_DONE;
         return UPQ_DONE;
     }
     for (i = 0; i < w->num_leaves; i++) {
@@ -734,9 +727,9 @@ upq_status upq_rows_next(upq_rows *w)
         w->ready = (size_t)ready - 1u;
         w->field = 0;
     }
-    w->stage = w->flat ? RS_FLAT : RS_ROW;
+    w->stage = w->flat ? RR_FLAT : RR_ROW;
 #else
-    w->stage = RS_ROW;
+    w->stage = RR_ROW;
 #endif
     w->row++;
     w->depth = 1;
@@ -751,11 +744,11 @@ upq_status upq_rows_next(upq_rows *w)
 #if UPQ_WITH_FLAT_ROWS
 upq_status upq_rows_next(upq_rows *w)
 {
-    if (w->ready && w->stage == RS_IDLE) {
+    if (w->ready && w->stage == RR_IDLE) {
         w->ready--;
         w->row++;
         w->field = 0;
-        w->stage = RS_FLAT;
+        w->stage = RR_FLAT;
         return UPQ_OK;
     }
     return next_row(w);
@@ -800,7 +793,7 @@ static UPQ_NOINLINE upq_status skip_leaf(upq_rows *w, upq_rows_leaf *lf)
     if (st == UPQ_AGAIN)
         return st;
     if (st != UPQ_OK) {
-        w->stage = RS_FAILED;
+        w->stage = RR_FAILED;
         w->failed = st;
         return st;
     }
@@ -818,7 +811,7 @@ upq_status upq_rows_skip(upq_rows *w, uint64_t rows, uint64_t *skipped)
     *skipped = 0;
     if (st != UPQ_OK)
         return st;
-    if (w->stage == RS_DONE)
+    if (w->stage == RR_DONE)
         return UPQ_OK;
 #if UPQ_WITH_FLAT_ROWS
     w->ready = 0; /* the leaves' positions move */
@@ -850,16 +843,9 @@ upq_status upq_rows_skip(upq_rows *w, uint64_t rows, uint64_t *skipped)
 /* A caller's mistake in a binding or a fetch: described, but `w` goes on. */
 static upq_status bind_err(upq_rows *w, upq_status st, uint32_t column, const char *what)
 {
-    upq_error_info *e = &w->r->err;
-    e->status = st;
-    e->needed = UPQ_ERR_NEEDED(st, &w->r->arena);
-    e->offset = UINT64_MAX;
-    e->what = what;
-    e->in_struct = e->field = (const char *)0;
-    e->row_group = (int32_t)w->rg;
-    e->column = column == UPQ_NONE ? -1 : (int32_t)column;
-    e->page = -1;
-    e->schema_element = -1;
+    upq_reader_set_error(w->r, st, UINT64_MAX, what, (int32_t)w->rg,
+                         column == UPQ_NONE ? -1 : (int32_t)column, -1);
+    w->r->err.schema_element = -1;
     return st;
 }
 
@@ -922,9 +908,9 @@ upq_status upq_rows_bind(upq_rows *w, const upq_row_binding *b, uint32_t n)
 {
     int ptrs;
     upq_status st;
-    if (w->stage == RS_CLOSED || !w->r)
+    if (w->stage == RR_CLOSED || !w->r)
         return UPQ_ERR_STATE;
-    if (w->stage == RS_FAILED)
+    if (w->stage == RR_FAILED)
         return w->failed;
     w->bound = 0;
     st = check_bindings(w, b, n, 0, 0, &ptrs);
@@ -1074,9 +1060,9 @@ upq_status upq_rows_fetch(upq_rows *w, void *rows, size_t stride, size_t max, si
     upq_status st;
 
     *got = 0;
-    if (w->stage == RS_FAILED)
+    if (w->stage == RR_FAILED)
         return w->failed;
-    if (w->stage == RS_CLOSED || w->skipping || !w->bound)
+    if (w->stage == RR_CLOSED || w->skipping || !w->bound)
         return UPQ_ERR_STATE;
     if (!rows || max == 0 || (stride && max > SIZE_MAX / stride))
         return bind_err(w, UPQ_ERR_INVAL, UPQ_NONE, UPQ_MSG("no room for rows to fetch"));
@@ -1089,7 +1075,7 @@ upq_status upq_rows_fetch(upq_rows *w, void *rows, size_t stride, size_t max, si
             return st;
     }
     w->ready = 0; /* the leaves' positions move */
-    if (w->stage == RS_DONE)
+    if (w->stage == RR_DONE)
         return UPQ_DONE;
     while (done < max) {
         size_t n = max - done;
