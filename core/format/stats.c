@@ -386,6 +386,41 @@ static void page_ieee(upq_minmax *m, const uint8_t *vals, size_t n, size_t w, in
     set_fixed(m, lo, hi, w);
 }
 
+/* The least and the greatest of byte values met so far, where they lie. */
+typedef struct extremes {
+    const uint8_t *lo, *hi;
+    size_t lo_len, hi_len;
+} extremes;
+
+static void extremes_init(extremes *x)
+{
+    /* field by field: gcc makes a struct initializer a memset call */
+    x->lo = x->hi = (const uint8_t *)0;
+    x->lo_len = x->hi_len = 0;
+}
+
+static void extremes_take(extremes *x, int order, const uint8_t *p, size_t len)
+{
+    if (!x->lo || upq_stats_cmp(order, p, len, x->lo, x->lo_len) < 0) {
+        x->lo = p;
+        x->lo_len = len;
+    }
+    if (!x->hi || upq_stats_cmp(order, p, len, x->hi, x->hi_len) > 0) {
+        x->hi = p;
+        x->hi_len = len;
+    }
+}
+
+/* Stores them, when there were any. */
+static void extremes_set(upq_minmax *m, int order, const extremes *x)
+{
+    if (!x->lo)
+        return;
+    m->has = 1;
+    set_min(m, order, x->lo, x->lo_len);
+    set_max(m, order, x->hi, x->hi_len);
+}
+
 void upq_minmax_page(upq_minmax *m, int order, int32_t physical_type, int32_t type_length,
                      const uint8_t *vals, size_t n, size_t bytes, int64_t *nans)
 {
@@ -414,22 +449,24 @@ void upq_minmax_page(upq_minmax *m, int order, int32_t physical_type, int32_t ty
         return;
     case UPQ_SO_F32: page_ieee(m, vals, n, 4, nans); return;
     case UPQ_SO_F64: page_ieee(m, vals, n, 8, nans); return;
-    case UPQ_SO_F16:
-        if (physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && type_length == 2)
-            page_ieee(m, vals, n, 2, nans);
-        return;
     case UPQ_SO_F32T: page_ieee_total(m, vals, n, 4, nans); return;
     case UPQ_SO_F64T: page_ieee_total(m, vals, n, 8, nans); return;
+    case UPQ_SO_F16:
     case UPQ_SO_F16T:
-        if (physical_type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && type_length == 2)
+        if (physical_type != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY || type_length != 2)
+            return;
+        if (order == UPQ_SO_F16)
+            page_ieee(m, vals, n, 2, nans);
+        else
             page_ieee_total(m, vals, n, 2, nans);
         return;
     default: break;
     }
     /* binary orders: find the extremes in place, then store them */
     {
-        const uint8_t *lo = (const uint8_t *)0, *hi = (const uint8_t *)0;
-        size_t lo_len = 0, hi_len = 0, pos = 0;
+        extremes x;
+        size_t pos = 0;
+        extremes_init(&x);
         for (i = 0; i < n; i++) {
             const uint8_t *p;
             size_t len;
@@ -445,30 +482,19 @@ void upq_minmax_page(upq_minmax *m, int order, int32_t physical_type, int32_t ty
                 len = (size_t)type_length;
                 p = vals + i * len;
             }
-            if (!lo || upq_stats_cmp(order, p, len, lo, lo_len) < 0) {
-                lo = p;
-                lo_len = len;
-            }
-            if (!hi || upq_stats_cmp(order, p, len, hi, hi_len) > 0) {
-                hi = p;
-                hi_len = len;
-            }
+            extremes_take(&x, order, p, len);
         }
-        if (!lo)
-            return;
-        m->has = 1;
-        set_min(m, order, lo, lo_len);
-        set_max(m, order, hi, hi_len);
+        extremes_set(m, order, &x);
     }
 }
 
 void upq_minmax_entries(upq_minmax *m, const uint8_t *dict, const uint32_t *off,
                         const uint16_t *used, uint32_t nent)
 {
-    const uint8_t *lo = (const uint8_t *)0, *hi = (const uint8_t *)0;
-    size_t lo_len = 0, hi_len = 0;
+    extremes x;
     uint32_t k;
     upq_minmax_reset(m);
+    extremes_init(&x);
     for (k = 0; k < (nent + 15u) / 16u; k++) {
         uint32_t bits = used[k];
         while (bits) {
@@ -476,21 +502,10 @@ void upq_minmax_entries(upq_minmax *m, const uint8_t *dict, const uint32_t *off,
             const uint8_t *p = dict + off[e] + 4;
             size_t len = upq_load_le32(dict + off[e]);
             bits &= bits - 1u;
-            if (!lo || bytes_cmp(p, len, lo, lo_len) < 0) {
-                lo = p;
-                lo_len = len;
-            }
-            if (!hi || bytes_cmp(p, len, hi, hi_len) > 0) {
-                hi = p;
-                hi_len = len;
-            }
+            extremes_take(&x, UPQ_SO_BYTES, p, len);
         }
     }
-    if (!lo)
-        return;
-    m->has = 1;
-    set_min(m, UPQ_SO_BYTES, lo, lo_len);
-    set_max(m, UPQ_SO_BYTES, hi, hi_len);
+    extremes_set(m, UPQ_SO_BYTES, &x);
 }
 
 static void copy_min(upq_minmax *dst, const upq_minmax *src)
