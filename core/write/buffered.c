@@ -180,6 +180,19 @@ static upq_status count_struct(upq_writer *w, const upq_wcol *c, const upq_tstru
     return UPQ_OK;
 }
 
+/* Column c's page index structure d (model obj) placed at *pos: its
+ * length and offset. */
+static upq_status place_struct(upq_writer *w, const upq_wcol *c, const upq_tstruct *d,
+                               const void *obj, int32_t *len, int64_t *off, uint64_t *pos)
+{
+    upq_status st = count_struct(w, c, d, obj, len);
+    if (st != UPQ_OK)
+        return st;
+    *off = (int64_t)*pos;
+    *pos += (uint64_t)*len;
+    return UPQ_OK;
+}
+
 upq_status upq_w_rg_finish(upq_writer *w)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
@@ -241,21 +254,18 @@ upq_status upq_w_rg_finish(upq_writer *w)
             c->ci_len = 0;
             if (c->ci_ok && c->npages) {
                 upq_w_build_ci(w, c);
-                st = count_struct(w, c, &upq_column_index_desc, &m->ci, &c->ci_len);
+                st = place_struct(w, c, &upq_column_index_desc, &m->ci, &c->ci_len, &c->ci_off,
+                                  &pos);
                 if (st != UPQ_OK)
                     return st;
-                c->ci_off = (int64_t)pos;
-                pos += (uint64_t)c->ci_len;
             }
         }
         for (i = 0; i < w->ncols; i++) {
             upq_wcol *c = &w->cols[i];
             upq_w_build_oi(w, c);
-            st = count_struct(w, c, &upq_offset_index_desc, &m->oi, &c->oi_len);
+            st = place_struct(w, c, &upq_offset_index_desc, &m->oi, &c->oi_len, &c->oi_off, &pos);
             if (st != UPQ_OK)
                 return st;
-            c->oi_off = (int64_t)pos;
-            pos += (uint64_t)c->oi_len;
         }
     }
     w->rg_rows = w->rs;

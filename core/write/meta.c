@@ -628,11 +628,20 @@ upq_status upq_w_footer_piece_rgs(upq_writer *w, upq_w_rgs_fn rgs)
 }
 #endif
 
+/* A list<struct> field's header as the next piece: the field's bytes, `k`
+ * of them, are in the window; the list header of `n` follows them. */
+static upq_status list_piece(upq_writer *w, size_t k, uint32_t n, int next)
+{
+    k += upq_tc_list_hdr(w->win + k, n, CT_STRUCT);
+    upq_w_src(w, w->win, k);
+    w->gstage = (uint8_t)next;
+    return UPQ_OK;
+}
+
 /* The footer's head: version and the schema list's header (and, for a
  * plaintext footer of an encrypted file, the start of its signature). */
 static upq_status footer_head(upq_writer *w)
 {
-    size_t k;
     if (!upq_w_enc_footer(w))
         w->footer_start = w->file_pos;
     if (UPQ_W_WC(w) && !w->gtmpl) {
@@ -647,11 +656,8 @@ static upq_status footer_head(upq_writer *w)
     w->win[0] = 0x15; /* version: i32 1 */
     w->win[1] = 0x02;
     w->win[2] = 0x19; /* schema: list<struct> */
-    k = 3 + upq_tc_list_hdr(w->win + 3, w->nelems, CT_STRUCT);
-    upq_w_src(w, w->win, k);
     w->gi = 0;
-    w->gstage = G_SCHEMA;
-    return UPQ_OK;
+    return list_piece(w, 3, w->nelems, G_SCHEMA);
 }
 
 /* num_rows and the row_groups list's header (the FILE record's template:
@@ -662,10 +668,7 @@ static upq_status footer_rows(upq_writer *w)
     uint32_t nrg = w->gtmpl ? (w->o.nsorting ? 1u : 0u) : w->num_rg;
     size_t k = put_int_field(w->win, 1, 6, (int64_t)rows);
     w->win[k++] = 0x19; /* row_groups: list<struct> */
-    k += upq_tc_list_hdr(w->win + k, nrg, CT_STRUCT);
-    upq_w_src(w, w->win, k);
-    w->gstage = G_RGS;
-    return UPQ_OK;
+    return list_piece(w, k, nrg, G_RGS);
 }
 
 /* The template row group: no chunks, no rows, only the sorting columns,
@@ -823,10 +826,7 @@ static upq_status footer_step(upq_writer *w, upq_w_rgs_fn rgs)
             w->gi = 0;
             if (w->o.nkv) {
                 w->win[0] = 0x19; /* key_value_metadata */
-                k = 1 + upq_tc_list_hdr(w->win + 1, w->o.nkv, CT_STRUCT);
-                upq_w_src(w, w->win, k);
-                w->gstage = G_KV;
-                return UPQ_OK;
+                return list_piece(w, 1, w->o.nkv, G_KV);
             }
             w->gstage = G_CREATED;
             continue;
@@ -848,11 +848,8 @@ static upq_status footer_step(upq_writer *w, upq_w_rgs_fn rgs)
             return UPQ_OK;
         case G_ORDERS:
             w->win[0] = 0x19; /* column_orders: list<ColumnOrder> */
-            k = 1 + upq_tc_list_hdr(w->win + 1, w->ncols, CT_STRUCT);
-            upq_w_src(w, w->win, k);
             w->gi = 0;
-            w->gstage = G_ORDER_ITEMS;
-            return UPQ_OK;
+            return list_piece(w, 1, w->ncols, G_ORDER_ITEMS);
         case G_ORDER_ITEMS: return footer_orders(w);
 #if UPQ_WITH_CRYPTO
         case G_ALG: return footer_alg(w);
