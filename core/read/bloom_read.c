@@ -137,18 +137,16 @@ static upq_status read_bytes(upq_bloom_reader *b, uint8_t *dst, uint32_t len)
     return UPQ_OK;
 }
 
-/* Reads b->mod[b->fill .. b->mod_len) from b->pos on (resumable). */
-static upq_status read_module_bytes(upq_bloom_reader *b)
-{
-    return read_bytes(b, b->mod, b->mod_len);
-}
-
-/* Decrypts the module in b->mod; *plain gets its plaintext (in place). */
+/* Reads b->mod[b->fill .. b->mod_len) from b->pos on (resumable), then
+ * decrypts the module; *plain gets its plaintext (in place). */
 static upq_status open_module(upq_bloom_reader *b, int module, uint8_t **plain, size_t *plain_len)
 {
     upq_reader *r = b->r;
-    upq_status st = upq_crypto_decrypt_module(&r->fc, b->key, module, b->rg_ord, (int32_t)b->col,
-                                              -1, b->mod, b->mod_len, plain, plain_len);
+    upq_status st = read_bytes(b, b->mod, b->mod_len);
+    if (st != UPQ_OK)
+        return st;
+    st = upq_crypto_decrypt_module(&r->fc, b->key, module, b->rg_ord, (int32_t)b->col, -1,
+                                   b->mod, b->mod_len, plain, plain_len);
     if (st == UPQ_OK)
         return UPQ_OK;
     return bfail(b, st, b->pos,
@@ -197,9 +195,6 @@ static upq_status read_encrypted(upq_bloom_reader *b)
                 return bfail(b, UPQ_ERR_NOMEM, b->pos, UPQ_MSG("arena too small for the bloom filter header"));
             upq_memcpy(b->mod, b->win, 4);
         }
-        st = read_module_bytes(b);
-        if (st != UPQ_OK)
-            return st;
         st = open_module(b, UPQ_MODULE_BLOOM_HEADER, &plain, &plain_len);
         if (st != UPQ_OK)
             return st;
@@ -228,9 +223,6 @@ static upq_status read_encrypted(upq_bloom_reader *b)
         b->fill = 0;
         b->stage = BR_EBITSET;
     }
-    st = read_module_bytes(b);
-    if (st != UPQ_OK)
-        return st;
     st = open_module(b, UPQ_MODULE_BLOOM_BITSET, &plain, &plain_len);
     if (st != UPQ_OK)
         return st;

@@ -50,13 +50,14 @@ enum {
 uint32_t upq_variant_subtree(const upq_schema *s, uint32_t node);
 
 /*
- * Fills nodes[0..n) (n = upq_variant_subtree) with the role of each node of
- * VARIANT group `node`, checking the layout the spec allows; *slots gets
- * the number of value/typed_value pairs. Returns UPQ_OK, UPQ_ERR_INVAL (not
- * a VARIANT group), UPQ_ERR_CORRUPT or UPQ_ERR_UNSUPPORTED.
+ * Takes *nodes, *n of them (n = upq_variant_subtree), from the arena and
+ * fills them with the role of each node of VARIANT group `node`, checking
+ * the layout the spec allows; *slots gets the number of value/typed_value
+ * pairs. Returns UPQ_OK, UPQ_ERR_INVAL (not a VARIANT group),
+ * UPQ_ERR_NOMEM, UPQ_ERR_CORRUPT or UPQ_ERR_UNSUPPORTED.
  */
-upq_status upq_variant_plan(const upq_schema *s, uint32_t node, upq_variant_node *nodes,
-                            uint32_t *slots);
+upq_status upq_variant_plan(const upq_schema *s, uint32_t node, upq_arena *a,
+                            upq_variant_node **nodes, uint32_t *n, uint32_t *slots);
 
 /* The Variant type a typed_value conversion produces. */
 uint8_t upq_variant_conv_kind(uint8_t conv);

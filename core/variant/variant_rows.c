@@ -20,23 +20,16 @@ upq_status upq_variant_asm_init(upq_variant_asm *va, const upq_schema *s, uint32
                                 upq_arena *a, size_t value_cap, uint32_t max_keys,
                                 size_t key_bytes, uint32_t max_entries)
 {
-    uint32_t n, slots = 0;
+    uint32_t slots = 0;
     uint8_t *out, *kb;
     uint32_t *ko;
     upq_variant_entry *ents;
     upq_variant_build_frame *frames;
     upq_status st;
     upq_memset(va, 0, sizeof *va);
-    if (!upq_variant_is_column(s, node))
-        return UPQ_ERR_INVAL;
-    n = upq_variant_subtree(s, node);
     va->s = s;
     va->root = node;
-    va->num_nodes = n;
-    va->nodes = (upq_variant_node *)upq_arena_alloc_array(a, n, sizeof *va->nodes);
-    if (!va->nodes)
-        return UPQ_ERR_NOMEM;
-    st = upq_variant_plan(s, node, va->nodes, &slots);
+    st = upq_variant_plan(s, node, a, &va->nodes, &va->num_nodes, &slots);
     if (st != UPQ_OK)
         return st;
     va->max_slots = slots;

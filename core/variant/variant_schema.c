@@ -156,14 +156,19 @@ uint32_t upq_variant_subtree(const upq_schema *s, uint32_t node)
     return n;
 }
 
-upq_status upq_variant_plan(const upq_schema *s, uint32_t node, upq_variant_node *nodes,
-                            uint32_t *slots_out)
+upq_status upq_variant_plan(const upq_schema *s, uint32_t node, upq_arena *a,
+                            upq_variant_node **nodes_out, uint32_t *n_out, uint32_t *slots_out)
 {
     uint32_t n, i, slots = 0;
+    upq_variant_node *nodes;
     upq_status st;
     if (!upq_variant_is_column(s, node))
         return UPQ_ERR_INVAL;
     n = upq_variant_subtree(s, node);
+    *n_out = n;
+    *nodes_out = nodes = (upq_variant_node *)upq_arena_alloc_array(a, n, sizeof *nodes);
+    if (!nodes)
+        return UPQ_ERR_NOMEM;
     upq_memset(nodes, 0, n * sizeof *nodes);
     nodes[0].role = R_TOP;
     for (i = 1; i < n; i++) {

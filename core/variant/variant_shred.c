@@ -43,25 +43,18 @@ static uint32_t typed_child(const upq_variant_shredder *sh, uint32_t slot)
 upq_status upq_variant_shredder_init(upq_variant_shredder *sh, const upq_schema *s, uint32_t node,
                                      upq_arena *a, size_t max_levels, size_t scratch_bytes)
 {
-    uint32_t n, i, slots = 0, last = 0;
+    uint32_t i, slots = 0, last = 0;
     upq_status st;
     upq_memset(sh, 0, sizeof *sh);
-    if (!upq_variant_is_column(s, node))
-        return UPQ_ERR_INVAL;
-    if (s->nodes[node].max_rep != 0)
+    if (upq_variant_is_column(s, node) && s->nodes[node].max_rep != 0)
         return UPQ_ERR_UNSUPPORTED;
-    n = upq_variant_subtree(s, node);
     sh->s = s;
     sh->root = node;
-    sh->num_nodes = n;
-    sh->nodes = (upq_variant_node *)upq_arena_alloc_array(a, n, sizeof *sh->nodes);
-    if (!sh->nodes)
-        return UPQ_ERR_NOMEM;
-    st = upq_variant_plan(s, node, sh->nodes, &slots);
+    st = upq_variant_plan(s, node, a, &sh->nodes, &sh->num_nodes, &slots);
     if (st != UPQ_OK)
         return st;
     sh->first_column = UPQ_NONE;
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < sh->num_nodes; i++) {
         uint32_t c = s->nodes[node + i].column;
         if (c == UPQ_NONE)
             continue;
