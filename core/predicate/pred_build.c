@@ -269,23 +269,16 @@ static void emit(upq_pred_builder *b, uint32_t column, int op, const place *pl)
             node(b, UPQ_PRED_CONST, UPQ_NONE,
                  op == UPQ_PRED_DISTINCT ? UPQ_PRED_TRUE : UPQ_PRED_FALSE, (const upq_value *)0);
             return;
-        case UPQ_PRED_LT:
-        case UPQ_PRED_LE:
-            if (!pl->has_f) {
+        default: { /* LT, LE: at most the floor; GT, GE: at least the ceiling */
+            int below = op == UPQ_PRED_LT || op == UPQ_PRED_LE;
+            if (!(below ? pl->has_f : pl->has_c)) {
                 never(b, column);
                 return;
             }
-            use = &pl->f;
-            o = UPQ_PRED_LE;
+            use = below ? &pl->f : &pl->c;
+            o = (uint8_t)(below ? UPQ_PRED_LE : UPQ_PRED_GE);
             break;
-        default: /* GT, GE */
-            if (!pl->has_c) {
-                never(b, column);
-                return;
-            }
-            use = &pl->c;
-            o = UPQ_PRED_GE;
-            break;
+        }
         }
     }
     v = slot(b);

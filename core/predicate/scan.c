@@ -760,17 +760,27 @@ static UPQ_NOINLINE upq_status sc_pskip2(upq_scan *sc)
     return st;
 }
 
+/* The next row of `rows` (the predicate's or the output's), which the row
+ * count says is there: `ended` when a column ends first. Inline: no frame of
+ * its own on the scan's deepest chain. */
+UPQ_INLINE upq_status sc_next_row(upq_scan *sc, upq_rows *rows, const char *ended)
+{
+    upq_status st = upq_rows_next(rows);
+    if (st == UPQ_DONE)
+        return sc_fail(sc, UPQ_ERR_CORRUPT, ended);
+    if (st != UPQ_OK && st != UPQ_AGAIN)
+        return sc_stop(sc, st);
+    return st;
+}
+
 /* SS_PNEXT: start the next row of the predicate reader. */
 static UPQ_NOINLINE upq_status sc_pnext(upq_scan *sc)
 {
     uint32_t i;
-    upq_status st = upq_rows_next(&sc->pred_rows);
-    if (st == UPQ_AGAIN)
-        return st;
-    if (st == UPQ_DONE)
-        return sc_fail(sc, UPQ_ERR_CORRUPT, UPQ_MSG("a predicate column ends before the row count"));
+    upq_status st = sc_next_row(sc, &sc->pred_rows,
+                                UPQ_MSG("a predicate column ends before the row count"));
     if (st != UPQ_OK)
-        return sc_stop(sc, st);
+        return st;
     for (i = 0; i < sc->p->n; i++)
         if (upq_pred_is_leaf(UPQ_PRED_OP(sc->p->nodes[i].op)))
             sc->res[i] = (uint8_t)upq_pred_eval_leaf(&sc->r->schema, sc->p, i, (const void *)0);
@@ -895,13 +905,9 @@ upq_status upq_scan_next(upq_scan *sc)
     upq_status st = to_row(sc, 0);
     if (st != UPQ_OK)
         return st;
-    st = upq_rows_next(&sc->out_rows);
-    if (st == UPQ_AGAIN)
-        return st;
-    if (st == UPQ_DONE)
-        return sc_fail(sc, UPQ_ERR_CORRUPT, UPQ_MSG("a column ends before the row count"));
+    st = sc_next_row(sc, &sc->out_rows, UPQ_MSG("a column ends before the row count"));
     if (st != UPQ_OK)
-        return sc_stop(sc, st);
+        return st;
     given(sc, 1);
     return UPQ_OK;
 }

@@ -706,15 +706,21 @@ void upq_variant_build_drop_key(upq_variant_builder *b)
     b->has_key = 0;
 }
 
-static upq_status put_prim(upq_variant_builder *b, unsigned type, const uint8_t *data, size_t n)
+/* An item of one header byte and n bytes of data. */
+static upq_status put_item(upq_variant_builder *b, uint8_t header, const void *data, size_t n)
 {
     uint8_t *p = item(b, 1u + n);
     if (!p)
         return b->err;
-    p[0] = (uint8_t)(type << 2 | BASIC_PRIMITIVE);
+    p[0] = header;
     if (n)
         upq_memcpy(p + 1, data, n);
     return UPQ_OK;
+}
+
+static upq_status put_prim(upq_variant_builder *b, unsigned type, const uint8_t *data, size_t n)
+{
+    return put_item(b, (uint8_t)(type << 2 | BASIC_PRIMITIVE), data, n);
 }
 
 upq_status upq_variant_build_null(upq_variant_builder *b)
@@ -801,15 +807,8 @@ static upq_status put_bytes(upq_variant_builder *b, unsigned type, const void *s
     uint8_t *p;
     if (len > 0xFFFFFFFFu)
         return fail(b, UPQ_ERR_LIMIT);
-    if (type == UPQ_VARIANT_STRING && len < 64u) {
-        p = item(b, 1u + len);
-        if (!p)
-            return b->err;
-        p[0] = (uint8_t)(len << 2 | BASIC_SHORT_STRING);
-        if (len)
-            upq_memcpy(p + 1, s, len);
-        return UPQ_OK;
-    }
+    if (type == UPQ_VARIANT_STRING && len < 64u)
+        return put_item(b, (uint8_t)(len << 2 | BASIC_SHORT_STRING), s, len);
     p = item(b, 5u + len);
     if (!p)
         return b->err;
