@@ -676,6 +676,25 @@ static upq_status material_load(upq_keytools *kt)
 
 /* ---- AES-GCM of one wrapped key ------------------------------------------------- */
 
+/* The key schedule of key from the heap (key_drop wipes and frees it). */
+static void key_drop(upq_aes_key *k)
+{
+    upq_aes_wipe(k);
+    free(k);
+}
+
+static upq_status key_take(const uint8_t *key, size_t key_len, upq_aes_key **k)
+{
+    upq_status st;
+    *k = malloc(upq_aes_key_size() ? upq_aes_key_size() : 1);
+    if (!*k)
+        return UPQ_ERR_NOMEM;
+    st = upq_aes_setkey(*k, key, key_len);
+    if (st != UPQ_OK)
+        key_drop(*k);
+    return st;
+}
+
 /* nonce(12) | ciphertext | tag(16) under key, AAD given: into out. */
 static upq_status gcm_unwrap(const uint8_t *key, size_t key_len, const uint8_t *aad, size_t aad_len,
                              const uint8_t *in, size_t len, uint8_t *out, size_t cap,
@@ -689,15 +708,12 @@ static upq_status gcm_unwrap(const uint8_t *key, size_t key_len, const uint8_t *
     n = len - UPQ_GCM_NONCE_LEN - UPQ_GCM_TAG_LEN;
     if (n > cap)
         return UPQ_ERR_BUFFER;
-    k = malloc(upq_aes_key_size() ? upq_aes_key_size() : 1);
-    if (!k)
-        return UPQ_ERR_NOMEM;
-    st = upq_aes_setkey(k, key, key_len);
-    if (st == UPQ_OK)
-        st = upq_gcm_decrypt(k, in, UPQ_GCM_NONCE_LEN, aad, aad_len, in + UPQ_GCM_NONCE_LEN, out, n,
-                             in + len - UPQ_GCM_TAG_LEN, UPQ_GCM_TAG_LEN);
-    upq_aes_wipe(k);
-    free(k);
+    st = key_take(key, key_len, &k);
+    if (st != UPQ_OK)
+        return st;
+    st = upq_gcm_decrypt(k, in, UPQ_GCM_NONCE_LEN, aad, aad_len, in + UPQ_GCM_NONCE_LEN, out, n,
+                         in + len - UPQ_GCM_TAG_LEN, UPQ_GCM_TAG_LEN);
+    key_drop(k);
     if (st == UPQ_OK)
         *out_len = n;
     return st;
@@ -715,16 +731,13 @@ static upq_status gcm_wrap(const uint8_t *key, size_t key_len, const uint8_t *aa
     st = random(rctx, out, UPQ_GCM_NONCE_LEN);
     if (st != UPQ_OK)
         return st;
-    k = malloc(upq_aes_key_size() ? upq_aes_key_size() : 1);
-    if (!k)
-        return UPQ_ERR_NOMEM;
-    st = upq_aes_setkey(k, key, key_len);
-    if (st == UPQ_OK)
-        upq_gcm_encrypt(k, out, UPQ_GCM_NONCE_LEN, aad, aad_len, plain, out + UPQ_GCM_NONCE_LEN, len,
-                        out + UPQ_GCM_NONCE_LEN + len);
-    upq_aes_wipe(k);
-    free(k);
-    return st;
+    st = key_take(key, key_len, &k);
+    if (st != UPQ_OK)
+        return st;
+    upq_gcm_encrypt(k, out, UPQ_GCM_NONCE_LEN, aad, aad_len, plain, out + UPQ_GCM_NONCE_LEN, len,
+                    out + UPQ_GCM_NONCE_LEN + len);
+    key_drop(k);
+    return UPQ_OK;
 }
 
 /* ---- the local KMS ------------------------------------------------------------------ */
