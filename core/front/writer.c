@@ -34,12 +34,6 @@
 
 /* ---- errors --------------------------------------------------------------- */
 
-/* out.h's tests of the options, on setup's */
-#define S_COMPRESSING(s) (UPQ_W_CAN_COMPRESS && (s)->o->codec != UPQ_CODEC_UNCOMPRESSED)
-#define S_ENCRYPTING(s) (UPQ_WITH_CRYPTO && (s)->o->encrypt)
-#define S_NO_PI(s) (!UPQ_WITH_PAGE_INDEX || (s)->o->no_page_index)
-#define S_V2(s) (UPQ_WITH_DATA_PAGE_V2 && (s)->o->data_page_v2)
-
 /* A setup error: the writer's (init), or only returned (a plan). */
 static UPQ_NOINLINE upq_status sfail_(const upq_wset *s, upq_status st, int32_t column UPQ_W_WHAT_PARAM)
 {
@@ -444,7 +438,7 @@ static upq_status col_setup(upq_wset *w, upq_wcol *c, uint32_t index,
     if (st != UPQ_OK)
         return st;
     col_order(w, c, e);
-    c->max_pages = S_NO_PI(w) ? 0 : w->o->max_pages;
+    c->max_pages = UPQ_O_NO_PI(w->o) ? 0 : w->o->max_pages;
     c->ci_ok = 1;
     return col_extras(w, c, index);
 }
@@ -541,10 +535,9 @@ typedef struct wplan {
     int any_dict, any_bvals;
 } wplan;
 
-/* Checkpoint mode and direct mode: constants where the build has not the
+/* Checkpoint mode: a constant where the build has not the
  * mode, so that its paths go. */
 #define W_JM(w) (UPQ_WITH_CHECKPOINT && (w)->o->checkpoint != 0)
-#define W_DIRECT(w) (UPQ_WITH_DIRECT && (w)->o->direct != 0)
 
 /* Pass 0, a leaf: the largest statistics bound; in direct mode the fewest
  * rows a flat column's staging holds (a level per row, and a required
@@ -554,7 +547,7 @@ static void leaf_limits(const upq_wset *w, const upq_wcol *c, wplan *p)
 {
     if (UPQ_WITH_STATISTICS && c->scap > p->max_scap)
         p->max_scap = c->scap;
-    if (W_DIRECT(w) && c->max_rep == 0) {
+    if (UPQ_O_DIRECT(w->o) && c->max_rep == 0) {
         uint32_t r = c->lcap;
         if (c->max_def == 0 && c->vsize && c->vcap / c->vsize < r)
             r = c->vcap / c->vsize;
@@ -568,7 +561,7 @@ static void leaf_limits(const upq_wset *w, const upq_wcol *c, wplan *p)
  * and sealing included. */
 static size_t leaf_worst(const upq_wset *w, upq_wcol *c, wplan *p)
 {
-    if (W_DIRECT(w) && c->max_rep == 0) {
+    if (UPQ_O_DIRECT(w->o) && c->max_rep == 0) {
         if (c->lcap > p->rows_cap)
             c->lcap = p->rows_cap;
         if (c->vsize && c->vcap / c->vsize > p->rows_cap)
@@ -576,8 +569,8 @@ static size_t leaf_worst(const upq_wset *w, upq_wcol *c, wplan *p)
     }
     if (c->lcap > p->lmax)
         p->lmax = c->lcap;
-    return w->hbuf_cap + upq_w_stored_bound(c, w->o->codec, S_V2(w)) +
-           (S_ENCRYPTING(w) ? UPQ_W_CRYPTO_OVER : 0u);
+    return w->hbuf_cap + upq_w_stored_bound(c, w->o->codec, UPQ_O_V2(w->o)) +
+           (UPQ_O_ENCRYPTING(w->o) ? UPQ_W_CRYPTO_OVER : 0u);
 }
 
 /* Pass 1, a leaf: the largest page (wc) and body (b), and which scratch
@@ -600,7 +593,7 @@ static void leaf_take(upq_wset *w, wtake *t, upq_wcol *c, uint32_t i, const leaf
                       uint32_t leaf, int real, size_t wc, wplan *p, size_t *rg_bound)
 {
     c->worst = wc;
-    c->max_pages = S_NO_PI(w) || W_JM(w) ? 0 : w->o->max_pages;
+    c->max_pages = UPQ_O_NO_PI(w->o) || W_JM(w) ? 0 : w->o->max_pages;
     {
         /* a dictionary column's indices: counted in dry runs too */
         upq_wdx none, *x = (upq_wdx *)0;
@@ -620,7 +613,7 @@ static void leaf_take(upq_wset *w, wtake *t, upq_wcol *c, uint32_t i, const leaf
     }
 #endif
     p->stage = sat_add(p->stage, stage_size(c));
-    if ((W_DIRECT(w) || W_JM(w)) && (S_COMPRESSING(w) || (W_JM(w) && S_ENCRYPTING(w))))
+    if ((UPQ_O_DIRECT(w->o) || W_JM(w)) && (UPQ_O_COMPRESSING(w->o) || (W_JM(w) && UPQ_O_ENCRYPTING(w->o))))
         c->chunk_cap = p->worst; /* the shared buffer, taken by take_buffers */
     if (c->max_rep)
         p->nrep++;
@@ -688,7 +681,7 @@ static upq_status check_models(upq_wset *w, uint32_t n)
 static upq_status pbuf_size(upq_wset *w, const wplan *p, size_t *size)
 {
     size_t pbuf = p->body;
-    if (S_COMPRESSING(w) && p->any_dict) {
+    if (UPQ_O_COMPRESSING(w->o) && p->any_dict) {
         size_t d = upq_compress_bound(w->o->codec, w->o->dict_size);
         if (d == 0)
             return sfail(w, UPQ_ERR_INVAL, -1, "dictionary too large for the codec");
@@ -697,10 +690,10 @@ static upq_status pbuf_size(upq_wset *w, const wplan *p, size_t *size)
     }
     if (pbuf < 256)
         pbuf = 256; /* also the window footers are copied through */
-    if (S_ENCRYPTING(w)) {
+    if (UPQ_O_ENCRYPTING(w->o)) {
         /* a dictionary page (or column metadata) sealed in place */
         size_t d = upq_w_align8(w->o->dict_size) + 2u * UPQ_W_CRYPTO_OVER;
-        if (S_COMPRESSING(w) && p->any_dict)
+        if (UPQ_O_COMPRESSING(w->o) && p->any_dict)
             d = upq_compress_bound(w->o->codec, w->o->dict_size) + 2u * UPQ_W_CRYPTO_OVER;
         pbuf = sat_add(pbuf, 2u * UPQ_W_CRYPTO_OVER);
         if (d > pbuf)
@@ -741,12 +734,12 @@ static void take_stagings(upq_wset *w, wtake *t, const wplan *p)
 static void take_buffers(upq_wset *w, wtake *t, wplan *p, size_t pbuf)
 {
     uint32_t i, n = p->n;
-    if (S_ENCRYPTING(w))
+    if (UPQ_O_ENCRYPTING(w->o))
         /* the key state, then each column's dictionary page nonces */
         w->wc = (struct upq_wcrypto *)take(t, upq_w_align8(upq_wc_need(w->o)) + (size_t)n * 24u);
     w->pbuf_cap = pbuf;
     w->pbuf = (uint8_t *)take(t, pbuf);
-    if ((W_DIRECT(w) || W_JM(w)) && (S_COMPRESSING(w) || (W_JM(w) && S_ENCRYPTING(w)))) {
+    if ((UPQ_O_DIRECT(w->o) || W_JM(w)) && (UPQ_O_COMPRESSING(w->o) || (W_JM(w) && UPQ_O_ENCRYPTING(w->o)))) {
         /* compressed (or, in checkpoint mode, encrypted) pages go through
          * one buffer, a column at a time */
         uint8_t *shared = (uint8_t *)take(t, p->worst);
@@ -787,7 +780,7 @@ static void take_buffers(upq_wset *w, wtake *t, wplan *p, size_t pbuf)
 static void header_cap(upq_wset *w, size_t hdr, uint32_t max_scap)
 {
     w->hbuf_cap = hdr == SIZE_MAX ? SIZE_MAX : hdr + UPQ_W_STATS_BOUNDS(max_scap);
-    if (S_ENCRYPTING(w) && w->hbuf_cap != SIZE_MAX)
+    if (UPQ_O_ENCRYPTING(w->o) && w->hbuf_cap != SIZE_MAX)
         w->hbuf_cap += UPQ_W_CRYPTO_OVER + 16u;
 }
 
@@ -821,9 +814,9 @@ static upq_status setup(upq_wset *w, wtake *t, size_t hdr, size_t *rg_bound)
              * made at close from the pages' headers */
             w->o->chunk_size = 0;
             w->o->max_pages = 0;
-        } else if (pass == 2 && W_DIRECT(w)) {
+        } else if (pass == 2 && UPQ_O_DIRECT(w->o)) {
             w->o->chunk_size = 0;
-            w->o->max_pages = S_NO_PI(w) ? 0u : 1u;
+            w->o->max_pages = UPQ_O_NO_PI(w->o) ? 0u : 1u;
         } else if (pass == 2) {
             /* chunk buffers of two of the largest pages at least */
             if (!w->o->chunk_size) {
@@ -836,7 +829,7 @@ static upq_status setup(upq_wset *w, wtake *t, size_t hdr, size_t *rg_bound)
             } else if (w->o->chunk_size < p.worst) {
                 return sfail(w, UPQ_ERR_INVAL, -1, "chunk_size smaller than one page");
             }
-            if (!S_NO_PI(w) && !w->o->max_pages)
+            if (!UPQ_O_NO_PI(w->o) && !w->o->max_pages)
                 w->o->max_pages = 2u * (w->o->chunk_size / w->o->page_size) + 2u;
             if (w->o->max_pages == 1)
                 w->o->max_pages = 2; /* a page, and room for the last one */
@@ -929,7 +922,7 @@ UPQ_INLINE upq_status plan(upq_wset *w, uint32_t max_row_groups, size_t *need)
     else
         log = (size_t)max_row_groups * rg;
     total = sat_add(total, log);
-    log = S_COMPRESSING(w) ? upq_w_align8(upq_compress_workspace(w->o->codec)) : 0u;
+    log = UPQ_O_COMPRESSING(w->o) ? upq_w_align8(upq_compress_workspace(w->o->codec)) : 0u;
     total = sat_add(total, log);
     *need = total;
     return total == SIZE_MAX ? UPQ_ERR_LIMIT : UPQ_OK;

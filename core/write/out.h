@@ -81,28 +81,37 @@ UPQ_NOINLINE upq_status upq_w_refuse_(upq_writer *w, upq_status st, int32_t colu
 /* Room one encrypted module adds around its plaintext (GCM; CTR needs less). */
 #define UPQ_W_CRYPTO_OVER ((size_t)UPQ_CRYPTO_GCM_OVERHEAD)
 
+/* The options' tests, on the options (`o`: a upq_writer_opts pointer, as
+ * setup holds them) and on the writer (UPQ_W_*, over its copy): each a
+ * constant where the build leaves the option out, so that the compiler
+ * leaves those paths out of it. */
+#define UPQ_O_ENCRYPTING(o) (UPQ_WITH_CRYPTO && (o)->encrypt)
+#define UPQ_O_NO_PI(o) (!UPQ_WITH_PAGE_INDEX || (o)->no_page_index)
+#define UPQ_O_DIRECT(o) (UPQ_WITH_DIRECT && (o)->direct)
+#define UPQ_O_COMPRESSING(o) (UPQ_W_CAN_COMPRESS && (o)->codec != UPQ_CODEC_UNCOMPRESSED)
+#define UPQ_O_V2(o) (UPQ_WITH_DATA_PAGE_V2 && (o)->data_page_v2)
+
 /* The writer's encryption state, a column's key, a column's bloom filter
- * bytes: constant null or 0 in a build without the option, so that the
- * compiler leaves those paths out of it. */
+ * bytes: constant null or 0 in a build without the option. */
 #define UPQ_W_WC(w) (UPQ_WITH_CRYPTO ? (w)->wc : (struct upq_wcrypto *)0)
-#define UPQ_W_ENCRYPTING(w) (UPQ_WITH_CRYPTO && (w)->o.encrypt)
+#define UPQ_W_ENCRYPTING(w) UPQ_O_ENCRYPTING(&(w)->o)
 #define UPQ_W_KEY(c) (UPQ_WITH_CRYPTO ? (c)->key : (upq_wkey *)0)
 #define UPQ_W_BLOOM(c) (UPQ_WITH_BLOOM ? (c)->bloom_bytes : 0u)
 /* Data pages the column's page index holds (0: no page index), and whether
  * the writer writes one: constants without UPQ_WITH_PAGE_INDEX, so that the
  * index code goes. */
 #define UPQ_W_PI_PAGES(c) (UPQ_WITH_PAGE_INDEX ? (c)->max_pages : 0u)
-#define UPQ_W_NO_PI(w) (!UPQ_WITH_PAGE_INDEX || (w)->o.no_page_index)
+#define UPQ_W_NO_PI(w) UPQ_O_NO_PI(&(w)->o)
 /* Direct mode: a constant 0 without UPQ_WITH_DIRECT (configure refuses it). */
-#define UPQ_W_DIRECT(w) (UPQ_WITH_DIRECT && (w)->o.direct)
+#define UPQ_W_DIRECT(w) UPQ_O_DIRECT(&(w)->o)
 /* Pages and dictionaries compressed: a constant 0 in a build without a
  * codec that compresses (configure refuses the others). */
 #define UPQ_W_CAN_COMPRESS (UPQ_WITH_SNAPPY || UPQ_WITH_LZ4 || UPQ_WITH_GZIP)
-#define UPQ_W_COMPRESSING(w) (UPQ_W_CAN_COMPRESS && (w)->o.codec != UPQ_CODEC_UNCOMPRESSED)
+#define UPQ_W_COMPRESSING(w) UPQ_O_COMPRESSING(&(w)->o)
 /* Page and chunk statistics: a constant 0 without UPQ_WITH_STATISTICS. */
 #define UPQ_W_STATS(w) (UPQ_WITH_STATISTICS && !(w)->o.no_statistics)
 /* DATA_PAGE_V2 pages: a constant 0 without UPQ_WITH_DATA_PAGE_V2. */
-#define UPQ_W_V2(w) (UPQ_WITH_DATA_PAGE_V2 && (w)->o.data_page_v2)
+#define UPQ_W_V2(w) UPQ_O_V2(&(w)->o)
 
 /* Pieces go to file offsets (checkpoint mode: the sink's write_at), not
  * appended. */
