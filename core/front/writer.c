@@ -1823,6 +1823,25 @@ static UPQ_NOINLINE void unstage_pending(upq_wcol *c, upq_wdx *x)
 }
 
 
+/* Stages c's entry of the current row, for which there is room: `v` a
+ * value, or NULL for null. New data: a later flush or checkpoint is a new
+ * request (as in enter()). */
+static void put_entry(upq_writer *w, upq_wcol *c, const void *v)
+{
+    w->flush_wait = 0;
+    if (UPQ_W_JOURNAL(w))
+        w->jr->ckpt_wait = 0;
+    if (c->def)
+        upq_lev_set(c->def, c->nlev, c->dlg, v ? c->max_def : 0u);
+    c->nlev++;
+    if (v) {
+        c->pend_off = c->vbytes;
+        stage_value(c, v);
+        mark_indexed(c, UPQ_W_DX(w, c), c->nval - 1u);
+    }
+    c->pending = 1;
+}
+
 /* Stages c's entry of the current row: `v` a value, or NULL for null. */
 static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
 {
@@ -1847,30 +1866,50 @@ static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
         }
         break;
     }
-    if (c->def)
-        upq_lev_set(c->def, c->nlev, c->dlg, v ? c->max_def : 0u);
-    c->nlev++;
-    if (v) {
-        c->pend_off = c->vbytes;
-        stage_value(c, v);
-        mark_indexed(c, UPQ_W_DX(w, c), c->nval - 1u);
-    }
-    c->pending = 1;
+    put_entry(w, c, v);
     return UPQ_OK;
 }
 
-upq_status upq_writer_set(upq_writer *w, uint32_t column, const void *value)
+/*
+ * A row call's common case: the writer takes rows with nothing due or
+ * pending (what enter() would find), the column is not set yet in this
+ * row, keeps no dictionary and has room for the entry: value `v` of fixed
+ * width (NULL: a null, in a column that may hold one). Then put_entry stages it at once; otherwise the
+ * call goes set_entry's way (checks, output, flushes, dictionaries), which
+ * ends in the same put_entry. Not in builds without UPQ_FAST_KERNELS (the
+ * -min and logger sets), where flash counts more.
+ */
+UPQ_INLINE int set_ready(const upq_writer *w, uint32_t column, const void *v)
+{
+    const upq_wcol *c;
+    if (w->mode != UPQ_WM_ROWS || column >= w->ncols || w->failed || w->closed || w->closing ||
+        w->ostage != UPQ_OS_IDLE || w->rg_due || ckpt_due(w))
+        return 0;
+    c = &w->cols[column];
+    return !c->pending && !c->dict_on && c->nlev < c->lcap &&
+           (v ? c->vsize && c->type != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && c->vsize <= c->vcap - c->vbytes
+              : c->max_def != 0);
+}
+
+/* upq_writer_set (`v` the value) and upq_writer_set_null (`v` NULL). */
+static upq_status row_set(upq_writer *w, uint32_t column, const void *v)
 {
     upq_wcol *c;
-    upq_status st = row_call(w, column);
+    upq_status st;
+    if (UPQ_FAST_KERNELS && set_ready(w, column, v)) {
+        put_entry(w, &w->cols[column], v);
+        return UPQ_OK;
+    }
+    st = row_call(w, column);
     if (st != UPQ_OK)
         return st;
     c = &w->cols[column];
-    if (!value)
-        return upq_writer_set_null(w, column);
-    if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
+    if (!v) {
+        if (c->max_def == 0)
+            return bad_input(w, UPQ_ERR_INVAL, (int32_t)column, "null in a required column");
+    } else if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
         upq_bytes b;
-        upq_memcpy(&b, value, sizeof b);
+        upq_memcpy(&b, v, sizeof b);
         if (b.len && !b.ptr)
             return bad_input(w, UPQ_ERR_INVAL, (int32_t)column, "byte array without bytes");
         if (c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && b.len != (uint32_t)c->type_length)
@@ -1880,17 +1919,17 @@ upq_status upq_writer_set(upq_writer *w, uint32_t column, const void *value)
             return bad_input(w, UPQ_ERR_LIMIT, (int32_t)column,
                              "BYTE_ARRAY value longer than page_size - 4");
     }
-    return set_entry(w, c, value);
+    return set_entry(w, c, v);
+}
+
+upq_status upq_writer_set(upq_writer *w, uint32_t column, const void *value)
+{
+    return row_set(w, column, value);
 }
 
 upq_status upq_writer_set_null(upq_writer *w, uint32_t column)
 {
-    upq_status st = row_call(w, column);
-    if (st != UPQ_OK)
-        return st;
-    if (w->cols[column].max_def == 0)
-        return bad_input(w, UPQ_ERR_INVAL, (int32_t)column, "null in a required column");
-    return set_entry(w, &w->cols[column], (const void *)0);
+    return row_set(w, column, (const void *)0);
 }
 
 upq_status upq_writer_end_row(upq_writer *w)
