@@ -249,7 +249,96 @@ upq_status upq_enc_hybrid32(upq_wbuf *w, const uint32_t *v, size_t n, unsigned b
     return hybrid(w, v, n, bit_width, IN_U32);
 }
 
+#if PACKED_RUNS
+/* k <= 8 levels of one bit from level i of p (the staging's order, the
+ * first in the lowest bit), zeros above them: a group as its bit-packed
+ * byte. Reads no byte past level i + k - 1. */
+static uint32_t bits_at(const uint8_t *p, size_t i, size_t k)
+{
+    size_t b = i >> 3;
+    unsigned s = (unsigned)(i & 7u);
+    uint32_t x = (uint32_t)p[b] >> s;
+    if (s + k > 8u)
+        x |= (uint32_t)p[b + 1] << (8u - s);
+    return x & ((1u << k) - 1u);
+}
+
+/* hybrid() for levels of one bit at bit width 1 (the levels of an optional
+ * column without nesting): the same runs, chosen by the same rules, but a
+ * group is read as its byte and a bit-packed group is that byte, where
+ * hybrid() takes each level on its own (about 40 instructions a level on
+ * Cortex-M4). */
+static upq_status hybrid_bits(upq_wbuf *w, const uint8_t *v, size_t n)
+{
+    uint8_t *header = (uint8_t *)0;
+    unsigned groups = 0;
+    int open = 0;
+    size_t i = 0;
+    while (i < n) {
+        size_t left = n - i, k = left >= 8 ? 8u : left, g;
+        uint32_t x = bits_at(v, i, k), full = (1u << k) - 1u;
+        uint8_t *at;
+        if ((x == 0 || x == full) && (left >= 8 || !open)) {
+            uint32_t value = x & 1u;
+            uint8_t pat = (uint8_t)(value ? 0xFFu : 0u);
+            size_t j = i + k, end = n - i > MAX_RUN ? i + MAX_RUN : n;
+            if (open) {
+                if (header)
+                    *header = (uint8_t)(groups << 1 | 1u);
+                open = 0;
+            }
+            while (j < end && bits_at(v, j, 1) == value) {
+                j++;
+                if (!(j & 7u))
+                    while (end - j >= 8 && v[j >> 3] == pat)
+                        j += 8;
+            }
+            put_rle_run(w, value, j - i, 1);
+            i = j;
+            continue;
+        }
+        if (!open) {
+            header = upq_wb_take(w, 1);
+            groups = 0;
+            open = 1;
+        }
+        for (g = 0; groups + g < MAX_GROUPS && left - 8u * g >= 8; g++) {
+            uint32_t y = bits_at(v, i + 8u * g, 8);
+            if (g > 0 && (y == 0 || y == 0xFFu))
+                break;
+        }
+        if (g == 0) {
+            /* the last values, padded with zeros */
+            at = upq_wb_take(w, 1);
+            if (at)
+                *at = (uint8_t)x;
+            g = 1;
+            i = n;
+        } else {
+            size_t q;
+            at = upq_wb_take(w, g);
+            for (q = 0; at && q < g; q++)
+                at[q] = (uint8_t)bits_at(v, i + 8u * q, 8);
+            i += 8u * g;
+        }
+        groups += (unsigned)g;
+        if (groups == MAX_GROUPS) {
+            if (header)
+                *header = (uint8_t)(groups << 1 | 1u);
+            open = 0;
+        }
+    }
+    if (open && header)
+        *header = (uint8_t)(groups << 1 | 1u);
+    return UPQ_OK;
+}
+#endif
+
 upq_status upq_enc_hybrid_levels(upq_wbuf *w, const uint8_t *v, size_t n, unsigned lg, unsigned bit_width)
 {
+#if PACKED_RUNS
+    if (lg == 0 && bit_width == 1)
+        return hybrid_bits(w, v, n);
+#endif
     return hybrid(w, v, n, bit_width, IN_P0 + (int)lg);
 }

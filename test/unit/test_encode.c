@@ -1052,6 +1052,28 @@ static void check_hybrid(const uint32_t *v, size_t n, unsigned bw, int use16)
                  "differs from Arrow's RleEncoder (n %zu, width %u, %zu vs %zu bytes)", n, bw, len,
                  ref.len);
 
+    /* the same values as the writer stages levels (packed 1 << lg bits each,
+     * in a buffer of exactly their bytes, so that a read past them shows
+     * under ASan): upq_enc_hybrid_levels gives Arrow's bytes too */
+    if (bw >= 1 && bw <= 8) {
+        unsigned lg = bw == 1 ? 0u : bw == 2 ? 1u : bw <= 4 ? 2u : 3u;
+        size_t lb = ((n << lg) + 7u) / 8u;
+        uint8_t *lv = (uint8_t *)xmalloc(lb), *lo = (uint8_t *)xmalloc(bound);
+        upq_wbuf wb;
+        memset(lv, 0xA5, lb);
+        for (i = 0; i < n; i++)
+            upq_lev_set(lv, (uint32_t)i, lg, v[i]);
+        upq_wb_init(&wb, lo, bound);
+        st = upq_enc_hybrid_levels(&wb, lv, n, lg, bw);
+        TU_CHECK_STATUS(st, UPQ_OK);
+        got = 0;
+        TU_CHECK_STATUS(upq_wb_finish(&wb, &got), UPQ_OK);
+        TU_CHECK_MSG(same(lo, got, ref.b, ref.len),
+                     "packed levels (lg %u) differ from Arrow's RleEncoder (n %zu, width %u)", lg, n, bw);
+        free(lv);
+        free(lo);
+    }
+
     /* sizing: exact, one short, random short, none */
     for (i = 0; i < 4; i++) {
         cap = i == 0 ? len : i == 1 ? len - 1 : i == 2 ? eu_below(len ? len : 1) : 0;
