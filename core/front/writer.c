@@ -1831,13 +1831,20 @@ static void put_entry(upq_writer *w, upq_wcol *c, const void *v)
     w->flush_wait = 0;
     if (UPQ_W_JOURNAL(w))
         w->jr->ckpt_wait = 0;
-    if (c->def)
+    if (UPQ_FAST_KERNELS && c->def && c->dlg == 0) {
+        /* a bit a level (max_def 1): the bit alone */
+        uint8_t *p = c->def + (c->nlev >> 3);
+        unsigned b = c->nlev & 7u;
+        *p = (uint8_t)((*p & ~(1u << b)) | (v ? 1u << b : 0u));
+    } else if (c->def) {
         upq_lev_set(c->def, c->nlev, c->dlg, v ? c->max_def : 0u);
+    }
     c->nlev++;
     if (v) {
         c->pend_off = c->vbytes;
         stage_value(c, v);
-        mark_indexed(c, UPQ_W_DX(w, c), c->nval - 1u);
+        if (c->dict_on)
+            mark_indexed(c, UPQ_W_DX(w, c), c->nval - 1u);
     }
     c->pending = 1;
 }
@@ -1932,9 +1939,39 @@ upq_status upq_writer_set_null(upq_writer *w, uint32_t column)
     return row_set(w, column, (const void *)0);
 }
 
+/*
+ * upq_w_advance after a row every column has the same rows of: r is the
+ * least, a row group ends there when r reaches its limit, and every
+ * column commits all it staged (commit_to's first case). A row group limit
+ * passed, rows counted in bytes or nothing new go the general way.
+ */
+static void row_advance(upq_writer *w)
+{
+    uint64_t r = w->cols[0].rows;
+    uint64_t lim = UPQ_W_JOURNAL(w) ? w->jr->rg_limit : w->o.row_group_rows;
+    uint32_t i;
+    if ((lim && r > lim) || w->o.row_group_bytes || r <= w->rs) {
+        upq_w_advance(w);
+        return;
+    }
+    if (lim && r == lim)
+        w->rg_due = 1;
+    w->rs = r;
+    for (i = 0; i < w->ncols; i++) {
+        upq_wcol *c = &w->cols[i];
+        c->crows = r;
+        c->clev = c->nlev;
+        c->cval = c->nval;
+        c->cbytes = c->vbytes;
+    }
+    if (UPQ_W_JOURNAL(w))
+        upq_wj_advanced(w);
+}
+
 upq_status upq_writer_end_row(upq_writer *w)
 {
     uint32_t i;
+    int same = 1;
     upq_status st = row_call(w, 0);
     if (st != UPQ_OK)
         return st;
@@ -1955,8 +1992,12 @@ upq_status upq_writer_end_row(upq_writer *w)
     for (i = 0; i < w->ncols; i++) {
         w->cols[i].pending = 0;
         w->cols[i].rows++;
+        same &= w->cols[i].rows == w->cols[0].rows;
     }
-    upq_w_advance(w);
+    if (UPQ_FAST_KERNELS && same)
+        row_advance(w);
+    else
+        upq_w_advance(w);
     return after(w);
 }
 
