@@ -38,7 +38,7 @@ typedef uint32_t __attribute__((__may_alias__, __aligned__(1))) bss_u32_una;
 /* Four values' bytes as four stream words: a 4 x 4 byte transpose in
  * masks and shifts (on 32-bit cores about 16 instructions, where byte
  * stores take 4 a value and their addressing more). */
-UPQ_INLINE void split4x4(const uint32_t *u, uint8_t *o, size_t n)
+static void split4x4(const uint32_t *u, uint8_t *o, size_t n)
 {
     const uint32_t m = 0x00FF00FFu;
     uint32_t a = u[0], b = u[1], c = u[2], d = u[3];
