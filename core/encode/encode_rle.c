@@ -80,6 +80,25 @@ static void put_rle_run(upq_wbuf *w, uint32_t value, size_t count, unsigned bw)
             at[i] = tmp[i];
 }
 
+/* Ends the open bit-packed run of `groups` groups: its header (NULL when
+ * the output had no room, which the caller's finish reports). */
+static void run_close(uint8_t *header, unsigned groups)
+{
+    if (header)
+        *header = (uint8_t)(groups << 1 | 1u);
+}
+
+/* g more groups in the open bit-packed run: 1 while it stays open, 0 when
+ * it is full (its header written). */
+static int run_more(uint8_t *header, unsigned *groups, size_t g)
+{
+    *groups += (unsigned)g;
+    if (*groups < MAX_GROUPS)
+        return 1;
+    run_close(header, *groups);
+    return 0;
+}
+
 /* Packs n (a multiple of 8) values from v[i..]; the tail group arrives in
  * tmp, already zero-padded. */
 UPQ_INLINE void pack_from(const void *v, size_t i, size_t n, unsigned bw, int kind, uint8_t *out)
@@ -155,8 +174,7 @@ HYBRID_FN upq_status hybrid(upq_wbuf *w, const void *v, size_t n, unsigned bw, i
             if (value > limit)
                 return UPQ_ERR_INVAL;
             if (open) {
-                if (header)
-                    *header = (uint8_t)(groups << 1 | 1u);
+                run_close(header, groups);
                 open = 0;
             }
 #if PACKED_RUNS
@@ -222,15 +240,10 @@ HYBRID_FN upq_status hybrid(upq_wbuf *w, const void *v, size_t n, unsigned bw, i
             i = n;
         }
 #endif
-        groups += (unsigned)g;
-        if (groups == MAX_GROUPS) {
-            if (header)
-                *header = (uint8_t)(groups << 1 | 1u);
-            open = 0;
-        }
+        open = run_more(header, &groups, g);
     }
-    if (open && header)
-        *header = (uint8_t)(groups << 1 | 1u);
+    if (open)
+        run_close(header, groups);
     return UPQ_OK;
 }
 
@@ -283,8 +296,7 @@ static upq_status hybrid_bits(upq_wbuf *w, const uint8_t *v, size_t n)
             uint8_t pat = (uint8_t)(value ? 0xFFu : 0u);
             size_t j = i + k, end = n - i > MAX_RUN ? i + MAX_RUN : n;
             if (open) {
-                if (header)
-                    *header = (uint8_t)(groups << 1 | 1u);
+                run_close(header, groups);
                 open = 0;
             }
             while (j < end && bits_at(v, j, 1) == value) {
@@ -321,15 +333,10 @@ static upq_status hybrid_bits(upq_wbuf *w, const uint8_t *v, size_t n)
                 at[q] = (uint8_t)bits_at(v, i + 8u * q, 8);
             i += 8u * g;
         }
-        groups += (unsigned)g;
-        if (groups == MAX_GROUPS) {
-            if (header)
-                *header = (uint8_t)(groups << 1 | 1u);
-            open = 0;
-        }
+        open = run_more(header, &groups, g);
     }
-    if (open && header)
-        *header = (uint8_t)(groups << 1 | 1u);
+    if (open)
+        run_close(header, groups);
     return UPQ_OK;
 }
 #endif
