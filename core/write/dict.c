@@ -31,17 +31,6 @@ static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
     return (uint32_t)(h >> 32);
 }
 
-/* Key equality a word at a time (upq_memcmp goes byte by byte). */
-static int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
-{
-    for (; n >= 8; a += 8, b += 8, n -= 8)
-        if (upq_load_le64(a) != upq_load_le64(b))
-            return 0;
-    for (; n; a++, b++, n--)
-        if (*a != *b)
-            return 0;
-    return 1;
-}
 #else
 static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
 {
@@ -54,33 +43,67 @@ static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
     return h;
 }
 
+#endif
+
+/* Key equality a word at a time where loads take any address: 8 bytes on
+ * 64-bit hosts, 4 on Cortex-M3/M4/M7, where a word compare takes the
+ * instructions a byte took (the logger's device name, twice a row). */
+#if UPQ_UNALIGNED_WORDS || UPQ_W_ARM_UNALIGNED
+static int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+#if UPQ_UNALIGNED_WORDS
+    for (; n >= 8; a += 8, b += 8, n -= 8)
+        if (upq_load_le64(a) != upq_load_le64(b))
+            return 0;
+#else
+    for (; n >= 4; a += 4, b += 4, n -= 4)
+        if (*(const upq_w_u32_una *)(const void *)a != *(const upq_w_u32_una *)(const void *)b)
+            return 0;
+#endif
+    for (; n; a++, b++, n--)
+        if (*a != *b)
+            return 0;
+    return 1;
+}
+#else
+/* Cores that fault on (or trap to emulate) an unaligned load. */
 static int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
 {
     return n == 0 || upq_memcmp(a, b, n) == 0;
 }
 #endif
 
+/* Entry e of c's dictionary holds the PLAIN key. */
+static int entry_is(const upq_wcol *c, uint32_t e, const uint8_t *key, uint32_t klen)
+{
+    const uint8_t *v;
+    if (c->type != UPQ_TYPE_BYTE_ARRAY)
+        return same_bytes(c->dict + (size_t)e * c->vsize, key, klen);
+    v = c->dict + c->dict_off[e];
+    return upq_load_le32(v) == klen && same_bytes(v + 4, key, klen);
+}
+
+/* The newest entry is tried first; the smallest sets (UPQ_MEM_WORDS 0)
+ * keep its flash. */
+#define UPQ_W_DICT_HINT UPQ_MEM_WORDS
+
 int32_t upq_w_dict_find(const upq_wcol *c, const uint8_t *key, uint32_t klen, uint32_t *slot)
 {
-    uint32_t s = (uint32_t)(((uint64_t)hash_bytes(key, klen) * c->nslots) >> 32);
-    int ba = c->type == UPQ_TYPE_BYTE_ARRAY;
+    uint32_t s, e = c->dict_n - 1u;
+    /* a logger puts the same value (its device name) row after row: the
+     * newest entry is tried before the key is hashed (none: out of range).
+     * It needs no state, so an emptied dictionary has no stale guess. */
+    if (UPQ_W_DICT_HINT && e < c->dict_n && entry_is(c, e, key, klen))
+        return (int32_t)e;
+    s = (uint32_t)(((uint64_t)hash_bytes(key, klen) * c->nslots) >> 32);
     for (;;) {
-        uint32_t e = c->slots[s];
-        const uint8_t *v;
+        e = c->slots[s];
         if (e == 0) {
             *slot = s;
             return -1;
         }
-        e--;
-        if (ba) {
-            v = c->dict + c->dict_off[e];
-            if (upq_load_le32(v) == klen && same_bytes(v + 4, key, klen))
-                return (int32_t)e;
-        } else {
-            v = c->dict + (size_t)e * c->vsize;
-            if (same_bytes(v, key, klen))
-                return (int32_t)e;
-        }
+        if (entry_is(c, e - 1u, key, klen))
+            return (int32_t)(e - 1u);
         if (++s == c->nslots)
             s = 0;
     }

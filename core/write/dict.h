@@ -35,6 +35,15 @@ UPQ_INLINE upq_wdx *upq_w_dx(const upq_writer *w, const upq_wcol *c)
 #define UPQ_W_DX(w, c) upq_w_dx(w, c)
 
 
+/* Cortex-M3/M4/M7 load a word from any address (not a doubleword or a
+ * load-multiple: the types say "aligned 1", so the compiler emits neither). */
+#if defined(__GNUC__) && defined(__ARM_FEATURE_UNALIGNED) && UPQ_MEM_WORDS && __SIZEOF_POINTER__ == 4
+#define UPQ_W_ARM_UNALIGNED 1
+typedef uint32_t __attribute__((__may_alias__, __aligned__(1))) upq_w_u32_una;
+#else
+#define UPQ_W_ARM_UNALIGNED 0
+#endif
+
 /* A caller's upq_bytes value. Hosts that load any address read its fields
  * in place; elsewhere it is copied out (the caller's array may sit at any
  * address there). upq_memcpy is a call per value under -fno-builtin. */
@@ -44,6 +53,10 @@ UPQ_INLINE void upq_w_in_bytes(const void *v, upq_bytes *b)
     const upq_bytes *p = (const upq_bytes *)v;
     b->ptr = p->ptr;
     b->len = p->len;
+#elif UPQ_W_ARM_UNALIGNED
+    const upq_w_u32_una *p = (const upq_w_u32_una *)v;
+    b->ptr = (const uint8_t *)(uintptr_t)p[0];
+    b->len = p[1];
 #else
     upq_memcpy(b, v, sizeof *b);
 #endif
