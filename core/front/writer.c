@@ -1826,7 +1826,7 @@ static UPQ_NOINLINE void unstage_pending(upq_wcol *c, upq_wdx *x)
 /* Stages c's entry of the current row, for which there is room: `v` a
  * value, or NULL for null. New data: a later flush or checkpoint is a new
  * request (as in enter()). */
-static void put_entry(upq_writer *w, upq_wcol *c, const void *v)
+UPQ_INLINE void put_level(upq_writer *w, upq_wcol *c, const void *v)
 {
     w->flush_wait = 0;
     if (UPQ_W_JOURNAL(w))
@@ -1840,6 +1840,11 @@ static void put_entry(upq_writer *w, upq_wcol *c, const void *v)
         upq_lev_set(c->def, c->nlev, c->dlg, v ? c->max_def : 0u);
     }
     c->nlev++;
+}
+
+static void put_entry(upq_writer *w, upq_wcol *c, const void *v)
+{
+    put_level(w, c, v);
     if (v) {
         c->pend_off = c->vbytes;
         stage_value(c, v);
@@ -1904,7 +1909,25 @@ static upq_status row_set(upq_writer *w, uint32_t column, const void *v)
     upq_wcol *c;
     upq_status st;
     if (UPQ_FAST_KERNELS && set_ready(w, column, v)) {
-        put_entry(w, &w->cols[column], v);
+        c = &w->cols[column];
+#if W_WORDS
+        if (v && (c->vsize == 4 || c->vsize == 8)) {
+            /* a number of 4 or 8 bytes (no dictionary: set_ready), its
+             * words copied here: stage_value's tests and call were half
+             * of the entry's instructions */
+            w_word *dst = (w_word *)(void *)(c->vals + c->vbytes);
+            put_level(w, c, v);
+            c->pend_off = c->vbytes;
+            dst[0] = ((const w_word *)v)[0];
+            if (c->vsize == 8)
+                dst[1] = ((const w_word *)v)[1];
+            c->vbytes += c->vsize;
+            c->nval++;
+            c->pending = 1;
+            return UPQ_OK;
+        }
+#endif
+        put_entry(w, c, v);
         return UPQ_OK;
     }
     st = row_call(w, column);
@@ -1968,27 +1991,69 @@ static void row_advance(upq_writer *w)
         upq_wj_advanced(w);
 }
 
+/*
+ * A row's end in one pass over the columns, when every column has its entry
+ * of the row and the same rows before it (`same`, found by the caller's
+ * first pass), nothing new ends a row group in bytes and no limit is
+ * passed: each column takes the row and commits all it staged, as
+ * upq_writer_end_row's general passes and row_advance would (with
+ * UPQ_FAST_KERNELS; 0: not taken, nothing changed).
+ */
+static int row_end_fast(upq_writer *w, int same)
+{
+    uint64_t r = w->cols[0].rows + 1u;
+    uint64_t lim = UPQ_W_JOURNAL(w) ? w->jr->rg_limit : w->o.row_group_rows;
+    upq_wcol *c = w->cols, *end = w->cols + w->ncols;
+    if (!UPQ_FAST_KERNELS || !same || (lim && r > lim) || w->o.row_group_bytes || r <= w->rs)
+        return 0;
+    if (lim && r == lim)
+        w->rg_due = 1;
+    w->rs = r;
+    for (; c != end; c++) {
+        c->pending = 0;
+        c->rows = r;
+        c->crows = r;
+        c->clev = c->nlev;
+        c->cval = c->nval;
+        c->cbytes = c->vbytes;
+    }
+    if (UPQ_W_JOURNAL(w))
+        upq_wj_advanced(w);
+    return 1;
+}
+
 upq_status upq_writer_end_row(upq_writer *w)
 {
     uint32_t i;
-    int same = 1;
+    int same = 1, nulls = 0;
+    uint64_t r0, diff = 0;
     upq_status st = row_call(w, 0);
     if (st != UPQ_OK)
         return st;
+    r0 = w->cols[0].rows;
     for (i = 0; i < w->ncols; i++) {
+        upq_wcol *c = &w->cols[i];
         /* (a null staged before a required column is found unset is the
          * row's entry, which a later set replaces: the row is kept) */
-        if (!w->cols[i].pending && w->cols[i].max_def == 0)
-            return bad_input(w, UPQ_ERR_INVAL, (int32_t)i, "required column not set");
-        if (!w->cols[i].pending) {
-            st = set_entry(w, &w->cols[i], (const void *)0);
+        if (!c->pending) {
+            if (c->max_def == 0)
+                return bad_input(w, UPQ_ERR_INVAL, (int32_t)i, "required column not set");
+            st = set_entry(w, c, (const void *)0);
             if (st != UPQ_OK)
                 return st;
+            nulls = 1;
         }
+        if (UPQ_FAST_KERNELS)
+            diff |= c->rows ^ r0;
     }
     st = enter(w);
     if (st != UPQ_OK)
         return st;
+    /* (a row group ended by enter() takes its rows from every column
+     * alike, upq_w_rg_reset, so that columns equal before are equal now;
+     * a row with nulls staged here goes the general way) */
+    if (row_end_fast(w, !diff && !nulls))
+        return after(w);
     for (i = 0; i < w->ncols; i++) {
         w->cols[i].pending = 0;
         w->cols[i].rows++;
