@@ -1915,15 +1915,17 @@ static upq_status row_set(upq_writer *w, uint32_t column, const void *v)
             /* a number of 4 or 8 bytes (no dictionary: set_ready), its
              * words copied here: stage_value's tests and call were half
              * of the entry's instructions */
-            w_word *dst = (w_word *)(void *)(c->vals + c->vbytes);
+            uint32_t vb = c->vbytes, vs = c->vsize;
+            w_word *dst = (w_word *)(void *)(c->vals + vb);
             put_level(w, c, v);
-            c->pend_off = c->vbytes;
-            dst[0] = ((const w_word *)v)[0];
-            if (c->vsize == 8)
-                dst[1] = ((const w_word *)v)[1];
-            c->vbytes += c->vsize;
+            c->pend_off = vb;
+            c->vbytes = vb + vs;
             c->nval++;
             c->pending = 1;
+            /* the value last: its stores may alias anything */
+            dst[0] = ((const w_word *)v)[0];
+            if (vs == 8)
+                dst[1] = ((const w_word *)v)[1];
             return UPQ_OK;
         }
 #endif
