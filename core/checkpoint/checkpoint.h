@@ -118,7 +118,7 @@ typedef struct upq_wjournal {
     struct upq_wfinish *fin; /* writer_finish.c state (arena) */
 } upq_wjournal;
 
-#define UPQ_W_JOURNAL(w) (UPQ_WITH_CHECKPOINT && (w)->jr != (struct upq_wjournal *)0)
+#define UPQ_W_JOURNAL(w) (UPQ_WITH_CHECKPOINT && (!UPQ_WITH_BUFFERED || (w)->jr != (struct upq_wjournal *)0))
 
 /* Arena bytes checkpoint mode adds for ncols columns, nrep of them
  * repeated (counted by setup). */

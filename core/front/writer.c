@@ -261,6 +261,9 @@ static upq_status configure(upq_wset *w, const upq_writer_opts *in)
     if (!UPQ_WITH_CHECKPOINT && o->checkpoint)
         return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
                      "checkpoint mode is not in this build (UPQ_WITH_CHECKPOINT 0)");
+    if (!UPQ_WITH_BUFFERED && !o->checkpoint)
+        return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
+                     "only checkpoint mode is in this build (UPQ_WITH_BUFFERED 0)");
     if (o->checkpoint) {
         /* row groups sized by the user, never by RAM: chunks are written
          * to their place in the file as their pages are made */
@@ -537,7 +540,7 @@ typedef struct wplan {
 
 /* Checkpoint mode: a constant where the build has not the
  * mode, so that its paths go. */
-#define W_JM(w) (UPQ_WITH_CHECKPOINT && (w)->o->checkpoint != 0)
+#define W_JM(w) (UPQ_WITH_CHECKPOINT && (!UPQ_WITH_BUFFERED || (w)->o->checkpoint != 0))
 
 /* Pass 0, a leaf: the largest statistics bound; in direct mode the fewest
  * rows a flat column's staging holds (a level per row, and a required

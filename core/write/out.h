@@ -115,7 +115,9 @@ UPQ_NOINLINE upq_status upq_w_refuse_(upq_writer *w, upq_status st, int32_t colu
 
 /* Pieces go to file offsets (checkpoint mode: the sink's write_at), not
  * appended. */
-#define UPQ_W_AT(w) (UPQ_WITH_CHECKPOINT && (w)->jr != (struct upq_wjournal *)0)
+/* (UPQ_WITH_BUFFERED 0: checkpoint mode is the only mode there is, and
+ * the other modes' paths go) */
+#define UPQ_W_AT(w) (UPQ_WITH_CHECKPOINT && (!UPQ_WITH_BUFFERED || (w)->jr != (struct upq_wjournal *)0))
 
 /* The next piece of output: n bytes at p, written where the previous piece
  * ended. */

@@ -23,6 +23,13 @@
 #ifndef UPQ_WITH_SNAPPY
 #define UPQ_WITH_SNAPPY 0
 #endif
+/* it logs: checkpoint mode is the writer's only mode */
+#ifndef UPQ_WITH_BUFFERED
+#define UPQ_WITH_BUFFERED 0
+#endif
+#ifndef UPQ_WITH_DIRECT
+#define UPQ_WITH_DIRECT 0
+#endif
 
 /* and what every set for a microcontroller leaves out */
 #include "upq_small.h"

@@ -104,6 +104,11 @@
  *                                     refused with UPQ_ERR_UNSUPPORTED; buffered and
  *                                     checkpoint mode as before; about 380 B of code
  *                                     on Cortex-M4)
+ * UPQ_WITH_BUFFERED          1        the writer's modes besides checkpoint mode (buffered,
+ *                                     and direct with UPQ_WITH_DIRECT) (0: only checkpoint
+ *                                     mode, for images that only log; a writer without
+ *                                     opts.checkpoint is refused with UPQ_ERR_UNSUPPORTED;
+ *                                     about 2 KB of code on Cortex-M4 in the logger set)
  * UPQ_WITH_OPEN_TOTAL        1        after UPQ_ERR_NOMEM, upq_reader_open names the total
  *                                     the open takes (the footer's decode counts what
  *                                     does not fit, the schema is sized), so one retry
@@ -242,6 +247,9 @@
 #ifndef UPQ_WITH_DIRECT
 #define UPQ_WITH_DIRECT 1
 #endif
+#ifndef UPQ_WITH_BUFFERED
+#define UPQ_WITH_BUFFERED 1
+#endif
 #ifndef UPQ_WITH_OPEN_TOTAL
 #define UPQ_WITH_OPEN_TOTAL 1
 #endif
@@ -303,6 +311,9 @@
 
 /* ---- contradictory option sets are rejected at compile time ---- */
 
+#if UPQ_WITH_WRITER && !UPQ_WITH_BUFFERED && !UPQ_WITH_CHECKPOINT
+#error "uparquet: a writer needs UPQ_WITH_BUFFERED or UPQ_WITH_CHECKPOINT"
+#endif
 #if !UPQ_WITH_READER && !UPQ_WITH_WRITER
 #error "uparquet: at least one of UPQ_WITH_READER and UPQ_WITH_WRITER must be 1"
 #endif
