@@ -1968,41 +1968,12 @@ upq_status upq_writer_set_null(upq_writer *w, uint32_t column)
 }
 
 /*
- * upq_w_advance after a row every column has the same rows of: r is the
- * least, a row group ends there when r reaches its limit, and every
- * column commits all it staged (commit_to's first case). A row group limit
- * passed, rows counted in bytes or nothing new go the general way.
- */
-static void row_advance(upq_writer *w)
-{
-    uint64_t r = w->cols[0].rows;
-    uint64_t lim = UPQ_W_JOURNAL(w) ? w->jr->rg_limit : w->o.row_group_rows;
-    uint32_t i;
-    if ((lim && r > lim) || w->o.row_group_bytes || r <= w->rs) {
-        upq_w_advance(w);
-        return;
-    }
-    if (lim && r == lim)
-        w->rg_due = 1;
-    w->rs = r;
-    for (i = 0; i < w->ncols; i++) {
-        upq_wcol *c = &w->cols[i];
-        c->crows = r;
-        c->clev = c->nlev;
-        c->cval = c->nval;
-        c->cbytes = c->vbytes;
-    }
-    if (UPQ_W_JOURNAL(w))
-        upq_wj_advanced(w);
-}
-
-/*
  * A row's end in one pass over the columns, when every column has its entry
  * of the row and the same rows before it (`same`, found by the caller's
  * first pass), nothing new ends a row group in bytes and no limit is
  * passed: each column takes the row and commits all it staged, as
- * upq_writer_end_row's general passes and row_advance would (with
- * UPQ_FAST_KERNELS; 0: not taken, nothing changed).
+ * upq_writer_end_row's general pass and upq_w_advance would (commit_to's
+ * first case; with UPQ_FAST_KERNELS; 0: not taken, nothing changed).
  */
 static int row_end_fast(upq_writer *w, int same)
 {
@@ -2030,7 +2001,7 @@ static int row_end_fast(upq_writer *w, int same)
 upq_status upq_writer_end_row(upq_writer *w)
 {
     uint32_t i;
-    int same = 1, nulls = 0;
+    int nulls = 0;
     uint64_t r0, diff = 0;
     upq_status st = row_call(w, 0);
     if (st != UPQ_OK)
@@ -2062,12 +2033,8 @@ upq_status upq_writer_end_row(upq_writer *w)
     for (i = 0; i < w->ncols; i++) {
         w->cols[i].pending = 0;
         w->cols[i].rows++;
-        same &= w->cols[i].rows == w->cols[0].rows;
     }
-    if (UPQ_FAST_KERNELS && same)
-        row_advance(w);
-    else
-        upq_w_advance(w);
+    upq_w_advance(w);
     return after(w);
 }
 
