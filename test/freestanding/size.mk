@@ -189,9 +189,20 @@ $(SIZE_OPTIONS_OFF): test/freestanding/options_off.c $(LIB_SRC) port/adapters/po
 	$(CC) -std=c99 -O1 $(WARN_LIB) -Wno-missing-prototypes -Werror $(INCLUDES) $(SIZE_MIN_OFF) \
 	    -o $@ test/freestanding/options_off.c $(LIB_SRC) port/adapters/posix/io_posix.c
 
+# The logger set on the host (UPQ_WITH_BUFFERED 0): buffered and direct mode
+# asked of it give UPQ_ERR_UNSUPPORTED, checkpoint mode starts
+# (test/freestanding/logger_only.c). About 40 s of compiling.
+SIZE_LOGGER_ONLY := $(SIZE)/host/logger_only
+$(SIZE_LOGGER_ONLY): test/freestanding/logger_only.c $(LIB_SRC) \
+        $(wildcard core/include/uparquet/*.h core/*/*.h port/config/upq-*.h port/config/upq_*.h) test/freestanding/size.mk
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 -O1 $(WARN_LIB) -Wno-missing-prototypes -Werror $(INCLUDES) $(call SIZE_OPTION_SET,logger) \
+	    -o $@ test/freestanding/logger_only.c $(LIB_SRC)
+
 .PHONY: size-options-off
-size-options-off: $(SIZE_OPTIONS_OFF)
+size-options-off: $(SIZE_OPTIONS_OFF) $(SIZE_LOGGER_ONLY)
 	@$(SIZE_OPTIONS_OFF) $(PARQUET_TESTING_DIR)
+	@$(SIZE_LOGGER_ONLY)
 
 # The CRC-32 port seam (UPQ_CRC32_PORT) with a test double for a CRC unit
 # (test/freestanding/crc_port.c): core/common/crc32.c built with the seam on,
