@@ -94,8 +94,14 @@ UPQ_PKG_LIB.zlib := libz.a
 UPQ_PKG_LIB.brotli := libbrotlidec.a
 # (libdeflate has no archive: codecs/upq_gzip.c compiles its decompressor)
 UPQ_PKG_LIB.libdeflate :=
+# The set's header, then the ones it includes itself (port/config/upq_*.h, after
+# its own options): an option's first definition in them holds, as it does for
+# the compiler.
+UPQ_SET_FILES := $(if $(UPQ_SET_H),$(UPQ_SET_H) $(addprefix $(UPQ_DIR)/port/config/,\
+    $(shell sed -n 's/^\#include "\(upq_[a-z_]*\.h\)"$$/\1/p' $(UPQ_SET_H))))
 UPQ_PKGS := $(if $(UPQ_SET_H),$(foreach p,lz4 zstd mbedtls zlib brotli libdeflate,\
-    $(if $(shell grep -q '^\#define $(UPQ_PKG_OPT.$(p)) 1$$' $(UPQ_SET_H) && echo y),$(p))))
+    $(if $(filter 1,$(shell cat $(UPQ_SET_FILES) | \
+        sed -n 's/^\#define $(UPQ_PKG_OPT.$(p)) \(.*\)$$/\1/p' | head -n 1)),$(p))))
 
 # The file adapters: the caller's side, compiled against the caller's FatFs
 # or littlefs (port/adapters/).

@@ -17,23 +17,6 @@
 
 #define UPQ_SET_NAME "everything"
 
-#ifndef UPQ_WITH_LZ4
-#define UPQ_WITH_LZ4 1
-#endif
-#ifndef UPQ_WITH_ZSTD
-#define UPQ_WITH_ZSTD 1
-#endif
-#ifndef UPQ_WITH_GZIP
-#define UPQ_WITH_GZIP 1
-#endif
-#ifndef UPQ_WITH_LIBDEFLATE
-#define UPQ_WITH_LIBDEFLATE 1
-#endif
-#ifndef UPQ_WITH_BROTLI
-#define UPQ_WITH_BROTLI 1
-#endif
-#ifndef UPQ_WITH_CRYPTO
-#define UPQ_WITH_CRYPTO 1
-#endif
+#include "upq_packages.h"
 
 #endif

@@ -20,29 +20,13 @@
 #ifndef UPQ_WITH_WRITER
 #define UPQ_WITH_WRITER 0
 #endif
-#ifndef UPQ_WITH_LZ4
-#define UPQ_WITH_LZ4 1
-#endif
-#ifndef UPQ_WITH_ZSTD
-#define UPQ_WITH_ZSTD 1
-#endif
-#ifndef UPQ_WITH_GZIP
-#define UPQ_WITH_GZIP 1
-#endif
-#ifndef UPQ_WITH_LIBDEFLATE
-#define UPQ_WITH_LIBDEFLATE 1
-#endif
-#ifndef UPQ_WITH_BROTLI
-#define UPQ_WITH_BROTLI 1
-#endif
-#ifndef UPQ_WITH_CRYPTO
-#define UPQ_WITH_CRYPTO 1
-#endif
 #ifndef UPQ_WITH_CHUNK_META
 #define UPQ_WITH_CHUNK_META 0
 #endif
 #ifndef UPQ_CRC32_TABLE
 #define UPQ_CRC32_TABLE 8
 #endif
+
+#include "upq_packages.h"
 
 #endif
