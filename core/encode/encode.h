@@ -157,27 +157,6 @@ UPQ_INLINE size_t upq_lev_bytes(size_t n, unsigned lg)
     return ((n << lg) + 7u) >> 3;
 }
 
-UPQ_INLINE unsigned upq_put_uleb(uint8_t *p, uint64_t v)
-{
-    unsigned n = 0;
-    while (v >= 0x80u) {
-        p[n++] = (uint8_t)(v | 0x80u);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
-UPQ_INLINE unsigned upq_uleb_len(uint64_t v)
-{
-    unsigned n = 1;
-    while (v >= 0x80u) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
 /* Writes a ULEB128 through w. */
 void upq_wb_uleb(upq_wbuf *w, uint64_t v);
 

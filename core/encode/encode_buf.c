@@ -11,7 +11,7 @@
 void upq_wb_uleb(upq_wbuf *w, uint64_t v)
 {
     uint8_t tmp[10];
-    unsigned k = upq_put_uleb(tmp, v), i;
+    unsigned k = (unsigned)upq_tc_varint(tmp, v), i;
     uint8_t *at = upq_wb_take(w, k);
     if (at)
         for (i = 0; i < k; i++)

@@ -29,7 +29,7 @@
 static uint8_t *block_head(upq_wbuf *w, uint64_t zz_min, const unsigned *bw, unsigned minis,
                            unsigned per)
 {
-    size_t size = upq_uleb_len(zz_min) + minis;
+    size_t size = upq_tc_varint_len(zz_min) + minis;
     unsigned m;
     uint8_t *at;
     for (m = 0; m < minis; m++)
@@ -37,7 +37,7 @@ static uint8_t *block_head(upq_wbuf *w, uint64_t zz_min, const unsigned *bw, uns
     at = upq_wb_take(w, size);
     if (!at)
         return at;
-    at += upq_put_uleb(at, zz_min);
+    at += upq_tc_varint(at, zz_min);
     for (m = 0; m < minis; m++)
         *at++ = (uint8_t)bw[m];
     return at;

@@ -18,6 +18,7 @@
  * for true, through their own packer).
  */
 #include "encode.h"
+#include "common/upq_internal.h"
 
 #define MAX_GROUPS 63u           /* bit-packed groups per one-byte header */
 #define MAX_RUN 0x7FFFFFFFu      /* the format's longest run */
@@ -70,7 +71,7 @@ UPQ_INLINE uint32_t or_all(const void *v, size_t i, size_t k, int kind)
 static void put_rle_run(upq_wbuf *w, uint32_t value, size_t count, unsigned bw)
 {
     uint8_t tmp[10 + 4];
-    unsigned k = upq_put_uleb(tmp, (uint64_t)count << 1), b, i;
+    unsigned k = (unsigned)upq_tc_varint(tmp, (uint64_t)count << 1), b, i;
     uint8_t *at;
     for (b = 0; b < (bw + 7u) / 8u; b++)
         tmp[k++] = (uint8_t)(value >> (8u * b));
@@ -86,6 +87,15 @@ static void run_close(uint8_t *header, unsigned groups)
 {
     if (header)
         *header = (uint8_t)(groups << 1 | 1u);
+}
+
+/* Opens a bit-packed run: its header byte, taken now and written when the
+ * run closes. */
+UPQ_INLINE uint8_t *run_open(upq_wbuf *w, unsigned *groups, int *open)
+{
+    *groups = 0;
+    *open = 1;
+    return upq_wb_take(w, 1);
 }
 
 /* g more groups in the open bit-packed run: 1 while it stays open, 0 when
@@ -188,11 +198,8 @@ HYBRID_FN upq_status hybrid(upq_wbuf *w, const void *v, size_t n, unsigned bw, i
             i = j;
             continue;
         }
-        if (!open) {
-            header = upq_wb_take(w, 1);
-            groups = 0;
-            open = 1;
-        }
+        if (!open)
+            header = run_open(w, &groups, &open);
         /* the whole groups that follow, up to the next group of equal values */
         for (g = 0; groups + g < MAX_GROUPS && left - 8u * g >= 8; g++)
             if (g > 0 && all_equal(v, i + 8u * g, 8, kind))
@@ -309,11 +316,8 @@ static upq_status hybrid_bits(upq_wbuf *w, const uint8_t *v, size_t n)
             i = j;
             continue;
         }
-        if (!open) {
-            header = upq_wb_take(w, 1);
-            groups = 0;
-            open = 1;
-        }
+        if (!open)
+            header = run_open(w, &groups, &open);
         for (g = 0; groups + g < MAX_GROUPS && left - 8u * g >= 8; g++) {
             uint32_t y = bits_at(v, i + 8u * g, 8);
             if (g > 0 && (y == 0 || y == 0xFFu))

@@ -63,7 +63,7 @@ static size_t dbp_bound(size_t n, int is64)
     size_t blocks = deltas / UPQ_DELTA_BLOCK + (deltas % UPQ_DELTA_BLOCK != 0);
     size_t minis = deltas / 32u + (deltas % 32u != 0);
     size_t zz = is64 ? 10u : 5u;
-    size_t b = 2u + 1u + upq_uleb_len(n) + zz;
+    size_t b = 2u + 1u + upq_tc_varint_len(n) + zz;
     b = upq_size_add(b, upq_size_mul(blocks, zz + UPQ_DELTA_MINIS));
     return upq_size_add(b, upq_size_mul(minis, is64 ? 256u : 128u));
 }
