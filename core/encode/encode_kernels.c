@@ -32,53 +32,51 @@
         }                            \
     } while (0)
 
-void upq_pack16(const uint16_t *v, size_t n, unsigned bw, uint8_t *out)
+/* The one packer, for values of `size` bytes (2, 4 or 8; a constant in each
+ * caller, so each gets its own loop): up to 32 bits a value in one push,
+ * wider ones as their low word and then the rest, the same bits in the
+ * same order. */
+UPQ_INLINE void pack(const void *v, size_t size, size_t n, unsigned bw, uint8_t *out)
 {
     uint64_t acc = 0;
     unsigned have = 0;
     size_t i;
     if (bw == 0)
         return;
-    for (i = 0; i < n; i++)
-        PACK_PUSH(v[i], bw);
+    if (size == 4 && bw == 32) {
+        for (i = 0; i < n; i++)
+            upq_store_le32(out + 4 * i, ((const uint32_t *)v)[i]);
+        return;
+    }
+    if (size < 8 || bw <= 32) {
+        for (i = 0; i < n; i++)
+            PACK_PUSH(size == 2   ? ((const uint16_t *)v)[i]
+                      : size == 4 ? ((const uint32_t *)v)[i]
+                                  : (uint32_t)((const uint64_t *)v)[i],
+                      bw);
+    } else {
+        for (i = 0; i < n; i++) {
+            uint64_t x = ((const uint64_t *)v)[i];
+            PACK_PUSH((uint32_t)x, 32u);
+            PACK_PUSH((uint32_t)(x >> 32), bw - 32u);
+        }
+    }
     PACK_TAIL();
+}
+
+void upq_pack16(const uint16_t *v, size_t n, unsigned bw, uint8_t *out)
+{
+    pack(v, 2, n, bw, out);
 }
 
 void upq_pack32(const uint32_t *v, size_t n, unsigned bw, uint8_t *out)
 {
-    uint64_t acc = 0;
-    unsigned have = 0;
-    size_t i;
-    if (bw == 0)
-        return;
-    if (bw == 32) {
-        for (i = 0; i < n; i++)
-            upq_store_le32(out + 4 * i, v[i]);
-        return;
-    }
-    for (i = 0; i < n; i++)
-        PACK_PUSH(v[i], bw);
-    PACK_TAIL();
+    pack(v, 4, n, bw, out);
 }
 
 void upq_pack64(const uint64_t *v, size_t n, unsigned bw, uint8_t *out)
 {
-    uint64_t acc = 0;
-    unsigned have = 0;
-    size_t i;
-    if (bw == 0)
-        return;
-    if (bw <= 32) {
-        for (i = 0; i < n; i++)
-            PACK_PUSH((uint32_t)v[i], bw);
-    } else {
-        /* the low word, then the rest: the same bits in the same order */
-        for (i = 0; i < n; i++) {
-            PACK_PUSH((uint32_t)v[i], 32u);
-            PACK_PUSH((uint32_t)(v[i] >> 32), bw - 32u);
-        }
-    }
-    PACK_TAIL();
+    pack(v, 8, n, bw, out);
 }
 
 void upq_pack_bool(const uint8_t *v, size_t n, uint8_t *out)
