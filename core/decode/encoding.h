@@ -41,9 +41,12 @@ upq_status upq_rle_init(upq_rle_dec *d, const uint8_t *p, size_t len, unsigned b
  * values, a run header is malformed (run length 0, varint longer than 5
  * bytes), an RLE run's value does not fit the bit width, or a bit-packed
  * run's needed bits are missing (a last run may be cut short after its last
- * needed value). get16 needs bit_width <= 16 (else UPQ_ERR_INVAL). */
+ * needed value). get16 needs bit_width <= 16 (else UPQ_ERR_INVAL); get8
+ * (RLE booleans) values of at most 8 bits, and with out NULL it skips them,
+ * with the same checks. */
 upq_status upq_rle_get32(upq_rle_dec *d, uint32_t *out, size_t n);
 upq_status upq_rle_get16(upq_rle_dec *d, uint16_t *out, size_t n);
+upq_status upq_rle_get8(upq_rle_dec *d, uint8_t *out, size_t n);
 /* Same checks as get, without storing the values. */
 upq_status upq_rle_skip(upq_rle_dec *d, size_t n);
 /* Values left in the current run when it is an RLE run (0 when it is

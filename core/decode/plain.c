@@ -7,16 +7,30 @@
 #include "upq_kernels.h"
 #include "upq_port.h"
 
-/* Type punning through a union is defined in C99 (TC3) and C11, and unlike
- * a call to upq_memcpy costs nothing per value. */
-typedef union {
-    uint32_t u;
-    float f;
-} f32_bits;
-typedef union {
-    uint64_t u;
-    double f;
-} f64_bits;
+/* Each value type with the unsigned word of its PLAIN bytes: type punning
+ * through a union is defined in C99 (TC3) and C11, and unlike a call to
+ * upq_memcpy costs nothing per value. */
+#define PLAIN_WORD(name, T, W) \
+    typedef union {            \
+        W u;                   \
+        T v;                   \
+    } name
+PLAIN_WORD(i32_bits, int32_t, uint32_t);
+PLAIN_WORD(i64_bits, int64_t, uint64_t);
+PLAIN_WORD(f32_bits, float, uint32_t);
+PLAIN_WORD(f64_bits, double, uint64_t);
+
+/* n values of type T, `width` bytes each, from `in` (the loop of each type
+ * of upq_plain_fixed; its locals i, in, out, n). */
+#define PLAIN_VALUES(T, punned, load, width)         \
+    do {                                             \
+        T *o = (T *)out;                             \
+        punned c;                                    \
+        for (i = 0; i < n; i++) {                    \
+            c.u = load(in + (width) * i);            \
+            o[i] = c.v;                              \
+        }                                            \
+    } while (0)
 
 /* On little-endian 32-bit targets the numbers' PLAIN bytes are copied as
  * they are, by upq_memcpy's block moves (on Cortex-M4 1 to 3 instructions
@@ -36,36 +50,10 @@ void upq_plain_fixed(int32_t physical_type, const uint8_t *in, void *out, size_t
         return;
     }
     switch (physical_type) {
-    case UPQ_TYPE_INT32: {
-        uint32_t *o = (uint32_t *)out; /* int32_t storage; same-width unsigned access */
-        for (i = 0; i < n; i++)
-            o[i] = upq_load_le32(in + 4 * i);
-        break;
-    }
-    case UPQ_TYPE_INT64: {
-        uint64_t *o = (uint64_t *)out;
-        for (i = 0; i < n; i++)
-            o[i] = upq_load_le64(in + 8 * i);
-        break;
-    }
-    case UPQ_TYPE_FLOAT: {
-        float *o = (float *)out;
-        f32_bits c;
-        for (i = 0; i < n; i++) {
-            c.u = upq_load_le32(in + 4 * i);
-            o[i] = c.f;
-        }
-        break;
-    }
-    case UPQ_TYPE_DOUBLE: {
-        double *o = (double *)out;
-        f64_bits c;
-        for (i = 0; i < n; i++) {
-            c.u = upq_load_le64(in + 8 * i);
-            o[i] = c.f;
-        }
-        break;
-    }
+    case UPQ_TYPE_INT32: PLAIN_VALUES(int32_t, i32_bits, upq_load_le32, 4); break;
+    case UPQ_TYPE_INT64: PLAIN_VALUES(int64_t, i64_bits, upq_load_le64, 8); break;
+    case UPQ_TYPE_FLOAT: PLAIN_VALUES(float, f32_bits, upq_load_le32, 4); break;
+    case UPQ_TYPE_DOUBLE: PLAIN_VALUES(double, f64_bits, upq_load_le64, 8); break;
     case UPQ_TYPE_INT96: {
         upq_int96 *o = (upq_int96 *)out;
         unsigned k;

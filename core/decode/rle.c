@@ -11,6 +11,14 @@
  * every later call reports that again instead of decoding garbage. */
 #define BAD_WIDTH 0xFFu
 
+/* An init call's bit width, at most max, into *at: UPQ_OK, or BAD_WIDTH
+ * there and UPQ_ERR_CORRUPT. */
+static upq_status set_width(uint8_t *at, unsigned bit_width, unsigned max)
+{
+    *at = (uint8_t)(bit_width > max ? BAD_WIDTH : bit_width);
+    return bit_width > max ? UPQ_ERR_CORRUPT : UPQ_OK;
+}
+
 /* Values unpacked per kernel call (see kernels.h). */
 #define MAX_UNPACK 4096u
 
@@ -39,12 +47,7 @@ upq_status upq_rle_init(upq_rle_dec *d, const uint8_t *p, size_t len, unsigned b
     d->value = 0;
     d->literal = 0;
     d->group_pos = 0;
-    if (bit_width > 32) {
-        d->bit_width = BAD_WIDTH;
-        return UPQ_ERR_CORRUPT;
-    }
-    d->bit_width = (uint8_t)bit_width;
-    return UPQ_OK;
+    return set_width(&d->bit_width, bit_width, 32);
 }
 
 /* Reads the next run header (and an RLE run's value). */
@@ -119,6 +122,19 @@ static upq_status take_literal(upq_rle_dec *d, size_t k, const uint8_t **at, uns
     return UPQ_OK;
 }
 
+/* How many of the current run's values to take, at most max: *k, after
+ * reading the next run's header when the current one is used up. */
+UPQ_INLINE upq_status run_left(upq_rle_dec *d, size_t max, size_t *k)
+{
+    if (d->left == 0) {
+        upq_status st = read_run(d);
+        if (st != UPQ_OK)
+            return st;
+    }
+    *k = d->left < max ? d->left : max;
+    return UPQ_OK;
+}
+
 upq_status upq_rle_next(upq_rle_dec *d, uint32_t *buf, size_t buf_cap, size_t max, size_t *got,
                         int *is_run, uint32_t *run_value)
 {
@@ -128,12 +144,9 @@ upq_status upq_rle_next(upq_rle_dec *d, uint32_t *buf, size_t buf_cap, size_t ma
     *got = 0;
     if (max == 0)
         return UPQ_OK;
-    if (d->left == 0) {
-        st = read_run(d);
-        if (st != UPQ_OK)
-            return st;
-    }
-    k = d->left < max ? d->left : max;
+    st = run_left(d, max, &k);
+    if (st != UPQ_OK)
+        return st;
     if (!d->literal) {
         d->left -= (uint32_t)k;
         *is_run = 1;
@@ -155,21 +168,47 @@ upq_status upq_rle_next(upq_rle_dec *d, uint32_t *buf, size_t buf_cap, size_t ma
     return UPQ_OK;
 }
 
-upq_status upq_rle_get32(upq_rle_dec *d, uint32_t *out, size_t n)
+/* n values of `size` bytes each (4, 2 or 1: a constant in each caller, so
+ * each gets its own loop): runs filled, bit-packed values unpacked, straight
+ * into a 32-bit out, else through tmp and narrowed. */
+UPQ_INLINE upq_status rle_get(upq_rle_dec *d, void *out, size_t n, size_t size)
 {
+    uint32_t tmp[UPQ_UNPACK_STEP];
     while (n) {
-        size_t k;
+        size_t k, i;
         int run;
         uint32_t v;
-        upq_status st = upq_rle_next(d, out, n, n, &k, &run, &v);
+        upq_status st = size == 4 ? upq_rle_next(d, (uint32_t *)out, n, n, &k, &run, &v)
+                                  : upq_rle_next(d, tmp, UPQ_COUNTOF(tmp), n, &k, &run, &v);
         if (st != UPQ_OK)
             return st;
-        if (run)
-            UPQ_K(fill_u32)(out, v, k);
-        out += k;
+        if (size == 4 && run)
+            UPQ_K(fill_u32)((uint32_t *)out, v, k);
+        else if (size == 2 && run)
+            UPQ_K(fill_u16)((uint16_t *)out, (uint16_t)v, k);
+        else if (size == 2)
+            for (i = 0; i < k; i++)
+                ((uint16_t *)out)[i] = (uint16_t)tmp[i];
+        else if (size == 1 && out && run)
+            UPQ_K(fill_u8)((uint8_t *)out, (uint8_t)v, k);
+        else if (size == 1 && out)
+            for (i = 0; i < k; i++)
+                ((uint8_t *)out)[i] = (uint8_t)tmp[i];
+        if (out)
+            out = (uint8_t *)out + k * size;
         n -= k;
     }
     return UPQ_OK;
+}
+
+upq_status upq_rle_get32(upq_rle_dec *d, uint32_t *out, size_t n)
+{
+    return rle_get(d, out, n, 4);
+}
+
+upq_status upq_rle_get8(upq_rle_dec *d, uint8_t *out, size_t n)
+{
+    return rle_get(d, out, n, 1);
 }
 
 #if UPQ_UNALIGNED_WORDS && UPQ_NATIVE_LE
@@ -233,30 +272,13 @@ static upq_status rle_get16_bw1(upq_rle_dec *d, uint16_t *out, size_t n)
 
 upq_status upq_rle_get16(upq_rle_dec *d, uint16_t *out, size_t n)
 {
-    uint32_t tmp[UPQ_UNPACK_STEP];
     if (d->bit_width > 16 && d->bit_width <= 32)
         return UPQ_ERR_INVAL;
 #if UPQ_RLE_BW1_U16
     if (d->bit_width == 1)
         return rle_get16_bw1(d, out, n);
 #endif
-    while (n) {
-        size_t k, i;
-        int run;
-        uint32_t v;
-        upq_status st = upq_rle_next(d, tmp, UPQ_COUNTOF(tmp), n, &k, &run, &v);
-        if (st != UPQ_OK)
-            return st;
-        if (run) {
-            UPQ_K(fill_u16)(out, (uint16_t)v, k);
-        } else {
-            for (i = 0; i < k; i++)
-                out[i] = (uint16_t)tmp[i];
-        }
-        out += k;
-        n -= k;
-    }
-    return UPQ_OK;
+    return rle_get(d, out, n, 2);
 }
 
 upq_status upq_rle_run_ahead(upq_rle_dec *d, uint32_t *left, uint32_t *value)
@@ -276,12 +298,9 @@ upq_status upq_rle_skip(upq_rle_dec *d, size_t n)
     while (n) {
         size_t k;
         upq_status st;
-        if (d->left == 0) {
-            st = read_run(d);
-            if (st != UPQ_OK)
-                return st;
-        }
-        k = d->left < n ? d->left : n;
+        st = run_left(d, n, &k);
+        if (st != UPQ_OK)
+            return st;
         if (d->literal) {
             const uint8_t *at;
             unsigned shift;
@@ -306,12 +325,7 @@ upq_status upq_bitpacked_init(upq_bitpacked_dec *d, const uint8_t *p, size_t len
     d->p = p;
     d->len = len;
     d->bit_pos = 0;
-    if (bit_width > 16) {
-        d->bit_width = BAD_WIDTH;
-        return UPQ_ERR_CORRUPT;
-    }
-    d->bit_width = (uint8_t)bit_width;
-    return UPQ_OK;
+    return set_width(&d->bit_width, bit_width, 16);
 }
 
 size_t upq_bitpacked_len(size_t n, unsigned bit_width)

@@ -144,26 +144,7 @@ static upq_status rle_bool_init(upq_values_dec *d)
 
 static upq_status rle_bool_take(upq_values_dec *d, uint8_t *out, size_t n)
 {
-    uint32_t tmp[UPQ_UNPACK_STEP];
-    while (n) {
-        size_t k, i;
-        int run;
-        uint32_t v;
-        upq_status st = upq_rle_next(&d->u.rle, tmp, UPQ_UNPACK_STEP, n, &k, &run, &v);
-        if (st != UPQ_OK)
-            return st;
-        if (out) {
-            if (run) {
-                UPQ_K(fill_u8)(out, (uint8_t)v, k);
-            } else {
-                for (i = 0; i < k; i++)
-                    out[i] = (uint8_t)tmp[i];
-            }
-            out += k;
-        }
-        n -= k;
-    }
-    return UPQ_OK;
+    return upq_rle_get8(&d->u.rle, out, n);
 }
 
 /* ---- dispatch ----------------------------------------------------------- */
