@@ -10,10 +10,17 @@
 #include "upq_port.h"
 #include "common/upq_internal.h"
 
-/* A TimeType's or TimestampType's fields (the two have the same): adjusted
- * to UTC, in milliseconds or microseconds, as the converted types say. */
-static void utc_time(uint32_t *isset, uint8_t *adjusted, upq_time_unit *unit, int millis)
+/* A TIME or TIMESTAMP converted type's LogicalType (TimeType and
+ * TimestampType have the same fields): adjusted to UTC, in milliseconds or
+ * microseconds, as the converted type says. */
+static void utc_time(upq_logical_type *lt, int32_t ct)
 {
+    int stamp = ct == UPQ_CONVERTED_TIMESTAMP_MILLIS || ct == UPQ_CONVERTED_TIMESTAMP_MICROS;
+    int millis = ct == UPQ_CONVERTED_TIME_MILLIS || ct == UPQ_CONVERTED_TIMESTAMP_MILLIS;
+    uint32_t *isset = stamp ? &lt->u.timestamp.isset : &lt->u.time.isset;
+    uint8_t *adjusted = stamp ? &lt->u.timestamp.is_adjusted_to_utc : &lt->u.time.is_adjusted_to_utc;
+    upq_time_unit *unit = stamp ? &lt->u.timestamp.unit : &lt->u.time.unit;
+    UPQ_SET(*lt, stamp ? UPQ_LOGICAL_TYPE_TIMESTAMP : UPQ_LOGICAL_TYPE_TIME);
     *isset = (1u << UPQ_TIME_TYPE_IS_ADJUSTED_TO_UTC) | (1u << UPQ_TIME_TYPE_UNIT);
     *adjusted = 1;
     UPQ_SET(*unit, millis ? UPQ_TIME_UNIT_MILLIS : UPQ_TIME_UNIT_MICROS);
@@ -44,16 +51,8 @@ static void logical_from_converted(upq_logical_type *lt, int32_t ct, int32_t sca
         break;
     case UPQ_CONVERTED_TIME_MILLIS:
     case UPQ_CONVERTED_TIME_MICROS:
-        UPQ_SET(*lt, UPQ_LOGICAL_TYPE_TIME);
-        utc_time(&lt->u.time.isset, &lt->u.time.is_adjusted_to_utc, &lt->u.time.unit,
-                 ct == UPQ_CONVERTED_TIME_MILLIS);
-        break;
     case UPQ_CONVERTED_TIMESTAMP_MILLIS:
-    case UPQ_CONVERTED_TIMESTAMP_MICROS:
-        UPQ_SET(*lt, UPQ_LOGICAL_TYPE_TIMESTAMP);
-        utc_time(&lt->u.timestamp.isset, &lt->u.timestamp.is_adjusted_to_utc, &lt->u.timestamp.unit,
-                 ct == UPQ_CONVERTED_TIMESTAMP_MILLIS);
-        break;
+    case UPQ_CONVERTED_TIMESTAMP_MICROS: utc_time(lt, ct); break;
     case UPQ_CONVERTED_UINT_8:
     case UPQ_CONVERTED_UINT_16:
     case UPQ_CONVERTED_UINT_32:

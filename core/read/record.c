@@ -686,35 +686,30 @@ static UPQ_NOINLINE upq_status next_row(upq_rows *w)
 upq_status upq_rows_next(upq_rows *w)
 #endif
 {
-    upq_status st = leave_row(w, w->skipping);
+    upq_status st = leave_row(w, w->skipping), want;
     uint32_t i;
     if (st != UPQ_OK)
         return st;
     if (w->stage == RR_DONE)
         return UPQ_DONE;
-    if (w->row >= w->num_rows) {
-        for (i = 0; i < w->num_leaves; i++) {
-            upq_rows_leaf *lf = &w->leaves[i];
-            st = ensure(w, lf);
-            if (st == UPQ_OK)
-                return leaf_fail(w, lf, UPQ_MSG("a column holds more rows than its row group"));
-            if (st != UPQ_DONE)
-                return st;
-        }
-        w->stage = RR_DONE;
-        return UPQ_DONE;
-    }
+    /* past the last row, every leaf must be out of entries too */
+    want = w->row >= w->num_rows ? UPQ_DONE : UPQ_OK;
     for (i = 0; i < w->num_leaves; i++) {
         upq_rows_leaf *lf = &w->leaves[i];
         st = ensure(w, lf);
-        if (st == UPQ_DONE)
-            return leaf_fail(w, lf, UPQ_MSG("a column holds fewer rows than its row group"));
-        if (st != UPQ_OK)
+        if (st == (want == UPQ_OK ? UPQ_DONE : UPQ_OK))
+            return leaf_fail(w, lf, want == UPQ_OK ? UPQ_MSG("a column holds fewer rows than its row group")
+                                                   : UPQ_MSG("a column holds more rows than its row group"));
+        if (st != want)
             return st;
-        if (rep_at(lf) != 0)
+        if (want == UPQ_OK && rep_at(lf) != 0)
             return leaf_fail(w, lf,
                              w->row == 0 ? UPQ_MSG("the first row starts with a nonzero repetition level")
                                          : UPQ_MSG("a row goes on in one column after it ended in another"));
+    }
+    if (want == UPQ_DONE) {
+        w->stage = RR_DONE;
+        return UPQ_DONE;
     }
 #if UPQ_WITH_FLAT_ROWS
     if (w->flat) {

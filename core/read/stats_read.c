@@ -165,20 +165,14 @@ upq_status upq_stats_decode_value(int order, int32_t type_length, const uint8_t 
         v->v.i = p[0];
         return UPQ_OK;
     case UPQ_STAT_ORDER_I32:
-        v->kind = UPQ_STAT_INT;
-        v->v.i = (int32_t)upq_load_le32(p);
-        return UPQ_OK;
-    case UPQ_STAT_ORDER_U32:
-        v->kind = UPQ_STAT_UINT;
-        v->v.u = upq_load_le32(p);
-        return UPQ_OK;
     case UPQ_STAT_ORDER_I64:
         v->kind = UPQ_STAT_INT;
-        v->v.i = (int64_t)upq_load_le64(p);
+        v->v.i = want == 4 ? (int32_t)upq_load_le32(p) : (int64_t)upq_load_le64(p);
         return UPQ_OK;
+    case UPQ_STAT_ORDER_U32:
     case UPQ_STAT_ORDER_U64:
         v->kind = UPQ_STAT_UINT;
-        v->v.u = upq_load_le64(p);
+        v->v.u = want == 4 ? upq_load_le32(p) : upq_load_le64(p);
         return UPQ_OK;
     case UPQ_STAT_ORDER_INT96:
         v->kind = UPQ_STAT_INT96;
