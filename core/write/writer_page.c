@@ -95,6 +95,13 @@ static void hp_close(hput *h, unsigned id)
     h->last = id;
 }
 
+/* Field id, a bool, when isset has it. */
+UPQ_INLINE void hp_bool(hput *h, uint32_t isset, unsigned id, int v)
+{
+    if (isset & (1u << id))
+        hp_field(h, id, v ? UPQ_CT_TRUE : UPQ_CT_FALSE, 0, 0);
+}
+
 #if UPQ_WITH_STATISTICS
 static void hp_bin(hput *h, unsigned id, const upq_bytes *b)
 {
@@ -123,17 +130,28 @@ static void hp_stats(hput *h, unsigned id, const upq_statistics *s)
         hp_bin(h, UPQ_STATISTICS_MAX_VALUE, &s->max_value);
     if (is & (1u << UPQ_STATISTICS_MIN_VALUE))
         hp_bin(h, UPQ_STATISTICS_MIN_VALUE, &s->min_value);
-    if (is & (1u << UPQ_STATISTICS_IS_MAX_VALUE_EXACT))
-        hp_field(h, UPQ_STATISTICS_IS_MAX_VALUE_EXACT,
-                 s->is_max_value_exact ? UPQ_CT_TRUE : UPQ_CT_FALSE, 0, 0);
-    if (is & (1u << UPQ_STATISTICS_IS_MIN_VALUE_EXACT))
-        hp_field(h, UPQ_STATISTICS_IS_MIN_VALUE_EXACT,
-                 s->is_min_value_exact ? UPQ_CT_TRUE : UPQ_CT_FALSE, 0, 0);
+    hp_bool(h, is, UPQ_STATISTICS_IS_MAX_VALUE_EXACT, s->is_max_value_exact);
+    hp_bool(h, is, UPQ_STATISTICS_IS_MIN_VALUE_EXACT, s->is_min_value_exact);
     if (is & (1u << UPQ_STATISTICS_NAN_COUNT))
         hp_field(h, UPQ_STATISTICS_NAN_COUNT, UPQ_CT_I64, 1, s->nan_count);
     hp_close(h, id);
 }
 #endif
+
+/* A data page header's statistics (field id), when isset has them: 1, or 0
+ * when a build without statistics is asked for them. */
+UPQ_INLINE int hp_page_stats(hput *h, uint32_t isset, unsigned id, const upq_statistics *s)
+{
+#if UPQ_WITH_STATISTICS
+    if (isset & (1u << id))
+        hp_stats(h, id, s);
+    return 1;
+#else
+    (void)h;
+    (void)s;
+    return !(isset & (1u << id));
+#endif
+}
 
 /* The required fields of PageHeader and of the headers in it (ids 1..3;
  * 1..4; 1..2; 1..6), as the descriptions mark them. */
@@ -159,12 +177,7 @@ upq_status upq_w_page_header_put(const upq_page_header *ph, uint8_t *buf, size_t
         hp_open(&h, UPQ_PAGE_HEADER_DATA_PAGE_HEADER);
         hp_i32s(&h, d->isset, &d->num_values, 4);
         ok &= HAS(d->isset, DPH_REQ);
-#if UPQ_WITH_STATISTICS
-        if (d->isset & (1u << UPQ_DATA_PAGE_HEADER_STATISTICS))
-            hp_stats(&h, UPQ_DATA_PAGE_HEADER_STATISTICS, &d->statistics);
-#else
-        ok &= !(d->isset & (1u << UPQ_DATA_PAGE_HEADER_STATISTICS));
-#endif
+        ok &= hp_page_stats(&h, d->isset, UPQ_DATA_PAGE_HEADER_STATISTICS, &d->statistics);
         hp_close(&h, UPQ_PAGE_HEADER_DATA_PAGE_HEADER);
     }
     if (is & (1u << UPQ_PAGE_HEADER_INDEX_PAGE_HEADER)) {
@@ -176,9 +189,7 @@ upq_status upq_w_page_header_put(const upq_page_header *ph, uint8_t *buf, size_t
         hp_open(&h, UPQ_PAGE_HEADER_DICTIONARY_PAGE_HEADER);
         hp_i32s(&h, d->isset, &d->num_values, 2);
         ok &= HAS(d->isset, DICT_REQ);
-        if (d->isset & (1u << UPQ_DICTIONARY_PAGE_HEADER_IS_SORTED))
-            hp_field(&h, UPQ_DICTIONARY_PAGE_HEADER_IS_SORTED,
-                     d->is_sorted ? UPQ_CT_TRUE : UPQ_CT_FALSE, 0, 0);
+        hp_bool(&h, d->isset, UPQ_DICTIONARY_PAGE_HEADER_IS_SORTED, d->is_sorted);
         hp_close(&h, UPQ_PAGE_HEADER_DICTIONARY_PAGE_HEADER);
     }
     if (is & (1u << UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2)) {
@@ -187,15 +198,8 @@ upq_status upq_w_page_header_put(const upq_page_header *ph, uint8_t *buf, size_t
         hp_open(&h, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2);
         hp_i32s(&h, d->isset, &d->num_values, 6);
         ok &= HAS(d->isset, DPH2_REQ);
-        if (d->isset & (1u << UPQ_DATA_PAGE_HEADER_V2_IS_COMPRESSED))
-            hp_field(&h, UPQ_DATA_PAGE_HEADER_V2_IS_COMPRESSED,
-                     d->is_compressed ? UPQ_CT_TRUE : UPQ_CT_FALSE, 0, 0);
-#if UPQ_WITH_STATISTICS
-        if (d->isset & (1u << UPQ_DATA_PAGE_HEADER_V2_STATISTICS))
-            hp_stats(&h, UPQ_DATA_PAGE_HEADER_V2_STATISTICS, &d->statistics);
-#else
-        ok &= !(d->isset & (1u << UPQ_DATA_PAGE_HEADER_V2_STATISTICS));
-#endif
+        hp_bool(&h, d->isset, UPQ_DATA_PAGE_HEADER_V2_IS_COMPRESSED, d->is_compressed);
+        ok &= hp_page_stats(&h, d->isset, UPQ_DATA_PAGE_HEADER_V2_STATISTICS, &d->statistics);
         hp_close(&h, UPQ_PAGE_HEADER_DATA_PAGE_HEADER_V2);
 #else
         ok = 0;
