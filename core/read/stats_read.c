@@ -75,47 +75,27 @@ int upq_stats_column_order(const upq_file_metadata *m, const upq_schema *s, uint
     return order;
 }
 
-/* FLOAT bits as the same value's double bits (exact, integer only: no
- * soft-float calls on targets without a double FPU). */
-static uint64_t f32_to_f64_bits(uint32_t u)
+/* The bits of a binary float of mb mantissa and eb exponent bits (FLOAT:
+ * 23 and 8, FLOAT16: 10 and 5) as the same value's double bits (exact,
+ * integer only: no soft-float calls on targets without a double FPU). */
+static uint64_t float_to_f64_bits(uint32_t u, unsigned mb, unsigned eb)
 {
-    uint64_t sign = (uint64_t)(u >> 31) << 63;
-    uint32_t e = (u >> 23) & 0xFFu, man = u & 0x7FFFFFu;
-    if (e == 0xFFu)
-        return sign | (0x7FFull << 52) | ((uint64_t)man << 29);
+    uint32_t emax = (1u << eb) - 1u, e = (u >> mb) & emax, man = u & ((1u << mb) - 1u);
+    uint64_t sign = (uint64_t)((u >> (mb + eb)) & 1u) << 63;
+    int32_t ex = (int32_t)e - (int32_t)(emax >> 1) + 1023; /* rebiased */
+    if (e == emax)
+        return sign | (0x7FFull << 52) | ((uint64_t)man << (52u - mb));
     if (e == 0) {
-        int shift = 0;
         if (man == 0)
             return sign;
-        while (!(man & 0x800000u)) { /* normalise the subnormal */
+        ex++; /* a subnormal's exponent is the smallest normal one's */
+        while (!(man & (1u << mb))) { /* normalise */
             man <<= 1;
-            shift++;
+            ex--;
         }
-        man &= 0x7FFFFFu;
-        return sign | ((uint64_t)(1023 - 126 - shift) << 52) | ((uint64_t)man << 29);
+        man &= (1u << mb) - 1u;
     }
-    return sign | ((uint64_t)(e - 127 + 1023) << 52) | ((uint64_t)man << 29);
-}
-
-/* FLOAT16 bits likewise. */
-static uint64_t f16_to_f64_bits(uint32_t u)
-{
-    uint64_t sign = (uint64_t)((u >> 15) & 1u) << 63;
-    uint32_t e = (u >> 10) & 0x1Fu, man = u & 0x3FFu;
-    if (e == 0x1Fu)
-        return sign | (0x7FFull << 52) | ((uint64_t)man << 42);
-    if (e == 0) {
-        int shift = 0;
-        if (man == 0)
-            return sign;
-        while (!(man & 0x400u)) {
-            man <<= 1;
-            shift++;
-        }
-        man &= 0x3FFu;
-        return sign | ((uint64_t)(1023 - 14 - shift) << 52) | ((uint64_t)man << 42);
-    }
-    return sign | ((uint64_t)(e - 15 + 1023) << 52) | ((uint64_t)man << 42);
+    return sign | ((uint64_t)ex << 52) | ((uint64_t)man << (52u - mb));
 }
 
 #define F64_SIGN ((uint64_t)1 << 63)
@@ -179,8 +159,8 @@ upq_status upq_stats_decode_value(int order, int32_t type_length, const uint8_t 
         v->ptr = p;
         v->len = 12;
         return UPQ_OK;
-    case UPQ_STAT_ORDER_F32: bits = f32_to_f64_bits(upq_load_le32(p)); break;
-    case UPQ_STAT_ORDER_F16: bits = f16_to_f64_bits(upq_load_le16(p)); break;
+    case UPQ_STAT_ORDER_F32: bits = float_to_f64_bits(upq_load_le32(p), 23, 8); break;
+    case UPQ_STAT_ORDER_F16: bits = float_to_f64_bits(upq_load_le16(p), 10, 5); break;
     default: bits = upq_load_le64(p); break;
     }
     /* a zero bound under TYPE_ORDER may stand for either zero */
