@@ -144,47 +144,33 @@ static int dict_add(upq_wcol *c, const uint8_t *key, uint32_t klen, uint32_t slo
 static void value_key(const upq_wcol *c, const void *v, uint8_t *tmp, const uint8_t **key,
                       uint32_t *klen)
 {
-#if UPQ_NATIVE_LE
-    /* a little-endian host holds fixed-width values as their PLAIN bytes */
-    (void)tmp;
+    upq_bytes b;
     if (c->type != UPQ_TYPE_BYTE_ARRAY && c->type != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
-        *key = (const uint8_t *)v;
         *klen = c->vsize;
-        return;
-    }
+#if UPQ_NATIVE_LE
+        /* a little-endian host holds fixed-width values as their PLAIN bytes */
+        (void)tmp;
+        *key = (const uint8_t *)v;
+#else
+        /* 4- and 8-byte numbers as little-endian words; INT96 are bytes */
+        if (c->vsize == 4) {
+            uint32_t x;
+            upq_memcpy(&x, v, 4);
+            upq_store_le32(tmp, x);
+        } else if (c->vsize == 8) {
+            uint64_t x;
+            upq_memcpy(&x, v, 8);
+            upq_store_le64(tmp, x);
+        } else {
+            upq_memcpy(tmp, v, c->vsize);
+        }
+        *key = tmp;
 #endif
-    switch (c->type) {
-    case UPQ_TYPE_INT32:
-    case UPQ_TYPE_FLOAT: {
-        uint32_t x;
-        upq_memcpy(&x, v, 4);
-        upq_store_le32(tmp, x);
-        *key = tmp;
-        *klen = 4;
         return;
     }
-    case UPQ_TYPE_INT64:
-    case UPQ_TYPE_DOUBLE: {
-        uint64_t x;
-        upq_memcpy(&x, v, 8);
-        upq_store_le64(tmp, x);
-        *key = tmp;
-        *klen = 8;
-        return;
-    }
-    case UPQ_TYPE_INT96:
-        upq_memcpy(tmp, v, 12);
-        *key = tmp;
-        *klen = 12;
-        return;
-    default: {
-        upq_bytes b;
-        upq_w_in_bytes(v, &b);
-        *key = b.ptr;
-        *klen = b.len;
-        return;
-    }
-    }
+    upq_w_in_bytes(v, &b);
+    *key = b.ptr;
+    *klen = b.len;
 }
 
 uint32_t upq_w_staged_key(const upq_wcol *c, uint32_t off, uint8_t *tmp, const uint8_t **key,
