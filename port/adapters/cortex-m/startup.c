@@ -4,12 +4,12 @@
  * linker/cortex_m_sections.ld.
  */
 #include "startup.h"
+#include "../bare_metal.h"
 
 extern uint32_t upq_cm_data_load[], upq_cm_data_start[], upq_cm_data_end[];
 extern uint32_t upq_cm_bss_start[], upq_cm_bss_end[];
 extern uint32_t upq_cm_stack_bottom[], upq_cm_stack_top[];
 
-int main(void);
 
 /* Coprocessor Access Control Register: CP10 and CP11 are the FPU. */
 #define CPACR (*(volatile uint32_t *)0xE000ED88u)
@@ -30,12 +30,10 @@ static void fault_entry(void)
 /*
  * Runs on the stack the core loaded from vector 0. Nothing here may use the
  * FPU before it is switched on, nor call memcpy/memset (there are none):
- * the loops go through volatile pointers so the compiler keeps them loops.
+ * upq_bm_start's loops go through volatile pointers, so they stay loops.
  */
 __attribute__((noreturn)) void upq_cm_reset(void)
 {
-    volatile uint32_t *d;
-    const uint32_t *s;
     uint32_t sp;
 
 #if defined(__ARM_FP) || defined(__VFP_FP__)
@@ -45,13 +43,9 @@ __attribute__((noreturn)) void upq_cm_reset(void)
     /* Paint the stack below this frame; 64 bytes spare cover the frame
      * itself whatever the compiler makes of it. */
     __asm__ volatile("mov %0, sp" : "=r"(sp));
-    for (d = upq_cm_stack_bottom; (uintptr_t)d < (uintptr_t)sp - 64u; d++)
-        *d = UPQ_CM_STACK_PAINT;
-    for (d = upq_cm_data_start, s = upq_cm_data_load; d < upq_cm_data_end;)
-        *d++ = *s++;
-    for (d = upq_cm_bss_start; d < upq_cm_bss_end;)
-        *d++ = 0;
-    (void)main();
+    upq_bm_start(upq_cm_stack_bottom, (uintptr_t)sp - 64u, UPQ_CM_STACK_PAINT,
+                 upq_cm_data_load, upq_cm_data_start, upq_cm_data_end, upq_cm_bss_start,
+                 upq_cm_bss_end);
     fault_entry(); /* main() does not return on these images */
     for (;;) {
     }
@@ -59,15 +53,12 @@ __attribute__((noreturn)) void upq_cm_reset(void)
 
 size_t upq_cm_stack_size(void)
 {
-    return (size_t)((uintptr_t)upq_cm_stack_top - (uintptr_t)upq_cm_stack_bottom);
+    return upq_bm_stack_size(upq_cm_stack_bottom, upq_cm_stack_top);
 }
 
 size_t upq_cm_stack_high_water(void)
 {
-    const volatile uint32_t *p = upq_cm_stack_bottom;
-    while (p < upq_cm_stack_top && *p == UPQ_CM_STACK_PAINT)
-        p++;
-    return (size_t)((uintptr_t)upq_cm_stack_top - (uintptr_t)p);
+    return upq_bm_stack_high_water(upq_cm_stack_bottom, upq_cm_stack_top, UPQ_CM_STACK_PAINT);
 }
 
 typedef void (*upq_cm_vector)(void);

@@ -3,12 +3,12 @@
  * linker/riscv_virt.ld.
  */
 #include "startup.h"
+#include "../bare_metal.h"
 
 extern uint32_t upq_rv_data_load[], upq_rv_data_start[], upq_rv_data_end[];
 extern uint32_t upq_rv_bss_start[], upq_rv_bss_end[];
 extern uint32_t upq_rv_stack_bottom[], upq_rv_stack_top[];
 
-int main(void);
 void upq_rv_reset(void);
 
 __attribute__((weak)) void upq_rv_fault(void)
@@ -40,33 +40,24 @@ __asm__(".section .text.upq_rv_start\n"
  */
 __attribute__((noreturn)) void upq_rv_reset(void)
 {
-    volatile uint32_t *d;
-    const uint32_t *s;
     uintptr_t sp;
 
     __asm__ volatile("csrw mtvec, %0" : : "r"((uintptr_t)trap_entry));
     /* Paint the stack below this frame; 64 bytes spare cover the frame
      * itself whatever the compiler makes of it. */
     __asm__ volatile("mv %0, sp" : "=r"(sp));
-    for (d = upq_rv_stack_bottom; (uintptr_t)d < sp - 64u; d++)
-        *d = UPQ_RV_STACK_PAINT;
-    for (d = upq_rv_data_start, s = upq_rv_data_load; d < upq_rv_data_end;)
-        *d++ = *s++;
-    for (d = upq_rv_bss_start; d < upq_rv_bss_end;)
-        *d++ = 0;
-    (void)main();
+    upq_bm_start(upq_rv_stack_bottom, (uintptr_t)sp - 64u, UPQ_RV_STACK_PAINT,
+                 upq_rv_data_load, upq_rv_data_start, upq_rv_data_end, upq_rv_bss_start,
+                 upq_rv_bss_end);
     trap_entry(); /* main() does not return on these images */
 }
 
 size_t upq_rv_stack_size(void)
 {
-    return (size_t)((uintptr_t)upq_rv_stack_top - (uintptr_t)upq_rv_stack_bottom);
+    return upq_bm_stack_size(upq_rv_stack_bottom, upq_rv_stack_top);
 }
 
 size_t upq_rv_stack_high_water(void)
 {
-    const volatile uint32_t *p = upq_rv_stack_bottom;
-    while (p < upq_rv_stack_top && *p == UPQ_RV_STACK_PAINT)
-        p++;
-    return (size_t)((uintptr_t)upq_rv_stack_top - (uintptr_t)p);
+    return upq_bm_stack_high_water(upq_rv_stack_bottom, upq_rv_stack_top, UPQ_RV_STACK_PAINT);
 }
