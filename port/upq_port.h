@@ -168,12 +168,7 @@ UPQ_INLINE unsigned upq_ctz32(uint32_t v) /* v != 0 */
 #if (defined(__GNUC__) || defined(__clang__)) && !UPQ_NO_BUILTIN_BITS
     return (unsigned)__builtin_ctz(v);
 #else
-    unsigned n = 0;
-    while (!(v & 1u)) {
-        v >>= 1;
-        n++;
-    }
-    return n;
+    return 31u - upq_clz32(v & (0u - v)); /* the lowest set bit alone */
 #endif
 }
 UPQ_INLINE unsigned upq_popcount32(uint32_t v)
