@@ -344,6 +344,10 @@ int upq_wj_ci_breaks(const upq_fpage *p);
 /* Page p (its first row frow of the row group) joins c's totals, and its
  * index entries' bytes the sums *ci and *oi. */
 void upq_wj_tally(upq_wcol *c, const upq_fpage *p, uint64_t frow, uint32_t *ci, uint32_t *oi);
+/* Page p's entries in the ColumnIndex's min_values and max_values lists
+ * join the sums *mins and *maxs (RG_SUM states them, so that close knows
+ * where each list goes before it reads a page). */
+void upq_wj_list_lens(const upq_fpage *p, uint32_t *mins, uint32_t *maxs);
 /* c's index sizes from those sums, for npages pages (ci_ok 0: no ColumnIndex). */
 void upq_wj_index_lens(const upq_writer *w, upq_wcol *c, uint32_t npages, int ci_ok, uint32_t ci,
                        uint32_t oi, int32_t boundary);
