@@ -206,18 +206,11 @@ typedef struct upq_fpage {
     upq_minmax mm;         /* bounds (pointing into the scratch arena) */
 } upq_fpage;
 
-/* A list of an index being written in one pass: its next place in the
- * file, and the bytes gathered for it (writer_finish.c). */
-typedef struct upq_wout {
-    uint64_t pos;
-    uint32_t n;
-} upq_wout;
-
 typedef struct upq_wfinish {
     uint8_t stage, lstage, xstage, fstage, cstage;
     uint8_t which;          /* phase 0: ColumnIndexes (0), then OffsetIndexes (1) */
     uint8_t footer_on, scanning, bytes_due, tdone;
-    uint8_t lk;             /* one pass: the next list a page's entry goes to (1..4; 0: read a page) */
+    uint8_t lk;             /* the next ColumnIndex list a page's entry goes to (1..4; 0: none) */
     uint32_t col;           /* column of the chunk at work */
     uint32_t rg, nrg;       /* row group at work; row groups in all */
     uint64_t first_j;       /* journal area of row group 0 */
@@ -251,6 +244,10 @@ typedef struct upq_wfinish {
     uint8_t ci_ok, in_scan, dict_done;
     uint8_t ra;             /* the chunk's pages are small: headers read a window ahead */
     uint8_t seq_ci;         /* one pass, on an append-only sink: the ColumnIndex list by list */
+    uint8_t both;           /* the chunk's scan writes its ColumnIndex too, at the places
+                               its RG_SUM gives (checked against the scan at its end) */
+    uint8_t gather;         /* the scratch beyond a page header's has room for the
+                               ColumnIndex's four lists while the scan runs (out_b) */
     uint8_t null_free;      /* no page of the chunk has a null or is all nulls */
     int32_t boundary;
     uint32_t ci_len, oi_len; /* index sizes of the chunk scanned */
@@ -314,7 +311,11 @@ typedef struct upq_wfinish {
             uint32_t pp, plen;   /* plaintext of a module still in the window: where, how much */
         } rd;
         struct {
-            upq_wout out[4];     /* the lists written in one pass (their bytes: index_out) */
+            /* the lists written in one pass, the OffsetIndex (0) and the
+             * ColumnIndex's four (1..4): each one's next place in the file
+             * and the bytes gathered for it (writer_finish.c, out_b) */
+            uint64_t at[5];
+            uint16_t n[5];
             uint32_t mins_len, maxs_len; /* the chunk's ColumnIndex's min and max entries */
         } op;
     } u;
