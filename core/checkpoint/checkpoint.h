@@ -248,6 +248,7 @@ typedef struct upq_wfinish {
                                its RG_SUM gives (checked against the scan at its end) */
     uint8_t gather;         /* the scratch beyond a page header's has room for the
                                ColumnIndex's four lists while the scan runs (out_b) */
+    uint8_t wide;           /* the window in use is the wide one (upq_wf_win) */
     uint8_t null_free;      /* no page of the chunk has a null or is all nulls */
     int32_t boundary;
     uint32_t ci_len, oi_len; /* index sizes of the chunk scanned */
@@ -256,7 +257,7 @@ typedef struct upq_wfinish {
     uint32_t prev_min_len, prev_max_len;
     uint8_t prev_has, asc, desc;
     uint8_t has_sum;        /* the loaded row group's totals came from its RG_SUMs */
-    uint32_t cap_b;         /* bytes of one bound buffer */
+    uint32_t ncap;          /* bytes of the window not in use (0: the one window; upq_wf_win) */
     uint8_t lit[32];
     /* page rows of repeated columns' v1 pages (page_rows_next) */
     uint64_t prow_rec;      /* next record to take a list from (0: none left) */
@@ -365,6 +366,13 @@ uint32_t upq_wj_sum_bound(const upq_writer *w, uint32_t i);
  * (rs, ck, cl, rsm; lists in the scratch arena); the page header at off (the page may not pass end). Each
  * returns UPQ_OK, UPQ_AGAIN (call again the same way) or an error. */
 upq_status upq_wf_rd(upq_writer *w, uint64_t off, uint32_t want);
+/* The window the next reads go through: the wide one (wide 1: page
+ * headers and bodies, which decode into a page header's room of the
+ * scratch at most) over the rest of the scratch, or the one after the
+ * scratch (0: records, which decode into all of it). Reading a record or a
+ * page header chooses it; a reader of pages' bytes alone chooses the wide
+ * one. A change drops the window's bytes. */
+void upq_wf_win(upq_writer *w, int wide);
 const uint8_t *upq_wf_at(upq_writer *w, uint64_t off);
 upq_status upq_wf_corrupt(upq_writer *w, uint64_t off, const char *what);
 upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h);

@@ -114,6 +114,13 @@ static size_t header_need(const upq_writer_opts *o)
     return a8(2u * a8(bound_cap(o)) + 64u);
 }
 
+/* Where in the scratch the wide window begins: after a page header's room
+ * and the lists gathered during a scan (upq_wf_win). */
+static size_t wide_at(const upq_writer *w)
+{
+    return header_need(&w->o) + (UPQ_WF(w)->gather ? 4u * GROOM : 0u);
+}
+
 /* Scratch for decoding: one page header, or one journal record of ncols
  * columns whose level histograms have nlev entries in all. */
 static size_t scratch_need(const upq_writer_opts *o, uint32_t ncols, uint32_t nrep, uint32_t nlev)
@@ -174,6 +181,10 @@ void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nrep, uint32
     upq_memset(f, 0, sizeof *f);
     f->ph = &UPQ_W_MODELS(w)->ph;
     p += a8(sizeof *f);
+    f->prev_min = p;
+    p += a8(b);
+    f->prev_max = p;
+    p += a8(b);
     f->smem = p;
     f->scap = (uint32_t)sc;
     /* where a record's lists need more scratch than a page header, the
@@ -182,16 +193,32 @@ void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nrep, uint32
      * column, whose v1 pages take their rows from records) */
     f->gather = (uint8_t)(sc >= header_need(&w->o) + 4u * GROOM);
     p += sc;
-    f->prev_min = p;
-    p += a8(b);
-    f->prev_max = p;
-    p += a8(b);
-    f->cap_b = (uint32_t)b;
     /* the window last: it takes what the staging leaves (the staging is
      * empty whenever the finisher runs), up to WIN_MAX; at least its need */
     win = blk - (size_t)(p - (uint8_t *)mem);
     f->buf = p;
     f->cap = (uint32_t)(win < WIN_MAX ? win : WIN_MAX);
+    /* page headers and bodies, which decode into a page header's room of
+     * the scratch at most, are read through a wider window that begins
+     * after that room (and the lists'): the records' room and the window
+     * after it (not in an encrypted file: its modules are opened in the
+     * window, their headers decoded from there) */
+    win += sc - wide_at(w);
+    if (!UPQ_W_ENCRYPTING(w) && win > f->cap)
+        f->ncap = (uint32_t)(win < WIN_MAX ? win : WIN_MAX);
+}
+
+void upq_wf_win(upq_writer *w, int wide)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    uint32_t n = f->cap;
+    if (!f->ncap || f->wide == (uint8_t)(wide != 0))
+        return;
+    f->wide = (uint8_t)(wide != 0);
+    f->buf = f->smem + (f->wide ? wide_at(w) : f->scap);
+    f->cap = f->ncap;
+    f->ncap = n;
+    f->have = 0; /* its bytes are read afresh */
 }
 
 void upq_wf_start(upq_writer *w)
@@ -266,6 +293,7 @@ static upq_status read_record(upq_writer *w, uint64_t off)
 {
     upq_wfinish *f = UPQ_WF(w);
     upq_status st;
+    upq_wf_win(w, 0); /* a record decodes into all of the scratch */
     for (;;) {
         switch (f->lstage) {
         case L_HDR: {
@@ -596,6 +624,7 @@ static void pages_begin(upq_writer *w, uint32_t col)
 {
     upq_wfinish *f = UPQ_WF(w);
     const upq_wjcol *j = &w->jr->cols[col];
+    upq_wf_win(w, 1);
     f->col = col;
     f->ppos = j->off + j->slot;
     f->pend = f->ppos + j->fill;
@@ -721,15 +750,17 @@ upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end, uint32_
 {
     upq_wfinish *f = UPQ_WF(w);
     upq_status st;
+    upq_wf_win(w, 1);
     for (;;) {
         uint32_t n;
         size_t used = 0;
         if (!f->in_scan) {
             upq_thrift_limits lim;
             upq_memset(&lim, 0, sizeof lim);
-            lim.max_binary = f->cap_b;
-            /* not the lists' bytes gathered after a header's room (out_b) */
-            upq_arena_init(&f->scratch, f->smem, f->gather ? header_need(&w->o) : f->scap);
+            lim.max_binary = bound_cap(&w->o);
+            /* not the lists' bytes gathered after a header's room (out_b),
+             * nor the wide window's */
+            upq_arena_init(&f->scratch, f->smem, f->gather || f->ncap ? header_need(&w->o) : f->scap);
             upq_tdec_init(&f->tdec, f->tframes, UPQ_THRIFT_MAX_DEPTH, &upq_page_header_desc, f->ph,
                           &f->scratch, end - off, &lim);
             f->in_scan = 1;
@@ -803,8 +834,8 @@ upq_status upq_wf_page_facts(upq_writer *w, uint32_t col, uint64_t pend, int row
         else
             p->rows = f->pg_rows;
     }
-    p->mm.cap = f->cap_b;
-    if (p->mm.min_len > f->cap_b || p->mm.max_len > f->cap_b)
+    p->mm.cap = bound_cap(&w->o);
+    if (p->mm.min_len > p->mm.cap || p->mm.max_len > p->mm.cap)
         return upq_wf_corrupt(w, p->off, "page statistics too long");
     if (p->nulls > p->values)
         return upq_wf_corrupt(w, p->off, "page header damaged");
@@ -952,14 +983,14 @@ static upq_status dict_page(upq_writer *w)
  * first gathers at most: a third of the bound buffers (at least 10: an
  * entry of the first or last list; a bound that does not fit goes out as a
  * piece of its own). */
-static uint32_t out_room(const upq_wfinish *f)
+static uint32_t out_room(const upq_writer *w)
 {
-    uint32_t n = 2u * (uint32_t)a8(f->cap_b) / 3u;
+    uint32_t n = 2u * (uint32_t)a8(bound_cap(&w->o)) / 3u;
     return n < 0xFFFFu ? n : 0xFFFFu; /* counted in 16 bits */
 }
 
 /* Where list i gathers its bytes, and how many at most: the OffsetIndex's
- * (0) in f->lit; the ColumnIndex's four (1..4) in f->g while the scan
+ * (0) in f->lit; the ColumnIndex's four (1..4) in the scratch while the scan
  * writes them, or in a pass of their own: the first in f->lit, the other
  * three in turn in the bound buffers, which only the scan uses. */
 static uint8_t *out_b(const upq_writer *w, unsigned i)
@@ -967,14 +998,15 @@ static uint8_t *out_b(const upq_writer *w, unsigned i)
     upq_wfinish *f = UPQ_WF(w);
     if (f->both && i)
         return f->smem + header_need(&w->o) + (size_t)(i - 1u) * GROOM;
-    return i <= 1u ? f->lit : f->prev_min + (size_t)(i - 2u) * out_room(f);
+    return i <= 1u ? f->lit : f->prev_min + (size_t)(i - 2u) * out_room(w);
 }
 
-static uint32_t out_cap(const upq_wfinish *f, unsigned i)
+static uint32_t out_cap(const upq_writer *w, unsigned i)
 {
+    const upq_wfinish *f = UPQ_WF(w);
     if (f->both && i)
         return GROOM;
-    return i <= 1u ? (uint32_t)sizeof f->lit : out_room(f);
+    return i <= 1u ? (uint32_t)sizeof f->lit : out_room(w);
 }
 
 /* List i's gathered bytes go out as a piece at their place (the driver
@@ -989,9 +1021,10 @@ static upq_status out_flush(upq_writer *w, unsigned i)
 }
 
 /* 1 when list i has no room left for n more bytes. */
-static int out_full(upq_wfinish *f, unsigned i, uint32_t n)
+static int out_full(const upq_writer *w, unsigned i, uint32_t n)
 {
-    return f->u.op.n[i] + n > out_cap(f, i);
+    const upq_wfinish *f = UPQ_WF(w);
+    return f->u.op.n[i] + n > out_cap(w, i);
 }
 
 static void out_byte(upq_writer *w, unsigned i, uint8_t v)
@@ -1011,7 +1044,7 @@ static void out_varint(upq_writer *w, unsigned i, uint64_t v)
 static upq_status out_stop(upq_writer *w, unsigned i, uint8_t next)
 {
     upq_wfinish *f = UPQ_WF(w);
-    if (out_full(f, i, 1))
+    if (out_full(w, i, 1))
         return out_flush(w, i);
     out_byte(w, i, 0);
     f->xstage = next;
@@ -1062,7 +1095,7 @@ static upq_status scan_chunk(upq_writer *w, int oi)
             if (st != UPQ_DONE)
                 return st;
         }
-        if (oi && out_full(f, 0, OI_MAX))
+        if (oi && out_full(w, 0, OI_MAX))
             return out_flush(w, 0);
         st = page_next(w);
         if (st == UPQ_DONE)
@@ -1194,7 +1227,7 @@ static upq_status ci_entries(upq_writer *w)
             f->u.op.at[i] += n;
             return UPQ_OK;
         }
-        if (out_full(f, i, size)) {
+        if (out_full(w, i, size)) {
             if (f->u.op.n[i])
                 return out_flush(w, i);
             out_varint(w, i, n);
@@ -1313,7 +1346,7 @@ static upq_status chunk_index1(upq_writer *w)
             continue;
         case Y_CI_BOUNDARY:
             /* boundary_order, at the end of the maxima, before the null counts */
-            if (out_full(f, 3, 2))
+            if (out_full(w, 3, 2))
                 return out_flush(w, 3);
             out_byte(w, 3, 0x15); /* boundary_order: i32 */
             out_varint(w, 3, upq_tc_zz(f->boundary));
