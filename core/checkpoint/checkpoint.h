@@ -206,18 +206,11 @@ typedef struct upq_fpage {
     upq_minmax mm;         /* bounds (pointing into the scratch arena) */
 } upq_fpage;
 
-/* A list of an index being written in one pass: its next place in the
- * file, and the bytes gathered for it (writer_finish.c). */
-typedef struct upq_wout {
-    uint64_t pos;
-    uint32_t n;
-} upq_wout;
-
 typedef struct upq_wfinish {
     uint8_t stage, lstage, xstage, fstage, cstage;
     uint8_t which;          /* phase 0: ColumnIndexes (0), then OffsetIndexes (1) */
     uint8_t footer_on, scanning, bytes_due, tdone;
-    uint8_t lk;             /* one pass: the next list a page's entry goes to (1..4; 0: read a page) */
+    uint8_t lk;             /* the next ColumnIndex list a page's entry goes to (1..4; 0: none) */
     uint32_t col;           /* column of the chunk at work */
     uint32_t rg, nrg;       /* row group at work; row groups in all */
     uint64_t first_j;       /* journal area of row group 0 */
@@ -251,6 +244,11 @@ typedef struct upq_wfinish {
     uint8_t ci_ok, in_scan, dict_done;
     uint8_t ra;             /* the chunk's pages are small: headers read a window ahead */
     uint8_t seq_ci;         /* one pass, on an append-only sink: the ColumnIndex list by list */
+    uint8_t both;           /* the chunk's scan writes its ColumnIndex too, at the places
+                               its RG_SUM gives (checked against the scan at its end) */
+    uint8_t gather;         /* the scratch beyond a page header's has room for the
+                               ColumnIndex's four lists while the scan runs (out_b) */
+    uint8_t wide;           /* the window in use is the wide one (upq_wf_win) */
     uint8_t null_free;      /* no page of the chunk has a null or is all nulls */
     int32_t boundary;
     uint32_t ci_len, oi_len; /* index sizes of the chunk scanned */
@@ -259,7 +257,7 @@ typedef struct upq_wfinish {
     uint32_t prev_min_len, prev_max_len;
     uint8_t prev_has, asc, desc;
     uint8_t has_sum;        /* the loaded row group's totals came from its RG_SUMs */
-    uint32_t cap_b;         /* bytes of one bound buffer */
+    uint32_t ncap;          /* bytes of the window not in use (0: the one window; upq_wf_win) */
     uint8_t lit[32];
     /* page rows of repeated columns' v1 pages (page_rows_next) */
     uint64_t prow_rec;      /* next record to take a list from (0: none left) */
@@ -314,7 +312,11 @@ typedef struct upq_wfinish {
             uint32_t pp, plen;   /* plaintext of a module still in the window: where, how much */
         } rd;
         struct {
-            upq_wout out[4];     /* the lists written in one pass (their bytes: index_out) */
+            /* the lists written in one pass, the OffsetIndex (0) and the
+             * ColumnIndex's four (1..4): each one's next place in the file
+             * and the bytes gathered for it (writer_finish.c, out_b) */
+            uint64_t at[5];
+            uint16_t n[5];
             uint32_t mins_len, maxs_len; /* the chunk's ColumnIndex's min and max entries */
         } op;
     } u;
@@ -344,6 +346,10 @@ int upq_wj_ci_breaks(const upq_fpage *p);
 /* Page p (its first row frow of the row group) joins c's totals, and its
  * index entries' bytes the sums *ci and *oi. */
 void upq_wj_tally(upq_wcol *c, const upq_fpage *p, uint64_t frow, uint32_t *ci, uint32_t *oi);
+/* Page p's entries in the ColumnIndex's min_values and max_values lists
+ * join the sums *mins and *maxs (RG_SUM states them, so that close knows
+ * where each list goes before it reads a page). */
+void upq_wj_list_lens(const upq_fpage *p, uint32_t *mins, uint32_t *maxs);
 /* c's index sizes from those sums, for npages pages (ci_ok 0: no ColumnIndex). */
 void upq_wj_index_lens(const upq_writer *w, upq_wcol *c, uint32_t npages, int ci_ok, uint32_t ci,
                        uint32_t oi, int32_t boundary);
@@ -360,6 +366,13 @@ uint32_t upq_wj_sum_bound(const upq_writer *w, uint32_t i);
  * (rs, ck, cl, rsm; lists in the scratch arena); the page header at off (the page may not pass end). Each
  * returns UPQ_OK, UPQ_AGAIN (call again the same way) or an error. */
 upq_status upq_wf_rd(upq_writer *w, uint64_t off, uint32_t want);
+/* The window the next reads go through: the wide one (wide 1: page
+ * headers and bodies, which decode into a page header's room of the
+ * scratch at most) over the rest of the scratch, or the one after the
+ * scratch (0: records, which decode into all of it). Reading a record or a
+ * page header chooses it; a reader of pages' bytes alone chooses the wide
+ * one. A change drops the window's bytes. */
+void upq_wf_win(upq_writer *w, int wide);
 const uint8_t *upq_wf_at(upq_writer *w, uint64_t off);
 upq_status upq_wf_corrupt(upq_writer *w, uint64_t off, const char *what);
 upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h);

@@ -163,6 +163,8 @@ static const upq_tfield tot_fields[] = {
     F_BIN(12, OPT, max, "max"),
     F_I32(13, REQ, rg, "rg"),
     F_I32(14, REQ, col, "col"),
+    F_I32(15, OPT, mins, "mins"),
+    F_I32(16, OPT, maxs, "maxs"),
 };
 #undef S
 

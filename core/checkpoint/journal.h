@@ -54,6 +54,13 @@
  * from it instead of reading the chunk's page headers once more. A row
  * group without one (version 2, an encrypted file, a row group that a
  * resume or a recovery ended) is described from its page headers.
+ * An RG_SUM may also say how many bytes its ColumnIndex's min_values and
+ * max_values entries take (fields 15 and 16), so that close places the
+ * index's four lists before it reads a page and writes them in the pass
+ * that writes the OffsetIndex. The fields are optional and still version
+ * 3: a build without them skips them as unknown Thrift fields and reads the
+ * pages twice, as before; an RG_SUM without them (from such a build) has
+ * its lists written in a pass of their own.
  */
 #ifndef UPQ_JOURNAL_H
 #define UPQ_JOURNAL_H
@@ -273,6 +280,8 @@ typedef struct upq_jtot {
     int32_t oi_len;       /* bytes of the OffsetIndex */
     int32_t mm;           /* the bounds' flags: has, min_ok, max_ok, min_exact, max_exact */
     upq_bytes min, max;   /* the chunk's bounds */
+    int32_t mins, maxs;   /* bytes of the ColumnIndex's min_values and max_values entries
+                             (optional: where close places its lists before it reads a page) */
 } upq_jtot;
 enum {
     UPQ_JTOT_UNC = 1,
@@ -288,7 +297,9 @@ enum {
     UPQ_JTOT_MIN = 11,
     UPQ_JTOT_MAX = 12,
     UPQ_JTOT_RG = 13,
-    UPQ_JTOT_COL = 14
+    UPQ_JTOT_COL = 14,
+    UPQ_JTOT_MINS = 15,
+    UPQ_JTOT_MAXS = 16
 };
 
 /* CLOSE: the file was finished; resuming writes the next row group over

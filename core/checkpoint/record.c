@@ -320,6 +320,12 @@ void upq_wj_tally(upq_wcol *c, const upq_fpage *p, uint64_t frow, uint32_t *ci, 
         upq_minmax_merge(&c->st, &p->mm, c->order);
 }
 
+void upq_wj_list_lens(const upq_fpage *p, uint32_t *mins, uint32_t *maxs)
+{
+    *mins += (uint32_t)(upq_tc_varint_len(upq_wj_entry_len(p, 0)) + upq_wj_entry_len(p, 0));
+    *maxs += (uint32_t)(upq_tc_varint_len(upq_wj_entry_len(p, 1)) + upq_wj_entry_len(p, 1));
+}
+
 size_t upq_wj_list_field(uint8_t *p, unsigned delta, uint32_t n, unsigned ct)
 {
     p[0] = (uint8_t)((delta << 4) | UPQ_CT_LIST);
@@ -357,6 +363,12 @@ const upq_jtot *upq_wj_tot_fill(upq_writer *w, uint32_t i)
     upq_jtot *t = tot_model(w);
     upq_memset(t, 0, sizeof *t);
     t->isset = 0x67FEu; /* fields 1..10, 13, 14 */
+    /* the ColumnIndex's min and max lists: the region layout sums their
+     * bytes in ci_off and oi_off, which nothing uses until the finisher's
+     * footer pass sets them (writer_journal.c, tally) */
+    t->mins = (int32_t)c->ci_off;
+    t->maxs = (int32_t)c->oi_off;
+    t->isset |= 1u << UPQ_JTOT_MINS | 1u << UPQ_JTOT_MAXS;
     t->rg = (int32_t)w->num_rg;
     t->col = (int32_t)i;
     t->unc = c->unc_bytes;
@@ -384,8 +396,8 @@ const upq_jtot *upq_wj_tot_fill(upq_writer *w, uint32_t i)
 
 uint32_t upq_wj_sum_bound(const upq_writer *w, uint32_t i)
 {
-    /* five i64 and seven i32 fields at their widest, two bounds, STOP */
-    return UPQ_J_MIN + 5u * 11u + 7u * 6u + 2u * (6u + w->cols[i].scap) + 1u;
+    /* five i64 and nine i32 fields at their widest, two bounds, STOP */
+    return UPQ_J_MIN + 5u * 11u + 9u * 6u + 2u * (6u + w->cols[i].scap) + 1u;
 }
 
 #endif /* UPQ_WITH_WRITER */

@@ -527,6 +527,10 @@ static upq_status col_pages(upq_writer *w)
         if (f->vstage == 0) {
             if (data + j->fill == end)
                 return col_met(w) ? UPQ_DONE : UPQ_ERR_CORRUPT;
+            /* the record's pages of the column lie together up to its
+             * fill: read a window of them at a time, each header found in
+             * it and its body read from it (not a read for each) */
+            f->ra = 1;
             st = page_begin(w, data + j->fill, end);
             if (st != UPQ_OK)
                 return st;

@@ -50,6 +50,11 @@
  * headers each (chunk_index1); an encrypted index module's length is
  * stated before its text, so those are written list by list (chunk_index). */
 #define ONE_PASS(w) (!UPQ_W_ENCRYPTING(w))
+/* Bytes each of the ColumnIndex's four lists gathers while the scan that
+ * writes the OffsetIndex writes them too (in the scratch a record needs
+ * beyond a page header; without that room, the lists get a pass of their
+ * own). */
+#define GROOM 64u
 
 /* Stages of the finisher. */
 enum {
@@ -102,12 +107,25 @@ static uint32_t bound_cap(const upq_writer_opts *o)
     return m;
 }
 
-/* Scratch for decoding: one page header (its two bounds, each as long as
- * stats_max_binary), or one journal record of ncols columns whose level
- * histograms have nlev entries in all. */
+/* Scratch for decoding one page header: its two bounds, each as long as
+ * stats_max_binary. */
+static size_t header_need(const upq_writer_opts *o)
+{
+    return a8(2u * a8(bound_cap(o)) + 64u);
+}
+
+/* Where in the scratch the wide window begins: after a page header's room
+ * and the lists gathered during a scan (upq_wf_win). */
+static size_t wide_at(const upq_writer *w)
+{
+    return header_need(&w->o) + (UPQ_WF(w)->gather ? 4u * GROOM : 0u);
+}
+
+/* Scratch for decoding: one page header, or one journal record of ncols
+ * columns whose level histograms have nlev entries in all. */
 static size_t scratch_need(const upq_writer_opts *o, uint32_t ncols, uint32_t nrep, uint32_t nlev)
 {
-    size_t ph = 2u * a8(bound_cap(o)) + 64u;
+    size_t ph = header_need(o);
     /* a record's lists, one record at a time: RG_START's regions, or a
      * checkpoint's columns with their histograms and repeated columns' page
      * rows */
@@ -163,19 +181,44 @@ void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nrep, uint32
     upq_memset(f, 0, sizeof *f);
     f->ph = &UPQ_W_MODELS(w)->ph;
     p += a8(sizeof *f);
-    f->smem = p;
-    f->scap = (uint32_t)sc;
-    p += sc;
     f->prev_min = p;
     p += a8(b);
     f->prev_max = p;
     p += a8(b);
-    f->cap_b = (uint32_t)b;
+    f->smem = p;
+    f->scap = (uint32_t)sc;
+    /* where a record's lists need more scratch than a page header, the
+     * rest gathers the ColumnIndex's lists while the scan that writes the
+     * OffsetIndex runs (it reads page headers only: not for a repeated
+     * column, whose v1 pages take their rows from records) */
+    f->gather = (uint8_t)(sc >= header_need(&w->o) + 4u * GROOM);
+    p += sc;
     /* the window last: it takes what the staging leaves (the staging is
      * empty whenever the finisher runs), up to WIN_MAX; at least its need */
     win = blk - (size_t)(p - (uint8_t *)mem);
     f->buf = p;
     f->cap = (uint32_t)(win < WIN_MAX ? win : WIN_MAX);
+    /* page headers and bodies, which decode into a page header's room of
+     * the scratch at most, are read through a wider window that begins
+     * after that room (and the lists'): the records' room and the window
+     * after it (not in an encrypted file: its modules are opened in the
+     * window, their headers decoded from there) */
+    win += sc - wide_at(w);
+    if (!UPQ_W_ENCRYPTING(w) && win > f->cap)
+        f->ncap = (uint32_t)(win < WIN_MAX ? win : WIN_MAX);
+}
+
+void upq_wf_win(upq_writer *w, int wide)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    uint32_t n = f->cap;
+    if (!f->ncap || f->wide == (uint8_t)(wide != 0))
+        return;
+    f->wide = (uint8_t)(wide != 0);
+    f->buf = f->smem + (f->wide ? wide_at(w) : f->scap);
+    f->cap = f->ncap;
+    f->ncap = n;
+    f->have = 0; /* its bytes are read afresh */
 }
 
 void upq_wf_start(upq_writer *w)
@@ -250,6 +293,7 @@ static upq_status read_record(upq_writer *w, uint64_t off)
 {
     upq_wfinish *f = UPQ_WF(w);
     upq_status st;
+    upq_wf_win(w, 0); /* a record decodes into all of the scratch */
     for (;;) {
         switch (f->lstage) {
         case L_HDR: {
@@ -422,6 +466,10 @@ static UPQ_NOINLINE void sum_take(upq_writer *w, uint8_t type)
     c->pages_dict = c->dict_pages = (uint32_t)t->pages_dict;
     c->ci_len = t->ci_len;
     c->oi_len = t->oi_len;
+    /* the ColumnIndex's min and max lists' bytes wait in the index offsets
+     * (phase 1 sets those after it loads the row group again) */
+    c->ci_off = UPQ_ISSET(*t, UPQ_JTOT_MINS) ? t->mins : -1;
+    c->oi_off = UPQ_ISSET(*t, UPQ_JTOT_MAXS) ? t->maxs : -1;
     upq_minmax_reset(&c->st);
     c->st.has = (uint8_t)((uint32_t)t->mm & 1u);
     c->st.min_ok = (uint8_t)(UPQ_ISSET(*t, UPQ_JTOT_MIN) && ((uint32_t)t->mm & 2u));
@@ -505,6 +553,7 @@ static upq_status rg_load(upq_writer *w)
                 jr->cols[i].off = (uint64_t)r->off;
                 jr->cols[i].cap = (uint64_t)r->cap;
                 jr->cols[i].slot = UPQ_ISSET(*r, UPQ_JREGION_SLOT) ? (uint32_t)r->slot : 0u;
+                w->cols[i].ci_off = w->cols[i].oi_off = -1; /* no RG_SUM yet (sum_take) */
                 if (r->off < 0 || r->cap < 0 || (uint64_t)r->cap < jr->cols[i].slot)
                     return upq_wf_corrupt(w, f->rec, "row group start damaged");
             }
@@ -575,6 +624,7 @@ static void pages_begin(upq_writer *w, uint32_t col)
 {
     upq_wfinish *f = UPQ_WF(w);
     const upq_wjcol *j = &w->jr->cols[col];
+    upq_wf_win(w, 1);
     f->col = col;
     f->ppos = j->off + j->slot;
     f->pend = f->ppos + j->fill;
@@ -700,14 +750,17 @@ upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end, uint32_
 {
     upq_wfinish *f = UPQ_WF(w);
     upq_status st;
+    upq_wf_win(w, 1);
     for (;;) {
         uint32_t n;
         size_t used = 0;
         if (!f->in_scan) {
             upq_thrift_limits lim;
             upq_memset(&lim, 0, sizeof lim);
-            lim.max_binary = f->cap_b;
-            upq_arena_init(&f->scratch, f->smem, f->scap);
+            lim.max_binary = bound_cap(&w->o);
+            /* not the lists' bytes gathered after a header's room (out_b),
+             * nor the wide window's */
+            upq_arena_init(&f->scratch, f->smem, f->gather || f->ncap ? header_need(&w->o) : f->scap);
             upq_tdec_init(&f->tdec, f->tframes, UPQ_THRIFT_MAX_DEPTH, &upq_page_header_desc, f->ph,
                           &f->scratch, end - off, &lim);
             f->in_scan = 1;
@@ -781,8 +834,8 @@ upq_status upq_wf_page_facts(upq_writer *w, uint32_t col, uint64_t pend, int row
         else
             p->rows = f->pg_rows;
     }
-    p->mm.cap = f->cap_b;
-    if (p->mm.min_len > f->cap_b || p->mm.max_len > f->cap_b)
+    p->mm.cap = bound_cap(&w->o);
+    if (p->mm.min_len > p->mm.cap || p->mm.max_len > p->mm.cap)
         return upq_wf_corrupt(w, p->off, "page statistics too long");
     if (p->nulls > p->values)
         return upq_wf_corrupt(w, p->off, "page header damaged");
@@ -868,8 +921,7 @@ static void scan_page(upq_writer *w)
         f->prev_has = 1;
     }
     /* the ColumnIndex's minima and maxima lists */
-    f->u.op.mins_len += (uint32_t)(upq_tc_varint_len(upq_wj_entry_len(p, 0)) + upq_wj_entry_len(p, 0));
-    f->u.op.maxs_len += (uint32_t)(upq_tc_varint_len(upq_wj_entry_len(p, 1)) + upq_wj_entry_len(p, 1));
+    upq_wj_list_lens(p, &f->u.op.mins_len, &f->u.op.maxs_len);
     upq_wj_tally(c, p, f->frow, &f->ci_len, &f->oi_len);
     f->frow += (uint64_t)p->rows;
     if (p->encoding == UPQ_ENC_PLAIN_DICTIONARY || p->encoding == UPQ_ENC_RLE_DICTIONARY)
@@ -927,26 +979,34 @@ static upq_status dict_page(upq_writer *w)
 
 /* ---- a list written in one pass ----------------------------------------------------- */
 
-/* The bytes each of the ColumnIndex's three lists after the first gathers
- * at most: a third of the bound buffers (at least 10: an entry of the first
- * or last list; a bound that does not fit goes out as a piece of its own). */
-static uint32_t out_room(const upq_wfinish *f)
+/* In a pass of their own, the bytes each of the ColumnIndex's three lists after the
+ * first gathers at most: a third of the bound buffers (at least 10: an
+ * entry of the first or last list; a bound that does not fit goes out as a
+ * piece of its own). */
+static uint32_t out_room(const upq_writer *w)
 {
-    return 2u * (uint32_t)a8(f->cap_b) / 3u;
+    uint32_t n = 2u * (uint32_t)a8(bound_cap(&w->o)) / 3u;
+    return n < 0xFFFFu ? n : 0xFFFFu; /* counted in 16 bits */
 }
 
 /* Where list i gathers its bytes, and how many at most: the OffsetIndex's
- * in f->lit (the one list written during the scan, which uses the bound
- * buffers); the ColumnIndex's three in turn in the bound buffers, which
- * only the scan uses. */
-static uint8_t *out_b(upq_wfinish *f, unsigned i)
+ * (0) in f->lit; the ColumnIndex's four (1..4) in the scratch while the scan
+ * writes them, or in a pass of their own: the first in f->lit, the other
+ * three in turn in the bound buffers, which only the scan uses. */
+static uint8_t *out_b(const upq_writer *w, unsigned i)
 {
-    return i == 0 ? f->lit : f->prev_min + (size_t)(i - 1u) * out_room(f);
+    upq_wfinish *f = UPQ_WF(w);
+    if (f->both && i)
+        return f->smem + header_need(&w->o) + (size_t)(i - 1u) * GROOM;
+    return i <= 1u ? f->lit : f->prev_min + (size_t)(i - 2u) * out_room(w);
 }
 
-static uint32_t out_cap(const upq_wfinish *f, unsigned i)
+static uint32_t out_cap(const upq_writer *w, unsigned i)
 {
-    return i == 0 ? (uint32_t)sizeof f->lit : out_room(f);
+    const upq_wfinish *f = UPQ_WF(w);
+    if (f->both && i)
+        return GROOM;
+    return i <= 1u ? (uint32_t)sizeof f->lit : out_room(w);
 }
 
 /* List i's gathered bytes go out as a piece at their place (the driver
@@ -954,27 +1014,29 @@ static uint32_t out_cap(const upq_wfinish *f, unsigned i)
 static upq_status out_flush(upq_writer *w, unsigned i)
 {
     upq_wfinish *f = UPQ_WF(w);
-    upq_wout *o = &f->u.op.out[i];
-    upq_wj_src(w, out_b(f, i), o->n, o->pos);
-    o->pos += o->n;
-    o->n = 0;
+    upq_wj_src(w, out_b(w, i), f->u.op.n[i], f->u.op.at[i]);
+    f->u.op.at[i] += f->u.op.n[i];
+    f->u.op.n[i] = 0;
     return UPQ_OK;
 }
 
 /* 1 when list i has no room left for n more bytes. */
-static int out_full(upq_wfinish *f, unsigned i, uint32_t n)
+static int out_full(const upq_writer *w, unsigned i, uint32_t n)
 {
-    return f->u.op.out[i].n + n > out_cap(f, i);
+    const upq_wfinish *f = UPQ_WF(w);
+    return f->u.op.n[i] + n > out_cap(w, i);
 }
 
-static void out_byte(upq_wfinish *f, unsigned i, uint8_t v)
+static void out_byte(upq_writer *w, unsigned i, uint8_t v)
 {
-    out_b(f, i)[f->u.op.out[i].n++] = v;
+    upq_wfinish *f = UPQ_WF(w);
+    out_b(w, i)[f->u.op.n[i]++] = v;
 }
 
-static void out_varint(upq_wfinish *f, unsigned i, uint64_t v)
+static void out_varint(upq_writer *w, unsigned i, uint64_t v)
 {
-    f->u.op.out[i].n += (uint32_t)upq_tc_varint(out_b(f, i) + f->u.op.out[i].n, v);
+    upq_wfinish *f = UPQ_WF(w);
+    f->u.op.n[i] = (uint16_t)(f->u.op.n[i] + upq_tc_varint(out_b(w, i) + f->u.op.n[i], v));
 }
 
 /* The STOP that ends the index list i closes, then stage `next`: UPQ_DONE,
@@ -982,24 +1044,27 @@ static void out_varint(upq_wfinish *f, unsigned i, uint64_t v)
 static upq_status out_stop(upq_writer *w, unsigned i, uint8_t next)
 {
     upq_wfinish *f = UPQ_WF(w);
-    if (out_full(f, i, 1))
+    if (out_full(w, i, 1))
         return out_flush(w, i);
-    out_byte(f, i, 0);
+    out_byte(w, i, 0);
     f->xstage = next;
     return UPQ_DONE;
 }
 
 /* Page f->pg's OffsetIndex entry joins list 0. */
-static void oi_entry(upq_wfinish *f)
+static void oi_entry(upq_writer *w)
 {
-    out_byte(f, 0, 0x16); /* offset: i64 */
-    out_varint(f, 0, upq_tc_zz((int64_t)f->pg.off));
-    out_byte(f, 0, 0x15); /* compressed_page_size: i32 */
-    out_varint(f, 0, upq_tc_zz((int64_t)f->pg.total));
-    out_byte(f, 0, 0x16); /* first_row_index: i64 */
-    out_varint(f, 0, upq_tc_zz((int64_t)f->frow));
-    out_byte(f, 0, 0); /* STOP */
+    const upq_wfinish *f = UPQ_WF(w);
+    out_byte(w, 0, 0x16); /* offset: i64 */
+    out_varint(w, 0, upq_tc_zz((int64_t)f->pg.off));
+    out_byte(w, 0, 0x15); /* compressed_page_size: i32 */
+    out_varint(w, 0, upq_tc_zz((int64_t)f->pg.total));
+    out_byte(w, 0, 0x16); /* first_row_index: i64 */
+    out_varint(w, 0, upq_tc_zz((int64_t)f->frow));
+    out_byte(w, 0, 0); /* STOP */
 }
+
+static upq_status ci_entries(upq_writer *w);
 
 /*
  * Scans column f->col's chunk: the dictionary page, then every data page;
@@ -1024,7 +1089,13 @@ static upq_status scan_chunk(upq_writer *w, int oi)
         pages_begin(w, f->col);
     }
     for (;;) {
-        if (oi && out_full(f, 0, OI_MAX))
+        if (f->lk) {
+            /* the page's ColumnIndex entries, before the next page is read */
+            st = ci_entries(w);
+            if (st != UPQ_DONE)
+                return st;
+        }
+        if (oi && out_full(w, 0, OI_MAX))
             return out_flush(w, 0);
         st = page_next(w);
         if (st == UPQ_DONE)
@@ -1032,8 +1103,9 @@ static upq_status scan_chunk(upq_writer *w, int oi)
         if (st != UPQ_OK)
             return st;
         if (oi)
-            oi_entry(f);
+            oi_entry(w);
         scan_page(w);
+        f->lk = f->both;
     }
     f->scanning = 0;
     if (f->npages != w->cols[f->col].npages)
@@ -1044,47 +1116,99 @@ static upq_status scan_chunk(upq_writer *w, int oi)
     return UPQ_DONE;
 }
 
-/* Stages of a chunk's indexes in one pass each (chunk_index1). */
-enum { Y_OI_OPEN = 0, Y_SCAN, Y_OI_STOP, Y_OI_END, Y_CI_OPEN, Y_CI_PAGES, Y_CI_END, Y_CI_OUT };
+/* Stages of a chunk's indexes (chunk_index1). */
+enum {
+    Y_OI_OPEN = 0,
+    Y_SCAN,
+    Y_OI_STOP,
+    Y_OI_END,
+    Y_CI_OPEN,
+    Y_CI_PAGES,
+    Y_CI_BOUNDARY,
+    Y_CI_END,
+    Y_CI_OUT
+};
 
-/* The four lists of the ColumnIndex at f->pos: each list's place from the
- * sizes the scan found, its header gathered. */
-static void ci_open(upq_writer *w)
+/* Where list i (1..4) of the ColumnIndex at `at` of np pages begins, its
+ * min and max entries taking mins and maxs bytes. A list header's length
+ * depends on np alone; boundary_order (two bytes) comes before the last. */
+static uint64_t ci_place(uint32_t np, uint64_t at, uint32_t mins, uint32_t maxs, unsigned i)
+{
+    uint8_t tmp[16];
+    uint32_t h = (uint32_t)upq_wj_list_field(tmp, 1, np, UPQ_CT_BINARY);
+    if (i >= 2u)
+        at += h + np;
+    if (i >= 3u)
+        at += h + mins;
+    if (i >= 4u)
+        at += h + maxs + 2u;
+    return at;
+}
+
+/* The four lists of column f->col's ColumnIndex at `at`, its min and max
+ * entries taking mins and maxs bytes: each list's place, its header
+ * gathered. boundary_order goes out at the maxima's end (Y_CI_BOUNDARY):
+ * a scan that writes the lists knows it only at its end. */
+static void ci_open(upq_writer *w, uint64_t at, uint32_t mins, uint32_t maxs)
 {
     upq_wfinish *f = UPQ_WF(w);
-    uint64_t at = f->pos;
+    uint32_t np = w->cols[f->col].npages;
     unsigned i;
-    for (i = 0; i < 4u; i++) {
-        upq_wout *o = &f->u.op.out[i];
-        o->pos = at;
-        o->n = 0;
-        if (i == 3u) {
-            out_byte(f, 3, 0x15); /* boundary_order: i32 */
-            out_varint(f, 3, upq_tc_zz(f->boundary));
-            o->n += (uint32_t)upq_wj_list_field(out_b(f, 3) + o->n, 1, f->npages, UPQ_CT_I64);
-            break;
-        }
-        o->n = (uint32_t)upq_wj_list_field(out_b(f, i), 1, f->npages, i == 0 ? UPQ_CT_TRUE : UPQ_CT_BINARY);
-        at += o->n + (i == 0 ? f->npages : i == 1 ? f->u.op.mins_len : f->u.op.maxs_len);
+    for (i = 1; i <= 4u; i++) {
+        f->u.op.at[i] = ci_place(np, at, mins, maxs, i);
+        f->u.op.n[i] = (uint16_t)upq_wj_list_field(out_b(w, i), 1, np,
+                                           i == 1u ? UPQ_CT_TRUE : i == 4u ? UPQ_CT_I64 : UPQ_CT_BINARY);
     }
 }
 
-/* The bytes of page f->pg's entry in list i of its ColumnIndex, and (lists
- * 1 and 2) the bound's length in *n. */
+/* 1 when the scan's ColumnIndex may be written as it reads the pages: its
+ * lists' places come from the row group's RG_SUM (within what the pages
+ * could take; the scan checks them at its end), the scratch has room to
+ * gather them, the scan reads no record, and the sink writes in place (an
+ * append-only sink's frames gather only writes that continue one another:
+ * five lists at once made close's calls on littlefs nearly three times as
+ * many as a pass a list). */
+static int ci_with_scan(const upq_writer *w)
+{
+    const upq_wfinish *f = UPQ_WF(w);
+    const upq_wcol *c = &w->cols[f->col];
+    uint64_t most = (uint64_t)c->npages * (c->scap + 5u);
+    return f->gather && f->has_sum && !w->sink.seal && !c->max_rep && !UPQ_W_NO_PI(w) && c->ci_len > 0 &&
+           c->oi_len >= 0 &&
+           (uint64_t)c->oi_len <= (uint64_t)c->npages * OI_MAX + 16u && c->ci_off >= 0 && c->oi_off >= 0 &&
+           (uint64_t)c->ci_off <= most && (uint64_t)c->oi_off <= most;
+}
+
+/* 1 when the lists written with the scan went where its sums place them
+ * (RG_SUM's sizes were the pages'): each ends where the next begins, the
+ * last where the ColumnIndex ends. */
+static int ci_placed(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    const upq_wcol *c = &w->cols[f->col];
+    const uint64_t *o = f->u.op.at;
+    uint32_t mins = f->u.op.mins_len, maxs = f->u.op.maxs_len;
+    return c->ci_len > 0 && o[1] == ci_place(c->npages, f->pos, mins, maxs, 2) &&
+           o[2] == ci_place(c->npages, f->pos, mins, maxs, 3) &&
+           o[3] == ci_place(c->npages, f->pos, mins, maxs, 4) && o[4] == f->pos + (uint32_t)c->ci_len;
+}
+
+/* The bytes of page f->pg's entry in list i (1..4) of its ColumnIndex, and
+ * (lists 2 and 3) the bound's length in *n. */
 static uint32_t ci_entry_size(const upq_wfinish *f, unsigned i, uint32_t *n)
 {
     const upq_fpage *p = &f->pg;
     *n = 0;
-    if (i == 0)
+    if (i == 1u)
         return 1;
-    if (i == 3u)
+    if (i == 4u)
         return (uint32_t)upq_tc_varint_len(upq_tc_zz(p->nulls));
-    *n = upq_wj_entry_len(p, i == 2u);
+    *n = upq_wj_entry_len(p, i == 3u);
     return (uint32_t)upq_tc_varint_len(*n) + *n;
 }
 
 /*
- * Page f->pg's ColumnIndex entries join the four lists, from list f->lk - 1
+ * Page f->pg's ColumnIndex entries join the four lists, from list f->lk
  * on: UPQ_DONE when all have, UPQ_OK with a piece (a list that was full, or
  * a bound longer than a list's buffer, which goes out from the decoded
  * header: no page is read before it is drained).
@@ -1094,32 +1218,31 @@ static upq_status ci_entries(upq_writer *w)
     upq_wfinish *f = UPQ_WF(w);
     const upq_fpage *p = &f->pg;
     for (; f->lk <= 4u; f->lk++) {
-        unsigned i = f->lk - 1u;
-        upq_wout *o = &f->u.op.out[i];
+        unsigned i = f->lk;
         uint32_t n, size = ci_entry_size(f, i, &n);
         if (f->bytes_due) {
             f->bytes_due = 0;
             f->lk++;
-            upq_wj_src(w, i == 2u ? p->mm.max : p->mm.min, n, o->pos);
-            o->pos += n;
+            upq_wj_src(w, i == 3u ? p->mm.max : p->mm.min, n, f->u.op.at[i]);
+            f->u.op.at[i] += n;
             return UPQ_OK;
         }
-        if (out_full(f, i, size)) {
-            if (o->n)
+        if (out_full(w, i, size)) {
+            if (f->u.op.n[i])
                 return out_flush(w, i);
-            out_varint(f, i, n);
+            out_varint(w, i, n);
             f->bytes_due = 1;
             return out_flush(w, i);
         }
-        if (i == 0)
-            out_byte(f, 0, upq_wj_page_null(p) ? 1 : 2);
-        else if (i == 3u)
-            out_varint(f, 3, upq_tc_zz(p->nulls));
+        if (i == 1u)
+            out_byte(w, 1, upq_wj_page_null(p) ? 1 : 2);
+        else if (i == 4u)
+            out_varint(w, 4, upq_tc_zz(p->nulls));
         else {
-            out_varint(f, i, n);
+            out_varint(w, i, n);
             if (n)
-                upq_memcpy(out_b(f, i) + o->n, i == 2u ? p->mm.max : p->mm.min, n);
-            o->n += n;
+                upq_memcpy(out_b(w, i) + f->u.op.n[i], i == 3u ? p->mm.max : p->mm.min, n);
+            f->u.op.n[i] = (uint16_t)(f->u.op.n[i] + n);
         }
     }
     f->lk = 0;
@@ -1128,13 +1251,29 @@ static upq_status ci_entries(upq_writer *w)
 
 static upq_status chunk_index(upq_writer *w);
 
+/* After the scan: the ColumnIndex written with it is checked, or its lists
+ * are written in a pass of their own. */
+static upq_status ci_after_scan(upq_writer *w)
+{
+    upq_wfinish *f = UPQ_WF(w);
+    if (f->both) {
+        f->xstage = Y_CI_BOUNDARY;
+        return UPQ_OK;
+    }
+    if (!f->ci_ok)
+        return UPQ_DONE;
+    f->xstage = Y_CI_OPEN;
+    return UPQ_OK;
+}
+
 /*
- * Column f->col's indexes in a file not encrypted, one pass over its page
- * headers each: the scan writes the OffsetIndex as it reads the pages (its
- * place is known before: each column's OffsetIndex comes before its
- * ColumnIndex), then one more pass writes the ColumnIndex's four lists, each
- * at its place. UPQ_OK with a piece, UPQ_DONE when written, UPQ_AGAIN, or an
- * error.
+ * Column f->col's indexes in a file not encrypted: the scan writes the
+ * OffsetIndex as it reads the pages (its place is known before: each
+ * column's OffsetIndex comes before its ColumnIndex), and the ColumnIndex's
+ * four lists too, each at its place, when the row group's RG_SUM gives
+ * their sizes; otherwise (or when the pages disagree with it) one more
+ * pass writes the four lists. UPQ_OK with a piece, UPQ_DONE when written,
+ * UPQ_AGAIN, or an error.
  */
 static upq_status chunk_index1(upq_writer *w)
 {
@@ -1146,8 +1285,13 @@ static upq_status chunk_index1(upq_writer *w)
     for (;;) {
         switch (f->xstage) {
         case Y_OI_OPEN:
-            f->u.op.out[0].pos = f->pos;
-            f->u.op.out[0].n = oi ? (uint32_t)upq_wj_list_field(f->lit, 1, c->npages, UPQ_CT_STRUCT) : 0u;
+            f->u.op.at[0] = f->pos;
+            f->u.op.n[0] = oi ? (uint16_t)upq_wj_list_field(f->lit, 1, c->npages, UPQ_CT_STRUCT) : 0u;
+            f->lk = 0;
+            f->bytes_due = 0;
+            f->both = (uint8_t)ci_with_scan(w);
+            if (f->both) /* RG_SUM's sizes, before the scan sets the pages' */
+                ci_open(w, f->pos + (uint32_t)c->oi_len, (uint32_t)c->ci_off, (uint32_t)c->oi_off);
             f->xstage = Y_SCAN;
             continue;
         case Y_SCAN:
@@ -1160,12 +1304,12 @@ static upq_status chunk_index1(upq_writer *w)
             st = out_stop(w, 0, Y_OI_END);
             return st == UPQ_DONE ? out_flush(w, 0) : st;
         case Y_OI_END:
-            if (f->u.op.out[0].pos != f->pos + (uint32_t)c->oi_len)
+            if (f->u.op.at[0] != f->pos + (uint32_t)c->oi_len)
                 return upq_wf_corrupt(w, f->pos, "offset index size changed");
-            f->pos = f->u.op.out[0].pos;
-            if (!f->ci_ok)
-                return UPQ_DONE;
-            f->xstage = Y_CI_OPEN;
+            f->pos = f->u.op.at[0];
+            st = ci_after_scan(w);
+            if (st != UPQ_OK)
+                return st;
             continue;
         case Y_CI_OPEN:
             if (w->sink.seal) {
@@ -1178,7 +1322,7 @@ static upq_status chunk_index1(upq_writer *w)
                 f->xstage = X_CI_HEAD;
                 return chunk_index(w);
             }
-            ci_open(w);
+            ci_open(w, f->pos, f->u.op.mins_len, f->u.op.maxs_len);
             pages_begin(w, f->col);
             f->lk = 0;
             f->bytes_due = 0;
@@ -1193,25 +1337,46 @@ static upq_status chunk_index1(upq_writer *w)
             }
             st = page_next(w);
             if (st == UPQ_DONE) {
-                f->xstage = Y_CI_END;
+                f->xstage = Y_CI_BOUNDARY;
                 continue;
             }
             if (st != UPQ_OK)
                 return st;
             f->lk = 1;
             continue;
+        case Y_CI_BOUNDARY:
+            /* boundary_order, at the end of the maxima, before the null counts */
+            if (out_full(w, 3, 2))
+                return out_flush(w, 3);
+            out_byte(w, 3, 0x15); /* boundary_order: i32 */
+            out_varint(w, 3, upq_tc_zz(f->boundary));
+            f->xstage = Y_CI_END;
+            continue;
         case Y_CI_END:
-            st = out_stop(w, 3, Y_CI_OUT);
+            st = out_stop(w, 4, Y_CI_OUT);
             if (st != UPQ_DONE)
                 return st;
             continue;
         case Y_CI_OUT:
-            for (i = 0; i < 4u; i++)
-                if (f->u.op.out[i].n)
+            for (i = 1; i <= 4u; i++)
+                if (f->u.op.n[i])
                     return out_flush(w, i);
-            if (f->u.op.out[3].pos != f->pos + (uint32_t)c->ci_len)
+            if (f->both) {
+                f->both = 0;
+                if (!ci_placed(w)) {
+                    /* RG_SUM does not describe these pages: the lists
+                     * again, at the places the scan found (what went
+                     * elsewhere is written over by the indexes after
+                     * them and the footer, or cut off after it) */
+                    if (!c->ci_len)
+                        return UPQ_DONE;
+                    f->xstage = Y_CI_OPEN;
+                    continue;
+                }
+            } else if (f->u.op.at[4] != f->pos + (uint32_t)c->ci_len) {
                 return upq_wf_corrupt(w, f->pos, "column index size changed");
-            f->pos = f->u.op.out[3].pos;
+            }
+            f->pos = f->u.op.at[4];
             return UPQ_DONE;
         default:
             return UPQ_DONE;
@@ -1404,6 +1569,8 @@ static void footer_rgs_start(upq_writer *w)
     f->rec = 0;
     f->scanning = 0;
     f->in_scan = 0;
+    f->both = 0;
+    f->lk = 0;
     f->lstage = L_HDR;
 }
 

@@ -21,7 +21,8 @@
 //   region layout, histograms...) and the CRC made valid again;
 //   edited totals: one field of an RG_SUM changed, its CRC valid again (a
 //   recovery that keeps every row must give the undamaged one's footer and
-//   page indexes: the totals are never taken over the pages).
+//   page indexes: the totals are never taken over the pages), among them
+//   the ColumnIndex's list sizes that place its lists before a page is read.
 // Also a table of journal version 2 (table-journal-v2.parquet, from the build
 // before version 3, the same rows and options as upq write's table here).
 // For each copy:
@@ -264,6 +265,13 @@ function damages(st, log) {
     const e = editOne(b, recs, seed, [9]);
     if (e) add('edited totals', e.what, e.bytes);
   }
+  // ... and the byte sizes of its ColumnIndex's min and max lists (fields
+  // 15 and 16), which place the lists before close reads a page: lists
+  // written where they said must be written again where the pages say
+  for (let k = 0; k < 4 * PER && recs.length > 1; k++) {
+    const e = editOne(b, recs, seed, [9], [15, 16]);
+    if (e) add('edited totals', e.what, e.bytes);
+  }
   return out;
 }
 
@@ -286,13 +294,13 @@ function cloneV(v) {
   return v;
 }
 
-function editOne(b, recs, seed, types = [2, 3, 4, 5, 8]) {
+function editOne(b, recs, seed, types = [2, 3, 4, 5, 8], ids = null) {
   const cands = recs.filter((r) => r.body && types.includes(r.type));
   if (!cands.length) return null;
   const r = pick(cands);
   for (let tries = 0; tries < 8; tries++) {
     const body = clone(r.body);
-    const ints = intFields(body, '', []);
+    const ints = intFields(body, '', []).filter((x) => !ids || (x.f && ids.includes(x.f.id)));
     if (!ints.length) return null;
     const t = pick(ints);
     const old = t.list ? t.list.items[t.i] : t.f.v;
