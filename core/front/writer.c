@@ -192,6 +192,16 @@ UPQ_INLINE void copy_value(uint8_t *d, const uint8_t *s, uint32_t n)
     for (; n; n--)
         *d++ = *s++;
 #else
+#if UPQ_W_ARM_UNALIGNED
+    /* Cortex-M3/M4/M7: words from any address (a logger's device name) */
+    if (UPQ_FAST_KERNELS) {
+        for (; n >= 4; n -= 4, d += 4, s += 4)
+            *(upq_w_u32_una *)(void *)d = *(const upq_w_u32_una *)(const void *)s;
+        for (; n; n--)
+            *d++ = *s++;
+        return;
+    }
+#endif
     if (n)
         upq_memcpy(d, s, n);
 #endif
@@ -1888,8 +1898,9 @@ static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
 /*
  * A row call's common case: the writer takes rows with nothing due or
  * pending (what enter() would find), the column is not set yet in this
- * row, keeps no dictionary and has room for the entry: value `v` of fixed
- * width (NULL: a null, in a column that may hold one). Then put_entry stages it at once; otherwise the
+ * row and has room for the entry: value `v` of fixed width in a column
+ * keeping no dictionary, a BYTE_ARRAY value (bytes_ready), or NULL (a null,
+ * in a column that may hold one). Then put_entry stages it at once; otherwise the
  * call goes set_entry's way (checks, output, flushes, dictionaries), which
  * ends in the same put_entry. Not in builds without UPQ_FAST_KERNELS (the
  * -min and logger sets), where flash counts more.
@@ -1901,9 +1912,30 @@ UPQ_INLINE int set_ready(const upq_writer *w, uint32_t column, const void *v)
         w->ostage != UPQ_OS_IDLE || w->rg_due || ckpt_due(w))
         return 0;
     c = &w->cols[column];
-    return !c->pending && !c->dict_on && c->nlev < c->lcap &&
-           (v ? c->vsize && c->type != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && c->vsize <= c->vcap - c->vbytes
-              : c->max_def != 0);
+    if (c->pending || c->nlev >= c->lcap)
+        return 0;
+    if (!v)
+        return c->max_def != 0;
+    if (c->vsize)
+        return !c->dict_on && c->type != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY &&
+               c->vsize <= c->vcap - c->vbytes;
+    return c->type == UPQ_TYPE_BYTE_ARRAY; /* then bytes_ready */
+}
+
+/*
+ * set_ready's BYTE_ARRAY value `v` (a logger's device name), when it has
+ * bytes, fits the staging and, in a column keeping a dictionary, is found
+ * in it or added: then put_entry stages it at once. 0 (nothing changed):
+ * set_entry's way, which checks the value, makes room and falls back from
+ * a full dictionary.
+ */
+UPQ_INLINE int bytes_ready(upq_writer *w, upq_wcol *c, const void *v)
+{
+    upq_bytes b;
+    upq_w_in_bytes(v, &b);
+    if ((b.len && !b.ptr) || b.len > c->vcap - 4u || 4u + b.len > c->vcap - c->vbytes)
+        return 0;
+    return !c->dict_on || upq_w_dict_run(c, UPQ_W_DX(w, c), (const uint8_t *)v, 1) == 1;
 }
 
 /* upq_writer_set (`v` the value) and upq_writer_set_null (`v` NULL). */
@@ -1932,8 +1964,10 @@ static upq_status row_set(upq_writer *w, uint32_t column, const void *v)
             return UPQ_OK;
         }
 #endif
-        put_entry(w, c, v);
-        return UPQ_OK;
+        if (!v || c->vsize || bytes_ready(w, c, v)) {
+            put_entry(w, c, v);
+            return UPQ_OK;
+        }
     }
     st = row_call(w, column);
     if (st != UPQ_OK)

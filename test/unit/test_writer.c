@@ -1957,6 +1957,10 @@ static void test_errors(void)
         TU_CHECK_STATUS(upq_writer_set(&w, 99, &ts), UPQ_ERR_INVAL);
         TU_CHECK_STATUS(upq_writer_set_null(&w, 0), UPQ_ERR_INVAL); /* required */
         TU_CHECK_STATUS(upq_writer_set(&w, 1, &dev), UPQ_ERR_LIMIT); /* longer than page_size - 4 */
+        dev.ptr = NULL;
+        dev.len = 3;
+        TU_CHECK_STATUS(upq_writer_set(&w, 1, &dev), UPQ_ERR_INVAL); /* a length without bytes */
+        dev.ptr = big;
         dev.len = 1020;
         TU_CHECK_STATUS(upq_writer_set(&w, 1, &dev), UPQ_OK);
         TU_CHECK_STATUS(upq_writer_set(&w, 2, &v), UPQ_OK);
