@@ -79,7 +79,7 @@ uint64_t upq_wj_next_ckpt(const upq_writer *w, uint64_t rows)
     uint64_t n = w->o.checkpoint_rows;
     if (!n)
         return UINT64_MAX;
-    return (rows / n + 1u) * n;
+    return (upq_div64(rows, n) + 1u) * n;
 }
 
 upq_status upq_wj_init(upq_writer *w, void *mem)
@@ -532,17 +532,17 @@ static upq_status dry_rate(upq_writer *w, upq_wcol *c, uint64_t *rate, uint32_t 
                            c->chunk_cap, &mm, &pg, 1);
     if (st != UPQ_OK)
         return st;
-    rpp = rows * c->lcap / c->clev;
-    if (c->cbytes && rows * c->vcap / c->cbytes < rpp)
-        rpp = rows * c->vcap / c->cbytes;
+    rpp = upq_div64(rows * c->lcap, c->clev);
+    if (c->cbytes && upq_div64(rows * c->vcap, c->cbytes) < rpp)
+        rpp = upq_div64(rows * c->vcap, c->cbytes);
     if (rpp < rows)
         rpp = rows;
-    *rate = ((uint64_t)pg.stored * 1024u + rows - 1u) / rows + ((uint64_t)pg.hl * 1024u + rpp - 1u) / rpp;
+    *rate = upq_div64((uint64_t)pg.stored * 1024u + rows - 1u, rows) + upq_div64((uint64_t)pg.hl * 1024u + rpp - 1u, rpp);
     if (w->o.checkpoint_rows)
-        *rate += ((uint64_t)pg.hl * 1024u + w->o.checkpoint_rows - 1u) / w->o.checkpoint_rows;
-    *ppk = (uint32_t)((1024u + rpp - 1u) / rpp);
+        *rate += upq_div64((uint64_t)pg.hl * 1024u + w->o.checkpoint_rows - 1u, w->o.checkpoint_rows);
+    *ppk = (uint32_t)upq_div64(1024u + rpp - 1u, rpp);
     if (w->o.checkpoint_rows)
-        *ppk += (uint32_t)((1024u + w->o.checkpoint_rows - 1u) / w->o.checkpoint_rows);
+        *ppk += (uint32_t)upq_div64(1024u + w->o.checkpoint_rows - 1u, w->o.checkpoint_rows);
     return UPQ_OK;
 }
 
@@ -603,10 +603,15 @@ static upq_status rows_fitting(upq_writer *w, uint64_t *rows)
         fixed += (uint64_t)upq_wj_dict_slot(w, c) + c->worst + index_entry(c);
     }
     if (w->o.checkpoint_rows)
-        per += ((uint64_t)rec_len * 1024u + w->o.checkpoint_rows - 1u) / w->o.checkpoint_rows;
+        per += upq_div64((uint64_t)rec_len * 1024u + w->o.checkpoint_rows - 1u, w->o.checkpoint_rows);
     used = jr->next + close_bound(w, (uint64_t)w->num_rg + 1u, jr->entries) + fixed;
     left = w->o.max_file_bytes > used ? w->o.max_file_bytes - used : 0u;
-    *rows = per ? left / per * 1024u + left % per * 1024u / per : UINT64_MAX;
+    if (per) {
+        uint64_t q = upq_div64(left, per);
+        *rows = q * 1024u + upq_div64((left - q * per) * 1024u, per);
+    } else {
+        *rows = UINT64_MAX;
+    }
     return UPQ_OK;
 }
 
@@ -704,7 +709,7 @@ static upq_status plan(upq_writer *w)
         total += j->rate;
     }
     if (w->o.row_group_bytes && total) {
-        uint64_t r = w->o.row_group_bytes / total * 1024u;
+        uint64_t r = upq_div64(w->o.row_group_bytes, total) * 1024u;
         if (r < rows)
             rows = umax(r, umax(w->rs, 1u));
     }
@@ -737,7 +742,7 @@ static upq_status plan(upq_writer *w)
     for (i = 0; i < w->ncols; i++) {
         upq_wcol *c = &w->cols[i];
         upq_wjcol *j = &jr->cols[i];
-        uint64_t est = rows > UINT64_MAX / 2048u / (j->rate + 1u) ? UINT64_MAX / 4u
+        uint64_t est = rows > upq_div64(UINT64_MAX / 2048u, j->rate + 1u) ? UINT64_MAX / 4u
                                                                    : (j->rate * rows + 1023u) / 1024u;
         est += est >> jr->mshift;
         if (final) {
@@ -749,7 +754,7 @@ static upq_status plan(upq_writer *w)
             j->slot = upq_wj_dict_slot(w, c);
             /* row by row, a fixed-width column's dictionary grows by no more
              * than a value per row still to come (and the row being set) */
-            if (w->mode == UPQ_WM_ROWS && c->vsize && rows - w->rs < c->dict_cap / c->vsize)
+            if (w->mode == UPQ_WM_ROWS && c->vsize && rows - w->rs < upq_div64(c->dict_cap, c->vsize))
                 j->slot = upq_wj_dict_slot_n(w, c, (size_t)c->dict_bytes + (c->vbytes - c->cbytes) +
                                                 (size_t)(rows - w->rs + 1u) * c->vsize);
             j->cap = (uint64_t)j->slot + rg_worst(w, c, rows) + est;
@@ -759,7 +764,7 @@ static upq_status plan(upq_writer *w)
         j->nprow = 0;
         j->dict_dur = 0;
         if (c->max_rep && c->worst)
-            pages += j->cap / (w->o.page_size / 4u + 1u) + 1u;
+            pages += upq_div64(j->cap, w->o.page_size / 4u + 1u) + 1u;
     }
     /* the journal area: RG_START, a checkpoint per interval (and the ROWS
      * records of repeated columns), and room for the records that end the
@@ -767,7 +772,7 @@ static upq_status plan(upq_writer *w)
     st = record_bound(w, rows, &rec_len);
     if (st != UPQ_OK)
         return st;
-    nrec = final ? 0u : (w->o.checkpoint_rows ? rows / w->o.checkpoint_rows : 0u) + pages / K_ROWS + 2u;
+    nrec = final ? 0u : (w->o.checkpoint_rows ? upq_div64(rows, w->o.checkpoint_rows) : 0u) + pages / K_ROWS + 2u;
     jr->rec_bound = rec_len;
     jr->reserve = 2u * rec_len + UPQ_WJ_CLOSE_ROOM(w) + sum_bound(w);
     /* RG_START itself */
@@ -1085,14 +1090,14 @@ void upq_wj_rg_done(upq_writer *w)
     for (i = 0; i < w->ncols; i++) {
         upq_wjcol *j = &jr->cols[i];
         /* bytes per 1024 rows, never 0 (0 means "not measured") */
-        j->rate = rows ? (j->fill * 1024u + rows - 1u) / rows : j->rate;
-        if (j->prows && (j->pfill * 1024u + j->prows - 1u) / j->prows > j->rate)
-            j->rate = (j->pfill * 1024u + j->prows - 1u) / j->prows;
+        j->rate = rows ? upq_div64(j->fill * 1024u + rows - 1u, rows) : j->rate;
+        if (j->prows && upq_div64(j->pfill * 1024u + j->prows - 1u, j->prows) > j->rate)
+            j->rate = upq_div64(j->pfill * 1024u + j->prows - 1u, j->prows);
         if (!j->rate)
             j->rate = 1;
         j->pfill = j->prows = 0;
         if (rows)
-            j->ppk = (uint32_t)umin(((uint64_t)w->cols[i].npages * 1024u + rows - 1u) / rows, UINT32_MAX);
+            j->ppk = (uint32_t)umin(upq_div64((uint64_t)w->cols[i].npages * 1024u + rows - 1u, rows), UINT32_MAX);
         j->fill = 0;
         j->crc = 0;
         j->nprow = 0;

@@ -33,6 +33,11 @@ static inline uint32_t upq_sat32(size_t n)
 /* upq_error_info.needed after status st of a call on arena a. */
 #define UPQ_ERR_NEEDED(st, a) ((st) == UPQ_ERR_NOMEM ? upq_sat32((a)->needed) : 0u)
 
+/* n / d of 64-bit unsigned values without the compiler's runtime division
+ * routine on 32-bit cores (core/common/div64.c); d == 0 gives UINT64_MAX.
+ * For planning arithmetic, not per-value paths. */
+uint64_t upq_div64(uint64_t n, uint64_t d);
+
 /* Thrift compact pieces: a varint, a zigzag, a varint's length, a list
  * header (the encoder, and the writer's footer stream and page indexes,
  * which it emits by hand). */
