@@ -628,8 +628,8 @@ static void pages_begin(upq_writer *w, uint32_t col)
     f->col = col;
     f->ppos = j->off + j->slot;
     f->pend = f->ppos + j->fill;
-    f->ra = w->cols[col].npages && j->fill / w->cols[col].npages <= RA_PAGE &&
-            2u * (j->fill / w->cols[col].npages) <= f->cap;
+    f->ra = w->cols[col].npages && upq_div64(j->fill, w->cols[col].npages) <= RA_PAGE &&
+            2u * upq_div64(j->fill, w->cols[col].npages) <= f->cap;
     f->frow = 0;
     f->page = 0;
     f->in_scan = 0;
