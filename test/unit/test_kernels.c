@@ -16,6 +16,7 @@
 #include "util/check.h"
 #include "upq_simd.h"
 #include "common/crc32.h"
+#include "common/upq_internal.h" /* upq_div64 */
 
 static uint64_t rng = 0x9E3779B97F4A7C15u;
 static uint64_t rnd(void)
@@ -564,6 +565,33 @@ static void test_crc(void)
     TU_CHECK(upq_crc32(buf, sizeof buf) == upq_crc32_update_scalar(0, buf, sizeof buf));
 }
 
+/* ---- 64-bit division ---------------------------------------------------------- */
+
+/* upq_div64 against the compiler's division: on 32-bit targets (the armv7
+ * and PowerPC runs) the helper's own loop against libgcc's routine; edge
+ * operands (either word zero, powers of two, the top bit, all ones) and
+ * random ones of every bit length. */
+static void test_div64(void)
+{
+    static const uint64_t edge[] = {1u, 2u, 3u, 7u, 10u, 0xFFFFFFFFu, 0x100000000u, 0x100000001u,
+                                    0x7FFFFFFFFFFFFFFFu, 0x8000000000000000u, 0x8000000000000001u,
+                                    0xFFFFFFFFFFFFFFFEu, 0xFFFFFFFFFFFFFFFFu, 600u, 65536u};
+    size_t i, j;
+    int good = 1;
+    tu_case("upq_div64 equals the compiler's 64-bit division");
+    for (i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        for (j = 0; j < sizeof edge / sizeof edge[0]; j++)
+            good &= upq_div64(edge[i], edge[j]) == edge[i] / edge[j];
+    for (i = 0; i < 200000; i++) {
+        uint64_t n = rnd() >> (rnd() & 63), d = rnd() >> (rnd() & 63);
+        if (d == 0)
+            d = 1;
+        good &= upq_div64(n, d) == n / d;
+    }
+    TU_CHECK(good);
+    TU_CHECK(upq_div64(1234567890123ull, 1000u) == 1234567890u);
+}
+
 int main(void)
 {
     guard_init();
@@ -579,5 +607,6 @@ int main(void)
     test_dict();
     test_minmax();
     test_crc();
+    test_div64();
     return tu_summary();
 }
