@@ -373,16 +373,25 @@ static upq_status on_sum(upq_writer *w)
     return UPQ_OK;
 }
 
+/* The record at off, into *h: UPQ_OK when it is whole, UPQ_AGAIN or
+ * UPQ_ERR_IO to pass on, UPQ_DONE when it is not whole (what that means is
+ * the caller's: the walk's end, or damage). */
+static upq_status record_at(upq_writer *w, uint64_t off, upq_jhdr *h)
+{
+    upq_status st = upq_wf_record(w, off, h);
+    return st == UPQ_OK || st == UPQ_AGAIN || st == UPQ_ERR_IO ? st : UPQ_DONE;
+}
+
 /* RP_WALK: the record at f->walk. */
 static upq_status st_walk(upq_writer *w)
 {
     upq_wfinish *f = UPQ_WF(w);
     upq_jhdr h;
-    upq_status st = upq_wf_record(w, f->walk, &h);
-    if (st == UPQ_AGAIN || st == UPQ_ERR_IO)
-        return st;
-    if (st != UPQ_OK || h.seq != f->seq || h.session < f->session)
+    upq_status st = record_at(w, f->walk, &h);
+    if (st == UPQ_DONE || (st == UPQ_OK && (h.seq != f->seq || h.session < f->session)))
         return chain_end(w);
+    if (st != UPQ_OK)
+        return st;
     /* a resume or a recovery writes with a session of its own */
     f->session = h.session;
     switch (h.type) {
@@ -809,11 +818,11 @@ static upq_status st_tail(upq_writer *w)
 {
     upq_wfinish *f = UPQ_WF(w);
     upq_jhdr h;
-    upq_status st = upq_wf_record(w, f->cand, &h);
-    if (st == UPQ_AGAIN || st == UPQ_ERR_IO)
-        return st;
-    if (st != UPQ_OK || h.type != UPQ_J_CKPT || f->ck.cols.n != w->ncols)
+    upq_status st = record_at(w, f->cand, &h);
+    if (st == UPQ_DONE || (st == UPQ_OK && (h.type != UPQ_J_CKPT || f->ck.cols.n != w->ncols)))
         return upq_wf_corrupt(w, f->cand, "checkpoint record changed");
+    if (st != UPQ_OK)
+        return st;
     take_ckpt(w);
     f->cand_next = f->cand + h.len;
     f->seq = h.seq + 1u;
