@@ -82,6 +82,22 @@ static inline size_t upq_tc_list_hdr(uint8_t *p, uint32_t n, unsigned ct)
 struct upq_io;
 upq_status upq_io_read(const struct upq_io *io, uint64_t off, void *buf, size_t want,
                        size_t *got, const char **what);
+/* Refills a window of win_len bytes with the file's bytes from *pos, at
+ * most want of them: on UPQ_OK *fill says how many (1..) and *pos is past
+ * them; otherwise as upq_io_read, with *pos unchanged. Inline: each
+ * reader's image keeps the one copy it had. */
+static inline upq_status upq_io_fill(const struct upq_io *io, uint64_t *pos, uint8_t *win,
+                                     uint32_t win_len, uint64_t want, uint32_t *fill,
+                                     const char **what)
+{
+    size_t got = 0;
+    upq_status st = upq_io_read(io, *pos, win, (size_t)(want < win_len ? want : win_len), &got, what);
+    if (st == UPQ_OK) {
+        *fill = (uint32_t)got;
+        *pos += got;
+    }
+    return st;
+}
 
 /* Is created_by "<app> version a.b.c..." with that exact application name
  * and a version below major.minor.patch? A file of that application with no

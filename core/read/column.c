@@ -224,7 +224,6 @@ static void own_window(upq_column_reader *c)
 /* Refills the window from the chunk. UPQ_OK with at least one new byte. */
 static upq_status fill_window(upq_column_reader *c)
 {
-    size_t got = 0;
     uint64_t want = c->chunk_end - c->pos;
     const char *what = "";
     upq_status st;
@@ -236,16 +235,10 @@ static upq_status fill_window(upq_column_reader *c)
 #endif
     if (want == 0)
         return col_fail(c, UPQ_ERR_CORRUPT, c->pos, UPQ_MSG("column chunk ends before all its values"));
-    if (want > c->win_len)
-        want = c->win_len;
-    st = upq_io_read(&c->r->io, c->pos, c->win, (size_t)want, &got, &what);
-    if (st == UPQ_AGAIN)
-        return UPQ_AGAIN;
+    st = upq_io_fill(&c->r->io, &c->pos, c->win, c->win_len, want, &c->win_fill, &what);
     if (st != UPQ_OK)
-        return col_fail(c, st, c->pos, what);
-    c->win_fill = (uint32_t)got;
+        return st == UPQ_AGAIN ? st : col_fail(c, st, c->pos, what);
     c->win_used = 0;
-    c->pos += got;
 #if UPQ_WITH_PAGE_INDEX
     if (c->whole_page == 1)
         c->whole_page = 2;

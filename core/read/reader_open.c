@@ -227,22 +227,14 @@ static upq_status stage_head(upq_reader *r)
  * SHORT when nothing is left before END. */
 static upq_status win_refill(upq_reader *r, uint64_t end, const char *short_msg)
 {
-    size_t got = 0;
     const char *what = "";
-    uint64_t want = end - r->pos;
     upq_status st;
-    if (want > r->win_len)
-        want = r->win_len;
-    if (want == 0)
+    if (end == r->pos)
         return upq_reader_fail(r, UPQ_ERR_CORRUPT, end, short_msg);
-    st = upq_io_read(&r->io, r->pos, r->win, (size_t)want, &got, &what);
-    if (st == UPQ_AGAIN)
-        return UPQ_AGAIN;
+    st = upq_io_fill(&r->io, &r->pos, r->win, r->win_len, end - r->pos, &r->win_fill, &what);
     if (st != UPQ_OK)
-        return upq_reader_fail(r, st, r->pos, what);
-    r->win_fill = (uint32_t)got;
+        return st == UPQ_AGAIN ? st : upq_reader_fail(r, st, r->pos, what);
     r->win_used = 0;
-    r->pos += got;
     return UPQ_OK;
 }
 
