@@ -284,13 +284,9 @@ static upq_status read_modules(upq_bloom_reader *b)
 
 upq_status upq_bloom_load(upq_bloom_reader *b)
 {
-    upq_status st;
-    switch (b->stage) {
-    case BR_READY: return UPQ_OK;
-    case BR_NONE: return UPQ_DONE;
-    case BR_FAILED: return b->r->err.status != UPQ_OK ? b->r->err.status : UPQ_ERR_STATE;
-    default: break;
-    }
+    upq_status st = upq_loader_settled(b->r, b->stage, BR_READY, BR_NONE, BR_FAILED);
+    if (st != UPQ_AGAIN)
+        return st;
     st = read_modules(b);
     if (st == UPQ_OK)
         b->stage = BR_READY;

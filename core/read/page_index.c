@@ -409,13 +409,9 @@ static upq_status decode_module(upq_page_index *p)
 
 upq_status upq_page_index_load(upq_page_index *p)
 {
-    upq_status st;
-    switch (p->stage) {
-    case PI_READY: return UPQ_OK;
-    case PI_NONE: return UPQ_DONE;
-    case PI_FAILED: return p->r->err.status != UPQ_OK ? p->r->err.status : UPQ_ERR_STATE;
-    default: break;
-    }
+    upq_status st = upq_loader_settled(p->r, p->stage, PI_READY, PI_NONE, PI_FAILED);
+    if (st != UPQ_AGAIN)
+        return st;
     if (!p->buf) {
         p->buf = (uint8_t *)upq_arena_alloc(&p->r->arena, p->len);
         if (!p->buf)

@@ -33,6 +33,21 @@ enum {
 /* Fails the reader with a located error (reader.c). */
 upq_status upq_reader_fail(upq_reader *r, upq_status st, uint64_t off, const char *what);
 
+/* What a loader over the reader (page index, bloom filter) answers once it
+ * has settled: UPQ_OK loaded, UPQ_DONE nothing to load, the reader's error
+ * after a failure; UPQ_AGAIN while it is still at work. */
+static inline upq_status upq_loader_settled(const upq_reader *r, int stage, int ready, int none,
+                                            int failed)
+{
+    if (stage == ready)
+        return UPQ_OK;
+    if (stage == none)
+        return UPQ_DONE;
+    if (stage == failed)
+        return r->err.status != UPQ_OK ? r->err.status : UPQ_ERR_STATE;
+    return UPQ_AGAIN;
+}
+
 /* Describes the failure of a part over the reader (a column reader, a row
  * reader, a scan, a page index, a bloom filter) in the reader's error info:
  * the part fails, the reader goes on. Returns `st`. schema_element is left
