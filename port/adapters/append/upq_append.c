@@ -1,7 +1,15 @@
 /* A sink over a data file and a journal file that only grow (see upq_append.h). */
 #include "upq_append.h"
 
-enum { FRAME_HEAD = 1, FRAME_DATA = 2 };
+/* FRAME_SHORT: a data frame with a 16-byte header ("UPQA", type, 3 bytes
+ * of length, u32 offset from the sealed end, u32 CRC), written when its
+ * length and offset fit; read back, it is a FRAME_DATA. */
+enum { FRAME_HEAD = 1, FRAME_DATA = 2, FRAME_INDEX = 3, FRAME_SHORT = 4 };
+#define SHORT_HDR 16u
+#define SHORT_MAX 0xffffffu
+
+/* an index frame's data: UPQ_APPEND_INDEX_K entries of 8 bytes */
+#define INDEX_BYTES (UPQ_APPEND_INDEX_K * 8u)
 
 /* the largest frame (the writer's pieces are far smaller) */
 #define FRAME_MAX ((uint32_t)1 << 30)
@@ -90,31 +98,123 @@ static void frame_hdr(uint8_t h[UPQ_APPEND_FRAME], int type, uint64_t voff, uint
         h[i] = 0;
 }
 
-/* a frame of p[0..n) then q[0..m) for voff, at the journal's end */
+static upq_status index_flush(upq_append *a);
+static void index_add(upq_append *a, uint64_t at, uint32_t hs, uint64_t voff, uint32_t len);
+
+/* a frame of p[0..n) then q[0..m) for voff, at the journal's end (a data
+ * frame with the short header when it fits) */
 static upq_status frame_put(upq_append *a, int type, uint64_t voff, const uint8_t *p, uint32_t n,
                             const uint8_t *q, uint32_t m)
 {
     uint8_t h[UPQ_APPEND_FRAME];
-    uint32_t crc;
+    uint64_t at;
+    uint32_t crc, hs = UPQ_APPEND_FRAME;
     upq_status st;
-    frame_hdr(h, type, voff, n + m);
-    crc = crc32_update(0, h, 20);
+    if (type == FRAME_DATA && a->npend == UPQ_APPEND_INDEX_K) {
+        st = index_flush(a);
+        if (st != UPQ_OK)
+            return st;
+    }
+    at = a->jsize;
+    if (type == FRAME_DATA && (uint64_t)n + m <= SHORT_MAX && voff >= a->base && voff - a->base <= UINT32_MAX) {
+        frame_hdr(h, FRAME_SHORT, 0, 0);
+        h[5] = (uint8_t)(n + m);
+        h[6] = (uint8_t)((n + m) >> 8);
+        h[7] = (uint8_t)((n + m) >> 16);
+        put32(h + 8, (uint32_t)(voff - a->base));
+        hs = SHORT_HDR;
+    } else {
+        frame_hdr(h, type, voff, n + m);
+    }
+    crc = crc32_update(0, h, hs - 4u);
     crc = crc32_update(crc, p, n);
     crc = crc32_update(crc, q, m);
-    put32(h + 20, crc);
-    st = put_all(a, &a->journal, h, sizeof h);
+    put32(h + hs - 4u, crc);
+    st = put_all(a, &a->journal, h, hs);
     if (st == UPQ_OK && n)
         st = put_all(a, &a->journal, p, n);
     if (st == UPQ_OK && m)
         st = put_all(a, &a->journal, q, m);
     if (st != UPQ_OK)
         return st;
-    a->jsize += UPQ_APPEND_FRAME + (uint64_t)n + m;
+    a->jsize += hs + (uint64_t)n + m;
     a->jdirty = 1;
     if (type == FRAME_DATA) {
         a->jbytes += (uint64_t)n + m;
         a->frames++;
+        index_add(a, at, hs, voff, n + m);
     }
+    return UPQ_OK;
+}
+
+/* ---- the journal's index (UPQ_APPEND_INDEX_K in upq_append.h) ------------------------ */
+
+static void put_entry(uint8_t *b, const upq_append_entry *e)
+{
+    put32(b, e->voff);
+    put32(b + 4, e->len);
+}
+
+/* Nothing indexed: the journal's data frames begin at `start`. */
+static void index_clear(upq_append *a, uint64_t start)
+{
+    a->nidx = a->npend = 0;
+    a->ioff = 0;
+    a->pstart = start;
+}
+
+/* The data frame at journal offset `at` (header `hs` bytes) joins the entries waiting for an
+ * index frame (frames the index cannot name end it). */
+static void index_add(upq_append *a, uint64_t at, uint32_t hs, uint64_t voff, uint32_t len)
+{
+    uint64_t end = a->pstart;
+    uint32_t i;
+    if (a->ioff)
+        return;
+    for (i = 0; i < a->npend; i++)
+        end += SHORT_HDR + (uint64_t)a->pend[i].len;
+    if (a->npend == UPQ_APPEND_INDEX_K || at != end || hs != SHORT_HDR || voff < a->base ||
+        voff - a->base > UINT32_MAX || at > UINT32_MAX - SHORT_HDR - (uint64_t)len) {
+        a->ioff = 1;
+        return;
+    }
+    a->pend[a->npend].voff = (uint32_t)(voff - a->base);
+    a->pend[a->npend].len = len;
+    a->npend++;
+}
+
+/* The entries waiting go to the journal as an index frame (its offset
+ * field: where the frames it names begin), when there is room to keep
+ * where it is; else indexing ends here. */
+static upq_status index_flush(upq_append *a)
+{
+    uint8_t h[UPQ_APPEND_FRAME], b[8];
+    uint64_t at = a->jsize;
+    uint32_t crc, i;
+    upq_status st;
+    if (a->ioff || a->nidx == UPQ_APPEND_INDEX_MAX || at > UINT32_MAX - UPQ_APPEND_FRAME - INDEX_BYTES) {
+        a->ioff = 1;
+        return UPQ_OK;
+    }
+    frame_hdr(h, FRAME_INDEX, a->pstart, INDEX_BYTES);
+    crc = crc32_update(0, h, 20);
+    for (i = 0; i < UPQ_APPEND_INDEX_K; i++) {
+        put_entry(b, &a->pend[i]);
+        crc = crc32_update(crc, b, sizeof b);
+    }
+    put32(h + 20, crc);
+    st = put_all(a, &a->journal, h, sizeof h);
+    for (i = 0; st == UPQ_OK && i < UPQ_APPEND_INDEX_K; i++) {
+        put_entry(b, &a->pend[i]);
+        st = put_all(a, &a->journal, b, sizeof b);
+    }
+    if (st != UPQ_OK)
+        return st;
+    a->jsize += UPQ_APPEND_FRAME + INDEX_BYTES;
+    a->jdirty = 1;
+    a->ipos[a->nidx++] = (uint32_t)at;
+    a->npend = 0;
+    a->pstart = a->jsize;
     return UPQ_OK;
 }
 
@@ -155,6 +255,7 @@ static upq_status journal_reset(upq_append *a, uint64_t base)
     st = frame_put(a, FRAME_HEAD, base, 0, 0, 0, 0);
     if (st != UPQ_OK)
         return st;
+    index_clear(a, a->jsize);
     a->base = base;
     a->jdirty = 0;
     return sync_file(a, &a->journal);
@@ -164,20 +265,148 @@ static upq_status journal_reset(upq_append *a, uint64_t base)
 
 typedef upq_append_frame frame;
 
-/* The frame header at pos (not its CRC: the journal was checked when opened
- * and is written by this sink since). */
+/* The fields of a frame header h (its first 16 bytes; 24 unless short) at
+ * journal offset pos: f->pos is where its data begins; a short data frame
+ * reads as FRAME_DATA. The header's size. */
+static uint32_t frame_parse(const upq_append *a, const uint8_t *h, uint64_t pos, frame *f)
+{
+    if (h[4] == FRAME_SHORT) {
+        f->type = FRAME_DATA;
+        f->len = (uint32_t)h[5] | (uint32_t)h[6] << 8 | (uint32_t)h[7] << 16;
+        f->voff = a->base + get32(h + 8);
+        f->pos = pos + SHORT_HDR;
+        return SHORT_HDR;
+    }
+    f->type = h[4];
+    f->len = get32(h + 8);
+    f->voff = (uint64_t)get32(h + 12) | (uint64_t)get32(h + 16) << 32;
+    f->pos = pos + UPQ_APPEND_FRAME;
+    return UPQ_APPEND_FRAME;
+}
+
+/* The frame whose header is at pos (not its CRC: the journal was checked
+ * when opened and is written by this sink since). */
 static upq_status frame_at(upq_append *a, uint64_t pos, frame *f)
 {
     uint8_t h[UPQ_APPEND_FRAME];
-    upq_status st = get_all(a, &a->journal, pos, h, sizeof h);
+    upq_status st = get_all(a, &a->journal, pos, h, SHORT_HDR);
     if (st != UPQ_OK)
         return st;
     if (h[0] != 'U' || h[1] != 'P' || h[2] != 'Q' || h[3] != 'A')
         return fail(a, UPQ_ERR_CORRUPT, "not a journal frame");
-    f->pos = pos;
-    f->type = h[4];
-    f->len = get32(h + 8);
-    f->voff = (uint64_t)get32(h + 12) | (uint64_t)get32(h + 16) << 32;
+    if (h[4] != FRAME_SHORT) {
+        st = get_all(a, &a->journal, pos + SHORT_HDR, h + SHORT_HDR, UPQ_APPEND_FRAME - SHORT_HDR);
+        if (st != UPQ_OK)
+            return st;
+    }
+    (void)frame_parse(a, h, pos, f);
+    a->headers++;
+    return UPQ_OK;
+}
+
+/* The index frame (nidx: the entries waiting) whose frames hold journal
+ * offset pos: the first whose frame lies after it. */
+static uint32_t index_of(const upq_append *a, uint64_t pos)
+{
+    uint32_t lo = 0, hi = a->nidx;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (a->ipos[mid] > pos)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Looks for the data frame holding v (from the sealed end) among the
+ * frames index frame j names (j == nidx: the entries waiting): 1 in
+ * *found and the frame in *f when there. */
+static upq_status index_span(upq_append *a, upq_append_run *r, uint32_t j, uint64_t v, frame *f, int *found)
+{
+    /* the entries are read into the copy buffer (free between copies) */
+    uint32_t per = a->cap / 8u < UPQ_APPEND_INDEX_K ? (uint32_t)(a->cap / 8u) : UPQ_APPEND_INDEX_K;
+    uint64_t pos = j ? (uint64_t)a->ipos[j - 1] + UPQ_APPEND_FRAME + INDEX_BYTES : UPQ_APPEND_FRAME; /* a header */
+    uint32_t i, n = j < a->nidx ? UPQ_APPEND_INDEX_K : a->npend;
+    if (j == a->nidx)
+        pos = a->pstart;
+    for (i = 0; i < n; i++) {
+        upq_append_entry e;
+        if (j == a->nidx) {
+            e = a->pend[i];
+        } else {
+            uint32_t k = i % per;
+            if (k == 0) {
+                uint32_t want = n - i < per ? n - i : per;
+                upq_status st = get_all(a, &a->journal, a->ipos[j] + UPQ_APPEND_FRAME + (uint64_t)i * 8u, a->buf,
+                                        (size_t)want * 8u);
+                if (st != UPQ_OK)
+                    return st;
+            }
+            e.voff = get32(a->buf + k * 8u);
+            e.len = get32(a->buf + k * 8u + 4u);
+        }
+        if (*found) {
+            /* the frame after it in the run, when this index frame names it */
+            if ((uint64_t)e.voff == f->voff - a->base + f->len) {
+                r->npos = (uint32_t)(pos + SHORT_HDR);
+                r->nlen = e.len;
+                return UPQ_OK;
+            }
+        } else if (e.voff <= v && v - e.voff < e.len) {
+            f->pos = pos + SHORT_HDR;
+            f->voff = a->base + e.voff;
+            f->len = e.len;
+            f->type = FRAME_DATA;
+            *found = 1;
+            r->nlen = 0;
+        }
+        pos += SHORT_HDR + (uint64_t)e.len;
+    }
+    return UPQ_OK;
+}
+
+/* The data frame holding voff as the index names it, checked against its
+ * header: 1 in *found, else 0. A run is read in order: the search goes from
+ * the index frame of the run's last frame found (its first, for a read
+ * before that) to the entries waiting; *from: where a search of the
+ * headers starts when the index does not have it (past what it covers). */
+static upq_status index_find(upq_append *a, upq_append_run *r, uint64_t voff, frame *f, int *found,
+                             uint64_t *from)
+{
+    const frame *c = &r->cur;
+    uint64_t start = c->len && c->voff <= voff ? c->pos : r->first, end = a->pstart;
+    uint32_t j, i;
+    *found = 0;
+    for (i = 0; i < a->npend; i++)
+        end += SHORT_HDR + (uint64_t)a->pend[i].len;
+    if (voff < a->base || voff - a->base > UINT32_MAX || start >= end)
+        return UPQ_OK;
+    if (c->len && r->nlen && voff >= c->voff + c->len && voff - (c->voff + c->len) < r->nlen) {
+        /* the frame after the last one found, named with it */
+        f->pos = r->npos;
+        f->voff = c->voff + c->len;
+        f->len = r->nlen;
+        f->type = FRAME_DATA;
+        *found = 1;
+        r->nlen = 0;
+    }
+    for (j = index_of(a, start); j <= a->nidx && !*found; j++) {
+        upq_status st = index_span(a, r, j, voff - a->base, f, found);
+        if (st != UPQ_OK)
+            return st;
+    }
+    if (*found) {
+        frame h;
+        upq_status st = frame_at(a, f->pos - SHORT_HDR, &h);
+        if (st != UPQ_OK)
+            return st;
+        if (h.type != FRAME_DATA || h.pos != f->pos || h.voff != f->voff || h.len != f->len)
+            return fail(a, UPQ_ERR_CORRUPT, "the journal's index names another frame");
+        a->indexed++;
+    } else if (*from < end) {
+        *from = end;
+    }
     return UPQ_OK;
 }
 
@@ -220,6 +449,7 @@ static int run_add(upq_append *a, uint64_t o, uint64_t e, uint64_t pos)
     a->runs[a->nruns].end = e;
     a->runs[a->nruns].first = pos;
     a->runs[a->nruns].cur.len = 0;
+    a->runs[a->nruns].nlen = 0;
     a->nruns++;
     return 1;
 }
@@ -238,16 +468,40 @@ static upq_status run_frame(upq_append *a, upq_append_run *r, uint64_t voff, fra
             *f = *c;
             return UPQ_OK;
         }
-        pos = c->pos + UPQ_APPEND_FRAME + c->len;
+        pos = c->pos + c->len;
+        /* the frame right after it in the journal, when it continues it
+         * (a run written alone: records, the page indexes): its header is
+         * in what was just read */
+        if (pos < a->jsize && voff - (c->voff + c->len) < UPQ_APPEND_GATHER) {
+            upq_status st = frame_at(a, pos, f);
+            if (st != UPQ_OK)
+                return st;
+            if (f->type == FRAME_DATA && f->voff <= voff && voff - f->voff < f->len) {
+                *c = *f;
+                r->nlen = 0;
+                return UPQ_OK;
+            }
+        }
+    }
+    {
+        int found;
+        upq_status st = index_find(a, r, voff, f, &found, &pos);
+        if (st != UPQ_OK)
+            return st;
+        if (found) {
+            *c = *f;
+            return UPQ_OK;
+        }
     }
     from = pos;
     for (pass = 0; pass < 2; pass++) {
-        for (; pos < a->jsize; pos += UPQ_APPEND_FRAME + (uint64_t)f->len) {
+        for (; pos < a->jsize; pos = f->pos + f->len) {
             upq_status st = frame_at(a, pos, f);
             if (st != UPQ_OK)
                 return st;
             if (f->type == FRAME_DATA && f->voff <= voff && voff < f->voff + f->len) {
                 *c = *f;
+                r->nlen = 0;
                 return UPQ_OK;
             }
         }
@@ -308,7 +562,7 @@ static upq_status seal_copy(upq_append *a, uint64_t *budget)
             st = fail(a, UPQ_ERR_CORRUPT, "a journal frame is missing");
         if (st != UPQ_OK)
             return st;
-        a->spos = f.pos + UPQ_APPEND_FRAME;
+        a->spos = f.pos;
         a->sleft = f.len;
         a->sat += f.len;
         a->scopied += f.len;
@@ -510,7 +764,7 @@ static upq_status read_frames(upq_append *a, uint64_t off, uint8_t *out, size_t 
             if (st != UPQ_OK)
                 return st;
             stop = f.voff + f.len < end ? f.voff + f.len : end;
-            st = get_all(a, &a->journal, f.pos + UPQ_APPEND_FRAME + (at - f.voff), out + (at - off),
+            st = get_all(a, &a->journal, f.pos + (at - f.voff), out + (at - off),
                          (size_t)(stop - at));
             if (st != UPQ_OK)
                 return st;
@@ -628,29 +882,35 @@ uint64_t upq_append_size(const upq_append *a)
 
 /* ---- opening ----------------------------------------------------------------------- */
 
-/* Frame at pos whole and with its CRC: 1, else 0 (a cut's torn end). */
+/* The frame whose header is at pos, whole and with its CRC: 1 in *ok,
+ * else 0 (a cut's torn end). */
 static upq_status frame_check(upq_append *a, uint64_t pos, frame *f, int *ok)
 {
     uint8_t h[UPQ_APPEND_FRAME];
     uint64_t left, at;
-    uint32_t crc;
+    uint32_t crc, hs;
     upq_status st;
     *ok = 0;
-    if (a->jsize - pos < UPQ_APPEND_FRAME)
+    if (a->jsize - pos < SHORT_HDR)
         return UPQ_OK;
-    st = get_all(a, &a->journal, pos, h, sizeof h);
+    st = get_all(a, &a->journal, pos, h, SHORT_HDR);
     if (st != UPQ_OK)
         return st;
-    if (h[0] != 'U' || h[1] != 'P' || h[2] != 'Q' || h[3] != 'A' || (h[4] != FRAME_HEAD && h[4] != FRAME_DATA))
+    if (h[0] != 'U' || h[1] != 'P' || h[2] != 'Q' || h[3] != 'A' ||
+        (h[4] != FRAME_HEAD && h[4] != FRAME_DATA && h[4] != FRAME_INDEX && h[4] != FRAME_SHORT))
         return UPQ_OK;
-    f->pos = pos;
-    f->type = h[4];
-    f->len = get32(h + 8);
-    f->voff = (uint64_t)get32(h + 12) | (uint64_t)get32(h + 16) << 32;
-    if (f->len > FRAME_MAX || f->len > a->jsize - pos - UPQ_APPEND_FRAME || f->voff > UINT64_MAX - f->len)
+    if (h[4] != FRAME_SHORT) {
+        if (a->jsize - pos < UPQ_APPEND_FRAME)
+            return UPQ_OK;
+        st = get_all(a, &a->journal, pos + SHORT_HDR, h + SHORT_HDR, UPQ_APPEND_FRAME - SHORT_HDR);
+        if (st != UPQ_OK)
+            return st;
+    }
+    hs = frame_parse(a, h, pos, f);
+    if (f->len > FRAME_MAX || f->len > a->jsize - pos - hs || f->voff > UINT64_MAX - f->len)
         return UPQ_OK;
-    crc = crc32_update(0, h, 20);
-    for (left = f->len, at = pos + UPQ_APPEND_FRAME; left;) {
+    crc = crc32_update(0, h, hs - 4u);
+    for (left = f->len, at = f->pos; left;) {
         size_t k = left < a->cap ? (size_t)left : a->cap;
         st = get_all(a, &a->journal, at, a->buf, k);
         if (st != UPQ_OK)
@@ -659,8 +919,22 @@ static upq_status frame_check(upq_append *a, uint64_t pos, frame *f, int *ok)
         at += k;
         left -= k;
     }
-    *ok = crc == get32(h + 20);
+    *ok = crc == get32(h + hs - 4u);
     return UPQ_OK;
+}
+
+/* An index frame met opening the journal: where it is, when it names the
+ * entries waiting; else indexing ends (a look-up then reads headers). */
+static void index_taken(upq_append *a, uint64_t pos, const frame *f)
+{
+    if (a->ioff || f->len != INDEX_BYTES || f->voff != a->pstart || a->npend != UPQ_APPEND_INDEX_K ||
+        a->nidx == UPQ_APPEND_INDEX_MAX || pos > UINT32_MAX - UPQ_APPEND_FRAME - INDEX_BYTES) {
+        a->ioff = 1;
+        return;
+    }
+    a->ipos[a->nidx++] = (uint32_t)pos;
+    a->npend = 0;
+    a->pstart = pos + UPQ_APPEND_FRAME + INDEX_BYTES;
 }
 
 /* The journal as a cut left it: its head (the sealed end), then the frames
@@ -682,16 +956,23 @@ static upq_status journal_scan(upq_append *a)
         return fail(a, UPQ_ERR_CORRUPT, "the journal begins after the data file's end");
     a->base = a->vsize = f.voff;
     pos = UPQ_APPEND_FRAME;
+    index_clear(a, pos);
     for (;;) {
         st = frame_check(a, pos, &f, &ok);
         if (st != UPQ_OK)
             return st;
+        if (ok && f.type == FRAME_INDEX) {
+            index_taken(a, pos, &f);
+            pos = f.pos + f.len;
+            continue;
+        }
         if (!ok || f.type != FRAME_DATA || f.voff < a->base || !run_add(a, f.voff, f.voff + f.len, pos))
             break;
         a->jbytes += f.len;
+        index_add(a, pos, (uint32_t)(f.pos - pos), f.voff, f.len);
         if (f.voff + f.len > a->vsize)
             a->vsize = f.voff + f.len;
-        pos += UPQ_APPEND_FRAME + (uint64_t)f.len;
+        pos = f.pos + f.len;
     }
     if (pos < a->jsize) {
         st = truncate_file(a, &a->journal, pos);
@@ -722,6 +1003,8 @@ upq_status upq_append_open(upq_append *a, const upq_sink *data, const upq_sink *
     a->sealing = 0;
     a->nruns = 0;
     a->bytes_sealed = 0;
+    a->headers = a->indexed = 0;
+    index_clear(a, UPQ_APPEND_FRAME);
     if (!buf || cap < 64)
         return fail(a, UPQ_ERR_INVAL, "the copy buffer is under 64 bytes");
     if (!create)

@@ -50,7 +50,13 @@ extern "C" {
  * bytes before they become a frame. */
 #define UPQ_APPEND_GATHER 256u
 /* A frame's header: "UPQA", type, 3 zero bytes, u32 length, u64 offset,
- * u32 CRC-32 of the header's first 20 bytes and the data; little-endian. */
+ * u32 CRC-32 of the header's first 20 bytes and the data; little-endian.
+ * Types: 1 the head (offset: the data file's sealed end), 2 data, 3 an
+ * index (offset: where the frames it names begin; data: an entry of 8
+ * bytes for each, u32 offset from the sealed end and u32 length). Type 4,
+ * data with a 16-byte header, is what the sink writes for data: "UPQA", 4,
+ * u24 length, u32 offset from the sealed end, u32 CRC-32 of the header's
+ * first 12 bytes and the data. */
 #define UPQ_APPEND_FRAME 24u
 /* Runs of contiguous bytes the journal can hold at once (the writer's
  * region layout has one per column, its records and its blobs). A write
@@ -60,6 +66,22 @@ extern "C" {
 #define UPQ_APPEND_RUNS 48u
 #endif
 
+/* The journal's index: after every UPQ_APPEND_INDEX_K data frames an
+ * index frame lists them (each one's offset from the sealed end and its
+ * length, 8 bytes), and the sink keeps where the index frames are (up to
+ * UPQ_APPEND_INDEX_MAX of them: 4 bytes each) and the entries of the frames
+ * since the last one. Reads and the seal go through a run in order, and a
+ * run's frames lie between the other runs' frames: a look-up reads index
+ * entries, UPQ_APPEND_INDEX_K frames to a read, instead of the headers of
+ * the frames between. What the index says is checked against the frame's
+ * header; frames past what it covers are found by reading headers. */
+#ifndef UPQ_APPEND_INDEX_K
+#define UPQ_APPEND_INDEX_K 64u
+#endif
+#ifndef UPQ_APPEND_INDEX_MAX
+#define UPQ_APPEND_INDEX_MAX 160u
+#endif
+
 /* The most the sink's seal copies a call (journal bytes to the data file,
  * or zeros for a gap): it says UPQ_AGAIN until the row group is in place.
  * A look-up of a run's next frame may read frame headers beyond it. */
@@ -67,7 +89,7 @@ extern "C" {
 #define UPQ_APPEND_SEAL_STEP ((uint64_t)16 << 10)
 #endif
 
-/* A frame as read back: where its header is, where its data goes. */
+/* A frame as read back: where its data is in the journal, where it goes. */
 typedef struct upq_append_frame {
     uint64_t pos, voff;
     uint32_t len;
@@ -78,12 +100,20 @@ typedef struct upq_append_frame {
  * frames at journal offsets from `first` on; `cur` the frame last found in
  * it (len 0: none), where the next look-up starts: reads and the seal go
  * through a run in order, its frames in journal order between other runs'
- * frames. */
+ * frames; `npos`, `nlen` the frame after cur when the index named it
+ * (nlen 0: not known). */
 typedef struct upq_append_run {
     uint64_t start, end;
     uint64_t first;
     upq_append_frame cur;
+    uint32_t npos, nlen;
 } upq_append_run;
+
+/* An index entry: a data frame's file offset from the sealed end, its
+ * length */
+typedef struct upq_append_entry {
+    uint32_t voff, len;
+} upq_append_entry;
 
 typedef struct upq_append {
     upq_sink data, journal;
@@ -105,10 +135,18 @@ typedef struct upq_append {
     uint8_t gather[UPQ_APPEND_GATHER];
     upq_append_run runs[UPQ_APPEND_RUNS]; /* what the journal holds, run by run */
     uint32_t nruns;
+    /* the journal's index: where its index frames are, the entries of the
+     * data frames since the last (from journal offset pstart on) */
+    uint32_t ipos[UPQ_APPEND_INDEX_MAX];
+    uint32_t nidx, npend;
+    uint8_t ioff;            /* 1: frames are no longer indexed (the index is full) */
+    uint64_t pstart;
+    upq_append_entry pend[UPQ_APPEND_INDEX_K];
     const char *what;        /* what failed (NULL: nothing) */
     /* what went through, for figures and tests */
     unsigned long frames, seals, inplace, early; /* early: seals for an overlap or runs */
     unsigned long seal_steps; /* calls of the sink's seal that copied (UPQ_AGAIN or done) */
+    unsigned long headers, indexed; /* frame headers read back; look-ups the index answered */
     uint64_t bytes_sealed;
 } upq_append;
 
