@@ -65,10 +65,11 @@ CHECK_EXTRA_TARGETS += check-storage
 # file (1.00x: RG_SUM spares the footer's pass over the page headers and
 # places the ColumnIndex's lists, which the scan that writes the
 # OffsetIndex writes too; 1.92x, 2.78x before). littlefs at 100,000 rows:
-# close at most 3.6 and recovery of the log cut 1,000 rows before its end
-# at most 13.0 read + write calls per KiB of the file (5.60 and 28.73
-# before the append sink's journal index), programmed and erased at most
-# 2.10x and 2.18x. About two seconds of CPU.
+# close at most 3.4 and recovery of the log cut 1,000 rows before its end
+# at most 12.0 read + write calls per KiB of the file (5.60 and 28.73
+# before the append sink's journal index, 3.25 and 11.38 with it and two
+# streams gathered), programmed and erased at most 2.09x and 2.17x (2.07x,
+# 2.15x). About two seconds of CPU.
 .PHONY: check-storage-held
 check-storage-held: $(BENCH_STORAGE)
 	$(BENCH_STORAGE) --fatfs-rows 100000 --littlefs-rows 100000 --check-held

@@ -218,14 +218,34 @@ static upq_status index_flush(upq_append *a)
     return UPQ_OK;
 }
 
-static upq_status gather_flush(upq_append *a)
+static upq_status slot_flush(upq_append *a, uint32_t k)
 {
     upq_status st;
-    if (!a->glen)
+    if (!a->glen[k])
         return UPQ_OK;
-    st = frame_put(a, FRAME_DATA, a->gvoff, a->gather, a->glen, 0, 0);
-    a->glen = 0;
+    st = frame_put(a, FRAME_DATA, a->gvoff[k], a->gather[k], a->glen[k], 0, 0);
+    a->glen[k] = 0;
     return st;
+}
+
+static upq_status gather_flush(upq_append *a)
+{
+    uint32_t k;
+    for (k = 0; k < UPQ_APPEND_GATHERS; k++) {
+        upq_status st = slot_flush(a, k);
+        if (st != UPQ_OK)
+            return st;
+    }
+    return UPQ_OK;
+}
+
+static int gathered(const upq_append *a)
+{
+    uint32_t k;
+    for (k = 0; k < UPQ_APPEND_GATHERS; k++)
+        if (a->glen[k])
+            return 1;
+    return 0;
 }
 
 static upq_status sync_file(upq_append *a, const upq_sink *s)
@@ -700,32 +720,37 @@ static upq_status ap_write_at(void *ctx, uint64_t off, const void *buf, size_t l
         if (!run_add(a, off, off + n, a->jsize))
             return fail(a, UPQ_ERR_IO, "no run left");
     }
-    if (a->glen && off == a->gvoff + a->glen) {
-        if (a->glen + n <= UPQ_APPEND_GATHER) {
-            uint32_t i;
-            for (i = 0; i < n; i++)
-                a->gather[a->glen + i] = b[i];
-            a->glen += n;
+    {
+        uint32_t k, i;
+        for (k = 0; k < UPQ_APPEND_GATHERS && !(a->glen[k] && off == a->gvoff[k] + a->glen[k]); k++)
+            ;
+        if (k < UPQ_APPEND_GATHERS) {
+            if (a->glen[k] + n <= UPQ_APPEND_GATHER) {
+                for (i = 0; i < n; i++)
+                    a->gather[k][a->glen[k] + i] = b[i];
+                a->glen[k] += n;
+            } else {
+                st = frame_put(a, FRAME_DATA, a->gvoff[k], a->gather[k], a->glen[k], b, n);
+                a->glen[k] = 0;
+                if (st != UPQ_OK)
+                    return st;
+            }
         } else {
-            st = frame_put(a, FRAME_DATA, a->gvoff, a->gather, a->glen, b, n);
-            a->glen = 0;
+            k = a->gnext;
+            a->gnext = (a->gnext + 1) % UPQ_APPEND_GATHERS;
+            st = slot_flush(a, k);
             if (st != UPQ_OK)
                 return st;
-        }
-    } else {
-        st = gather_flush(a);
-        if (st != UPQ_OK)
-            return st;
-        if (n < UPQ_APPEND_GATHER / 2) {
-            uint32_t i;
-            for (i = 0; i < n; i++)
-                a->gather[i] = b[i];
-            a->gvoff = off;
-            a->glen = n;
-        } else {
-            st = frame_put(a, FRAME_DATA, off, b, n, 0, 0);
-            if (st != UPQ_OK)
-                return st;
+            if (n < UPQ_APPEND_GATHER / 2) {
+                for (i = 0; i < n; i++)
+                    a->gather[k][i] = b[i];
+                a->gvoff[k] = off;
+                a->glen[k] = n;
+            } else {
+                st = frame_put(a, FRAME_DATA, off, b, n, 0, 0);
+                if (st != UPQ_OK)
+                    return st;
+            }
         }
     }
     if (off + n > a->vsize)
@@ -854,7 +879,7 @@ static upq_status ap_truncate(void *ctx, uint64_t size)
 static upq_status ap_seal(void *ctx, uint64_t off)
 {
     upq_append *a = (upq_append *)ctx;
-    if (!a->sealing && off <= a->base && !a->glen && !a->jbytes)
+    if (!a->sealing && off <= a->base && !gathered(a) && !a->jbytes)
         return UPQ_OK;
     return seal_step(a, UPQ_APPEND_SEAL_STEP);
 }
@@ -996,8 +1021,12 @@ upq_status upq_append_open(upq_append *a, const upq_sink *data, const upq_sink *
     a->jsize = jsize;
     a->jbytes = 0;
     a->ddirty = a->jdirty = 0;
-    a->gvoff = 0;
-    a->glen = 0;
+    {
+        uint32_t k;
+        for (k = 0; k < UPQ_APPEND_GATHERS; k++)
+            a->glen[k] = 0;
+        a->gnext = 0;
+    }
     a->what = 0;
     a->frames = a->seals = a->inplace = a->early = a->seal_steps = 0;
     a->sealing = 0;
