@@ -178,8 +178,8 @@ static void bench(int fat, uint64_t rows)
          * the page headers (a pass a ColumnIndex list on an append-only
          * sink) and the copy itself */
         held("littlefs close: read + write calls per KiB", (double)(end.calls - at_close.calls) / kib, 3.4, "");
-        held("littlefs bytes programmed / final file", (double)end.wr / (double)size, 2.09, "x");
-        held("littlefs bytes erased / final file", (double)end.er / (double)size, 2.17, "x");
+        held("littlefs bytes programmed / final file", (double)end.wr / (double)size, 2.08, "x");
+        held("littlefs bytes erased / final file", (double)end.er / (double)size, 2.16, "x");
     }
     target("close: read + write calls per KiB", (double)(end.calls - at_close.calls) / kib, 1.0, "");
     /* recovery of the log cut 1,000 rows before its end */

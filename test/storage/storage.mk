@@ -67,9 +67,9 @@ CHECK_EXTRA_TARGETS += check-storage
 # OffsetIndex writes too; 1.92x, 2.78x before). littlefs at 100,000 rows:
 # close at most 3.4 and recovery of the log cut 1,000 rows before its end
 # at most 12.0 read + write calls per KiB of the file (5.60 and 28.73
-# before the append sink's journal index, 3.25 and 11.38 with it and two
-# streams gathered), programmed and erased at most 2.09x and 2.17x (2.07x,
-# 2.15x). About two seconds of CPU.
+# before the append sink's journal index, 3.24 and 11.31 with it and two
+# streams gathered), programmed and erased at most 2.08x and 2.16x (2.06x,
+# 2.14x; 2.08x and 2.16x before). About two seconds of CPU.
 .PHONY: check-storage-held
 check-storage-held: $(BENCH_STORAGE)
 	$(BENCH_STORAGE) --fatfs-rows 100000 --littlefs-rows 100000 --check-held

@@ -8,8 +8,12 @@ enum { FRAME_HEAD = 1, FRAME_DATA = 2, FRAME_INDEX = 3, FRAME_SHORT = 4 };
 #define SHORT_HDR 16u
 #define SHORT_MAX 0xffffffu
 
-/* an index frame's data: UPQ_APPEND_INDEX_K entries of 8 bytes */
-#define INDEX_BYTES (UPQ_APPEND_INDEX_K * 8u)
+/* an index frame's data: UPQ_APPEND_INDEX_K entries of ENTRY bytes (u32
+ * offset from the sealed end, u16 length: a data frame is at most
+ * PIECE_MAX bytes) */
+#define ENTRY 6u
+#define INDEX_BYTES (UPQ_APPEND_INDEX_K * ENTRY)
+#define PIECE_MAX 0xffffu
 
 /* the largest frame (the writer's pieces are far smaller) */
 #define FRAME_MAX ((uint32_t)1 << 30)
@@ -152,7 +156,8 @@ static upq_status frame_put(upq_append *a, int type, uint64_t voff, const uint8_
 static void put_entry(uint8_t *b, const upq_append_entry *e)
 {
     put32(b, e->voff);
-    put32(b + 4, e->len);
+    b[4] = (uint8_t)e->len;
+    b[5] = (uint8_t)(e->len >> 8);
 }
 
 /* Nothing indexed: the journal's data frames begin at `start`. */
@@ -173,7 +178,7 @@ static void index_add(upq_append *a, uint64_t at, uint32_t hs, uint64_t voff, ui
         return;
     for (i = 0; i < a->npend; i++)
         end += SHORT_HDR + (uint64_t)a->pend[i].len;
-    if (a->npend == UPQ_APPEND_INDEX_K || at != end || hs != SHORT_HDR || voff < a->base ||
+    if (a->npend == UPQ_APPEND_INDEX_K || at != end || hs != SHORT_HDR || len > PIECE_MAX || voff < a->base ||
         voff - a->base > UINT32_MAX || at > UINT32_MAX - SHORT_HDR - (uint64_t)len) {
         a->ioff = 1;
         return;
@@ -188,7 +193,7 @@ static void index_add(upq_append *a, uint64_t at, uint32_t hs, uint64_t voff, ui
  * where it is; else indexing ends here. */
 static upq_status index_flush(upq_append *a)
 {
-    uint8_t h[UPQ_APPEND_FRAME], b[8];
+    uint8_t h[UPQ_APPEND_FRAME], b[ENTRY];
     uint64_t at = a->jsize;
     uint32_t crc, i;
     upq_status st;
@@ -345,7 +350,7 @@ static uint32_t index_of(const upq_append *a, uint64_t pos)
 static upq_status index_span(upq_append *a, upq_append_run *r, uint32_t j, uint64_t v, frame *f, int *found)
 {
     /* the entries are read into the copy buffer (free between copies) */
-    uint32_t per = a->cap / 8u < UPQ_APPEND_INDEX_K ? (uint32_t)(a->cap / 8u) : UPQ_APPEND_INDEX_K;
+    uint32_t per = a->cap / ENTRY < UPQ_APPEND_INDEX_K ? (uint32_t)(a->cap / ENTRY) : UPQ_APPEND_INDEX_K;
     uint64_t pos = j ? (uint64_t)a->ipos[j - 1] + UPQ_APPEND_FRAME + INDEX_BYTES : UPQ_APPEND_FRAME; /* a header */
     uint32_t i, n = j < a->nidx ? UPQ_APPEND_INDEX_K : a->npend;
     if (j == a->nidx)
@@ -358,13 +363,13 @@ static upq_status index_span(upq_append *a, upq_append_run *r, uint32_t j, uint6
             uint32_t k = i % per;
             if (k == 0) {
                 uint32_t want = n - i < per ? n - i : per;
-                upq_status st = get_all(a, &a->journal, a->ipos[j] + UPQ_APPEND_FRAME + (uint64_t)i * 8u, a->buf,
-                                        (size_t)want * 8u);
+                upq_status st = get_all(a, &a->journal, a->ipos[j] + UPQ_APPEND_FRAME + (uint64_t)i * ENTRY,
+                                        a->buf, (size_t)want * ENTRY);
                 if (st != UPQ_OK)
                     return st;
             }
-            e.voff = get32(a->buf + k * 8u);
-            e.len = get32(a->buf + k * 8u + 4u);
+            e.voff = get32(a->buf + k * ENTRY);
+            e.len = (uint32_t)a->buf[k * ENTRY + 4u] | (uint32_t)a->buf[k * ENTRY + 5u] << 8;
         }
         if (*found) {
             /* the frame after it in the run, when this index frame names it */
@@ -684,7 +689,8 @@ static upq_status ap_write_at(void *ctx, uint64_t off, const void *buf, size_t l
 {
     upq_append *a = (upq_append *)ctx;
     const uint8_t *b = (const uint8_t *)buf;
-    uint32_t n = len > FRAME_MAX ? FRAME_MAX : (uint32_t)len;
+    /* a frame (with what is gathered before it) fits an index entry */
+    uint32_t n = len > PIECE_MAX - UPQ_APPEND_GATHER ? PIECE_MAX - UPQ_APPEND_GATHER : (uint32_t)len;
     upq_status st;
     *written = 0;
     if (len == 0)

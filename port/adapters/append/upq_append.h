@@ -59,8 +59,8 @@ extern "C" {
 /* A frame's header: "UPQA", type, 3 zero bytes, u32 length, u64 offset,
  * u32 CRC-32 of the header's first 20 bytes and the data; little-endian.
  * Types: 1 the head (offset: the data file's sealed end), 2 data, 3 an
- * index (offset: where the frames it names begin; data: an entry of 8
- * bytes for each, u32 offset from the sealed end and u32 length). Type 4,
+ * index (offset: where the frames it names begin; data: an entry of 6
+ * bytes for each, u32 offset from the sealed end and u16 length). Type 4,
  * data with a 16-byte header, is what the sink writes for data: "UPQA", 4,
  * u24 length, u32 offset from the sealed end, u32 CRC-32 of the header's
  * first 12 bytes and the data. */
@@ -75,7 +75,7 @@ extern "C" {
 
 /* The journal's index: after every UPQ_APPEND_INDEX_K data frames an
  * index frame lists them (each one's offset from the sealed end and its
- * length, 8 bytes), and the sink keeps where the index frames are (up to
+ * length, 6 bytes; a data frame holds at most 65,535 bytes), and the sink keeps where the index frames are (up to
  * UPQ_APPEND_INDEX_MAX of them: 4 bytes each) and the entries of the frames
  * since the last one. Reads and the seal go through a run in order, and a
  * run's frames lie between the other runs' frames: a look-up reads index
