@@ -182,8 +182,10 @@ static int is_dict_enc(int32_t e)
     return e == UPQ_ENC_PLAIN_DICTIONARY || e == UPQ_ENC_RLE_DICTIONARY;
 }
 
-/* Copies a value's bytes into the staging: words inline on such hosts
- * (most values are short, and a call per value cost more than the copy). */
+/* Copies a value's bytes into the staging: inline on 64-bit hosts (most
+ * values are short, and a call per value cost more than the copy there);
+ * elsewhere upq_memcpy, which copies short values a word at a time where
+ * the core loads any address. */
 UPQ_INLINE void copy_value(uint8_t *d, const uint8_t *s, uint32_t n)
 {
 #if UPQ_UNALIGNED_WORDS
@@ -192,16 +194,6 @@ UPQ_INLINE void copy_value(uint8_t *d, const uint8_t *s, uint32_t n)
     for (; n; n--)
         *d++ = *s++;
 #else
-#if UPQ_W_ARM_UNALIGNED
-    /* Cortex-M3/M4/M7: words from any address (a logger's device name) */
-    if (UPQ_FAST_KERNELS) {
-        for (; n >= 4; n -= 4, d += 4, s += 4)
-            *(upq_w_u32_una *)(void *)d = *(const upq_w_u32_una *)(const void *)s;
-        for (; n; n--)
-            *d++ = *s++;
-        return;
-    }
-#endif
     if (n)
         upq_memcpy(d, s, n);
 #endif

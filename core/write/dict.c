@@ -45,53 +45,14 @@ static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
 
 #endif
 
-/* Key equality a word at a time where loads take any address: 8 bytes on
- * 64-bit hosts, 4 on Cortex-M3/M4/M7, where a word compare takes the
- * instructions a byte took (the logger's device name, twice a row). */
-#if UPQ_UNALIGNED_WORDS || UPQ_W_ARM_UNALIGNED
-static int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
-{
-#if UPQ_UNALIGNED_WORDS
-    for (; n >= 8; a += 8, b += 8, n -= 8)
-        if (upq_load_le64(a) != upq_load_le64(b))
-            return 0;
-#else
-    for (; n >= 4; a += 4, b += 4, n -= 4)
-        if (*(const upq_w_u32_una *)(const void *)a != *(const upq_w_u32_una *)(const void *)b)
-            return 0;
-#endif
-    for (; n; a++, b++, n--)
-        if (*a != *b)
-            return 0;
-    return 1;
-}
-#else
-/* Cores that fault on (or trap to emulate) an unaligned load (RV32IMAC,
- * Cortex-M0+): a word at a time when both keys are word-aligned (an entry
- * after keys of whole words, a caller's aligned buffer), else bytes. */
-#if defined(__GNUC__) && UPQ_MEM_WORDS
-typedef uint32_t __attribute__((__may_alias__)) w_word;
-#endif
-static int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
-{
-#if defined(__GNUC__) && UPQ_MEM_WORDS
-    if ((((uintptr_t)a | (uintptr_t)b) & 3u) == 0)
-        for (; n >= 4; a += 4, b += 4, n -= 4)
-            if (*(const w_word *)(const void *)a != *(const w_word *)(const void *)b)
-                return 0;
-#endif
-    return n == 0 || upq_memcmp(a, b, n) == 0;
-}
-#endif
-
 /* Entry e of c's dictionary holds the PLAIN key. */
 static int entry_is(const upq_wcol *c, uint32_t e, const uint8_t *key, uint32_t klen)
 {
     const uint8_t *v;
     if (c->type != UPQ_TYPE_BYTE_ARRAY)
-        return same_bytes(c->dict + (size_t)e * c->vsize, key, klen);
+        return upq_memcmp(c->dict + (size_t)e * c->vsize, key, klen) == 0;
     v = c->dict + c->dict_off[e];
-    return upq_load_le32(v) == klen && same_bytes(v + 4, key, klen);
+    return upq_load_le32(v) == klen && upq_memcmp(v + 4, key, klen) == 0;
 }
 
 /* The newest entry is tried first; the smallest sets (UPQ_MEM_WORDS 0)
