@@ -1714,6 +1714,15 @@ UPQ_INLINE upq_status call_check(upq_writer *w, uint32_t column, int way)
     return UPQ_OK;
 }
 
+/* A call that may change what row_ok stands for (its checks, output,
+ * flushes): the next row's values take the checks again until a row ends
+ * with nothing due or waiting. Only the fast kernels' row path reads it. */
+UPQ_INLINE void rows_unready(upq_writer *w)
+{
+    if (UPQ_FAST_KERNELS)
+        w->row_ok = 0;
+}
+
 /* The row calls' check: a call of its own, made once per value. */
 static upq_status row_call(upq_writer *w, uint32_t column)
 {
@@ -1730,6 +1739,7 @@ static upq_status write_col(upq_writer *w, uint32_t column, const uint16_t *def,
     size_t pos = 0, vpos = 0, vs;
     upq_status st;
     *consumed = 0;
+    rows_unready(w);
     st = call_check(w, column, UPQ_WM_COLUMNS);
     if (st != UPQ_OK)
         return st;
@@ -1831,11 +1841,8 @@ static UPQ_NOINLINE void unstage_pending(upq_wcol *c, upq_wdx *x)
 /* Stages c's entry of the current row, for which there is room: `v` a
  * value, or NULL for null. New data: a later flush or checkpoint is a new
  * request (as in enter()). */
-UPQ_INLINE void put_level(upq_writer *w, upq_wcol *c, const void *v)
+UPQ_INLINE void put_def(upq_wcol *c, const void *v)
 {
-    w->flush_wait = 0;
-    if (UPQ_W_JOURNAL(w))
-        w->jr->ckpt_wait = 0;
     if (UPQ_FAST_KERNELS && c->def && c->dlg == 0) {
         /* a bit a level (max_def 1): the bit alone */
         uint8_t *p = c->def + (c->nlev >> 3);
@@ -1845,6 +1852,14 @@ UPQ_INLINE void put_level(upq_writer *w, upq_wcol *c, const void *v)
         upq_lev_set(c->def, c->nlev, c->dlg, v ? c->max_def : 0u);
     }
     c->nlev++;
+}
+
+UPQ_INLINE void put_level(upq_writer *w, upq_wcol *c, const void *v)
+{
+    w->flush_wait = 0;
+    if (UPQ_W_JOURNAL(w))
+        w->jr->ckpt_wait = 0;
+    put_def(c, v);
 }
 
 static void put_entry(upq_writer *w, upq_wcol *c, const void *v)
@@ -1889,8 +1904,9 @@ static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
 
 /*
  * A row call's common case: the writer takes rows with nothing due or
- * pending (what enter() would find), the column is not set yet in this
- * row and has room for the entry: value `v` of fixed width in a column
+ * waiting (row_ok: what enter() would find, known since the last row
+ * ended), the column is not set yet in this row and has room for the
+ * entry: value `v` of fixed width in a column
  * keeping no dictionary, a BYTE_ARRAY value (bytes_ready), or NULL (a null,
  * in a column that may hold one). Then put_entry stages it at once; otherwise the
  * call goes set_entry's way (checks, output, flushes, dictionaries), which
@@ -1900,8 +1916,7 @@ static upq_status set_entry(upq_writer *w, upq_wcol *c, const void *v)
 UPQ_INLINE int set_ready(const upq_writer *w, uint32_t column, const void *v)
 {
     const upq_wcol *c;
-    if (w->mode != UPQ_WM_ROWS || column >= w->ncols || w->failed || w->closed || w->closing ||
-        w->ostage != UPQ_OS_IDLE || w->rg_due || ckpt_due(w))
+    if (!w->row_ok || column >= w->ncols)
         return 0;
     c = &w->cols[column];
     if (c->pending || c->nlev >= c->lcap)
@@ -1944,7 +1959,8 @@ static upq_status row_set(upq_writer *w, uint32_t column, const void *v)
              * of the entry's instructions */
             uint32_t vb = c->vbytes, vs = c->vsize;
             w_word *dst = (w_word *)(void *)(c->vals + vb);
-            put_level(w, c, v);
+            w->row_n++;
+            put_def(c, v); /* (row_ok: no flush or checkpoint waits) */
             c->pend_off = vb;
             c->vbytes = vb + vs;
             c->nval++;
@@ -1957,10 +1973,12 @@ static upq_status row_set(upq_writer *w, uint32_t column, const void *v)
         }
 #endif
         if (!v || c->vsize || bytes_ready(w, c, v)) {
+            w->row_n++;
             put_entry(w, c, v);
             return UPQ_OK;
         }
     }
+    rows_unready(w); /* the checks below, and what they may start */
     st = row_call(w, column);
     if (st != UPQ_OK)
         return st;
@@ -2024,12 +2042,33 @@ static int row_end_fast(upq_writer *w, int same)
     return 1;
 }
 
+/* Ends a row that row_end_fast took: what became due is written, and
+ * the next row's values may skip the writer's checks when nothing is
+ * left due or waiting. */
+static upq_status row_ended(upq_writer *w)
+{
+    upq_status st = after(w);
+    if (!UPQ_FAST_KERNELS)
+        return st;
+    w->row_n = 0;
+    w->row_ok = (uint8_t)(st == UPQ_OK && w->ncols <= 0xFFFFu && w->ostage == UPQ_OS_IDLE &&
+                          !w->rg_due && !ckpt_due(w) && !w->failed && !w->flush_wait &&
+                          !(UPQ_W_JOURNAL(w) && w->jr->ckpt_wait));
+    return st;
+}
+
 upq_status upq_writer_end_row(upq_writer *w)
 {
     uint32_t i;
     int nulls = 0;
     uint64_t r0, diff = 0;
-    upq_status st = row_call(w, 0);
+    upq_status st;
+    /* every column set once since the last row, each by the fast way
+     * (row_ok): the checks and the first pass below would find nothing */
+    if (UPQ_FAST_KERNELS && w->row_ok && w->row_n == w->ncols && row_end_fast(w, 1))
+        return row_ended(w);
+    rows_unready(w);
+    st = row_call(w, 0);
     if (st != UPQ_OK)
         return st;
     r0 = w->cols[0].rows;
@@ -2055,7 +2094,7 @@ upq_status upq_writer_end_row(upq_writer *w)
      * alike, upq_w_rg_reset, so that columns equal before are equal now;
      * a row with nulls staged here goes the general way) */
     if (row_end_fast(w, !diff && !nulls))
-        return after(w);
+        return row_ended(w);
     for (i = 0; i < w->ncols; i++) {
         w->cols[i].pending = 0;
         w->cols[i].rows++;
@@ -2069,6 +2108,7 @@ upq_status upq_writer_end_row(upq_writer *w)
 upq_status upq_writer_poll(upq_writer *w)
 {
     upq_status st;
+    rows_unready(w);
     if (w->failed)
         return w->failed;
     if (w->ostage == UPQ_OS_IDLE)
@@ -2082,6 +2122,7 @@ upq_status upq_writer_poll(upq_writer *w)
 upq_status upq_writer_flush(upq_writer *w)
 {
     upq_status st;
+    rows_unready(w);
     if (w->failed)
         return w->failed;
     if (w->closed || w->closing)
@@ -2107,6 +2148,7 @@ upq_status upq_writer_flush(upq_writer *w)
 upq_status upq_writer_checkpoint(upq_writer *w)
 {
     upq_status st;
+    rows_unready(w);
     if (w->failed)
         return w->failed;
     if (!UPQ_W_JOURNAL(w))
@@ -2166,6 +2208,7 @@ upq_status upq_writer_close(upq_writer *w)
 {
     upq_status st;
     uint32_t i;
+    rows_unready(w);
     if (w->closed)
         return UPQ_ERR_STATE;
     if (w->failed && !(w->failed == UPQ_ERR_NOMEM && w->log_full))

@@ -2196,6 +2196,66 @@ static void test_api(void)
     rfile_close(&f);
     sink_free(&s);
 
+    tu_case("api: after whole rows, a row's checks still hold (null in a required column, "
+            "an unset required column, a flush, a row left open at close)");
+    sensor_schema(el, &n);
+    memset(&o, 0, sizeof o);
+    o.checkpoint = 1;
+    sink_init(&s, SINK_WHOLE, 1);
+    TU_CHECK_STATUS(open_writer(&w, &s, el, n, &o, &arena), UPQ_OK);
+    for (i = 0; i < 40; i++) {
+        uint32_t k;
+        int64_t ts = 1000 + (int64_t)i;
+        upq_bytes dev = {(const uint8_t *)"dev-01", 6};
+        uint8_t ok = 1;
+        float x = (float)i;
+        TU_CHECK_STATUS(upq_writer_set(&w, 0, &ts), UPQ_OK);
+        if (i == 20) /* a required column refuses a null, a row in */
+            TU_CHECK_STATUS(upq_writer_set_null(&w, 1), UPQ_ERR_INVAL);
+        if (i == 20)
+            break; /* the writer's error is sticky */
+        TU_CHECK_STATUS(upq_writer_set(&w, 1, &dev), UPQ_OK);
+        for (k = 0; k < 8; k++)
+            TU_CHECK_STATUS(upq_writer_set(&w, 2 + k, &x), UPQ_OK);
+        if (i != 10)
+            TU_CHECK_STATUS(upq_writer_set(&w, 10, &ok), UPQ_OK);
+        /* row 10 leaves the required "ok" unset: refused, then set */
+        if (i == 10) {
+            TU_CHECK_STATUS(upq_writer_end_row(&w), UPQ_ERR_INVAL);
+            break;
+        }
+        TU_CHECK_STATUS(upq_writer_end_row(&w), UPQ_OK);
+        if (i == 5) {
+            WU_RETRY(st, upq_writer_flush(&w));
+            TU_CHECK_STATUS(st, UPQ_OK);
+            TU_CHECK_UINT(upq_writer_rows_durable(&w), 6);
+        }
+    }
+    TU_CHECK_UINT(i, 10);
+    TU_CHECK_UINT(upq_writer_rows(&w), 10);
+    free(arena);
+    arena = NULL;
+    sink_free(&s);
+    /* whole rows, then one left open: close drops it */
+    sink_init(&s, SINK_WHOLE, 1);
+    TU_CHECK_STATUS(open_writer(&w, &s, el, n, &o, &arena), UPQ_OK);
+    for (i = 0; i < 30; i++)
+        TU_CHECK_STATUS(sensor_row(&w, i), UPQ_OK);
+    {
+        int64_t ts = 5;
+        TU_CHECK_STATUS(upq_writer_set(&w, 0, &ts), UPQ_OK);
+    }
+    WU_RETRY(st, upq_writer_close(&w));
+    TU_CHECK_STATUS(st, UPQ_OK);
+    free(arena);
+    arena = NULL;
+    if (TU_CHECK_STATUS(rfile_open(&f, s.p, s.n), UPQ_OK)) {
+        const upq_file_metadata *m = upq_reader_metadata(&f.r);
+        TU_CHECK_INT(m->num_rows, 30);
+    }
+    rfile_close(&f);
+    sink_free(&s);
+
     tu_case("api: a column far ahead says UPQ_DONE; row groups end at exactly row_group_rows");
     {
         upq_schema_element e2[4];

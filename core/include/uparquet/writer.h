@@ -263,6 +263,9 @@ typedef struct upq_writer {
     uint8_t mode;             /* 0 none yet, 1 row-wise, 2 column-wise */
     uint8_t closed, closing, close_stage, log_full, flush_wait;
     uint8_t crc_kernel;       /* the page CRC kernel this CPU runs, 0 until a page asks */
+    uint8_t row_ok;           /* row-wise: the last row ended with nothing due, waiting
+                                 or failed, and no other call came since: the next row's
+                                 values skip the writer's checks */
     /* shared scratch */
     void *models;             /* Thrift models being encoded (arena) */
     uint8_t *pbuf;            /* page body, compressed dictionary, read-back window */
@@ -284,6 +287,7 @@ typedef struct upq_writer {
     uint64_t rg_rows;         /* rows of the row group being written out */
     uint32_t num_rg;          /* finished row groups */
     uint8_t rg_due;           /* end the row group before taking more */
+    uint16_t row_n;           /* with row_ok: entries set in the row so far */
     /* finished row groups' metadata */
     uint8_t *log;
     size_t log_cap, log_used;
