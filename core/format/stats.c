@@ -399,13 +399,22 @@ static void extremes_init(extremes *x)
     x->lo_len = x->hi_len = 0;
 }
 
+/* One compare where one decides: a value not above the least is not above
+ * the greatest, and while both are one value (a page of one value repeated,
+ * as a logger's device name) the compare with it says both. */
 static void extremes_take(extremes *x, int order, const uint8_t *p, size_t len)
 {
-    if (!x->lo || upq_stats_cmp(order, p, len, x->lo, x->lo_len) < 0) {
+    int c;
+    if (!x->lo) {
+        x->lo = x->hi = p;
+        x->lo_len = x->hi_len = len;
+        return;
+    }
+    c = upq_stats_cmp(order, p, len, x->lo, x->lo_len);
+    if (c < 0) {
         x->lo = p;
         x->lo_len = len;
-    }
-    if (!x->hi || upq_stats_cmp(order, p, len, x->hi, x->hi_len) > 0) {
+    } else if (c > 0 && (x->lo == x->hi || upq_stats_cmp(order, p, len, x->hi, x->hi_len) > 0)) {
         x->hi = p;
         x->hi_len = len;
     }
