@@ -34,16 +34,6 @@ typedef size_t __attribute__((__may_alias__)) upq_word;
 #define UPQ_WORD_COPY 0
 #endif
 
-/* ARMv7 cores (Cortex-M3/M4/M7) load and store a word at any address: short
- * copies and compares go a word at a time whatever the alignment (a
- * logger's device name, copied and compared every row). */
-#if UPQ_WORD_COPY && !UPQ_UNALIGNED_WORDS && defined(__ARM_FEATURE_UNALIGNED) && __SIZEOF_POINTER__ == 4
-#define UPQ_UNA32 1
-typedef uint32_t __attribute__((__may_alias__, __aligned__(1))) upq_u32_una;
-#else
-#define UPQ_UNA32 0
-#endif
-
 #if UPQ_WORD_COPY && defined(__GNUC__) && defined(__thumb2__) && defined(__ARM_FEATURE_UNALIGNED) && \
     !defined(__ARM_BIG_ENDIAN)
 #define UPQ_ARM_BLOCKS 1
@@ -197,32 +187,15 @@ void *upq_memset(void *dst, int c, size_t n)
     return dst;
 }
 
-/* Equal prefixes are skipped a word at a time (statistics bounds of
- * strings, dictionary keys: a logger's device name twice a row), then the
- * bytes say which is less: 8-byte words where loads take any address
- * (x86-64, AArch64), 4-byte ones on Cortex-M3/M4/M7, aligned words where
- * both sides are (RV32IMAC, Cortex-M0+). This is the library's one word
- * compare. Not in the smallest sets (UPQ_MEM_WORDS 0). */
-
+/* Equal prefixes are skipped a word at a time (upq_same_words: statistics
+ * bounds of strings compare equal prefixes), then the bytes say which is
+ * less. */
 int upq_memcmp(const void *a, const void *b, size_t n)
 {
-    const uint8_t *x = (const uint8_t *)a;
-    const uint8_t *y = (const uint8_t *)b;
-#if UPQ_WORD_COPY && UPQ_UNALIGNED_WORDS
-    for (; n >= 8 && *(const upq_u64_una *)(const void *)x == *(const upq_u64_una *)(const void *)y;
-         n -= 8, x += 8, y += 8) {
-    }
-#elif UPQ_UNA32
-    for (; n >= 4 && *(const upq_u32_una *)(const void *)x == *(const upq_u32_una *)(const void *)y;
-         n -= 4, x += 4, y += 4) {
-    }
-#elif UPQ_WORD_COPY
-    if ((((uintptr_t)x | (uintptr_t)y) & UPQ_WMASK) == 0)
-        for (; n >= UPQ_WSZ && *(const upq_word *)(const void *)x == *(const upq_word *)(const void *)y;
-             n -= UPQ_WSZ, x += UPQ_WSZ, y += UPQ_WSZ) {
-        }
-#endif
-    for (; n; n--, x++, y++)
+    size_t k = upq_same_words(a, b, n);
+    const uint8_t *x = (const uint8_t *)a + k;
+    const uint8_t *y = (const uint8_t *)b + k;
+    for (n -= k; n; n--, x++, y++)
         if (*x != *y)
             return *x < *y ? -1 : 1;
     return 0;

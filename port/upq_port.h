@@ -61,6 +61,51 @@ UPQ_INLINE void upq_copy8(void *d, const void *s)
 #define UPQ_UNALIGNED_WORDS 0
 #endif
 
+/*
+ * The library's one word compare: how many leading bytes of a and b (n at
+ * most) lie in equal whole words, 8-byte words at any address on 64-bit
+ * hosts, 4-byte ones on Cortex-M3/M4/M7, aligned words elsewhere when both
+ * sides are aligned; 0 in the smallest sets (UPQ_MEM_WORDS 0). upq_memcmp
+ * starts from it; an equality test (a dictionary key) inlines it.
+ */
+#if (defined(__GNUC__) || defined(__clang__)) && UPQ_MEM_WORDS
+typedef size_t __attribute__((__may_alias__)) upq_word_t;
+#if !UPQ_UNALIGNED_WORDS && defined(__ARM_FEATURE_UNALIGNED) && __SIZEOF_POINTER__ == 4
+#define UPQ_UNA32 1
+typedef uint32_t __attribute__((__may_alias__, __aligned__(1))) upq_u32_una;
+#else
+#define UPQ_UNA32 0
+#endif
+#else
+#define UPQ_UNA32 0
+#endif
+UPQ_INLINE size_t upq_same_words(const void *a, const void *b, size_t n)
+{
+    size_t k = 0;
+#if (defined(__GNUC__) || defined(__clang__)) && UPQ_MEM_WORDS
+    const uint8_t *x = (const uint8_t *)a, *y = (const uint8_t *)b;
+#if UPQ_UNALIGNED_WORDS
+    while (k + 8 <= n &&
+           *(const upq_u64_una *)(const void *)(x + k) == *(const upq_u64_una *)(const void *)(y + k))
+        k += 8;
+#elif UPQ_UNA32
+    while (k + 4 <= n &&
+           *(const upq_u32_una *)(const void *)(x + k) == *(const upq_u32_una *)(const void *)(y + k))
+        k += 4;
+#else
+    if ((((uintptr_t)x | (uintptr_t)y) & (sizeof(upq_word_t) - 1u)) == 0)
+        while (k + sizeof(upq_word_t) <= n &&
+               *(const upq_word_t *)(const void *)(x + k) == *(const upq_word_t *)(const void *)(y + k))
+            k += sizeof(upq_word_t);
+#endif
+#else
+    (void)a;
+    (void)b;
+    (void)n;
+#endif
+    return k;
+}
+
 /* A 32-bit load at any address is one instruction (x86, AArch64, and the
  * ARMv7 cores, Cortex-M3/M4/M7 among them, unless built to trap unaligned
  * accesses): upq_load_le32 then compiles to it, and a kernel may read the
