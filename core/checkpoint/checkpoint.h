@@ -350,6 +350,12 @@ void upq_wj_tally(upq_wcol *c, const upq_fpage *p, uint64_t frow, uint32_t *ci, 
  * join the sums *mins and *maxs (RG_SUM states them, so that close knows
  * where each list goes before it reads a page). */
 void upq_wj_list_lens(const upq_fpage *p, uint32_t *mins, uint32_t *maxs);
+/* Where a column keeps those sums (RG_SUM's fields 15 and 16) while its row
+ * group is written or its RowGroup is made: in its ColumnIndex's and
+ * OffsetIndex's offsets, which only the finisher's footer pass sets (the
+ * column state has no other room to spare). -1: RG_SUM did not say. */
+#define UPQ_WC_MINS(c) ((c)->ci_off)
+#define UPQ_WC_MAXS(c) ((c)->oi_off)
 /* c's index sizes from those sums, for npages pages (ci_ok 0: no ColumnIndex). */
 void upq_wj_index_lens(const upq_writer *w, upq_wcol *c, uint32_t npages, int ci_ok, uint32_t ci,
                        uint32_t oi, int32_t boundary);

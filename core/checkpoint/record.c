@@ -363,11 +363,9 @@ const upq_jtot *upq_wj_tot_fill(upq_writer *w, uint32_t i)
     upq_jtot *t = tot_model(w);
     upq_memset(t, 0, sizeof *t);
     t->isset = 0x67FEu; /* fields 1..10, 13, 14 */
-    /* the ColumnIndex's min and max lists: the region layout sums their
-     * bytes in ci_off and oi_off, which nothing uses until the finisher's
-     * footer pass sets them (writer_journal.c, tally) */
-    t->mins = (int32_t)c->ci_off;
-    t->maxs = (int32_t)c->oi_off;
+    /* the ColumnIndex's min and max lists' bytes (writer_journal.c, tally) */
+    t->mins = (int32_t)UPQ_WC_MINS(c);
+    t->maxs = (int32_t)UPQ_WC_MAXS(c);
     t->isset |= 1u << UPQ_JTOT_MINS | 1u << UPQ_JTOT_MAXS;
     t->rg = (int32_t)w->num_rg;
     t->col = (int32_t)i;

@@ -495,17 +495,27 @@ static upq_status page_begin(upq_writer *w, uint64_t pos, uint64_t end)
  * header's bytes into column f->vcol's running CRC, its body's into the
  * body's CRC (f->bcrc), which then goes into the running CRC too. UPQ_OK
  * when the page is read, with f->bcrc the body's CRC. */
-static upq_status page_bytes(upq_writer *w)
+static upq_status page_bytes(upq_writer *w, uint64_t lim)
 {
     upq_wfinish *f = UPQ_WF(w);
     upq_wjcol *j = &w->jr->cols[f->vcol];
     uint64_t body = f->pg.off + f->pg.hl;
     while (f->bleft) {
-        uint32_t n, hn;
-        upq_status st = piece(w, &n);
+        /* what the window holds of the page first (its header was just
+         * decoded there), then a window from there on up to lim, where
+         * the next pages' headers are found */
+        uint64_t in = f->bpos - f->boff; /* past the window when bpos is before it */
+        uint32_t n = in < f->have ? f->have - (uint32_t)in : 0u, hn;
         const uint8_t *p;
-        if (st != UPQ_OK)
-            return st;
+        if (!n) {
+            upq_status st;
+            n = lim - f->bpos < f->cap ? (uint32_t)(lim - f->bpos) : f->cap;
+            st = upq_wf_rd(w, f->bpos, n);
+            if (st != UPQ_OK)
+                return st;
+        }
+        if (n > f->bleft)
+            n = (uint32_t)f->bleft;
         p = upq_wf_at(w, f->bpos);
         hn = f->bpos < body ? (body - f->bpos < n ? (uint32_t)(body - f->bpos) : n) : 0u;
         if (f->regcrc && hn)
@@ -545,7 +555,7 @@ static upq_status col_pages(upq_writer *w)
                 return st;
             f->vstage = 1;
         }
-        st = page_bytes(w);
+        st = page_bytes(w, end); /* the record's next pages of the column follow */
         if (st == UPQ_AGAIN || st == UPQ_ERR_IO)
             return st;
         if (st != UPQ_OK || (f->has_crc && f->bcrc != f->want_crc))
@@ -622,7 +632,7 @@ static upq_status dict_page(upq_writer *w)
         f->bcrc = 0;
         f->vstage = 1;
     }
-    st = page_bytes(w);
+    st = page_bytes(w, data);
     if (st != UPQ_OK)
         return st;
     if ((f->has_crc && f->bcrc != f->want_crc) || (f->regcrc && j->crc != (uint32_t)t->crc))

@@ -466,10 +466,10 @@ static UPQ_NOINLINE void sum_take(upq_writer *w, uint8_t type)
     c->pages_dict = c->dict_pages = (uint32_t)t->pages_dict;
     c->ci_len = t->ci_len;
     c->oi_len = t->oi_len;
-    /* the ColumnIndex's min and max lists' bytes wait in the index offsets
-     * (phase 1 sets those after it loads the row group again) */
-    c->ci_off = UPQ_ISSET(*t, UPQ_JTOT_MINS) ? t->mins : -1;
-    c->oi_off = UPQ_ISSET(*t, UPQ_JTOT_MAXS) ? t->maxs : -1;
+    /* the ColumnIndex's min and max lists' bytes (phase 1 sets the index
+     * offsets they wait in after it loads the row group again) */
+    UPQ_WC_MINS(c) = UPQ_ISSET(*t, UPQ_JTOT_MINS) ? t->mins : -1;
+    UPQ_WC_MAXS(c) = UPQ_ISSET(*t, UPQ_JTOT_MAXS) ? t->maxs : -1;
     upq_minmax_reset(&c->st);
     c->st.has = (uint8_t)((uint32_t)t->mm & 1u);
     c->st.min_ok = (uint8_t)(UPQ_ISSET(*t, UPQ_JTOT_MIN) && ((uint32_t)t->mm & 2u));
@@ -553,7 +553,7 @@ static upq_status rg_load(upq_writer *w)
                 jr->cols[i].off = (uint64_t)r->off;
                 jr->cols[i].cap = (uint64_t)r->cap;
                 jr->cols[i].slot = UPQ_ISSET(*r, UPQ_JREGION_SLOT) ? (uint32_t)r->slot : 0u;
-                w->cols[i].ci_off = w->cols[i].oi_off = -1; /* no RG_SUM yet (sum_take) */
+                UPQ_WC_MINS(&w->cols[i]) = UPQ_WC_MAXS(&w->cols[i]) = -1; /* no RG_SUM yet (sum_take) */
                 if (r->off < 0 || r->cap < 0 || (uint64_t)r->cap < jr->cols[i].slot)
                     return upq_wf_corrupt(w, f->rec, "row group start damaged");
             }
@@ -628,8 +628,12 @@ static void pages_begin(upq_writer *w, uint32_t col)
     f->col = col;
     f->ppos = j->off + j->slot;
     f->pend = f->ppos + j->fill;
-    f->ra = w->cols[col].npages && upq_div64(j->fill, w->cols[col].npages) <= RA_PAGE &&
-            2u * upq_div64(j->fill, w->cols[col].npages) <= f->cap;
+    if (w->cols[col].npages) {
+        uint64_t avg = upq_div64(j->fill, w->cols[col].npages);
+        f->ra = avg <= RA_PAGE && 2u * avg <= f->cap;
+    } else {
+        f->ra = 0;
+    }
     f->frow = 0;
     f->page = 0;
     f->in_scan = 0;
@@ -1175,8 +1179,8 @@ static int ci_with_scan(const upq_writer *w)
     uint64_t most = (uint64_t)c->npages * (c->scap + 5u);
     return f->gather && f->has_sum && !w->sink.seal && !c->max_rep && !UPQ_W_NO_PI(w) && c->ci_len > 0 &&
            c->oi_len >= 0 &&
-           (uint64_t)c->oi_len <= (uint64_t)c->npages * OI_MAX + 16u && c->ci_off >= 0 && c->oi_off >= 0 &&
-           (uint64_t)c->ci_off <= most && (uint64_t)c->oi_off <= most;
+           (uint64_t)c->oi_len <= (uint64_t)c->npages * OI_MAX + 16u && UPQ_WC_MINS(c) >= 0 &&
+           UPQ_WC_MAXS(c) >= 0 && (uint64_t)UPQ_WC_MINS(c) <= most && (uint64_t)UPQ_WC_MAXS(c) <= most;
 }
 
 /* 1 when the lists written with the scan went where its sums place them
@@ -1291,7 +1295,7 @@ static upq_status chunk_index1(upq_writer *w)
             f->bytes_due = 0;
             f->both = (uint8_t)ci_with_scan(w);
             if (f->both) /* RG_SUM's sizes, before the scan sets the pages' */
-                ci_open(w, f->pos + (uint32_t)c->oi_len, (uint32_t)c->ci_off, (uint32_t)c->oi_off);
+                ci_open(w, f->pos + (uint32_t)c->oi_len, (uint32_t)UPQ_WC_MINS(c), (uint32_t)UPQ_WC_MAXS(c));
             f->xstage = Y_SCAN;
             continue;
         case Y_SCAN:

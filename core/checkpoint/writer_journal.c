@@ -734,9 +734,8 @@ static upq_status plan(upq_writer *w)
     jr->sum_ok = (uint8_t)(jr->version >= 3 && !UPQ_W_ENCRYPTING(w));
     for (i = 0; i < w->ncols; i++) {
         w->cols[i].ci_ok = (uint8_t)(!UPQ_W_NO_PI(w) && w->cols[i].order != UPQ_SO_NONE);
-        /* the ColumnIndex's min and max lists' bytes (RG_SUM): summed in the
-         * index offsets, which only the finisher's footer pass sets */
-        w->cols[i].ci_off = w->cols[i].oi_off = 0;
+        /* the ColumnIndex's min and max lists' bytes (RG_SUM) */
+        UPQ_WC_MINS(&w->cols[i]) = UPQ_WC_MAXS(&w->cols[i]) = 0;
     }
     /* regions */
     for (i = 0; i < w->ncols; i++) {
@@ -822,7 +821,7 @@ static UPQ_NOINLINE void tally(upq_writer *w, upq_wcol *c, const upq_wpage *pg, 
 {
     upq_fpage p;
     uint32_t ci = (uint32_t)c->ci_len, oi = (uint32_t)c->oi_len;
-    uint32_t mins = (uint32_t)c->ci_off, maxs = (uint32_t)c->oi_off;
+    uint32_t mins = (uint32_t)UPQ_WC_MINS(c), maxs = (uint32_t)UPQ_WC_MAXS(c);
     if (upq_wj_page_facts(&UPQ_W_MODELS(w)->ph, &p) != UPQ_OK) {
         w->jr->sum_ok = 0;
         return;
@@ -839,8 +838,8 @@ static UPQ_NOINLINE void tally(upq_writer *w, upq_wcol *c, const upq_wpage *pg, 
     upq_wj_list_lens(&p, &mins, &maxs);
     c->ci_len = (int32_t)ci;
     c->oi_len = (int32_t)oi;
-    c->ci_off = (int64_t)mins;
-    c->oi_off = (int64_t)maxs;
+    UPQ_WC_MINS(c) = (int64_t)mins;
+    UPQ_WC_MAXS(c) = (int64_t)maxs;
 }
 
 /* The dictionary page just encoded (hl header bytes, len in all) joins c's

@@ -64,7 +64,10 @@ CHECK_EXTRA_TARGETS += check-storage
 # sectors (at most 0.15x the file; 6.7x before); close reads at most 1.1x the
 # file (1.00x: RG_SUM spares the footer's pass over the page headers and
 # places the ColumnIndex's lists, which the scan that writes the
-# OffsetIndex writes too; 1.92x, 2.78x before). littlefs at 100,000 rows:
+# OffsetIndex writes too; 1.92x, 2.78x before); FatFs recovery makes at
+# most 2.05 read and write calls a KiB and reads at most 2.75x its file
+# (1.99, 2.66x: replay reads a page's bytes once; 2.27, 2.93x before).
+# littlefs at 100,000 rows:
 # close at most 3.4 and recovery of the log cut 1,000 rows before its end
 # at most 12.0 read + write calls per KiB of the file (5.60 and 28.73
 # before the append sink's journal index, 3.24 and 11.31 with it and two
