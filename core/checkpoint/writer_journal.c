@@ -25,12 +25,15 @@
 #if UPQ_WITH_WRITER
 
 #define K_ROWS UPQ_WF_K_ROWS
-/* A region is its column's estimate and a margin of 1 / 2^k more: k is 5
- * (1/32) for the first row group, whose estimate is a page's; then one more
- * (half the margin) after each row group whose regions all kept room, one
- * less (twice the margin) after one that a region ended early, within 3 to
- * 7 (1/8 to 1/128): steady data gets thin margins, varying data room. */
-#define MARGIN_FIRST 5u
+/* A region is its column's estimate and a margin of 1 / 2^k more: k is 7
+ * (1/128) for the first row group, whose estimate is a page's (which errs
+ * high rather than low: dry_rate); then one more (half the margin) after
+ * each row group whose regions all kept room, one less (twice the margin)
+ * after one that a region ended early, within 3 to 7 (1/8 to 1/128):
+ * steady data gets thin margins, varying data room. A margin too thin
+ * costs a row group ended early, never a row; one too wide, gaps in the
+ * file (1/32 left 2.2% of a 64K-row first row group unused). */
+#define MARGIN_FIRST 7u
 #define MARGIN_MIN 3u
 #define MARGIN_MAX 7u
 /* Rows planned when only a byte limit is set and nothing is measured yet. */
@@ -514,13 +517,18 @@ static uint64_t rg_worst(const upq_writer *w, const upq_wcol *c, uint64_t rows)
 /* Bytes per 1024 rows c's committed staging encodes to, headers included:
  * the first row group's estimate. A page holds as many rows as the staging
  * can, which the staged rows' levels and bytes tell; a checkpoint cuts one
- * page short per interval, which costs a header more. */
+ * page short per interval, which costs a header more. The staged rows are
+ * often fewer than a page's (another column's staging filled first), so
+ * what a page costs whatever its rows is counted once a page, and the rest
+ * of the estimate errs high if at all. */
 static upq_status dry_rate(upq_writer *w, upq_wcol *c, uint64_t *rate, uint32_t *ppk)
 {
     upq_wmodels *m = UPQ_W_MODELS(w);
     upq_minmax mm;
     upq_wpage pg;
     uint64_t rows = c->crows - c->frows, rpp;
+    uint64_t div;
+    uint32_t fixed;
     upq_status st;
     *rate = 0;
     if (c->clev == 0 || rows == 0)
@@ -537,12 +545,21 @@ static upq_status dry_rate(upq_writer *w, upq_wcol *c, uint64_t *rate, uint32_t 
         rpp = upq_div64(rows * c->vcap, c->cbytes);
     if (rpp < rows)
         rpp = rows;
-    *rate = upq_div64((uint64_t)pg.stored * 1024u + rows - 1u, rows) + upq_div64((uint64_t)pg.hl * 1024u + rpp - 1u, rpp);
-    if (w->o.checkpoint_rows)
-        *rate += upq_div64((uint64_t)pg.hl * 1024u + w->o.checkpoint_rows - 1u, w->o.checkpoint_rows);
+    /* Shared out over the rpp rows of a page, not over the few staged now:
+     * a v1 page's level streams each start with their length (4 bytes),
+     * and DELTA_BINARY_PACKED pads its last miniblock to 32 deltas (the
+     * bytes the staged rows' page holds, a page of up to that many rows
+     * holds too: 37 rows' page is a 60-row page's, not 37/60 of it). */
+    fixed = UPQ_W_V2(w) || UPQ_W_COMPRESSING(w) ? 0u : 4u * (uint32_t)((c->max_def != 0) + (c->max_rep != 0));
+    div = rows;
+    if (c->enc == UPQ_ENC_DELTA_BINARY_PACKED && !c->dict_on && c->cval == rows)
+        div = umin(((c->cval + 30u) & ~31u) + 1u, rpp);
+    *rate = upq_div64((uint64_t)(pg.stored - fixed) * 1024u, div) + upq_div64((uint64_t)(pg.hl + fixed) * 1024u, rpp) + 1u;
     *ppk = (uint32_t)upq_div64(1024u + rpp - 1u, rpp);
-    if (w->o.checkpoint_rows)
+    if (w->o.checkpoint_rows) {
+        *rate += upq_div64((uint64_t)pg.hl * 1024u, w->o.checkpoint_rows);
         *ppk += (uint32_t)upq_div64(1024u + w->o.checkpoint_rows - 1u, w->o.checkpoint_rows);
+    }
     return UPQ_OK;
 }
 

@@ -178,8 +178,11 @@ static void bench(int fat, uint64_t rows)
          * the page headers (a pass a ColumnIndex list on an append-only
          * sink) and the copy itself */
         held("littlefs close: read + write calls per KiB", (double)(end.calls - at_close.calls) / kib, 3.4, "");
-        held("littlefs bytes programmed / final file", (double)end.wr / (double)size, 2.08, "x");
-        held("littlefs bytes erased / final file", (double)end.er / (double)size, 2.16, "x");
+        /* per byte of a file 4% smaller since row group 0's regions are
+         * sized as closely as later ones (2.06x and 2.14x of the larger
+         * file before: 9.42 and 9.79 MB; 9.26 and 9.62 MB now) */
+        held("littlefs bytes programmed / final file", (double)end.wr / (double)size, 2.13, "x");
+        held("littlefs bytes erased / final file", (double)end.er / (double)size, 2.20, "x");
     }
     target("close: read + write calls per KiB", (double)(end.calls - at_close.calls) / kib, 1.0, "");
     /* recovery of the log cut 1,000 rows before its end */
@@ -236,11 +239,13 @@ static void bench(int fat, uint64_t rows)
             /* replay reads every page once to check it, the finisher once
              * more to index it: 1.99 calls a KiB and 2.66x at 100,000 rows
              * (2.27 and 2.93x when replay re-read what its window held and
-             * read a page's rest alone) */
+             * read a page's rest alone); 2.07 and 2.77x since the file is 4%
+             * smaller (row group 0's regions sized as closely as later
+             * ones), the same calls and sectors */
             held("FatFs recovery: read + write calls per KiB", (double)(rec1.calls - rec0.calls) /
-                                                                 ((double)info.file_size / 1024.0), 2.05, "");
+                                                                 ((double)info.file_size / 1024.0), 2.10, "");
             held("FatFs sectors read by recovery / its file", (double)(rec1.rd - rec0.rd) /
-                                                                (double)info.file_size, 2.75, "x");
+                                                                (double)info.file_size, 2.80, "x");
         }
     }
     if (fat)
