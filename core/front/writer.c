@@ -234,6 +234,9 @@ static upq_status configure(upq_wset *w, const upq_writer_opts *in)
     if (!UPQ_WITH_DIRECT && o->direct)
         return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
                      "direct mode is not in this build (UPQ_WITH_DIRECT 0)");
+    if (!UPQ_WITH_RG_BYTES && o->row_group_bytes)
+        return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
+                     "row_group_bytes is not in this build (UPQ_WITH_RG_BYTES 0)");
     if (!UPQ_WITH_DATA_PAGE_V2 && o->data_page_v2)
         return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
                      "DATA_PAGE_V2 is not in this build (UPQ_WITH_DATA_PAGE_V2 0)");
@@ -1136,7 +1139,7 @@ void upq_w_advance(upq_writer *w)
         r = lim;
         w->rg_due = 1;
     }
-    if (w->o.row_group_bytes && bytes >= w->o.row_group_bytes && r > 0)
+    if (UPQ_W_RG_BYTES(w) && bytes >= UPQ_W_RG_BYTES(w) && r > 0)
         w->rg_due = 1;
     if (r > w->rs) {
         w->rs = r;
@@ -1159,7 +1162,7 @@ static void advance_after(upq_writer *w, uint32_t col)
     uint32_t d;
     uint64_t lim;
     int behind = 0;
-    if (w->o.row_group_bytes) {
+    if (UPQ_W_RG_BYTES(w)) {
         upq_w_advance(w); /* the bytes of every chunk are summed anyway */
         return;
     }
@@ -2024,7 +2027,7 @@ static int row_end_fast(upq_writer *w, int same)
     uint64_t r = w->cols[0].rows + 1u;
     uint64_t lim = UPQ_W_JOURNAL(w) ? w->jr->rg_limit : w->o.row_group_rows;
     upq_wcol *c = w->cols, *end = w->cols + w->ncols;
-    if (!UPQ_FAST_KERNELS || !same || (lim && r > lim) || w->o.row_group_bytes || r <= w->rs)
+    if (!UPQ_FAST_KERNELS || !same || (lim && r > lim) || UPQ_W_RG_BYTES(w) || r <= w->rs)
         return 0;
     if (lim && r == lim)
         w->rg_due = 1;

@@ -27,6 +27,9 @@
 #ifndef UPQ_WITH_DIRECT
 #define UPQ_WITH_DIRECT 0
 #endif
+#ifndef UPQ_WITH_RG_BYTES
+#define UPQ_WITH_RG_BYTES 0
+#endif
 
 /* and the bare format on a microcontroller */
 #include "upq_min.h"
