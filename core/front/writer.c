@@ -280,6 +280,9 @@ static upq_status configure(upq_wset *w, const upq_writer_opts *in)
     }
     if (o->column_order > UPQ_ORDER_IEEE754)
         return sfail(w, UPQ_ERR_INVAL, -1, "column_order neither type nor IEEE 754");
+    if (!UPQ_WITH_SORTING && o->nsorting)
+        return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
+                     "sorting columns are not in this build (UPQ_WITH_SORTING 0)");
     if ((o->nkv && !o->kv) || (o->nsorting && !o->sorting))
         return sfail(w, UPQ_ERR_INVAL, -1, "key-value or sorting list missing");
     return UPQ_OK;
@@ -478,21 +481,25 @@ static void *take(wtake *t, size_t size)
     return p;
 }
 
+/* Bytes of one level array of c's staging (none where the level is 0). */
+static UPQ_NOINLINE size_t lev_part(const upq_wcol *c, uint16_t max, uint8_t lg)
+{
+    return max ? upq_w_align8(upq_lev_bytes(c->lcap, lg)) : 0u;
+}
+
 /* Bytes of c's staging: its levels and values (one page's worth). */
 static size_t stage_size(const upq_wcol *c)
 {
-    return (c->max_def ? upq_w_align8(upq_lev_bytes(c->lcap, c->dlg)) : 0u) +
-           (c->max_rep ? upq_w_align8(upq_lev_bytes(c->lcap, c->rlg)) : 0u) + upq_w_align8(c->vcap);
+    return lev_part(c, c->max_def, c->dlg) + lev_part(c, c->max_rep, c->rlg) + upq_w_align8(c->vcap);
 }
 
 /* Points c's staging into p (stage_size(c) bytes). */
 static void stage_carve(upq_wcol *c, uint8_t *p)
 {
     c->def = c->max_def ? p : (uint8_t *)0;
-    p += c->max_def ? upq_w_align8(upq_lev_bytes(c->lcap, c->dlg)) : 0u;
+    p += lev_part(c, c->max_def, c->dlg);
     c->rep = c->max_rep ? p : (uint8_t *)0;
-    p += c->max_rep ? upq_w_align8(upq_lev_bytes(c->lcap, c->rlg)) : 0u;
-    c->vals = p;
+    c->vals = p + lev_part(c, c->max_rep, c->rlg);
 }
 
 static void col_take(wtake *t, upq_wcol *c, uint32_t path_len, upq_wdx *x)
@@ -665,7 +672,7 @@ static void take_arrays(upq_wset *w, wtake *t, wplan *p, size_t *rg_bound)
 static upq_status check_models(upq_wset *w, uint32_t n)
 {
     uint32_t i;
-    for (i = 0; i < w->o->nsorting; i++) {
+    for (i = 0; i < UPQ_O_NSORT(w->o); i++) {
         const upq_sorting_column *sc = &w->o->sorting[i];
         if ((sc->isset & 0xEu) != 0xEu)
             return sfail(w, UPQ_ERR_INVAL, -1,
