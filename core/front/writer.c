@@ -234,6 +234,9 @@ static upq_status configure(upq_wset *w, const upq_writer_opts *in)
     if (!UPQ_WITH_DIRECT && o->direct)
         return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
                      "direct mode is not in this build (UPQ_WITH_DIRECT 0)");
+    if (!UPQ_WITH_RG_BYTES && o->row_group_bytes)
+        return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
+                     "row_group_bytes is not in this build (UPQ_WITH_RG_BYTES 0)");
     if (!UPQ_WITH_DATA_PAGE_V2 && o->data_page_v2)
         return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
                      "DATA_PAGE_V2 is not in this build (UPQ_WITH_DATA_PAGE_V2 0)");
@@ -277,6 +280,9 @@ static upq_status configure(upq_wset *w, const upq_writer_opts *in)
     }
     if (o->column_order > UPQ_ORDER_IEEE754)
         return sfail(w, UPQ_ERR_INVAL, -1, "column_order neither type nor IEEE 754");
+    if (!UPQ_WITH_SORTING && o->nsorting)
+        return sfail(w, UPQ_ERR_UNSUPPORTED, -1,
+                     "sorting columns are not in this build (UPQ_WITH_SORTING 0)");
     if ((o->nkv && !o->kv) || (o->nsorting && !o->sorting))
         return sfail(w, UPQ_ERR_INVAL, -1, "key-value or sorting list missing");
     return UPQ_OK;
@@ -475,21 +481,25 @@ static void *take(wtake *t, size_t size)
     return p;
 }
 
+/* Bytes of one level array of c's staging (none where the level is 0). */
+static UPQ_NOINLINE size_t lev_part(const upq_wcol *c, uint16_t max, uint8_t lg)
+{
+    return max ? upq_w_align8(upq_lev_bytes(c->lcap, lg)) : 0u;
+}
+
 /* Bytes of c's staging: its levels and values (one page's worth). */
 static size_t stage_size(const upq_wcol *c)
 {
-    return (c->max_def ? upq_w_align8(upq_lev_bytes(c->lcap, c->dlg)) : 0u) +
-           (c->max_rep ? upq_w_align8(upq_lev_bytes(c->lcap, c->rlg)) : 0u) + upq_w_align8(c->vcap);
+    return lev_part(c, c->max_def, c->dlg) + lev_part(c, c->max_rep, c->rlg) + upq_w_align8(c->vcap);
 }
 
 /* Points c's staging into p (stage_size(c) bytes). */
 static void stage_carve(upq_wcol *c, uint8_t *p)
 {
     c->def = c->max_def ? p : (uint8_t *)0;
-    p += c->max_def ? upq_w_align8(upq_lev_bytes(c->lcap, c->dlg)) : 0u;
+    p += lev_part(c, c->max_def, c->dlg);
     c->rep = c->max_rep ? p : (uint8_t *)0;
-    p += c->max_rep ? upq_w_align8(upq_lev_bytes(c->lcap, c->rlg)) : 0u;
-    c->vals = p;
+    c->vals = p + lev_part(c, c->max_rep, c->rlg);
 }
 
 static void col_take(wtake *t, upq_wcol *c, uint32_t path_len, upq_wdx *x)
@@ -662,7 +672,7 @@ static void take_arrays(upq_wset *w, wtake *t, wplan *p, size_t *rg_bound)
 static upq_status check_models(upq_wset *w, uint32_t n)
 {
     uint32_t i;
-    for (i = 0; i < w->o->nsorting; i++) {
+    for (i = 0; i < UPQ_O_NSORT(w->o); i++) {
         const upq_sorting_column *sc = &w->o->sorting[i];
         if ((sc->isset & 0xEu) != 0xEu)
             return sfail(w, UPQ_ERR_INVAL, -1,
@@ -1136,7 +1146,7 @@ void upq_w_advance(upq_writer *w)
         r = lim;
         w->rg_due = 1;
     }
-    if (w->o.row_group_bytes && bytes >= w->o.row_group_bytes && r > 0)
+    if (UPQ_W_RG_BYTES(w) && bytes >= UPQ_W_RG_BYTES(w) && r > 0)
         w->rg_due = 1;
     if (r > w->rs) {
         w->rs = r;
@@ -1159,7 +1169,7 @@ static void advance_after(upq_writer *w, uint32_t col)
     uint32_t d;
     uint64_t lim;
     int behind = 0;
-    if (w->o.row_group_bytes) {
+    if (UPQ_W_RG_BYTES(w)) {
         upq_w_advance(w); /* the bytes of every chunk are summed anyway */
         return;
     }
@@ -2024,7 +2034,7 @@ static int row_end_fast(upq_writer *w, int same)
     uint64_t r = w->cols[0].rows + 1u;
     uint64_t lim = UPQ_W_JOURNAL(w) ? w->jr->rg_limit : w->o.row_group_rows;
     upq_wcol *c = w->cols, *end = w->cols + w->ncols;
-    if (!UPQ_FAST_KERNELS || !same || (lim && r > lim) || w->o.row_group_bytes || r <= w->rs)
+    if (!UPQ_FAST_KERNELS || !same || (lim && r > lim) || UPQ_W_RG_BYTES(w) || r <= w->rs)
         return 0;
     if (lim && r == lim)
         w->rg_due = 1;

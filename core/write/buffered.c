@@ -129,10 +129,10 @@ upq_status upq_w_flush_page(upq_writer *w, upq_wcol *c, int final)
         if (c->chunk_cap - c->chunk_used < c->worst ||
             (UPQ_W_PI_PAGES(c) && c->npages + 1u >= c->max_pages))
             w->rg_due = 1;
-        if (w->o.row_group_bytes) {
+        if (UPQ_W_RG_BYTES(w)) {
             for (k = 0; k < w->ncols; k++)
                 total += w->cols[k].chunk_used;
-            if (total >= w->o.row_group_bytes)
+            if (total >= UPQ_W_RG_BYTES(w))
                 w->rg_due = 1;
         }
     }

@@ -366,17 +366,17 @@ upq_status upq_w_rg_gen(upq_writer *w, uint8_t *out, size_t cap, size_t *produce
         case R_TAIL: {
             size_t k = put_int_field(w->lit, 1, 6, w->rg_unc);
             k += put_int_field(w->lit + k, 1, 6, (int64_t)w->rg_rows);
-            if (w->o.nsorting) {
+            if (UPQ_O_NSORT(&w->o)) {
                 w->lit[k++] = 0x19;
-                k += upq_tc_list_hdr(w->lit + k, w->o.nsorting, CT_STRUCT);
+                k += upq_tc_list_hdr(w->lit + k, UPQ_O_NSORT(&w->o), CT_STRUCT);
             }
             w->lit_len = (uint8_t)k;
             w->rc = 0;
-            w->rstage = w->o.nsorting ? R_SORT : R_TAIL2;
+            w->rstage = UPQ_O_NSORT(&w->o) ? R_SORT : R_TAIL2;
             break;
         }
         case R_SORT:
-            if (w->rc == w->o.nsorting) {
+            if (w->rc == UPQ_O_NSORT(&w->o)) {
                 w->rstage = R_TAIL2;
                 break;
             }
@@ -384,7 +384,7 @@ upq_status upq_w_rg_gen(upq_writer *w, uint8_t *out, size_t cap, size_t *produce
             w->tenc_on = 1;
             break;
         case R_TAIL2: {
-            size_t k = put_int_field(w->lit, w->o.nsorting ? 1u : 2u, 6, w->rg_off);
+            size_t k = put_int_field(w->lit, UPQ_O_NSORT(&w->o) ? 1u : 2u, 6, w->rg_off);
             k += put_int_field(w->lit + k, 1, 6, w->rg_comp);
             if (w->num_rg <= 32767u)
                 k += put_int_field(w->lit + k, 1, 4, (int64_t)w->num_rg);
@@ -447,9 +447,9 @@ size_t upq_w_rg_bound(uint32_t ncols, const upq_writer_opts *o)
 
     /* RowGroup fields around the chunks */
     b = 1 + list_hdr_len(ncols) + 4u * 11u + 4u + 1u;
-    if (o->nsorting) {
-        b += 1 + list_hdr_len(o->nsorting);
-        for (i = 0; i < o->nsorting; i++) {
+    if (UPQ_O_NSORT(o)) {
+        b += 1 + list_hdr_len(UPQ_O_NSORT(o));
+        for (i = 0; i < UPQ_O_NSORT(o); i++) {
             if (upq_thrift_encode(&upq_sorting_column_desc, &o->sorting[i], (uint8_t *)0, 0,
                                   &len) != UPQ_OK)
                 return SIZE_MAX;
@@ -665,7 +665,7 @@ static upq_status footer_head(upq_writer *w)
 static upq_status footer_rows(upq_writer *w)
 {
     uint64_t rows = w->gtmpl ? 0u : w->rows_done;
-    uint32_t nrg = w->gtmpl ? (w->o.nsorting ? 1u : 0u) : w->num_rg;
+    uint32_t nrg = w->gtmpl ? (UPQ_O_NSORT(&w->o) ? 1u : 0u) : w->num_rg;
     size_t k = put_int_field(w->win, 1, 6, (int64_t)rows);
     w->win[k++] = 0x19; /* row_groups: list<struct> */
     return list_piece(w, k, nrg, G_RGS);
@@ -683,7 +683,7 @@ static upq_status footer_template(upq_writer *w)
         m->rgt.isset = (1u << UPQ_ROW_GROUP_COLUMNS) | (1u << UPQ_ROW_GROUP_TOTAL_BYTE_SIZE) |
                        (1u << UPQ_ROW_GROUP_NUM_ROWS) | (1u << UPQ_ROW_GROUP_SORTING_COLUMNS);
         m->rgt.sorting_columns.v = (upq_sorting_column *)(uintptr_t)w->o.sorting;
-        m->rgt.sorting_columns.n = w->o.nsorting;
+        m->rgt.sorting_columns.n = UPQ_O_NSORT(&w->o);
     }
     st = upq_w_tenc_piece(w, &upq_row_group_desc, &m->rgt, &done);
     if (done)
@@ -796,7 +796,7 @@ static upq_status footer_step(upq_writer *w, upq_w_rgs_fn rgs)
         case G_ROWS: return footer_rows(w);
         case G_RGS:
             if (w->gtmpl) {
-                w->gstage = w->o.nsorting ? G_TMPL : G_KV0;
+                w->gstage = UPQ_O_NSORT(&w->o) ? G_TMPL : G_KV0;
                 continue;
             }
             if (UPQ_W_AT(w)) {

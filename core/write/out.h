@@ -110,6 +110,12 @@ UPQ_NOINLINE upq_status upq_w_refuse_(upq_writer *w, upq_status st, int32_t colu
 #define UPQ_W_COMPRESSING(w) UPQ_O_COMPRESSING(&(w)->o)
 /* Page and chunk statistics: a constant 0 without UPQ_WITH_STATISTICS. */
 #define UPQ_W_STATS(w) (UPQ_WITH_STATISTICS && !(w)->o.no_statistics)
+/* Sorting columns declared: a constant 0 without UPQ_WITH_SORTING
+ * (configure refuses them). */
+#define UPQ_O_NSORT(o) (UPQ_WITH_SORTING ? (o)->nsorting : 0u)
+/* Row groups ended by their bytes: a constant 0 without UPQ_WITH_RG_BYTES
+ * (configure refuses row_group_bytes). */
+#define UPQ_W_RG_BYTES(w) (UPQ_WITH_RG_BYTES ? (w)->o.row_group_bytes : 0u)
 /* DATA_PAGE_V2 pages: a constant 0 without UPQ_WITH_DATA_PAGE_V2. */
 #define UPQ_W_V2(w) UPQ_O_V2(&(w)->o)
 

@@ -3,7 +3,8 @@
  *
  * A small writer: buffered mode (no direct mode), PLAIN, dictionary and RLE
  * pages, UNCOMPRESSED, no CRC, statistics, page index or DATA_PAGE_V2
- * written, no error texts (the reader stays in: its code goes unless
+ * written, row groups ended by rows and full chunk buffers (no
+ * row_group_bytes), no sorting columns, no error texts (the reader stays in: its code goes unless
  * called). `make size` row writer-min.
  *
  * Pick it with -I<uparquet>/port/config -DUPQ_CONFIG_FILE='"upq-writer-min.h"'
@@ -26,6 +27,12 @@
 #endif
 #ifndef UPQ_WITH_DIRECT
 #define UPQ_WITH_DIRECT 0
+#endif
+#ifndef UPQ_WITH_RG_BYTES
+#define UPQ_WITH_RG_BYTES 0
+#endif
+#ifndef UPQ_WITH_SORTING
+#define UPQ_WITH_SORTING 0
 #endif
 
 /* and the bare format on a microcontroller */

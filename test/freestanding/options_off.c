@@ -1,9 +1,10 @@
 /*
  * A build with UPQ_WITH_CRYPTO, UPQ_WITH_BLOOM, UPQ_WITH_VARIANT,
  * UPQ_WITH_PAGE_INDEX, UPQ_WITH_DATA_PAGE_V2, UPQ_WITH_STATISTICS and
- * UPQ_WITH_DIRECT off (the -min sets of make size, on the host): encryption,
- * bloom filters, room for a page index, DATA_PAGE_V2, statistics' bound
- * length and direct mode asked of such a build at run time give
+ * UPQ_WITH_DIRECT, UPQ_WITH_RG_BYTES and UPQ_WITH_SORTING off (the -min sets
+ * of make size, on the host): encryption, bloom filters, room for a page
+ * index, DATA_PAGE_V2, statistics' bound length, direct mode,
+ * row_group_bytes and sorting columns asked of such a build at run time give
  * UPQ_ERR_UNSUPPORTED, and what it can still do works (a
  * plaintext-footer file's unencrypted columns; a file written without page
  * index and statistics, read back).
@@ -23,7 +24,8 @@
 #include "uparquet/posix.h"
 
 #if UPQ_WITH_CRYPTO || UPQ_WITH_BLOOM || UPQ_WITH_VARIANT || UPQ_WITH_PAGE_INDEX || \
-    UPQ_WITH_DATA_PAGE_V2 || UPQ_WITH_STATISTICS || UPQ_WITH_DIRECT
+    UPQ_WITH_DATA_PAGE_V2 || UPQ_WITH_STATISTICS || UPQ_WITH_DIRECT || UPQ_WITH_RG_BYTES || \
+    UPQ_WITH_SORTING
 #error "options_off is built with the -min sets' options off"
 #endif
 
@@ -156,6 +158,28 @@ static void writing(void)
     o.direct = 1;
     st = upq_writer_workspace_size(el, n, &o, 4, &need);
     check(st == UPQ_ERR_UNSUPPORTED, "direct mode asked of the writer: UPQ_ERR_UNSUPPORTED", st);
+
+    memset(&o, 0, sizeof o);
+    o.row_group_bytes = 1u << 20;
+    st = upq_writer_workspace_size(el, n, &o, 4, &need);
+    check(st == UPQ_ERR_UNSUPPORTED,
+          "row groups ended by their bytes asked of the writer: UPQ_ERR_UNSUPPORTED", st);
+    o.row_group_bytes = 0;
+    o.row_group_rows = 1000;
+    st = upq_writer_workspace_size(el, n, &o, 4, &need);
+    check(st == UPQ_OK, "row groups ended by their rows are planned", st);
+
+    memset(&o, 0, sizeof o);
+    {
+        upq_sorting_column sc;
+        memset(&sc, 0, sizeof sc);
+        sc.isset = 0xEu; /* column_idx, descending, nulls_first */
+        o.sorting = &sc;
+        o.nsorting = 1;
+        st = upq_writer_workspace_size(el, n, &o, 4, &need);
+        check(st == UPQ_ERR_UNSUPPORTED, "sorting columns asked of the writer: UPQ_ERR_UNSUPPORTED",
+              st);
+    }
 }
 
 /* ---- a file in memory ---- */
