@@ -2129,26 +2129,39 @@ upq_status upq_writer_poll(upq_writer *w)
     return st;
 }
 
-upq_status upq_writer_flush(upq_writer *w)
+/* What flush and checkpoint share once they may run: a request still being
+ * written (*wait) goes on with it; otherwise the rows staged so far are
+ * taken in, and *go says the caller's own work is to start. */
+static upq_status request(upq_writer *w, uint8_t *wait, int *go)
 {
     upq_status st;
-    rows_unready(w);
-    if (w->failed)
-        return w->failed;
+    *go = 0;
     if (w->closed || w->closing)
         return UPQ_ERR_STATE;
-    if (w->flush_wait) {
+    if (*wait) {
         st = upq_w_pump(w);
         if (st == UPQ_OK)
-            w->flush_wait = 0;
+            *wait = 0;
         return st;
     }
     st = enter(w);
-    if (st != UPQ_OK)
+    if (st == UPQ_OK) {
+        upq_w_advance(w);
+        *go = 1;
+    }
+    return st;
+}
+
+upq_status upq_writer_flush(upq_writer *w)
+{
+    upq_status st;
+    int go;
+    rows_unready(w);
+    if (w->failed)
+        return w->failed;
+    st = request(w, &w->flush_wait, &go);
+    if (!go || w->rs == 0)
         return st;
-    upq_w_advance(w);
-    if (w->rs == 0)
-        return UPQ_OK;
     st = end_rg(w);
     if (st == UPQ_AGAIN)
         w->flush_wait = 1;
@@ -2158,25 +2171,15 @@ upq_status upq_writer_flush(upq_writer *w)
 upq_status upq_writer_checkpoint(upq_writer *w)
 {
     upq_status st;
+    int go;
     rows_unready(w);
     if (w->failed)
         return w->failed;
     if (!UPQ_W_JOURNAL(w))
         return UPQ_ERR_UNSUPPORTED;
-    if (w->closed || w->closing)
-        return UPQ_ERR_STATE;
-    if (w->jr->ckpt_wait) {
-        st = upq_w_pump(w);
-        if (st == UPQ_OK)
-            w->jr->ckpt_wait = 0;
-        return st;
-    }
-    st = enter(w);
-    if (st != UPQ_OK)
-        return st;
-    upq_w_advance(w);
-    if (w->rows_done + w->rs == w->rows_durable)
-        return UPQ_OK; /* nothing new to make durable */
+    st = request(w, &w->jr->ckpt_wait, &go);
+    if (!go || w->rows_done + w->rs == w->rows_durable)
+        return st; /* (go: nothing new to make durable) */
     if (w->rs)
         w->jr->ckpt_due = 1;
     st = w->rs ? due_work(w) : UPQ_OK;
