@@ -2136,6 +2136,9 @@ static upq_status request(upq_writer *w, uint8_t *wait, int *go)
 {
     upq_status st;
     *go = 0;
+    rows_unready(w);
+    if (w->failed)
+        return w->failed;
     if (w->closed || w->closing)
         return UPQ_ERR_STATE;
     if (*wait) {
@@ -2154,12 +2157,8 @@ static upq_status request(upq_writer *w, uint8_t *wait, int *go)
 
 upq_status upq_writer_flush(upq_writer *w)
 {
-    upq_status st;
     int go;
-    rows_unready(w);
-    if (w->failed)
-        return w->failed;
-    st = request(w, &w->flush_wait, &go);
+    upq_status st = request(w, &w->flush_wait, &go);
     if (!go || w->rs == 0)
         return st;
     st = end_rg(w);
@@ -2172,11 +2171,8 @@ upq_status upq_writer_checkpoint(upq_writer *w)
 {
     upq_status st;
     int go;
-    rows_unready(w);
-    if (w->failed)
-        return w->failed;
-    if (!UPQ_W_JOURNAL(w))
-        return UPQ_ERR_UNSUPPORTED;
+    if (!UPQ_W_JOURNAL(w)) /* (nothing changes: rows stay as ready as they were) */
+        return w->failed ? w->failed : UPQ_ERR_UNSUPPORTED;
     st = request(w, &w->jr->ckpt_wait, &go);
     if (!go || w->rows_done + w->rs == w->rows_durable)
         return st; /* (go: nothing new to make durable) */
