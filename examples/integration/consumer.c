@@ -189,9 +189,7 @@ static void read_corpus(const char *dir)
     if (!f)
         return;
     fseek(f, 0, SEEK_END);
-    io.ctx = f;
-    io.read_at = file_read_at;
-    io.size = (uint64_t)ftell(f);
+    upq_io_init(&io, f, file_read_at, (uint64_t)ftell(f));
     memset(&opts, 0, sizeof opts);
     opts.decrypt = &keys;
     arena = open_sized(&r, &io, &opts);
@@ -438,16 +436,15 @@ static upq_status write_rows(FILE *f)
     upq_writer_opts o;
     upq_column_opts cols[3];
     upq_writer w;
-    upq_sink sink = { 0 };
+    upq_sink sink;
     upq_status st;
     size_t need = 0;
     uint32_t n = 0;
     void *arena;
     int32_t i;
 
-    sink.ctx = f;
-    sink.write = file_write;                  /* appends; checkpoint mode needs write_at */
-    sink.sync = file_sync;                    /* and read_at instead (see checkpoint mode) */
+    /* appends (write) and sync; checkpoint mode needs write_at and read_at instead */
+    upq_sink_init(&sink, f, file_write, NULL, NULL, file_sync, NULL, NULL);
 
     upq_lt_string(&str);
     upq_sb_init(&sb, elems, 4, "schema");

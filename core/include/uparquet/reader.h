@@ -52,6 +52,18 @@ typedef struct upq_io {
 #endif
 } upq_io;
 
+/* Sets every member of *io: an adapter that fills its upq_io through this
+ * call keeps working when a build option adds a member (lend stays NULL). */
+static inline void upq_io_init(upq_io *io, void *ctx, upq_read_at_fn read_at, uint64_t size)
+{
+    io->ctx = ctx;
+    io->read_at = read_at;
+    io->size = size;
+#if UPQ_WITH_LEND
+    io->lend = 0;
+#endif
+}
+
 typedef struct upq_reader_opts {
     /* Leaf columns to keep (bit i = leaf column i); NULL keeps all. Column
      * chunks of other columns are skipped while decoding and cost no memory. */

@@ -114,6 +114,22 @@ typedef struct upq_sink {
                                  otherwise (zero the struct, or set every member) */
 } upq_sink;
 
+/* Sets every member of *sink, in the order data flows (a NULL callback is an
+ * optional one left out): adapters fill their sinks through this call, so
+ * none leaves a member unset. */
+static inline void upq_sink_init(upq_sink *sink, void *ctx, upq_write_fn write,
+                                 upq_write_at_fn write_at, upq_read_at_fn read_at,
+                                 upq_sync_fn sync, upq_truncate_fn truncate, upq_seal_fn seal)
+{
+    sink->ctx = ctx;
+    sink->write = write;
+    sink->write_at = write_at;
+    sink->read_at = read_at;
+    sink->sync = sync;
+    sink->truncate = truncate;
+    sink->seal = seal;
+}
+
 /* ---- options ------------------------------------------------------------ */
 
 /* upq_writer_opts.column_order */

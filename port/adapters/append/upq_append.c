@@ -897,13 +897,7 @@ upq_status upq_append_seal_all(upq_append *a)
 
 void upq_append_sink(upq_append *a, upq_sink *sink)
 {
-    sink->ctx = a;
-    sink->write = ap_write;
-    sink->write_at = ap_write_at;
-    sink->read_at = ap_read_at;
-    sink->sync = ap_sync;
-    sink->truncate = ap_truncate;
-    sink->seal = ap_seal;
+    upq_sink_init(sink, a, ap_write, ap_write_at, ap_read_at, ap_sync, ap_truncate, ap_seal);
 }
 
 uint64_t upq_append_size(const upq_append *a)

@@ -437,29 +437,18 @@ static upq_status fat_truncate(void *ctx, uint64_t size)
     zone_clip(f, (uint64_t)f_size(f->fp));
     return fr == FR_OK ? UPQ_OK : failed(f, fr);
 }
+#define FAT_TRUNCATE fat_truncate
+#else
+#define FAT_TRUNCATE 0 /* f_truncate is compiled out: the reserve stays in the file */
 #endif
 
 void upq_fatfs_sink(upq_fatfs *f, upq_sink *sink)
 {
-    sink->ctx = f;
-    sink->write = fat_write;
-    sink->write_at = fat_write_at;
-    sink->read_at = upq_fatfs_read_at;
-    sink->sync = fat_sync;
-#if FF_FS_MINIMIZE == 0
-    sink->truncate = fat_truncate;
-#else
-    sink->truncate = 0;
-#endif
-    sink->seal = 0; /* writes at offsets are cheap: no append-only journal */
+    /* no seal: writes at offsets are cheap, no append-only journal */
+    upq_sink_init(sink, f, fat_write, fat_write_at, upq_fatfs_read_at, fat_sync, FAT_TRUNCATE, 0);
 }
 
 void upq_fatfs_io(upq_fatfs *f, upq_io *io)
 {
-    io->ctx = f;
-    io->read_at = upq_fatfs_read_at;
-    io->size = end_of(f);
-#if UPQ_WITH_LEND
-    io->lend = 0;
-#endif
+    upq_io_init(io, f, upq_fatfs_read_at, end_of(f));
 }

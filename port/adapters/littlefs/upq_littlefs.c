@@ -272,23 +272,13 @@ upq_status upq_littlefs_flush(upq_littlefs *f)
 
 void upq_littlefs_sink(upq_littlefs *f, upq_sink *sink)
 {
-    sink->ctx = f;
-    sink->write = ad_write;
-    sink->write_at = ad_write_at;
-    sink->read_at = upq_littlefs_read_at;
-    sink->sync = ad_sync;
-    sink->truncate = ad_truncate;
-    sink->seal = 0; /* one file: upq_littlefs_append is the append-only sink */
+    /* no seal: one file; upq_littlefs_append is the append-only sink */
+    upq_sink_init(sink, f, ad_write, ad_write_at, upq_littlefs_read_at, ad_sync, ad_truncate, 0);
 }
 
 void upq_littlefs_io(upq_littlefs *f, upq_io *io)
 {
-    io->ctx = f;
-    io->read_at = upq_littlefs_read_at;
-    io->size = upq_littlefs_size(f);
-#if UPQ_WITH_LEND
-    io->lend = 0;
-#endif
+    upq_io_init(io, f, upq_littlefs_read_at, upq_littlefs_size(f));
 }
 
 upq_status upq_littlefs_append(upq_append *a, upq_littlefs *data, upq_littlefs *journal, int create, void *buf,

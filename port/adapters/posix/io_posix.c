@@ -53,9 +53,7 @@ upq_status upq_posix_open(upq_posix_file *f, const char *path)
 
 void upq_posix_io(upq_posix_file *f, upq_io *io)
 {
-    io->ctx = f;
-    io->read_at = upq_posix_read_at;
-    io->size = f->size;
+    upq_io_init(io, f, upq_posix_read_at, f->size);
 #if UPQ_WITH_LEND
     io->lend = f->map ? upq_posix_lend : NULL;
 #endif
@@ -218,13 +216,7 @@ static upq_status sink_truncate(void *ctx, uint64_t size)
 
 void upq_posix_sink_init(upq_posix_sink *s, upq_sink *sink)
 {
-    sink->ctx = s;
-    sink->write = sink_write;
-    sink->write_at = sink_write_at;
-    sink->read_at = sink_read_at;
-    sink->sync = sink_sync;
-    sink->truncate = sink_truncate;
-    sink->seal = 0;
+    upq_sink_init(sink, s, sink_write, sink_write_at, sink_read_at, sink_sync, sink_truncate, 0);
 }
 
 void upq_posix_sink_close(upq_posix_sink *s)

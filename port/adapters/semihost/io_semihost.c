@@ -174,23 +174,13 @@ upq_status upq_sh_sync(void *ctx)
 
 void upq_sh_io(upq_sh_file *f, upq_io *io)
 {
-    io->ctx = f;
-    io->read_at = upq_sh_read_at;
-#if UPQ_WITH_LEND
-    io->lend = 0; /* semihosting copies */
-#endif
-    io->size = f->size;
+    upq_io_init(io, f, upq_sh_read_at, f->size); /* no lending: semihosting copies */
 }
 
 void upq_sh_sink(upq_sh_file *f, upq_sink *sink)
 {
-    sink->ctx = f;
-    sink->write = upq_sh_write;
-    sink->write_at = upq_sh_write_at;
-    sink->sync = upq_sh_sync;
-    sink->read_at = upq_sh_read_at;
-    sink->truncate = 0; /* semihosting cannot shorten a file */
-    sink->seal = 0;
+    /* no truncate: semihosting cannot shorten a file */
+    upq_sink_init(sink, f, upq_sh_write, upq_sh_write_at, upq_sh_read_at, upq_sh_sync, 0, 0);
 }
 
 void upq_sh_write0(const char *s)
