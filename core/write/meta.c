@@ -48,6 +48,10 @@ typedef char upq_w_footer_sealed_check[G_FCM == UPQ_W_FOOTER_SEALED ? 1 : -1];
 enum { R_HEAD = UPQ_W_RG_FIRST, R_COL, R_TAIL, R_SORT, R_TAIL2, R_DONE };
 
 #define CREATED_BY UPQ_W_CREATED_BY
+
+/* The FILE record's template footer: checkpoint mode's alone, so that a
+ * build without the mode has no template paths. */
+#define G_TEMPLATE(w) (UPQ_WITH_CHECKPOINT && (w)->gtmpl)
 #define CT_STRUCT 12u
 
 /* ---- small encodings ------------------------------------------------------- */
@@ -644,7 +648,7 @@ static upq_status footer_head(upq_writer *w)
 {
     if (!upq_w_enc_footer(w))
         w->footer_start = w->file_pos;
-    if (UPQ_W_WC(w) && !w->gtmpl) {
+    if (UPQ_W_WC(w) && !G_TEMPLATE(w)) {
         w->wc->in_fmd = 1;
         if (upq_w_signed_footer(w)) {
             upq_status st = upq_wc_stream_begin(w, &w->wc->footer, UPQ_MODULE_FOOTER, -1, 0,
@@ -664,13 +668,14 @@ static upq_status footer_head(upq_writer *w)
  * no rows, and a row group only to carry the sorting columns). */
 static upq_status footer_rows(upq_writer *w)
 {
-    uint64_t rows = w->gtmpl ? 0u : w->rows_done;
-    uint32_t nrg = w->gtmpl ? (UPQ_O_NSORT(&w->o) ? 1u : 0u) : w->num_rg;
+    uint64_t rows = G_TEMPLATE(w) ? 0u : w->rows_done;
+    uint32_t nrg = G_TEMPLATE(w) ? (UPQ_O_NSORT(&w->o) ? 1u : 0u) : w->num_rg;
     size_t k = put_int_field(w->win, 1, 6, (int64_t)rows);
     w->win[k++] = 0x19; /* row_groups: list<struct> */
     return list_piece(w, k, nrg, G_RGS);
 }
 
+#if UPQ_WITH_CHECKPOINT
 /* The template row group: no chunks, no rows, only the sorting columns,
  * which are the same in every row group. */
 static upq_status footer_template(upq_writer *w)
@@ -690,6 +695,7 @@ static upq_status footer_template(upq_writer *w)
         w->gstage = G_KV0;
     return st;
 }
+#endif
 
 /* The column orders, as many as the window holds: each ColumnOrder is
  * TYPE_ORDER (field 1 struct), or IEEE_754_TOTAL_ORDER (field 2) for a
@@ -703,7 +709,7 @@ static upq_status footer_orders(upq_writer *w)
         w->win[k++] = 0;
     }
     if (w->gi == w->ncols) {
-        w->gstage = upq_w_signed_footer(w) && !w->gtmpl ? G_ALG : G_STOP;
+        w->gstage = upq_w_signed_footer(w) && !G_TEMPLATE(w) ? G_ALG : G_STOP;
         w->gi = 0;
     }
     upq_w_src(w, w->win, k);
@@ -795,7 +801,7 @@ static upq_status footer_step(upq_writer *w, upq_w_rgs_fn rgs)
             return st;
         case G_ROWS: return footer_rows(w);
         case G_RGS:
-            if (w->gtmpl) {
+            if (G_TEMPLATE(w)) {
                 w->gstage = UPQ_O_NSORT(&w->o) ? G_TMPL : G_KV0;
                 continue;
             }
@@ -811,10 +817,11 @@ static upq_status footer_step(upq_writer *w, upq_w_rgs_fn rgs)
             upq_w_src(w, w->log, w->log_used);
             w->gstage = G_KV0;
             return UPQ_OK;
+#if UPQ_WITH_CHECKPOINT
         case G_JRGS:
             /* the caller's source (the finisher describes each row group
              * again from the file) */
-            if (!UPQ_WITH_CHECKPOINT || !rgs)
+            if (!rgs)
                 return UPQ_ERR_STATE;
             st = rgs(w, 0);
             if (st != UPQ_DONE)
@@ -822,6 +829,7 @@ static upq_status footer_step(upq_writer *w, upq_w_rgs_fn rgs)
             w->gstage = G_KV0;
             continue;
         case G_TMPL: return footer_template(w);
+#endif
         case G_KV0:
             w->gi = 0;
             if (w->o.nkv) {
@@ -874,7 +882,7 @@ static upq_status footer_step(upq_writer *w, upq_w_rgs_fn rgs)
         case G_STOP:
             w->win[0] = 0;
             upq_w_src(w, w->win, 1);
-            w->gstage = w->gtmpl ? G_DONE : UPQ_W_WC(w) ? G_CEND : G_TAIL;
+            w->gstage = G_TEMPLATE(w) ? G_DONE : UPQ_W_WC(w) ? G_CEND : G_TAIL;
             return UPQ_OK;
 #if UPQ_WITH_CRYPTO
         case G_CEND: return footer_seal_end(w);
