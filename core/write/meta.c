@@ -442,10 +442,6 @@ size_t upq_w_path_bytes(size_t len)
 
 size_t upq_w_rg_bound(uint32_t ncols, const upq_writer_opts *o)
 {
-    upq_column_chunk cc;
-    upq_column_metadata *md = &cc.meta_data;
-    int32_t encs[UPQ_COUNTOF_ENCS];
-    upq_page_encoding_stats es[3];
     size_t b, len = 0;
     uint32_t i;
 
@@ -460,45 +456,11 @@ size_t upq_w_rg_bound(uint32_t ncols, const upq_writer_opts *o)
             b += len;
         }
     }
-    /* a chunk: every field the writer may set, every integer at its widest;
-     * the path, statistics' bounds, bloom filter and histograms are a
-     * column's own (upq_w_cc_bound) */
-    upq_memset(&cc, 0, sizeof cc);
-    cc.isset = (1u << UPQ_COLUMN_CHUNK_FILE_OFFSET) | (1u << UPQ_COLUMN_CHUNK_META_DATA) |
-               (1u << UPQ_COLUMN_CHUNK_OFFSET_INDEX_OFFSET) |
-               (1u << UPQ_COLUMN_CHUNK_OFFSET_INDEX_LENGTH) |
-               (1u << UPQ_COLUMN_CHUNK_COLUMN_INDEX_OFFSET) |
-               (1u << UPQ_COLUMN_CHUNK_COLUMN_INDEX_LENGTH);
-    cc.file_offset = cc.offset_index_offset = cc.column_index_offset = INT64_MIN;
-    cc.offset_index_length = cc.column_index_length = INT32_MIN;
-    md->isset = 0x1FFFFu << 1;
-    md->isset &= ~((1u << UPQ_COLUMN_METADATA_KEY_VALUE_METADATA) |
-                   (1u << UPQ_COLUMN_METADATA_INDEX_PAGE_OFFSET) |
-                   (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET) |
-                   (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH) |
-                   (1u << UPQ_COLUMN_METADATA_GEOSPATIAL_STATISTICS));
-    md->type = UPQ_TYPE_FIXED_LEN_BYTE_ARRAY; /* the widest type code */
-    for (i = 0; i < UPQ_COUNTOF_ENCS; i++)
-        encs[i] = INT32_MIN;
-    md->encodings.v = encs;
-    md->encodings.n = UPQ_COUNTOF_ENCS;
-    md->codec = INT32_MIN;
-    md->num_values = md->total_uncompressed_size = md->total_compressed_size = INT64_MIN;
-    md->data_page_offset = md->dictionary_page_offset = INT64_MIN;
-    md->statistics.isset = (1u << UPQ_STATISTICS_NULL_COUNT) | (1u << UPQ_STATISTICS_NAN_COUNT);
-    md->statistics.null_count = md->statistics.nan_count = INT64_MIN;
-    for (i = 0; i < 3; i++) {
-        es[i].isset = 0xEu;
-        es[i].page_type = es[i].encoding = es[i].count = INT32_MIN;
-    }
-    md->encoding_stats.v = es;
-    md->encoding_stats.n = 3;
-    md->size_statistics.isset = 1u << UPQ_SIZE_STATISTICS_UNENCODED_BYTE_ARRAY_DATA_BYTES;
-    md->size_statistics.unencoded_byte_array_data_bytes = INT64_MIN;
-    if (upq_thrift_encode(&upq_column_chunk_desc, &cc, (uint8_t *)0, 0, &len) != UPQ_OK ||
-        len > SIZE_MAX / 2u / ((size_t)ncols + 1u))
+    /* a chunk: UPQ_W_CC_WORST, counted (not encoded) so that no ColumnChunk
+     * and encoder are on the planner's stack */
+    if (UPQ_W_CC_WORST > SIZE_MAX / 2u / ((size_t)ncols + 1u))
         return SIZE_MAX;
-    return b + (size_t)ncols * len;
+    return b + (size_t)ncols * UPQ_W_CC_WORST;
 }
 
 #if UPQ_WITH_CHUNK_META
