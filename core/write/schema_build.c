@@ -204,9 +204,17 @@ static upq_status add_group(upq_schema_builder *b, const char *name, int32_t rep
         if (k != UPQ_LOGICAL_TYPE_LIST && k != UPQ_LOGICAL_TYPE_MAP &&
             k != UPQ_LOGICAL_TYPE_VARIANT)
             return sb_refuse(b, "a group takes only LIST, MAP or VARIANT");
+#if !UPQ_WITH_VARIANT
+        /* a build without Variant has not the checks of its shape either */
+        if (k == UPQ_LOGICAL_TYPE_VARIANT) {
+            if (b->status == UPQ_OK)
+                b->error = UPQ_MSG("VARIANT is not in this build (UPQ_WITH_VARIANT 0)");
+            return sb_fail(b, UPQ_ERR_UNSUPPORTED);
+        }
+#endif
         /* version 1 is the only Variant encoding there is: a reader cannot
          * decode values that claim another */
-        if (k == UPQ_LOGICAL_TYPE_VARIANT &&
+        if (UPQ_WITH_VARIANT && k == UPQ_LOGICAL_TYPE_VARIANT &&
             UPQ_ISSET(lt->u.variant, UPQ_VARIANT_TYPE_SPECIFICATION_VERSION) &&
             lt->u.variant.specification_version != 1)
             return sb_refuse(b, "VARIANT specification version other than 1");
@@ -250,7 +258,7 @@ static const char *group_fault(const upq_schema_builder *b, uint32_t g)
      * metadata there is nothing to decode values against, and without
      * `value` the values are only those shredded into `typed_value` (the
      * shredding spec lets `value` go only then) */
-    if (k == UPQ_LOGICAL_TYPE_VARIANT) {
+    if (UPQ_WITH_VARIANT && k == UPQ_LOGICAL_TYPE_VARIANT) {
         m = child_named(b, g, "metadata");
         v = child_named(b, g, "value");
         if (!m || !is_binary(&b->elems[m]) || b->elems[m].repetition_type != UPQ_REP_REQUIRED)
