@@ -823,7 +823,12 @@ static upq_status setup(upq_wset *w, wtake *t, size_t hdr, size_t *rg_bound)
     p.n = p.max_scap = p.lmax = p.nrep = p.nlev = 0;
     p.rows_cap = UINT32_MAX;
     p.any_dict = p.any_bvals = 0;
-    for (pass = 0; pass < 3; pass++) {
+    /* pass 0 finds only what statistics and direct mode size: without
+     * both, the header's bound is known now */
+    pass = UPQ_WITH_STATISTICS || UPQ_WITH_DIRECT ? 0 : 1;
+    if (pass)
+        header_cap(w, hdr, 0);
+    for (; pass < 3; pass++) {
         if (pass == 2 && W_JM(w)) {
             /* checkpoint mode: no chunk buffers, and the page index is
              * made at close from the pages' headers */
