@@ -336,7 +336,7 @@ static upq_status kv_setup(upq_wset *w, uint32_t index, const upq_column_opts *c
 /* Staged levels up to `max` take 1, 2, 4 or 8 bits: 1 << lev_lg(max). */
 static uint8_t lev_lg(uint32_t max)
 {
-    return (uint8_t)(max <= 1u ? 0u : max <= 3u ? 1u : max <= 15u ? 2u : 3u);
+    return (uint8_t)((max > 1u) + (max > 3u) + (max > 15u));
 }
 
 /* c's staging: one page of levels and of values, and the bits a staged
