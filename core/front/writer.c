@@ -336,7 +336,7 @@ static upq_status kv_setup(upq_wset *w, uint32_t index, const upq_column_opts *c
 /* Staged levels up to `max` take 1, 2, 4 or 8 bits: 1 << lev_lg(max). */
 static uint8_t lev_lg(uint32_t max)
 {
-    return (uint8_t)(max <= 1u ? 0u : max <= 3u ? 1u : max <= 15u ? 2u : 3u);
+    return (uint8_t)((max > 1u) + (max > 3u) + (max > 15u));
 }
 
 /* c's staging: one page of levels and of values, and the bits a staged
@@ -823,7 +823,12 @@ static upq_status setup(upq_wset *w, wtake *t, size_t hdr, size_t *rg_bound)
     p.n = p.max_scap = p.lmax = p.nrep = p.nlev = 0;
     p.rows_cap = UINT32_MAX;
     p.any_dict = p.any_bvals = 0;
-    for (pass = 0; pass < 3; pass++) {
+    /* pass 0 finds only what statistics and direct mode size: without
+     * both, the header's bound is known now */
+    pass = UPQ_WITH_STATISTICS || UPQ_WITH_DIRECT ? 0 : 1;
+    if (pass)
+        header_cap(w, hdr, 0);
+    for (; pass < 3; pass++) {
         if (pass == 2 && W_JM(w)) {
             /* checkpoint mode: no chunk buffers, and the page index is
              * made at close from the pages' headers */

@@ -48,6 +48,10 @@ typedef char upq_w_footer_sealed_check[G_FCM == UPQ_W_FOOTER_SEALED ? 1 : -1];
 enum { R_HEAD = UPQ_W_RG_FIRST, R_COL, R_TAIL, R_SORT, R_TAIL2, R_DONE };
 
 #define CREATED_BY UPQ_W_CREATED_BY
+
+/* The FILE record's template footer: checkpoint mode's alone, so that a
+ * build without the mode has no template paths. */
+#define G_TEMPLATE(w) (UPQ_WITH_CHECKPOINT && (w)->gtmpl)
 #define CT_STRUCT 12u
 
 /* ---- small encodings ------------------------------------------------------- */
@@ -438,10 +442,6 @@ size_t upq_w_path_bytes(size_t len)
 
 size_t upq_w_rg_bound(uint32_t ncols, const upq_writer_opts *o)
 {
-    upq_column_chunk cc;
-    upq_column_metadata *md = &cc.meta_data;
-    int32_t encs[UPQ_COUNTOF_ENCS];
-    upq_page_encoding_stats es[3];
     size_t b, len = 0;
     uint32_t i;
 
@@ -456,45 +456,11 @@ size_t upq_w_rg_bound(uint32_t ncols, const upq_writer_opts *o)
             b += len;
         }
     }
-    /* a chunk: every field the writer may set, every integer at its widest;
-     * the path, statistics' bounds, bloom filter and histograms are a
-     * column's own (upq_w_cc_bound) */
-    upq_memset(&cc, 0, sizeof cc);
-    cc.isset = (1u << UPQ_COLUMN_CHUNK_FILE_OFFSET) | (1u << UPQ_COLUMN_CHUNK_META_DATA) |
-               (1u << UPQ_COLUMN_CHUNK_OFFSET_INDEX_OFFSET) |
-               (1u << UPQ_COLUMN_CHUNK_OFFSET_INDEX_LENGTH) |
-               (1u << UPQ_COLUMN_CHUNK_COLUMN_INDEX_OFFSET) |
-               (1u << UPQ_COLUMN_CHUNK_COLUMN_INDEX_LENGTH);
-    cc.file_offset = cc.offset_index_offset = cc.column_index_offset = INT64_MIN;
-    cc.offset_index_length = cc.column_index_length = INT32_MIN;
-    md->isset = 0x1FFFFu << 1;
-    md->isset &= ~((1u << UPQ_COLUMN_METADATA_KEY_VALUE_METADATA) |
-                   (1u << UPQ_COLUMN_METADATA_INDEX_PAGE_OFFSET) |
-                   (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET) |
-                   (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH) |
-                   (1u << UPQ_COLUMN_METADATA_GEOSPATIAL_STATISTICS));
-    md->type = UPQ_TYPE_FIXED_LEN_BYTE_ARRAY; /* the widest type code */
-    for (i = 0; i < UPQ_COUNTOF_ENCS; i++)
-        encs[i] = INT32_MIN;
-    md->encodings.v = encs;
-    md->encodings.n = UPQ_COUNTOF_ENCS;
-    md->codec = INT32_MIN;
-    md->num_values = md->total_uncompressed_size = md->total_compressed_size = INT64_MIN;
-    md->data_page_offset = md->dictionary_page_offset = INT64_MIN;
-    md->statistics.isset = (1u << UPQ_STATISTICS_NULL_COUNT) | (1u << UPQ_STATISTICS_NAN_COUNT);
-    md->statistics.null_count = md->statistics.nan_count = INT64_MIN;
-    for (i = 0; i < 3; i++) {
-        es[i].isset = 0xEu;
-        es[i].page_type = es[i].encoding = es[i].count = INT32_MIN;
-    }
-    md->encoding_stats.v = es;
-    md->encoding_stats.n = 3;
-    md->size_statistics.isset = 1u << UPQ_SIZE_STATISTICS_UNENCODED_BYTE_ARRAY_DATA_BYTES;
-    md->size_statistics.unencoded_byte_array_data_bytes = INT64_MIN;
-    if (upq_thrift_encode(&upq_column_chunk_desc, &cc, (uint8_t *)0, 0, &len) != UPQ_OK ||
-        len > SIZE_MAX / 2u / ((size_t)ncols + 1u))
+    /* a chunk: UPQ_W_CC_WORST, counted (not encoded) so that no ColumnChunk
+     * and encoder are on the planner's stack */
+    if (UPQ_W_CC_WORST > SIZE_MAX / 2u / ((size_t)ncols + 1u))
         return SIZE_MAX;
-    return b + (size_t)ncols * len;
+    return b + (size_t)ncols * UPQ_W_CC_WORST;
 }
 
 #if UPQ_WITH_CHUNK_META
@@ -644,7 +610,7 @@ static upq_status footer_head(upq_writer *w)
 {
     if (!upq_w_enc_footer(w))
         w->footer_start = w->file_pos;
-    if (UPQ_W_WC(w) && !w->gtmpl) {
+    if (UPQ_W_WC(w) && !G_TEMPLATE(w)) {
         w->wc->in_fmd = 1;
         if (upq_w_signed_footer(w)) {
             upq_status st = upq_wc_stream_begin(w, &w->wc->footer, UPQ_MODULE_FOOTER, -1, 0,
@@ -664,13 +630,14 @@ static upq_status footer_head(upq_writer *w)
  * no rows, and a row group only to carry the sorting columns). */
 static upq_status footer_rows(upq_writer *w)
 {
-    uint64_t rows = w->gtmpl ? 0u : w->rows_done;
-    uint32_t nrg = w->gtmpl ? (UPQ_O_NSORT(&w->o) ? 1u : 0u) : w->num_rg;
+    uint64_t rows = G_TEMPLATE(w) ? 0u : w->rows_done;
+    uint32_t nrg = G_TEMPLATE(w) ? (UPQ_O_NSORT(&w->o) ? 1u : 0u) : w->num_rg;
     size_t k = put_int_field(w->win, 1, 6, (int64_t)rows);
     w->win[k++] = 0x19; /* row_groups: list<struct> */
     return list_piece(w, k, nrg, G_RGS);
 }
 
+#if UPQ_WITH_CHECKPOINT
 /* The template row group: no chunks, no rows, only the sorting columns,
  * which are the same in every row group. */
 static upq_status footer_template(upq_writer *w)
@@ -690,6 +657,7 @@ static upq_status footer_template(upq_writer *w)
         w->gstage = G_KV0;
     return st;
 }
+#endif
 
 /* The column orders, as many as the window holds: each ColumnOrder is
  * TYPE_ORDER (field 1 struct), or IEEE_754_TOTAL_ORDER (field 2) for a
@@ -703,7 +671,7 @@ static upq_status footer_orders(upq_writer *w)
         w->win[k++] = 0;
     }
     if (w->gi == w->ncols) {
-        w->gstage = upq_w_signed_footer(w) && !w->gtmpl ? G_ALG : G_STOP;
+        w->gstage = upq_w_signed_footer(w) && !G_TEMPLATE(w) ? G_ALG : G_STOP;
         w->gi = 0;
     }
     upq_w_src(w, w->win, k);
@@ -795,7 +763,7 @@ static upq_status footer_step(upq_writer *w, upq_w_rgs_fn rgs)
             return st;
         case G_ROWS: return footer_rows(w);
         case G_RGS:
-            if (w->gtmpl) {
+            if (G_TEMPLATE(w)) {
                 w->gstage = UPQ_O_NSORT(&w->o) ? G_TMPL : G_KV0;
                 continue;
             }
@@ -811,10 +779,11 @@ static upq_status footer_step(upq_writer *w, upq_w_rgs_fn rgs)
             upq_w_src(w, w->log, w->log_used);
             w->gstage = G_KV0;
             return UPQ_OK;
+#if UPQ_WITH_CHECKPOINT
         case G_JRGS:
             /* the caller's source (the finisher describes each row group
              * again from the file) */
-            if (!UPQ_WITH_CHECKPOINT || !rgs)
+            if (!rgs)
                 return UPQ_ERR_STATE;
             st = rgs(w, 0);
             if (st != UPQ_DONE)
@@ -822,6 +791,7 @@ static upq_status footer_step(upq_writer *w, upq_w_rgs_fn rgs)
             w->gstage = G_KV0;
             continue;
         case G_TMPL: return footer_template(w);
+#endif
         case G_KV0:
             w->gi = 0;
             if (w->o.nkv) {
@@ -874,7 +844,7 @@ static upq_status footer_step(upq_writer *w, upq_w_rgs_fn rgs)
         case G_STOP:
             w->win[0] = 0;
             upq_w_src(w, w->win, 1);
-            w->gstage = w->gtmpl ? G_DONE : UPQ_W_WC(w) ? G_CEND : G_TAIL;
+            w->gstage = G_TEMPLATE(w) ? G_DONE : UPQ_W_WC(w) ? G_CEND : G_TAIL;
             return UPQ_OK;
 #if UPQ_WITH_CRYPTO
         case G_CEND: return footer_seal_end(w);

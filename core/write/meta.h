@@ -18,6 +18,26 @@
  * metadata log, without what upq_w_cc_bound counts per column: SIZE_MAX on
  * overflow. */
 size_t upq_w_rg_bound(uint32_t ncols, const upq_writer_opts *o);
+/* A ColumnChunk's bytes at most, without what upq_w_cc_bound counts per
+ * column: every field the writer may set (all but the column's own), every
+ * integer at its widest varint (i32 5 bytes, i64 10), each field header one
+ * byte (no field id delta over 15). test_meta checks it against the
+ * encoder. */
+#define UPQ_W_CC_I32 (1u + 5u) /* a field: header, varint */
+#define UPQ_W_CC_I64 (1u + 10u)
+#define UPQ_W_CC_MD                                                               \
+    (2u                                      /* type, one-byte code */            \
+     + 2u + UPQ_COUNTOF_ENCS * 5u            /* encodings */                      \
+     + 2u                                    /* path_in_schema, empty */          \
+     + UPQ_W_CC_I32                          /* codec */                          \
+     + 5u * UPQ_W_CC_I64                     /* values, sizes, page offsets */    \
+     + 1u + 2u * UPQ_W_CC_I64 + 1u           /* statistics: null and NaN counts */\
+     + 2u + 3u * (3u * UPQ_W_CC_I32 + 1u)    /* encoding_stats, three */          \
+     + 1u + UPQ_W_CC_I64 + 1u                /* size_statistics' byte count */    \
+     + 1u)                                   /* STOP */
+#define UPQ_W_CC_WORST                                                            \
+    (3u * UPQ_W_CC_I64 + 2u * UPQ_W_CC_I32   /* file_offset, the page index's */  \
+     + 1u + UPQ_W_CC_MD + 1u)                /* meta_data, STOP */
 
 /* Column c's own part of its ColumnChunk's bound: path_len path elements of
  * path_bytes encoded bytes (the sum of upq_w_path_bytes of their lengths). */

@@ -204,9 +204,17 @@ static upq_status add_group(upq_schema_builder *b, const char *name, int32_t rep
         if (k != UPQ_LOGICAL_TYPE_LIST && k != UPQ_LOGICAL_TYPE_MAP &&
             k != UPQ_LOGICAL_TYPE_VARIANT)
             return sb_refuse(b, "a group takes only LIST, MAP or VARIANT");
+#if !UPQ_WITH_VARIANT
+        /* a build without Variant has not the checks of its shape either */
+        if (k == UPQ_LOGICAL_TYPE_VARIANT) {
+            if (b->status == UPQ_OK)
+                b->error = UPQ_MSG("VARIANT is not in this build (UPQ_WITH_VARIANT 0)");
+            return sb_fail(b, UPQ_ERR_UNSUPPORTED);
+        }
+#endif
         /* version 1 is the only Variant encoding there is: a reader cannot
          * decode values that claim another */
-        if (k == UPQ_LOGICAL_TYPE_VARIANT &&
+        if (UPQ_WITH_VARIANT && k == UPQ_LOGICAL_TYPE_VARIANT &&
             UPQ_ISSET(lt->u.variant, UPQ_VARIANT_TYPE_SPECIFICATION_VERSION) &&
             lt->u.variant.specification_version != 1)
             return sb_refuse(b, "VARIANT specification version other than 1");
@@ -250,7 +258,7 @@ static const char *group_fault(const upq_schema_builder *b, uint32_t g)
      * metadata there is nothing to decode values against, and without
      * `value` the values are only those shredded into `typed_value` (the
      * shredding spec lets `value` go only then) */
-    if (k == UPQ_LOGICAL_TYPE_VARIANT) {
+    if (UPQ_WITH_VARIANT && k == UPQ_LOGICAL_TYPE_VARIANT) {
         m = child_named(b, g, "metadata");
         v = child_named(b, g, "value");
         if (!m || !is_binary(&b->elems[m]) || b->elems[m].repetition_type != UPQ_REP_REQUIRED)
@@ -296,36 +304,45 @@ static int32_t flba_max_precision(int32_t n)
     return ((8 * n - 1) * 30103 - 1) / 100000; /* < 2^31 for n <= 32 */
 }
 
+/* What an annotation of each kind asks of a leaf, where it is only its
+ * physical type (and FIXED_LEN_BYTE_ARRAY length): that type plus one (0:
+ * any type; A_GROUP: none, groups only), the length (0: any) and its
+ * ConvertedType twin plus one (0: none). Kinds not listed take any type
+ * here; those with more to check are checked in annotate. A table, not a
+ * switch: it is smaller. */
+#define A_T(t) ((uint8_t)((t) + 1))
+#define A_GROUP 0xFFu
+static const uint8_t simple_kinds[][3] = {
+    [UPQ_LOGICAL_TYPE_STRING] = { A_T(UPQ_TYPE_BYTE_ARRAY), 0, A_T(UPQ_CONVERTED_UTF8) },
+    [UPQ_LOGICAL_TYPE_MAP] = { A_GROUP, 0, 0 },
+    [UPQ_LOGICAL_TYPE_LIST] = { A_GROUP, 0, 0 },
+    [UPQ_LOGICAL_TYPE_ENUM] = { A_T(UPQ_TYPE_BYTE_ARRAY), 0, A_T(UPQ_CONVERTED_ENUM) },
+    [UPQ_LOGICAL_TYPE_DATE] = { A_T(UPQ_TYPE_INT32), 0, A_T(UPQ_CONVERTED_DATE) },
+    [UPQ_LOGICAL_TYPE_JSON] = { A_T(UPQ_TYPE_BYTE_ARRAY), 0, A_T(UPQ_CONVERTED_JSON) },
+    [UPQ_LOGICAL_TYPE_BSON] = { A_T(UPQ_TYPE_BYTE_ARRAY), 0, A_T(UPQ_CONVERTED_BSON) },
+    [UPQ_LOGICAL_TYPE_UUID] = { A_T(UPQ_TYPE_FIXED_LEN_BYTE_ARRAY), 16, 0 },
+    [UPQ_LOGICAL_TYPE_FLOAT16] = { A_T(UPQ_TYPE_FIXED_LEN_BYTE_ARRAY), 2, 0 },
+    [UPQ_LOGICAL_TYPE_VARIANT] = { A_GROUP, 0, 0 },
+    /* WKB, of any length */
+    [UPQ_LOGICAL_TYPE_GEOMETRY] = { A_T(UPQ_TYPE_BYTE_ARRAY), 0, 0 },
+    [UPQ_LOGICAL_TYPE_GEOGRAPHY] = { A_T(UPQ_TYPE_BYTE_ARRAY), 0, 0 },
+};
+
 /* Checks that `lt` fits the physical type and sets the ConvertedType twin. */
 static upq_status annotate(upq_schema_element *e, const upq_logical_type *lt)
 {
     int32_t t = e->type;
     int k = upq_logical_type_kind(lt);
+    if (k > 0 && (size_t)k < UPQ_COUNTOF(simple_kinds)) {
+        const uint8_t *a = simple_kinds[k];
+        if (a[0] == A_GROUP)
+            return UPQ_ERR_INVAL; /* groups only */
+        if (a[0] && (t != a[0] - 1 || (a[1] && e->type_length != a[1])))
+            return UPQ_ERR_INVAL;
+        if (a[2])
+            set_converted(e, a[2] - 1);
+    }
     switch (k) {
-    case UPQ_LOGICAL_TYPE_STRING:
-    case UPQ_LOGICAL_TYPE_ENUM:
-    case UPQ_LOGICAL_TYPE_JSON:
-    case UPQ_LOGICAL_TYPE_BSON:
-        if (t != UPQ_TYPE_BYTE_ARRAY)
-            return UPQ_ERR_INVAL;
-        set_converted(e, k == UPQ_LOGICAL_TYPE_STRING ? UPQ_CONVERTED_UTF8
-                         : k == UPQ_LOGICAL_TYPE_ENUM ? UPQ_CONVERTED_ENUM
-                         : k == UPQ_LOGICAL_TYPE_JSON ? UPQ_CONVERTED_JSON
-                                                      : UPQ_CONVERTED_BSON);
-        break;
-    case UPQ_LOGICAL_TYPE_UUID:
-        if (t != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY || e->type_length != 16)
-            return UPQ_ERR_INVAL;
-        break;
-    case UPQ_LOGICAL_TYPE_FLOAT16:
-        if (t != UPQ_TYPE_FIXED_LEN_BYTE_ARRAY || e->type_length != 2)
-            return UPQ_ERR_INVAL;
-        break;
-    case UPQ_LOGICAL_TYPE_DATE:
-        if (t != UPQ_TYPE_INT32)
-            return UPQ_ERR_INVAL;
-        set_converted(e, UPQ_CONVERTED_DATE);
-        break;
     case UPQ_LOGICAL_TYPE_DECIMAL: {
         int32_t p = lt->u.decimal.precision, s = lt->u.decimal.scale;
         int32_t maxp = t == UPQ_TYPE_INT32 ? 9
@@ -367,13 +384,7 @@ static upq_status annotate(upq_schema_element *e, const upq_logical_type *lt)
                              (int32_t)upq_bit_width32((uint32_t)bw) - 4);
         break;
     }
-    case UPQ_LOGICAL_TYPE_GEOMETRY:
-        if (t != UPQ_TYPE_BYTE_ARRAY)
-            return UPQ_ERR_INVAL; /* WKB, of any length */
-        break;
     case UPQ_LOGICAL_TYPE_GEOGRAPHY:
-        if (t != UPQ_TYPE_BYTE_ARRAY)
-            return UPQ_ERR_INVAL;
         /* an edge algorithm a reader does not know leaves it no way to
          * tell which points lie on an edge */
         if (UPQ_ISSET(lt->u.geography, UPQ_GEOGRAPHY_TYPE_ALGORITHM) &&
@@ -381,9 +392,6 @@ static upq_status annotate(upq_schema_element *e, const upq_logical_type *lt)
              lt->u.geography.algorithm > UPQ_EDGE_KARNEY))
             return UPQ_ERR_INVAL;
         break;
-    case UPQ_LOGICAL_TYPE_LIST:
-    case UPQ_LOGICAL_TYPE_MAP:
-    case UPQ_LOGICAL_TYPE_VARIANT: return UPQ_ERR_INVAL; /* groups only */
     default: break; /* UNKNOWN and kinds without a legacy twin */
     }
     upq_memcpy(&e->logical_type, lt, sizeof *lt);

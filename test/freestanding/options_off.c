@@ -4,10 +4,10 @@
  * UPQ_WITH_DIRECT, UPQ_WITH_RG_BYTES and UPQ_WITH_SORTING off (the -min sets
  * of make size, on the host): encryption, bloom filters, room for a page
  * index, DATA_PAGE_V2, statistics' bound length, direct mode,
- * row_group_bytes and sorting columns asked of such a build at run time give
- * UPQ_ERR_UNSUPPORTED, and what it can still do works (a
- * plaintext-footer file's unencrypted columns; a file written without page
- * index and statistics, read back).
+ * row_group_bytes, sorting columns and (of the schema builder) a VARIANT
+ * group asked of such a build at run time give UPQ_ERR_UNSUPPORTED, and
+ * what it can still do works (a plaintext-footer file's unencrypted columns;
+ * a file written without page index and statistics, read back).
  *
  *   options_off PARQUET_TESTING_DIR
  *
@@ -179,6 +179,32 @@ static void writing(void)
         st = upq_writer_workspace_size(el, n, &o, 4, &need);
         check(st == UPQ_ERR_UNSUPPORTED, "sorting columns asked of the writer: UPQ_ERR_UNSUPPORTED",
               st);
+    }
+
+    {
+        /* a VARIANT group: refused by the schema builder, which then keeps
+         * its status; a LIST group still builds */
+        upq_schema_element ev[6];
+        upq_logical_type lt;
+        memset(&lt, 0, sizeof lt);
+        lt.isset = 1u << UPQ_LOGICAL_TYPE_VARIANT;
+        upq_sb_init(&b, ev, 6, "m");
+        st = upq_sb_group(&b, "v", UPQ_REP_OPTIONAL, &lt);
+        check(st == UPQ_ERR_UNSUPPORTED, "a VARIANT group asked of the builder: UPQ_ERR_UNSUPPORTED",
+              st);
+        st = upq_sb_finish(&b, &n);
+        check(st == UPQ_ERR_UNSUPPORTED, "the builder keeps the VARIANT group's status", st);
+        memset(&lt, 0, sizeof lt);
+        lt.isset = 1u << UPQ_LOGICAL_TYPE_LIST;
+        upq_sb_init(&b, ev, 6, "m");
+        upq_sb_group(&b, "l", UPQ_REP_OPTIONAL, &lt);
+        upq_sb_group(&b, "list", UPQ_REP_REPEATED, (const upq_logical_type *)0);
+        upq_sb_column(&b, "element", UPQ_REP_OPTIONAL, UPQ_TYPE_INT32, 0,
+                      (const upq_logical_type *)0);
+        upq_sb_end(&b);
+        upq_sb_end(&b);
+        st = upq_sb_finish(&b, &n);
+        check(st == UPQ_OK && n == 4, "a LIST group builds", st);
     }
 }
 

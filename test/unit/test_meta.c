@@ -15,6 +15,7 @@
 
 #include "uparquet/meta.h"
 #include "format/meta_desc.h"
+#include "write/meta.h"
 
 static int passed, failed;
 #define CHECK(cond)                                                \
@@ -1062,6 +1063,57 @@ static void test_corpus(void)
     }
 }
 
+/* The writer's bound of a ColumnChunk (UPQ_W_CC_WORST, counted by hand so
+ * that the planner does not encode one) against the encoder: every field the
+ * writer sets but a column's own, each integer at its widest. */
+static void test_cc_worst(void)
+{
+    upq_column_chunk cc;
+    upq_column_metadata *md = &cc.meta_data;
+    int32_t encs[UPQ_COUNTOF_ENCS];
+    upq_page_encoding_stats es[3];
+    upq_writer_opts o;
+    size_t len = 0, i;
+
+    memset(&cc, 0, sizeof cc);
+    cc.isset = (1u << UPQ_COLUMN_CHUNK_FILE_OFFSET) | (1u << UPQ_COLUMN_CHUNK_META_DATA) |
+               (1u << UPQ_COLUMN_CHUNK_OFFSET_INDEX_OFFSET) |
+               (1u << UPQ_COLUMN_CHUNK_OFFSET_INDEX_LENGTH) |
+               (1u << UPQ_COLUMN_CHUNK_COLUMN_INDEX_OFFSET) |
+               (1u << UPQ_COLUMN_CHUNK_COLUMN_INDEX_LENGTH);
+    cc.file_offset = cc.offset_index_offset = cc.column_index_offset = INT64_MIN;
+    cc.offset_index_length = cc.column_index_length = INT32_MIN;
+    md->isset = 0x1FFFFu << 1;
+    md->isset &= ~((1u << UPQ_COLUMN_METADATA_KEY_VALUE_METADATA) |
+                   (1u << UPQ_COLUMN_METADATA_INDEX_PAGE_OFFSET) |
+                   (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_OFFSET) |
+                   (1u << UPQ_COLUMN_METADATA_BLOOM_FILTER_LENGTH) |
+                   (1u << UPQ_COLUMN_METADATA_GEOSPATIAL_STATISTICS));
+    md->type = UPQ_TYPE_FIXED_LEN_BYTE_ARRAY; /* the widest type code */
+    for (i = 0; i < UPQ_COUNTOF_ENCS; i++)
+        encs[i] = INT32_MIN;
+    md->encodings.v = encs;
+    md->encodings.n = UPQ_COUNTOF_ENCS;
+    md->codec = INT32_MIN;
+    md->num_values = md->total_uncompressed_size = md->total_compressed_size = INT64_MIN;
+    md->data_page_offset = md->dictionary_page_offset = INT64_MIN;
+    md->statistics.isset = (1u << UPQ_STATISTICS_NULL_COUNT) | (1u << UPQ_STATISTICS_NAN_COUNT);
+    md->statistics.null_count = md->statistics.nan_count = INT64_MIN;
+    for (i = 0; i < 3; i++) {
+        es[i].isset = 0xEu;
+        es[i].page_type = es[i].encoding = es[i].count = INT32_MIN;
+    }
+    md->encoding_stats.v = es;
+    md->encoding_stats.n = 3;
+    md->size_statistics.isset = 1u << UPQ_SIZE_STATISTICS_UNENCODED_BYTE_ARRAY_DATA_BYTES;
+    md->size_statistics.unencoded_byte_array_data_bytes = INT64_MIN;
+    CHECK(upq_thrift_encode(&upq_column_chunk_desc, &cc, NULL, 0, &len) == UPQ_OK);
+    CHECK(len == UPQ_W_CC_WORST);
+    /* the RowGroup's bound is the chunks' and its own fields' */
+    memset(&o, 0, sizeof o);
+    CHECK(upq_w_rg_bound(3, &o) == 1u + 1u + 4u * 11u + 4u + 1u + 3u * len);
+}
+
 int main(void)
 {
     test_descriptors();
@@ -1071,6 +1123,7 @@ int main(void)
     test_bloom_and_crypto();
     test_logical_types();
     test_names();
+    test_cc_worst();
     test_corpus();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

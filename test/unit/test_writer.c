@@ -1133,6 +1133,60 @@ static void check_refused(upq_schema_builder *b, upq_status st, const char *why_
     TU_CHECK_STATUS(upq_sb_finish(b, &n), UPQ_ERR_INVAL); /* sticky */
 }
 
+/* Each annotation kind on leaves of fitting and unfitting physical types,
+ * and the ConvertedType twin it sets (LogicalTypes.md: STRING is UTF8 on
+ * binary, UUID fixed_len_byte_array(16), FLOAT16 fixed_len_byte_array(2),
+ * DATE int32, LIST/MAP/VARIANT groups only; UNKNOWN, GEOMETRY and UUID have
+ * no twin). */
+static void test_schema_annotations(void)
+{
+    static const struct {
+        int kind;
+        int32_t type, len;
+        upq_status want;
+        int32_t twin; /* -1: none */
+    } cases[] = {
+        { UPQ_LOGICAL_TYPE_STRING, UPQ_TYPE_BYTE_ARRAY, 0, UPQ_OK, UPQ_CONVERTED_UTF8 },
+        { UPQ_LOGICAL_TYPE_STRING, UPQ_TYPE_FIXED_LEN_BYTE_ARRAY, 4, UPQ_ERR_INVAL, -1 },
+        { UPQ_LOGICAL_TYPE_ENUM, UPQ_TYPE_BYTE_ARRAY, 0, UPQ_OK, UPQ_CONVERTED_ENUM },
+        { UPQ_LOGICAL_TYPE_ENUM, UPQ_TYPE_INT32, 0, UPQ_ERR_INVAL, -1 },
+        { UPQ_LOGICAL_TYPE_JSON, UPQ_TYPE_BYTE_ARRAY, 0, UPQ_OK, UPQ_CONVERTED_JSON },
+        { UPQ_LOGICAL_TYPE_BSON, UPQ_TYPE_BYTE_ARRAY, 0, UPQ_OK, UPQ_CONVERTED_BSON },
+        { UPQ_LOGICAL_TYPE_BSON, UPQ_TYPE_INT64, 0, UPQ_ERR_INVAL, -1 },
+        { UPQ_LOGICAL_TYPE_UUID, UPQ_TYPE_FIXED_LEN_BYTE_ARRAY, 16, UPQ_OK, -1 },
+        { UPQ_LOGICAL_TYPE_UUID, UPQ_TYPE_FIXED_LEN_BYTE_ARRAY, 15, UPQ_ERR_INVAL, -1 },
+        { UPQ_LOGICAL_TYPE_UUID, UPQ_TYPE_BYTE_ARRAY, 0, UPQ_ERR_INVAL, -1 },
+        { UPQ_LOGICAL_TYPE_FLOAT16, UPQ_TYPE_FIXED_LEN_BYTE_ARRAY, 2, UPQ_OK, -1 },
+        { UPQ_LOGICAL_TYPE_FLOAT16, UPQ_TYPE_FIXED_LEN_BYTE_ARRAY, 4, UPQ_ERR_INVAL, -1 },
+        { UPQ_LOGICAL_TYPE_FLOAT16, UPQ_TYPE_FLOAT, 0, UPQ_ERR_INVAL, -1 },
+        { UPQ_LOGICAL_TYPE_DATE, UPQ_TYPE_INT32, 0, UPQ_OK, UPQ_CONVERTED_DATE },
+        { UPQ_LOGICAL_TYPE_DATE, UPQ_TYPE_INT64, 0, UPQ_ERR_INVAL, -1 },
+        { UPQ_LOGICAL_TYPE_LIST, UPQ_TYPE_INT32, 0, UPQ_ERR_INVAL, -1 },
+        { UPQ_LOGICAL_TYPE_MAP, UPQ_TYPE_BYTE_ARRAY, 0, UPQ_ERR_INVAL, -1 },
+        { UPQ_LOGICAL_TYPE_UNKNOWN, UPQ_TYPE_INT32, 0, UPQ_OK, -1 },
+        { UPQ_LOGICAL_TYPE_GEOMETRY, UPQ_TYPE_BYTE_ARRAY, 0, UPQ_OK, -1 },
+        { UPQ_LOGICAL_TYPE_GEOMETRY, UPQ_TYPE_FIXED_LEN_BYTE_ARRAY, 21, UPQ_ERR_INVAL, -1 },
+    };
+    upq_schema_element e[4];
+    upq_schema_builder b;
+    upq_logical_type lt;
+    size_t i;
+
+    tu_case("schema builder: each annotation on fitting and unfitting types, and its twin");
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memset(&lt, 0, sizeof lt);
+        lt.isset = 1u << cases[i].kind;
+        upq_sb_init(&b, e, 4, "m");
+        TU_CHECK_STATUS(upq_sb_column(&b, "c", UPQ_REP_OPTIONAL, cases[i].type, cases[i].len, &lt),
+                        cases[i].want);
+        if (cases[i].want != UPQ_OK)
+            continue;
+        TU_CHECK(UPQ_ISSET(e[1], UPQ_SCHEMA_ELEMENT_LOGICAL_TYPE) && e[1].logical_type.isset == lt.isset);
+        TU_CHECK_INT(UPQ_ISSET(e[1], UPQ_SCHEMA_ELEMENT_CONVERTED_TYPE) ? e[1].converted_type : -1,
+                     cases[i].twin);
+    }
+}
+
 static void test_schema_refusals(void)
 {
     upq_schema_element e[16];
@@ -2416,6 +2470,7 @@ int main(int argc, char **argv)
         out_dir = "build/check/writer-asan";
     }
     test_schema_builder();
+    test_schema_annotations();
     test_schema_refusals();
     test_schema_index();
     test_flat();

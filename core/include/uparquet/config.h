@@ -29,7 +29,8 @@
  * UPQ_WITH_BROTLI            0        BROTLI decompression via brotli's decoder
  * UPQ_WITH_CRYPTO            0        modular encryption via mbedtls
  * UPQ_WITH_BLOOM             1        split-block bloom filters
- * UPQ_WITH_VARIANT           1        Variant values and columns
+ * UPQ_WITH_VARIANT           1        Variant values and columns (0: the schema builder
+ *                                     refuses VARIANT groups, UPQ_ERR_UNSUPPORTED)
  * UPQ_WITH_DELTA             1        DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY and
  *                                     DELTA_BYTE_ARRAY, read and written (0: such pages
  *                                     give UPQ_ERR_UNSUPPORTED, the writer refuses them)

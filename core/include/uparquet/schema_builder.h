@@ -58,7 +58,8 @@ void upq_sb_index(upq_schema_builder *b, uint32_t *words, uint32_t nwords);
 /* A group; `lt` may be NULL (or LIST, MAP, VARIANT). LIST/MAP also set the matching
  * ConvertedType, as the format asks for compatibility. Close it with
  * upq_sb_end. Returns UPQ_OK, UPQ_ERR_BUFFER (elems full), UPQ_ERR_LIMIT
- * (nesting deeper than UPQ_SCHEMA_MAX_DEPTH) or UPQ_ERR_INVAL. */
+ * (nesting deeper than UPQ_SCHEMA_MAX_DEPTH), UPQ_ERR_INVAL or
+ * UPQ_ERR_UNSUPPORTED (VARIANT in a build without UPQ_WITH_VARIANT). */
 upq_status upq_sb_group(upq_schema_builder *b, const char *name, int32_t repetition,
                         const upq_logical_type *lt);
 upq_status upq_sb_end(upq_schema_builder *b);
