@@ -144,6 +144,23 @@ void upq_minmax_i64(const int64_t *v, size_t n, upq_minmax64 *r);
 size_t upq_minmax_f32(const float *v, size_t n, float *mn, float *mx);
 size_t upq_minmax_f64(const double *v, size_t n, double *mn, double *mx);
 
+/*
+ * A FLOAT page of the writer in one pass: the n >= 1 values at in (native
+ * floats, 4-aligned) split into the four BYTE_STREAM_SPLIT streams at out
+ * (stream k at out + k * n, as upq_enc_bss writes them) and *kmn, *kmx set
+ * to the least and the greatest order key among them: a value's bits as a
+ * signed integer, a negative one's magnitude bits flipped, so that keys
+ * order as the values do (NaNs sort beyond the infinities; -0 just below
+ * +0). The statistics take their bounds from the keys (stats.c:
+ * upq_minmax_f32_keys). upq_bss_keys32 is the portable twin;
+ * upq_bss_keys32_fast, in builds with UPQ_FAST_KERNELS, splits four values
+ * a step and compares a key with the bounds once (a range check), where
+ * the twin takes a byte and two compares at a time.
+ */
+#define UPQ_F32_KEY(u) ((int32_t)((u) ^ ((uint32_t)((int32_t)(u) >> 31) >> 1)))
+void upq_bss_keys32(const void *in, size_t n, uint8_t *out, int32_t *kmn, int32_t *kmx);
+void upq_bss_keys32_fast(const void *in, size_t n, uint8_t *out, int32_t *kmn, int32_t *kmx);
+
 /* The table-driven (or bitwise) CRC-32 that upq_crc32_update() runs where
  * there are no CRC32 instructions (core/common/crc32.c). */
 uint32_t upq_crc32_update_scalar(uint32_t crc, const void *data, size_t len);

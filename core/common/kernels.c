@@ -420,6 +420,26 @@ void upq_bss_scatter(const uint8_t *in, size_t width, size_t n, uint8_t *out, si
     }
 }
 
+void upq_bss_keys32(const void *in, size_t n, uint8_t *out, int32_t *kmn, int32_t *kmx)
+{
+    size_t i;
+    int32_t mn = INT32_MAX, mx = INT32_MIN;
+    for (i = 0; i < n; i++) {
+        uint32_t u;
+        int32_t k;
+        upq_memcpy(&u, (const uint8_t *)in + 4 * i, 4);
+        out[i] = (uint8_t)u;
+        out[n + i] = (uint8_t)(u >> 8);
+        out[2 * n + i] = (uint8_t)(u >> 16);
+        out[3 * n + i] = (uint8_t)(u >> 24);
+        k = UPQ_F32_KEY(u);
+        mn = k < mn ? k : mn;
+        mx = k > mx ? k : mx;
+    }
+    *kmn = mn;
+    *kmx = mx;
+}
+
 uint32_t upq_max_index(const uint32_t *idx, size_t n)
 {
     /* four independent maxima: no chain of dependent compares */

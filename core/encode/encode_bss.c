@@ -7,6 +7,7 @@
 #include "encode.h"
 #include "common/upq_internal.h"
 #include "upq_simd.h"
+#include "upq_kernels.h"
 
 #if UPQ_WITH_BSS
 
@@ -37,8 +38,8 @@ typedef uint32_t __attribute__((__may_alias__, __aligned__(1))) bss_u32_una;
 
 #if defined(__GNUC__) && defined(__ARM_FEATURE_SIMD32) && !defined(__ARM_BIG_ENDIAN)
 /* Cortex-M4/M7 and ARMv6+ A-profile: the transpose's halves through the
- * SIMD32 byte extract (UXTB16) and halfword packs (PKHBT, PKHTB), 16
- * instructions where the masks and shifts below take 24 (the split was
+ * SIMD32 byte extracts (UXTB16, UXTAB16) and halfword packs (PKHBT, PKHTB),
+ * 14 instructions where the masks and shifts below take 24 (the split was
  * about 10 instructions a FLOAT value of a logged run). */
 #define BSS_ASM1(insn, x)                                                                          \
     __extension__({                                                                                \
@@ -52,13 +53,14 @@ typedef uint32_t __attribute__((__may_alias__, __aligned__(1))) bss_u32_una;
         __asm__(insn : "=r"(r_) : "r"(x), "r"(y));                                                 \
         r_;                                                                                        \
     })
-static void split4x4(const uint32_t *u, uint8_t *o, size_t n)
+UPQ_INLINE void split4w(uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint8_t *o, size_t n)
 {
-    uint32_t a = u[0], b = u[1], c = u[2], d = u[3];
     uint32_t t0 = BSS_ASM1("uxtb16 %0, %1", a) | (BSS_ASM1("uxtb16 %0, %1", b) << 8);
-    uint32_t t1 = BSS_ASM1("uxtb16 %0, %1, ror #8", a) | (b & 0xFF00FF00u);
+    /* (UXTAB16 adds the bytes extracted to the halfwords of b's odd
+     * bytes, bits the extract leaves clear: the OR in one instruction) */
+    uint32_t t1 = BSS_ASM2("uxtab16 %0, %1, %2, ror #8", b & 0xFF00FF00u, a);
     uint32_t v0 = BSS_ASM1("uxtb16 %0, %1", c) | (BSS_ASM1("uxtb16 %0, %1", d) << 8);
-    uint32_t v1 = BSS_ASM1("uxtb16 %0, %1, ror #8", c) | (d & 0xFF00FF00u);
+    uint32_t v1 = BSS_ASM2("uxtab16 %0, %1, %2, ror #8", d & 0xFF00FF00u, c);
     STORE32(o, BSS_ASM2("pkhbt %0, %1, %2, lsl #16", t0, v0));
     STORE32(o + n, BSS_ASM2("pkhbt %0, %1, %2, lsl #16", t1, v1));
     STORE32(o + 2 * n, BSS_ASM2("pkhtb %0, %1, %2, asr #16", v0, t0));
@@ -68,10 +70,9 @@ static void split4x4(const uint32_t *u, uint8_t *o, size_t n)
 /* Four values' bytes as four stream words: a 4 x 4 byte transpose in
  * masks and shifts (on 32-bit cores about 16 instructions, where byte
  * stores take 4 a value and their addressing more). */
-static void split4x4(const uint32_t *u, uint8_t *o, size_t n)
+UPQ_INLINE void split4w(uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint8_t *o, size_t n)
 {
     const uint32_t m = 0x00FF00FFu;
-    uint32_t a = u[0], b = u[1], c = u[2], d = u[3];
     uint32_t t0 = (a & m) | ((b & m) << 8);        /* a0 b0 a2 b2 */
     uint32_t t1 = ((a >> 8) & m) | (b & ~m);       /* a1 b1 a3 b3 */
     uint32_t v0 = (c & m) | ((d & m) << 8);        /* c0 d0 c2 d2 */
@@ -82,6 +83,11 @@ static void split4x4(const uint32_t *u, uint8_t *o, size_t n)
     STORE32(o + 3 * n, (t1 >> 16) | (v1 & 0xFFFF0000u));
 }
 #endif
+
+static void split4x4(const uint32_t *u, uint8_t *o, size_t n)
+{
+    split4w(u[0], u[1], u[2], u[3], o, n);
+}
 #endif
 
 #if SPLIT_WORDS && (defined(__GNUC__) || defined(__clang__)) && UPQ_UNALIGNED_LOAD32 && UPQ_NATIVE_LE
@@ -130,6 +136,66 @@ static void split4(const void *values, size_t n, uint8_t *o)
             o[3 * n + i + j] = (uint8_t)(u[j] >> 24);
         }
     }
+}
+#endif
+
+#if UPQ_FAST_KERNELS
+#if defined(__GNUC__) || defined(__clang__)
+/* the staged floats' words read in place (they are 4-aligned) */
+typedef uint32_t __attribute__((__may_alias__)) bss_u32_al;
+#define LOAD_WORD(in, i) (((const bss_u32_al *)(in))[i])
+#else
+static uint32_t load_word(const void *in, size_t i)
+{
+    uint32_t u;
+    upq_memcpy(&u, (const uint8_t *)in + 4 * i, 4);
+    return u;
+}
+#define LOAD_WORD(in, i) load_word((in), (i))
+#endif
+
+/* The bounds as the least key and the range above it: a key outside them
+ * wraps past the range in one unsigned compare, so the common case is a
+ * subtraction, a compare and a branch not taken (and one register less in
+ * a loop that needs them all). */
+#define KEY_TAKE(u)                                                                                \
+    do {                                                                                           \
+        int32_t k_ = UPQ_F32_KEY(u);                                                               \
+        uint32_t d_ = (uint32_t)k_ - (uint32_t)mn;                                                 \
+        if (UPQ_UNLIKELY(d_ > range)) {                                                            \
+            if (k_ < mn) {                                                                         \
+                range -= d_; /* (the range grows by mn - k_) */                                    \
+                mn = k_;                                                                           \
+            } else {                                                                               \
+                range = d_;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+void upq_bss_keys32_fast(const void *in, size_t n, uint8_t *out, int32_t *kmn, int32_t *kmx)
+{
+    int32_t mn = UPQ_F32_KEY(LOAD_WORD(in, 0));
+    uint32_t range = 0;
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        uint32_t a = LOAD_WORD(in, j), b = LOAD_WORD(in, j + 1), c = LOAD_WORD(in, j + 2),
+                 d = LOAD_WORD(in, j + 3);
+        KEY_TAKE(a);
+        KEY_TAKE(b);
+        KEY_TAKE(c);
+        KEY_TAKE(d);
+        split4w(a, b, c, d, out + j, n);
+    }
+    for (; j < n; j++) {
+        uint32_t u = LOAD_WORD(in, j);
+        out[j] = (uint8_t)u;
+        out[n + j] = (uint8_t)(u >> 8);
+        out[2 * n + j] = (uint8_t)(u >> 16);
+        out[3 * n + j] = (uint8_t)(u >> 24);
+        KEY_TAKE(u);
+    }
+    *kmn = mn;
+    *kmx = (int32_t)((uint32_t)mn + range);
 }
 #endif
 

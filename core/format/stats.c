@@ -6,6 +6,7 @@
 #include "stats.h"
 #include "upq_port.h"
 #include "upq_simd.h"
+#include "upq_kernels.h"
 
 /* The order and the compare serve the reader's statistics too
  * (stats_read.c); the rest is the writer's. */
@@ -320,6 +321,19 @@ static void page_ieee_total(upq_minmax *m, const uint8_t *vals, size_t n, size_t
     set_fixed(m, lo, hi, w);
 }
 
+/* FLOAT bounds from the least and the greatest order key of a page
+ * (UPQ_F32_KEY, which is its own inverse): 1 when no key is a NaN's, and
+ * *mn, *mx get the bounds' bits; 0 when the page has NaNs (they sort
+ * beyond the infinities). */
+UPQ_INLINE int f32_keys_bounds(int32_t kmn, int32_t kmx, uint64_t *mn, uint64_t *mx)
+{
+    if (kmx > 0x7F800000 || kmn < -0x7F800001)
+        return 0;
+    *mn = (uint32_t)UPQ_F32_KEY((uint32_t)kmn);
+    *mx = (uint32_t)UPQ_F32_KEY((uint32_t)kmx);
+    return 1;
+}
+
 static void page_ieee(upq_minmax *m, const uint8_t *vals, size_t n, size_t w, int64_t *nans)
 {
     /* exponent all ones: the largest magnitude that is not NaN (infinity) */
@@ -355,10 +369,8 @@ static void page_ieee(upq_minmax *m, const uint8_t *vals, size_t n, size_t w, in
             kmn = k < kmn ? k : kmn;
             kmx = k > kmx ? k : kmx;
         }
-        if (kmx <= 0x7F800000 && kmn >= -0x7F800001) {
+        if (f32_keys_bounds(kmn, kmx, &mn, &mx)) {
             seen = 1;
-            mn = (uint32_t)(kmn ^ (int32_t)((uint32_t)(kmn >> 31) >> 1));
-            mx = (uint32_t)(kmx ^ (int32_t)((uint32_t)(kmx >> 31) >> 1));
             n = 0;
         }
     }
@@ -385,6 +397,31 @@ static void page_ieee(upq_minmax *m, const uint8_t *vals, size_t n, size_t w, in
     m->has = 1;
     set_fixed(m, lo, hi, w);
 }
+
+#if UPQ_FAST_KERNELS
+void upq_minmax_f32_keys(upq_minmax *m, int32_t kmn, int32_t kmx, const uint8_t *vals, size_t n,
+                         int64_t *nans)
+{
+    uint64_t mn = 0, mx = 0;
+    uint8_t lo[4], hi[4];
+    upq_minmax_reset(m);
+    if (n == 0)
+        return;
+    if (!f32_keys_bounds(kmn, kmx, &mn, &mx)) {
+        page_ieee(m, vals, n, 4, nans); /* NaNs: the walk that counts them */
+        return;
+    }
+    /* the zeros rule of page_ieee: a zero bound is -0.0 (min), +0.0 (max) */
+    if ((mn & 0x7FFFFFFFu) == 0)
+        mn = 0x80000000u;
+    if ((mx & 0x7FFFFFFFu) == 0)
+        mx = 0;
+    upq_store_le32(lo, (uint32_t)mn);
+    upq_store_le32(hi, (uint32_t)mx);
+    m->has = 1;
+    set_fixed(m, lo, hi, 4);
+}
+#endif
 
 /* The least and the greatest of byte values met so far, where they lie. */
 typedef struct extremes {

@@ -81,6 +81,12 @@ void upq_minmax_reset(upq_minmax *m);
 void upq_minmax_page(upq_minmax *m, int order, int32_t physical_type, int32_t type_length,
                      const uint8_t *vals, size_t n, size_t bytes, int64_t *nans);
 
+/* The same for a FLOAT page (order UPQ_SO_F32) whose least and greatest
+ * order keys are known (upq_bss_keys32): the values are walked again only
+ * when the keys show a NaN. */
+void upq_minmax_f32_keys(upq_minmax *m, int32_t kmn, int32_t kmx, const uint8_t *vals, size_t n,
+                         int64_t *nans);
+
 /*
  * The same for a page of dictionary-encoded BYTE_ARRAY values (order
  * UPQ_SO_BYTES) from the dictionary entries it uses: entry e, PLAIN at

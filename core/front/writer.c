@@ -1960,12 +1960,47 @@ UPQ_INLINE int bytes_ready(upq_writer *w, upq_wcol *c, const void *v)
     return !c->dict_on || upq_w_dict_run(c, UPQ_W_DX(w, c), (const uint8_t *)v, 1) == 1;
 }
 
-/* upq_writer_set (`v` the value) and upq_writer_set_null (`v` NULL). */
+/* upq_writer_set (`v` the value) and upq_writer_set_null (`v` NULL) the
+ * checked way; in builds with UPQ_FAST_KERNELS a function apart from the
+ * way set_ready opens, which then keeps fewer registers across its calls. */
+#if UPQ_FAST_KERNELS
+static UPQ_NOINLINE upq_status row_set_checked(upq_writer *w, uint32_t column, const void *v)
+#else
 static upq_status row_set(upq_writer *w, uint32_t column, const void *v)
+#endif
 {
     upq_wcol *c;
     upq_status st;
-    if (UPQ_FAST_KERNELS && set_ready(w, column, v)) {
+    rows_unready(w); /* the checks below, and what they may start */
+    st = row_call(w, column);
+    if (st != UPQ_OK)
+        return st;
+    c = &w->cols[column];
+    if (!v) {
+        if (c->max_def == 0)
+            return bad_input(w, UPQ_ERR_INVAL, (int32_t)column, "null in a required column");
+    } else if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
+        upq_bytes b;
+        upq_memcpy(&b, v, sizeof b);
+        if (b.len && !b.ptr)
+            return bad_input(w, UPQ_ERR_INVAL, (int32_t)column, "byte array without bytes");
+        if (c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && b.len != (uint32_t)c->type_length)
+            return bad_input(w, UPQ_ERR_INVAL, (int32_t)column,
+                             "FIXED_LEN_BYTE_ARRAY value of another length");
+        if (c->type == UPQ_TYPE_BYTE_ARRAY && b.len > c->vcap - 4u)
+            return bad_input(w, UPQ_ERR_LIMIT, (int32_t)column,
+                             "BYTE_ARRAY value longer than page_size - 4");
+    }
+    return set_entry(w, c, v);
+}
+
+#if UPQ_FAST_KERNELS
+/* upq_writer_set and upq_writer_set_null: set_ready's entries at once,
+ * the rest the checked way. */
+static upq_status row_set(upq_writer *w, uint32_t column, const void *v)
+{
+    upq_wcol *c;
+    if (set_ready(w, column, v)) {
         c = &w->cols[column];
 #if W_WORDS
         if (v && (c->vsize == 4 || c->vsize == 8)) {
@@ -1993,28 +2028,9 @@ static upq_status row_set(upq_writer *w, uint32_t column, const void *v)
             return UPQ_OK;
         }
     }
-    rows_unready(w); /* the checks below, and what they may start */
-    st = row_call(w, column);
-    if (st != UPQ_OK)
-        return st;
-    c = &w->cols[column];
-    if (!v) {
-        if (c->max_def == 0)
-            return bad_input(w, UPQ_ERR_INVAL, (int32_t)column, "null in a required column");
-    } else if (c->type == UPQ_TYPE_BYTE_ARRAY || c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY) {
-        upq_bytes b;
-        upq_memcpy(&b, v, sizeof b);
-        if (b.len && !b.ptr)
-            return bad_input(w, UPQ_ERR_INVAL, (int32_t)column, "byte array without bytes");
-        if (c->type == UPQ_TYPE_FIXED_LEN_BYTE_ARRAY && b.len != (uint32_t)c->type_length)
-            return bad_input(w, UPQ_ERR_INVAL, (int32_t)column,
-                             "FIXED_LEN_BYTE_ARRAY value of another length");
-        if (c->type == UPQ_TYPE_BYTE_ARRAY && b.len > c->vcap - 4u)
-            return bad_input(w, UPQ_ERR_LIMIT, (int32_t)column,
-                             "BYTE_ARRAY value longer than page_size - 4");
-    }
-    return set_entry(w, c, v);
+    return row_set_checked(w, column, v);
 }
+#endif
 
 upq_status upq_writer_set(upq_writer *w, uint32_t column, const void *value)
 {

@@ -8,8 +8,17 @@
 #include "writer_page.h"
 #include "geo.h"
 #include "upq_kernels.h"
+#include "upq_simd.h"
 
 #if UPQ_WITH_WRITER
+
+/* FLOAT pages of BYTE_STREAM_SPLIT values split and bounded in one pass
+ * over the staging (upq_bss_keys32_fast), where each was a walk of its
+ * own: the shape of logged sensor samples. Builds with the flash-for-speed
+ * kernels on cores without the vector kernels, which do both walks faster
+ * apart. */
+#define W_F32_KEYS (UPQ_FAST_KERNELS && UPQ_WITH_BSS && UPQ_WITH_STATISTICS && !UPQ_WITH_NEON && \
+                    !UPQ_X86_SSE2)
 
 static size_t sadd(size_t a, size_t b)
 {
@@ -348,10 +357,31 @@ static UPQ_NOINLINE void staged_bytes(const upq_wcol *c, upq_bytes *out, uint32_
     }
 }
 
-/* The values section: dictionary indices or the column's encoding. */
+/* A FLOAT page's least and greatest order keys, when its values were
+ * split by upq_bss_keys32_fast (`on`). */
+typedef struct w_keys {
+    int32_t mn, mx;
+    int on;
+} w_keys;
+
+/* The values section: dictionary indices or the column's encoding (the
+ * keys of a FLOAT page taken on the way, where W_F32_KEYS). */
 static upq_status put_values(upq_writer *w, upq_wcol *c, int dict, uint32_t nv, uint32_t vb,
-                             uint8_t *out, size_t cap, size_t *len)
+                             uint8_t *out, size_t cap, size_t *len, w_keys *keys)
 {
+#if W_F32_KEYS
+    if (!dict && c->enc == UPQ_ENC_BYTE_STREAM_SPLIT && c->type == UPQ_TYPE_FLOAT &&
+        c->order == UPQ_SO_F32 && nv > 0) {
+        if (nv > cap / 4u)
+            return UPQ_ERR_BUFFER;
+        upq_bss_keys32_fast(c->vals, nv, out, &keys->mn, &keys->mx);
+        keys->on = 1;
+        *len = (size_t)nv * 4u;
+        return UPQ_OK;
+    }
+#else
+    (void)keys;
+#endif
     if (dict) {
         uint32_t i, off = 0;
         unsigned bw = c->dict_n > 1 ? upq_bit_width32(c->dict_n - 1u) : 1u;
@@ -480,9 +510,17 @@ void upq_w_bloom_take(upq_wcol *c, uint32_t nv)
 /* The page's bounds into mm (and its NaNs), and the geospatial statistics
  * of its values (nv values in vb staged bytes). */
 UPQ_INLINE void page_bounds(upq_writer *w, upq_wcol *c, int dict, uint32_t nv, uint32_t vb,
-                            upq_minmax *mm, int64_t *nans)
+                            upq_minmax *mm, int64_t *nans, const w_keys *keys)
 {
     *nans = 0;
+#if W_F32_KEYS
+    if (keys->on) {
+        upq_minmax_f32_keys(mm, keys->mn, keys->mx, c->vals, nv, nans);
+        return; /* (a FLOAT column is no geospatial one) */
+    }
+#else
+    (void)keys;
+#endif
     if (UPQ_WITH_STATISTICS && dict && UPQ_W_DX(w, c) && UPQ_W_DX(w, c)->n >= nv &&
         c->type == UPQ_TYPE_BYTE_ARRAY && c->order == UPQ_SO_BYTES &&
         c->dict_n <= 16u * w->lmax) {
@@ -621,7 +659,9 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
                  UPQ_W_COMPRESSING(w) && (v2 || (!c->max_rep && !c->max_def));
     const uint8_t *vsrc;
     upq_status st;
+    w_keys keys;
 
+    keys.on = 0; /* (set where the values are split with their keys) */
     /* body: levels, then values */
     if (c->max_rep) {
         st = put_levels(c->rep, c->rlg, n, c->max_rep, v2, buf, cap, &rl);
@@ -640,7 +680,7 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
         vl = vb;
         vsrc = c->vals;
     } else {
-        st = put_values(w, c, dict, nv, vb, buf + pos, cap - pos, &vl);
+        st = put_values(w, c, dict, nv, vb, buf + pos, cap - pos, &vl, &keys);
         if (st != UPQ_OK)
             return upq_w_fail(w, st == UPQ_ERR_BUFFER ? UPQ_ERR_STATE : st, col, "encoding values");
         vsrc = buf + pos;
@@ -649,7 +689,7 @@ upq_status upq_w_encode_page(upq_writer *w, upq_wcol *c, int64_t rows, uint8_t *
     if (body > INT32_MAX)
         return upq_w_fail(w, UPQ_ERR_LIMIT, col, "page larger than 2 GiB");
 
-    page_bounds(w, c, dict, nv, vb, mm, &pg->nans);
+    page_bounds(w, c, dict, nv, vb, mm, &pg->nans, &keys);
 
     /* stored form */
     if (!UPQ_W_COMPRESSING(w)) {

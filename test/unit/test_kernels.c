@@ -17,6 +17,7 @@
 #include "upq_simd.h"
 #include "common/crc32.h"
 #include "common/upq_internal.h" /* upq_div64 */
+#include "format/stats.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15u;
 static uint64_t rnd(void)
@@ -332,6 +333,98 @@ static void test_bss(void)
     }
 }
 
+/* The order key of FLOAT bits, written from its definition: a value's
+ * magnitude, negated (and one less, so -0 lies below +0) when the sign
+ * bit is set. */
+static int64_t ref_f32_key(uint32_t u)
+{
+    int64_t mag = (int64_t)(u & 0x7FFFFFFFu);
+    return (u >> 31) ? -1 - mag : mag;
+}
+
+/* A FLOAT's bits of the kinds a page may hold: ordinary values of both
+ * signs, zeros, infinities, NaNs (quiet, signalling, negative),
+ * subnormals, extremes. */
+static uint32_t f32_sample(unsigned mix)
+{
+    static const uint32_t special[] = {0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u,
+                                       0x7FC00000u, 0x7F800001u, 0xFFC00000u, 0xFFFFFFFFu,
+                                       0x00000001u, 0x80000001u, 0x7F7FFFFFu, 0xFF7FFFFFu};
+    uint32_t r = (uint32_t)rnd();
+    switch (mix) {
+    case 0: return r;                                                   /* any bits */
+    case 1: return r & 0x3FFFFFFFu;                                     /* positive, no NaN */
+    case 2: return (r & 0x3FFFFFFFu) | 0x80000000u;                     /* negative, no NaN */
+    case 3: return (r & 0x3FFFFFFFu) | (r << 31);                       /* both signs, no NaN */
+    default: return r % 4 ? (r & 0x3FFFFFFFu) | (r << 31) : special[r % 12]; /* specials */
+    }
+}
+
+static void test_bss_keys(void)
+{
+    static uint32_t vals[1100];
+    static uint8_t ref[1100 * 4];
+    size_t li, i;
+    unsigned mix;
+    tu_case("FLOAT pages split and bounded in one pass: the twin and the fast kernel");
+    for (mix = 0; mix < 7; mix++) {
+        for (li = 0; li < NLENS; li++) {
+            size_t n = lens[li];
+            int64_t mn = INT64_MAX, mx = INT64_MIN;
+            int32_t kmn = 0, kmx = 0;
+            uint8_t *in, *out;
+            if (n == 0)
+                continue; /* the kernels' contract: n >= 1 */
+            for (i = 0; i < n; i++) {
+                /* mix 5: rising (the bench's ramp); 6: falling */
+                vals[i] = mix == 5 ? (uint32_t)(0x3F800000u + i * 4096u)
+                        : mix == 6 ? (uint32_t)(0xC0000000u - i * 4096u)
+                                   : f32_sample(mix);
+                ref[i] = (uint8_t)vals[i];
+                ref[n + i] = (uint8_t)(vals[i] >> 8);
+                ref[2 * n + i] = (uint8_t)(vals[i] >> 16);
+                ref[3 * n + i] = (uint8_t)(vals[i] >> 24);
+                mn = ref_f32_key(vals[i]) < mn ? ref_f32_key(vals[i]) : mn;
+                mx = ref_f32_key(vals[i]) > mx ? ref_f32_key(vals[i]) : mx;
+            }
+            in = guarded_in(0, 4 * n, 4);
+            memcpy(in, vals, 4 * n);
+            out = guarded_in(1, 4 * n, 1);
+            memset(out, 0xCD, 4 * n);
+            upq_bss_keys32(in, n, out, &kmn, &kmx);
+            TU_CHECK_MSG(!memcmp(out, ref, 4 * n) && kmn == mn && kmx == mx,
+                         "bss_keys32 mix %u n %zu", mix, n);
+#if UPQ_FAST_KERNELS
+            memset(out, 0xCD, 4 * n);
+            kmn = kmx = 0;
+            upq_bss_keys32_fast(in, n, out, &kmn, &kmx);
+            TU_CHECK_MSG(!memcmp(out, ref, 4 * n) && kmn == mn && kmx == mx,
+                         "bss_keys32_fast mix %u n %zu", mix, n);
+            /* the bounds from the keys are the ones the statistics' walk finds */
+            {
+                uint8_t b1[16], b2[16];
+                upq_minmax m1, m2;
+                int64_t nan1 = 0, nan2 = 0;
+                m1.min = b1;
+                m1.max = b1 + 8;
+                m2.min = b2;
+                m2.max = b2 + 8;
+                m1.cap = m2.cap = 4;
+                upq_minmax_page(&m1, UPQ_SO_F32, UPQ_TYPE_FLOAT, 0, in, n, 4 * n, &nan1);
+                upq_minmax_f32_keys(&m2, kmn, kmx, in, n, &nan2);
+                TU_CHECK_MSG(nan1 == nan2 && m1.has == m2.has && m1.min_ok == m2.min_ok &&
+                                 m1.max_ok == m2.max_ok && m1.min_exact == m2.min_exact &&
+                                 m1.max_exact == m2.max_exact && m1.min_len == m2.min_len &&
+                                 m1.max_len == m2.max_len &&
+                                 !memcmp(m1.min, m2.min, m1.min_len) &&
+                                 !memcmp(m1.max, m2.max, m1.max_len),
+                             "minmax_f32_keys mix %u n %zu", mix, n);
+            }
+#endif
+        }
+    }
+}
+
 /* ---- dictionaries ------------------------------------------------------------ */
 
 static void test_dict(void)
@@ -604,6 +697,7 @@ int main(void)
     test_fill();
     test_delta();
     test_bss();
+    test_bss_keys();
     test_dict();
     test_minmax();
     test_crc();

@@ -131,8 +131,9 @@
  *                                     with NEON (__ARM_NEON)
  * UPQ_CRC32_TABLE            target   page CRC32 table: 8 = slicing by 8 (8 KB .rodata,
  *                                     ~4x the byte-wise speed), 4 = slicing by 4 (4 KB),
- *                                     1 = one 1 KB table, a word a step (3.7
- *                                     instructions a byte on Cortex-M4), 0 = bitwise
+ *                                     1 = one 1 KB table, a word a step (3.34
+ *                                     instructions a byte on Cortex-M4 with
+ *                                     UPQ_FAST_KERNELS, 3.56 without), 0 = bitwise
  *                                     (no table); default 8 on 64-bit targets, else 1
  * UPQ_FAST_KERNELS           1        decoder kernels that trade flash for speed (0 in
  *                                     the -min and logger sets): Cortex-M3/M4/M7
