@@ -13,6 +13,7 @@
 #include "config.h"         /* the build's options (UPQ_WITH_*) */
 #include "status.h"         /* upq_status, upq_strerror */
 #include "types.h"          /* upq_bytes, lists, upq_int96 */
+#include "checksum.h"       /* CRC-32 */
 #include "arena.h"          /* the caller's memory */
 #include "meta.h"           /* the parquet.thrift model: footer, pages, types */
 #include "schema.h"         /* the schema tree and leaf columns */

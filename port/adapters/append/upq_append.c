@@ -1,5 +1,6 @@
 /* A sink over a data file and a journal file that only grow (see upq_append.h). */
 #include "upq_append.h"
+#include "uparquet/checksum.h" /* frames: the library's CRC-32 (the IEEE one, as always) */
 
 /* FRAME_SHORT: a data frame with a 16-byte header ("UPQA", type, 3 bytes
  * of length, u32 offset from the sealed end, u32 CRC), written when its
@@ -17,22 +18,6 @@ enum { FRAME_HEAD = 1, FRAME_DATA = 2, FRAME_INDEX = 3, FRAME_SHORT = 4 };
 
 /* the largest frame (the writer's pieces are far smaller) */
 #define FRAME_MAX ((uint32_t)1 << 30)
-
-/* CRC-32 (IEEE, reflected), a nibble at a time */
-static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
-{
-    static const uint32_t t[16] = {0x00000000u, 0x1db71064u, 0x3b6e20c8u, 0x26d930acu,
-                                   0x76dc4190u, 0x6b6b51f4u, 0x4db26158u, 0x5005713cu,
-                                   0xedb88320u, 0xf00f9344u, 0xd6d6a3e8u, 0xcb61b38cu,
-                                   0x9b64c2b0u, 0x86d3d2d4u, 0xa00ae278u, 0xbdbdf21cu};
-    crc = ~crc;
-    while (n--) {
-        crc ^= *p++;
-        crc = (crc >> 4) ^ t[crc & 15u];
-        crc = (crc >> 4) ^ t[crc & 15u];
-    }
-    return ~crc;
-}
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -130,9 +115,9 @@ static upq_status frame_put(upq_append *a, int type, uint64_t voff, const uint8_
     } else {
         frame_hdr(h, type, voff, n + m);
     }
-    crc = crc32_update(0, h, hs - 4u);
-    crc = crc32_update(crc, p, n);
-    crc = crc32_update(crc, q, m);
+    crc = upq_crc32_update(0, h, hs - 4u);
+    crc = upq_crc32_update(crc, p, n);
+    crc = upq_crc32_update(crc, q, m);
     put32(h + hs - 4u, crc);
     st = put_all(a, &a->journal, h, hs);
     if (st == UPQ_OK && n)
@@ -202,10 +187,10 @@ static upq_status index_flush(upq_append *a)
         return UPQ_OK;
     }
     frame_hdr(h, FRAME_INDEX, a->pstart, INDEX_BYTES);
-    crc = crc32_update(0, h, 20);
+    crc = upq_crc32_update(0, h, 20);
     for (i = 0; i < UPQ_APPEND_INDEX_K; i++) {
         put_entry(b, &a->pend[i]);
-        crc = crc32_update(crc, b, sizeof b);
+        crc = upq_crc32_update(crc, b, sizeof b);
     }
     put32(h + 20, crc);
     st = put_all(a, &a->journal, h, sizeof h);
@@ -934,13 +919,13 @@ static upq_status frame_check(upq_append *a, uint64_t pos, frame *f, int *ok)
     hs = frame_parse(a, h, pos, f);
     if (f->len > FRAME_MAX || f->len > a->jsize - pos - hs || f->voff > UINT64_MAX - f->len)
         return UPQ_OK;
-    crc = crc32_update(0, h, hs - 4u);
+    crc = upq_crc32_update(0, h, hs - 4u);
     for (left = f->len, at = f->pos; left;) {
         size_t k = left < a->cap ? (size_t)left : a->cap;
         st = get_all(a, &a->journal, at, a->buf, k);
         if (st != UPQ_OK)
             return st;
-        crc = crc32_update(crc, a->buf, k);
+        crc = upq_crc32_update(crc, a->buf, k);
         at += k;
         left -= k;
     }
