@@ -36,8 +36,10 @@
 
 #define WIN_MIN 256u
 /* The window at most: reads of page bodies (replay's checks) and of runs of
- * small pages' headers come in pieces this large. */
-#define WIN_MAX 8192u
+ * small pages' headers come in pieces this large. A read call's time stays
+ * bounded where the arena is large (a host's `upq recover`): 16 KiB, what
+ * the append sink's seal copies a call. */
+#define WIN_MAX 16384u
 /* Chunks whose pages average at most this (and half the window) are read
  * ahead, a window at a time, their headers found in it: a header read alone
  * costs a sector or two of the device anyway, and a call each. Larger
@@ -161,23 +163,13 @@ size_t upq_wf_need(const upq_writer_opts *o, size_t hbuf_cap, uint32_t ncols, ui
     return a8(sizeof(upq_wfinish)) + a8(win) + a8(scratch_need(o, ncols, nrep, nlev)) + 2u * a8(b);
 }
 
-/* Bytes of the block the finisher works in: every column's staging, laid
- * out in turn from w->stage (writer.c), or the finisher's need where that
- * is larger. */
-static size_t block_bytes(const upq_writer *w, size_t need)
-{
-    const upq_wcol *c = w->ncols && w->cols ? &w->cols[w->ncols - 1u] : (const upq_wcol *)0;
-    size_t n = c && c->vals && w->stage ? (size_t)(c->vals - w->stage) + a8(c->vcap) : 0u;
-    return n > need ? n : need;
-}
-
 void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nrep, uint32_t nlev)
 {
     upq_wfinish *f = (upq_wfinish *)mem;
     uint8_t *p = (uint8_t *)mem;
     size_t b = bound_cap(&w->o);
     size_t sc = a8(scratch_need(&w->o, ncols, nrep, nlev));
-    size_t blk = block_bytes(w, upq_wf_need(&w->o, w->hbuf_cap, ncols, nrep, nlev)), win;
+    size_t win;
     upq_memset(f, 0, sizeof *f);
     f->ph = &UPQ_W_MODELS(w)->ph;
     p += a8(sizeof *f);
@@ -194,8 +186,13 @@ void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nrep, uint32
     f->gather = (uint8_t)(sc >= header_need(&w->o) + 4u * GROOM);
     p += sc;
     /* the window last: it takes what the staging leaves (the staging is
-     * empty whenever the finisher runs), up to WIN_MAX; at least its need */
-    win = blk - (size_t)(p - (uint8_t *)mem);
+     * empty whenever the finisher runs; the block is at least the
+     * finisher's need, upq_wf_need) and what the arena holds after it, up
+     * to WIN_MAX. Setup takes nothing after the staging but a page's
+     * scratch (dictionary indices, values, bounds), which no page uses
+     * while the finisher runs; the rest is free (a compressor's workspace
+     * is taken there only while a page is made). */
+    win = (size_t)(w->arena.base + w->arena.cap - p);
     f->buf = p;
     f->cap = (uint32_t)(win < WIN_MAX ? win : WIN_MAX);
     /* page headers and bodies, which decode into a page header's room of
