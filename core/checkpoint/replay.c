@@ -378,7 +378,7 @@ static upq_status on_sum(upq_writer *w)
  * the caller's: the walk's end, or damage). */
 static upq_status record_at(upq_writer *w, uint64_t off, upq_jhdr *h)
 {
-    upq_status st = upq_wf_record(w, off, h);
+    upq_status st = upq_wf_record(w, off, h, UPQ_WF_REC_AHEAD);
     return st == UPQ_OK || st == UPQ_AGAIN || st == UPQ_ERR_IO ? st : UPQ_DONE;
 }
 

@@ -227,9 +227,11 @@ void upq_wf_start(upq_writer *w)
 /* ---- reading --------------------------------------------------------------- */
 
 /* Makes bytes [off, off + want) available in the window (want <= cap),
- * reading what is missing. UPQ_OK, UPQ_AGAIN (call again with the same
- * arguments), or an error (a short file is corrupt). */
-upq_status upq_wf_rd(upq_writer *w, uint64_t off, uint32_t want)
+ * reading what is missing, and on to off + ahead where the file has them
+ * (ahead >= want: what the caller reads next; the file's end stops it, a
+ * short file is corrupt only short of want). UPQ_OK, UPQ_AGAIN (call again
+ * with the same arguments), or an error. */
+static upq_status rd_ahead(upq_writer *w, uint64_t off, uint32_t want, uint32_t ahead)
 {
     upq_wfinish *f = UPQ_WF(w);
     if (want > f->cap)
@@ -242,22 +244,24 @@ upq_status upq_wf_rd(upq_writer *w, uint64_t off, uint32_t want)
     }
     while (f->have < want) {
         size_t got = 0;
-        upq_status st = w->sink.read_at(w->sink.ctx, off + f->have, f->buf + f->have, want - f->have, &got);
+        upq_status st = w->sink.read_at(w->sink.ctx, off + f->have, f->buf + f->have, ahead - f->have, &got);
         if (st == UPQ_AGAIN)
             return UPQ_AGAIN;
-        if (st != UPQ_OK) {
-            upq_w_fail(w, UPQ_ERR_IO, -1, "reading the file back failed");
+        if (st != UPQ_OK || got == 0 || got > ahead - f->have) {
+            st = st != UPQ_OK ? UPQ_ERR_IO : UPQ_ERR_CORRUPT;
+            upq_w_fail(w, st, -1, st == UPQ_ERR_IO ? "reading the file back failed"
+                                                   : "the file ends inside what its journal describes");
             w->err.offset = off + f->have;
-            return UPQ_ERR_IO;
-        }
-        if (got == 0 || got > want - f->have) {
-            upq_w_fail(w, UPQ_ERR_CORRUPT, -1, "the file ends inside what its journal describes");
-            w->err.offset = off + f->have;
-            return UPQ_ERR_CORRUPT;
+            return st;
         }
         f->have += (uint32_t)got;
     }
     return UPQ_OK;
+}
+
+upq_status upq_wf_rd(upq_writer *w, uint64_t off, uint32_t want)
+{
+    return rd_ahead(w, off, want, want);
 }
 
 /* Bytes the window holds from file offset off on (0 when off is outside). */
@@ -286,17 +290,16 @@ upq_status upq_wf_corrupt(upq_writer *w, uint64_t off, const char *what)
  * allocated from the scratch arena), checking magic, length, file id, CRC.
  * UPQ_OK, UPQ_AGAIN, or UPQ_ERR_CORRUPT.
  */
-static upq_status read_record(upq_writer *w, uint64_t off)
+static upq_status read_record(upq_writer *w, uint64_t off, uint32_t ahead)
 {
     upq_wfinish *f = UPQ_WF(w);
     upq_status st;
-    upq_wf_win(w, 0); /* a record decodes into all of the scratch */
     for (;;) {
         switch (f->lstage) {
         case L_HDR: {
             const upq_tstruct *d;
             void *obj;
-            st = upq_wf_rd(w, off, UPQ_J_HDR);
+            st = rd_ahead(w, off, UPQ_J_HDR, ahead);
             if (st != UPQ_OK)
                 return st;
             if (upq_j_hdr_get(upq_wf_at(w, off), &f->jh, UINT32_MAX) != UPQ_OK ||
@@ -423,9 +426,21 @@ static upq_status read_record(upq_writer *w, uint64_t off)
 
 /* The header goes out whenever the record is whole, also when it took
  * several calls (the caller's copy of an earlier call is not kept). */
-upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h)
+upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h, uint32_t ahead)
 {
-    upq_status st = read_record(w, off);
+    upq_wfinish *f = UPQ_WF(w);
+    /* the header with the record's body and CRC after it, in one read
+     * where the file has them: up to its end in replay (which reads
+     * nothing it writes), up to where the finisher writes (CLOSE, the
+     * indexes, the footer, whose copy reads them back) */
+    uint64_t end = f->stage == F_INIT ? w->jr->hwm : w->jr->next;
+    upq_status st;
+    upq_wf_win(w, 0); /* a record decodes into all of the scratch */
+    if (ahead > f->cap)
+        ahead = f->cap;
+    if (off + ahead > end)
+        ahead = off + UPQ_J_HDR < end ? (uint32_t)(end - off) : UPQ_J_HDR;
+    st = read_record(w, off, ahead);
     upq_memcpy(h, &UPQ_WF(w)->jh, sizeof *h); /* a struct copy is a memcpy call on Cortex-M0+ */
     return st;
 }
@@ -530,7 +545,7 @@ static upq_status rg_load(upq_writer *w)
             f->rec = f->rg_j;
         if (f->rec == f->rg_j) {
             upq_jrgstart *rs = &f->rs;
-            st = upq_wf_record(w, f->rec, &h);
+            st = upq_wf_record(w, f->rec, &h, UINT32_MAX);
             if (st != UPQ_OK)
                 return st;
             if (h.type == UPQ_J_RESUME || h.type == UPQ_J_CLOSE) {
@@ -559,7 +574,7 @@ static upq_status rg_load(upq_writer *w)
         }
         {
             upq_jckpt *ck = &f->ck;
-            st = upq_wf_record(w, f->rec, &h);
+            st = upq_wf_record(w, f->rec, &h, UINT32_MAX);
             if (st != UPQ_OK)
                 return st;
             f->rec += h.len;
@@ -653,7 +668,7 @@ static upq_status page_rows_next(upq_writer *w)
         uint32_t k;
         if (f->prow_rec == 0)
             return upq_wf_corrupt(w, f->ppos, "rows of a page missing from the journal");
-        st = upq_wf_record(w, f->prow_rec, &h);
+        st = upq_wf_record(w, f->prow_rec, &h, UPQ_WF_REC_AHEAD);
         if (st != UPQ_OK)
             return st;
         f->prow_rec = h.type == UPQ_J_RG_END ? 0u : f->prow_rec + h.len;
