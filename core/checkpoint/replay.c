@@ -927,6 +927,10 @@ static upq_status st_rgend(upq_writer *w)
     ck->cols.v = jr->jc;
     ck->cols.n = w->ncols;
     ck->next = (int64_t)jr->blob;
+    /* the row group is complete: an append-only sink copies it into place
+     * at RG_END's sync, as when a row group ends while writing, so that the
+     * finisher reads it there and not frame by frame from its journal */
+    w->seal_to = jr->blob;
     if (jr->blob != jr->regions_end) {
         ck->blobs = (int64_t)jr->blob;
         UPQ_SET(*ck, UPQ_JCKPT_BLOBS);

@@ -236,8 +236,10 @@ static void bench(int fat, uint64_t rows)
         target("recovery: read + write calls per KiB", (double)(rec1.calls - rec0.calls) /
                                                          ((double)info.file_size / 1024.0), 1.0, "");
         if (!fat)
+            /* 4.04 since recovery seals the cut row group at its RG_END, so
+             * that the finisher reads it from the data file (10.68 before) */
             held("littlefs recovery: read + write calls per KiB", (double)(rec1.calls - rec0.calls) /
-                                                                    ((double)info.file_size / 1024.0), 11.0, "");
+                                                                    ((double)info.file_size / 1024.0), 4.5, "");
         if (fat) {
             held("FatFs sectors written by recovery / its file", (double)(rec1.wr - rec0.wr) /
                                                                    (double)info.file_size, 0.15, "x");
