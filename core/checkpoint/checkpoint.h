@@ -381,7 +381,14 @@ upq_status upq_wf_rd(upq_writer *w, uint64_t off, uint32_t want);
 void upq_wf_win(upq_writer *w, int wide);
 const uint8_t *upq_wf_at(upq_writer *w, uint64_t off);
 upq_status upq_wf_corrupt(upq_writer *w, uint64_t off, const char *what);
-upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h);
+/* The record at off, its header into *h; its header is read with `ahead`
+ * bytes after it (at most the window, not past what the finisher writes),
+ * so that its body and CRC come in the same read: UPQ_WF_REC_AHEAD where
+ * pages are read between records (a checkpoint of the sensor logger's 11
+ * columns takes about 240 bytes), UINT32_MAX where records are read one
+ * after another. */
+#define UPQ_WF_REC_AHEAD 512u
+upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h, uint32_t ahead);
 upq_status upq_wf_page_header(upq_writer *w, uint64_t off, uint64_t end, uint32_t col, int32_t page);
 /* Checks the data page header just decoded (upq_wf_page_header) as the
  * finisher takes it, for column col's chunk ending at pend, and sets f->pg

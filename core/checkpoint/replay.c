@@ -378,7 +378,7 @@ static upq_status on_sum(upq_writer *w)
  * the caller's: the walk's end, or damage). */
 static upq_status record_at(upq_writer *w, uint64_t off, upq_jhdr *h)
 {
-    upq_status st = upq_wf_record(w, off, h);
+    upq_status st = upq_wf_record(w, off, h, UPQ_WF_REC_AHEAD);
     return st == UPQ_OK || st == UPQ_AGAIN || st == UPQ_ERR_IO ? st : UPQ_DONE;
 }
 
@@ -927,6 +927,10 @@ static upq_status st_rgend(upq_writer *w)
     ck->cols.v = jr->jc;
     ck->cols.n = w->ncols;
     ck->next = (int64_t)jr->blob;
+    /* the row group is complete: an append-only sink copies it into place
+     * at RG_END's sync, as when a row group ends while writing, so that the
+     * finisher reads it there and not frame by frame from its journal */
+    w->seal_to = jr->blob;
     if (jr->blob != jr->regions_end) {
         ck->blobs = (int64_t)jr->blob;
         UPQ_SET(*ck, UPQ_JCKPT_BLOBS);

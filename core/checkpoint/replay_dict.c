@@ -73,7 +73,7 @@ static upq_status next_dict_blob(upq_writer *w)
     while (f->u.rd.dict_rec <= f->cand) {
         const upq_jcol *j;
         uint64_t at = f->u.rd.dict_rec;
-        st = upq_wf_record(w, at, &h);
+        st = upq_wf_record(w, at, &h, UPQ_WF_REC_AHEAD);
         if (st != UPQ_OK)
             return st;
         f->u.rd.dict_rec += h.len;

@@ -36,8 +36,10 @@
 
 #define WIN_MIN 256u
 /* The window at most: reads of page bodies (replay's checks) and of runs of
- * small pages' headers come in pieces this large. */
-#define WIN_MAX 8192u
+ * small pages' headers come in pieces this large. A read call's time stays
+ * bounded where the arena is large (a host's `upq recover`): 16 KiB, what
+ * the append sink's seal copies a call. */
+#define WIN_MAX 16384u
 /* Chunks whose pages average at most this (and half the window) are read
  * ahead, a window at a time, their headers found in it: a header read alone
  * costs a sector or two of the device anyway, and a call each. Larger
@@ -161,23 +163,13 @@ size_t upq_wf_need(const upq_writer_opts *o, size_t hbuf_cap, uint32_t ncols, ui
     return a8(sizeof(upq_wfinish)) + a8(win) + a8(scratch_need(o, ncols, nrep, nlev)) + 2u * a8(b);
 }
 
-/* Bytes of the block the finisher works in: every column's staging, laid
- * out in turn from w->stage (writer.c), or the finisher's need where that
- * is larger. */
-static size_t block_bytes(const upq_writer *w, size_t need)
-{
-    const upq_wcol *c = w->ncols && w->cols ? &w->cols[w->ncols - 1u] : (const upq_wcol *)0;
-    size_t n = c && c->vals && w->stage ? (size_t)(c->vals - w->stage) + a8(c->vcap) : 0u;
-    return n > need ? n : need;
-}
-
 void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nrep, uint32_t nlev)
 {
     upq_wfinish *f = (upq_wfinish *)mem;
     uint8_t *p = (uint8_t *)mem;
     size_t b = bound_cap(&w->o);
     size_t sc = a8(scratch_need(&w->o, ncols, nrep, nlev));
-    size_t blk = block_bytes(w, upq_wf_need(&w->o, w->hbuf_cap, ncols, nrep, nlev)), win;
+    size_t win;
     upq_memset(f, 0, sizeof *f);
     f->ph = &UPQ_W_MODELS(w)->ph;
     p += a8(sizeof *f);
@@ -194,8 +186,13 @@ void upq_wf_init(upq_writer *w, void *mem, uint32_t ncols, uint32_t nrep, uint32
     f->gather = (uint8_t)(sc >= header_need(&w->o) + 4u * GROOM);
     p += sc;
     /* the window last: it takes what the staging leaves (the staging is
-     * empty whenever the finisher runs), up to WIN_MAX; at least its need */
-    win = blk - (size_t)(p - (uint8_t *)mem);
+     * empty whenever the finisher runs; the block is at least the
+     * finisher's need, upq_wf_need) and what the arena holds after it, up
+     * to WIN_MAX. Setup takes nothing after the staging but a page's
+     * scratch (dictionary indices, values, bounds), which no page uses
+     * while the finisher runs; the rest is free (a compressor's workspace
+     * is taken there only while a page is made). */
+    win = (size_t)(w->arena.base + w->arena.cap - p);
     f->buf = p;
     f->cap = (uint32_t)(win < WIN_MAX ? win : WIN_MAX);
     /* page headers and bodies, which decode into a page header's room of
@@ -230,9 +227,11 @@ void upq_wf_start(upq_writer *w)
 /* ---- reading --------------------------------------------------------------- */
 
 /* Makes bytes [off, off + want) available in the window (want <= cap),
- * reading what is missing. UPQ_OK, UPQ_AGAIN (call again with the same
- * arguments), or an error (a short file is corrupt). */
-upq_status upq_wf_rd(upq_writer *w, uint64_t off, uint32_t want)
+ * reading what is missing, and on to off + ahead where the file has them
+ * (ahead >= want: what the caller reads next; the file's end stops it, a
+ * short file is corrupt only short of want). UPQ_OK, UPQ_AGAIN (call again
+ * with the same arguments), or an error. */
+static upq_status rd_ahead(upq_writer *w, uint64_t off, uint32_t want, uint32_t ahead)
 {
     upq_wfinish *f = UPQ_WF(w);
     if (want > f->cap)
@@ -245,22 +244,24 @@ upq_status upq_wf_rd(upq_writer *w, uint64_t off, uint32_t want)
     }
     while (f->have < want) {
         size_t got = 0;
-        upq_status st = w->sink.read_at(w->sink.ctx, off + f->have, f->buf + f->have, want - f->have, &got);
+        upq_status st = w->sink.read_at(w->sink.ctx, off + f->have, f->buf + f->have, ahead - f->have, &got);
         if (st == UPQ_AGAIN)
             return UPQ_AGAIN;
-        if (st != UPQ_OK) {
-            upq_w_fail(w, UPQ_ERR_IO, -1, "reading the file back failed");
+        if (st != UPQ_OK || got == 0 || got > ahead - f->have) {
+            st = st != UPQ_OK ? UPQ_ERR_IO : UPQ_ERR_CORRUPT;
+            upq_w_fail(w, st, -1, st == UPQ_ERR_IO ? "reading the file back failed"
+                                                   : "the file ends inside what its journal describes");
             w->err.offset = off + f->have;
-            return UPQ_ERR_IO;
-        }
-        if (got == 0 || got > want - f->have) {
-            upq_w_fail(w, UPQ_ERR_CORRUPT, -1, "the file ends inside what its journal describes");
-            w->err.offset = off + f->have;
-            return UPQ_ERR_CORRUPT;
+            return st;
         }
         f->have += (uint32_t)got;
     }
     return UPQ_OK;
+}
+
+upq_status upq_wf_rd(upq_writer *w, uint64_t off, uint32_t want)
+{
+    return rd_ahead(w, off, want, want);
 }
 
 /* Bytes the window holds from file offset off on (0 when off is outside). */
@@ -289,17 +290,16 @@ upq_status upq_wf_corrupt(upq_writer *w, uint64_t off, const char *what)
  * allocated from the scratch arena), checking magic, length, file id, CRC.
  * UPQ_OK, UPQ_AGAIN, or UPQ_ERR_CORRUPT.
  */
-static upq_status read_record(upq_writer *w, uint64_t off)
+static upq_status read_record(upq_writer *w, uint64_t off, uint32_t ahead)
 {
     upq_wfinish *f = UPQ_WF(w);
     upq_status st;
-    upq_wf_win(w, 0); /* a record decodes into all of the scratch */
     for (;;) {
         switch (f->lstage) {
         case L_HDR: {
             const upq_tstruct *d;
             void *obj;
-            st = upq_wf_rd(w, off, UPQ_J_HDR);
+            st = rd_ahead(w, off, UPQ_J_HDR, ahead);
             if (st != UPQ_OK)
                 return st;
             if (upq_j_hdr_get(upq_wf_at(w, off), &f->jh, UINT32_MAX) != UPQ_OK ||
@@ -426,9 +426,21 @@ static upq_status read_record(upq_writer *w, uint64_t off)
 
 /* The header goes out whenever the record is whole, also when it took
  * several calls (the caller's copy of an earlier call is not kept). */
-upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h)
+upq_status upq_wf_record(upq_writer *w, uint64_t off, upq_jhdr *h, uint32_t ahead)
 {
-    upq_status st = read_record(w, off);
+    upq_wfinish *f = UPQ_WF(w);
+    /* the header with the record's body and CRC after it, in one read
+     * where the file has them: up to its end in replay (which reads
+     * nothing it writes), up to where the finisher writes (CLOSE, the
+     * indexes, the footer, whose copy reads them back) */
+    uint64_t end = f->stage == F_INIT ? w->jr->hwm : w->jr->next;
+    upq_status st;
+    upq_wf_win(w, 0); /* a record decodes into all of the scratch */
+    if (ahead > f->cap)
+        ahead = f->cap;
+    if (off + ahead > end)
+        ahead = off + UPQ_J_HDR < end ? (uint32_t)(end - off) : UPQ_J_HDR;
+    st = read_record(w, off, ahead);
     upq_memcpy(h, &UPQ_WF(w)->jh, sizeof *h); /* a struct copy is a memcpy call on Cortex-M0+ */
     return st;
 }
@@ -533,7 +545,7 @@ static upq_status rg_load(upq_writer *w)
             f->rec = f->rg_j;
         if (f->rec == f->rg_j) {
             upq_jrgstart *rs = &f->rs;
-            st = upq_wf_record(w, f->rec, &h);
+            st = upq_wf_record(w, f->rec, &h, UINT32_MAX);
             if (st != UPQ_OK)
                 return st;
             if (h.type == UPQ_J_RESUME || h.type == UPQ_J_CLOSE) {
@@ -562,7 +574,7 @@ static upq_status rg_load(upq_writer *w)
         }
         {
             upq_jckpt *ck = &f->ck;
-            st = upq_wf_record(w, f->rec, &h);
+            st = upq_wf_record(w, f->rec, &h, UINT32_MAX);
             if (st != UPQ_OK)
                 return st;
             f->rec += h.len;
@@ -656,7 +668,7 @@ static upq_status page_rows_next(upq_writer *w)
         uint32_t k;
         if (f->prow_rec == 0)
             return upq_wf_corrupt(w, f->ppos, "rows of a page missing from the journal");
-        st = upq_wf_record(w, f->prow_rec, &h);
+        st = upq_wf_record(w, f->prow_rec, &h, UPQ_WF_REC_AHEAD);
         if (st != UPQ_OK)
             return st;
         f->prow_rec = h.type == UPQ_J_RG_END ? 0u : f->prow_rec + h.len;

@@ -64,15 +64,19 @@ CHECK_EXTRA_TARGETS += check-storage
 # sectors (at most 0.15x the file; 6.7x before); close reads at most 1.1x the
 # file (1.00x: RG_SUM spares the footer's pass over the page headers and
 # places the ColumnIndex's lists, which the scan that writes the
-# OffsetIndex writes too; 1.92x, 2.78x before); FatFs recovery makes at
-# most 2.10 read and write calls a KiB and reads at most 2.80x its file
-# (2.07, 2.77x; 1.99, 2.66x of a file 4% larger in the same calls and
-# sectors: replay reads a page's bytes once; 2.27, 2.93x before).
+# OffsetIndex writes too; 1.92x, 2.78x before) in at most 0.45 read and
+# write calls a KiB (0.39; 0.85 before the finisher's window ran on to the
+# arena's end and a row group's records came a window at a time); FatFs
+# recovery makes at most 0.85 read and write calls a KiB and reads at most
+# 2.80x its file (0.82, 2.78x; 2.07, 2.77x before those two; 1.99, 2.66x of
+# a file 4% larger in the same calls and sectors: replay reads a page's
+# bytes once; 2.27, 2.93x before).
 # littlefs at 100,000 rows:
-# close at most 3.4 and recovery of the log cut 1,000 rows before its end
-# at most 12.0 read + write calls per KiB of the file (5.60 and 28.73
-# before the append sink's journal index, 3.24 and 11.31 with it and two
-# streams gathered), programmed and erased at most 2.13x and 2.20x (2.11x,
+# close at most 2.8 and recovery of the log cut 1,000 rows before its end
+# at most 4.5 read + write calls per KiB of the file (2.74 and 4.04, 10.68
+# before recovery sealed the cut row group at its RG_END; 5.60
+# and 28.73 before the append sink's journal index, 3.37 and 11.79 with it
+# and two streams gathered), programmed and erased at most 2.13x and 2.20x (2.11x,
 # 2.19x of a file 4% smaller than the one that took 2.06x and 2.14x, in
 # fewer bytes). About two seconds of CPU.
 # The closed file over its live data (issue 27: <= 1.05x), from its footer
