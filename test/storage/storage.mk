@@ -89,7 +89,7 @@ CHECK_EXTRA_TARGETS += check-storage
 .PHONY: check-storage-held
 check-storage-held: $(BENCH_STORAGE) $(HOST)/sensor_logger $(UPQ)
 	$(BENCH_STORAGE) --fatfs-rows 100000 --littlefs-rows 100000 --check-held
-	@mkdir -p $(CHECK_DIR)/storage-held
+	@rm -rf $(CHECK_DIR)/storage-held && mkdir -p $(CHECK_DIR)/storage-held # (the logger refuses to overwrite a log)
 	@set -e; for t in 100000:1.05 10000:1.08; do \
 	    $(HOST)/sensor_logger --rows $${t%%:*} $(CHECK_DIR)/storage-held/log-$${t%%:*}.parquet >/dev/null; \
 	    python3 test/storage/file_live.py $(UPQ) $(CHECK_DIR)/storage-held/log-$${t%%:*}.parquet $${t#*:}; \
